@@ -1,0 +1,52 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import type { CliContext } from '../cli-context.js';
+
+/*
+ * `fraudctl sandbox …`: wiring only. The server itself is loaded when a sandbox verb runs,
+ * so other commands never pay for Fastify or SQLite at start-up.
+ */
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535) throw new InvalidArgumentError('a port is a whole number from 0 to 65535 (0: any free port)');
+  return port;
+}
+
+export function sandboxCommand(context: CliContext): Command {
+  const sandbox = new Command('sandbox').description('run the local implementation of the fraud-screening service');
+
+  sandbox
+    .command('serve')
+    .description('serve the sandbox over HTTP until Ctrl-C or SIGTERM')
+    .addHelpText(
+      'before',
+      `Examples:
+  $ fraudctl sandbox serve
+  $ fraudctl sandbox serve --port 0 --db :memory:
+  $ fraudctl sandbox serve --config my-rules.json --chaos 503=0.1,reset-after=0.02,latency=10-50
+  $ FRAUDCTL_SANDBOX_KEY=$(openssl rand -hex 16) fraudctl sandbox serve --host 0.0.0.0
+`,
+    )
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port to listen on (0: any free port)', parsePort, 8787)
+    .option('--db <path>', 'SQLite file for events, or :memory: (default: sandbox.db under the XDG data dir)')
+    .option('--config <file>', 'JSON file with merchants, rules, lists, thresholds and rates (see `sandbox default-config`)')
+    .addOption(
+      new Option('--chaos <spec>', 'inject faults: 503=P,504=P,reset-before=P,reset-after=P,latency=MIN-MAX,retry-after=S'),
+    )
+    .action(async (options: { host: string; port: number; db?: string; config?: string; chaos?: string }) => {
+      const { serveSandbox } = await import('../sandbox/serve-command.js');
+      await serveSandbox(context, options);
+    });
+
+  sandbox
+    .command('default-config')
+    .description('print the built-in sandbox configuration, to copy and edit for --config')
+    .addHelpText('before', 'Examples:\n  $ fraudctl sandbox default-config > sandbox.json\n  $ fraudctl sandbox serve --config sandbox.json\n\n')
+    .action(async () => {
+      const { defaultSandboxConfig } = await import('../sandbox/config/sandbox-config.js');
+      context.stdout.write(`${JSON.stringify(defaultSandboxConfig(), null, 2)}\n`);
+    });
+
+  return sandbox;
+}

@@ -1,0 +1,38 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { MAX_COMMENTS } from './event-payload.js';
+
+/** Body of PATCH /event/{eventId}/state: at least one of state and comments (contract.md). */
+export const StateChangeSchema = Type.Object(
+  {
+    state: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    comments: Type.Optional(Type.String({ maxLength: MAX_COMMENTS })),
+  },
+  { $id: 'StateChange', additionalProperties: false, minProperties: 1 },
+);
+export type StateChange = Static<typeof StateChangeSchema>;
+
+/** Event states the sandbox uses, and the transitions it allows (contract.md). */
+export const KNOWN_STATES = [
+  'PENDING_REVIEW',
+  'IN_REVIEW',
+  'ESCALATED',
+  'APPROVED',
+  'DECLINED',
+  'FRAUD_CONFIRMED',
+] as const;
+export type KnownState = (typeof KNOWN_STATES)[number];
+
+export const TRANSITIONS: Readonly<Record<KnownState, readonly KnownState[]>> = {
+  PENDING_REVIEW: ['IN_REVIEW', 'APPROVED', 'DECLINED', 'ESCALATED'],
+  IN_REVIEW: ['APPROVED', 'DECLINED', 'ESCALATED', 'PENDING_REVIEW'],
+  ESCALATED: ['APPROVED', 'DECLINED'],
+  APPROVED: ['DECLINED', 'FRAUD_CONFIRMED'],
+  DECLINED: ['APPROVED', 'FRAUD_CONFIRMED'],
+  FRAUD_CONFIRMED: [],
+};
+
+export const INITIAL_STATE = { APPROVE: 'APPROVED', REVIEW: 'PENDING_REVIEW', DECLINE: 'DECLINED' } as const;
+
+export function isKnownState(state: string): state is KnownState {
+  return (KNOWN_STATES as readonly string[]).includes(state);
+}

@@ -1,0 +1,95 @@
+import { Command, CommanderError } from 'commander';
+import pkg from '../package.json' with { type: 'json' };
+import type { CliContext } from './cli-context.js';
+import { CliError, ExitCode, type ExitCodeValue } from './errors/cli-error.js';
+import { sandboxCommand } from './commands/sandbox.js';
+
+/*
+ * The entry point: builds the command tree, runs it, and is the one place that turns an
+ * outcome into an exit code and an error into the words a user sees.
+ */
+
+const EXIT_CODES_HELP = `
+Exit codes:
+  0    ok
+  1    other failure
+  2    usage: bad arguments, options or configuration
+  3    authentication or authorisation (401/403)
+  4    not found
+  5    rejected by the service (400/409/413/415/422)
+  6    unavailable (429/502/503/504, network, timeout)
+  130  interrupted
+`;
+
+export function buildProgram(context: CliContext): Command {
+  const program = new Command('fraudctl')
+    .description('Screen transaction events and review fraud decisions from the terminal.')
+    .version(pkg.version, '-V, --version')
+    .option('--debug', 'show stack traces and request logs on stderr')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => context.stdout.write(s),
+      writeErr: (s) => context.stderr.write(s),
+    })
+    .addHelpText('after', EXIT_CODES_HELP);
+  program.hook('preAction', (root) => {
+    context.debug = Boolean(root.opts<{ debug?: boolean }>().debug);
+  });
+  program.addCommand(sandboxCommand(context));
+  // Sub-commands report usage errors through the same exit path as the root.
+  for (const command of program.commands) {
+    command.exitOverride();
+    for (const sub of command.commands) sub.exitOverride().showHelpAfterError('(run with --help for usage)');
+  }
+  return program;
+}
+
+function describe(error: unknown, debug: boolean): { message: string; code: ExitCodeValue } {
+  if (error instanceof CliError) {
+    const hint = error.hint ? `\n${error.hint}` : '';
+    return { message: `error: ${error.message}${hint}${debug && error.stack ? `\n${error.stack}` : ''}`, code: error.exitCode };
+  }
+  const e = error as Error;
+  return {
+    message: `error: ${e?.message ?? String(error)}${debug ? `\n${e?.stack ?? ''}` : '\n(run with --debug for details)'}`,
+    code: ExitCode.FAILURE,
+  };
+}
+
+export async function main(argv: readonly string[], context: CliContext): Promise<ExitCodeValue> {
+  const program = buildProgram(context);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return ExitCode.OK;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander has printed help, the version, or what was wrong with the arguments.
+      return error.exitCode === 0 ? ExitCode.OK : ExitCode.USAGE;
+    }
+    const { message, code } = describe(error, context.debug || argv.includes('--debug'));
+    context.stderr.write(`${message}\n`);
+    return code;
+  }
+}
+
+/** Runs the CLI for this process; used by bin/fraudctl.js. */
+export async function runProcess(): Promise<void> {
+  const context: CliContext = {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    debug: false,
+    waitForShutdown: () =>
+      new Promise((resolve) => {
+        const on = (signal: NodeJS.Signals) => {
+          process.off('SIGINT', on);
+          process.off('SIGTERM', on);
+          resolve(signal);
+        };
+        process.on('SIGINT', on);
+        process.on('SIGTERM', on);
+      }),
+  };
+  process.exitCode = await main(process.argv.slice(2), context);
+}

@@ -1,0 +1,157 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { stringify as stableStringify } from 'safe-stable-stringify';
+import {
+  EVENT_ID_PATTERN,
+  INITIAL_STATE,
+  TRANSITIONS,
+  isKnownState,
+  type Decision,
+  type EventPayload,
+  type EventSummary,
+  type RiskAssessment,
+  type StateChange,
+} from '../contract/index.js';
+import type { SandboxConfig } from './config/sandbox-config.js';
+import { normaliseEvent } from './scoring/normalise-event.js';
+import { compileRules, type CompiledRule } from './scoring/rules.js';
+import { screen } from './scoring/screen.js';
+import { DuplicateEventError, type EventStore, type StoredEvent } from './store/event-store.js';
+import { invalid, notFound, ServiceError } from './http/service-error.js';
+
+/*
+ * What the four endpoints do, apart from HTTP: screen and store a new event (or recognise a
+ * replay), read an event, its risk assessment, and move it through the state machine.
+ * Everything here is synchronous, so one request's read-check-write runs without interleaving.
+ */
+
+const ID_RE = new RegExp(EVENT_ID_PATTERN);
+
+export interface SubmitResult {
+  created: boolean;
+  decision: Decision;
+}
+
+function newEventId(): string {
+  return `evt_${Date.now().toString(36)}${randomBytes(6).toString('hex')}`;
+}
+
+function payloadHash(payload: EventPayload): string {
+  return createHash('sha256').update(stableStringify(payload) ?? '').digest('base64url');
+}
+
+export class EventService {
+  private readonly rules: CompiledRule[];
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly config: SandboxConfig,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.rules = compileRules(config.rules);
+  }
+
+  /** 422 for an id no event can have, so a typo is told apart from a missing event. */
+  checkId(id: string): void {
+    if (!ID_RE.test(id)) throw invalid(['eventId:INVALID_FORMAT']);
+  }
+
+  submit(merchantId: string, payload: EventPayload): SubmitResult {
+    const hash = payloadHash(payload);
+    if (payload.id != null) {
+      const replay = this.replay(merchantId, payload.id, hash);
+      if (replay) return replay;
+    }
+    const id = payload.id ?? newEventId();
+    const normalised = normaliseEvent(payload, id, this.now(), this.config);
+    if (!normalised.ok) throw invalid(normalised.codes);
+    const { summary, facts, eventTs, comments } = normalised.event;
+
+    const result = screen(facts, this.rules, this.config, (field, value, seconds) =>
+      this.store.countRecent(merchantId, field, value, eventTs, seconds),
+    );
+    const state = INITIAL_STATE[result.actionType];
+    const decision: Decision = {
+      id,
+      actionType: result.actionType,
+      totalRiskScore: result.totalRiskScore,
+      state,
+      ruleMatches: result.alerts.map(({ ruleId, name, score }) => ({ ruleId, name, score })),
+      listMatches: result.listMatches,
+    };
+    try {
+      this.store.insert({
+        merchantId,
+        id,
+        payloadHash: hash,
+        eventTs,
+        userEmail: summary.userEmail,
+        userIp: summary.userIp,
+        state,
+        comments,
+        summary: {
+          ...summary,
+          totalScore: result.totalRiskScore,
+          allowlistMatch: result.allowlistMatch,
+          denylistMatch: result.denylistMatch,
+        },
+        decision,
+        assessment: { alerts: result.alerts, listMatches: result.listMatches },
+      });
+    } catch (e) {
+      // Another process stored the same id between our check and our insert.
+      if (e instanceof DuplicateEventError) {
+        const replay = this.replay(merchantId, id, hash);
+        if (replay) return replay;
+      }
+      throw e;
+    }
+    return { created: true, decision };
+  }
+
+  private replay(merchantId: string, id: string, hash: string): SubmitResult | undefined {
+    const existing = this.store.find(merchantId, id);
+    if (!existing) return undefined;
+    if (existing.payloadHash !== hash) throw new ServiceError(409, ['EVENT_ID_CONFLICT']);
+    return { created: false, decision: existing.decision };
+  }
+
+  private load(merchantId: string, id: string): StoredEvent {
+    this.checkId(id);
+    const event = this.store.find(merchantId, id);
+    if (!event) throw notFound();
+    return event;
+  }
+
+  summary(merchantId: string, id: string): EventSummary {
+    return toSummary(this.load(merchantId, id));
+  }
+
+  riskAssessment(merchantId: string, id: string): RiskAssessment {
+    const event = this.load(merchantId, id);
+    return {
+      eventId: id,
+      actionType: event.decision.actionType,
+      totalRiskScore: event.decision.totalRiskScore,
+      alerts: event.assessment.alerts,
+      listMatches: event.assessment.listMatches,
+    };
+  }
+
+  changeState(merchantId: string, id: string, change: StateChange): EventSummary {
+    const event = this.load(merchantId, id);
+    const from = event.state;
+    const to = change.state ?? from;
+    if (to !== from) {
+      if (!isKnownState(to)) throw invalid(['INVALID_STATE']);
+      const allowed: readonly string[] = isKnownState(from) ? TRANSITIONS[from] : [];
+      if (!allowed.includes(to)) throw invalid(['INVALID_STATE_TRANSITION']);
+    }
+    const comments = change.comments ?? event.comments;
+    this.store.changeState(merchantId, id, from, to, comments, change.comments ?? null);
+    return toSummary({ ...event, state: to, comments });
+  }
+}
+
+function toSummary(event: StoredEvent): EventSummary {
+  return { ...event.summary, state: event.state, comments: event.comments };
+}

@@ -1,0 +1,112 @@
+import { LogicEngine } from 'json-logic-engine';
+import type { Alert } from '../../contract/index.js';
+import { UsageError } from '../../errors/cli-error.js';
+import type { RuleConfig } from '../config/sandbox-config.js';
+import type { Facts } from './normalise-event.js';
+
+/*
+ * Rules are data: each `when` is a JsonLogic expression (json-logic-engine, compiled once at
+ * start) over the event's facts. History enters through one extra operation,
+ * `{"velocity": [field, seconds]}`: how many of this merchant's events with the same value of
+ * `field` fall in the `seconds` before this event.
+ */
+
+export const VELOCITY_FIELDS = ['userEmail', 'userIp'] as const;
+export type VelocityField = (typeof VELOCITY_FIELDS)[number];
+
+/** Answers velocity questions for the event being screened. */
+export type VelocityLookup = (field: VelocityField, value: string, seconds: number) => number;
+
+/** The context a compiled rule runs against: the facts, plus the history lookup. */
+interface RuleContext extends Facts {
+  $velocity: (field: VelocityField, seconds: number) => number;
+}
+
+export interface CompiledRule {
+  config: RuleConfig;
+  test: (context: RuleContext) => boolean;
+}
+
+function createEngine(): LogicEngine {
+  const engine = new LogicEngine();
+  engine.addMethod(
+    'velocity',
+    (args: unknown, context: RuleContext) => {
+      const [field, seconds] = args as [VelocityField, number];
+      return context.$velocity(field, seconds);
+    },
+    { deterministic: false },
+  );
+  return engine;
+}
+
+function checkVelocityUses(node: unknown, ruleId: string): void {
+  if (Array.isArray(node)) {
+    node.forEach((n) => checkVelocityUses(n, ruleId));
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  for (const [op, args] of Object.entries(node)) {
+    if (op === 'velocity') {
+      const [field, seconds] = Array.isArray(args) ? (args as unknown[]) : [];
+      if (!(VELOCITY_FIELDS as readonly unknown[]).includes(field) || !Number.isInteger(seconds) || (seconds as number) <= 0) {
+        throw new UsageError(
+          `rule ${ruleId}: velocity takes [field, seconds] with field one of ${VELOCITY_FIELDS.join(', ')} and seconds a positive integer`,
+        );
+      }
+    }
+    checkVelocityUses(args, ruleId);
+  }
+}
+
+export function compileRules(rules: readonly RuleConfig[]): CompiledRule[] {
+  const engine = createEngine();
+  return rules
+    .filter((r) => r.enabled !== false)
+    .map((config) => {
+      checkVelocityUses(config.when, config.id);
+      let fn: (data: unknown) => unknown;
+      try {
+        fn = engine.build(config.when as never) as (data: unknown) => unknown;
+      } catch (e) {
+        throw new UsageError(`rule ${config.id}: its "when" is not a JsonLogic expression this sandbox knows: ${(e as Error).message}`);
+      }
+      return { config, test: (context: RuleContext) => Boolean(fn(context)) };
+    });
+}
+
+/** `{amountInBaseCurrency:2}` → the fact with two decimals; `{itemCategories}` → joined list. */
+function describe(template: string, facts: Facts): string {
+  return template.replace(/\{([A-Za-z0-9_]+)(?::(\d))?\}/g, (_, name: string, decimals?: string) => {
+    const value = facts[name];
+    if (value === null || value === undefined) return '-';
+    if (typeof value === 'number' && decimals !== undefined) return value.toFixed(Number(decimals));
+    if (Array.isArray(value)) return value.join(', ');
+    return String(value);
+  });
+}
+
+export function evaluateRules(rules: readonly CompiledRule[], facts: Facts, velocity: VelocityLookup): Alert[] {
+  const context: RuleContext = {
+    ...facts,
+    $velocity: (field, seconds) => {
+      const value = facts[field];
+      return typeof value === 'string' ? velocity(field, value, seconds) : 0;
+    },
+  };
+  const alerts: Alert[] = [];
+  for (const rule of rules) {
+    let matched: boolean;
+    try {
+      matched = rule.test(context);
+    } catch {
+      // A rule that cannot be evaluated on this event (e.g. arithmetic on a missing field) does not match.
+      matched = false;
+    }
+    if (matched) {
+      const { id, name, severity, score, description } = rule.config;
+      alerts.push({ ruleId: id, name, severity, score, description: describe(description, facts) });
+    }
+  }
+  return alerts;
+}

@@ -1,0 +1,33 @@
+import type { CliContext } from '../cli-context.js';
+import { defaultSandboxDb } from '../paths/xdg-paths.js';
+import { startSandbox } from './serve.js';
+
+/** `fraudctl sandbox serve`: start, say where, run until a signal, drain, stop. */
+export async function serveSandbox(
+  context: CliContext,
+  options: { host: string; port: number; db?: string; config?: string; chaos?: string },
+): Promise<void> {
+  const sandbox = await startSandbox({
+    host: options.host,
+    port: options.port,
+    dbPath: options.db ?? defaultSandboxDb(),
+    env: context.env,
+    ...(options.config !== undefined ? { configFile: options.config } : {}),
+    ...(options.chaos !== undefined ? { chaos: options.chaos } : {}),
+    onUnexpectedError: (error) => {
+      context.stderr.write(`sandbox: internal error: ${context.debug ? (error.stack ?? error.message) : error.message}\n`);
+    },
+  });
+  const out = context.stdout;
+  out.write(`fraudctl sandbox listening on ${sandbox.url}\n`);
+  out.write(`  data:    ${sandbox.dbPath === ':memory:' ? 'in memory (gone when it stops)' : sandbox.dbPath}\n`);
+  out.write(`  config:  ${sandbox.configSource}\n`);
+  out.write(`  openapi: ${sandbox.url}/openapi.json\n`);
+  if (options.chaos) out.write(`  chaos:   ${options.chaos}\n`);
+  out.write('Press Ctrl-C to stop.\n');
+
+  const signal = await context.waitForShutdown();
+  context.stderr.write(`${signal}: finishing requests in flight, then stopping\n`);
+  await sandbox.close();
+  context.stderr.write('sandbox stopped\n');
+}

@@ -1,0 +1,86 @@
+import { isIP } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { UsageError } from '../errors/cli-error.js';
+import { loadSandboxConfig } from './config/sandbox-config.js';
+import { EventService } from './event-service.js';
+import { buildSandboxApp } from './http/app.js';
+import { parseChaosSpec } from './http/chaos.js';
+import { openDatabase } from './store/database.js';
+import { EventStore } from './store/event-store.js';
+
+/*
+ * Starting and stopping a sandbox: configuration, database, HTTP listener. Used by
+ * `fraudctl sandbox serve`, by the CLI's embedded default, and by the tests.
+ */
+
+export interface SandboxOptions {
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** A file path, or ':memory:'. */
+  dbPath: string;
+  configFile?: string;
+  chaos?: string;
+  env?: NodeJS.ProcessEnv;
+  onUnexpectedError?: (error: Error) => void;
+}
+
+export interface RunningSandbox {
+  url: string;
+  port: number;
+  dbPath: string;
+  configSource: string;
+  /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
+  close(): Promise<void>;
+}
+
+export function isLoopback(host: string): boolean {
+  if (host === 'localhost') return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  if (isIP(host) === 6) return host === '::1' || host === '0:0:0:0:0:0:0:1';
+  return false;
+}
+
+export async function startSandbox(options: SandboxOptions): Promise<RunningSandbox> {
+  const host = options.host ?? '127.0.0.1';
+  const loaded = loadSandboxConfig(options.configFile, options.env ?? {});
+  if (!isLoopback(host) && loaded.merchants.some((m) => m.usesWellKnownKey)) {
+    throw new UsageError(
+      `refusing to listen on ${host}: a merchant uses the public default key, which anyone could use`,
+      'set FRAUDCTL_SANDBOX_KEY to a secret of your own, or give merchants their own keys with --config',
+    );
+  }
+  const chaos = options.chaos ? parseChaosSpec(options.chaos) : undefined;
+  const db = openDatabase(options.dbPath);
+  try {
+    const service = new EventService(new EventStore(db), loaded.config);
+    const app = await buildSandboxApp({
+      service,
+      merchants: loaded.merchants,
+      ...(chaos ? { chaos } : {}),
+      ...(options.onUnexpectedError ? { onUnexpectedError: options.onUnexpectedError } : {}),
+    });
+    await app.listen({ host, port: options.port ?? 8787 });
+    const { port } = app.server.address() as AddressInfo;
+    const urlHost = isIP(host) === 6 ? `[${host}]` : host;
+    return {
+      url: `http://${urlHost}:${port}`,
+      port,
+      dbPath: options.dbPath,
+      configSource: loaded.source,
+      close: async () => {
+        await app.close();
+        db.close();
+      },
+    };
+  } catch (e) {
+    db.close();
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new UsageError(`port ${options.port} on ${host} is in use`, 'choose another with --port, or --port 0 for any free one');
+    }
+    if ((e as NodeJS.ErrnoException).code === 'EADDRNOTAVAIL' || (e as NodeJS.ErrnoException).code === 'ENOTFOUND') {
+      throw new UsageError(`cannot listen on ${host}: no such local address`);
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,71 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'libsql';
+
+/*
+ * The sandbox's SQLite file (libsql: better-sqlite3's API with prebuilt binaries). WAL, so
+ * readers never wait for the writer; synchronous=NORMAL, so a commit survives a crash or kill
+ * of the process (not a power cut: this is a sandbox).
+ *
+ * Migrations are hand-written and tracked with PRAGMA user_version: SQLite's own counter is
+ * all a single-file, single-writer schema needs, where a migration library would add a
+ * metadata table and a dependency for the same effect.
+ */
+
+export type SqliteDatabase = InstanceType<typeof Database>;
+
+const MIGRATIONS: readonly string[] = [
+  // 1: events and their state history
+  `CREATE TABLE events (
+     merchant_id   TEXT    NOT NULL,
+     id            TEXT    NOT NULL,
+     payload_hash  TEXT    NOT NULL,
+     event_ts      INTEGER NOT NULL,
+     user_email    TEXT,
+     user_ip       TEXT,
+     state         TEXT    NOT NULL,
+     comments      TEXT,
+     summary_json  TEXT    NOT NULL,
+     decision_json TEXT    NOT NULL,
+     assessment_json TEXT  NOT NULL,
+     received_at   TEXT    NOT NULL,
+     updated_at    TEXT    NOT NULL,
+     PRIMARY KEY (merchant_id, id)
+   );
+   CREATE INDEX events_email_velocity ON events (merchant_id, user_email, event_ts) WHERE user_email IS NOT NULL;
+   CREATE INDEX events_ip_velocity ON events (merchant_id, user_ip, event_ts) WHERE user_ip IS NOT NULL;
+   CREATE TABLE state_changes (
+     seq         INTEGER PRIMARY KEY,
+     merchant_id TEXT NOT NULL,
+     event_id    TEXT NOT NULL,
+     from_state  TEXT NOT NULL,
+     to_state    TEXT NOT NULL,
+     comments    TEXT,
+     changed_at  TEXT NOT NULL
+   );
+   CREATE INDEX state_changes_event ON state_changes (merchant_id, event_id, seq);`,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+export function openDatabase(path: string): SqliteDatabase {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;');
+  migrate(db);
+  return db;
+}
+
+function migrate(db: SqliteDatabase): void {
+  const row = db.prepare('PRAGMA user_version').get() as { user_version: number };
+  const current = row.user_version;
+  if (current > SCHEMA_VERSION) {
+    throw new Error(`database schema version ${current} is newer than this fraudctl understands (${SCHEMA_VERSION}); upgrade fraudctl`);
+  }
+  for (let v = current; v < SCHEMA_VERSION; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]!);
+      db.exec(`PRAGMA user_version = ${v + 1}`);
+    })();
+  }
+}
