@@ -18,13 +18,15 @@ export async function serveSandbox(
       context.stderr.write(`sandbox: internal error: ${context.debug ? (error.stack ?? error.message) : error.message}\n`);
     },
   });
-  const out = context.stdout;
-  out.write(`fraudctl sandbox listening on ${sandbox.url}\n`);
-  out.write(`  data:    ${sandbox.dbPath === ':memory:' ? 'in memory (gone when it stops)' : sandbox.dbPath}\n`);
-  out.write(`  config:  ${sandbox.configSource}\n`);
-  out.write(`  openapi: ${sandbox.url}/openapi.json\n`);
-  if (options.chaos) out.write(`  chaos:   ${options.chaos}\n`);
-  out.write('Press Ctrl-C to stop.\n');
+  const lines = [
+    `fraudctl sandbox listening on ${sandbox.url}`,
+    `  data:    ${sandbox.dbPath === ':memory:' ? 'in memory (gone when it stops)' : sandbox.dbPath}`,
+    `  config:  ${sandbox.configSource}`,
+    `  openapi: ${sandbox.url}/openapi.json`,
+    ...(options.chaos ? [`  chaos:   ${options.chaos}`] : []),
+    'Press Ctrl-C to stop.',
+  ];
+  context.stdout.write(`${lines.join('\n')}\n`);
 
   const signal = await context.waitForShutdown();
   context.stderr.write(`${signal}: finishing requests in flight, then stopping\n`);

@@ -33,10 +33,10 @@ export async function send(url: string, method: string, path: string, options: P
   const headers: Record<string, string> = { ...options.headers };
   const key = options.key === undefined ? DEMO_KEY : options.key;
   if (key !== null) headers['x-client-api-key'] = key;
-  let body: string | undefined;
+  let body: string | null = null;
   if (options.rawBody !== undefined) body = options.rawBody;
   else if (options.body !== undefined) body = JSON.stringify(options.body);
-  if (body !== undefined && options.contentType !== null) headers['content-type'] = options.contentType ?? 'application/json';
+  if (body !== null && options.contentType !== null) headers['content-type'] = options.contentType ?? 'application/json';
   const res = await request(url + path, { method: method as 'GET', headers, body, dispatcher: agent });
   const text = await res.body.text();
   let json: unknown;

@@ -108,6 +108,17 @@ export async function buildSandboxApp(options: SandboxAppOptions): Promise<Fasti
   });
   if (options.chaos) installChaos(app, options.chaos);
 
+  // While closing, tell keep-alive clients to hang up after their answer, so that close()
+  // waits only for requests in flight and not for idle connections to time out.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) reply.header('connection', 'close');
+    return payload;
+  });
+
   app.setErrorHandler((error: Error, request, reply) => {
     if (!handleError(error, request, reply)) options.onUnexpectedError?.(error, request);
   });

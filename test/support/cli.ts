@@ -1,0 +1,72 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/*
+ * Runs bin/fraudctl.js as a user would: a real process, with an environment of the test's
+ * choosing (nothing inherited but PATH, so a developer's own settings cannot leak in).
+ */
+
+export const BIN = fileURLToPath(new URL('../../bin/fraudctl.js', import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, NO_COLOR: '1', ...extra };
+}
+
+export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: options.env ?? cliEnv() });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 15_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+export interface ServingProcess {
+  url: string;
+  child: ChildProcessWithoutNullStreams;
+  output(): { stdout: string; stderr: string };
+  /** Sends `signal` and waits for the process to end. */
+  stop(signal?: NodeJS.Signals): Promise<CliResult>;
+}
+
+/** Starts `fraudctl sandbox serve …` and waits for the line that gives its URL. */
+export function startServe(args: string[], env: NodeJS.ProcessEnv = cliEnv()): Promise<ServingProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'sandbox', 'serve', '--port', '0', ...args], { env });
+    let stdout = '';
+    let stderr = '';
+    const ended = new Promise<CliResult>((done) => child.on('close', (code, signal) => done({ code, signal, stdout, stderr })));
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(stdout);
+      if (m && stdout.includes('Press Ctrl-C to stop.')) {
+        resolve({
+          url: m[1]!,
+          child,
+          output: () => ({ stdout, stderr }),
+          stop: (signal = 'SIGTERM') => {
+            child.kill(signal);
+            return ended;
+          },
+        });
+      }
+    });
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    void ended.then((r) => reject(new Error(`sandbox serve ended before listening (code ${r.code}): ${r.stderr}`)));
+  });
+}
