@@ -10,7 +10,7 @@ export async function serveSandbox(
   const sandbox = await startSandbox({
     host: options.host,
     port: options.port,
-    dbPath: options.db ?? defaultSandboxDb(),
+    dbPath: options.db ?? defaultSandboxDb(context.env),
     env: context.env,
     ...(options.config !== undefined ? { configFile: options.config } : {}),
     ...(options.chaos !== undefined ? { chaos: options.chaos } : {}),
