@@ -4,8 +4,9 @@
  * instead of reaching for `process`, so tests can run them with their own.
  */
 export interface CliContext {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
   debug: boolean;
   /** Resolves with the signal's name at the first SIGINT or SIGTERM. */

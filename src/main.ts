@@ -1,8 +1,15 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
 import type { CliContext } from './cli-context.js';
 import { CliError, ExitCode, type ExitCodeValue } from './errors/cli-error.js';
 import { sandboxCommand } from './commands/sandbox.js';
+import { submitCommand } from './commands/submit.js';
+import { showCommand } from './commands/show.js';
+import { alertsCommand } from './commands/alerts.js';
+import { setStateCommand } from './commands/set-state.js';
+import { loginCommand } from './commands/login.js';
+import { configCommand } from './commands/config.js';
+import { completionCommand } from './commands/completion.js';
 
 /*
  * The entry point: builds the command tree, runs it, and is the one place that turns an
@@ -21,27 +28,54 @@ Exit codes:
   130  interrupted
 `;
 
+function parseTimeout(value: string): number {
+  const seconds = Number(value);
+  if (!(seconds > 0) || !Number.isFinite(seconds)) throw new InvalidArgumentError('the timeout is a positive number of seconds');
+  return seconds;
+}
+
+const EXAMPLES = `
+Examples:
+  $ fraudctl submit examples/review.json        # screen an event (on the embedded sandbox until you log in)
+  $ fraudctl show ord-1002
+  $ fraudctl alerts ord-1002
+  $ fraudctl set-state ord-1002 --state APPROVED --comments "verified"
+  $ fraudctl login --profile prod --base-url https://fraud.example.com
+`;
+
 export function buildProgram(context: CliContext): Command {
   const program = new Command('fraudctl')
     .description('Screen transaction events and review fraud decisions from the terminal.')
     .version(pkg.version, '-V, --version')
-    .option('--debug', 'show stack traces and request logs on stderr')
+    .addOption(new Option('--base-url <url>', 'the service to talk to (env FRAUDCTL_BASE_URL)'))
+    .addOption(new Option('--profile <name>', 'the configured profile to use (env FRAUDCTL_PROFILE)'))
+    .addOption(new Option('--timeout <seconds>', 'give up on a request after this long (env FRAUDCTL_TIMEOUT; default 30)').argParser(parseTimeout))
+    .option('--json', 'print the service\'s JSON on stdout instead of tables')
+    .option('--no-color', 'no colour (also NO_COLOR)')
+    .option('--no-input', 'never prompt: missing input is an error')
+    .option('--debug', 'show stack traces and request logs (key redacted) on stderr')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({
       writeOut: (s) => context.stdout.write(s),
       writeErr: (s) => context.stderr.write(s),
     })
+    .addHelpText('before', EXAMPLES)
     .addHelpText('after', EXIT_CODES_HELP);
   program.hook('preAction', (root) => {
     context.debug = Boolean(root.opts<{ debug?: boolean }>().debug);
   });
-  program.addCommand(sandboxCommand(context));
-  // Sub-commands report usage errors through the same exit path as the root.
-  for (const command of program.commands) {
-    command.exitOverride();
-    for (const sub of command.commands) sub.exitOverride().showHelpAfterError('(run with --help for usage)');
+  for (const make of [submitCommand, showCommand, alertsCommand, setStateCommand, loginCommand, configCommand, completionCommand, sandboxCommand]) {
+    program.addCommand(make(context));
   }
+  // Sub-commands report usage errors through the same exit path as the root.
+  const inherit = (command: Command) => {
+    for (const sub of command.commands) {
+      sub.exitOverride().showHelpAfterError('(run with --help for usage)').configureOutput(program.configureOutput());
+      inherit(sub);
+    }
+  };
+  inherit(program);
   return program;
 }
 
@@ -76,6 +110,7 @@ export async function main(argv: readonly string[], context: CliContext): Promis
 /** Runs the CLI for this process; used by bin/fraudctl.js. */
 export async function runProcess(): Promise<void> {
   const context: CliContext = {
+    stdin: process.stdin,
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,

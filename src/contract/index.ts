@@ -8,3 +8,4 @@ export * from './error-response.js';
 export * from './decision.js';
 export * from './state-change.js';
 export * from './field-errors.js';
+export * from './states.js';

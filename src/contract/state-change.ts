@@ -10,29 +10,3 @@ export const StateChangeSchema = Type.Object(
   { $id: 'StateChange', additionalProperties: false, minProperties: 1 },
 );
 export type StateChange = Static<typeof StateChangeSchema>;
-
-/** Event states the sandbox uses, and the transitions it allows (contract.md). */
-export const KNOWN_STATES = [
-  'PENDING_REVIEW',
-  'IN_REVIEW',
-  'ESCALATED',
-  'APPROVED',
-  'DECLINED',
-  'FRAUD_CONFIRMED',
-] as const;
-export type KnownState = (typeof KNOWN_STATES)[number];
-
-export const TRANSITIONS: Readonly<Record<KnownState, readonly KnownState[]>> = {
-  PENDING_REVIEW: ['IN_REVIEW', 'APPROVED', 'DECLINED', 'ESCALATED'],
-  IN_REVIEW: ['APPROVED', 'DECLINED', 'ESCALATED', 'PENDING_REVIEW'],
-  ESCALATED: ['APPROVED', 'DECLINED'],
-  APPROVED: ['DECLINED', 'FRAUD_CONFIRMED'],
-  DECLINED: ['APPROVED', 'FRAUD_CONFIRMED'],
-  FRAUD_CONFIRMED: [],
-};
-
-export const INITIAL_STATE = { APPROVE: 'APPROVED', REVIEW: 'PENDING_REVIEW', DECLINE: 'DECLINED' } as const;
-
-export function isKnownState(state: string): state is KnownState {
-  return (KNOWN_STATES as readonly string[]).includes(state);
-}

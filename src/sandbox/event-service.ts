@@ -12,7 +12,7 @@ import {
   type StateChange,
 } from '../contract/index.js';
 import type { SandboxConfig } from './config/sandbox-config.js';
-import { normaliseEvent } from './scoring/normalise-event.js';
+import { normaliseEvent, valueErrors } from './scoring/normalise-event.js';
 import { compileRules, type CompiledRule } from './scoring/rules.js';
 import { screen } from './scoring/screen.js';
 import { DuplicateEventError, type EventStore, type StoredEvent } from './store/event-store.js';
@@ -55,16 +55,22 @@ export class EventService {
     if (!ID_RE.test(id)) throw invalid(['eventId:INVALID_FORMAT']);
   }
 
-  submit(merchantId: string, payload: EventPayload): SubmitResult {
+  /**
+   * Screens and stores a new event, or recognises a replay. `schemaCodes` are the field codes
+   * the schema found; with the value checks they make one 422 that names every bad field.
+   */
+  submit(merchantId: string, body: unknown, schemaCodes: readonly string[] = []): SubmitResult {
+    const flagged = new Set(schemaCodes.map((c) => c.slice(0, c.lastIndexOf(':'))));
+    const codes = [...schemaCodes, ...valueErrors(body, this.config).filter((c) => !flagged.has(c.slice(0, c.lastIndexOf(':'))))];
+    if (codes.length > 0) throw invalid(codes);
+    const payload = body as EventPayload;
     const hash = payloadHash(payload);
     if (payload.id != null) {
       const replay = this.replay(merchantId, payload.id, hash);
       if (replay) return replay;
     }
     const id = payload.id ?? newEventId();
-    const normalised = normaliseEvent(payload, id, this.now(), this.config);
-    if (!normalised.ok) throw invalid(normalised.codes);
-    const { summary, facts, eventTs, comments } = normalised.event;
+    const { summary, facts, eventTs, comments } = normaliseEvent(payload, id, this.now(), this.config);
 
     const result = screen(facts, this.rules, this.config, (field, value, seconds) =>
       this.store.countRecent(merchantId, field, value, eventTs, seconds),

@@ -137,8 +137,8 @@ export async function buildSandboxApp(options: SandboxAppOptions): Promise<Fasti
       },
     },
     async (request, reply) => {
-      if (request.validationError) throw invalid(fieldCodes(request.validationError.validation ?? []));
-      const { created, decision } = service.submit(request.merchantId, request.body);
+      const schemaCodes = request.validationError ? fieldCodes(request.validationError.validation ?? []) : [];
+      const { created, decision } = service.submit(request.merchantId, request.body, schemaCodes);
       if (created) reply.code(201).header('location', `/event/${encodeURIComponent(decision.id)}`);
       return decision;
     },

@@ -33,40 +33,46 @@ export function formatEventDate(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-export type NormaliseResult = { ok: true; event: NormalisedEvent } | { ok: false; codes: string[] };
-
-export function normaliseEvent(payload: EventPayload, id: string, receivedAt: number, config: SandboxConfig): NormaliseResult {
+/**
+ * The checks a schema cannot make — a currency the rate table converts, a real IP address,
+ * a date that exists — on the raw body, so that one 422 names every bad field even when the
+ * schema found others. Fields of the wrong type are left to the schema's codes.
+ */
+export function valueErrors(body: unknown, config: SandboxConfig): string[] {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return [];
+  const b = body as Record<string, unknown>;
   const codes: string[] = [];
-  const rate = (currency: string, field: string) => {
-    const r = config.rates[currency];
-    if (r === undefined) codes.push(`${field}:UNSUPPORTED_CURRENCY`);
-    return r ?? 0;
-  };
-
-  let eventMs = receivedAt;
-  if (payload.eventDate != null) {
-    eventMs = Date.parse(payload.eventDate);
-    if (Number.isNaN(eventMs)) codes.push('eventDate:INVALID_FORMAT');
-  }
-  eventMs = Math.floor(eventMs / 1000) * 1000;
-
-  if (payload.userIp != null && isIP(payload.userIp) === 0) codes.push('userIp:INVALID_FORMAT');
-  let createdMs: number | null = null;
-  if (payload.userCreated != null) {
-    createdMs = Date.parse(`${payload.userCreated}T00:00:00Z`);
+  const currencyKnown = (c: unknown) => typeof c !== 'string' || !/^[A-Z]{3}$/.test(c) || config.rates[c] !== undefined;
+  if (!currencyKnown(b.currency)) codes.push('currency:UNSUPPORTED_CURRENCY');
+  if (typeof b.eventDate === 'string' && Number.isNaN(Date.parse(b.eventDate))) codes.push('eventDate:INVALID_FORMAT');
+  if (typeof b.userIp === 'string' && isIP(b.userIp) === 0) codes.push('userIp:INVALID_FORMAT');
+  if (typeof b.userCreated === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(b.userCreated)) {
+    const ms = Date.parse(`${b.userCreated}T00:00:00Z`);
     // Date.parse rolls 2024-02-30 over to March; a real calendar date reads back the same.
-    if (Number.isNaN(createdMs) || new Date(createdMs).toISOString().slice(0, 10) !== payload.userCreated) {
-      codes.push('userCreated:INVALID_FORMAT');
-    }
+    if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== b.userCreated) codes.push('userCreated:INVALID_FORMAT');
   }
+  if (Array.isArray(b.items)) {
+    b.items.forEach((item: unknown, i) => {
+      const c = typeof item === 'object' && item !== null ? (item as Record<string, unknown>).itemCurrency : undefined;
+      if (c != null && c !== b.currency && !currencyKnown(c)) codes.push(`items[${i}].itemCurrency:UNSUPPORTED_CURRENCY`);
+    });
+  }
+  return codes;
+}
 
-  const eventRate = rate(payload.currency, 'currency');
+/** From a payload that passed the schema and valueErrors to what is stored and scored. */
+export function normaliseEvent(payload: EventPayload, id: string, receivedAt: number, config: SandboxConfig): NormalisedEvent {
+  const rate = (currency: string) => config.rates[currency]!;
+  const eventMs = Math.floor((payload.eventDate != null ? Date.parse(payload.eventDate) : receivedAt) / 1000) * 1000;
+  const createdMs = payload.userCreated != null ? Date.parse(`${payload.userCreated}T00:00:00Z`) : null;
+
+  const eventRate = rate(payload.currency);
   const items: EventItem[] | null =
     payload.items == null
       ? null
-      : payload.items.map((item, i) => {
+      : payload.items.map((item) => {
           const currency = item.itemCurrency ?? payload.currency;
-          const itemRate = currency === payload.currency ? eventRate : rate(currency, `items[${i}].itemCurrency`);
+          const itemRate = currency === payload.currency ? eventRate : rate(currency);
           return {
             itemId: item.itemId ?? null,
             itemName: item.itemName ?? null,
@@ -79,8 +85,6 @@ export function normaliseEvent(payload: EventPayload, id: string, receivedAt: nu
             itemCurrency: currency,
           };
         });
-  if (codes.length > 0) return { ok: false, codes };
-
   const amountInBaseCurrency = round2(payload.amount * eventRate);
   const summary: NormalisedEvent['summary'] = {
     id,
@@ -124,5 +128,5 @@ export function normaliseEvent(payload: EventPayload, id: string, receivedAt: nu
     itemCount: (items ?? []).reduce((n, item) => n + item.itemQuantity, 0),
     itemCategories: (items ?? []).flatMap((item) => (item.itemCategory ? [item.itemCategory.toLowerCase()] : [])),
   };
-  return { ok: true, event: { summary, comments: payload.comments ?? null, eventTs: eventMs / 1000, facts } };
+  return { summary, comments: payload.comments ?? null, eventTs: eventMs / 1000, facts };
 }

@@ -1,0 +1,369 @@
+import { randomUUID } from 'node:crypto';
+import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import pkg from '../../package.json' with { type: 'json' };
+import { terminalSafe, truncate } from '../render/terminal-text.js';
+import { ApiError, BadResponseError, NetworkError, type NetworkFailure } from './api-error.js';
+import { backoffDelay, DEFAULT_RETRY_POLICY, parseRetryAfter, RETRYABLE_STATUSES, type RetryPolicy } from './retry-policy.js';
+import { redactHeaders } from './debug-log.js';
+
+/*
+ * The one place that talks HTTP to the service (undici). It owns the API key header, the
+ * deadline (one per call, covering retries and the whole body read), retries, redirects,
+ * debug logging with the key redacted, and the mapping of every failure to a typed error
+ * whose message is safe to print.
+ */
+
+export interface ApiClientOptions {
+  baseUrl: string;
+  apiKey: string | null;
+  timeoutMs: number;
+  retry?: Partial<RetryPolicy>;
+  /** For HTTP(S)_PROXY / NO_PROXY. */
+  env: NodeJS.ProcessEnv;
+  /** The profile in use, for hints such as "run fraudctl login --profile P". */
+  profile?: string;
+  /** Receives request/response log lines (--debug); they never hold the key. */
+  debug?: (line: string) => void;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface ApiResponse {
+  status: number;
+  /** The parsed JSON body; undefined when there was none (e.g. 204). */
+  body: unknown;
+  requestId: string | null;
+}
+
+interface Operation {
+  method: 'GET' | 'POST' | 'PATCH';
+  path: string;
+  body?: unknown;
+  eventId?: string;
+  /** What the user asked for, for messages: "screening the event", "fetching event x". */
+  what: string;
+  /** GET and PATCH may be retried on any failure that is safe; POST only when nothing was sent. */
+  idempotent: boolean;
+}
+
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+const MAX_REDIRECTS = 3;
+const safe = (s: string) => terminalSafe(truncate(s, 300));
+
+function requestHeaders(apiKey: string | null, withBody: boolean): Record<string, string> {
+  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': `fraudctl/${pkg.version}` };
+  if (apiKey) headers['x-client-api-key'] = apiKey;
+  if (withBody) headers['content-type'] = 'application/json';
+  return headers;
+}
+
+export interface RequestPreview {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: unknown;
+}
+
+/** The request a call would send, key redacted, without sending it (--dry-run). `null` base: the embedded sandbox. */
+export function previewRequest(baseUrl: string | null, apiKey: string | null, method: string, path: string, body?: unknown): RequestPreview {
+  const base = baseUrl === null ? null : new URL(baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
+  const url = base === null ? `(embedded sandbox)${path}` : `${base.origin}${base.pathname}${path.replace(/^\//, '')}`;
+  return { method, url, headers: redactHeaders(requestHeaders(apiKey, body !== undefined)), ...(body !== undefined ? { body } : {}) };
+}
+
+/** "." and ".." are valid ids but dot segments to URL handling, even as %2E: sent as %2E and never resolved (see attempt). */
+const idSegment = (eventId: string) => (eventId === '.' || eventId === '..' ? eventId.replaceAll('.', '%2E') : encodeURIComponent(eventId));
+export const eventPath = (eventId: string, suffix = '') => `/event/${idSegment(eventId)}${suffix}`;
+
+function proxyConfigured(env: NodeJS.ProcessEnv): boolean {
+  return Boolean(env.HTTP_PROXY || env.http_proxy || env.HTTPS_PROXY || env.https_proxy);
+}
+
+export class ApiClient {
+  private readonly base: URL;
+  private readonly dispatcher: Dispatcher;
+  private readonly policy: RetryPolicy;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(private readonly options: ApiClientOptions) {
+    this.base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
+    const connect = { timeout: Math.min(10_000, options.timeoutMs) };
+    const env = options.env;
+    this.dispatcher = proxyConfigured(env)
+      ? new EnvHttpProxyAgent({
+          connect,
+          httpProxy: env.HTTP_PROXY ?? env.http_proxy,
+          httpsProxy: env.HTTPS_PROXY ?? env.https_proxy ?? env.HTTP_PROXY ?? env.http_proxy,
+          noProxy: env.NO_PROXY ?? env.no_proxy,
+        } as ConstructorParameters<typeof EnvHttpProxyAgent>[0])
+      : new Agent({ connect, keepAliveTimeout: 10_000 });
+    this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  get origin(): string {
+    return this.base.origin;
+  }
+
+  submitEvent(payload: unknown): Promise<ApiResponse> {
+    const id = typeof payload === 'object' && payload !== null ? (payload as { id?: unknown }).id : undefined;
+    return this.call({ method: 'POST', path: '/event', body: payload, what: 'screening the event', idempotent: false, ...(typeof id === 'string' ? { eventId: id } : {}) });
+  }
+
+  getEvent(eventId: string): Promise<ApiResponse> {
+    return this.call({ method: 'GET', path: eventPath(eventId), eventId, what: `fetching event "${safe(eventId)}"`, idempotent: true });
+  }
+
+  getRiskAssessment(eventId: string): Promise<ApiResponse> {
+    return this.call({ method: 'GET', path: eventPath(eventId, '/risk-assessment'), eventId, what: `fetching the risk assessment of "${safe(eventId)}"`, idempotent: true });
+  }
+
+  changeState(eventId: string, change: { state?: string; comments?: string }): Promise<ApiResponse> {
+    return this.call({ method: 'PATCH', path: eventPath(eventId, '/state'), body: change, eventId, what: `updating the state of "${safe(eventId)}"`, idempotent: true });
+  }
+
+  close(): Promise<void> {
+    return this.dispatcher.close();
+  }
+
+  private headers(withBody: boolean): Record<string, string> {
+    return requestHeaders(this.options.apiKey, withBody);
+  }
+
+  private async call(op: Operation): Promise<ApiResponse> {
+    const deadline = Date.now() + this.options.timeoutMs;
+    const body = op.body === undefined ? null : JSON.stringify(op.body);
+    for (let attempt = 0; ; attempt++) {
+      let retryAfterMs: number | undefined;
+      try {
+        const response = await this.attempt(op, body, deadline);
+        if (!RETRYABLE_STATUSES.has(response.status) || attempt >= this.policy.maxRetries) return this.finish(op, response);
+        retryAfterMs = parseRetryAfter(response.headers['retry-after']);
+        this.options.debug?.(`retrying after ${response.status}`);
+      } catch (error) {
+        const safeToRepeat = error instanceof NetworkError && error.failure !== 'timeout' && (op.idempotent || !error.maybeProcessed);
+        if (!safeToRepeat || attempt >= this.policy.maxRetries) throw error;
+        this.options.debug?.(`retrying after ${error.message}`);
+      }
+      const wait = backoffDelay(this.policy, attempt + 1, retryAfterMs);
+      if (Date.now() + wait >= deadline) {
+        throw new NetworkError(`no answer from ${this.base.origin} within ${this.options.timeoutMs / 1000} s while ${op.what} (the service asked to retry later)`, 'timeout', !op.idempotent, 'retry later, or allow more time with --timeout SECONDS');
+      }
+      await this.sleep(wait);
+    }
+  }
+
+  private async attempt(op: Operation, body: string | null, deadline: number): Promise<RawResponse> {
+    let url = new URL(op.path.replace(/^\//, ''), this.base);
+    // Sent as joined, not as URL resolved it: that would drop an id "." or ".." as a dot segment.
+    let path = `${this.base.pathname}${op.path.replace(/^\//, '')}`;
+    for (let hop = 0; ; hop++) {
+      const raw = await this.send(op, url, path, body, deadline);
+      if (raw.status < 300 || raw.status >= 400) return raw;
+      url = this.followable(op, url, raw, hop);
+      path = `${url.pathname}${url.search}`;
+    }
+  }
+
+  /** A redirect is followed only for GET, only within the same origin, a few times at most. */
+  private followable(op: Operation, from: URL, raw: RawResponse, hop: number): URL {
+    const location = raw.headers.location;
+    const target = typeof location === 'string' ? parseUrl(location, from) : undefined;
+    if (!target) throw new BadResponseError(`the service answered ${raw.status} (a redirect) without a usable Location while ${op.what}`);
+    if (target.origin !== this.base.origin) {
+      throw new BadResponseError(
+        `the service redirected to another origin (${safe(target.origin)}) while ${op.what}: not followed, and the API key was not sent there`,
+        'check --base-url: it should name the service itself',
+      );
+    }
+    if (op.method !== 'GET' || hop >= MAX_REDIRECTS) {
+      throw new BadResponseError(`the service answered ${raw.status} (a redirect to ${safe(target.pathname)}) while ${op.what}: not followed`, 'check --base-url');
+    }
+    return target;
+  }
+
+  private async send(op: Operation, url: URL, path: string, body: string | null, deadline: number): Promise<RawResponse> {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) throw this.timeout(op);
+    const headers = this.headers(body !== null);
+    const started = Date.now();
+    this.options.debug?.(`→ ${op.method} ${url.origin}${path} ${JSON.stringify(redactHeaders(headers))}${body ? `\n  ${truncate(body, 2000)}` : ''}`);
+    const signal = AbortSignal.timeout(remaining);
+    let sent = false;
+    try {
+      const res = await this.dispatcher.request({ origin: url.origin, path, method: op.method, headers, body, signal, headersTimeout: remaining, bodyTimeout: remaining });
+      sent = true;
+      const text = await readLimited(res.body);
+      const requestId = headerValue(res.headers['x-request-id']);
+      this.options.debug?.(`← ${res.statusCode} in ${Date.now() - started} ms ${this.withoutKey(JSON.stringify(pickHeaders(res.headers)))}\n  ${safe(truncate(this.withoutKey(text), 2000))}`);
+      return { status: res.statusCode, headers: res.headers, text, requestId };
+    } catch (error) {
+      throw this.networkError(op, url, error, sent);
+    }
+  }
+
+  /** A server may echo the key back (a page quoting the request): the log must still not hold it. */
+  private withoutKey(text: string): string {
+    const key = this.options.apiKey;
+    return key ? text.split(key).join('[redacted]') : text;
+  }
+
+  private timeout(op: Operation): NetworkError {
+    return new NetworkError(
+      `no complete answer from ${this.base.origin} within ${this.options.timeoutMs / 1000} s while ${op.what}`,
+      'timeout',
+      !op.idempotent,
+      op.method === 'POST' && op.eventId ? `the event may have been stored: check with fraudctl show ${safe(op.eventId)}, or allow more time with --timeout` : 'allow more time with --timeout SECONDS',
+    );
+  }
+
+  private networkError(op: Operation, url: URL, error: unknown, answered: boolean): NetworkError {
+    const e = error as { name?: string; code?: string; message?: string; cause?: { code?: string } };
+    const code = e.code ?? e.cause?.code ?? '';
+    const host = safe(url.host);
+    const kind = ((): [NetworkFailure, string, boolean] => {
+      if (e.name === 'TimeoutError' || e.name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return ['timeout', '', true];
+      if (code === 'ECONNREFUSED') return ['refused', `cannot connect to ${host}: connection refused`, false];
+      if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return ['dns', `cannot find host ${safe(url.hostname)} (DNS lookup failed)`, false];
+      if (code === 'UND_ERR_CONNECT_TIMEOUT') return ['connect-timeout', `cannot connect to ${host}: no answer to the connection attempt`, false];
+      if (/CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(code) || /certificate|tls|ssl/i.test(e.message ?? '')) {
+        return ['tls', `TLS failure talking to ${host}: ${safe(code || (e.message ?? 'handshake failed'))}`, false];
+      }
+      if (code === 'UND_ERR_RESPONSE_EXCEEDED_MAX_SIZE' || code === 'FRAUDCTL_BODY_TOO_LARGE') return ['other', `the answer from ${host} is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB`, true];
+      return ['reset', `the connection to ${host} dropped while ${op.what}${code ? ` (${safe(code)})` : ''}`, true];
+    })();
+    const [failure, message, maybeSent] = kind;
+    if (failure === 'timeout') return this.timeout(op);
+    const processed = answered || maybeSent;
+    const hint =
+      failure === 'refused' || failure === 'dns' || failure === 'connect-timeout'
+        ? 'is the service running at that address? check --base-url or the profile (fraudctl config list)'
+        : failure === 'tls'
+          ? 'check the URL scheme and the server certificate (NODE_EXTRA_CA_CERTS for a private CA)'
+          : op.method === 'POST' && op.eventId
+            ? `the event may have been stored: check with fraudctl show ${safe(op.eventId)}`
+            : undefined;
+    return new NetworkError(message, failure, processed, hint);
+  }
+
+  private finish(op: Operation, raw: RawResponse): ApiResponse {
+    const contentType = headerValue(raw.headers['content-type']) ?? '';
+    const parsed = parseJson(raw.text);
+    if (raw.status >= 200 && raw.status < 300) {
+      if (raw.text.trim() === '') return { status: raw.status, body: undefined, requestId: raw.requestId };
+      if (parsed === undefined) {
+        throw new BadResponseError(`the service answered ${raw.status} while ${op.what}, but the body is not JSON (${describeBody(contentType, raw.text)})`, 'a proxy or gateway may be in the way: check --base-url');
+      }
+      if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
+        throw new BadResponseError(`the service answered ${raw.status} while ${op.what}, but the body is not the JSON object expected`, 'check --base-url: it should name the fraud-screening service');
+      }
+      return { status: raw.status, body: parsed.value, requestId: raw.requestId };
+    }
+    throw this.apiError(op, raw, parsed?.value, contentType);
+  }
+
+  private apiError(op: Operation, raw: RawResponse, body: unknown, contentType: string): ApiError {
+    const shape = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+    const errorType = typeof shape.errorType === 'string' ? safe(shape.errorType) : null;
+    const errorCodes = Array.isArray(shape.errorCodes) ? shape.errorCodes.filter((c): c is string => typeof c === 'string').map(safe) : [];
+    const requestId = typeof shape.requestId === 'string' ? safe(shape.requestId) : raw.requestId ? safe(raw.requestId) : null;
+    const status = raw.status;
+    const ref = requestId ? `, request ${requestId}` : '';
+    const detail =
+      body === undefined && raw.text.trim() !== ''
+        ? `${status}, ${describeBody(contentType, raw.text)}${ref}`
+        : `${status}${errorType ? ` ${errorType}` : ''}${errorCodes.length ? `: ${errorCodes.join(', ')}` : ''}${ref}`;
+    const id = op.eventId ? `"${safe(op.eventId)}"` : '';
+    const login = `run fraudctl login${this.options.profile && this.options.profile !== 'sandbox' ? ` --profile ${this.options.profile}` : ''}, or set FRAUDCTL_API_KEY`;
+    const [message, hint] = ((): [string, string | undefined] => {
+      switch (status) {
+        case 401:
+          return [`the service did not accept the API key (${detail})`, `check the key: ${login}`];
+        case 403:
+          return [`the merchant of this API key is blocked (${detail})`, 'ask the service operator to unblock the merchant'];
+        case 404:
+          return [op.eventId ? `no event ${id} (${detail})` : `not found (${detail})`, op.eventId ? 'check the id: ids are case-sensitive' : 'check --base-url'];
+        case 409:
+          return [`event ${id} already exists with a different payload (${detail})`, op.eventId ? `give the event a new id, or see the stored one with: fraudctl show ${safe(op.eventId)}` : undefined];
+        case 422:
+          return [`the service rejected the request while ${op.what} (${detail})`, errorCodes.some((c) => c.includes('STATE')) ? 'see the states and transitions in: fraudctl set-state --help' : 'fix the fields named above and try again'];
+        case 400:
+          return [`the service could not read the request while ${op.what} (${detail})`, undefined];
+        case 413:
+          return [`the request is too large for the service (${detail})`, undefined];
+        case 415:
+          return [`the service does not accept the request's content type (${detail})`, undefined];
+        case 429:
+          return [`the service is rate limiting this key (${detail})`, 'wait a little and try again'];
+        case 502:
+        case 503:
+        case 504:
+          return [`the service is unavailable while ${op.what} (${detail})`, op.method === 'POST' && status === 504 && op.eventId ? `the event may have been stored: check with fraudctl show ${safe(op.eventId)}` : 'try again later'];
+        default:
+          return [`the service answered ${detail} while ${op.what}`, undefined];
+      }
+    })();
+    return new ApiError(message, status, errorType, errorCodes, requestId, hint);
+  }
+}
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  requestId: string | null;
+}
+
+function parseUrl(value: string, base: URL): URL | undefined {
+  try {
+    return new URL(value, base);
+  } catch {
+    return undefined;
+  }
+}
+
+function headerValue(value: string | string[] | undefined): string | null {
+  return (Array.isArray(value) ? value[0] : value) ?? null;
+}
+
+function pickHeaders(headers: RawResponse['headers']): Record<string, string> {
+  const shown: Record<string, string> = {};
+  for (const name of ['content-type', 'content-length', 'location', 'retry-after', 'x-request-id']) {
+    const v = headerValue(headers[name]);
+    if (v !== null) shown[name] = safe(v);
+  }
+  return shown;
+}
+
+function parseJson(text: string): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch {
+    return undefined;
+  }
+}
+
+/** "an HTML page", "text/plain: first words…" — for a body that is not the JSON expected. */
+function describeBody(contentType: string, text: string): string {
+  if (/html/i.test(contentType) || /^\s*<(!doctype|html)/i.test(text)) {
+    const title = /<title[^>]*>([^<]{1,120})/i.exec(text)?.[1];
+    return `an HTML page${title ? ` titled "${safe(title.trim())}"` : ''}`;
+  }
+  const words = text.trim().slice(0, 80);
+  return `${contentType ? `${safe(contentType)}: ` : ''}"${safe(words)}${text.trim().length > 80 ? '…' : ''}"`;
+}
+
+async function readLimited(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) {
+      body.destroy();
+      throw Object.assign(new Error('answer too large'), { code: 'FRAUDCTL_BODY_TOO_LARGE' });
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export const newProbeId = () => `fraudctl-login-check-${randomUUID()}`;

@@ -1,0 +1,53 @@
+import { CliError, ExitCode, type ExitCodeValue } from '../errors/cli-error.js';
+
+/*
+ * Typed failures of talking to the service, each carrying the exit code main will use.
+ * Every string in a message that came from the server is already sanitised by the client.
+ */
+
+export function exitCodeForStatus(status: number): ExitCodeValue {
+  if (status === 401 || status === 403) return ExitCode.AUTH;
+  if (status === 404) return ExitCode.NOT_FOUND;
+  if ([400, 409, 413, 415, 422].includes(status)) return ExitCode.REJECTED;
+  if ([429, 502, 503, 504].includes(status)) return ExitCode.UNAVAILABLE;
+  return ExitCode.FAILURE;
+}
+
+/** The service answered, with a status that is not success. */
+export class ApiError extends CliError {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly errorType: string | null,
+    readonly errorCodes: readonly string[],
+    readonly requestId: string | null,
+    hint?: string,
+  ) {
+    super(message, exitCodeForStatus(status), hint);
+    this.name = 'ApiError';
+  }
+}
+
+export type NetworkFailure = 'refused' | 'dns' | 'tls' | 'timeout' | 'reset' | 'connect-timeout' | 'other';
+
+/** No usable answer: the connection failed, timed out, or the answer was not what the interface promises. */
+export class NetworkError extends CliError {
+  constructor(
+    message: string,
+    readonly failure: NetworkFailure,
+    /** False when the request certainly never reached the server (safe to send again). */
+    readonly maybeProcessed: boolean,
+    hint?: string,
+  ) {
+    super(message, ExitCode.UNAVAILABLE, hint);
+    this.name = 'NetworkError';
+  }
+}
+
+/** A 2xx (or redirect) whose body or target is not what the interface promises. */
+export class BadResponseError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, ExitCode.FAILURE, hint);
+    this.name = 'BadResponseError';
+  }
+}

@@ -1,0 +1,6 @@
+/** Headers as they may be shown (--debug, --dry-run): the API key replaced, never shown in part. */
+export function redactHeaders(headers: Record<string, string>): Record<string, string> {
+  const shown = { ...headers };
+  if (shown['x-client-api-key'] !== undefined) shown['x-client-api-key'] = '[redacted]';
+  return shown;
+}

@@ -1,0 +1,39 @@
+/*
+ * When to try a request again, and how long to wait first: full-jitter exponential backoff
+ * (a random wait between 0 and min(cap, base·2^attempt)), never shorter than the server's
+ * Retry-After, and never past the caller's deadline.
+ *
+ * Written here rather than taken from a retry package because it has to honour Retry-After
+ * per response and share the request's single deadline, which p-retry and undici's
+ * RetryHandler (no jitter) do not offer together; it is a few lines.
+ */
+
+export interface RetryPolicy {
+  /** Retries after the first attempt (0: no retry). */
+  maxRetries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** A Retry-After longer than this is clamped to it. */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 3, baseDelayMs: 200, maxDelayMs: 5_000, maxRetryAfterMs: 30_000 };
+
+/** Statuses that mean "not processed, come back later": safe to retry for any method. */
+export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 503]);
+
+/** Retry-After in milliseconds (delta-seconds or an HTTP date), or undefined. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (!text) return undefined;
+  if (/^\s*\d+\s*$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/** The wait before retry number `attempt` (1 for the first retry). */
+export function backoffDelay(policy: RetryPolicy, attempt: number, retryAfterMs: number | undefined, random = Math.random): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+  const jittered = random() * ceiling;
+  return retryAfterMs === undefined ? jittered : Math.max(jittered, Math.min(retryAfterMs, policy.maxRetryAfterMs));
+}

@@ -1,0 +1,20 @@
+import { Command } from 'commander';
+import type { CliContext } from '../cli-context.js';
+import { withSession } from '../session.js';
+
+export function alertsCommand(context: CliContext): Command {
+  return new Command('alerts')
+    .description("show an event's risk assessment: decision, score, alerts by score, list matches")
+    .argument('<eventId>', 'the event id')
+    .addHelpText(
+      'before',
+      `Examples:
+  $ fraudctl alerts ord-1002
+  $ fraudctl alerts ord-1002 --json | jq '.alerts[].ruleId'
+`,
+    )
+    .action(async (eventId: string, _options: unknown, command: Command) => {
+      const { showAlerts } = await import('../events/event-commands.js');
+      await withSession(context, command, (session) => showAlerts(session, eventId));
+    });
+}

@@ -1,0 +1,64 @@
+import { Argument, Command } from 'commander';
+import type { CliContext } from '../cli-context.js';
+import { withSession } from '../session.js';
+
+/*
+ * `fraudctl config …`: profiles (base URL, timeout, retries; keys come from `login`).
+ * The profile acted on is --profile, else FRAUDCTL_PROFILE, else the active one.
+ */
+
+const KEYS = ['base-url', 'timeout', 'retries', 'api-key'];
+
+export function configCommand(context: CliContext): Command {
+  const config = new Command('config').description('list and change profiles: service URL, timeout, retries').addHelpText(
+    'before',
+    `Examples:
+  $ fraudctl config list
+  $ fraudctl config set base-url https://fraud.example.com --profile prod
+  $ fraudctl config set timeout 10 --profile prod
+  $ fraudctl config get base-url --profile prod
+  $ fraudctl config use prod
+`,
+  );
+  config
+    .command('list')
+    .description('list the profiles (keys redacted), marking the active one')
+    .action(async (_options: unknown, command: Command) => {
+      const { listConfig } = await import('../profiles/config-output.js');
+      await withSession(context, command, (session) => listConfig(session));
+    });
+  config
+    .command('get')
+    .description('print one setting of a profile')
+    .addArgument(new Argument('<key>').choices(KEYS))
+    .action(async (key: string, _options: unknown, command: Command) => {
+      const { getConfig } = await import('../profiles/config-output.js');
+      await withSession(context, command, (session) => getConfig(session, key));
+    });
+  config
+    .command('set')
+    .description('change one setting of a profile (created if new)')
+    .addArgument(new Argument('<key>').choices(KEYS))
+    .argument('<value>')
+    .action(async (key: string, value: string, _options: unknown, command: Command) => {
+      const { setConfig } = await import('../profiles/config-output.js');
+      await withSession(context, command, (session) => setConfig(session, key, value));
+    });
+  config
+    .command('unset')
+    .description('remove one setting from a profile')
+    .addArgument(new Argument('<key>').choices(KEYS))
+    .action(async (key: string, _options: unknown, command: Command) => {
+      const { unsetConfig } = await import('../profiles/config-output.js');
+      await withSession(context, command, (session) => unsetConfig(session, key));
+    });
+  config
+    .command('use')
+    .description('make a profile the active one')
+    .argument('<profile>')
+    .action(async (profile: string, _options: unknown, command: Command) => {
+      const { useConfig } = await import('../profiles/config-output.js');
+      await withSession(context, command, (session) => useConfig(session, profile));
+    });
+  return config;
+}

@@ -1,0 +1,64 @@
+import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
+import type { Session } from '../session.js';
+import { ApiError } from '../api/api-error.js';
+import { newProbeId } from '../api/api-client.js';
+
+/*
+ * `fraudctl login`: read a key without it touching argv (hidden prompt, or stdin when piped),
+ * prove it works — asking for an event that cannot exist: 404 means the key was accepted —
+ * and only then store it in the profile (config file, mode 0600).
+ */
+
+async function readKey(session: Session): Promise<string> {
+  const { context } = session;
+  if (session.canPrompt) return (await (await session.prompter()).secret('API key')).trim();
+  if (context.stdin.isTTY) throw new UsageError('login needs the key: run it on a terminal, or pipe the key on stdin', 'e.g. pass show fraud/key | fraudctl login --profile prod');
+  const chunks: Buffer[] = [];
+  for await (const chunk of context.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8').trim();
+}
+
+export async function login(session: Session): Promise<void> {
+  const { context, globals } = session;
+  const [{ readConfigFile, configFilePath }, { saveApiKey }, { redactKey }] = await Promise.all([
+    import('../profiles/config-file.js'),
+    import('../profiles/config-commands.js'),
+    import('../profiles/redact.js'),
+  ]);
+  const profile = globals.profile || context.env.FRAUDCTL_PROFILE || 'default';
+  const profiles = readConfigFile(context.env).profiles;
+  const newBaseUrl = globals.baseUrl || context.env.FRAUDCTL_BASE_URL || undefined;
+  if (profile === 'sandbox' && newBaseUrl !== undefined) {
+    throw new UsageError('the built-in sandbox profile has no URL to set', 'log in to a service under a profile of its own: fraudctl login --profile NAME --base-url URL');
+  }
+  const baseUrl = newBaseUrl ?? (Object.hasOwn(profiles, profile) ? profiles[profile]?.baseUrl : undefined);
+  if (baseUrl === undefined && profile !== 'sandbox') {
+    throw new UsageError(`profile "${profile}" has no service URL`, `give it: fraudctl login --profile ${profile} --base-url https://…`);
+  }
+
+  const key = await readKey(session);
+  if (key === '') throw new UsageError('no API key was given: nothing was saved');
+  if (/\s/.test(key)) throw new UsageError('an API key has no spaces or line breaks: nothing was saved');
+
+  // Check against the profile being logged into (it may not exist yet, so build its settings here).
+  const probeSession = session.withSettingsOverride({ profile, baseUrl: baseUrl ?? null });
+  const client = await probeSession.client(key);
+  try {
+    await client.getEvent(newProbeId());
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) {
+      // The key works: the service looked for the event and did not find it.
+    } else if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
+      const why = error.status === 401 ? 'did not accept this key' : 'accepted the key, but its merchant is blocked';
+      throw new CliError(`the service ${why}: nothing was saved (${error.status}${error.errorType ? ` ${error.errorType}` : ''})`, ExitCode.AUTH, 'check the key and the profile\'s URL (--base-url)');
+    } else {
+      throw error;
+    }
+  } finally {
+    await client.close();
+    await probeSession.close();
+  }
+  saveApiKey(context.env, profile, key, newBaseUrl);
+  const output = await session.output();
+  output.note(`Logged in: profile "${profile}" (${baseUrl ?? 'embedded sandbox'}) now uses key ${redactKey(key)}, saved in ${configFilePath(context.env)}`);
+}

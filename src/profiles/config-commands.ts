@@ -1,0 +1,196 @@
+import { UsageError } from '../errors/cli-error.js';
+import { readConfigFile, writeConfigFile, type ConfigFile, type ProfileConfig } from './config-file.js';
+import { redactKey } from './redact.js';
+import { activeProfileName, knownProfiles, noSuchProfile } from './settings.js';
+import {
+  DEFAULT_RETRIES,
+  DEFAULT_TIMEOUT_SECONDS,
+  SANDBOX_PROFILE,
+  checkApiKey,
+  checkBaseUrl,
+  checkProfileName,
+  ownProfile,
+  parseRetries,
+  parseTimeoutSeconds,
+  quote,
+  orThrow,
+  showUrl,
+} from './values.js';
+
+/*
+ * The work behind `fraudctl config …` and the saving half of `login`: read the file, change
+ * it, write it back (mode 0600). Everything returns data or text; printing is the caller's.
+ * Keys only ever leave here redacted, and none is ever taken from a command-line value.
+ */
+
+/** What `config set` can change. The key is not among them: `fraudctl login` stores it. */
+export const SETTING_KEYS = ['base-url', 'timeout', 'retries'] as const;
+export type SettingKey = (typeof SETTING_KEYS)[number];
+/** What `config get` and `config unset` accept: the settings, and the key (shown redacted, or removed). */
+export const CONFIG_KEYS = [...SETTING_KEYS, 'api-key'] as const;
+export type ConfigKey = (typeof CONFIG_KEYS)[number];
+
+export interface ProfileListing {
+  name: string;
+  active: boolean;
+  /** The service URL, `(embedded sandbox)` for the built-in profile, `(not set)` when missing. */
+  baseUrl: string;
+  /** Redacted: `****` and at most the last 4 characters, `(none)`, or `(sandbox default)`. */
+  apiKey: string;
+  timeoutSeconds: number;
+  retries: number;
+  builtIn: boolean;
+}
+
+export const EMBEDDED_SANDBOX_LABEL = '(embedded sandbox)';
+export const SANDBOX_DEFAULT_KEY_LABEL = '(sandbox default)';
+
+/**
+ * Every profile (the file's in name order, then the built-in "sandbox"), with the one in force
+ * marked: `activeOverride` (--profile) > FRAUDCTL_PROFILE > activeProfile > "default" > sandbox.
+ */
+export function listProfiles(env: NodeJS.ProcessEnv, activeOverride?: string): ProfileListing[] {
+  const file = readConfigFile(env);
+  const active = activeProfileName(env, file, activeOverride);
+  return knownProfiles(file).map((name) => {
+    const stored: ProfileConfig = ownProfile(file.profiles, name) ?? {};
+    const builtIn = name === SANDBOX_PROFILE;
+    return {
+      name,
+      active: name === active,
+      baseUrl: builtIn ? EMBEDDED_SANDBOX_LABEL : stored.baseUrl !== undefined ? normalisedUrl(stored.baseUrl) : '(not set)',
+      apiKey: shownKey(stored, builtIn),
+      timeoutSeconds: stored.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+      retries: stored.retries ?? DEFAULT_RETRIES,
+      builtIn,
+    };
+  });
+}
+
+/**
+ * One setting of a profile as it stands in the configuration (defaults filled in; the
+ * environment and flags of this run are not applied). `api-key` comes back redacted.
+ */
+export function getSetting(env: NodeJS.ProcessEnv, profile: string, key: ConfigKey): string {
+  const which = configKey(key, CONFIG_KEYS);
+  const file = readConfigFile(env);
+  const stored = existingProfile(file, profile);
+  const builtIn = profile === SANDBOX_PROFILE;
+  switch (which) {
+    case 'base-url':
+      if (builtIn) return EMBEDDED_SANDBOX_LABEL;
+      if (stored.baseUrl === undefined) throw new UsageError(`profile ${quote(profile)} has no base-url`, `set it with: fraudctl config set base-url URL --profile ${profile}`);
+      return normalisedUrl(stored.baseUrl);
+    case 'timeout':
+      return String(stored.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS);
+    case 'retries':
+      return String(stored.retries ?? DEFAULT_RETRIES);
+    case 'api-key':
+      return shownKey(stored, builtIn);
+  }
+}
+
+/** Changes one setting (the profile is created if new). The value is checked as it would be when used. */
+export function setSetting(env: NodeJS.ProcessEnv, profile: string, key: SettingKey, value: string): void {
+  if ((key as string) === 'api-key') {
+    throw new UsageError(`the API key is not set with config set: run fraudctl login --profile ${safeName(profile)} (it reads the key without putting it in your shell history)`);
+  }
+  const which = configKey(key, SETTING_KEYS);
+  const name = profileName(profile);
+  const change: ProfileConfig = {};
+  switch (which) {
+    case 'base-url':
+      if (name === SANDBOX_PROFILE) throw sandboxHasNoUrl();
+      change.baseUrl = orThrow(checkBaseUrl(value), 'base-url', showUrl(value));
+      break;
+    case 'timeout':
+      change.timeoutSeconds = orThrow(parseTimeoutSeconds(value), 'timeout', quote(value));
+      break;
+    case 'retries':
+      change.retries = orThrow(parseRetries(value), 'retries', quote(value));
+      break;
+  }
+  const file = readConfigFile(env);
+  file.profiles[name] = { ...ownProfile(file.profiles, name), ...change };
+  writeConfigFile(env, file);
+}
+
+/** Removes one setting from a profile, so that its default applies; `api-key` forgets the stored key. */
+export function unsetSetting(env: NodeJS.ProcessEnv, profile: string, key: ConfigKey): void {
+  const which = configKey(key, CONFIG_KEYS);
+  const file = readConfigFile(env);
+  const stored = existingProfile(file, profile);
+  if (ownProfile(file.profiles, profile) === undefined) return; // the built-in sandbox, with nothing stored
+  const field = ({ 'base-url': 'baseUrl', timeout: 'timeoutSeconds', retries: 'retries', 'api-key': 'apiKey' } as const)[which];
+  if (stored[field] === undefined) return;
+  const rest = { ...stored };
+  delete rest[field];
+  file.profiles[profile] = rest;
+  writeConfigFile(env, file);
+}
+
+/** Makes a profile the active one (it must exist, or be the built-in "sandbox"). */
+export function useProfile(env: NodeJS.ProcessEnv, name: string): void {
+  const file = readConfigFile(env);
+  existingProfile(file, name);
+  file.activeProfile = name;
+  writeConfigFile(env, file);
+}
+
+/**
+ * For `login`, once the key has been checked against the service: stores the key (and the URL,
+ * if given) in the profile, creating it if new. The key never appears in an error.
+ */
+export function saveApiKey(env: NodeJS.ProcessEnv, profile: string, apiKey: string, baseUrl?: string): void {
+  const name = profileName(profile);
+  const key = checkApiKey(apiKey);
+  if (!key.ok) throw new UsageError(`the API key ${key.problem}: nothing was saved`);
+  const change: ProfileConfig = { apiKey };
+  if (baseUrl !== undefined) {
+    if (name === SANDBOX_PROFILE) throw sandboxHasNoUrl();
+    change.baseUrl = orThrow(checkBaseUrl(baseUrl), 'base URL', showUrl(baseUrl));
+  }
+  const file = readConfigFile(env);
+  file.profiles[name] = { ...ownProfile(file.profiles, name), ...change };
+  writeConfigFile(env, file);
+}
+
+function shownKey(stored: ProfileConfig, builtIn: boolean): string {
+  if (stored.apiKey !== undefined && stored.apiKey !== '') return redactKey(stored.apiKey);
+  return builtIn ? SANDBOX_DEFAULT_KEY_LABEL : redactKey(null);
+}
+
+function normalisedUrl(url: string): string {
+  const checked = checkBaseUrl(url);
+  return checked.ok ? checked.value : url;
+}
+
+function configKey<K extends string>(key: string, known: readonly K[]): K {
+  if ((known as readonly string[]).includes(key)) return key as K;
+  throw new UsageError(`unknown setting ${quote(key)} (known: ${known.join(', ')})`);
+}
+
+function profileName(name: string): string {
+  const check = checkProfileName(name);
+  if (!check.ok) throw new UsageError(`profile name ${check.problem} (got ${quote(name)})`);
+  return name;
+}
+
+/** For a hint: the name itself when valid, else a placeholder (never raw control characters). */
+function safeName(name: string): string {
+  return checkProfileName(name).ok ? name : 'NAME';
+}
+
+/** The stored settings of a profile that must exist ("sandbox" always does, possibly with nothing stored). */
+function existingProfile(file: ConfigFile, name: string): ProfileConfig {
+  profileName(name);
+  const stored = ownProfile(file.profiles, name);
+  if (stored !== undefined) return stored;
+  if (name === SANDBOX_PROFILE) return {};
+  throw noSuchProfile(name, file);
+}
+
+function sandboxHasNoUrl(): UsageError {
+  return new UsageError('the built-in "sandbox" profile is the embedded local service: it has no base URL', 'give the remote service its own profile, e.g. --profile staging');
+}
+

@@ -1,0 +1,153 @@
+import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
+import { configFilePath, type ConfigFile, type ProfileConfig } from './config-file.js';
+import {
+  DEFAULT_RETRIES,
+  DEFAULT_TIMEOUT_SECONDS,
+  SANDBOX_DEFAULT_KEY,
+  SANDBOX_PROFILE,
+  checkApiKey,
+  checkBaseUrl,
+  checkProfileName,
+  checkRetries,
+  checkTimeoutSeconds,
+  ownProfile,
+  parseTimeoutSeconds,
+  quote,
+  orThrow,
+  showUrl,
+} from './values.js';
+
+/*
+ * The settings of one run. Each comes from the first place that has it:
+ * flags > environment > config file > built-in defaults. With nothing configured at all the
+ * CLI talks to the embedded sandbox (profile "sandbox", baseUrl null) with its demo key.
+ */
+
+export interface SettingsFlags {
+  baseUrl?: string;
+  profile?: string;
+  timeoutSeconds?: number;
+}
+
+export interface Settings {
+  /** The profile in use ('sandbox' is the built-in one). */
+  profile: string;
+  /** null = the embedded sandbox (the CLI starts it in-process). */
+  baseUrl: string | null;
+  apiKey: string | null;
+  /** Where the key came from, for messages. */
+  apiKeySource: 'env' | 'profile' | 'sandbox-default' | null;
+  timeoutMs: number;
+  retries: number;
+  /** True when baseUrl is null (embedded): output gets marked as sandbox. */
+  isSandbox: boolean;
+}
+
+/** An environment variable counts only when set to something: `FRAUDCTL_PROFILE=` is the same as unset. */
+function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** Every profile there is: the file's in name order, then the built-in "sandbox" (once, even if the file has it). */
+export function knownProfiles(file: ConfigFile): string[] {
+  return [...Object.keys(file.profiles).filter((n) => n !== SANDBOX_PROFILE).sort(), SANDBOX_PROFILE];
+}
+
+/** `no profile "x" (known: a, b, sandbox)`, saying how to create it. */
+export function noSuchProfile(name: string, file: ConfigFile): UsageError {
+  return new UsageError(`no profile ${quote(name)} (known: ${knownProfiles(file).join(', ')})`, `create it with: fraudctl login --profile ${name}`);
+}
+
+/**
+ * The profile in force: `override` (--profile) > FRAUDCTL_PROFILE > the file's activeProfile >
+ * "default" if the file has one > the built-in "sandbox". A named profile must exist (or be "sandbox").
+ */
+export function activeProfileName(env: NodeJS.ProcessEnv, file: ConfigFile, override?: string): string {
+  const named = (name: string, source: string): string => {
+    const check = checkProfileName(name);
+    if (!check.ok) throw new UsageError(`${source} ${check.problem} (got ${quote(name)})`);
+    if (name !== SANDBOX_PROFILE && ownProfile(file.profiles, name) === undefined) throw noSuchProfile(name, file);
+    return name;
+  };
+  if (override !== undefined) return named(override, '--profile');
+  const fromEnv = envValue(env, 'FRAUDCTL_PROFILE');
+  if (fromEnv !== undefined) return named(fromEnv, 'FRAUDCTL_PROFILE');
+  if (file.activeProfile !== undefined) {
+    const name = file.activeProfile;
+    if (name !== SANDBOX_PROFILE && ownProfile(file.profiles, name) === undefined) {
+      throw new UsageError(
+        `the active profile ${quote(name)} (activeProfile in ${configFilePath(env)}) does not exist (known: ${knownProfiles(file).join(', ')})`,
+        'choose one with: fraudctl config use NAME',
+      );
+    }
+    return name;
+  }
+  if (ownProfile(file.profiles, 'default') !== undefined) return 'default';
+  return SANDBOX_PROFILE;
+}
+
+export function resolveSettings(flags: SettingsFlags, env: NodeJS.ProcessEnv, file: ConfigFile): Settings {
+  const profile = activeProfileName(env, file, flags.profile);
+  const stored: ProfileConfig = ownProfile(file.profiles, profile) ?? {};
+  const fileSource = (key: string) => `profile ${quote(profile)} ${key} (config file ${configFilePath(env)})`;
+
+  const baseUrl = resolveBaseUrl(profile, stored, flags, env, fileSource);
+  const isSandbox = baseUrl === null;
+
+  let apiKey: string | null = null;
+  let apiKeySource: Settings['apiKeySource'] = null;
+  const envKey = envValue(env, 'FRAUDCTL_API_KEY');
+  if (envKey !== undefined) {
+    // Checked because it goes into a header; never quoted back.
+    const key = checkApiKey(envKey);
+    if (!key.ok) throw new UsageError(`FRAUDCTL_API_KEY ${key.problem}`, 'check how it is set (a stray line break or quote?)');
+    [apiKey, apiKeySource] = [envKey, 'env'];
+  } else if (stored.apiKey !== undefined && stored.apiKey !== '') {
+    [apiKey, apiKeySource] = [stored.apiKey, 'profile'];
+  } else if (isSandbox) {
+    [apiKey, apiKeySource] = [envValue(env, 'FRAUDCTL_SANDBOX_KEY') ?? SANDBOX_DEFAULT_KEY, 'sandbox-default'];
+  }
+
+  let timeoutSeconds: number;
+  if (flags.timeoutSeconds !== undefined) {
+    timeoutSeconds = orThrow(checkTimeoutSeconds(flags.timeoutSeconds), '--timeout', String(flags.timeoutSeconds), 'e.g. --timeout 10');
+  } else if (envValue(env, 'FRAUDCTL_TIMEOUT') !== undefined) {
+    const text = env.FRAUDCTL_TIMEOUT as string;
+    timeoutSeconds = orThrow(parseTimeoutSeconds(text), 'FRAUDCTL_TIMEOUT', quote(text), 'set it to a number of seconds, e.g. FRAUDCTL_TIMEOUT=10, or unset it');
+  } else if (stored.timeoutSeconds !== undefined) {
+    timeoutSeconds = orThrow(checkTimeoutSeconds(stored.timeoutSeconds), fileSource('timeoutSeconds'), String(stored.timeoutSeconds));
+  } else {
+    timeoutSeconds = DEFAULT_TIMEOUT_SECONDS;
+  }
+
+  const retries = stored.retries !== undefined ? orThrow(checkRetries(stored.retries), fileSource('retries'), String(stored.retries)) : DEFAULT_RETRIES;
+
+  return { profile, baseUrl, apiKey, apiKeySource, timeoutMs: Math.ceil(timeoutSeconds * 1000), retries, isSandbox };
+}
+
+function resolveBaseUrl(profile: string, stored: ProfileConfig, flags: SettingsFlags, env: NodeJS.ProcessEnv, fileSource: (key: string) => string): string | null {
+  const check = (value: string, source: string) => orThrow(checkBaseUrl(value), source, showUrl(value));
+  if (flags.baseUrl !== undefined) return check(flags.baseUrl, '--base-url');
+  const fromEnv = envValue(env, 'FRAUDCTL_BASE_URL');
+  if (fromEnv !== undefined) return check(fromEnv, 'FRAUDCTL_BASE_URL');
+  if (stored.baseUrl !== undefined) {
+    if (profile === SANDBOX_PROFILE) {
+      throw new UsageError(`${fileSource('baseUrl')}: the built-in sandbox profile cannot have a base URL`, 'give the remote service another profile name');
+    }
+    return check(stored.baseUrl, fileSource('baseUrl'));
+  }
+  if (profile === SANDBOX_PROFILE) return null;
+  throw new UsageError(`profile ${quote(profile)} has no service URL`, `set it with: fraudctl config set base-url URL --profile ${profile}`);
+}
+
+
+/** The key of these settings, or the error saying how to give one (exit 3). */
+export function requireApiKey(settings: Settings): string {
+  if (settings.apiKey !== null && settings.apiKey !== '') return settings.apiKey;
+  throw new CliError(
+    `no API key for profile ${quote(settings.profile)}`,
+    ExitCode.AUTH,
+    `run: fraudctl login --profile ${settings.profile} (or set FRAUDCTL_API_KEY)`,
+  );
+}

@@ -1,0 +1,29 @@
+import type { CliContext } from '../cli-context.js';
+import { colourLevel, createStyle, type Style } from './colours.js';
+import { jsonForTerminal } from './terminal-text.js';
+
+/*
+ * Where a command's results go: human text or JSON to stdout, notes to stderr, with colour
+ * decided once from the flag, the environment and whether stdout is a terminal.
+ */
+export interface Output {
+  readonly json: boolean;
+  readonly style: Style;
+  /** Human output, to stdout. The text must already be rendered (sanitised) by this room. */
+  print(text: string): void;
+  /** A value from the service, as JSON on stdout: equal when parsed, with terminal controls escaped. */
+  printJson(value: unknown): void;
+  /** A diagnostic or progress note, to stderr. */
+  note(text: string): void;
+}
+
+export function createOutput(context: CliContext, options: { json: boolean; noColorFlag: boolean }): Output {
+  const style = createStyle(colourLevel({ flagNoColor: options.noColorFlag, env: context.env, isTTY: Boolean(context.stdout.isTTY) }));
+  return {
+    json: options.json,
+    style,
+    print: (text) => context.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
+    printJson: (value) => context.stdout.write(`${jsonForTerminal(value, true)}\n`),
+    note: (text) => context.stderr.write(`${text}\n`),
+  };
+}

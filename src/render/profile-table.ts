@@ -1,0 +1,20 @@
+import Table from 'cli-table3';
+import type { ProfileListing } from '../profiles/config-commands.js';
+import type { Style } from './colours.js';
+import { terminalSafe } from './terminal-text.js';
+
+/** `fraudctl config list`: one row a profile, the active one marked; keys arrive redacted. */
+export function renderProfiles(profiles: readonly ProfileListing[], style: Style): string {
+  const table = new Table({ head: ['', 'profile', 'service', 'key', 'timeout', 'retries'].map((h) => style.heading(h)), style: { head: [], border: [] } });
+  for (const p of profiles) {
+    table.push([
+      p.active ? style.bold('*') : '',
+      terminalSafe(p.name) + (p.builtIn ? style.dim(' (built-in)') : ''),
+      terminalSafe(p.baseUrl),
+      terminalSafe(p.apiKey),
+      `${p.timeoutSeconds} s`,
+      String(p.retries),
+    ]);
+  }
+  return table.toString();
+}

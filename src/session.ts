@@ -1,0 +1,145 @@
+import type { Command } from 'commander';
+import type { CliContext } from './cli-context.js';
+import type { ApiClient } from './api/api-client.js';
+import type { Settings } from './profiles/settings.js';
+import type { Output } from './render/output.js';
+import type { Prompter } from './review/prompter.js';
+
+/*
+ * Everything a client command may need for one run, built lazily from the global options:
+ * settings, the API client (starting the embedded sandbox when no service is configured),
+ * the output (colour, JSON, sanitising) and the prompter. Nothing is loaded or constructed
+ * that the command does not ask for, which keeps start-up cheap.
+ */
+
+export interface GlobalOptions {
+  baseUrl?: string;
+  profile?: string;
+  timeout?: number;
+  json?: boolean;
+  color?: boolean;
+  input?: boolean;
+  debug?: boolean;
+}
+
+interface EmbeddedSandbox {
+  close(): Promise<void>;
+}
+
+export class Session {
+  private settingsValue?: Settings;
+  private clientValue?: ApiClient;
+  private outputValue?: Output;
+  private sandbox?: EmbeddedSandbox;
+
+  constructor(
+    readonly context: CliContext,
+    readonly globals: GlobalOptions,
+    private readonly settingsOverride?: Pick<Settings, 'profile' | 'baseUrl'>,
+  ) {}
+
+  /**
+   * A session for a profile that may not be configured yet (login checks a key against it
+   * before saving): that profile and URL, with the timeout and retries of this run.
+   */
+  withSettingsOverride(override: Pick<Settings, 'profile' | 'baseUrl'>): Session {
+    return new Session(this.context, this.globals, override);
+  }
+
+  get json(): boolean {
+    return this.globals.json === true;
+  }
+
+  /** Prompts only with a terminal on both ends, and never with --no-input. */
+  get canPrompt(): boolean {
+    return this.globals.input !== false && Boolean(this.context.stdin.isTTY) && Boolean(this.context.stdout.isTTY);
+  }
+
+  debugLine(line: string): void {
+    if (this.globals.debug) this.context.stderr.write(`debug: ${line}\n`);
+  }
+
+  async settings(): Promise<Settings> {
+    if (!this.settingsValue) {
+      const [{ resolveSettings }, { readConfigFile }] = await Promise.all([import('./profiles/settings.js'), import('./profiles/config-file.js')]);
+      const flags = {
+        ...(this.globals.baseUrl !== undefined ? { baseUrl: this.globals.baseUrl } : {}),
+        ...(this.globals.profile !== undefined ? { profile: this.globals.profile } : {}),
+        ...(this.globals.timeout !== undefined ? { timeoutSeconds: this.globals.timeout } : {}),
+      };
+      if (this.settingsOverride) {
+        // Only the timeout and retries are resolved as usual; no profile or URL from elsewhere applies.
+        const { FRAUDCTL_PROFILE, FRAUDCTL_BASE_URL, FRAUDCTL_API_KEY, ...env } = this.context.env;
+        const timeoutOnly = this.globals.timeout !== undefined ? { timeoutSeconds: this.globals.timeout } : {};
+        const base = resolveSettings(timeoutOnly, env, { profiles: {} });
+        this.settingsValue = { ...base, ...this.settingsOverride, apiKey: null, apiKeySource: null, isSandbox: this.settingsOverride.baseUrl === null };
+      } else {
+        this.settingsValue = resolveSettings(flags, this.context.env, readConfigFile(this.context.env));
+      }
+    }
+    return this.settingsValue;
+  }
+
+  async output(): Promise<Output> {
+    if (!this.outputValue) {
+      const { createOutput } = await import('./render/output.js');
+      this.outputValue = createOutput(this.context, { json: this.json, noColorFlag: this.globals.color === false });
+    }
+    return this.outputValue;
+  }
+
+  async prompter(): Promise<Prompter> {
+    const { createPrompter } = await import('./review/prompter.js');
+    return createPrompter(this.context);
+  }
+
+  /** The API client for the settings in force; with an explicit key, for `login`. */
+  async client(apiKeyOverride?: string): Promise<ApiClient> {
+    if (this.clientValue && apiKeyOverride === undefined) return this.clientValue;
+    const settings = await this.settings();
+    const { ApiClient } = await import('./api/api-client.js');
+    let baseUrl = settings.baseUrl;
+    if (baseUrl === null) baseUrl = await this.startEmbeddedSandbox();
+    let apiKey = apiKeyOverride ?? settings.apiKey;
+    if (apiKey === null) {
+      const { requireApiKey } = await import('./profiles/settings.js');
+      apiKey = requireApiKey(settings);
+    }
+    const client = new ApiClient({
+      baseUrl,
+      apiKey,
+      timeoutMs: settings.timeoutMs,
+      retry: { maxRetries: settings.retries },
+      env: this.context.env,
+      profile: settings.profile,
+      ...(this.globals.debug ? { debug: (line: string) => this.debugLine(line) } : {}),
+    });
+    if (apiKeyOverride === undefined) this.clientValue = client;
+    return client;
+  }
+
+  private async startEmbeddedSandbox(): Promise<string> {
+    const [{ startSandbox }, { defaultSandboxDb }] = await Promise.all([import('./sandbox/serve.js'), import('./paths/xdg-paths.js')]);
+    const dbPath = defaultSandboxDb(this.context.env);
+    const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, dbPath, env: this.context.env });
+    this.sandbox = sandbox;
+    const output = await this.output();
+    output.note(`${output.style.sandboxBadge(' SANDBOX ')} embedded local service, not production · data: ${dbPath}`);
+    return sandbox.url;
+  }
+
+  async close(): Promise<void> {
+    await this.clientValue?.close();
+    await this.sandbox?.close();
+  }
+}
+
+/** Runs a command's work with a session built from its global options, and always cleans up. */
+export async function withSession(context: CliContext, command: Command, work: (session: Session) => Promise<void>): Promise<void> {
+  const session = new Session(context, command.optsWithGlobals<GlobalOptions>());
+  try {
+    await work(session);
+  } finally {
+    await session.close();
+  }
+}

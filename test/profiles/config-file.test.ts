@@ -1,0 +1,202 @@
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CliError, UsageError } from '../../src/errors/cli-error.js';
+import { configFilePath, readConfigFile, writeConfigFile, type ConfigFile } from '../../src/profiles/config-file.js';
+import { modeOf, tempEnv, thrown } from './temp-env.js';
+
+function writeRaw(path: string, content: unknown): void {
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+}
+
+const prod: ConfigFile = {
+  activeProfile: 'prod',
+  profiles: { prod: { baseUrl: 'https://fraud.example.com', apiKey: 'live-key-0123456789', timeoutSeconds: 12.5, retries: 0 } },
+};
+
+describe('where the config file lives', () => {
+  it('is config.json in the fraudctl directory under XDG_CONFIG_HOME', () => {
+    const t = tempEnv();
+    expect(configFilePath(t.env)).toBe(join(t.root, 'fraudctl', 'config.json'));
+  });
+
+  it('falls back to ~/.config when XDG_CONFIG_HOME is unset or relative', () => {
+    const t = tempEnv();
+    expect(configFilePath({ HOME: t.root })).toBe(join(t.root, '.config', 'fraudctl', 'config.json'));
+    expect(configFilePath({ HOME: t.root, XDG_CONFIG_HOME: 'relative/dir' })).toBe(join(t.root, '.config', 'fraudctl', 'config.json'));
+  });
+});
+
+describe('readConfigFile', () => {
+  it('gives no profiles when there is no file, and creates nothing', () => {
+    const t = tempEnv();
+    expect(readConfigFile(t.env)).toEqual({ profiles: {} });
+    expect(existsSync(t.configDir)).toBe(false);
+  });
+
+  it('gives no profiles for an empty file', () => {
+    const t = tempEnv();
+    writeRaw(t.configPath, '\n');
+    expect(readConfigFile(t.env)).toEqual({ profiles: {} });
+  });
+
+  it('reads what writeConfigFile wrote', () => {
+    const t = tempEnv();
+    writeConfigFile(t.env, prod);
+    expect(readConfigFile(t.env)).toEqual(prod);
+  });
+
+  it('accepts a file with only some of the fields, and a byte-order mark', () => {
+    const t = tempEnv();
+    writeRaw(t.configPath, '\uFEFF{"profiles": {"staging": {"timeoutSeconds": 5}}}');
+    expect(readConfigFile(t.env)).toEqual({ profiles: { staging: { timeoutSeconds: 5 } } });
+    writeRaw(t.configPath, '{"activeProfile": "sandbox"}');
+    expect(readConfigFile(t.env)).toEqual({ activeProfile: 'sandbox', profiles: {} });
+  });
+
+  it('refuses a file that is not JSON, naming the file', () => {
+    const t = tempEnv();
+    writeRaw(t.configPath, '{"profiles": {');
+    const error = thrown(() => readConfigFile(t.env));
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toContain(`config file ${t.configPath} is not valid JSON`);
+    expect(error.hint).toMatch(/editor/);
+  });
+
+  it('refuses a config file that is a directory, naming it', () => {
+    const t = tempEnv();
+    mkdirSync(t.configPath, { recursive: true });
+    const error = thrown(() => readConfigFile(t.env));
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).toBe(`cannot read config file ${t.configPath}: EISDIR`);
+  });
+
+  it.each([
+    ['an array', [], 'must hold a JSON object'],
+    ['an unknown top-level key', { activeprofile: 'prod' }, 'unknown key "activeprofile" (known: activeProfile, profiles)'],
+    ['an activeProfile that is not a name', { activeProfile: 'my prod' }, 'activeProfile must be a profile name'],
+    ['profiles as an array', { profiles: [] }, 'profiles must be an object'],
+    ['a profile name with a space', { profiles: { 'my prod': {} } }, 'profile name "my prod" must be 1 to 64 letters, digits, _ or -'],
+    ['a profile name of 65 characters', { profiles: { ['p'.repeat(65)]: {} } }, `profile name "${'p'.repeat(65)}" must be`],
+    ['a profile that is a string', { profiles: { prod: 'https://x' } }, 'profiles.prod must be an object'],
+    ['a typo in a profile key', { profiles: { prod: { timeout: 30 } } }, 'profiles.prod has an unknown key "timeout" (known: baseUrl, apiKey, timeoutSeconds, retries)'],
+    ['a base URL in the sandbox profile', { profiles: { sandbox: { baseUrl: 'https://x.example' } } }, 'profiles.sandbox cannot have a baseUrl'],
+    ['a base URL that is not http(s)', { profiles: { prod: { baseUrl: 'ftp://fraud.example.com' } } }, 'profiles.prod.baseUrl must be an absolute http:// or https:// URL'],
+    ['a relative base URL', { profiles: { prod: { baseUrl: 'fraud.example.com' } } }, 'profiles.prod.baseUrl must be an absolute'],
+    ['a base URL with credentials', { profiles: { prod: { baseUrl: 'https://me:pw@fraud.example.com' } } }, 'profiles.prod.baseUrl must not contain a user name or password'],
+    ['a base URL that is a number', { profiles: { prod: { baseUrl: 42 } } }, 'profiles.prod.baseUrl must be a string'],
+    ['a key that is a number', { profiles: { prod: { apiKey: 1234 } } }, 'profiles.prod.apiKey must be a non-empty string'],
+    ['an empty key', { profiles: { prod: { apiKey: '' } } }, 'profiles.prod.apiKey must be a non-empty string'],
+    ['a negative timeout', { profiles: { prod: { timeoutSeconds: -1 } } }, 'profiles.prod.timeoutSeconds must be a positive number'],
+    ['a zero timeout', { profiles: { prod: { timeoutSeconds: 0 } } }, 'profiles.prod.timeoutSeconds must be a positive number'],
+    ['a timeout in a string', { profiles: { prod: { timeoutSeconds: '30' } } }, 'profiles.prod.timeoutSeconds must be a positive number'],
+    ['a timeout over a day', { profiles: { prod: { timeoutSeconds: 86_401 } } }, 'profiles.prod.timeoutSeconds must be a positive number of seconds, at most 86400'],
+    ['too many retries', { profiles: { prod: { retries: 11 } } }, 'profiles.prod.retries must be a whole number from 0 to 10'],
+    ['fractional retries', { profiles: { prod: { retries: 1.5 } } }, 'profiles.prod.retries must be a whole number'],
+  ])('refuses a file with %s, naming the file and the field', (_name, content, message) => {
+    const t = tempEnv();
+    writeRaw(t.configPath, content);
+    const error = thrown(() => readConfigFile(t.env));
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).toContain(`config file ${t.configPath}: ${message}`);
+    expect(error.message).not.toContain('\n');
+  });
+
+  it('does not repeat a malformed key in its message', () => {
+    const t = tempEnv();
+    writeRaw(t.configPath, { profiles: { prod: { apiKey: 'secret part\nsecond-line' } } });
+    const error = thrown(() => readConfigFile(t.env));
+    expect(error.message).toMatch(/profiles\.prod\.apiKey/);
+    expect(error.message).not.toContain('secret');
+  });
+
+  it('treats "constructor" and "__proto__" as ordinary profile names', () => {
+    const t = tempEnv();
+    writeRaw(t.configPath, '{"profiles": {"__proto__": {"timeoutSeconds": 7}, "constructor": {"retries": 1}}}');
+    const file = readConfigFile(t.env);
+    expect(Object.keys(file.profiles).sort()).toEqual(['__proto__', 'constructor']);
+    expect(Object.hasOwn(file.profiles, '__proto__')).toBe(true);
+    expect(file.profiles['__proto__']).toEqual({ timeoutSeconds: 7 });
+    expect(({} as Record<string, unknown>).timeoutSeconds).toBeUndefined();
+    writeConfigFile(t.env, file);
+    expect(JSON.parse(readFileSync(t.configPath, 'utf8'))).toEqual(JSON.parse('{"profiles": {"__proto__": {"timeoutSeconds": 7}, "constructor": {"retries": 1}}}'));
+  });
+});
+
+describe('writeConfigFile', () => {
+  it('creates the directory with mode 0700 and the file with mode 0600', () => {
+    const t = tempEnv();
+    writeConfigFile(t.env, prod);
+    expect(modeOf(t.configDir)).toBe(0o700);
+    expect(modeOf(t.configPath)).toBe(0o600);
+  });
+
+  it('leaves the file at 0600 when a 0644 one was there before', () => {
+    const t = tempEnv();
+    writeRaw(t.configPath, { profiles: {} });
+    chmodSync(t.configPath, 0o644);
+    writeConfigFile(t.env, prod);
+    expect(modeOf(t.configPath)).toBe(0o600);
+    expect(readConfigFile(t.env)).toEqual(prod);
+  });
+
+  it('does not change the mode of a directory that already existed', () => {
+    const t = tempEnv();
+    mkdirSync(t.configDir, { mode: 0o755 });
+    chmodSync(t.configDir, 0o755);
+    writeConfigFile(t.env, prod);
+    expect(modeOf(t.configDir)).toBe(0o755);
+    expect(modeOf(t.configPath)).toBe(0o600);
+  });
+
+  it('leaves no temp files behind, however many times it writes', () => {
+    const t = tempEnv();
+    for (let i = 1; i <= 5; i++) writeConfigFile(t.env, { profiles: { prod: { retries: i } } });
+    expect(readdirSync(t.configDir)).toEqual(['config.json']);
+    expect(readConfigFile(t.env).profiles.prod).toEqual({ retries: 5 });
+  });
+
+  it('writes readable JSON, keys in a fixed order', () => {
+    const t = tempEnv();
+    writeConfigFile(t.env, { profiles: { p: { retries: 1, timeoutSeconds: 2, apiKey: 'k-1234567890ab', baseUrl: 'https://x.example' } }, activeProfile: 'p' });
+    expect(readFileSync(t.configPath, 'utf8')).toBe(
+      '{\n  "activeProfile": "p",\n  "profiles": {\n    "p": {\n      "baseUrl": "https://x.example",\n      "apiKey": "k-1234567890ab",\n      "timeoutSeconds": 2,\n      "retries": 1\n    }\n  }\n}\n',
+    );
+  });
+
+  it('refuses to write a configuration it would refuse to read, leaving the old file as it was', () => {
+    const t = tempEnv();
+    writeConfigFile(t.env, prod);
+    const before = readFileSync(t.configPath, 'utf8');
+    const error = thrown(() => writeConfigFile(t.env, { profiles: { prod: { timeoutSeconds: 0 } } }));
+    expect(error).toBeInstanceOf(UsageError);
+    expect(readFileSync(t.configPath, 'utf8')).toBe(before);
+  });
+
+  it('when the rename fails, says which file and leaves no temp file', () => {
+    const t = tempEnv();
+    mkdirSync(t.configPath, { recursive: true }); // config.json is a directory: rename over it fails
+    const error = thrown(() => writeConfigFile(t.env, prod));
+    expect(error).toBeInstanceOf(CliError);
+    expect(error.message).toMatch(new RegExp(`^cannot write config file ${t.configPath}: E[A-Z]+$`));
+    expect(readdirSync(t.configDir)).toEqual(['config.json']);
+  });
+
+  it('follows a symlinked config.json: the link stays, its target gets the new content at 0600', () => {
+    const t = tempEnv();
+    const dotfiles = join(t.root, 'dotfiles');
+    mkdirSync(dotfiles);
+    mkdirSync(t.configDir);
+    writeFileSync(join(dotfiles, 'fraudctl.json'), '{}');
+    chmodSync(join(dotfiles, 'fraudctl.json'), 0o644);
+    symlinkSync(join(dotfiles, 'fraudctl.json'), t.configPath);
+    writeConfigFile(t.env, prod);
+    expect(lstatSync(t.configPath).isSymbolicLink()).toBe(true);
+    expect(realpathSync(t.configPath)).toBe(realpathSync(join(dotfiles, 'fraudctl.json')));
+    expect(modeOf(join(dotfiles, 'fraudctl.json'))).toBe(0o600);
+    expect(readConfigFile(t.env)).toEqual(prod);
+    expect(readdirSync(dotfiles)).toEqual(['fraudctl.json']);
+  });
+});
