@@ -12,7 +12,13 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20.19',
-  packages: 'external',
+  // Bundled: what client commands load (commander, undici, chalk, cli-table3, prompts), so start-up
+  // reads a few files instead of hundreds. External: the sandbox's server-side packages (loaded
+  // only by sandbox commands) and libsql, a native module.
+  external: ['fastify', '@fastify/swagger', 'libsql', 'json-logic-engine', '@sinclair/typebox', 'safe-stable-stringify', 'env-paths'],
+  minify: true,
+  // Bundled CommonJS packages call require() for Node built-ins; give ESM chunks one.
+  banner: { js: "import { createRequire as __fraudctlRequire } from 'node:module'; const require = __fraudctlRequire(import.meta.url);" },
   sourcemap: true,
   logLevel: 'warning',
 });

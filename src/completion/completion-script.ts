@@ -35,8 +35,10 @@ function bash(program: Command): string {
   const globals = [...longFlags(program.options), '--help'].join(' ');
   const nodes = tree(program);
   const cases: string[] = [];
+  const paths: string[] = [];
   const walk = (list: Node[]) => {
     for (const n of list) {
+      paths.push(n.path.join(' '));
       const words = [...n.children.map((c) => c.name), ...n.options, '--help'].join(' ');
       cases.push(`    "${n.path.join(' ')}") words="${words}" ;;`);
       walk(n.children);
@@ -50,7 +52,10 @@ _fraudctl() {
   prev="\${COMP_WORDS[COMP_CWORD-1]}"
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="\${COMP_WORDS[i]}"
-    case "$w" in -*) ;; *) case "\${COMP_WORDS[i-1]}" in --profile|--base-url|--timeout|--state|--comments|--port|--host|--db|--config|--chaos) ;; *) path="\${path:+$path }$w" ;; esac ;; esac
+    case "$w" in -*) continue ;; esac
+    case "\${COMP_WORDS[i-1]}" in --profile|--base-url|--timeout|--state|--comments|--port|--host|--db|--config|--chaos) continue ;; esac
+    # Only command words extend the path; an argument such as an event id does not.
+    case "|${paths.join('|')}|" in *"|\${path:+$path }$w|"*) path="\${path:+$path }$w" ;; esac
   done
   case "$prev" in
     --state) COMPREPLY=($(compgen -W "${KNOWN_STATES.join(' ')}" -- "$cur")); return ;;

@@ -1,0 +1,94 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TERMINAL_CONTROLS, useSandboxForCli } from '../support/cli-against-sandbox.js';
+
+/*
+ * What a user sees when the service is not there, not what it should be, or slow: one clear
+ * line (sanitised), the right exit code, and never the API key.
+ */
+const cli = useSandboxForCli();
+const SECRET = 'sk-live-very-secret-0123456789';
+
+let server: Server;
+let url: string;
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    if (req.url?.startsWith('/event/html')) {
+      res.writeHead(502, { 'content-type': 'text/html' });
+      res.end('<html><head><title>Bad Gateway \u001b[31m</title></head><body>nginx</body></html>');
+    } else if (req.url?.startsWith('/event/trickle')) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const timer = setInterval(() => res.write(' '), 200);
+      res.on('close', () => clearInterval(timer));
+    } else if (req.url?.startsWith('/event/hostile')) {
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ requestId: 'r\u001b]0;pwned\u0007', errorType: 'UNAUTHORIZED\u202e', errorCodes: ['API_KEY_INVALID\u009b2J'] }));
+    } else {
+      res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' });
+      res.end(JSON.stringify({ requestId: 'r-1', errorType: 'SERVICE_UNAVAILABLE', errorCodes: ['OVERLOADED'] }));
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+const run = (args: string[]) => cli.run([...args, '--base-url', url], { env: { FRAUDCTL_API_KEY: SECRET } });
+
+describe('client errors', () => {
+  it('connection refused: exit 6, one line saying where and what to check', async () => {
+    const result = await cli.run(['show', 'x', '--base-url', 'http://127.0.0.1:1'], { env: { FRAUDCTL_API_KEY: SECRET } });
+    expect(result.code).toBe(6);
+    expect(result.stderr).toMatch(/^error: cannot connect to 127\.0\.0\.1:1: connection refused$/m);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('an HTML page from a proxy: exit 6 for a 502, described without its markup or escapes', async () => {
+    const result = await run(['show', 'html-1']);
+    expect(result.code).toBe(6);
+    expect(result.stderr).toContain('an HTML page titled "Bad Gateway');
+    expect(result.stderr).not.toContain('<html');
+    expect(result.stderr).not.toMatch(TERMINAL_CONTROLS);
+  });
+
+  it('a server that trickles bytes still times out, exit 6', async () => {
+    const started = Date.now();
+    const result = await run(['show', 'trickle-1', '--timeout', '1']);
+    expect(result.code).toBe(6);
+    expect(result.stderr).toMatch(/no complete answer from .* within 1 s/);
+    expect(Date.now() - started).toBeLessThan(8_000);
+  });
+
+  it('503 is retried, then reported as unavailable, exit 6', async () => {
+    const result = await run(['show', 'busy-1', '--debug']);
+    expect(result.code).toBe(6);
+    expect(result.stderr).toMatch(/the service is unavailable while fetching event "busy-1" \(503 SERVICE_UNAVAILABLE: OVERLOADED, request r-1\)/);
+    expect(result.stderr.match(/→ GET/g)?.length).toBe(4);
+  });
+
+  it('hostile error fields are neutralised', async () => {
+    const result = await run(['show', 'hostile-1']);
+    expect(result.code).toBe(3);
+    expect(result.stderr).not.toMatch(TERMINAL_CONTROLS);
+    expect(result.stderr).toContain('fraudctl login');
+  });
+
+  it('--debug logs requests and responses with the key redacted, and the key appears nowhere', async () => {
+    const outputs = [await run(['show', 'busy-1', '--debug']), await run(['set-state', 'busy-1', '--state', 'APPROVED', '--dry-run']), await run(['show', 'hostile-1', '--debug'])];
+    const debug = outputs[0]!.stderr;
+    expect(debug).toContain(`→ GET ${url}/event/busy-1`);
+    expect(debug).toContain('"x-client-api-key":"[redacted]"');
+    expect(debug).toContain('← 503');
+    for (const o of outputs) {
+      expect(o.stdout + o.stderr).not.toContain(SECRET);
+      expect(o.stdout + o.stderr).not.toContain(SECRET.slice(0, 12));
+    }
+  });
+
+  it('without --debug an error is one line and a hint, no stack', async () => {
+    const plain = await run(['show', 'html-1']);
+    expect(plain.stderr.split('\n').filter(Boolean).length).toBeLessThanOrEqual(2);
+    expect(plain.stderr).not.toMatch(/\n\s+at /);
+  });
+});

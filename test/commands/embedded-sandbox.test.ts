@@ -1,0 +1,21 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { cliEnv, runCli } from '../support/cli.js';
+import { tempDir } from '../support/sandbox.js';
+
+/* A fresh machine: no config, no service. The CLI runs the sandbox itself. */
+const tmp = tempDir();
+afterAll(() => tmp.remove());
+const env = cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: `${tmp.dir}/config`, XDG_DATA_HOME: `${tmp.dir}/data` });
+
+describe('the embedded sandbox', () => {
+  it('lets submit then show work with nothing configured, marked as sandbox, kept between runs', async () => {
+    const submit = await runCli(['submit', 'examples/review.json'], { env });
+    expect(submit.code).toBe(0);
+    expect(submit.stdout).toContain('REVIEW');
+    expect(submit.stderr).toMatch(/SANDBOX .*embedded local service, not production · data: .*\/data\/fraudctl\/sandbox\.db/);
+    const show = await runCli(['show', 'ord-1002'], { env });
+    expect(show.code).toBe(0);
+    expect(show.stdout).toMatch(/state\s+│ PENDING_REVIEW/);
+    expect(show.stderr).toContain('SANDBOX');
+  });
+});

@@ -1,0 +1,73 @@
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { useSandboxForCli } from '../support/cli-against-sandbox.js';
+import { DEMO_KEY } from '../support/sandbox.js';
+
+const cli = useSandboxForCli();
+/** No key or URL from the environment: only what login stored. */
+const bare = { FRAUDCTL_API_KEY: '', FRAUDCTL_BASE_URL: '' };
+const configFile = () => join(cli.dir, 'config', 'fraudctl', 'config.json');
+
+describe('fraudctl login and config', () => {
+  it('checks a key read from stdin, stores it with mode 0600, and later commands use it', async () => {
+    const login = await cli.run(['login', '--profile', 'local', '--base-url', cli.sb.url], { input: `${DEMO_KEY}\n`, env: bare });
+    expect(login.code).toBe(0);
+    expect(login.stderr).toContain('profile "local"');
+    expect(login.stderr).not.toContain(DEMO_KEY);
+    expect(statSync(configFile()).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(configFile(), 'utf8')).profiles.local).toEqual({ baseUrl: cli.sb.url, apiKey: DEMO_KEY });
+
+    const show = await cli.run(['show', 'missing-1', '--profile', 'local'], { env: bare });
+    expect(show.code).toBe(4);
+
+    const list = await cli.run(['config', 'list', '--profile', 'local'], { env: bare });
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain('local');
+    expect(list.stdout).toContain(`****${DEMO_KEY.slice(-4)}`);
+    expect(list.stdout).not.toContain(DEMO_KEY);
+    const json = await cli.run(['config', 'list', '--json'], { env: bare });
+    expect(json.stdout).not.toContain(DEMO_KEY);
+  });
+
+  it('refuses a key the service does not accept, exit 3, and saves nothing', async () => {
+    const result = await cli.run(['login', '--profile', 'wrong', '--base-url', cli.sb.url], { input: 'not-the-key-123456', env: bare });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/did not accept this key: nothing was saved/);
+    expect(result.stderr).not.toContain('not-the-key-123456');
+    const get = await cli.run(['config', 'get', 'api-key', '--profile', 'wrong'], { env: bare });
+    expect(get.code).toBe(2);
+  });
+
+  it('exits 2 without a key on stdin, and without a URL for a new profile', async () => {
+    expect((await cli.run(['login', '--profile', 'p2', '--base-url', cli.sb.url], { input: '', env: bare })).code).toBe(2);
+    const noUrl = await cli.run(['login', '--profile', 'p3'], { input: DEMO_KEY, env: bare });
+    expect(noUrl.code).toBe(2);
+    expect(noUrl.stderr).toContain('--base-url');
+  });
+
+  it('sets, gets and unsets settings, and refuses to take a key as an argument', async () => {
+    expect((await cli.run(['config', 'set', 'base-url', 'https://fraud.example.com', '--profile', 'prod'], { env: bare })).code).toBe(0);
+    expect((await cli.run(['config', 'set', 'timeout', '12', '--profile', 'prod'], { env: bare })).code).toBe(0);
+    expect((await cli.run(['config', 'get', 'base-url', '--profile', 'prod'], { env: bare })).stdout.trim()).toBe('https://fraud.example.com');
+    expect((await cli.run(['config', 'get', 'timeout', '--profile', 'prod'], { env: bare })).stdout.trim()).toBe('12');
+    const key = await cli.run(['config', 'set', 'api-key', 'abc', '--profile', 'prod'], { env: bare });
+    expect(key.code).toBe(2);
+    expect(key.stderr).toContain('fraudctl login');
+    const badUrl = await cli.run(['config', 'set', 'base-url', 'ftp://x', '--profile', 'prod'], { env: bare });
+    expect(badUrl.code).toBe(2);
+    expect((await cli.run(['config', 'use', 'prod'], { env: bare })).code).toBe(0);
+    expect((await cli.run(['config', 'list'], { env: bare })).stdout).toMatch(/\*\s+│ prod/);
+  });
+
+  it('takes flags over environment over the config file', async () => {
+    // The file says prod (https://fraud.example.com, unreachable here); the environment and a flag win over it.
+    const viaEnv = await cli.run(['show', 'missing-2'], { env: { FRAUDCTL_BASE_URL: cli.sb.url, FRAUDCTL_API_KEY: DEMO_KEY } });
+    expect(viaEnv.code).toBe(4);
+    const viaFlag = await cli.run(['show', 'missing-2', '--base-url', cli.sb.url], { env: { FRAUDCTL_BASE_URL: 'http://127.0.0.1:1', FRAUDCTL_API_KEY: DEMO_KEY } });
+    expect(viaFlag.code).toBe(4);
+    const unknown = await cli.run(['show', 'x', '--profile', 'nope'], { env: bare });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('no profile "nope"');
+  });
+});

@@ -1,0 +1,193 @@
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EventSummary } from '../../src/contract/index.js';
+import { BIN } from '../support/cli.js';
+import { useSandboxForCli } from '../support/cli-against-sandbox.js';
+
+const cli = useSandboxForCli();
+let n = 0;
+async function reviewEvent(): Promise<string> {
+  const id = `ss-${++n}`;
+  const res = await cli.sb.call('POST', '/event', { body: { id, amount: 1500, currency: 'EUR' } });
+  expect((res.json as { state: string }).state).toBe('PENDING_REVIEW');
+  return id;
+}
+const stateOf = async (id: string) => ((await cli.sb.call('GET', `/event/${id}`)).json as EventSummary).state;
+
+describe('fraudctl set-state with flags', () => {
+  it('changes the state, records the comment and prints the updated summary', async () => {
+    const id = await reviewEvent();
+    const result = await cli.run(['set-state', id, '--state', 'ESCALATED', '--comments', 'needs a second look']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/state\s+│ ESCALATED/);
+    expect(result.stdout).toMatch(/comments\s+│ needs a second look/);
+    expect(await stateOf(id)).toBe('ESCALATED');
+  });
+
+  it('--json prints the service body of the PATCH', async () => {
+    const id = await reviewEvent();
+    const result = await cli.run(['set-state', id, '--state', 'IN_REVIEW', '--json']);
+    expect(JSON.parse(result.stdout)).toEqual((await cli.sb.call('GET', `/event/${id}`)).json);
+  });
+
+  it('adds a comment alone', async () => {
+    const id = await reviewEvent();
+    const result = await cli.run(['set-state', id, '--comments', 'called the customer']);
+    expect(result.code).toBe(0);
+    expect(await stateOf(id)).toBe('PENDING_REVIEW');
+  });
+
+  it('exits 5 for a transition the service forbids, and changes nothing', async () => {
+    const id = await reviewEvent();
+    const result = await cli.run(['set-state', id, '--state', 'FRAUD_CONFIRMED']);
+    expect(result.code).toBe(5);
+    expect(result.stderr).toContain('INVALID_STATE_TRANSITION');
+    expect(result.stderr).toContain('fraudctl set-state --help');
+    expect(await stateOf(id)).toBe('PENDING_REVIEW');
+  });
+
+  it('--dry-run prints the request, key redacted, and sends nothing', async () => {
+    const id = await reviewEvent();
+    const result = await cli.run(['set-state', id, '--state', 'APPROVED', '--comments', 'ok', '--dry-run']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`PATCH ${cli.sb.url}/event/${id}/state`);
+    expect(result.stdout).toContain('x-client-api-key: [redacted]');
+    expect(result.stdout).toContain('"state": "APPROVED"');
+    expect(result.stdout).not.toContain('sandbox-demo-key');
+    expect(await stateOf(id)).toBe('PENDING_REVIEW');
+  });
+
+  it('path-encodes ids so an id with a slash reaches its own resource', async () => {
+    const result = await cli.run(['set-state', 'a/b', '--state', 'APPROVED', '--dry-run']);
+    expect(result.stdout).toContain('/event/a%2Fb/state');
+  });
+});
+
+describe('fraudctl set-state without a terminal', () => {
+  it.each([[[]], [['--no-input']]])('exits 2 at once naming --state when the state is missing (%j)', async (extra) => {
+    const id = await reviewEvent();
+    const started = Date.now();
+    const result = await cli.run(['set-state', id, ...extra]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^error: set-state needs --state \(or --comments\) when it cannot prompt$/m);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await stateOf(id)).toBe('PENDING_REVIEW');
+  });
+});
+
+describe('fraudctl set-state against a service that answers 204', () => {
+  let server: Server;
+  let url: string;
+  const seen: string[] = [];
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      if (req.method === 'PATCH') {
+        res.statusCode = 204;
+        res.end();
+        return;
+      }
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ id: 'x-1', totalScore: 40, state: 'APPROVED', allowlistMatch: false, denylistMatch: false }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('fetches and shows the summary after an empty 204', async () => {
+    const result = await cli.run(['set-state', 'x-1', '--state', 'APPROVED', '--base-url', url]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/state\s+│ APPROVED/);
+    expect(seen).toEqual(['PATCH /event/x-1/state', 'GET /event/x-1']);
+  });
+
+  it('prints nothing on stdout with --json, since the service sent no body', async () => {
+    const result = await cli.run(['set-state', 'x-1', '--state', 'APPROVED', '--base-url', url, '--json']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('');
+  });
+});
+
+/**
+ * Runs fraudctl on a real pseudo-terminal (util-linux `script`), answering prompts as they
+ * appear. `steps` are [text to wait for, keys to send].
+ */
+function onTerminal(args: string[], steps: [RegExp, string][], env: NodeJS.ProcessEnv): Promise<{ code: number | null; screen: string }> {
+  const command = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qfec', command, '/dev/null'], { env: { ...env, TERM: 'xterm' } });
+    let screen = '';
+    let step = 0;
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`stuck at step ${step}; screen so far:\n${screen}`));
+    }, 15_000);
+    child.stdout.on('data', (d: Buffer) => {
+      screen += d.toString();
+      while (step < steps.length && steps[step]![0].test(screen)) {
+        child.stdin.write(steps[step]![1]);
+        step++;
+      }
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, screen });
+    });
+  });
+}
+
+const DOWN = '\u001b[B';
+const ENTER = '\r';
+
+describe('fraudctl set-state on a terminal', () => {
+  it('asks for the state from a list (current one marked), then a comment, then confirms before → after', async () => {
+    const id = await reviewEvent();
+    // Allowed transitions come first: IN_REVIEW, ESCALATED, APPROVED, DECLINED; two downs pick APPROVED.
+    const { code, screen } = await onTerminal(
+      ['set-state', id],
+      [
+        [/New state/, `${DOWN}${DOWN}${ENTER}`],
+        [/Comments/, `verified by phone${ENTER}`],
+        [/PENDING_REVIEW → APPROVED with comment "verified by phone"\?/, `y${ENTER}`],
+      ],
+      cli.env(),
+    );
+    expect(screen).toContain('PENDING_REVIEW (current)');
+    expect(code).toBe(0);
+    expect(await stateOf(id)).toBe('APPROVED');
+    expect(((await cli.sb.call('GET', `/event/${id}`)).json as EventSummary).comments).toBe('verified by phone');
+  });
+
+  it('takes a state the list does not know through "other…"', async () => {
+    const id = await reviewEvent();
+    const { screen } = await onTerminal(
+      ['set-state', id, '--comments', 'x'],
+      [
+        [/New state/, `${'\u001b[A'.repeat(2)}${ENTER}`],
+        [/State/, `ON_HOLD${ENTER}`],
+        [/→ ON_HOLD/, `y${ENTER}`],
+      ],
+      cli.env(),
+    );
+    // The sandbox does not know ON_HOLD: its refusal comes back as a clear error.
+    expect(screen).toContain('INVALID_STATE');
+  });
+
+  it('exits 130 and changes nothing when the confirmation is declined', async () => {
+    const id = await reviewEvent();
+    const { code } = await onTerminal(['set-state', id, '--state', 'DECLINED', '--comments', 'no'], [[/DECLINED/, `n${ENTER}`]], cli.env());
+    expect(code).toBe(130);
+    expect(await stateOf(id)).toBe('PENDING_REVIEW');
+  });
+
+  it('exits 130 on Ctrl-C at a prompt', async () => {
+    const id = await reviewEvent();
+    const { code } = await onTerminal(['set-state', id], [[/New state/, '\u0003']], cli.env());
+    expect(code).toBe(130);
+    expect(await stateOf(id)).toBe('PENDING_REVIEW');
+  });
+});
