@@ -140,7 +140,8 @@ export class ApiClient {
         retryAfterMs = parseRetryAfter(response.headers['retry-after']);
         this.options.debug?.(`retrying after ${response.status}`);
       } catch (error) {
-        const safeToRepeat = error instanceof NetworkError && error.failure !== 'timeout' && (op.idempotent || !error.maybeProcessed);
+        // A timeout used the deadline up; an over-large answer would only come again.
+        const safeToRepeat = error instanceof NetworkError && error.failure !== 'timeout' && error.failure !== 'other' && (op.idempotent || !error.maybeProcessed);
         if (!safeToRepeat || attempt >= this.policy.maxRetries) throw error;
         this.options.debug?.(`retrying after ${error.message}`);
       }
@@ -194,7 +195,7 @@ export class ApiClient {
       sent = true;
       const text = await readLimited(res.body);
       const requestId = headerValue(res.headers['x-request-id']);
-      this.options.debug?.(`← ${res.statusCode} in ${Date.now() - started} ms ${this.withoutKey(JSON.stringify(pickHeaders(res.headers)))}\n  ${safe(truncate(this.withoutKey(text), 2000))}`);
+      this.options.debug?.(`← ${res.statusCode} in ${Date.now() - started} ms ${this.withoutKey(JSON.stringify(pickHeaders(res.headers)))}\n  ${terminalSafe(truncate(this.withoutKey(text), 2000))}`);
       return { status: res.statusCode, headers: res.headers, text, requestId };
     } catch (error) {
       throw this.networkError(op, url, error, sent);
@@ -283,7 +284,7 @@ export class ApiClient {
         case 404:
           return [op.eventId ? `no event ${id} (${detail})` : `not found (${detail})`, op.eventId ? 'check the id: ids are case-sensitive' : 'check --base-url'];
         case 409:
-          return [`event ${id} already exists with a different payload (${detail})`, op.eventId ? `give the event a new id, or see the stored one with: fraudctl show ${safe(op.eventId)}` : undefined];
+          return [`${op.eventId ? `event ${id}` : 'the event'} already exists with a different payload (${detail})`, op.eventId ? `give the event a new id, or see the stored one with: fraudctl show ${safe(op.eventId)}` : undefined];
         case 422:
           return [`the service rejected the request while ${op.what} (${detail})`, errorCodes.some((c) => c.includes('STATE')) ? 'see the states and transitions in: fraudctl set-state --help' : 'fix the fields named above and try again'];
         case 400:
@@ -302,7 +303,8 @@ export class ApiClient {
           return [`the service answered ${detail} while ${op.what}`, undefined];
       }
     })();
-    return new ApiError(message, status, errorType, errorCodes, requestId, hint);
+    // A server that echoes the key back (in a quoted body or a code) must not get it printed.
+    return new ApiError(this.withoutKey(message), status, errorType, errorCodes, requestId, hint === undefined ? undefined : this.withoutKey(hint));
   }
 }
 

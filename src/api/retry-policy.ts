@@ -27,6 +27,8 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
   const text = Array.isArray(value) ? value[0] : value;
   if (!text) return undefined;
   if (/^\s*\d+\s*$/.test(text)) return Number(text) * 1000;
+  // An HTTP date ("Wed, 21 Oct 2026 07:28:00 GMT"); Date.parse alone would read junk like "-1" as a year.
+  if (!/GMT\s*$/.test(text)) return undefined;
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }

@@ -1,0 +1,655 @@
+/* eslint-disable no-control-regex -- these tests look for terminal control characters on purpose */
+import { readFileSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient, eventPath, previewRequest, type ApiClientOptions } from '../../src/api/api-client.js';
+import { ApiError, BadResponseError, NetworkError } from '../../src/api/api-error.js';
+import { DEMO_KEY, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { closedPort, destroy, empty, hang, json, redirect, startFakeServer, text, trickle, type FakeServer } from './fake-server.js';
+
+/*
+ * ApiClient against small scripted servers (for what the real sandbox cannot produce: odd
+ * statuses, dropped connections, slow or hostile answers), and a few round trips against the
+ * real sandbox.
+ */
+
+const KEY = 'secret-key-abcdef123456';
+/** What a terminal could act on, or that reorders text: ESC, C1, bidi controls. */
+const TERMINAL_ACTIVE = /[\u001b\u0080-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+let fakes: FakeServer[] = [];
+let clients: ApiClient[] = [];
+
+afterEach(async () => {
+  await Promise.all(fakes.map((f) => f.close()));
+  await Promise.all(clients.map((c) => c.close()));
+  fakes = [];
+  clients = [];
+});
+
+async function fake(): Promise<FakeServer> {
+  const server = await startFakeServer();
+  fakes.push(server);
+  return server;
+}
+
+interface TestClient {
+  client: ApiClient;
+  /** Every --debug line the client wrote. */
+  lines: string[];
+  /** Every wait between attempts (only recorded when `recordWaits`; they then take no time). */
+  waits: number[];
+}
+
+function makeClient(baseUrl: string, options: Partial<ApiClientOptions> & { recordWaits?: boolean } = {}): TestClient {
+  const lines: string[] = [];
+  const waits: number[] = [];
+  const { recordWaits, ...rest } = options;
+  const client = new ApiClient({
+    baseUrl,
+    apiKey: KEY,
+    timeoutMs: 5000,
+    env: {},
+    retry: { baseDelayMs: 1, maxDelayMs: 5 },
+    debug: (line) => lines.push(line),
+    ...(recordWaits
+      ? {
+          sleep: (ms: number) => {
+            waits.push(ms);
+            return Promise.resolve();
+          },
+        }
+      : {}),
+    ...rest,
+  });
+  clients.push(client);
+  return { client, lines, waits };
+}
+
+/** The error a call rejected with (fails the test if it resolved). */
+async function rejection(promise: Promise<unknown>): Promise<Error> {
+  const outcome = await promise.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+  if (!('error' in outcome)) throw new Error(`expected a rejection, got ${JSON.stringify(outcome.value)}`);
+  expect(outcome.error).toBeInstanceOf(Error);
+  return outcome.error as Error;
+}
+
+const requestLines = (lines: string[], method: string) => lines.filter((l) => l.startsWith(`→ ${method} `));
+
+describe('a status that is not success becomes a typed error with its exit code', () => {
+  type Call = (c: ApiClient) => Promise<unknown>;
+  const get: Call = (c) => c.getEvent('evt-1');
+  const submit: Call = (c) => c.submitEvent({ id: 'evt-1', amount: 1 });
+  const patch: Call = (c) => c.changeState('evt-1', { state: 'APPROVED' });
+
+  it.each<[number, string, number, RegExp, Call]>([
+    [401, 'GET', 3, /did not accept the API key/, get],
+    [403, 'GET', 3, /blocked/, get],
+    [404, 'GET', 4, /no event "evt-1"/, get],
+    [409, 'POST', 5, /"evt-1" already exists/, submit],
+    [400, 'POST', 5, /could not read the request/, submit],
+    [413, 'POST', 5, /too large/, submit],
+    [415, 'POST', 5, /content type/, submit],
+    [429, 'PATCH', 6, /rate limiting/, patch],
+    [502, 'GET', 6, /unavailable/, get],
+    [503, 'GET', 6, /unavailable/, get],
+    [504, 'GET', 6, /unavailable/, get],
+    [500, 'GET', 1, /answered 500/, get],
+  ])('%i on %s: exit code %i', async (status, _method, exitCode, message, call) => {
+    const server = await fake();
+    server.script(json(status, { requestId: `req-${status}`, errorType: `TYPE_${status}`, errorCodes: [] }));
+    const { client } = makeClient(server.url, { retry: { maxRetries: 0 } });
+    const error = await rejection(call(client));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status, exitCode, requestId: `req-${status}` });
+    expect(error.message).toMatch(message);
+    expect(error.message).toContain(`req-${status}`);
+  });
+
+  it('401: the hint says how to give a key', async () => {
+    const server = await fake();
+    server.script(json(401, { requestId: 'r', errorType: 'UNAUTHORIZED', errorCodes: [] }));
+    const { client } = makeClient(server.url, { profile: 'prod' });
+    const error = (await rejection(client.getEvent('evt-1'))) as ApiError;
+    expect(error.hint).toContain('fraudctl login --profile prod');
+  });
+
+  it('409 on submit: the hint names the stored event', async () => {
+    const server = await fake();
+    server.script(json(409, { requestId: 'r', errorType: 'CONFLICT', errorCodes: [] }));
+    const { client } = makeClient(server.url);
+    const error = (await rejection(client.submitEvent({ id: 'evt-9' }))) as ApiError;
+    expect(error.hint).toContain('fraudctl show evt-9');
+  });
+
+  it('422: the message lists every field code', async () => {
+    const server = await fake();
+    server.script(json(422, { requestId: 'req-422', errorType: 'INVALID_FIELDS', errorCodes: ['amount:REQUIRED', 'userIp:INVALID_FORMAT'] }));
+    const { client } = makeClient(server.url);
+    const error = (await rejection(client.submitEvent({ id: 'evt-1' }))) as ApiError;
+    expect(error).toMatchObject({ exitCode: 5, status: 422, errorType: 'INVALID_FIELDS', errorCodes: ['amount:REQUIRED', 'userIp:INVALID_FORMAT'] });
+    expect(error.message).toContain('amount:REQUIRED, userIp:INVALID_FORMAT');
+    expect(error.message).toContain('req-422');
+  });
+
+  it('takes the request id from X-Request-Id when the body has none', async () => {
+    const server = await fake();
+    server.script(json(404, { errorType: 'NOT_FOUND' }, { 'x-request-id': 'hdr-77' }));
+    const { client } = makeClient(server.url);
+    const error = (await rejection(client.getEvent('evt-1'))) as ApiError;
+    expect(error.requestId).toBe('hdr-77');
+    expect(error.message).toContain('hdr-77');
+  });
+});
+
+describe('retries', () => {
+  it('GET: retried on 503, then the success is returned', async () => {
+    const server = await fake();
+    server.script(json(503, { errorType: 'OVERLOADED' }), json(503, { errorType: 'OVERLOADED' }), json(200, { id: 'evt-1' }));
+    const { client } = makeClient(server.url);
+    await expect(client.getEvent('evt-1')).resolves.toMatchObject({ status: 200, body: { id: 'evt-1' } });
+    expect(server.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /event/evt-1', 'GET /event/evt-1', 'GET /event/evt-1']);
+  });
+
+  it('waits at least the Retry-After the server asked for', async () => {
+    const server = await fake();
+    server.script(json(503, {}, { 'retry-after': '2' }), json(200, { id: 'evt-1' }));
+    const { client, waits } = makeClient(server.url, { recordWaits: true, timeoutMs: 60_000 });
+    await client.getEvent('evt-1');
+    expect(waits).toHaveLength(1);
+    expect(waits[0]).toBeGreaterThanOrEqual(2000);
+    expect(waits[0]).toBeLessThan(2100);
+  });
+
+  it('clamps a long Retry-After to maxRetryAfterMs', async () => {
+    const server = await fake();
+    server.script(json(429, {}, { 'retry-after': '3600' }), json(200, { id: 'evt-1' }));
+    const { client, waits } = makeClient(server.url, { recordWaits: true, timeoutMs: 60_000, retry: { baseDelayMs: 1, maxDelayMs: 5, maxRetryAfterMs: 3000 } });
+    await client.getEvent('evt-1');
+    expect(waits).toEqual([3000]);
+  });
+
+  it('gives up at once, as a timeout, when Retry-After is past the deadline', async () => {
+    const server = await fake();
+    server.script(json(503, {}, { 'retry-after': '20' }), json(200, { id: 'evt-1' }));
+    const { client, waits } = makeClient(server.url, { recordWaits: true, timeoutMs: 5000 });
+    const error = await rejection(client.getEvent('evt-1'));
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ failure: 'timeout', exitCode: 6 });
+    expect(error.message).toContain('asked to retry later');
+    expect(waits).toEqual([]);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('PATCH: retried on 429 with the same body', async () => {
+    const server = await fake();
+    server.script(json(429, { errorType: 'RATE_LIMITED' }), json(200, { id: 'evt-1', state: 'APPROVED' }));
+    const { client } = makeClient(server.url);
+    await expect(client.changeState('evt-1', { state: 'APPROVED', comments: 'ok' })).resolves.toMatchObject({ status: 200 });
+    expect(server.requests).toHaveLength(2);
+    for (const r of server.requests) {
+      expect(r.method).toBe('PATCH');
+      expect(JSON.parse(r.body)).toEqual({ state: 'APPROVED', comments: 'ok' });
+    }
+  });
+
+  it('GET: retried when the connection drops, then the success is returned', async () => {
+    const server = await fake();
+    server.script(destroy, json(200, { id: 'evt-1' }));
+    const { client } = makeClient(server.url);
+    await expect(client.getEvent('evt-1')).resolves.toMatchObject({ status: 200, body: { id: 'evt-1' } });
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('POST: not retried on 504, and says the event may have been stored', async () => {
+    const server = await fake();
+    server.script(json(504, { requestId: 'r', errorType: 'SCORING_TIMEOUT' }), json(201, { id: 'evt-7' }));
+    const { client } = makeClient(server.url);
+    const error = await rejection(client.submitEvent({ id: 'evt-7' }));
+    expect(error).toMatchObject({ status: 504, exitCode: 6 });
+    expect(server.requests).toHaveLength(1);
+    expect((error as ApiError).hint).toContain('may have been stored');
+    expect((error as ApiError).hint).toContain('fraudctl show evt-7');
+  });
+
+  it('POST: not retried when the connection drops after the request was sent', async () => {
+    const server = await fake();
+    server.script(destroy, json(201, { id: 'evt-7' }));
+    const { client } = makeClient(server.url);
+    const error = await rejection(client.submitEvent({ id: 'evt-7' }));
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ failure: 'reset', exitCode: 6, maybeProcessed: true });
+    expect(server.requests).toHaveLength(1);
+    expect((error as NetworkError).hint).toContain('may have been stored');
+    expect((error as NetworkError).hint).toContain('fraudctl show evt-7');
+  });
+
+  it('POST: retried on 503 (the service did not process it)', async () => {
+    const server = await fake();
+    server.script(json(503, { errorType: 'OVERLOADED' }), json(201, { id: 'evt-7' }));
+    const { client } = makeClient(server.url);
+    await expect(client.submitEvent({ id: 'evt-7' })).resolves.toMatchObject({ status: 201, body: { id: 'evt-7' } });
+    expect(server.requests.map((r) => r.method)).toEqual(['POST', 'POST']);
+    expect(server.requests[0]?.body).toBe(server.requests[1]?.body);
+  });
+
+  it('POST: retried when the connection is refused (nothing was sent), then fails as refused', async () => {
+    const port = await closedPort();
+    const { client, lines, waits } = makeClient(`http://127.0.0.1:${port}`, { recordWaits: true, retry: { maxRetries: 2 } });
+    const error = await rejection(client.submitEvent({ id: 'evt-7' }));
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ failure: 'refused', exitCode: 6, maybeProcessed: false });
+    expect(error.message).toContain('connection refused');
+    expect(requestLines(lines, 'POST')).toHaveLength(3);
+    expect(waits).toHaveLength(2);
+  });
+
+  it('stops after maxRetries; the error is the last status', async () => {
+    const server = await fake();
+    server.script(json(503, { requestId: 'first' }), json(429, { requestId: 'second' }), json(429, { requestId: 'third' }), json(200, { id: 'evt-1' }));
+    const { client } = makeClient(server.url, { retry: { baseDelayMs: 1, maxDelayMs: 5, maxRetries: 2 } });
+    const error = await rejection(client.getEvent('evt-1'));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 429, requestId: 'third', exitCode: 6 });
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('does not retry a 4xx that will not change (404)', async () => {
+    const server = await fake();
+    server.script(json(404, { errorType: 'NOT_FOUND' }), json(200, { id: 'evt-1' }));
+    const { client } = makeClient(server.url);
+    await expect(client.getEvent('evt-1')).rejects.toMatchObject({ status: 404 });
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe('the deadline covers the whole call', () => {
+  it('a body that trickles in forever ends in a timeout', async () => {
+    const server = await fake();
+    server.script(trickle(200));
+    const { client } = makeClient(server.url, { timeoutMs: 1000 });
+    const started = performance.now();
+    const error = await rejection(client.getEvent('evt-1'));
+    const elapsed = performance.now() - started;
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ failure: 'timeout', exitCode: 6 });
+    expect(error.message).toContain('within 1 s');
+    expect(elapsed).toBeGreaterThan(800);
+    expect(elapsed).toBeLessThan(3000);
+    // A timeout ends the call: not retried inside the same deadline.
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('a server that never answers ends in a timeout', async () => {
+    const server = await fake();
+    server.script(hang);
+    const { client } = makeClient(server.url, { timeoutMs: 500 });
+    const started = performance.now();
+    const error = await rejection(client.getEvent('evt-1'));
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ failure: 'timeout', exitCode: 6 });
+  });
+
+  it('a POST that times out says the event may have been stored', async () => {
+    const server = await fake();
+    server.script(hang);
+    const { client } = makeClient(server.url, { timeoutMs: 500 });
+    const error = (await rejection(client.submitEvent({ id: 'evt-5' }))) as NetworkError;
+    expect(error).toMatchObject({ failure: 'timeout', maybeProcessed: true });
+    expect(error.hint).toContain('fraudctl show evt-5');
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe('tolerant reading of odd answers', () => {
+  it('a 502 HTML page from a gateway: described by its title, no markup in the message', async () => {
+    const server = await fake();
+    server.script(text(502, '<html><head><title>Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><hr><center>nginx</center></body></html>', 'text/html'));
+    const { client } = makeClient(server.url);
+    const error = await rejection(client.getEvent('evt-1'));
+    expect(error).toMatchObject({ status: 502, exitCode: 6 });
+    expect(error.message).toContain('an HTML page titled "Bad Gateway"');
+    expect(error.message).not.toMatch(/<\/?[a-z]+/i);
+  });
+
+  it('a 200 that is an HTML page: not JSON, exit 1', async () => {
+    const server = await fake();
+    server.script(text(200, '<!doctype html><html><title>Login portal</title></html>', 'text/html'));
+    const { client } = makeClient(server.url);
+    const error = await rejection(client.getEvent('evt-1'));
+    expect(error).toBeInstanceOf(BadResponseError);
+    expect(error).toMatchObject({ exitCode: 1 });
+    expect(error.message).toContain('not JSON');
+    expect(error.message).toContain('Login portal');
+  });
+
+  it('a 200 whose JSON is not an object', async () => {
+    const server = await fake();
+    server.script(json(200, [1]));
+    const { client } = makeClient(server.url);
+    const error = await rejection(client.getEvent('evt-1'));
+    expect(error).toBeInstanceOf(BadResponseError);
+    expect(error.message).toContain('not the JSON object expected');
+  });
+
+  it('a 200 with fields the client does not know: returned as it came', async () => {
+    const server = await fake();
+    const body = { id: 'evt-1', state: 'APPROVED', brandNewField: { nested: [1, 2] }, score: null };
+    server.script(json(200, body, { 'x-request-id': 'req-ok' }));
+    const { client } = makeClient(server.url);
+    await expect(client.getEvent('evt-1')).resolves.toEqual({ status: 200, body, requestId: 'req-ok' });
+  });
+
+  it('a PATCH answered 204 with no body', async () => {
+    const server = await fake();
+    server.script(empty(204));
+    const { client } = makeClient(server.url);
+    await expect(client.changeState('evt-1', { state: 'APPROVED' })).resolves.toMatchObject({ status: 204, body: undefined });
+  });
+
+  it.each([
+    ['extra fields', { requestId: 'req-x', errorType: 'INVALID_FIELDS', errorCodes: ['amount:REQUIRED'], detail: { deep: true }, trace: ['a', 'b'] }],
+    ['no errorCodes', { requestId: 'req-x', errorType: 'INVALID_FIELDS' }],
+    ['errorCodes that are not strings', { requestId: 'req-x', errorType: 'INVALID_FIELDS', errorCodes: [1, null, { a: 1 }, 'amount:REQUIRED'] }],
+    ['errorCodes that is not a list', { requestId: 'req-x', errorType: 'INVALID_FIELDS', errorCodes: 'amount:REQUIRED' }],
+  ])('an error body with %s still gives a clean message', async (_what, body) => {
+    const server = await fake();
+    server.script(json(422, body));
+    const { client } = makeClient(server.url);
+    const error = (await rejection(client.submitEvent({ id: 'evt-1' }))) as ApiError;
+    expect(error).toMatchObject({ status: 422, exitCode: 5, errorType: 'INVALID_FIELDS', requestId: 'req-x' });
+    expect(error.message).toContain('rejected the request while screening the event');
+    expect(error.message).toContain('422 INVALID_FIELDS');
+    expect(error.message).toContain('req-x');
+    expect(error.message).not.toMatch(/object Object|undefined|null|\{|\[/);
+  });
+
+  it('an error body that is not JSON: a short quote of it', async () => {
+    const server = await fake();
+    server.script(text(500, 'upstream connect error or disconnect/reset before headers', 'text/plain'));
+    const { client } = makeClient(server.url);
+    const error = await rejection(client.getEvent('evt-1'));
+    expect(error).toMatchObject({ status: 500, exitCode: 1 });
+    expect(error.message).toContain('text/plain: "upstream connect error');
+  });
+});
+
+describe('strings from a hostile server are made harmless', () => {
+  it('errorType, errorCodes and requestId in the message and hint', async () => {
+    const server = await fake();
+    server.script(
+      json(422, {
+        requestId: 'req\u009b31m\u001b[2J',
+        errorType: '\u001b]0;pwned\u0007BAD',
+        errorCodes: ['amount:\u001b[2JREQUIRED', '\u202eSTATE:DERETLA', 'x\u2066y\u0085'],
+      }),
+    );
+    const { client, lines } = makeClient(server.url);
+    const error = (await rejection(client.changeState('evt-1', { state: 'APPROVED' }))) as ApiError;
+    expect(error.status).toBe(422);
+    // The content is still shown, as printable escapes.
+    expect(error.message).toContain('\\x1b]0;pwned\\x07BAD');
+    expect(error.message).toContain('\\u202eSTATE');
+    expect(error.hint).toBeDefined();
+    for (const shown of [error.message, error.hint ?? '', error.errorType ?? '', ...error.errorCodes, error.requestId ?? '', ...lines]) {
+      expect(shown).not.toMatch(TERMINAL_ACTIVE);
+    }
+  });
+
+  it('an HTML title and a plain-text error body', async () => {
+    const server = await fake();
+    server.script(text(502, '<html><title>\u001b[31mDown\u202e</title></html>', 'text/html'), text(500, '\u001b]8;;http://evil\u001b\\click\u009b', 'text/plain'));
+    const { client } = makeClient(server.url, { retry: { maxRetries: 0 } });
+    const first = await rejection(client.getEvent('evt-1'));
+    const second = await rejection(client.getEvent('evt-1'));
+    expect(first.message).toContain('Down');
+    expect(second.message).toContain('click');
+    for (const e of [first, second]) expect(e.message).not.toMatch(TERMINAL_ACTIVE);
+  });
+});
+
+describe('a server that echoes the key back', () => {
+  it('does not get it printed in the error message, the hint or the debug log', async () => {
+    const server = await fake();
+    server.script(json(401, { requestId: 'r', errorType: 'UNAUTHORIZED', errorCodes: [`KEY_${KEY}_INVALID`] }), text(500, `bad key ${KEY}`, 'text/plain'));
+    const { client, lines } = makeClient(server.url, { retry: { maxRetries: 0 } });
+    const first = await rejection(client.getEvent('evt-1'));
+    const second = await rejection(client.getEvent('evt-1'));
+    expect(first.message).toContain('KEY_[redacted]_INVALID');
+    expect(second.message).toContain('bad key [redacted]');
+    expect(lines.length).toBeGreaterThan(0);
+    for (const shown of [first.message, first.hint ?? '', second.message, second.hint ?? '', ...lines]) expect(shown).not.toContain(KEY);
+  });
+});
+
+describe('a 409 for an event without an id', () => {
+  it('says "the event" rather than leaving a gap', async () => {
+    const server = await fake();
+    server.script(json(409, { requestId: 'r', errorType: 'CONFLICT', errorCodes: ['EVENT_ID_CONFLICT'] }));
+    const { client } = makeClient(server.url);
+    const error = await rejection(client.submitEvent({ amount: 1, currency: 'EUR' }));
+    expect(error.message).toMatch(/^the event already exists with a different payload \(409 CONFLICT/);
+  });
+});
+
+describe('redirects', () => {
+  it('to another origin: not followed, and the key never goes there', async () => {
+    const server = await fake();
+    const elsewhere = await fake();
+    elsewhere.script(json(200, { id: 'evt-1' }));
+    server.script(redirect(302, `${elsewhere.url}/event/evt-1`));
+    const { client } = makeClient(server.url);
+    const error = await rejection(client.getEvent('evt-1'));
+    expect(error).toBeInstanceOf(BadResponseError);
+    expect(error).toMatchObject({ exitCode: 1 });
+    expect(error.message).toContain('another origin');
+    expect(error.message).toContain(elsewhere.url);
+    expect(server.requests).toHaveLength(1);
+    expect(elsewhere.requests).toHaveLength(0);
+  });
+
+  it('within the same origin, for GET: followed', async () => {
+    const server = await fake();
+    server.script(redirect(301, '/event/evt-2'), json(200, { id: 'evt-2' }));
+    const { client } = makeClient(server.url);
+    await expect(client.getEvent('evt-1')).resolves.toMatchObject({ status: 200, body: { id: 'evt-2' } });
+    expect(server.requests.map((r) => r.url)).toEqual(['/event/evt-1', '/event/evt-2']);
+    expect(server.requests[1]?.headers['x-client-api-key']).toBe(KEY);
+  });
+
+  it('for PATCH: not followed, even within the same origin', async () => {
+    const server = await fake();
+    server.script(redirect(307, '/event/evt-2/state'), json(200, { id: 'evt-2' }));
+    const { client } = makeClient(server.url);
+    const error = await rejection(client.changeState('evt-1', { state: 'APPROVED' }));
+    expect(error).toBeInstanceOf(BadResponseError);
+    expect(error.message).toContain('not followed');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('a redirect loop ends after a few hops', async () => {
+    const server = await fake();
+    server.script(redirect(302, '/event/evt-1'));
+    const { client } = makeClient(server.url);
+    const error = await rejection(client.getEvent('evt-1'));
+    expect(error).toBeInstanceOf(BadResponseError);
+    expect(server.requests.length).toBeGreaterThan(1);
+    expect(server.requests.length).toBeLessThanOrEqual(5);
+  });
+
+  it.each([
+    ['no Location', empty(302)],
+    ['a Location that is not a URL', redirect(302, 'http://[not-a-host/')],
+  ])('with %s: a bad response, not a crash', async (_what, handler) => {
+    const server = await fake();
+    server.script(handler);
+    const { client } = makeClient(server.url);
+    const error = await rejection(client.getEvent('evt-1'));
+    expect(error).toBeInstanceOf(BadResponseError);
+    expect(error).toMatchObject({ exitCode: 1 });
+  });
+});
+
+describe('paths', () => {
+  it('an event id is one encoded path segment', async () => {
+    const server = await fake();
+    server.script(json(200, { id: 'x' }));
+    const { client } = makeClient(server.url);
+    await client.getEvent('a/b c?ü#1');
+    await client.changeState('x/y', { state: 'APPROVED' });
+    await client.getRiskAssessment('r%2F1');
+    expect(server.requests.map((r) => `${r.method} ${r.url}`)).toEqual([
+      'GET /event/a%2Fb%20c%3F%C3%BC%231',
+      'PATCH /event/x%2Fy/state',
+      'GET /event/r%252F1/risk-assessment',
+    ]);
+  });
+
+  it.each([
+    ['.', 'getEvent', '/event/%2E'],
+    ['..', 'getEvent', '/event/%2E%2E'],
+    ['.', 'getRiskAssessment', '/event/%2E/risk-assessment'],
+    ['..', 'changeState', '/event/%2E%2E/state'],
+  ] as const)('the id %j (valid for the service) stays in its segment for %s', async (id, method, path) => {
+    const server = await fake();
+    server.script(json(200, { id }));
+    const { client, lines } = makeClient(server.url);
+    await (method === 'changeState' ? client.changeState(id, { state: 'APPROVED' }) : client[method](id));
+    expect(server.requests.map((r) => r.url)).toEqual([path]);
+    expect(lines[0]).toContain(`${server.url}${path}`);
+  });
+
+  it('--dry-run previews the URL that would be sent, key redacted', () => {
+    const preview = previewRequest('http://127.0.0.1:9/api/v1', KEY, 'PATCH', eventPath('..', '/state'), { state: 'APPROVED' });
+    expect(preview).toEqual({
+      method: 'PATCH',
+      url: 'http://127.0.0.1:9/api/v1/event/%2E%2E/state',
+      headers: expect.objectContaining({ 'x-client-api-key': '[redacted]', 'content-type': 'application/json' }) as unknown,
+      body: { state: 'APPROVED' },
+    });
+    expect(JSON.stringify(preview)).not.toContain(KEY);
+  });
+
+  it.each(['/api/v1', '/api/v1/'])('a base URL with a path prefix (%s) is kept', async (prefix) => {
+    const server = await fake();
+    server.script(json(201, { id: 'evt-1' }));
+    const { client } = makeClient(`${server.url}${prefix}`);
+    await client.submitEvent({ id: 'evt-1' });
+    await client.getEvent('evt-1');
+    await client.changeState('evt-1', { state: 'APPROVED' });
+    expect(server.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['POST /api/v1/event', 'GET /api/v1/event/evt-1', 'PATCH /api/v1/event/evt-1/state']);
+  });
+});
+
+describe('headers and the debug log', () => {
+  it('sends the key, JSON content type with a body, and the payload as JSON', async () => {
+    const server = await fake();
+    server.script(json(201, { id: 'evt-1' }));
+    const { client } = makeClient(server.url);
+    const payload = { id: 'evt-1', amount: 12.5, userFullName: 'Zoë 山田' };
+    await client.submitEvent(payload);
+    await client.changeState('evt-1', { state: 'DECLINED' });
+    await client.getEvent('evt-1');
+    const [post, patch, get] = server.requests;
+    for (const r of [post, patch, get]) {
+      expect(r?.headers['x-client-api-key']).toBe(KEY);
+      expect(r?.headers.accept).toBe('application/json');
+      expect(r?.headers['user-agent']).toMatch(/^fraudctl\//);
+    }
+    expect(post?.headers['content-type']).toBe('application/json');
+    expect(patch?.headers['content-type']).toBe('application/json');
+    expect(get?.headers['content-type']).toBeUndefined();
+    expect(JSON.parse(post?.body ?? '')).toEqual(payload);
+    expect(JSON.parse(patch?.body ?? '')).toEqual({ state: 'DECLINED' });
+  });
+
+  it('sends no key header when there is no key', async () => {
+    const server = await fake();
+    server.script(json(200, { id: 'evt-1' }));
+    const { client } = makeClient(server.url, { apiKey: null });
+    await client.getEvent('evt-1');
+    expect(server.requests[0]?.headers).not.toHaveProperty('x-client-api-key');
+  });
+
+  it('logs each request and answer with the key redacted', async () => {
+    const server = await fake();
+    server.script(json(503, { errorType: 'OVERLOADED' }), json(201, { id: 'evt-1' }, { 'x-request-id': 'req-9' }));
+    const { client, lines } = makeClient(server.url);
+    await client.submitEvent({ id: 'evt-1' });
+    const log = lines.join('\n');
+    expect(requestLines(lines, 'POST')).toHaveLength(2);
+    expect(log).toContain(`→ POST ${server.url}/event`);
+    expect(log).toContain('"x-client-api-key":"[redacted]"');
+    expect(log).toContain('← 503');
+    expect(log).toContain('← 201');
+    expect(log).toContain('req-9');
+    expect(log).not.toContain(KEY);
+  });
+
+  it('never logs the key, even when a server echoes it back', async () => {
+    const server = await fake();
+    server.script((res, req) => {
+      res.writeHead(401, { 'content-type': 'text/plain', 'x-request-id': `echo ${String(req.headers['x-client-api-key'])}` });
+      res.end(`invalid key: ${String(req.headers['x-client-api-key'])}`);
+    });
+    const { client, lines } = makeClient(server.url);
+    const error = await rejection(client.getEvent('evt-1'));
+    expect(error).toMatchObject({ status: 401 });
+    expect(lines.some((l) => l.startsWith('← 401'))).toBe(true);
+    expect(lines.join('\n')).toContain('invalid key');
+    expect(lines.join('\n')).not.toContain(KEY);
+  });
+});
+
+describe('against the real sandbox', () => {
+  let sandbox: TestSandbox;
+  const example = JSON.parse(readFileSync(new URL('../../examples/approve.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+
+  beforeAll(async () => {
+    sandbox = await startTestSandbox();
+  });
+  afterAll(async () => {
+    await sandbox.close();
+  });
+
+  const sandboxClient = (apiKey = DEMO_KEY) => makeClient(sandbox.url, { apiKey }).client;
+
+  it('submits an event and reads it back', async () => {
+    const client = sandboxClient();
+    const submitted = await client.submitEvent({ ...example, id: 'api-test-1' });
+    expect(submitted.status).toBe(201);
+    expect(submitted.requestId).toBeTruthy();
+    const read = await client.getEvent('api-test-1');
+    expect(read).toMatchObject({ status: 200, body: { id: 'api-test-1' } });
+  });
+
+  it('an unknown event: exit 4, with the service request id', async () => {
+    const error = (await rejection(sandboxClient().getEvent('api-test-missing'))) as ApiError;
+    expect(error).toMatchObject({ status: 404, exitCode: 4 });
+    expect(error.requestId).toBeTruthy();
+    expect(error.message).toContain(error.requestId);
+  });
+
+  it('a wrong key: exit 3', async () => {
+    const error = await rejection(sandboxClient('not-a-real-key').getEvent('api-test-1'));
+    expect(error).toMatchObject({ status: 401, exitCode: 3 });
+  });
+
+  it('an invalid payload: exit 5, naming the fields', async () => {
+    const { amount: _amount, ...withoutAmount } = example;
+    const error = await rejection(sandboxClient().submitEvent({ ...withoutAmount, id: 'api-test-2', userIp: 'not-an-ip' }));
+    expect(error).toMatchObject({ status: 422, exitCode: 5 });
+    expect(error.message).toContain('amount:REQUIRED');
+    expect(error.message).toContain('userIp:INVALID_FORMAT');
+  });
+
+  it.each(['.', '..'])('the event id %j round-trips', async (id) => {
+    const client = sandboxClient();
+    await client.submitEvent({ ...example, id });
+    await expect(client.getEvent(id)).resolves.toMatchObject({ status: 200, body: { id } });
+    await expect(client.getRiskAssessment(id)).resolves.toMatchObject({ status: 200 });
+  });
+});
