@@ -1,3 +1,4 @@
+import type { ApiClient, ApiResponse } from '../api/api-client.js';
 import type { Session } from '../session.js';
 import { readEvent } from './event-input.js';
 
@@ -6,30 +7,23 @@ import { readEvent } from './event-input.js';
  * service's JSON (--json) or the rendered tables.
  */
 
+type Renderer = 'renderDecision' | 'renderEventSummary' | 'renderRiskAssessment';
+
+async function callAndShow(session: Session, call: (client: ApiClient) => Promise<ApiResponse>, renderer: Renderer): Promise<void> {
+  const { body } = await call(await session.client());
+  const output = await session.output();
+  if (output.json) return output.printJson(body);
+  const tables = await import('../render/event-tables.js');
+  output.print(tables[renderer](body, output.style));
+}
+
 export async function submitEvent(session: Session, source: string): Promise<void> {
   const payload = await readEvent(source, session.context);
-  const client = await session.client();
-  const { body } = await client.submitEvent(payload);
-  const output = await session.output();
-  if (output.json) return output.printJson(body);
-  const { renderDecision } = await import('../render/event-tables.js');
-  output.print(renderDecision(body, output.style));
+  await callAndShow(session, (client) => client.submitEvent(payload), 'renderDecision');
 }
 
-export async function showEvent(session: Session, eventId: string): Promise<void> {
-  const client = await session.client();
-  const { body } = await client.getEvent(eventId);
-  const output = await session.output();
-  if (output.json) return output.printJson(body);
-  const { renderEventSummary } = await import('../render/event-tables.js');
-  output.print(renderEventSummary(body, output.style));
-}
+export const showEvent = (session: Session, eventId: string) =>
+  callAndShow(session, (client) => client.getEvent(eventId), 'renderEventSummary');
 
-export async function showAlerts(session: Session, eventId: string): Promise<void> {
-  const client = await session.client();
-  const { body } = await client.getRiskAssessment(eventId);
-  const output = await session.output();
-  if (output.json) return output.printJson(body);
-  const { renderRiskAssessment } = await import('../render/event-tables.js');
-  output.print(renderRiskAssessment(body, output.style));
-}
+export const showAlerts = (session: Session, eventId: string) =>
+  callAndShow(session, (client) => client.getRiskAssessment(eventId), 'renderRiskAssessment');

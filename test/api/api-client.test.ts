@@ -416,8 +416,8 @@ describe('a server that echoes the key back', () => {
     const server = await fake();
     server.script(json(401, { requestId: 'r', errorType: 'UNAUTHORIZED', errorCodes: [`KEY_${KEY}_INVALID`] }), text(500, `bad key ${KEY}`, 'text/plain'));
     const { client, lines } = makeClient(server.url, { retry: { maxRetries: 0 } });
-    const first = await rejection(client.getEvent('evt-1'));
-    const second = await rejection(client.getEvent('evt-1'));
+    const first = (await rejection(client.getEvent('evt-1'))) as ApiError;
+    const second = (await rejection(client.getEvent('evt-1'))) as ApiError;
     expect(first.message).toContain('KEY_[redacted]_INVALID');
     expect(second.message).toContain('bad key [redacted]');
     expect(lines.length).toBeGreaterThan(0);
