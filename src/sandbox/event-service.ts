@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { stringify as stableStringify } from 'safe-stable-stringify';
 import {
   EVENT_ID_PATTERN,
@@ -15,7 +15,7 @@ import type { SandboxConfig } from './config/sandbox-config.js';
 import { normaliseEvent, valueErrors } from './scoring/normalise-event.js';
 import { compileRules, type CompiledRule } from './scoring/rules.js';
 import { screen } from './scoring/screen.js';
-import { DuplicateEventError, type EventStore, type StoredEvent } from './store/event-store.js';
+import { DuplicateEventError, type EventStore, type SummaryRow } from './store/event-store.js';
 import { invalid, notFound, ServiceError } from './http/service-error.js';
 
 /*
@@ -36,7 +36,7 @@ function newEventId(): string {
 }
 
 function payloadHash(payload: EventPayload): string {
-  return createHash('sha256').update(stableStringify(payload) ?? '').digest('base64url');
+  return hash('sha256', stableStringify(payload) ?? '', 'base64url');
 }
 
 export class EventService {
@@ -65,10 +65,6 @@ export class EventService {
     if (codes.length > 0) throw invalid(codes);
     const payload = body as EventPayload;
     const hash = payloadHash(payload);
-    if (payload.id != null) {
-      const replay = this.replay(merchantId, payload.id, hash);
-      if (replay) return replay;
-    }
     const id = payload.id ?? newEventId();
     const { summary, facts, eventTs, comments } = normaliseEvent(payload, id, this.now(), this.config);
 
@@ -84,6 +80,7 @@ export class EventService {
       ruleMatches: result.alerts.map(({ ruleId, name, score }) => ({ ruleId, name, score })),
       listMatches: result.listMatches,
     };
+    summary.totalScore = result.totalRiskScore;
     try {
       this.store.insert({
         merchantId,
@@ -94,57 +91,55 @@ export class EventService {
         userIp: summary.userIp,
         state,
         comments,
-        summary: {
-          ...summary,
-          totalScore: result.totalRiskScore,
-          allowlistMatch: result.allowlistMatch,
-          denylistMatch: result.denylistMatch,
-        },
+        summary: Object.assign(summary, { allowlistMatch: result.allowlistMatch, denylistMatch: result.denylistMatch }),
         decision,
         assessment: { alerts: result.alerts, listMatches: result.listMatches },
       });
     } catch (e) {
-      // Another process stored the same id between our check and our insert.
-      if (e instanceof DuplicateEventError) {
-        const replay = this.replay(merchantId, id, hash);
-        if (replay) return replay;
-      }
+      // The id exists: the same payload is a replay, another one a conflict. (Inserting first
+      // and reading only on a clash saves a read on every new event.)
+      if (e instanceof DuplicateEventError) return this.replay(merchantId, id, hash);
       throw e;
     }
     return { created: true, decision };
   }
 
-  private replay(merchantId: string, id: string, hash: string): SubmitResult | undefined {
-    const existing = this.store.find(merchantId, id);
-    if (!existing) return undefined;
+  /** Resolves when everything stored so far is committed: answer only after it. */
+  committed(): Promise<void> {
+    return this.store.committed();
+  }
+
+  private replay(merchantId: string, id: string, hash: string): SubmitResult {
+    const existing = this.store.findForReplay(merchantId, id);
+    if (!existing) throw new Error(`event ${id} clashed on insert but cannot be read`);
     if (existing.payloadHash !== hash) throw new ServiceError(409, ['EVENT_ID_CONFLICT']);
     return { created: false, decision: existing.decision };
   }
 
-  private load(merchantId: string, id: string): StoredEvent {
-    this.checkId(id);
-    const event = this.store.find(merchantId, id);
-    if (!event) throw notFound();
-    return event;
-  }
-
   summary(merchantId: string, id: string): EventSummary {
-    return toSummary(this.load(merchantId, id));
+    this.checkId(id);
+    const row = this.store.findSummary(merchantId, id);
+    if (!row) throw notFound();
+    return toSummary(row);
   }
 
   riskAssessment(merchantId: string, id: string): RiskAssessment {
-    const event = this.load(merchantId, id);
+    this.checkId(id);
+    const row = this.store.findAssessment(merchantId, id);
+    if (!row) throw notFound();
     return {
       eventId: id,
-      actionType: event.decision.actionType,
-      totalRiskScore: event.decision.totalRiskScore,
-      alerts: event.assessment.alerts,
-      listMatches: event.assessment.listMatches,
+      actionType: row.decision.actionType,
+      totalRiskScore: row.decision.totalRiskScore,
+      alerts: row.assessment.alerts,
+      listMatches: row.assessment.listMatches,
     };
   }
 
   changeState(merchantId: string, id: string, change: StateChange): EventSummary {
-    const event = this.load(merchantId, id);
+    this.checkId(id);
+    const event = this.store.findSummary(merchantId, id);
+    if (!event) throw notFound();
     const from = event.state;
     const to = change.state ?? from;
     if (to !== from) {
@@ -158,6 +153,6 @@ export class EventService {
   }
 }
 
-function toSummary(event: StoredEvent): EventSummary {
-  return { ...event.summary, state: event.state, comments: event.comments };
+function toSummary(row: SummaryRow): EventSummary {
+  return Object.assign(row.summary, { state: row.state, comments: row.comments });
 }

@@ -51,9 +51,10 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     );
   }
   const chaos = options.chaos ? parseChaosSpec(options.chaos) : undefined;
-  const db = openDatabase(options.dbPath);
+  const database = openDatabase(options.dbPath);
   try {
-    const service = new EventService(new EventStore(db), loaded.config);
+    const store = new EventStore(database.db);
+    const service = new EventService(store, loaded.config);
     const app = await buildSandboxApp({
       service,
       merchants: loaded.merchants,
@@ -70,11 +71,12 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       configSource: loaded.source,
       close: async () => {
         await app.close();
-        db.close();
+        store.flush();
+        await database.close();
       },
     };
   } catch (e) {
-    db.close();
+    await database.close();
     if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new UsageError(`port ${options.port} on ${host} is in use`, 'choose another with --port, or --port 0 for any free one');
     }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { LIST_FIELDS, SEVERITIES } from '../../contract/index.js';
@@ -84,7 +84,8 @@ export function defaultSandboxConfig(): SandboxConfig {
 }
 
 export function keyDigest(key: string): Buffer {
-  return createHash('sha256').update(key, 'utf8').digest();
+  // One-shot hashing: this runs on every request.
+  return hash('sha256', key, 'buffer');
 }
 
 /** Reads and checks a configuration file; `undefined` means the defaults. */

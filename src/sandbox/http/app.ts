@@ -139,6 +139,7 @@ export async function buildSandboxApp(options: SandboxAppOptions): Promise<Fasti
     async (request, reply) => {
       const schemaCodes = request.validationError ? fieldCodes(request.validationError.validation ?? []) : [];
       const { created, decision } = service.submit(request.merchantId, request.body, schemaCodes);
+      await service.committed();
       if (created) reply.code(201).header('location', `/event/${encodeURIComponent(decision.id)}`);
       return decision;
     },
@@ -173,7 +174,9 @@ export async function buildSandboxApp(options: SandboxAppOptions): Promise<Fasti
         const codes = fieldCodes(request.validationError.validation ?? []).map((c) => (c === 'body:EMPTY' ? 'body:STATE_OR_COMMENTS_REQUIRED' : c));
         throw invalid(codes);
       }
-      return service.changeState(request.merchantId, request.params.eventId, request.body);
+      const summary = service.changeState(request.merchantId, request.params.eventId, request.body);
+      await service.committed();
+      return summary;
     },
   );
 

@@ -119,14 +119,14 @@ export function normaliseEvent(payload: EventPayload, id: string, receivedAt: nu
 
   const email = summary.userEmail;
   const at = email ? email.lastIndexOf('@') : -1;
-  const facts: Facts = {
-    ...summary,
+  // Object.assign rather than spread: this runs for every event, and copies 30 fields.
+  const facts: Facts = Object.assign({}, summary, {
     comments: payload.comments ?? null,
     amountInBaseCurrency,
     emailDomain: email && at >= 0 ? email.slice(at + 1).toLowerCase() : null,
     accountAgeDays: createdMs === null ? null : Math.floor((eventMs - createdMs) / 86_400_000),
     itemCount: (items ?? []).reduce((n, item) => n + item.itemQuantity, 0),
     itemCategories: (items ?? []).flatMap((item) => (item.itemCategory ? [item.itemCategory.toLowerCase()] : [])),
-  };
+  });
   return { summary, comments: payload.comments ?? null, eventTs: eventMs / 1000, facts };
 }

@@ -87,13 +87,13 @@ function describe(template: string, facts: Facts): string {
 }
 
 export function evaluateRules(rules: readonly CompiledRule[], facts: Facts, velocity: VelocityLookup): Alert[] {
-  const context: RuleContext = {
-    ...facts,
-    $velocity: (field, seconds) => {
+  // The facts are this event's own object: lend it the history lookup rather than copy it.
+  const context = Object.assign(facts, {
+    $velocity: (field: VelocityField, seconds: number) => {
       const value = facts[field];
       return typeof value === 'string' ? velocity(field, value, seconds) : 0;
     },
-  };
+  }) as RuleContext;
   const alerts: Alert[] = [];
   for (const rule of rules) {
     let matched: boolean;

@@ -1,11 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'libsql';
+import { startCheckpointer } from './checkpointer.js';
 
 /*
  * The sandbox's SQLite file (libsql: better-sqlite3's API with prebuilt binaries). WAL, so
  * readers never wait for the writer; synchronous=NORMAL, so a commit survives a crash or kill
  * of the process (not a power cut: this is a sandbox).
+ *
+ * Checkpoints run on a worker thread (checkpointer.ts), not inside a request's commit.
  *
  * Migrations are hand-written and tracked with PRAGMA user_version: SQLite's own counter is
  * all a single-file, single-writer schema needs, where a migration library would add a
@@ -48,12 +51,36 @@ const MIGRATIONS: readonly string[] = [
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-export function openDatabase(path: string): SqliteDatabase {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+export interface OpenDatabase {
+  db: SqliteDatabase;
+  /** Checkpoints what is left in the WAL and closes. */
+  close(): Promise<void>;
+}
+
+export function openDatabase(path: string): OpenDatabase {
+  const inMemory = path === ':memory:';
+  if (!inMemory) mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;');
   migrate(db);
-  return db;
+  if (inMemory) {
+    return {
+      db,
+      close: async () => {
+        db.close();
+      },
+    };
+  }
+  db.exec('PRAGMA wal_autocheckpoint = 0');
+  const checkpointer = startCheckpointer(path);
+  return {
+    db,
+    close: async () => {
+      await checkpointer.stop();
+      db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+      db.close();
+    },
+  };
 }
 
 function migrate(db: SqliteDatabase): void {

@@ -1,27 +1,37 @@
 import type { Alert, Decision, EventSummary, ListMatch } from '../../contract/index.js';
 import type { SqliteDatabase } from './database.js';
-
-type Statement = { get(...params: unknown[]): unknown };
 import type { VelocityField } from '../scoring/rules.js';
 
 /*
- * Every read and write of events goes through here. Each call is one synchronous statement
- * or transaction, so within one process a request's check-then-insert cannot interleave with
- * another's; across processes the primary key still keeps one row per (merchant, id).
+ * Every read and write of events goes through here. Each call is synchronous, so within one
+ * process a request's check-then-write cannot interleave with another's; across processes the
+ * primary key still keeps one row per (merchant, id).
+ *
+ * Writes are group-committed: the first write in a turn of the event loop opens a transaction
+ * and a setImmediate commits it, so every write that turn shares one commit. A request is
+ * answered only after `committed()` resolves, so nothing is acknowledged before it is stored.
+ * Reads on this connection see the open transaction, so replays and velocity stay exact.
  */
 
-export interface StoredEvent {
-  payloadHash: string;
+type Statement = { get(...params: unknown[]): unknown; run(...params: unknown[]): unknown };
+
+export type StoredSummary = Omit<EventSummary, 'state' | 'comments'>;
+
+export interface SummaryRow {
   state: string;
   comments: string | null;
-  summary: Omit<EventSummary, 'state' | 'comments'>;
+  summary: StoredSummary;
+}
+
+export interface AssessmentRow {
   decision: Decision;
   assessment: { alerts: Alert[]; listMatches: ListMatch[] };
 }
 
-export interface NewEvent extends StoredEvent {
+export interface NewEvent extends SummaryRow, AssessmentRow {
   merchantId: string;
   id: string;
+  payloadHash: string;
   eventTs: number;
   userEmail: string | null;
   userIp: string | null;
@@ -29,56 +39,62 @@ export interface NewEvent extends StoredEvent {
 
 export class DuplicateEventError extends Error {}
 
-interface Row {
-  payload_hash: string;
-  state: string;
-  comments: string | null;
-  summary_json: string;
-  decision_json: string;
-  assessment_json: string;
-}
-
 export class EventStore {
-  private readonly insertStmt;
-  private readonly findStmt;
+  private readonly insertStmt: Statement;
+  private readonly replayStmt: Statement;
+  private readonly summaryStmt: Statement;
+  private readonly assessmentStmt: Statement;
   private readonly velocityStmts: Record<VelocityField, Statement>;
-  private readonly updateStateStmt;
-  private readonly recordChangeStmt;
+  private readonly updateStateStmt: Statement;
+  private readonly recordChangeStmt: Statement;
+  private readonly beginStmt: Statement;
+  private readonly commitStmt: Statement;
+  private readonly rollbackStmt: Statement;
+  private batchOpen = false;
+  private waiting: { resolve: () => void; reject: (error: Error) => void }[] = [];
 
-  constructor(private readonly db: SqliteDatabase) {
-    this.insertStmt = db.prepare(
+  constructor(db: SqliteDatabase) {
+    const prepare = (sql: string): Statement => db.prepare<unknown[]>(sql);
+    this.insertStmt = prepare(
       `INSERT INTO events (merchant_id, id, payload_hash, event_ts, user_email, user_ip, state, comments,
                            summary_json, decision_json, assessment_json, received_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.findStmt = db.prepare(
-      `SELECT payload_hash, state, comments, summary_json, decision_json, assessment_json
-         FROM events WHERE merchant_id = ? AND id = ?`,
-    );
-    const velocity = (column: string): Statement =>
-      db.prepare<unknown[]>(`SELECT count(*) AS n FROM events WHERE merchant_id = ? AND ${column} = ? AND event_ts BETWEEN ? AND ?`);
+    this.beginStmt = prepare('BEGIN IMMEDIATE');
+    this.commitStmt = prepare('COMMIT');
+    this.rollbackStmt = prepare('ROLLBACK');
+    this.replayStmt = prepare('SELECT payload_hash, decision_json FROM events WHERE merchant_id = ? AND id = ?');
+    this.summaryStmt = prepare('SELECT state, comments, summary_json FROM events WHERE merchant_id = ? AND id = ?');
+    this.assessmentStmt = prepare('SELECT decision_json, assessment_json FROM events WHERE merchant_id = ? AND id = ?');
+    // pluck: the count alone, without a row object per call.
+    const velocity = (column: string) =>
+      (db.prepare<unknown[]>(`SELECT count(*) FROM events WHERE merchant_id = ? AND ${column} = ? AND event_ts BETWEEN ? AND ?`) as { pluck(): Statement }).pluck();
     this.velocityStmts = { userEmail: velocity('user_email'), userIp: velocity('user_ip') };
-    this.updateStateStmt = db.prepare('UPDATE events SET state = ?, comments = ?, updated_at = ? WHERE merchant_id = ? AND id = ?');
-    this.recordChangeStmt = db.prepare(
+    this.updateStateStmt = prepare('UPDATE events SET state = ?, comments = ?, updated_at = ? WHERE merchant_id = ? AND id = ?');
+    this.recordChangeStmt = prepare(
       'INSERT INTO state_changes (merchant_id, event_id, from_state, to_state, comments, changed_at) VALUES (?, ?, ?, ?, ?, ?)',
     );
   }
 
-  find(merchantId: string, id: string): StoredEvent | undefined {
-    const row = this.findStmt.get(merchantId, id) as Row | undefined;
-    if (!row) return undefined;
-    return {
-      payloadHash: row.payload_hash,
-      state: row.state,
-      comments: row.comments,
-      summary: JSON.parse(row.summary_json) as StoredEvent['summary'],
-      decision: JSON.parse(row.decision_json) as Decision,
-      assessment: JSON.parse(row.assessment_json) as StoredEvent['assessment'],
-    };
+  /** The stored payload hash and decision of an event, for recognising a replay. */
+  findForReplay(merchantId: string, id: string): { payloadHash: string; decision: Decision } | undefined {
+    const row = this.replayStmt.get(merchantId, id) as { payload_hash: string; decision_json: string } | undefined;
+    return row && { payloadHash: row.payload_hash, decision: JSON.parse(row.decision_json) as Decision };
+  }
+
+  findSummary(merchantId: string, id: string): SummaryRow | undefined {
+    const row = this.summaryStmt.get(merchantId, id) as { state: string; comments: string | null; summary_json: string } | undefined;
+    return row && { state: row.state, comments: row.comments, summary: JSON.parse(row.summary_json) as StoredSummary };
+  }
+
+  findAssessment(merchantId: string, id: string): AssessmentRow | undefined {
+    const row = this.assessmentStmt.get(merchantId, id) as { decision_json: string; assessment_json: string } | undefined;
+    return row && { decision: JSON.parse(row.decision_json) as Decision, assessment: JSON.parse(row.assessment_json) as AssessmentRow['assessment'] };
   }
 
   /** Stores a new event; throws DuplicateEventError when (merchant, id) exists already. */
   insert(e: NewEvent): void {
+    this.openBatch();
     const now = new Date().toISOString();
     try {
       this.insertStmt.run(
@@ -93,16 +109,52 @@ export class EventStore {
 
   /** Events of this merchant with this field value whose time is within `seconds` before `eventTs`. */
   countRecent(merchantId: string, field: VelocityField, value: string, eventTs: number, seconds: number): number {
-    const row = this.velocityStmts[field].get(merchantId, value, eventTs - seconds, eventTs) as { n: number };
-    return row.n;
+    return this.velocityStmts[field].get(merchantId, value, eventTs - seconds, eventTs) as number;
   }
 
-  /** Sets state and comments and records the change, in one transaction. */
+  /** Sets state and comments and records the change; both land in the same commit. */
   changeState(merchantId: string, id: string, from: string, to: string, comments: string | null, newComments: string | null): void {
+    this.openBatch();
     const now = new Date().toISOString();
-    this.db.transaction(() => {
-      this.updateStateStmt.run(to, comments, now, merchantId, id);
-      this.recordChangeStmt.run(merchantId, id, from, to, newComments, now);
-    })();
+    this.updateStateStmt.run(to, comments, now, merchantId, id);
+    this.recordChangeStmt.run(merchantId, id, from, to, newComments, now);
+  }
+
+  /** Resolves once every write made so far is committed. */
+  committed(): Promise<void> {
+    if (!this.batchOpen) return Promise.resolve();
+    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
+  }
+
+  /** Commits at once (on close). */
+  flush(): void {
+    if (this.batchOpen) this.commit();
+  }
+
+  private openBatch(): void {
+    if (this.batchOpen) return;
+    this.beginStmt.run();
+    this.batchOpen = true;
+    setImmediate(() => this.commit());
+  }
+
+  private commit(): void {
+    if (!this.batchOpen) return;
+    const waiting = this.waiting;
+    this.waiting = [];
+    this.batchOpen = false;
+    try {
+      this.commitStmt.run();
+    } catch (error) {
+      // Nothing of this batch was acknowledged yet: its requests fail, and nothing half-stored stays.
+      try {
+        this.rollbackStmt.run();
+      } catch {
+        // The failed COMMIT may have rolled back already.
+      }
+      for (const w of waiting) w.reject(error as Error);
+      return;
+    }
+    for (const w of waiting) w.resolve();
   }
 }
