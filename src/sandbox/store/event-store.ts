@@ -66,9 +66,9 @@ export class EventStore {
     this.replayStmt = prepare('SELECT payload_hash, decision_json FROM events WHERE merchant_id = ? AND id = ?');
     this.summaryStmt = prepare('SELECT state, comments, summary_json FROM events WHERE merchant_id = ? AND id = ?');
     this.assessmentStmt = prepare('SELECT decision_json, assessment_json FROM events WHERE merchant_id = ? AND id = ?');
-    // pluck: the count alone, without a row object per call.
+    // raw: the count as a one-element array, without a row object per call (libsql ignores pluck).
     const velocity = (column: string) =>
-      (db.prepare<unknown[]>(`SELECT count(*) FROM events WHERE merchant_id = ? AND ${column} = ? AND event_ts BETWEEN ? AND ?`) as { pluck(): Statement }).pluck();
+      (db.prepare<unknown[]>(`SELECT count(*) FROM events WHERE merchant_id = ? AND ${column} = ? AND event_ts BETWEEN ? AND ?`) as { raw(): Statement }).raw();
     this.velocityStmts = { userEmail: velocity('user_email'), userIp: velocity('user_ip') };
     this.updateStateStmt = prepare('UPDATE events SET state = ?, comments = ?, updated_at = ? WHERE merchant_id = ? AND id = ?');
     this.recordChangeStmt = prepare(
@@ -109,7 +109,7 @@ export class EventStore {
 
   /** Events of this merchant with this field value whose time is within `seconds` before `eventTs`. */
   countRecent(merchantId: string, field: VelocityField, value: string, eventTs: number, seconds: number): number {
-    return this.velocityStmts[field].get(merchantId, value, eventTs - seconds, eventTs) as number;
+    return (this.velocityStmts[field].get(merchantId, value, eventTs - seconds, eventTs) as [number])[0];
   }
 
   /** Sets state and comments and records the change; both land in the same commit. */
