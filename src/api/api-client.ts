@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent, loadEnvHttpProxyAgent } from './undici-parts.js';
 import pkg from '../../package.json' with { type: 'json' };
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import { ApiError, BadResponseError, NetworkError, type NetworkFailure } from './api-error.js';
@@ -80,24 +81,33 @@ function proxyConfigured(env: NodeJS.ProcessEnv): boolean {
 
 export class ApiClient {
   private readonly base: URL;
-  private readonly dispatcher: Dispatcher;
+  private dispatcherValue?: Promise<Dispatcher>;
   private readonly policy: RetryPolicy;
   private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(private readonly options: ApiClientOptions) {
     this.base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
-    const connect = { timeout: Math.min(10_000, options.timeoutMs) };
-    const env = options.env;
-    this.dispatcher = proxyConfigured(env)
-      ? new EnvHttpProxyAgent({
-          connect,
-          httpProxy: env.HTTP_PROXY ?? env.http_proxy,
-          httpsProxy: env.HTTPS_PROXY ?? env.https_proxy ?? env.HTTP_PROXY ?? env.http_proxy,
-          noProxy: env.NO_PROXY ?? env.no_proxy,
-        } as ConstructorParameters<typeof EnvHttpProxyAgent>[0])
-      : new Agent({ connect, keepAliveTimeout: 10_000 });
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  /** The connection pool, made at the first request (the proxy agent is loaded only when a proxy is set). */
+  private dispatcher(): Promise<Dispatcher> {
+    this.dispatcherValue ??= (async () => {
+      const connect = { timeout: Math.min(10_000, this.options.timeoutMs) };
+      const env = this.options.env;
+      if (!proxyConfigured(env)) return new Agent({ connect, keepAliveTimeout: 10_000 });
+      const EnvHttpProxyAgent = await loadEnvHttpProxyAgent();
+      return new EnvHttpProxyAgent({
+        connect,
+        httpProxy: env.HTTP_PROXY ?? env.http_proxy,
+        httpsProxy: env.HTTPS_PROXY ?? env.https_proxy ?? env.HTTP_PROXY ?? env.http_proxy,
+        noProxy: env.NO_PROXY ?? env.no_proxy,
+        // Plain http:// goes to the proxy as an absolute URL, as curl does; https:// is tunnelled (CONNECT).
+        proxyTunnel: false,
+      } as ConstructorParameters<typeof EnvHttpProxyAgent>[0]);
+    })();
+    return this.dispatcherValue;
   }
 
   get origin(): string {
@@ -122,7 +132,7 @@ export class ApiClient {
   }
 
   close(): Promise<void> {
-    return this.dispatcher.close();
+    return this.dispatcherValue ? this.dispatcherValue.then((d) => d.close()) : Promise.resolve();
   }
 
   private headers(withBody: boolean): Record<string, string> {
@@ -191,7 +201,8 @@ export class ApiClient {
     const signal = AbortSignal.timeout(remaining);
     let sent = false;
     try {
-      const res = await this.dispatcher.request({ origin: url.origin, path, method: op.method, headers, body, signal, headersTimeout: remaining, bodyTimeout: remaining });
+      const dispatcher = await this.dispatcher();
+      const res = await dispatcher.request({ origin: url.origin, path, method: op.method, headers, body, signal, headersTimeout: remaining, bodyTimeout: remaining });
       sent = true;
       const text = await readLimited(res.body);
       const requestId = headerValue(res.headers['x-request-id']);

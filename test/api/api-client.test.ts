@@ -653,3 +653,21 @@ describe('against the real sandbox', () => {
     await expect(client.getRiskAssessment(id)).resolves.toMatchObject({ status: 200 });
   });
 });
+
+describe('proxies', () => {
+  it('sends requests through HTTP_PROXY, and straight to hosts in NO_PROXY', async () => {
+    const proxy = await fake();
+    proxy.script(json(404, { requestId: 'via-proxy', errorType: 'NOT_FOUND', errorCodes: ['EVENT_NOT_FOUND'] }));
+    const { client } = makeClient('http://fraud.invalid:8080', { env: { HTTP_PROXY: proxy.url } });
+    const error = (await rejection(client.getEvent('evt-1'))) as ApiError;
+    expect(error.requestId).toBe('via-proxy');
+    // A proxy receives the absolute URL of the service.
+    expect(proxy.requests[0]!.url).toBe('http://fraud.invalid:8080/event/evt-1');
+
+    const direct = await fake();
+    direct.script(json(404, { requestId: 'direct', errorType: 'NOT_FOUND', errorCodes: [] }));
+    const bypass = makeClient(direct.url, { env: { HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1' } });
+    expect(((await rejection(bypass.client.getEvent('evt-2'))) as ApiError).requestId).toBe('direct');
+    expect(proxy.requests).toHaveLength(1);
+  });
+});
