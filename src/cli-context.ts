@@ -12,3 +12,10 @@ export interface CliContext {
   /** Resolves with the signal's name at the first SIGINT or SIGTERM. */
   waitForShutdown(): Promise<NodeJS.Signals>;
 }
+
+/** All of stdin as text (for `submit -` and a piped `login`). */
+export async function readAllStdin(context: Pick<CliContext, 'stdin'>): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of context.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}

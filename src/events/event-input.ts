@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { CliContext } from '../cli-context.js';
+import { readAllStdin, type CliContext } from '../cli-context.js';
 import { UsageError } from '../errors/cli-error.js';
 
 /*
@@ -11,9 +11,7 @@ async function readStdin(context: CliContext): Promise<string> {
   if (context.stdin.isTTY) {
     throw new UsageError('reading the event from stdin, but stdin is a terminal', 'pipe the event in (fraudctl submit - < event.json) or give a file');
   }
-  const chunks: Buffer[] = [];
-  for await (const chunk of context.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
+  return readAllStdin(context);
 }
 
 export async function readEvent(source: string, context: CliContext): Promise<Record<string, unknown>> {

@@ -1,5 +1,6 @@
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import type { Session } from '../session.js';
+import { readAllStdin } from '../cli-context.js';
 import { ApiError } from '../api/api-error.js';
 import { newProbeId } from '../api/api-client.js';
 
@@ -13,9 +14,7 @@ async function readKey(session: Session): Promise<string> {
   const { context } = session;
   if (session.canPrompt) return (await (await session.prompter()).secret('API key')).trim();
   if (context.stdin.isTTY) throw new UsageError('login needs the key: run it on a terminal, or pipe the key on stdin', 'e.g. pass show fraud/key | fraudctl login --profile prod');
-  const chunks: Buffer[] = [];
-  for await (const chunk of context.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8').trim();
+  return (await readAllStdin(context)).trim();
 }
 
 export async function login(session: Session): Promise<void> {
