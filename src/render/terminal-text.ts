@@ -48,7 +48,9 @@ export function terminalSafe(value: string): string {
   return value.replace(UNSAFE_ALL, escapeControl);
 }
 
-const GROUPED = new Intl.NumberFormat('en-US');
+// Made on first use: creating an Intl formatter loads ICU data, ~15 ms at start-up, and most
+// runs never cut a string.
+let grouped: Intl.NumberFormat | undefined;
 
 /**
  * At most `max` code points of `value`, then a marker saying how many were cut:
@@ -67,7 +69,7 @@ export function truncate(value: string, max: number): string {
     cut += ch.length;
   }
   if (cut === value.length) return value;
-  return `${value.slice(0, cut)}… (+${GROUPED.format(codePointsFrom(value, cut))} chars)`;
+  return `${value.slice(0, cut)}… (+${(grouped ??= new Intl.NumberFormat('en-US')).format(codePointsFrom(value, cut))} chars)`;
 }
 
 /** How many code points `value` has from UTF-16 index `start` on (a surrogate pair is one). */
