@@ -110,10 +110,6 @@ export class ApiClient {
     return this.dispatcherValue;
   }
 
-  get origin(): string {
-    return this.base.origin;
-  }
-
   submitEvent(payload: unknown): Promise<ApiResponse> {
     const id = typeof payload === 'object' && payload !== null ? (payload as { id?: unknown }).id : undefined;
     return this.call({ method: 'POST', path: '/event', body: payload, what: 'screening the event', idempotent: false, ...(typeof id === 'string' ? { eventId: id } : {}) });

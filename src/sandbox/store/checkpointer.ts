@@ -16,7 +16,7 @@ db.exec('PRAGMA busy_timeout = 1000');
 const timer = setInterval(() => {
   try { db.exec('PRAGMA wal_checkpoint(PASSIVE)'); } catch { /* busy: next time */ }
 }, workerData.everyMs);
-parentPort.on('message', () => { clearInterval(timer); db.close(); process.exit(0); });
+parentPort.on('message', () => { clearInterval(timer); db.close(); parentPort.close(); });
 `;
 
 export interface Checkpointer {
