@@ -8,6 +8,7 @@
 //   fraudctl show <id> --json          against a sandbox already running; target: at most
 //                                      1.3 x (floor + the request itself), where the request
 //                                      is timed in-process on a fresh connection, as the CLI makes it
+//   node -e <one GET with node:http>   for reference: the floor for any CLI written in Node
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -71,6 +72,9 @@ try {
   const node = timeCommand(['-e', '0'], env);
   const version = timeCommand([BIN, '--version'], env);
   const show = timeCommand([BIN, 'show', id, '--json', '--base-url', url], { ...env, FRAUDCTL_API_KEY: KEY });
+  // For reference: the cheapest possible client, a fresh Node process doing one GET with node:http.
+  const getScript = `require('node:http').get(${JSON.stringify(`${url}/event/${id}`)}, { headers: { 'x-client-api-key': '${KEY}' } }, (r) => r.resume())`;
+  const bareGet = timeCommand(['-e', getScript], env);
   const requests = [];
   for (let i = 0; i < RUNS; i++) requests.push(await requestOnce(`${url}/event/${id}`));
   const request = median(requests);
@@ -79,6 +83,7 @@ try {
   console.log(`node ${process.version}, ${RUNS} runs each, medians`);
   console.log(row('node -e 0', node));
   console.log(row('GET /event/{id} in-process', request));
+  console.log(row('node -e <one GET with node:http>', bareGet, node + request));
   console.log(row('fraudctl --version', version, node));
   console.log(row('fraudctl show <id> --json', show, node + request));
   const ok = version / node <= 1.3 && show / (node + request) <= 1.3;
