@@ -671,3 +671,25 @@ describe('proxies', () => {
     expect(proxy.requests).toHaveLength(1);
   });
 });
+
+describe('connection failures', () => {
+  it('a host that does not resolve: NetworkError dns, exit 6, not retried as if it might have been sent', async () => {
+    const { client } = makeClient('http://no-such-host.invalid', { retry: { maxRetries: 0 } });
+    const error = (await rejection(client.getEvent('evt-1'))) as NetworkError;
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error.failure).toBe('dns');
+    expect(error.exitCode).toBe(6);
+    expect(error.message).toBe('cannot find host no-such-host.invalid (DNS lookup failed)');
+    expect(error.maybeProcessed).toBe(false);
+  });
+
+  it('TLS to a server that does not speak it: NetworkError tls, with a hint about the scheme', async () => {
+    const server = await fake();
+    const { client } = makeClient(server.url.replace('http:', 'https:'), { retry: { maxRetries: 0 } });
+    const error = (await rejection(client.getEvent('evt-1'))) as NetworkError;
+    expect(error.failure).toBe('tls');
+    expect(error.exitCode).toBe(6);
+    expect(error.message).toMatch(/^TLS failure talking to 127\.0\.0\.1:\d+/);
+    expect(error.hint).toContain('URL scheme');
+  });
+});
