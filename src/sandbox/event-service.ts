@@ -68,8 +68,8 @@ export class EventService {
     const id = payload.id ?? newEventId();
     const { summary, facts, eventTs, comments } = normaliseEvent(payload, id, this.now(), this.config);
 
-    const result = screen(facts, this.rules, this.config, (field, value, seconds) =>
-      this.store.countRecent(merchantId, field, value, eventTs, seconds),
+    const result = screen(facts, this.rules, this.config, (field, value, seconds, atMost) =>
+      this.store.countRecent(merchantId, field, value, eventTs, seconds, atMost),
     );
     const state = INITIAL_STATE[result.actionType];
     const decision: Decision = {

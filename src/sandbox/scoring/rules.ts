@@ -7,19 +7,20 @@ import type { Facts } from './normalise-event.js';
 /*
  * Rules are data: each `when` is a JsonLogic expression (json-logic-engine, compiled once at
  * start) over the event's facts. History enters through one extra operation,
- * `{"velocity": [field, seconds]}`: how many of this merchant's events with the same value of
- * `field` fall in the `seconds` before this event.
+ * `{"velocity": [field, seconds, atMost?]}`: how many of this merchant's events with the same
+ * value of `field` fall in the `seconds` before this event — counting stops at `atMost` when it
+ * is given (a rule asking ">= 5" needs no more than 5), which keeps hot keys cheap.
  */
 
 export const VELOCITY_FIELDS = ['userEmail', 'userIp'] as const;
 export type VelocityField = (typeof VELOCITY_FIELDS)[number];
 
 /** Answers velocity questions for the event being screened. */
-export type VelocityLookup = (field: VelocityField, value: string, seconds: number) => number;
+export type VelocityLookup = (field: VelocityField, value: string, seconds: number, atMost: number) => number;
 
 /** The context a compiled rule runs against: the facts, plus the history lookup. */
 interface RuleContext extends Facts {
-  $velocity: (field: VelocityField, seconds: number) => number;
+  $velocity: (field: VelocityField, seconds: number, atMost: number) => number;
 }
 
 export interface CompiledRule {
@@ -32,8 +33,8 @@ function createEngine(): LogicEngine {
   engine.addMethod(
     'velocity',
     (args: unknown, context: RuleContext) => {
-      const [field, seconds] = args as [VelocityField, number];
-      return context.$velocity(field, seconds);
+      const [field, seconds, atMost] = args as [VelocityField, number, number | undefined];
+      return context.$velocity(field, seconds, atMost ?? Number.MAX_SAFE_INTEGER);
     },
     { deterministic: false },
   );
@@ -48,10 +49,11 @@ function checkVelocityUses(node: unknown, ruleId: string): void {
   if (node === null || typeof node !== 'object') return;
   for (const [op, args] of Object.entries(node)) {
     if (op === 'velocity') {
-      const [field, seconds] = Array.isArray(args) ? (args as unknown[]) : [];
-      if (!(VELOCITY_FIELDS as readonly unknown[]).includes(field) || !Number.isInteger(seconds) || (seconds as number) <= 0) {
+      const [field, seconds, atMost, ...rest] = Array.isArray(args) ? (args as unknown[]) : [];
+      const positive = (n: unknown) => Number.isInteger(n) && (n as number) > 0;
+      if (!(VELOCITY_FIELDS as readonly unknown[]).includes(field) || !positive(seconds) || (atMost !== undefined && !positive(atMost)) || rest.length > 0) {
         throw new UsageError(
-          `rule ${ruleId}: velocity takes [field, seconds] with field one of ${VELOCITY_FIELDS.join(', ')} and seconds a positive integer`,
+          `rule ${ruleId}: velocity takes [field, seconds, atMost?] with field one of ${VELOCITY_FIELDS.join(', ')} and seconds (and atMost) positive integers`,
         );
       }
     }
@@ -89,9 +91,9 @@ function describe(template: string, facts: Facts): string {
 export function evaluateRules(rules: readonly CompiledRule[], facts: Facts, velocity: VelocityLookup): Alert[] {
   // The facts are this event's own object: lend it the history lookup rather than copy it.
   const context = Object.assign(facts, {
-    $velocity: (field: VelocityField, seconds: number) => {
+    $velocity: (field: VelocityField, seconds: number, atMost: number) => {
       const value = facts[field];
-      return typeof value === 'string' ? velocity(field, value, seconds) : 0;
+      return typeof value === 'string' ? velocity(field, value, seconds, atMost) : 0;
     },
   }) as RuleContext;
   const alerts: Alert[] = [];

@@ -67,8 +67,13 @@ export class EventStore {
     this.summaryStmt = prepare('SELECT state, comments, summary_json FROM events WHERE merchant_id = ? AND id = ?');
     this.assessmentStmt = prepare('SELECT decision_json, assessment_json FROM events WHERE merchant_id = ? AND id = ?');
     // raw: the count as a one-element array, without a row object per call (libsql ignores pluck).
+    // The LIMIT stops the index scan once a rule has the count it asks about.
     const velocity = (column: string) =>
-      (db.prepare<unknown[]>(`SELECT count(*) FROM events WHERE merchant_id = ? AND ${column} = ? AND event_ts BETWEEN ? AND ?`) as { raw(): Statement }).raw();
+      (
+        db.prepare<unknown[]>(
+          `SELECT count(*) FROM (SELECT 1 FROM events WHERE merchant_id = ? AND ${column} = ? AND event_ts BETWEEN ? AND ? LIMIT ?)`,
+        ) as { raw(): Statement }
+      ).raw();
     this.velocityStmts = { userEmail: velocity('user_email'), userIp: velocity('user_ip') };
     this.updateStateStmt = prepare('UPDATE events SET state = ?, comments = ?, updated_at = ? WHERE merchant_id = ? AND id = ?');
     this.recordChangeStmt = prepare(
@@ -107,9 +112,9 @@ export class EventStore {
     }
   }
 
-  /** Events of this merchant with this field value whose time is within `seconds` before `eventTs`. */
-  countRecent(merchantId: string, field: VelocityField, value: string, eventTs: number, seconds: number): number {
-    return (this.velocityStmts[field].get(merchantId, value, eventTs - seconds, eventTs) as [number])[0];
+  /** Events of this merchant with this field value within `seconds` before `eventTs`, counted up to `atMost`. */
+  countRecent(merchantId: string, field: VelocityField, value: string, eventTs: number, seconds: number, atMost: number): number {
+    return (this.velocityStmts[field].get(merchantId, value, eventTs - seconds, eventTs, atMost) as [number])[0];
   }
 
   /** Sets state and comments and records the change; both land in the same commit. */

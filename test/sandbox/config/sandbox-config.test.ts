@@ -57,7 +57,9 @@ describe('loadSandboxConfig', () => {
 describe('compileRules', () => {
   it('refuses a velocity over a field the database does not index', () => {
     const rule = { ...defaultSandboxConfig().rules[0]!, id: 'v', when: { '>': [{ velocity: ['userName', 60] }, 1] } };
-    expect(() => compileRules([rule])).toThrow(/rule v: velocity takes \[field, seconds\]/);
+    expect(() => compileRules([rule])).toThrow(/rule v: velocity takes \[field, seconds, atMost\?\]/);
+    const capped = { ...rule, when: { '>': [{ velocity: ['userIp', 60, 0] }, 1] } };
+    expect(() => compileRules([capped])).toThrow(/rule v: velocity takes/);
   });
 
   it('refuses an operation JsonLogic does not know', () => {

@@ -41,6 +41,17 @@ describe('default rules', () => {
     expect((await submit({ ...order(8, 0), eventDate: '2026-11-22T13:00:00Z' })).ruleMatches).toEqual([]);
   });
 
+  it('count velocity up to the cap a rule gives, and no further', async () => {
+    const config = defaultSandboxConfig();
+    config.rules = [{ id: 'cap', name: 'Cap', description: 'seen {userEmail}', severity: 'LOW', score: 40, when: { '==': [{ velocity: ['userEmail', 3600, 2] }, 2] } }];
+    sb = await startTestSandbox({ configFile: writeConfig({ rules: config.rules }) });
+    const order = (n: number) => ({ id: `cap-${n}`, amount: 1, currency: 'EUR', userEmail: 'c@example.com', eventDate: `2026-11-22T10:0${n}:00Z` });
+    const actions = [];
+    for (let n = 1; n <= 5; n++) actions.push((await submit(order(n))).actionType);
+    // Two earlier orders reach the cap; with four earlier ones the count is still 2, not 4.
+    expect(actions).toEqual(['APPROVE', 'APPROVE', 'REVIEW', 'REVIEW', 'REVIEW']);
+  });
+
   it('score IP velocity over ten minutes', async () => {
     sb = await startTestSandbox();
     const order = (n: number) => ({ id: `ip-${n}`, amount: 20, currency: 'EUR', userIp: '2001:db8::7', eventDate: `2026-11-22T10:00:${String(n).padStart(2, '0')}Z` });
