@@ -6,6 +6,7 @@ import { terminalSafe, truncate } from '../render/terminal-text.js';
 import { ApiError, BadResponseError, NetworkError, type NetworkFailure } from './api-error.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, parseRetryAfter, RETRYABLE_STATUSES, type RetryPolicy } from './retry-policy.js';
 import { redactHeaders } from './debug-log.js';
+import { eventPath } from '../contract/paths.js';
 
 /*
  * The one place that talks HTTP to the service (undici). It owns the API key header, the
@@ -71,9 +72,7 @@ export function previewRequest(baseUrl: string | null, apiKey: string | null, me
   return { method, url, headers: redactHeaders(requestHeaders(apiKey, body !== undefined)), ...(body !== undefined ? { body } : {}) };
 }
 
-/** "." and ".." are valid ids but dot segments to URL handling, even as %2E: sent as %2E and never resolved (see attempt). */
-const idSegment = (eventId: string) => (eventId === '.' || eventId === '..' ? eventId.replaceAll('.', '%2E') : encodeURIComponent(eventId));
-export const eventPath = (eventId: string, suffix = '') => `/event/${idSegment(eventId)}${suffix}`;
+export { eventPath } from '../contract/paths.js';
 
 function proxyConfigured(env: NodeJS.ProcessEnv): boolean {
   return Boolean(env.HTTP_PROXY || env.http_proxy || env.HTTPS_PROXY || env.https_proxy);

@@ -9,3 +9,4 @@ export * from './decision.js';
 export * from './state-change.js';
 export * from './field-errors.js';
 export * from './states.js';
+export * from './paths.js';

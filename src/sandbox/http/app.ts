@@ -17,6 +17,7 @@ import type { EventService } from '../event-service.js';
 import { installChaos, type ChaosSpec } from './chaos.js';
 import { handleError, sendError } from './error-replies.js';
 import { invalid } from './service-error.js';
+import { eventPath } from '../../contract/paths.js';
 
 /*
  * The sandbox's HTTP face (Fastify): content types, the 1 MiB limit, auth and tenancy,
@@ -140,7 +141,7 @@ export async function buildSandboxApp(options: SandboxAppOptions): Promise<Fasti
       const schemaCodes = request.validationError ? fieldCodes(request.validationError.validation ?? []) : [];
       const { created, decision } = service.submit(request.merchantId, request.body, schemaCodes);
       await service.committed();
-      if (created) reply.code(201).header('location', `/event/${encodeURIComponent(decision.id)}`);
+      if (created) reply.code(201).header('location', eventPath(decision.id));
       return decision;
     },
   );

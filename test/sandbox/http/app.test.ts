@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KNOWN_STATES, TRANSITIONS, type Decision, type EventSummary } from '../../../src/contract/index.js';
 import { startTestSandbox, writeConfig, type TestSandbox } from '../../support/sandbox.js';
@@ -33,6 +34,19 @@ describe('POST /event', () => {
     expect(decision).toMatchObject({ id: 'ord-1002', actionType: 'REVIEW', totalRiskScore: 50, state: 'PENDING_REVIEW' });
     expect(decision.ruleMatches.map((m) => m.ruleId).sort()).toEqual(['country_mismatch', 'high_amount']);
     expect(typeof res.headers['x-request-id']).toBe('string');
+  });
+
+  it('writes dot ids into Location so they cannot resolve as path segments', async () => {
+    for (const [id, location] of [['.', '/event/%2E'], ['..', '/event/%2E%2E']]) {
+      const res = await sb.call('POST', '/event', { body: minimal(id!) });
+      expect(res.status).toBe(201);
+      expect(res.headers.location).toBe(location);
+      // Read back through the path exactly as written (a URL string would resolve the dots).
+      const agent = new Agent();
+      const back = await agent.request({ origin: sb.url, path: location!, method: 'GET', headers: { 'x-client-api-key': 'sandbox-demo-key' } });
+      expect(await back.body.json()).toMatchObject({ id });
+      await agent.close();
+    }
   });
 
   it('generates an id when the payload has none', async () => {
