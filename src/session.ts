@@ -35,14 +35,14 @@ export class Session {
   constructor(
     readonly context: CliContext,
     readonly globals: GlobalOptions,
-    private readonly settingsOverride?: Pick<Settings, 'profile' | 'baseUrl'>,
+    private readonly settingsOverride?: Pick<Settings, 'profile' | 'baseUrl' | 'apiKey'>,
   ) {}
 
   /**
    * A session for a profile that may not be configured yet (login checks a key against it
    * before saving): that profile and URL, with the timeout and retries of this run.
    */
-  withSettingsOverride(override: Pick<Settings, 'profile' | 'baseUrl'>): Session {
+  withSettingsOverride(override: Pick<Settings, 'profile' | 'baseUrl' | 'apiKey'>): Session {
     return new Session(this.context, this.globals, override);
   }
 
@@ -62,18 +62,18 @@ export class Session {
   async settings(): Promise<Settings> {
     if (!this.settingsValue) {
       const [{ resolveSettings }, { readConfigFile }] = await Promise.all([import('./profiles/settings.js'), import('./profiles/config-file.js')]);
-      const flags = {
-        ...(this.globals.baseUrl !== undefined ? { baseUrl: this.globals.baseUrl } : {}),
-        ...(this.globals.profile !== undefined ? { profile: this.globals.profile } : {}),
-        ...(this.globals.timeout !== undefined ? { timeoutSeconds: this.globals.timeout } : {}),
-      };
+      const timeout = this.globals.timeout !== undefined ? { timeoutSeconds: this.globals.timeout } : {};
       if (this.settingsOverride) {
-        // Only the timeout and retries are resolved as usual; no profile or URL from elsewhere applies.
+        // Only the timeout and retries are resolved as usual; no profile, URL or key from elsewhere applies.
         const { FRAUDCTL_PROFILE, FRAUDCTL_BASE_URL, FRAUDCTL_API_KEY, ...env } = this.context.env;
-        const timeoutOnly = this.globals.timeout !== undefined ? { timeoutSeconds: this.globals.timeout } : {};
-        const base = resolveSettings(timeoutOnly, env, { profiles: {} });
-        this.settingsValue = { ...base, ...this.settingsOverride, apiKey: null, apiKeySource: null, isSandbox: this.settingsOverride.baseUrl === null };
+        const base = resolveSettings(timeout, env, { profiles: {} });
+        this.settingsValue = { ...base, ...this.settingsOverride, apiKeySource: null, isSandbox: this.settingsOverride.baseUrl === null };
       } else {
+        const flags = {
+          ...timeout,
+          ...(this.globals.baseUrl !== undefined ? { baseUrl: this.globals.baseUrl } : {}),
+          ...(this.globals.profile !== undefined ? { profile: this.globals.profile } : {}),
+        };
         this.settingsValue = resolveSettings(flags, this.context.env, readConfigFile(this.context.env));
       }
     }
@@ -93,14 +93,14 @@ export class Session {
     return createPrompter(this.context);
   }
 
-  /** The API client for the settings in force; with an explicit key, for `login`. */
-  async client(apiKeyOverride?: string): Promise<ApiClient> {
-    if (this.clientValue && apiKeyOverride === undefined) return this.clientValue;
+  /** The API client for the settings in force. */
+  async client(): Promise<ApiClient> {
+    if (this.clientValue) return this.clientValue;
     const settings = await this.settings();
     const { ApiClient } = await import('./api/api-client.js');
     let baseUrl = settings.baseUrl;
     if (baseUrl === null) baseUrl = await this.startEmbeddedSandbox();
-    let apiKey = apiKeyOverride ?? settings.apiKey;
+    let apiKey = settings.apiKey;
     if (apiKey === null) {
       const { requireApiKey } = await import('./profiles/settings.js');
       apiKey = requireApiKey(settings);
@@ -114,7 +114,7 @@ export class Session {
       profile: settings.profile,
       ...(this.globals.debug ? { debug: (line: string) => this.debugLine(line) } : {}),
     });
-    if (apiKeyOverride === undefined) this.clientValue = client;
+    this.clientValue = client;
     return client;
   }
 

@@ -40,8 +40,8 @@ export async function login(session: Session): Promise<void> {
   if (/\s/.test(key)) throw new UsageError('an API key has no spaces or line breaks: nothing was saved');
 
   // Check against the profile being logged into (it may not exist yet, so build its settings here).
-  const probeSession = session.withSettingsOverride({ profile, baseUrl: baseUrl ?? null });
-  const client = await probeSession.client(key);
+  const probeSession = session.withSettingsOverride({ profile, baseUrl: baseUrl ?? null, apiKey: key });
+  const client = await probeSession.client();
   try {
     await client.getEvent(newProbeId());
   } catch (error) {
@@ -54,7 +54,6 @@ export async function login(session: Session): Promise<void> {
       throw error;
     }
   } finally {
-    await client.close();
     await probeSession.close();
   }
   saveApiKey(context.env, profile, key, newBaseUrl);
