@@ -5,6 +5,7 @@ import pkg from '../../package.json' with { type: 'json' };
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import { ApiError, BadResponseError, NetworkError, type NetworkFailure } from './api-error.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, parseRetryAfter, RETRYABLE_STATUSES, type RetryPolicy } from './retry-policy.js';
+import type { RetryKind } from './retry-budget.js';
 import { redactHeaders } from './debug-log.js';
 import { eventPath } from '../contract/paths.js';
 
@@ -27,6 +28,27 @@ export interface ApiClientOptions {
   /** Receives request/response log lines (--debug); they never hold the key. */
   debug?: (line: string) => void;
   sleep?: (ms: number) => Promise<void>;
+  /** Keep-alive connections per origin (batch: its concurrency). Default: undici's (unbounded). */
+  connections?: number;
+  /** Aborts every request in flight (a batch's second Ctrl-C). */
+  signal?: AbortSignal;
+  /** A batch's say over every request: pacing, a shared retry budget, throttling. */
+  control?: RequestControl;
+}
+
+/**
+ * How a batch steers the requests of all its lines at once. Without it, each call retries on
+ * its own policy alone.
+ */
+export interface RequestControl {
+  /** Awaited before every attempt: the batch's rate limit and any pause a 429/503 asked for. */
+  beforeAttempt(): Promise<void>;
+  /** Asked before every retry: the cost taken from the shared budget, or false to give up now. */
+  allowRetry(kind: RetryKind): number | false;
+  /** A 429 or 503 arrived; `retryAfterMs` is the server's Retry-After, already clamped. */
+  onThrottle(retryAfterMs: number | undefined): void;
+  /** The call ended with an answer that needs no retry; `retryCost` is what its retries took. */
+  onSettled(retryCost: number): void;
 }
 
 export interface ApiResponse {
@@ -34,12 +56,16 @@ export interface ApiResponse {
   /** The parsed JSON body; undefined when there was none (e.g. 204). */
   body: unknown;
   requestId: string | null;
+  /** Attempts the call took (1 when the first one was answered). */
+  attempts: number;
 }
 
 interface Operation {
   method: 'GET' | 'POST' | 'PATCH';
   path: string;
   body?: unknown;
+  /** A body already serialised (a batch sends each line's own text). */
+  rawBody?: string;
   eventId?: string;
   /** What the user asked for, for messages: "screening the event", "fetching event x". */
   what: string;
@@ -95,7 +121,8 @@ export class ApiClient {
     this.dispatcherValue ??= (async () => {
       const connect = { timeout: Math.min(10_000, this.options.timeoutMs) };
       const env = this.options.env;
-      if (!proxyConfigured(env)) return new Agent({ connect, keepAliveTimeout: 10_000 });
+      const connections = this.options.connections !== undefined ? { connections: this.options.connections } : {};
+      if (!proxyConfigured(env)) return new Agent({ connect, keepAliveTimeout: 10_000, ...connections });
       const EnvHttpProxyAgent = await loadEnvHttpProxyAgent();
       return new EnvHttpProxyAgent({
         connect,
@@ -104,6 +131,7 @@ export class ApiClient {
         noProxy: env.NO_PROXY ?? env.no_proxy,
         // Plain http:// goes to the proxy as an absolute URL, as curl does; https:// is tunnelled (CONNECT).
         proxyTunnel: false,
+        ...connections,
       } as ConstructorParameters<typeof EnvHttpProxyAgent>[0]);
     })();
     return this.dispatcherValue;
@@ -112,6 +140,11 @@ export class ApiClient {
   submitEvent(payload: unknown): Promise<ApiResponse> {
     const id = typeof payload === 'object' && payload !== null ? (payload as { id?: unknown }).id : undefined;
     return this.call({ method: 'POST', path: '/event', body: payload, what: 'screening the event', idempotent: false, ...(typeof id === 'string' ? { eventId: id } : {}) });
+  }
+
+  /** POST /event with a body that is already JSON text (a line of a batch), sent as it is. */
+  submitEventText(text: string, eventId: string | undefined): Promise<ApiResponse> {
+    return this.call({ method: 'POST', path: '/event', rawBody: text, what: 'screening the event', idempotent: false, ...(eventId !== undefined ? { eventId } : {}) });
   }
 
   getEvent(eventId: string): Promise<ApiResponse> {
@@ -136,26 +169,49 @@ export class ApiClient {
 
   private async call(op: Operation): Promise<ApiResponse> {
     const deadline = Date.now() + this.options.timeoutMs;
-    const body = op.body === undefined ? null : JSON.stringify(op.body);
+    const body = op.rawBody ?? (op.body === undefined ? null : JSON.stringify(op.body));
+    const control = this.options.control;
+    let retryCost = 0;
     for (let attempt = 0; ; attempt++) {
       let retryAfterMs: number | undefined;
+      let kind: RetryKind = 'error';
       try {
+        await control?.beforeAttempt();
         const response = await this.attempt(op, body, deadline);
-        if (!RETRYABLE_STATUSES.has(response.status) || attempt >= this.policy.maxRetries) return this.finish(op, response);
+        if (!RETRYABLE_STATUSES.has(response.status) || attempt >= this.policy.maxRetries) {
+          if (response.status < 500 && !RETRYABLE_STATUSES.has(response.status)) control?.onSettled(retryCost);
+          return this.finish(op, response, attempt + 1);
+        }
         retryAfterMs = parseRetryAfter(response.headers['retry-after']);
+        control?.onThrottle(retryAfterMs === undefined ? undefined : Math.min(retryAfterMs, this.policy.maxRetryAfterMs));
         this.options.debug?.(`retrying after ${response.status}`);
       } catch (error) {
+        if (error instanceof ApiError || error instanceof NetworkError || error instanceof BadResponseError) error.attempts = attempt + 1;
         // A timeout used the deadline up; an over-large answer would only come again.
         const safeToRepeat = error instanceof NetworkError && error.failure !== 'timeout' && error.failure !== 'other' && (op.idempotent || !error.maybeProcessed);
-        if (!safeToRepeat || attempt >= this.policy.maxRetries) throw error;
+        if (!safeToRepeat || attempt >= this.policy.maxRetries || this.options.signal?.aborted) throw error;
+        if (error.failure === 'connect-timeout') kind = 'timeout';
         this.options.debug?.(`retrying after ${error.message}`);
       }
+      const cost = control ? control.allowRetry(kind) : 0;
+      if (cost === false) throw this.budgetSpent(op, attempt + 1);
+      retryCost += cost;
       const wait = backoffDelay(this.policy, attempt + 1, retryAfterMs);
       if (Date.now() + wait >= deadline) {
-        throw new NetworkError(`no answer from ${this.base.origin} within ${this.options.timeoutMs / 1000} s while ${op.what} (the service asked to retry later)`, 'timeout', !op.idempotent, 'retry later, or allow more time with --timeout SECONDS');
+        throw Object.assign(
+          new NetworkError(`no answer from ${this.base.origin} within ${this.options.timeoutMs / 1000} s while ${op.what} (the service asked to retry later)`, 'timeout', !op.idempotent, 'retry later, or allow more time with --timeout SECONDS'),
+          { attempts: attempt + 1 },
+        );
       }
       await this.sleep(wait);
     }
+  }
+
+  /** The batch's shared retry budget refused a retry: the last failure stands, and says why. */
+  private budgetSpent(op: Operation, attempts: number): NetworkError {
+    const error = new NetworkError(`gave up ${op.what}: the batch's retry budget is spent (the service kept failing)`, 'budget', false, 'run the batch again later with --resume');
+    error.attempts = attempts;
+    return error;
   }
 
   private async attempt(op: Operation, body: string | null, deadline: number): Promise<RawResponse> {
@@ -193,7 +249,8 @@ export class ApiClient {
     const headers = this.headers(body !== null);
     const started = Date.now();
     this.options.debug?.(`→ ${op.method} ${url.origin}${path} ${JSON.stringify(redactHeaders(headers))}${body ? `\n  ${truncate(body, 2000)}` : ''}`);
-    const signal = AbortSignal.timeout(remaining);
+    const timeout = AbortSignal.timeout(remaining);
+    const signal = this.options.signal ? AbortSignal.any([timeout, this.options.signal]) : timeout;
     let sent = false;
     try {
       const dispatcher = await this.dispatcher();
@@ -252,18 +309,18 @@ export class ApiClient {
     return new NetworkError(message, failure, processed, hint);
   }
 
-  private finish(op: Operation, raw: RawResponse): ApiResponse {
+  private finish(op: Operation, raw: RawResponse, attempts: number): ApiResponse {
     const contentType = headerValue(raw.headers['content-type']) ?? '';
     const parsed = parseJson(raw.text);
     if (raw.status >= 200 && raw.status < 300) {
-      if (raw.text.trim() === '') return { status: raw.status, body: undefined, requestId: raw.requestId };
+      if (raw.text.trim() === '') return { status: raw.status, body: undefined, requestId: raw.requestId, attempts };
       if (parsed === undefined) {
         throw new BadResponseError(`the service answered ${raw.status} while ${op.what}, but the body is not JSON (${describeBody(contentType, raw.text)})`, 'a proxy or gateway may be in the way: check --base-url');
       }
       if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
         throw new BadResponseError(`the service answered ${raw.status} while ${op.what}, but the body is not the JSON object expected`, 'check --base-url: it should name the fraud-screening service');
       }
-      return { status: raw.status, body: parsed.value, requestId: raw.requestId };
+      return { status: raw.status, body: parsed.value, requestId: raw.requestId, attempts };
     }
     throw this.apiError(op, raw, parsed?.value, contentType);
   }

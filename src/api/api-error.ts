@@ -26,9 +26,13 @@ export class ApiError extends CliError {
     super(message, exitCodeForStatus(status), hint);
     this.name = 'ApiError';
   }
+
+  /** Attempts the call made before this failure stood. */
+  attempts = 1;
 }
 
-export type NetworkFailure = 'refused' | 'dns' | 'tls' | 'timeout' | 'reset' | 'connect-timeout' | 'other';
+/** 'budget': not a network failure as such — a batch's shared retry budget refused the retry the failure called for. */
+export type NetworkFailure = 'refused' | 'dns' | 'tls' | 'timeout' | 'reset' | 'connect-timeout' | 'other' | 'budget';
 
 /** No usable answer: the connection failed, timed out, or the answer was not what the interface promises. */
 export class NetworkError extends CliError {
@@ -42,6 +46,9 @@ export class NetworkError extends CliError {
     super(message, ExitCode.UNAVAILABLE, hint);
     this.name = 'NetworkError';
   }
+
+  /** Attempts the call made before this failure stood. */
+  attempts = 1;
 }
 
 /** A 2xx (or redirect) whose body or target is not what the interface promises. */
@@ -50,4 +57,7 @@ export class BadResponseError extends CliError {
     super(message, ExitCode.FAILURE, hint);
     this.name = 'BadResponseError';
   }
+
+  /** Attempts the call made before this failure stood. */
+  attempts = 1;
 }
