@@ -340,7 +340,7 @@ describe('tolerant reading of odd answers', () => {
     const body = { id: 'evt-1', state: 'APPROVED', brandNewField: { nested: [1, 2] }, score: null };
     server.script(json(200, body, { 'x-request-id': 'req-ok' }));
     const { client } = makeClient(server.url);
-    await expect(client.getEvent('evt-1')).resolves.toEqual({ status: 200, body, requestId: 'req-ok' });
+    await expect(client.getEvent('evt-1')).resolves.toEqual({ status: 200, body, requestId: 'req-ok', attempts: 1 });
   });
 
   it('a PATCH answered 204 with no body', async () => {

@@ -61,7 +61,7 @@ describe('ApiClient under a RequestControl', () => {
     expect(server.requests[1]!.body).toBe('{"id":"a","amount":1}');
   });
 
-  it('gives up at once, as a 'budget' failure, when the budget refuses a retry, keeping the attempts made', async () => {
+  it('gives up at once, as a budget failure, when the budget refuses a retry, keeping the attempts made', async () => {
     server = await startFakeServer();
     server.script(json(503, { errorType: 'OVERLOADED', errorCodes: [] }), json(503, { errorType: 'OVERLOADED', errorCodes: [] }));
     const budget = new RetryBudget({ capacity: 5, retryCost: 5, timeoutCost: 10, successRefill: 1 });
