@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CliContext } from './cli-context.js';
-import type { ApiClient } from './api/api-client.js';
+import type { ApiClient, ApiClientOptions } from './api/api-client.js';
 import type { Settings } from './profiles/settings.js';
 import type { Output } from './render/output.js';
 import type { Prompter } from './review/prompter.js';
@@ -93,8 +93,11 @@ export class Session {
     return createPrompter(this.context);
   }
 
-  /** The API client for the settings in force. */
-  async client(): Promise<ApiClient> {
+  /**
+   * The API client for the settings in force. `batch` (pool size, pacing, abort) applies when
+   * this call is the one that makes the client.
+   */
+  async client(batch?: Pick<ApiClientOptions, 'connections' | 'control' | 'signal'>): Promise<ApiClient> {
     if (this.clientValue) return this.clientValue;
     const settings = await this.settings();
     const { ApiClient } = await import('./api/api-client.js');
@@ -113,6 +116,7 @@ export class Session {
       env: this.context.env,
       profile: settings.profile,
       ...(this.globals.debug ? { debug: (line: string) => this.debugLine(line) } : {}),
+      ...batch,
     });
     this.clientValue = client;
     return client;

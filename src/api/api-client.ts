@@ -4,7 +4,7 @@ import { Agent, loadEnvHttpProxyAgent } from './undici-parts.js';
 import pkg from '../../package.json' with { type: 'json' };
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import { ApiError, BadResponseError, NetworkError, type NetworkFailure } from './api-error.js';
-import { backoffDelay, DEFAULT_RETRY_POLICY, parseRetryAfter, RETRYABLE_STATUSES, type RetryPolicy } from './retry-policy.js';
+import { backoffDelay, DEFAULT_RETRY_POLICY, GATEWAY_STATUSES, parseRetryAfter, RETRYABLE_STATUSES, type RetryPolicy } from './retry-policy.js';
 import type { RetryKind } from './retry-budget.js';
 import { redactHeaders } from './debug-log.js';
 import { eventPath } from '../contract/paths.js';
@@ -178,12 +178,16 @@ export class ApiClient {
       try {
         await control?.beforeAttempt();
         const response = await this.attempt(op, body, deadline);
-        if (!RETRYABLE_STATUSES.has(response.status) || attempt >= this.policy.maxRetries) {
-          if (response.status < 500 && !RETRYABLE_STATUSES.has(response.status)) control?.onSettled(retryCost);
+        const throttled = RETRYABLE_STATUSES.has(response.status);
+        const retryable = throttled || (op.idempotent && GATEWAY_STATUSES.has(response.status));
+        if (!retryable || attempt >= this.policy.maxRetries) {
+          if (response.status < 500 && !throttled) control?.onSettled(retryCost);
           return this.finish(op, response, attempt + 1);
         }
-        retryAfterMs = parseRetryAfter(response.headers['retry-after']);
-        control?.onThrottle(retryAfterMs === undefined ? undefined : Math.min(retryAfterMs, this.policy.maxRetryAfterMs));
+        if (throttled) {
+          retryAfterMs = parseRetryAfter(response.headers['retry-after']);
+          control?.onThrottle(retryAfterMs === undefined ? undefined : Math.min(retryAfterMs, this.policy.maxRetryAfterMs));
+        }
         this.options.debug?.(`retrying after ${response.status}`);
       } catch (error) {
         if (error instanceof ApiError || error instanceof NetworkError || error instanceof BadResponseError) error.attempts = attempt + 1;

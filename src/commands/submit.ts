@@ -1,21 +1,64 @@
-import { Command } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { withSession } from '../session.js';
 
+function wholeNumber(min: number, max: number, what: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${what} is a whole number from ${min} to ${max}`);
+    return n;
+  };
+}
+
+function positiveNumber(value: string): number {
+  const n = Number(value);
+  if (!(n > 0) || !Number.isFinite(n)) throw new InvalidArgumentError('the rate is a positive number of events per second');
+  return n;
+}
+
+export interface SubmitOptions {
+  concurrency?: number;
+  rate?: number;
+  maxErrors?: number;
+  out?: string;
+  rejects?: string;
+  resume?: boolean;
+  quiet?: boolean;
+}
+
 export function submitCommand(context: CliContext): Command {
   return new Command('submit')
-    .description('screen an event: show the decision, score, rule matches and list matches')
-    .argument('<file>', 'a JSON file holding one event, or - to read it from stdin')
+    .description('screen one event and show its decision, or a batch of events (JSON Lines, a JSON array, gzip) with a results file')
+    .argument('<file>', 'a JSON file holding one event, a batch file (.jsonl, a JSON array, .gz of either), or - for stdin')
+    .addOption(new Option('--concurrency <n>', 'batch: requests in flight at once (default 16)').argParser(wholeNumber(1, 256, 'the concurrency')))
+    .addOption(new Option('--rate <n>', 'batch: at most this many requests per second').argParser(positiveNumber))
+    .addOption(new Option('--max-errors <n>', 'batch: stop after this many lines without a decision').argParser(wholeNumber(1, Number.MAX_SAFE_INTEGER, '--max-errors')))
+    .option('--out <file>', 'batch: write one JSON result per input line to this file')
+    .option('--rejects <file>', 'batch: write every line that got no decision to this file, as it was')
+    .option('--resume', 'batch: continue the run whose results are in --out, skipping lines already settled')
+    .option('-q, --quiet', 'batch: no progress display, and no summary unless something failed')
     .addHelpText(
       'before',
       `Examples:
   $ fraudctl submit examples/review.json
   $ cat event.json | fraudctl submit -
   $ fraudctl submit event.json --json | jq .actionType
+  $ fraudctl submit orders.jsonl.gz --out results.jsonl --rejects rejects.jsonl
+  $ fraudctl submit orders.jsonl --out results.jsonl --resume      # after an interrupted run
+  $ zcat day.jsonl.gz | fraudctl submit - --concurrency 32 --rate 500 --json > results.jsonl
 `,
     )
-    .action(async (file: string, _options: unknown, command: Command) => {
-      const { submitEvent } = await import('../events/event-commands.js');
-      await withSession(context, command, (session) => submitEvent(session, file));
+    .addHelpText(
+      'after',
+      `
+Batch mode is used for a JSON array, more than one line of JSON, a .jsonl/.ndjson name, or any
+batch option. Every line gets one result: DECIDED, REJECTED (bad line or refused by the
+service), FAILED (no answer; --resume tries it again) or UNKNOWN (sent without an id and the
+answer was lost). Exit 0 when every line was decided, 1 when any was not, 130 on Ctrl-C.
+`,
+    )
+    .action(async (file: string, options: SubmitOptions, command: Command) => {
+      const { submitEvents } = await import('../events/event-commands.js');
+      await withSession(context, command, (session) => submitEvents(session, file, options));
     });
 }

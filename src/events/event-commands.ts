@@ -1,6 +1,7 @@
 import type { ApiClient, ApiResponse } from '../api/api-client.js';
 import type { Session } from '../session.js';
-import { readEvent } from './event-input.js';
+import type { SubmitOptions } from '../commands/submit.js';
+import { parseEvent } from './event-input.js';
 
 /*
  * The work behind submit, show and alerts: one call to the service each, then either the
@@ -17,8 +18,24 @@ async function callAndShow(session: Session, call: (client: ApiClient) => Promis
   output.print(tables[renderer](body, output.style));
 }
 
-export async function submitEvent(session: Session, source: string): Promise<void> {
-  const payload = await readEvent(source, session.context);
+/** One event: its decision as tables (or JSON). Many: a batch (src/batch). */
+export async function submitEvents(session: Session, source: string, options: SubmitOptions): Promise<void> {
+  const [{ openInput }, { runBatch, checkBatchOptions, MAX_LINE_BYTES }] = await Promise.all([import('../batch/input-records.js'), import('../batch/run-batch.js')]);
+  const batchOptions = {
+    concurrency: options.concurrency ?? 16,
+    rate: options.rate ?? null,
+    maxErrors: options.maxErrors ?? null,
+    out: options.out ?? null,
+    rejects: options.rejects ?? null,
+    resume: options.resume === true,
+    quiet: options.quiet === true,
+    json: session.json,
+  };
+  checkBatchOptions(batchOptions);
+  const askedForBatch = [options.concurrency, options.rate, options.maxErrors, options.out, options.rejects, options.resume].some((o) => o !== undefined);
+  const input = await openInput(source, session.context, { batch: askedForBatch, maxRecordBytes: MAX_LINE_BYTES });
+  if (input.kind === 'batch') return runBatch(session, input, batchOptions);
+  const payload = parseEvent(input.text, source === '-' ? 'stdin' : source);
   await callAndShow(session, (client) => client.submitEvent(payload), 'renderDecision');
 }
 

@@ -203,6 +203,14 @@ describe('retries', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it.each([502, 504])('GET: retried after a gateway %i, which a GET cannot make worse', async (status) => {
+    const server = await fake();
+    server.script(json(status, { errorType: 'GATEWAY' }), json(200, { id: 'evt-1' }));
+    const { client } = makeClient(server.url);
+    await expect(client.getEvent('evt-1')).resolves.toMatchObject({ status: 200, attempts: 2 });
+    expect(server.requests).toHaveLength(2);
+  });
+
   it('POST: not retried on 504, and says the event may have been stored', async () => {
     const server = await fake();
     server.script(json(504, { requestId: 'r', errorType: 'SCORING_TIMEOUT' }), json(201, { id: 'evt-7' }));

@@ -39,7 +39,7 @@ describe('fraudctl submit', () => {
   it.each([
     [['submit', 'no-such-file.json'], undefined, /^error: no such file: no-such-file.json$/m],
     [['submit', '-'], '{"amount": 1,', /^error: stdin is not valid JSON/m],
-    [['submit', '-'], '[{"amount": 1}]', /^error: stdin must hold one JSON object \(an event\), not an array/m],
+    [['submit', '-'], '42', /^error: stdin must hold one JSON object \(an event\), not number/m],
     [['submit', '-'], '', /^error: stdin is empty/m],
     [['submit'], undefined, /missing required argument 'file'/],
   ])('exits 2 with one clear line for bad input %j', async (args, input, message) => {

@@ -10,7 +10,7 @@ export interface CliHarness {
   sb: TestSandbox;
   dir: string;
   env(extra?: Record<string, string>): NodeJS.ProcessEnv;
-  run(args: string[], options?: { input?: string; env?: Record<string, string> }): Promise<CliResult>;
+  run(args: string[], options?: { input?: string | Buffer; env?: Record<string, string> }): Promise<CliResult>;
 }
 
 export function useSandboxForCli(): CliHarness {
@@ -26,7 +26,7 @@ export function useSandboxForCli(): CliHarness {
         FRAUDCTL_API_KEY: DEMO_KEY,
         ...extra,
       }),
-    run: (args: string[], options: { input?: string; env?: Record<string, string> } = {}) =>
+    run: (args: string[], options: { input?: string | Buffer; env?: Record<string, string> } = {}) =>
       runCli(args, { env: harness.env(options.env), ...(options.input !== undefined ? { input: options.input } : {}) }),
   } as CliHarness;
   beforeAll(async () => {

@@ -19,7 +19,7 @@ export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH, NO_COLOR: '1', ...extra };
 }
 
-export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string | Buffer; timeoutMs?: number } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { env: options.env ?? cliEnv() });
     let stdout = '';
@@ -69,4 +69,26 @@ export function startServe(args: string[], env: NodeJS.ProcessEnv = cliEnv()): P
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     void ended.then((r) => reject(new Error(`sandbox serve ended before listening (code ${r.code}): ${r.stderr}`)));
   });
+}
+
+export interface RunningCli {
+  child: ChildProcessWithoutNullStreams;
+  /** Resolves when the process has ended. */
+  done: Promise<CliResult>;
+  output(): { stdout: string; stderr: string };
+}
+
+/** Starts `fraudctl …` and returns at once, for tests that signal or kill it mid-run. */
+export function startCli(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string } = {}): RunningCli {
+  const child = spawn(process.execPath, [BIN, ...args], { env: options.env ?? cliEnv() });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const done = new Promise<CliResult>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  child.stdin.end(options.input ?? '');
+  return { child, done, output: () => ({ stdout, stderr }) };
 }

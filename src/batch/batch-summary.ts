@@ -1,0 +1,86 @@
+import { terminalSafe, truncate } from '../render/terminal-text.js';
+import type { BatchStats } from './batch-stats.js';
+import { count } from './batch-progress.js';
+
+/*
+ * The closing account of a batch: what was decided, what was not and why, how fast, and where
+ * the results are. As text for people, or as one JSON object (--json) for scripts.
+ */
+
+export type StopReason = 'interrupted' | 'aborted' | 'max-errors' | 'retry-budget' | 'auth' | 'input';
+
+export interface SummaryFacts {
+  stats: BatchStats;
+  stopped: StopReason | null;
+  results: string | null;
+  rejects: string | null;
+  retries: number;
+  throttled: number;
+  /** Lines an earlier run already settled (--resume). */
+  resumed: boolean;
+}
+
+const STOP_TEXT: Record<StopReason, string> = {
+  interrupted: 'interrupted: lines in flight were finished, no new line was read',
+  aborted: 'aborted at the second Ctrl-C: lines in flight were left unrecorded',
+  'max-errors': 'stopped after --max-errors lines without a decision',
+  'retry-budget': 'stopped: the service kept failing and the retry budget is spent',
+  auth: 'stopped: the service refused the API key',
+  input: 'stopped: the input could not be read to the end',
+};
+
+const sortedEntries = (map: Map<string, number>) => [...map.entries()].sort((a, b) => b[1] - a[1]);
+
+export function summaryJson(f: SummaryFacts): Record<string, unknown> {
+  const s = f.stats;
+  return {
+    lines: s.done,
+    decided: s.outcomes.DECIDED,
+    rejected: s.outcomes.REJECTED,
+    failed: s.outcomes.FAILED,
+    unknown: s.outcomes.UNKNOWN,
+    skipped: s.skipped,
+    actionTypes: Object.fromEntries(sortedEntries(s.actionTypes)),
+    errorTypes: Object.fromEntries(sortedEntries(s.errorTypes)),
+    elapsedMs: Math.round(s.elapsedMs()),
+    eventsPerSecond: Math.round(s.rate()),
+    latencyMs: { p50: s.percentile(0.5), p95: s.percentile(0.95), p99: s.percentile(0.99) },
+    retries: f.retries,
+    throttled: f.throttled,
+    stopped: f.stopped,
+    results: f.results,
+    rejects: f.rejects,
+  };
+}
+
+export function summaryText(f: SummaryFacts): string {
+  const s = f.stats;
+  const pad = (n: number) => count(n).padStart(9);
+  const list = (map: Map<string, number>) =>
+    sortedEntries(map)
+      .map(([k, n]) => `${terminalSafe(truncate(k, 40))} ${count(n)}`)
+      .join(' · ');
+  const ms = (v: number | null) => (v === null ? '–' : `${count(v)} ms`);
+  const lines = [
+    `${f.stopped ? 'Batch stopped' : 'Batch done'}: ${count(s.done)} lines in ${(s.elapsedMs() / 1000).toFixed(1)} s (${count(s.rate())} lines/s)${s.skipped ? `, ${count(s.skipped)} already done by the earlier run` : ''}`,
+    `  decided  ${pad(s.outcomes.DECIDED)}   ${list(s.actionTypes)}`,
+  ];
+  const errorTypes = list(s.errorTypes);
+  if (s.outcomes.REJECTED) lines.push(`  rejected ${pad(s.outcomes.REJECTED)}`);
+  if (s.outcomes.FAILED) lines.push(`  failed   ${pad(s.outcomes.FAILED)}`);
+  if (s.outcomes.UNKNOWN) lines.push(`  unknown  ${pad(s.outcomes.UNKNOWN)}   sent without an id and no clear answer: they may or may not be stored`);
+  if (errorTypes) lines.push(`  errors     ${errorTypes}`);
+  lines.push(`  latency    p50 ${ms(s.percentile(0.5))} · p95 ${ms(s.percentile(0.95))} · p99 ${ms(s.percentile(0.99))}`);
+  if (f.retries || f.throttled) lines.push(`  retries    ${count(f.retries)}${f.throttled ? ` (${count(f.throttled)} answers asked to slow down)` : ''}`);
+  if (f.results) lines.push(`  results    ${terminalSafe(f.results)}`);
+  if (f.rejects && s.errors) lines.push(`  rejects    ${terminalSafe(f.rejects)} (re-run it to retry those lines)`);
+  if (s.firstProblems.length) {
+    lines.push(s.errors > s.firstProblems.length ? `First ${s.firstProblems.length} of ${count(s.errors)} lines without a decision:` : 'Lines without a decision:');
+    for (const p of s.firstProblems) lines.push(`  line ${p.line}: ${terminalSafe(truncate(p.reason, 200))}`);
+  }
+  if (f.stopped) {
+    lines.push(STOP_TEXT[f.stopped]);
+    if (f.results && f.stopped !== 'auth' && f.stopped !== 'input') lines.push(`Continue later with the same command and --resume.`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,60 @@
+import { jsonForTerminal } from '../render/terminal-text.js';
+
+/*
+ * One result per input line: the record the results file (--out) holds and resume reads back.
+ * Its fields and their order are a contract with script authors; add, never rename.
+ */
+
+export const OUTCOMES = ['DECIDED', 'REJECTED', 'FAILED', 'UNKNOWN'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+export interface LineResult {
+  /** 1-based input line (for a JSON array: the element's number). */
+  line: number;
+  id: string | null;
+  outcome: Outcome;
+  /** The HTTP status that settled the line; null when no answer came (or it was rejected locally). */
+  status: number | null;
+  actionType: string | null;
+  totalRiskScore: number | null;
+  errorType: string | null;
+  errorCodes: string[];
+  /** Requests sent for the line, retries and duplicate checks included (0: rejected locally). */
+  attempts: number;
+  latencyMs: number;
+}
+
+/** The result as one line of JSON, fields in their fixed order, terminal controls escaped. */
+export function formatResult(r: LineResult): string {
+  return jsonForTerminal(
+    {
+      line: r.line,
+      id: r.id,
+      outcome: r.outcome,
+      status: r.status,
+      actionType: r.actionType,
+      totalRiskScore: r.totalRiskScore,
+      errorType: r.errorType,
+      errorCodes: r.errorCodes,
+      attempts: r.attempts,
+      latencyMs: r.latencyMs,
+    },
+    false,
+  );
+}
+
+/** A line of a results file read back, or undefined when it is not one of ours. */
+export function parseResult(text: string): LineResult | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const r = value as Partial<LineResult>;
+  if (!Number.isSafeInteger(r.line) || (r.line as number) < 1) return undefined;
+  if (!OUTCOMES.includes(r.outcome as Outcome)) return undefined;
+  if (r.id !== null && typeof r.id !== 'string') return undefined;
+  return r as LineResult;
+}

@@ -1,0 +1,143 @@
+import { closeSync, createReadStream, existsSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { UsageError } from '../errors/cli-error.js';
+import { formatResult, parseResult, type LineResult } from './line-result.js';
+
+/*
+ * The results file (--out) and the rejects file (--rejects). Each line is written with one
+ * write(2) as soon as its result is known, so a run killed at any moment (even SIGKILL) leaves
+ * every finished line on disk and at worst one cut-off last line, which resume drops.
+ */
+
+/** The most lines one batch has in flight (--concurrency is capped at this). */
+export const MAX_CONCURRENCY = 256;
+
+/** A set of line numbers, one bit each: a million lines take 125 KB. */
+class LineSet {
+  private bits = new Uint8Array(1024);
+
+  add(line: number): void {
+    const byte = line >>> 3;
+    if (byte >= this.bits.length) {
+      const grown = new Uint8Array(Math.max(byte + 1, this.bits.length * 2));
+      grown.set(this.bits);
+      this.bits = grown;
+    }
+    this.bits[byte]! |= 1 << (line & 7);
+  }
+
+  has(line: number): boolean {
+    const byte = line >>> 3;
+    return byte < this.bits.length && (this.bits[byte]! & (1 << (line & 7))) !== 0;
+  }
+}
+
+/** What an earlier run of the same batch left in the results file. */
+export class PriorRun {
+  readonly settled = new LineSet();
+  /** FAILED lines with an id: the event may be stored, so they are checked before being sent. */
+  readonly unsure = new LineSet();
+  settledCount = 0;
+  dropped = 0;
+  highestLine = 0;
+
+  /** Already decided, rejected or of unknown outcome without an id: not sent again. */
+  isSettled(line: number): boolean {
+    return this.settled.has(line);
+  }
+
+  /**
+   * Whether the earlier run may have sent this line without recording it. Lines are taken in
+   * input order and at most MAX_CONCURRENCY are in flight, so an unrecorded line past the
+   * highest recorded one by more than that was never taken.
+   */
+  maySentBefore(line: number): boolean {
+    return this.unsure.has(line) || line <= this.highestLine + MAX_CONCURRENCY;
+  }
+}
+
+/**
+ * Reads the results file of an earlier run and rewrites it (atomically: temp file, then
+ * rename) holding only the lines that stay settled. FAILED lines are dropped, since this run
+ * writes their new result, so the file ends with exactly one line per input line.
+ */
+export async function prepareResume(path: string): Promise<PriorRun> {
+  const prior = new PriorRun();
+  if (!existsSync(path)) return prior;
+  const temp = `${path}.resume-${process.pid}.tmp`;
+  const fd = openSync(temp, 'w', 0o644);
+  let lineNo = 0;
+  let pendingBad: number | undefined;
+  try {
+    const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
+    for await (const text of lines) {
+      lineNo++;
+      if (text.trim() === '') continue;
+      if (pendingBad !== undefined) throw notOurs(path, pendingBad);
+      const result = parseResult(text);
+      // Only the last line may be unreadable: a run killed while writing it.
+      if (!result) {
+        pendingBad = lineNo;
+        continue;
+      }
+      prior.highestLine = Math.max(prior.highestLine, result.line);
+      if (result.outcome === 'FAILED') {
+        if (result.id !== null) prior.unsure.add(result.line);
+        prior.dropped++;
+        continue;
+      }
+      prior.settled.add(result.line);
+      prior.settledCount++;
+      writeSync(fd, `${text}\n`);
+    }
+    if (pendingBad !== undefined) prior.dropped++;
+    fsyncSync(fd);
+    closeSync(fd);
+    renameSync(temp, path);
+    return prior;
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+function notOurs(path: string, line: number): UsageError {
+  return new UsageError(`${path} line ${line} is not a fraudctl result: not resuming from it`, 'give --out the results file of the run to resume, or a new file without --resume');
+}
+
+/** A file written one line at a time, each line one write(2). */
+export class LineFile {
+  private constructor(
+    readonly path: string,
+    private readonly fd: number,
+  ) {}
+
+  /**
+   * Opens for appending (resume) or creates it. A new results file never replaces an
+   * existing one: that could be the record of a run someone meant to resume.
+   */
+  static open(path: string, mode: 'append' | 'create' | 'replace', what: string): LineFile {
+    try {
+      return new LineFile(path, openSync(path, mode === 'append' ? 'a' : mode === 'create' ? 'wx' : 'w', 0o644));
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') throw new UsageError(`${path} already exists`, `add --resume to continue the run that wrote it, or remove it, or choose another ${what}`);
+      if (code === 'ENOENT') throw new UsageError(`cannot create ${path}: no such directory`);
+      if (code === 'EISDIR') throw new UsageError(`${path} is a directory`);
+      throw new UsageError(`cannot write ${path}: ${code ?? (e as Error).message}`);
+    }
+  }
+
+  write(line: string): void {
+    writeSync(this.fd, `${line}\n`);
+  }
+
+  writeResult(result: LineResult): void {
+    this.write(formatResult(result));
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}

@@ -1,0 +1,181 @@
+import { once } from 'node:events';
+import { rmSync } from 'node:fs';
+import type { ApiError } from '../api/api-error.js';
+import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
+import { jsonForTerminal } from '../render/terminal-text.js';
+import type { Session } from '../session.js';
+import { BatchControl } from './batch-control.js';
+import { createProgress } from './batch-progress.js';
+import { BatchStats } from './batch-stats.js';
+import { summaryJson, summaryText, type StopReason } from './batch-summary.js';
+import type { BatchInput, InputRecord } from './input-records.js';
+import { formatResult, type LineResult } from './line-result.js';
+import { LineFile, prepareResume, type PriorRun } from './results-file.js';
+import { submitLine, type LineWork } from './submit-line.js';
+import { count } from './batch-progress.js';
+
+/*
+ * A batch: a pool of `concurrency` workers, each taking the next line in input order,
+ * screening it (submit-line.ts) and writing its one result at once. Reading is pulled by the
+ * workers, so at most `concurrency` lines are held however large the input.
+ *
+ * Stops early for a first Ctrl-C (no new line is taken, lines in flight finish), --max-errors,
+ * a spent retry budget, a refused key, or unreadable input; a second Ctrl-C aborts the requests
+ * in flight and leaves their lines unrecorded (resume checks them before sending again).
+ */
+
+export interface BatchOptions {
+  concurrency: number;
+  /** Attempts per second across the batch, or null for no cap. */
+  rate: number | null;
+  maxErrors: number | null;
+  out: string | null;
+  rejects: string | null;
+  resume: boolean;
+  quiet: boolean;
+  json: boolean;
+}
+
+/** A line is one request body: the service's own limit (1 MiB). */
+export const MAX_LINE_BYTES = 1024 * 1024;
+
+/** One line for the rejects file: a JSON text's line breaks are whitespace, so folding them keeps its meaning. */
+const asOneLine = (text: string) => text.replace(/\r?\n/g, ' ');
+
+export async function runBatch(session: Session, input: BatchInput, options: BatchOptions): Promise<void> {
+  const context = session.context;
+  const stats = new BatchStats();
+  const control = new BatchControl(options.rate);
+  const abort = new AbortController();
+  let stopped: StopReason | null = null;
+  let finished = false;
+  let fatal: ApiError | undefined;
+  let readError: unknown;
+  const stop = (reason: StopReason) => {
+    stopped ??= reason;
+  };
+
+  const client = await session.client({ connections: options.concurrency, control, signal: abort.signal });
+  const prior: PriorRun | null = options.resume && options.out ? await prepareResume(options.out) : null;
+  const results = options.out ? LineFile.open(options.out, options.resume ? 'append' : 'create', '--out') : null;
+  let rejects: LineFile | null = null;
+  try {
+    rejects = options.rejects ? LineFile.open(options.rejects, options.resume ? 'append' : 'replace', '--rejects') : null;
+  } catch (error) {
+    results?.close();
+    if (!options.resume && options.out) rmSync(options.out, { force: true });
+    throw error;
+  }
+
+  const progress = createProgress(stats, context.stderr, { quiet: options.quiet });
+  if (!options.quiet) {
+    void input.countRecords().then(
+      (n) => n !== null && !finished && progress.setTotal(n),
+      () => {},
+    );
+  }
+
+  void (async () => {
+    await context.waitForShutdown();
+    if (finished) return;
+    stop('interrupted');
+    progress.note('stopping: finishing the lines in flight; press Ctrl-C again to abort them');
+    await context.waitForShutdown();
+    if (finished) return;
+    stopped = 'aborted';
+    abort.abort();
+  })();
+
+  const writeToStdout = async (result: LineResult) => {
+    if (!context.stdout.write(`${formatResult(result)}\n`)) await once(context.stdout, 'drain');
+  };
+
+  // Workers take lines one at a time and in input order (resume relies on that order).
+  const iterator = input.records[Symbol.asyncIterator]();
+  let queue: Promise<unknown> = Promise.resolve();
+  const take = (): Promise<InputRecord | null> => {
+    const next = queue.then(async () => {
+      if (stopped) return null;
+      try {
+        const r = await iterator.next();
+        return r.done ? null : r.value;
+      } catch (error) {
+        readError ??= error;
+        stop('input');
+        return null;
+      }
+    });
+    queue = next;
+    return next;
+  };
+
+  const work: LineWork = {
+    client,
+    allowResubmit: (kind) => control.allowRetry(kind),
+    maxResubmits: (await session.settings()).retries,
+    aborted: () => abort.signal.aborted,
+  };
+
+  const worker = async () => {
+    for (;;) {
+      const record = await take();
+      if (!record) return;
+      if (prior?.isSettled(record.line)) {
+        stats.skipped++;
+        continue;
+      }
+      const verifyFirst = prior !== null && prior.maySentBefore(record.line);
+      const outcome = await submitLine(record, work, { verifyFirst, maxRecordBytes: MAX_LINE_BYTES });
+      if (!outcome) return;
+      const { result } = outcome;
+      if (results) results.writeResult(result);
+      else if (options.json) await writeToStdout(result);
+      if (rejects && result.outcome !== 'DECIDED') rejects.write(asOneLine(record.text));
+      stats.add(result, outcome.reason);
+      progress.tick();
+      if (outcome.fatal) {
+        fatal ??= outcome.fatal;
+        stop('auth');
+      }
+      if (control.budget.spent) stop('retry-budget');
+      if (options.maxErrors !== null && stats.errors >= options.maxErrors) stop('max-errors');
+    }
+  };
+
+  try {
+    const settled = await Promise.allSettled(Array.from({ length: options.concurrency }, worker));
+    const crashed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (crashed) throw crashed.reason;
+  } finally {
+    finished = true;
+    progress.stop();
+    results?.close();
+    rejects?.close();
+    input.close();
+  }
+
+  const facts = { stats, stopped, results: options.out, rejects: options.rejects, retries: control.budget.granted, throttled: control.throttled, resumed: prior !== null };
+  if (options.json) {
+    // The summary goes to stdout unless stdout already carries the results.
+    const text = `${jsonForTerminal(summaryJson(facts), true)}\n`;
+    if (results) context.stdout.write(text);
+    else context.stderr.write(text);
+  } else if (!options.quiet || stats.errors > 0 || stopped) {
+    context.stderr.write(`${summaryText(facts)}\n`);
+  }
+
+  if (readError) throw readError;
+  if (fatal) throw fatal;
+  if (stopped === 'interrupted' || stopped === 'aborted') {
+    throw new CliError(`interrupted after ${count(stats.done)} lines`, ExitCode.INTERRUPTED, options.out ? 'continue with the same command and --resume' : undefined);
+  }
+  if (stats.errors > 0 || stopped) {
+    const where = options.out ? `see ${options.out}` : options.json ? 'see the results above' : 'add --out FILE to keep every line\'s result';
+    throw new CliError(`${count(stats.errors)} of ${count(stats.done)} lines got no decision${stopped ? ' and the batch stopped early' : ''}`, ExitCode.FAILURE, `${where}${options.rejects ? `; ${options.rejects} holds those lines to send again` : ''}`);
+  }
+}
+
+/** --resume without --out has nothing to resume from. */
+export function checkBatchOptions(options: BatchOptions): void {
+  if (options.resume && !options.out) throw new UsageError('--resume needs --out: the results file of the run to continue');
+}

@@ -1,0 +1,213 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'libsql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { byLine, makeLines, readResults } from '../support/batch-events.js';
+import { cliEnv, runCli, startCli, type CliResult } from '../support/cli.js';
+import { startPlainEventServer, type PlainServer, type PlainServerFaults } from '../support/plain-event-server.js';
+import { DEMO_KEY, startTestSandbox, tempDir, type TestSandbox } from '../support/sandbox.js';
+
+/*
+ * Nothing lost, nothing duplicated: batches under injected faults, killed and resumed,
+ * interrupted. Each runs against the sandbox (which deduplicates by id) and against a plain
+ * server that stores every POST it processes, as a real service may.
+ */
+
+const tmp = tempDir('fraudctl-batch-faults-');
+afterAll(() => tmp.remove());
+let n = 0;
+const path = (name: string) => join(tmp.dir, `${++n}-${name}`);
+const writeInput = (lines: string[]) => {
+  const p = path('events.jsonl');
+  writeFileSync(p, `${lines.join('\n')}\n`);
+  return p;
+};
+
+function envFor(url: string, key: string): NodeJS.ProcessEnv {
+  return cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'config'), XDG_DATA_HOME: join(tmp.dir, 'data'), FRAUDCTL_BASE_URL: url, FRAUDCTL_API_KEY: key });
+}
+
+const lineCount = (p: string) => (existsSync(p) ? readFileSync(p, 'utf8').split('\n').length - 1 : 0);
+
+async function waitForLines(p: string, atLeast: number, run: { done: Promise<CliResult> }): Promise<void> {
+  let ended = false;
+  void run.done.then(() => (ended = true));
+  while (lineCount(p) < atLeast) {
+    if (ended) throw new Error(`the batch ended before writing ${atLeast} results`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Every input line has exactly one result, and every result is a decision. */
+function expectAllDecided(out: string, count: number): void {
+  const { lines, repeated } = byLine(readResults(out));
+  expect(repeated).toEqual([]);
+  expect(lines.size).toBe(count);
+  const notDecided = [...lines.values()].filter((r) => r.outcome !== 'DECIDED');
+  expect(notDecided).toEqual([]);
+}
+
+interface Target {
+  name: string;
+  url: string;
+  key: string;
+  /** id → times stored. */
+  storedCounts(ids: string[]): Map<string, number>;
+}
+
+const FAULTS: PlainServerFaults = { unavailable: 0.03, resetBefore: 0.02, resetAfter: 0.03, timeoutAfter: 0.03 };
+const CHAOS = '503=0.03,reset-before=0.02,reset-after=0.03,504=0.03,retry-after=0';
+
+let chaosSandbox: TestSandbox;
+let plain: PlainServer;
+let slowSandbox: TestSandbox;
+let slowPlain: PlainServer;
+const dbPath = join(tmp.dir, 'chaos.db');
+const slowDbPath = join(tmp.dir, 'slow.db');
+
+function sandboxTarget(sb: () => TestSandbox, db: string, name: string): Target {
+  return {
+    name,
+    get url() {
+      return sb().url;
+    },
+    key: DEMO_KEY,
+    storedCounts(ids) {
+      const conn = new Database(db, { readonly: true });
+      try {
+        const counts = new Map<string, number>();
+        for (const id of ids) counts.set(id, 0);
+        const rows = conn.prepare('SELECT id, count(*) FROM events GROUP BY id').raw().all() as [string, number][];
+        for (const [id, c] of rows) if (counts.has(id)) counts.set(id, c);
+        return counts;
+      } finally {
+        conn.close();
+      }
+    },
+  };
+}
+
+function plainTarget(server: () => PlainServer, name: string): Target {
+  return {
+    name,
+    get url() {
+      return server().url;
+    },
+    key: 'plain-key',
+    storedCounts(ids) {
+      return new Map(ids.map((id) => [id, server().stored.get(id) ?? 0]));
+    },
+  };
+}
+
+beforeAll(async () => {
+  [chaosSandbox, plain, slowSandbox, slowPlain] = await Promise.all([
+    startTestSandbox({ dbPath, chaos: CHAOS }),
+    startPlainEventServer({ faults: FAULTS, seed: 7 }),
+    startTestSandbox({ dbPath: slowDbPath, chaos: 'latency=3-8' }),
+    startPlainEventServer({ faults: FAULTS, seed: 11, latencyMs: 5 }),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([chaosSandbox.close(), plain.close(), slowSandbox.close(), slowPlain.close()]);
+});
+
+const faulty = [sandboxTarget(() => chaosSandbox, dbPath, 'the sandbox under --chaos'), plainTarget(() => plain, 'a non-idempotent server with faults')];
+const slow = [sandboxTarget(() => slowSandbox, slowDbPath, 'the sandbox'), plainTarget(() => slowPlain, 'a non-idempotent server with faults')];
+const idsOf = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}-${i + 1}`);
+
+describe.each(faulty)('a batch of 10,000 events against $name', (target) => {
+  it('gives every line exactly one result, a decision, and stores each id exactly once', async () => {
+    const prefix = `tenk-${target.key}`;
+    const out = path('results.jsonl');
+    const result = await runCli(['submit', writeInput(makeLines(prefix, 10_000)), '--out', out, '--concurrency', '32', '--json'], { env: envFor(target.url, target.key), timeoutMs: 120_000 });
+    expectAllDecided(out, 10_000);
+    expect(result.code, result.stderr).toBe(0);
+    const counts = target.storedCounts(idsOf(prefix, 10_000));
+    expect([...counts.values()].filter((c) => c !== 1)).toEqual([]);
+    // The faults did happen: lines that needed more than one request, and retries in the summary.
+    const results = readResults(out);
+    expect(results.filter((r) => r.attempts > 1).length).toBeGreaterThan(300);
+    const summary = JSON.parse(result.stdout) as { unknown: number; retries: number };
+    expect(summary.unknown).toBe(0);
+    expect(summary.retries).toBeGreaterThan(100);
+  }, 120_000);
+});
+
+describe.each(slow)('a batch killed with SIGKILL half-way, then --resume, against $name', (target) => {
+  it('ends with one result per input line and each id stored exactly once', async () => {
+    const prefix = `killed-${target.key}`;
+    const count = 3_000;
+    const input = writeInput(makeLines(prefix, count));
+    const out = path('results.jsonl');
+    const env = envFor(target.url, target.key);
+    const first = startCli(['submit', input, '--out', out, '--concurrency', '16'], { env });
+    await waitForLines(out, count / 2, first);
+    first.child.kill('SIGKILL');
+    const killed = await first.done;
+    expect(killed.signal).toBe('SIGKILL');
+    const before = lineCount(out);
+    expect(before).toBeLessThan(count);
+
+    const resumed = await runCli(['submit', input, '--out', out, '--concurrency', '16', '--resume'], { env, timeoutMs: 60_000 });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/already done by the earlier run/);
+    expectAllDecided(out, count);
+    const counts = target.storedCounts(idsOf(prefix, count));
+    expect([...counts.values()].filter((c) => c !== 1)).toEqual([]);
+  }, 90_000);
+});
+
+describe('Ctrl-C', () => {
+  const target = slow[1]!;
+  it('stops reading, finishes the lines in flight, prints the summary, exits 130; --resume completes the batch', async () => {
+    const prefix = 'interrupted';
+    const count = 2_000;
+    const input = writeInput(makeLines(prefix, count));
+    const out = path('results.jsonl');
+    const rejects = path('rejects.jsonl');
+    const env = envFor(target.url, target.key);
+    const first = startCli(['submit', input, '--out', out, '--rejects', rejects, '--concurrency', '8'], { env });
+    await waitForLines(out, 300, first);
+    first.child.kill('SIGINT');
+    const interrupted = await first.done;
+    expect(interrupted.code).toBe(130);
+    expect(interrupted.stderr).toContain('stopping: finishing the lines in flight');
+    expect(interrupted.stderr).toMatch(/Batch stopped: [\d,]+ lines/);
+    expect(interrupted.stderr).toMatch(/^error: interrupted after [\d,]+ lines/m);
+    // Every line written is whole, and none is missing between those in flight: readable, not corrupt.
+    const partial = readResults(out);
+    expect(partial.length).toBeLessThan(count);
+    expect(new Set(partial.map((r) => r.line)).size).toBe(partial.length);
+
+    const resumed = await runCli(['submit', input, '--out', out, '--rejects', rejects, '--concurrency', '8', '--resume'], { env, timeoutMs: 60_000 });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expectAllDecided(out, count);
+    const counts = target.storedCounts(idsOf(prefix, count));
+    expect([...counts.values()].filter((c) => c !== 1)).toEqual([]);
+  }, 60_000);
+});
+
+describe('an outage', () => {
+  let down: PlainServer;
+  beforeAll(async () => {
+    down = await startPlainEventServer({ faults: { unavailable: 1 } });
+  });
+  afterAll(() => down.close());
+
+  it('spends the shared retry budget, then stops instead of retrying every line: exit 1 and a summary that says so', async () => {
+    const out = path('results.jsonl');
+    const result = await runCli(['submit', writeInput(makeLines('outage', 5_000)), '--out', out], { env: envFor(down.url, 'plain-key'), timeoutMs: 60_000 });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('the retry budget is spent');
+    expect(result.stderr).toContain('--resume');
+    const results = readResults(out);
+    expect(results.length).toBeGreaterThan(0);
+    expect(results.length).toBeLessThan(200);
+    expect(results.every((r) => r.outcome === 'FAILED')).toBe(true);
+    expect(results.some((r) => r.errorType === 'RETRY_BUDGET_SPENT')).toBe(true);
+    // About 100 retries (a budget of 500 at 5 each) plus one first try per line taken: no storm.
+    expect(down.faults.unavailable).toBeLessThan(400);
+    expect(down.processed()).toBe(0);
+  }, 60_000);
+});

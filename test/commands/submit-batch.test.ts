@@ -1,0 +1,169 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { useSandboxForCli } from '../support/cli-against-sandbox.js';
+import { byLine, makeEvent, makeLines, readResults } from '../support/batch-events.js';
+
+/*
+ * fraudctl submit in batch mode, as a process against the real sandbox: formats, results and
+ * rejects files, the summary and exit codes. Faults, kills and resume: submit-batch-faults.test.ts.
+ */
+
+const cli = useSandboxForCli();
+let fileNo = 0;
+const file = (name: string, content: string | Buffer) => {
+  const path = join(cli.dir, `${++fileNo}-${name}`);
+  writeFileSync(path, content);
+  return path;
+};
+const outPath = (name: string) => join(cli.dir, `${++fileNo}-${name}`);
+
+describe('fraudctl submit (batch)', () => {
+  it('screens every line of a JSON Lines file: one result per line, each event stored', async () => {
+    const lines = makeLines('jsonl-basic', 40);
+    const input = file('events.jsonl', `${lines.join('\n')}\n`);
+    const out = outPath('results.jsonl');
+    const result = await cli.run(['submit', input, '--out', out]);
+    expect(result.code, result.stderr).toBe(0);
+    const results = readResults(out);
+    expect(results).toHaveLength(40);
+    const { lines: seen, repeated } = byLine(results);
+    expect(repeated).toEqual([]);
+    for (let n = 1; n <= 40; n++) {
+      const r = seen.get(n)!;
+      expect(r.id).toBe(`jsonl-basic-${n}`);
+      expect(r.outcome).toBe('DECIDED');
+      expect(r.status).toBe(201);
+      expect(['APPROVE', 'REVIEW', 'DECLINE']).toContain(r.actionType);
+      expect(Object.keys(r)).toEqual(['line', 'id', 'outcome', 'status', 'actionType', 'totalRiskScore', 'errorType', 'errorCodes', 'attempts', 'latencyMs']);
+      const stored = await cli.sb.call('GET', `/event/jsonl-basic-${n}/risk-assessment`);
+      expect(stored.status).toBe(200);
+      expect((stored.json as { actionType: string }).actionType).toBe(r.actionType);
+    }
+    expect(result.stderr).toMatch(/Batch done: 40 lines/);
+    expect(result.stderr).toMatch(/decided\s+40/);
+    expect(result.stderr).toContain(`results    ${out}`);
+    expect(result.stdout).toBe('');
+  });
+
+  it('records bad lines as REJECTED with the line and reason, keeps going, writes them to --rejects, and exits 1', async () => {
+    const good = makeLines('mixed', 4);
+    const huge = JSON.stringify({ id: 'mixed-huge', amount: 1, currency: 'EUR', userName: 'x'.repeat(1024 * 1024) });
+    const missingAmount = JSON.stringify({ id: 'mixed-422', currency: 'EUR' });
+    const inputLines = [good[0], '{"amount": 1,', good[1], '', '[1, 2]', '"just a string"', huge, missingAmount, good[2], '   ', good[3]];
+    const input = file('mixed.jsonl', inputLines.join('\n'));
+    const out = outPath('results.jsonl');
+    const rejects = outPath('rejects.jsonl');
+    const result = await cli.run(['submit', input, '--out', out, '--rejects', rejects]);
+    expect(result.code).toBe(1);
+    const { lines, repeated } = byLine(readResults(out));
+    expect(repeated).toEqual([]);
+    // Blank lines (4 and 10) are not events and get no result.
+    expect([...lines.keys()].sort((a, b) => a - b)).toEqual([1, 2, 3, 5, 6, 7, 8, 9, 11]);
+    for (const n of [1, 3, 9, 11]) expect(lines.get(n)!.outcome).toBe('DECIDED');
+    expect(lines.get(2)).toMatchObject({ outcome: 'REJECTED', errorType: 'INVALID_LINE', errorCodes: ['NOT_JSON'], attempts: 0, status: null });
+    expect(lines.get(5)).toMatchObject({ outcome: 'REJECTED', errorCodes: ['NOT_AN_OBJECT'], attempts: 0 });
+    expect(lines.get(6)).toMatchObject({ outcome: 'REJECTED', errorCodes: ['NOT_AN_OBJECT'], attempts: 0 });
+    expect(lines.get(7)).toMatchObject({ outcome: 'REJECTED', errorCodes: ['TOO_LARGE'], attempts: 0 });
+    expect(lines.get(8)).toMatchObject({ outcome: 'REJECTED', id: 'mixed-422', status: 422, errorType: 'VALIDATION_ERROR', attempts: 1 });
+    expect(lines.get(8)!.errorCodes).toContain('amount:REQUIRED');
+    expect((await cli.sb.call('GET', '/event/mixed-huge')).status).toBe(404);
+    // The rejects file holds exactly the lines without a decision, as they were, in a form that can be sent again.
+    const rejected = readFileSync(rejects, 'utf8').split('\n').filter(Boolean);
+    expect(new Set(rejected)).toEqual(new Set(['{"amount": 1,', '[1, 2]', '"just a string"', huge, missingAmount]));
+    expect(result.stderr).toMatch(/decided\s+4\b/);
+    expect(result.stderr).toMatch(/rejected\s+5\b/);
+    expect(result.stderr).toMatch(/line 2: not JSON/);
+    expect(result.stderr).toMatch(/^error: 5 of 9 lines got no decision/m);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('reads JSON Lines from stdin and, with --json and no --out, prints the results on stdout and the summary as JSON on stderr', async () => {
+    const lines = makeLines('stdin-batch', 25);
+    const result = await cli.run(['submit', '-', '--json'], { input: lines.join('\n') });
+    expect(result.code, result.stderr).toBe(0);
+    const results = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { line: number; outcome: string; id: string });
+    expect(results.map((r) => r.line).sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+    expect(results.every((r) => r.outcome === 'DECIDED')).toBe(true);
+    const summary = JSON.parse(result.stderr.slice(result.stderr.indexOf('{'))) as Record<string, unknown>;
+    expect(summary).toMatchObject({ lines: 25, decided: 25, rejected: 0, failed: 0, unknown: 0, stopped: null, results: null });
+    expect((summary.latencyMs as { p99: number }).p99).toBeGreaterThanOrEqual(0);
+  });
+
+  it('reads a gzip-compressed JSON array, numbering its elements', async () => {
+    const events = Array.from({ length: 12 }, (_, i) => makeEvent('gz-array', i + 1));
+    const input = file('events.json.gz', gzipSync(JSON.stringify(events, null, 2)));
+    const out = outPath('results.jsonl');
+    const result = await cli.run(['submit', input, '--out', out, '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const { lines } = byLine(readResults(out));
+    expect(lines.size).toBe(12);
+    for (let n = 1; n <= 12; n++) expect(lines.get(n)).toMatchObject({ id: `gz-array-${n}`, outcome: 'DECIDED' });
+    expect(JSON.parse(result.stdout)).toMatchObject({ lines: 12, decided: 12, results: out });
+    expect((await cli.sb.call('GET', '/event/gz-array-12')).status).toBe(200);
+  });
+
+  it('reads gzip-compressed JSON Lines from stdin', async () => {
+    const lines = makeLines('gz-stdin', 10);
+    const out = outPath('results.jsonl');
+    const result = await cli.run(['submit', '-', '--out', out, '--quiet'], { input: gzipSync(lines.join('\n')) });
+    expect(result.code, result.stderr).toBe(0);
+    expect(readResults(out).filter((r) => r.outcome === 'DECIDED')).toHaveLength(10);
+    expect(result.stderr).toBe('');
+  });
+
+  it('--max-errors stops the batch after that many lines without a decision', async () => {
+    const lines = [...Array.from({ length: 30 }, () => 'not json'), ...makeLines('max-errors', 5)];
+    const out = outPath('results.jsonl');
+    const result = await cli.run(['submit', file('bad.jsonl', lines.join('\n')), '--out', out, '--max-errors', '3', '--concurrency', '1']);
+    expect(result.code).toBe(1);
+    expect(readResults(out)).toHaveLength(3);
+    expect(result.stderr).toContain('stopped after --max-errors');
+    expect(result.stderr).toContain('--resume');
+    expect((await cli.sb.call('GET', '/event/max-errors-1')).status).toBe(404);
+  });
+
+  it('refuses to overwrite an existing results file unless resuming, and --resume needs --out', async () => {
+    const out = file('taken.jsonl', '{"line":1}\n');
+    const input = file('one.jsonl', `${makeLines('taken', 2).join('\n')}\n`);
+    const taken = await cli.run(['submit', input, '--out', out]);
+    expect(taken.code).toBe(2);
+    expect(taken.stderr).toMatch(/^error: .*taken\.jsonl already exists$/m);
+    expect(taken.stderr).toContain('--resume');
+    expect(readFileSync(out, 'utf8')).toBe('{"line":1}\n');
+    const noOut = await cli.run(['submit', input, '--resume']);
+    expect(noOut.code).toBe(2);
+    expect(noOut.stderr).toMatch(/--resume needs --out/);
+    expect((await cli.sb.call('GET', '/event/taken-1')).status).toBe(404);
+  });
+
+  it('stops at once when the service refuses the key, with exit 3', async () => {
+    const out = outPath('results.jsonl');
+    const result = await cli.run(['submit', file('auth.jsonl', makeLines('auth', 50).join('\n')), '--out', out, '--concurrency', '2'], { env: { FRAUDCTL_API_KEY: 'wrong-key' } });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/^error: the service did not accept the API key/m);
+    expect(result.stderr).toContain('stopped: the service refused the API key');
+    expect(readResults(out).length).toBeLessThanOrEqual(2);
+    expect(result.stderr).not.toContain('wrong-key');
+  });
+
+  it.each([
+    [['--concurrency', '0'], /concurrency is a whole number from 1 to 256/],
+    [['--concurrency', '300'], /concurrency is a whole number from 1 to 256/],
+    [['--rate', '-1'], /rate is a positive number/],
+    [['--max-errors', 'x'], /--max-errors is a whole number/],
+  ])('rejects bad batch options %j with exit 2', async (args, message) => {
+    const result = await cli.run(['submit', 'examples/review.json', ...args]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+  });
+
+  it('keeps one-event mode for a file holding one object, also with a .json name and a single line', async () => {
+    const single = file('single.json', JSON.stringify(makeEvent('single-mode', 1)));
+    const result = await cli.run(['submit', single]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^(APPROVE|REVIEW|DECLINE)/);
+    expect(existsSync(single)).toBe(true);
+  });
+});

@@ -1,0 +1,57 @@
+import { readFileSync } from 'node:fs';
+
+/*
+ * Batch inputs for tests: valid, varied events with unique ids, as JSON Lines, and a way to
+ * read a results file back.
+ */
+
+const COUNTRIES = ['DE', 'FR', 'GB', 'US', 'NL'];
+
+export function makeEvent(prefix: string, n: number): Record<string, unknown> {
+  return {
+    id: `${prefix}-${n}`,
+    eventDate: '2026-11-20T09:14:03Z',
+    amount: 10 + ((n * 37) % 900),
+    currency: ['EUR', 'USD', 'GBP'][n % 3],
+    userEmail: `buyer${n % 50}@example.com`,
+    userIp: `198.51.100.${n % 250}`,
+    billingCountry: COUNTRIES[n % 5],
+    shippingCountry: COUNTRIES[(n * 3) % 5],
+    items: [{ itemId: `sku-${n % 17}`, itemName: 'Thing', itemQuantity: 1 + (n % 3), itemPrice: 10, itemCategory: 'books' }],
+  };
+}
+
+export function makeLines(prefix: string, count: number): string[] {
+  return Array.from({ length: count }, (_, i) => JSON.stringify(makeEvent(prefix, i + 1)));
+}
+
+export interface ResultLine {
+  line: number;
+  id: string | null;
+  outcome: string;
+  status: number | null;
+  actionType: string | null;
+  totalRiskScore: number | null;
+  errorType: string | null;
+  errorCodes: string[];
+  attempts: number;
+  latencyMs: number;
+}
+
+export function readResults(path: string): ResultLine[] {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as ResultLine);
+}
+
+/** Asserts-ready view: results by line number, and lines recorded more than once. */
+export function byLine(results: ResultLine[]): { lines: Map<number, ResultLine>; repeated: number[] } {
+  const lines = new Map<number, ResultLine>();
+  const repeated: number[] = [];
+  for (const r of results) {
+    if (lines.has(r.line)) repeated.push(r.line);
+    lines.set(r.line, r);
+  }
+  return { lines, repeated };
+}

@@ -1,0 +1,265 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/*
+ * A small fake of the service that does NOT deduplicate: every POST /event it processes is
+ * stored, a second POST of the same id again (and answered 201 again). For tests that must hold
+ * against a real service which does not replay by id, where the sandbox would hide a duplicate
+ * send behind its replay. node:http, no Fastify, no schemas, no SQLite: easy to reason about.
+ *
+ *   POST /event                         JSON object → 201 decision; not JSON or not an object → 400;
+ *                                       `amount` missing or not a number → 422 amount:REQUIRED
+ *   GET  /event/{id}                    the last stored copy as a summary, or 404
+ *   GET  /event/{id}/risk-assessment    {eventId, actionType, totalRiskScore, alerts, listMatches}, or 404
+ *
+ * Every route checks X-CLIENT-API-KEY (401 otherwise) before anything else, including faults.
+ * Every answer carries X-Request-Id, equal to `requestId` in error bodies.
+ */
+
+export interface PlainServerFaults {
+  /** Share (0..1) of requests answered 503 with Retry-After: 0 before processing. POST and GET. */
+  unavailable?: number;
+  /** Share of POST /event requests whose socket is destroyed before processing (nothing stored). */
+  resetBefore?: number;
+  /** Share of POST /event requests stored, then the socket destroyed without an answer. */
+  resetAfter?: number;
+  /** Share of POST /event requests stored, then answered 504 SCORING_TIMEOUT. */
+  timeoutAfter?: number;
+}
+
+export type PlainFaultKind = 'unavailable' | 'resetBefore' | 'resetAfter' | 'timeoutAfter';
+
+export interface PlainServer {
+  url: string;
+  /** id → how many times a POST with that id was processed (stored). */
+  stored: Map<string, number>;
+  /** POSTs processed (stored), including those without id. */
+  processed(): number;
+  /** Counts of faults injected, by kind. */
+  faults: Record<PlainFaultKind, number>;
+  close(): Promise<void>;
+}
+
+export interface PlainServerOptions {
+  /** The one valid API key (default `plain-key`). */
+  key?: string;
+  faults?: PlainServerFaults;
+  /** Seed of the PRNG that draws the faults (default 1): the same seed, the same sequence. */
+  seed?: number;
+  /** Delay before processing every authorised request, in ms (default 0). */
+  latencyMs?: number;
+}
+
+interface StoredEvent {
+  payload: Record<string, unknown>;
+  decision: { id: string; actionType: string; totalRiskScore: number; state: string; ruleMatches: []; listMatches: [] };
+}
+
+const MAX_BODY_BYTES = 1024 * 1024;
+const FAULT_ORDER: PlainFaultKind[] = ['unavailable', 'resetBefore', 'resetAfter', 'timeoutAfter'];
+
+/** mulberry32, as in scripts/bench-sandbox.mjs. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The deterministic rule: amount >= 1000 DECLINE 90, >= 500 REVIEW 50, else APPROVE 5. */
+function decide(id: string, amount: number): StoredEvent['decision'] {
+  const [actionType, totalRiskScore] = amount >= 1000 ? ['DECLINE', 90] : amount >= 500 ? ['REVIEW', 50] : ['APPROVE', 5];
+  const state = actionType === 'APPROVE' ? 'APPROVED' : actionType === 'DECLINE' ? 'DECLINED' : 'PENDING';
+  return { id, actionType: actionType as string, totalRiskScore: totalRiskScore as number, state, ruleMatches: [], listMatches: [] };
+}
+
+const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+function summaryOf({ payload, decision }: StoredEvent): Record<string, unknown> {
+  const amount = typeof payload.amount === 'number' ? payload.amount : null;
+  return {
+    id: decision.id,
+    totalScore: decision.totalRiskScore,
+    state: decision.state,
+    eventDate: str(payload.eventDate),
+    amount,
+    amountInBaseCurrency: amount,
+    currency: str(payload.currency),
+    baseCurrency: str(payload.currency),
+    userName: str(payload.userName),
+    userEmail: str(payload.userEmail),
+    userIp: str(payload.userIp),
+    billingCountry: str(payload.billingCountry),
+    shippingCountry: str(payload.shippingCountry),
+    allowlistMatch: false,
+    denylistMatch: false,
+  };
+}
+
+export async function startPlainEventServer(options: PlainServerOptions = {}): Promise<PlainServer> {
+  const key = options.key ?? 'plain-key';
+  const shares: Record<PlainFaultKind, number> = {
+    unavailable: options.faults?.unavailable ?? 0,
+    resetBefore: options.faults?.resetBefore ?? 0,
+    resetAfter: options.faults?.resetAfter ?? 0,
+    timeoutAfter: options.faults?.timeoutAfter ?? 0,
+  };
+  for (const [kind, share] of Object.entries(shares)) {
+    if (!(share >= 0 && share <= 1)) throw new RangeError(`faults.${kind} must be a share between 0 and 1, not ${share}`);
+  }
+  if (FAULT_ORDER.reduce((sum, kind) => sum + shares[kind], 0) > 1) throw new RangeError('the fault shares add up to more than 1');
+  const random = seededRandom(options.seed ?? 1);
+  const latencyMs = options.latencyMs ?? 0;
+
+  const stored = new Map<string, number>();
+  const latest = new Map<string, StoredEvent>();
+  const faults: Record<PlainFaultKind, number> = { unavailable: 0, resetBefore: 0, resetAfter: 0, timeoutAfter: 0 };
+  let processedCount = 0;
+  let requestCount = 0;
+
+  /** One draw; POSTs may get any fault, GETs only `unavailable`. */
+  const drawFault = (isPost: boolean): PlainFaultKind | null => {
+    let r = random();
+    for (const kind of FAULT_ORDER) {
+      if (r < shares[kind]) return isPost || kind === 'unavailable' ? kind : null;
+      r -= shares[kind];
+    }
+    return null;
+  };
+
+  const store = (payload: Record<string, unknown>, amount: number): StoredEvent => {
+    const id = typeof payload.id === 'string' && payload.id !== '' ? payload.id : randomUUID();
+    const event = { payload, decision: decide(id, amount) };
+    stored.set(id, (stored.get(id) ?? 0) + 1);
+    latest.set(id, event);
+    processedCount++;
+    return event;
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const requestId = `plain-${++requestCount}`;
+    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      const text = JSON.stringify(body);
+      res.writeHead(status, {
+        ...headers,
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': String(Buffer.byteLength(text)),
+        'x-request-id': requestId,
+      });
+      res.end(text);
+    };
+    const sendError = (status: number, errorType: string, errorCodes: string[], headers: Record<string, string> = {}) =>
+      send(status, { requestId, errorType, errorCodes }, headers);
+    // A real reset (RST), so the client sees ECONNRESET rather than a clean close.
+    const reset = () => req.socket.resetAndDestroy();
+
+    // The whole body is read first, so a keep-alive connection stays usable whatever the answer.
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    }
+
+    const url = new URL(req.url ?? '/', 'http://plain.invalid');
+    const segments = url.pathname.split('/').slice(1);
+    const route =
+      req.method === 'POST' && url.pathname === '/event'
+        ? 'post'
+        : req.method === 'GET' && segments[0] === 'event' && segments.length === 2 && segments[1] !== ''
+          ? 'summary'
+          : req.method === 'GET' && segments[0] === 'event' && segments.length === 3 && segments[1] !== '' && segments[2] === 'risk-assessment'
+            ? 'assessment'
+            : null;
+
+    const given = req.headers['x-client-api-key'];
+    if (typeof given !== 'string' || given === '') return sendError(401, 'UNAUTHORIZED', ['API_KEY_MISSING']);
+    if (given !== key) return sendError(401, 'UNAUTHORIZED', ['API_KEY_INVALID']);
+    if (route === null) return sendError(404, 'NOT_FOUND', ['ROUTE_NOT_FOUND']);
+
+    const fault = drawFault(route === 'post');
+    if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
+    if (fault === 'unavailable') {
+      faults.unavailable++;
+      return sendError(503, 'SERVICE_UNAVAILABLE', ['OVERLOADED'], { 'retry-after': '0' });
+    }
+
+    if (route !== 'post') {
+      let id: string;
+      try {
+        id = decodeURIComponent(segments[1]!);
+      } catch {
+        return sendError(400, 'BAD_REQUEST', ['BAD_URL']);
+      }
+      const event = latest.get(id);
+      if (!event) return sendError(404, 'NOT_FOUND', ['EVENT_NOT_FOUND']);
+      if (route === 'summary') return send(200, summaryOf(event));
+      const { actionType, totalRiskScore } = event.decision;
+      return send(200, { eventId: id, actionType, totalRiskScore, alerts: [], listMatches: [] });
+    }
+
+    if (fault === 'resetBefore') {
+      faults.resetBefore++;
+      return reset();
+    }
+    if (size > MAX_BODY_BYTES) return sendError(413, 'PAYLOAD_TOO_LARGE', ['BODY_TOO_LARGE']);
+    let payload: unknown;
+    try {
+      payload = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      return sendError(400, 'BAD_REQUEST', ['MALFORMED_JSON']);
+    }
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
+      return sendError(400, 'BAD_REQUEST', ['NOT_AN_OBJECT']);
+    }
+    const body = payload as Record<string, unknown>;
+    // A service-side rejection: the fault drawn for this request (if any) is not applied.
+    if (typeof body.amount !== 'number') return sendError(422, 'VALIDATION_ERROR', ['amount:REQUIRED']);
+
+    const event = store(body, body.amount);
+    if (fault === 'resetAfter') {
+      faults.resetAfter++;
+      return reset();
+    }
+    if (fault === 'timeoutAfter') {
+      faults.timeoutAfter++;
+      return sendError(504, 'SCORING_TIMEOUT', ['SCORING_TIMEOUT']);
+    }
+    return send(201, event.decision, { location: `/event/${encodeURIComponent(event.decision.id)}` });
+  };
+
+  const server = createServer({ keepAlive: true }, (req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) {
+        res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+        res.end(JSON.stringify({ requestId: null, errorType: 'INTERNAL_ERROR', errorCodes: ['INTERNAL_ERROR'] }));
+      } else {
+        req.socket.destroy();
+      }
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  server.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stored,
+    processed: () => processedCount,
+    faults,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
