@@ -253,8 +253,16 @@ export class ApiClient {
     const headers = this.headers(body !== null);
     const started = Date.now();
     this.options.debug?.(`→ ${op.method} ${url.origin}${path} ${JSON.stringify(redactHeaders(headers))}${body ? `\n  ${truncate(body, 2000)}` : ''}`);
-    const timeout = AbortSignal.timeout(remaining);
-    const signal = this.options.signal ? AbortSignal.any([timeout, this.options.signal]) : timeout;
+    // One controller per attempt, its timer cleared at the end: AbortSignal.timeout would keep
+    // every request's signal and timer alive for the whole timeout, and AbortSignal.any ties
+    // each one to the batch's long-lived signal — hundreds of thousands of them in a big batch.
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new DOMException('the deadline passed', 'TimeoutError')), remaining);
+    const batchSignal = this.options.signal;
+    const onBatchAbort = () => controller.abort(batchSignal?.reason);
+    if (batchSignal?.aborted) onBatchAbort();
+    batchSignal?.addEventListener('abort', onBatchAbort, { once: true });
+    const signal = controller.signal;
     let sent = false;
     try {
       const dispatcher = await this.dispatcher();
@@ -266,6 +274,9 @@ export class ApiClient {
       return { status: res.statusCode, headers: res.headers, text, requestId };
     } catch (error) {
       throw this.networkError(op, url, error, sent);
+    } finally {
+      clearTimeout(timer);
+      batchSignal?.removeEventListener('abort', onBatchAbort);
     }
   }
 

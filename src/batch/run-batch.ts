@@ -1,4 +1,4 @@
-import { once } from 'node:events';
+import { once, setMaxListeners } from 'node:events';
 import { rmSync } from 'node:fs';
 import type { ApiError } from '../api/api-error.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
@@ -47,6 +47,8 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
   const stats = new BatchStats();
   const control = new BatchControl(options.rate);
   const abort = new AbortController();
+  // Every request in flight listens for the batch's abort (second Ctrl-C).
+  setMaxListeners(options.concurrency + 16, abort.signal);
   let stopped: StopReason | null = null;
   let finished = false;
   let fatal: ApiError | undefined;
