@@ -8,8 +8,6 @@ import type { BatchStats } from './batch-stats.js';
  */
 
 export interface Progress {
-  /** The total became known (a counted file). */
-  setTotal(total: number): void;
   /** A line was settled. */
   tick(): void;
   /** A message between progress lines (the bar is redrawn after it). */
@@ -24,44 +22,40 @@ function counts(stats: BatchStats): string {
   return `APPROVE ${count(stats.count('APPROVE'))} · REVIEW ${count(stats.count('REVIEW'))} · DECLINE ${count(stats.count('DECLINE'))} · errors ${count(stats.errors)}`;
 }
 
-export function createProgress(stats: BatchStats, stream: NodeJS.WritableStream & { isTTY?: boolean }, options: { quiet: boolean; intervalMs?: number }): Progress {
-  if (options.quiet) return { setTotal: () => {}, tick: () => {}, note: (text) => stream.write(`${text}\n`), stop: () => {} };
-  return stream.isTTY ? barProgress(stats, stream) : plainProgress(stats, stream, options.intervalMs ?? 5_000);
+/** `total`: the number of records when known before the run (a counted file), else null. */
+export function createProgress(
+  stats: BatchStats,
+  stream: NodeJS.WritableStream & { isTTY?: boolean },
+  options: { quiet: boolean; total: number | null; intervalMs?: number },
+): Progress {
+  if (options.quiet) return { tick: () => {}, note: (text) => stream.write(`${text}\n`), stop: () => {} };
+  return stream.isTTY ? barProgress(stats, stream, options.total) : plainProgress(stats, stream, options.total, options.intervalMs ?? 5_000);
 }
 
-function barProgress(stats: BatchStats, stream: NodeJS.WritableStream): Progress {
-  let total: number | null = null;
-  const payload = () => ({ rateText: count(stats.rate()), counts: counts(stats) });
-  const format = (known: boolean) =>
-    known
-      ? '{bar} {value}/{total} lines · {rateText}/s · ETA {eta_formatted} · {counts}'
-      : '{value} lines · {rateText}/s · {duration_formatted} · {counts}';
-  let bar = new cliProgress.SingleBar({ format: format(false), stream, hideCursor: true, fps: 8, etaBuffer: 200, barsize: 24 }, cliProgress.Presets.shades_classic);
-  bar.start(0, 0, payload());
+function barProgress(stats: BatchStats, stream: NodeJS.WritableStream, total: number | null): Progress {
+  const done = () => stats.done + stats.skipped;
+  const payload = () => ({ rateText: count(stats.rate()), counts: counts(stats), doneText: count(done()), totalText: total === null ? '' : count(total) });
+  const format =
+    total !== null
+      ? '{bar} {doneText}/{totalText} lines · {rateText}/s · ETA {eta_formatted} · {counts}'
+      : '{doneText} lines · {rateText}/s · {duration_formatted} · {counts}';
+  const bar = new cliProgress.SingleBar({ format, stream, hideCursor: true, fps: 8, etaBuffer: 200, barsize: 24 }, cliProgress.Presets.shades_classic);
+  bar.start(total ?? 0, done(), payload());
   return {
-    setTotal(n) {
-      total = n;
-      bar.stop();
-      bar = new cliProgress.SingleBar({ format: format(true), stream, hideCursor: true, fps: 8, etaBuffer: 200, barsize: 24 }, cliProgress.Presets.shades_classic);
-      bar.start(n, stats.done + stats.skipped, payload());
-    },
-    tick() {
-      bar.update(stats.done + stats.skipped, payload());
-    },
+    tick: () => bar.update(done(), payload()),
     note(text) {
       stream.write(`\r\x1b[K${text}\n`);
       bar.render();
     },
     stop() {
-      if (total !== null) bar.setTotal(Math.max(total, stats.done + stats.skipped));
-      bar.update(stats.done + stats.skipped, payload());
+      if (total !== null && done() > total) bar.setTotal(done());
+      bar.update(done(), payload());
       bar.stop();
     },
   };
 }
 
-function plainProgress(stats: BatchStats, stream: NodeJS.WritableStream, intervalMs: number): Progress {
-  let total: number | null = null;
+function plainProgress(stats: BatchStats, stream: NodeJS.WritableStream, total: number | null, intervalMs: number): Progress {
   const line = () => {
     const done = stats.done + stats.skipped;
     const of = total !== null ? ` of ${count(total)}${total > 0 ? ` (${Math.floor((done / total) * 100)}%)` : ''}` : '';
@@ -70,7 +64,6 @@ function plainProgress(stats: BatchStats, stream: NodeJS.WritableStream, interva
   const timer = setInterval(line, intervalMs);
   timer.unref();
   return {
-    setTotal: (n) => (total = n),
     tick: () => {},
     note: (text) => stream.write(`${text}\n`),
     stop: () => clearInterval(timer),

@@ -69,13 +69,9 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
     throw error;
   }
 
-  const progress = createProgress(stats, context.stderr, { quiet: options.quiet });
-  if (!options.quiet) {
-    void input.countRecords().then(
-      (n) => n !== null && !finished && progress.setTotal(n),
-      () => {},
-    );
-  }
+  // Counting a file's lines first (a fast second read) gives the bar its total and an ETA.
+  const total = options.quiet ? null : await input.countRecords();
+  const progress = createProgress(stats, context.stderr, { quiet: options.quiet, total });
 
   void (async () => {
     await context.waitForShutdown();

@@ -1,9 +1,11 @@
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { byLine, makeEvent, makeLines, readResults } from '../support/batch-events.js';
+import { BIN } from '../support/cli.js';
 
 /*
  * fraudctl submit in batch mode, as a process against the real sandbox: formats, results and
@@ -165,5 +167,29 @@ describe('fraudctl submit (batch)', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^(APPROVE|REVIEW|DECLINE)/);
     expect(existsSync(single)).toBe(true);
+  });
+});
+
+describe('fraudctl submit (batch) on a terminal', () => {
+  it('shows a progress bar with done/total, rate, ETA and running counts, then the summary', async () => {
+    const input = file('tty.jsonl', `${makeLines('tty-progress', 600).join('\n')}\n`);
+    const command = [process.execPath, BIN, 'submit', input, '--concurrency', '1'].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const { code, screen } = await new Promise<{ code: number | null; screen: string }>((resolve, reject) => {
+      const child = spawn('script', ['-qfec', command, '/dev/null'], { env: { ...cli.env(), TERM: 'xterm' } });
+      let screen = '';
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`no end; screen so far:\n${screen}`));
+      }, 30_000);
+      child.stdout.on('data', (d: Buffer) => (screen += d.toString()));
+      child.on('close', (c) => {
+        clearTimeout(timer);
+        resolve({ code: c, screen });
+      });
+    });
+    expect(code).toBe(0);
+    expect(screen).toMatch(/[\d,]+\/600 lines · [\d,]+\/s · ETA \S+ · APPROVE [\d,]+ · REVIEW [\d,]+ · DECLINE [\d,]+ · errors 0/);
+    expect(screen).toMatch(/600\/600 lines/);
+    expect(screen).toMatch(/Batch done: 600 lines/);
   });
 });

@@ -1,0 +1,60 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createProgress } from '../../src/batch/batch-progress.js';
+import { BatchStats } from '../../src/batch/batch-stats.js';
+import type { LineResult } from '../../src/batch/line-result.js';
+
+const decided = (line: number, actionType: string): LineResult => ({
+  line,
+  id: null,
+  outcome: 'DECIDED',
+  status: 201,
+  actionType,
+  totalRiskScore: 1,
+  errorType: null,
+  errorCodes: [],
+  attempts: 1,
+  latencyMs: line,
+});
+
+function capture(isTTY: boolean) {
+  const stream = Object.assign(new PassThrough(), { isTTY });
+  let text = '';
+  stream.on('data', (d: Buffer) => (text += d.toString()));
+  return { stream, text: () => text };
+}
+
+describe('batch progress', () => {
+  it('without a terminal: a plain line every interval with done/total, percentage and counts', async () => {
+    const stats = new BatchStats();
+    const out = capture(false);
+    const progress = createProgress(stats, out.stream, { quiet: false, total: 4, intervalMs: 20 });
+    stats.add(decided(1, 'APPROVE'), undefined);
+    stats.add(decided(2, 'DECLINE'), undefined);
+    stats.add({ ...decided(3, 'X'), outcome: 'FAILED', actionType: null, errorType: 'TIMEOUT' }, 'timed out');
+    await new Promise((r) => setTimeout(r, 60));
+    progress.stop();
+    expect(out.text()).toMatch(/^progress: 3 of 4 \(75%\) lines · [\d,]+ lines\/s · APPROVE 1 · REVIEW 0 · DECLINE 1 · errors 1$/m);
+    expect(out.text()).not.toMatch(/\x1b/);
+  });
+
+  it('--quiet: nothing at all', async () => {
+    const stats = new BatchStats();
+    const out = capture(true);
+    const progress = createProgress(stats, out.stream, { quiet: true, total: 2, intervalMs: 10 });
+    stats.add(decided(1, 'APPROVE'), undefined);
+    progress.tick();
+    await new Promise((r) => setTimeout(r, 30));
+    progress.stop();
+    expect(out.text()).toBe('');
+  });
+});
+
+describe('batch stats', () => {
+  it('percentiles to the millisecond from the histogram', () => {
+    const stats = new BatchStats();
+    for (let ms = 1; ms <= 100; ms++) stats.add(decided(ms, 'APPROVE'), undefined);
+    expect([stats.percentile(0.5), stats.percentile(0.95), stats.percentile(0.99)]).toEqual([50, 95, 99]);
+    expect(stats.count('APPROVE')).toBe(100);
+  });
+});
