@@ -188,6 +188,30 @@ describe('Ctrl-C', () => {
   }, 60_000);
 });
 
+describe('a second Ctrl-C', () => {
+  let stuck: PlainServer;
+  beforeAll(async () => {
+    stuck = await startPlainEventServer({ latencyMs: 20_000 });
+  });
+  afterAll(() => stuck.close());
+
+  it('aborts the requests in flight at once, leaves their lines unrecorded, and exits 130', async () => {
+    const out = path('results.jsonl');
+    const run = startCli(['submit', writeInput(makeLines('aborted', 50)), '--out', out, '--concurrency', '4'], { env: envFor(stuck.url, 'plain-key') });
+    // Wait until the batch is running (its results file exists), then press Ctrl-C twice.
+    while (!existsSync(out)) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 200));
+    run.child.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 200));
+    run.child.kill('SIGINT');
+    const result = await run.done;
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain('aborted at the second Ctrl-C');
+    expect(readFileSync(out, 'utf8')).toBe('');
+    expect(stuck.processed()).toBe(0);
+  }, 20_000);
+});
+
 describe('an outage', () => {
   let down: PlainServer;
   beforeAll(async () => {
