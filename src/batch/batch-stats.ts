@@ -21,7 +21,7 @@ export class BatchStats {
   readonly firstProblems: Problem[] = [];
   /** Lines skipped because an earlier run (--resume) already settled them. */
   skipped = 0;
-  readonly startedAt = performance.now();
+  private startedAt = performance.now();
   private readonly latencies = new Uint32Array(HISTOGRAM_MAX_MS + 1);
   private latencyCount = 0;
 
@@ -52,6 +52,11 @@ export class BatchStats {
       this.latencies[Math.min(HISTOGRAM_MAX_MS, Math.max(0, result.latencyMs))]!++;
       this.latencyCount++;
     }
+  }
+
+  /** The clock starts here: when the first line is taken, not while the client was set up. */
+  start(): void {
+    this.startedAt = performance.now();
   }
 
   elapsedMs(now = performance.now()): number {

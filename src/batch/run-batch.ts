@@ -140,6 +140,7 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
     }
   };
 
+  stats.start();
   try {
     const settled = await Promise.allSettled(Array.from({ length: options.concurrency }, worker));
     const crashed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
