@@ -7,7 +7,7 @@ import { count } from './batch-progress.js';
  * the results are. As text for people, or as one JSON object (--json) for scripts.
  */
 
-export type StopReason = 'interrupted' | 'aborted' | 'max-errors' | 'retry-budget' | 'auth' | 'input';
+export type StopReason = 'interrupted' | 'aborted' | 'max-errors' | 'retry-budget' | 'auth' | 'input' | 'output-closed';
 
 export interface SummaryFacts {
   stats: BatchStats;
@@ -27,6 +27,7 @@ const STOP_TEXT: Record<StopReason, string> = {
   'retry-budget': 'stopped: the service kept failing and the retry budget is spent',
   auth: 'stopped: the service refused the API key',
   input: 'stopped: the input could not be read to the end',
+  'output-closed': 'stopped: stdout was closed',
 };
 
 const sortedEntries = (map: Map<string, number>) => [...map.entries()].sort((a, b) => b[1] - a[1]);

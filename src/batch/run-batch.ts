@@ -84,8 +84,16 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
     abort.abort();
   })();
 
+  // Results on stdout: a reader that goes away (`| head`) stops the batch like a Ctrl-C would.
+  let stdoutClosed = false;
+  const onStdoutError = (error: NodeJS.ErrnoException) => {
+    stdoutClosed = true;
+    stop(error.code === 'EPIPE' ? 'output-closed' : 'input');
+  };
+  if (!results && options.json) context.stdout.on('error', onStdoutError);
   const writeToStdout = async (result: LineResult) => {
-    if (!context.stdout.write(`${formatResult(result)}\n`)) await once(context.stdout, 'drain');
+    if (stdoutClosed) return;
+    if (!context.stdout.write(`${formatResult(result)}\n`)) await Promise.race([once(context.stdout, 'drain'), once(context.stdout, 'close')]).catch(() => {});
   };
 
   // Workers take lines one at a time and in input order (resume relies on that order).
@@ -147,6 +155,7 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
     if (crashed) throw crashed.reason;
   } finally {
     finished = true;
+    context.stdout.off('error', onStdoutError);
     progress.stop();
     results?.close();
     rejects?.close();
@@ -154,6 +163,9 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
   }
 
   const facts = { stats, stopped, results: options.out, rejects: options.rejects, retries: control.budget.granted, throttled: control.throttled, resumed: prior !== null };
+  if (stopped === 'output-closed') {
+    throw new CliError(`stdout was closed after ${count(stats.done)} lines: the batch stopped, and results of lines still in flight were not written`, ExitCode.FAILURE, 'to keep every result, write them to a file with --out FILE');
+  }
   if (options.json) {
     // The summary goes to stdout unless stdout already carries the results.
     const text = `${jsonForTerminal(summaryJson(facts), true)}\n`;

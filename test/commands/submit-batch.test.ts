@@ -193,3 +193,20 @@ describe('fraudctl submit (batch) on a terminal', () => {
     expect(screen).toMatch(/Batch done: 600 lines/);
   });
 });
+
+describe('fraudctl submit (batch) | head', () => {
+  it('stops the batch when the reader of its results goes away: one clear line, exit 1, no crash', async () => {
+    const child = spawn(process.execPath, [BIN, 'submit', '-', '--json'], { env: cli.env() });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout.once('data', () => child.stdout.destroy());
+    // The batch stops reading its input too, so our writing to it may fail the same way.
+    child.stdin.on('error', () => {});
+    child.stdin.end(makeLines('epipe', 3000).join('\n'));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^error: stdout was closed after [\d,]+ lines/m);
+    expect(stderr).not.toMatch(/\n\s+at /);
+    expect((await cli.sb.call('GET', '/event/epipe-3000')).status).toBe(404);
+  });
+});
