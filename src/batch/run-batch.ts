@@ -86,9 +86,9 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
 
   // Results on stdout: a reader that goes away (`| head`) stops the batch like a Ctrl-C would.
   let stdoutClosed = false;
-  const onStdoutError = (error: NodeJS.ErrnoException) => {
+  const onStdoutError = () => {
     stdoutClosed = true;
-    stop(error.code === 'EPIPE' ? 'output-closed' : 'input');
+    stop('output-closed');
   };
   if (!results && options.json) context.stdout.on('error', onStdoutError);
   const writeToStdout = async (result: LineResult) => {
