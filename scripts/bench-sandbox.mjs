@@ -28,6 +28,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { createEventGenerator } from './bench/event-payloads.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CONNECTIONS = 32;
@@ -41,10 +42,6 @@ const TARGET_POST_P99_MS = 25;
 
 const EMAIL_POOL_SIZE = 2000;
 const IP_POOL_SIZE = 500;
-const CURRENCIES = ['EUR', 'USD', 'GBP'];
-const COUNTRIES = ['DE', 'FR', 'GB', 'US', 'NL', 'ES', 'IT', 'PL'];
-const CATEGORIES = ['books', 'electronics', 'clothing', 'toys', 'home', 'gift_cards', 'jewelry'];
-const DAY_MS = 86_400_000;
 
 if (!(DURATION_SECONDS > 0)) {
   console.error(`BENCH_SECONDS must be a positive number of seconds, not "${process.env.BENCH_SECONDS}"`);
@@ -99,60 +96,6 @@ async function stopServer({ child }) {
   const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
   await exited;
   clearTimeout(timer);
-}
-
-/** mulberry32: a small seeded PRNG, so every run sends the same mix of payloads. */
-function seededRandom(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Returns a function giving the next POST /event payload: `{ id, body }`, every id new. */
-function createEventGenerator(runLabel) {
-  const random = seededRandom(20_240_601);
-  const int = (min, max) => min + Math.floor(random() * (max - min + 1));
-  const pick = (list) => list[Math.floor(random() * list.length)];
-  const money = (min, max) => Math.round((min + random() * (max - min)) * 100) / 100;
-  const daysAgo = (days) => new Date(Date.now() - days * DAY_MS).toISOString().slice(0, 10);
-  // About 65% of amounts under 1000, 30% from 1000 to 5000, 5% above 5000 (before conversion).
-  const amount = () => {
-    const r = random();
-    return r < 0.65 ? money(5, 1000) : r < 0.95 ? money(1000, 5000) : money(5000, 10_000);
-  };
-  const item = (n) => ({
-    itemId: `sku-${int(1, 5000)}`,
-    itemName: `Bench item ${n}`,
-    itemQuantity: int(1, 4),
-    itemPrice: money(1, 300),
-    itemCategory: pick(CATEGORIES),
-  });
-  let sequence = 0;
-
-  return () => {
-    const id = `bench-${runLabel}-${++sequence}`;
-    const user = int(0, EMAIL_POOL_SIZE - 1);
-    const ip = int(0, IP_POOL_SIZE - 1);
-    const billingCountry = pick(COUNTRIES);
-    const payload = {
-      id,
-      amount: amount(),
-      currency: pick(CURRENCIES),
-      userEmail: `buyer${user}@${user % 25 === 0 ? 'mailinator.com' : 'example.com'}`,
-      userIp: `10.20.${Math.floor(ip / 250)}.${(ip % 250) + 1}`,
-      userName: `buyer${user}`,
-      billingCountry,
-      shippingCountry: random() < 0.8 ? billingCountry : pick(COUNTRIES),
-      userCreated: daysAgo(random() < 0.1 ? int(0, 6) : int(30, 3000)),
-      items: Array.from({ length: int(1, 3) }, (_, i) => item(i + 1)),
-    };
-    return { id, body: JSON.stringify(payload) };
-  };
 }
 
 function postEventRequests(nextEvent) {
@@ -306,7 +249,7 @@ async function main() {
     console.log(`ceiling: ${ceiling.url} (minimal Fastify ${fastifyVersion()})`);
 
     const runLabel = Date.now().toString(36);
-    const nextEvent = createEventGenerator(runLabel);
+    const nextEvent = createEventGenerator({ idPrefix: `bench-${runLabel}`, emailPoolSize: EMAIL_POOL_SIZE, ipPoolSize: IP_POOL_SIZE });
     const post = {
       sandbox: await measure(sandbox, postEventRequests(nextEvent)),
       ceiling: await measure(ceiling, postEventRequests(nextEvent)),

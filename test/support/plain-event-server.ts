@@ -156,7 +156,9 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
     const sendError = (status: number, errorType: string, errorCodes: string[], headers: Record<string, string> = {}) =>
       send(status, { requestId, errorType, errorCodes }, headers);
     // A real reset (RST), so the client sees ECONNRESET rather than a clean close.
-    const reset = () => req.socket.resetAndDestroy();
+    const reset = (): void => {
+      req.socket.resetAndDestroy();
+    };
 
     // The whole body is read first, so a keep-alive connection stays usable whatever the answer.
     const chunks: Buffer[] = [];
@@ -166,10 +168,11 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
       if (size <= MAX_BODY_BYTES) chunks.push(chunk);
     }
 
-    const url = new URL(req.url ?? '/', 'http://plain.invalid');
-    const segments = url.pathname.split('/').slice(1);
+    // Not `new URL()`: WHATWG URL parsing resolves %2E segments, and `.` is a valid event id.
+    const pathname = (req.url ?? '/').split('?')[0]!;
+    const segments = pathname.split('/').slice(1);
     const route =
-      req.method === 'POST' && url.pathname === '/event'
+      req.method === 'POST' && pathname === '/event'
         ? 'post'
         : req.method === 'GET' && segments[0] === 'event' && segments.length === 2 && segments[1] !== ''
           ? 'summary'
