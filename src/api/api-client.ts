@@ -179,7 +179,7 @@ export class ApiClient {
         await control?.beforeAttempt();
         const response = await this.attempt(op, body, deadline);
         const throttled = RETRYABLE_STATUSES.has(response.status);
-        const retryable = throttled || (op.idempotent && GATEWAY_STATUSES.has(response.status));
+        const retryable = throttled || (op.method === 'GET' && GATEWAY_STATUSES.has(response.status));
         if (!retryable || attempt >= this.policy.maxRetries) {
           if (response.status < 500 && !throttled) control?.onSettled(retryCost);
           return this.finish(op, response, attempt + 1);

@@ -22,7 +22,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 3, baseDelayMs: 2
 /** Statuses that mean "not processed, come back later": safe to retry for any method. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 503]);
 
-/** A gateway gave up (502, 504): the request may have been processed, so only idempotent ones are retried. */
+/** A gateway gave up (502, 504): the request may have been processed, so only GETs are retried (a repeated PATCH could be refused as a transition already made). */
 export const GATEWAY_STATUSES: ReadonlySet<number> = new Set([502, 504]);
 
 /** Retry-After in milliseconds (delta-seconds or an HTTP date), or undefined. */

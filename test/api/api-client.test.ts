@@ -211,6 +211,14 @@ describe('retries', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it('PATCH: not retried after a gateway 504 (the change may have been made)', async () => {
+    const server = await fake();
+    server.script(json(504, { errorType: 'GATEWAY' }), json(200, { id: 'evt-1' }));
+    const { client } = makeClient(server.url);
+    await expect(client.changeState('evt-1', { state: 'APPROVED' })).rejects.toMatchObject({ status: 504 });
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('POST: not retried on 504, and says the event may have been stored', async () => {
     const server = await fake();
     server.script(json(504, { requestId: 'r', errorType: 'SCORING_TIMEOUT' }), json(201, { id: 'evt-7' }));
