@@ -7,7 +7,7 @@ import { count } from './batch-progress.js';
  * the results are. As text for people, or as one JSON object (--json) for scripts.
  */
 
-export type StopReason = 'interrupted' | 'aborted' | 'max-errors' | 'retry-budget' | 'auth' | 'input' | 'output-closed';
+export type StopReason = 'interrupted' | 'aborted' | 'max-errors' | 'retry-budget' | 'auth' | 'input' | 'wrong-input' | 'output-closed';
 
 export interface SummaryFacts {
   stats: BatchStats;
@@ -28,6 +28,7 @@ const STOP_TEXT: Record<StopReason, string> = {
   auth: 'stopped: the service refused the API key',
   input: 'stopped: the input could not be read to the end',
   'output-closed': 'stopped: stdout was closed',
+  'wrong-input': 'stopped: the results file was written for another input',
 };
 
 const sortedEntries = (map: Map<string, number>) => [...map.entries()].sort((a, b) => b[1] - a[1]);
@@ -81,7 +82,7 @@ export function summaryText(f: SummaryFacts): string {
   }
   if (f.stopped) {
     lines.push(STOP_TEXT[f.stopped]);
-    if (f.results && f.stopped !== 'auth' && f.stopped !== 'input') lines.push(`Continue later with the same command and --resume.`);
+    if (f.results && f.stopped !== 'auth' && f.stopped !== 'input' && f.stopped !== 'wrong-input') lines.push(`Continue later with the same command and --resume.`);
   }
   return lines.join('\n');
 }

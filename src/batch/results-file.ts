@@ -12,6 +12,9 @@ import { formatResult, parseResult, type LineResult } from './line-result.js';
 /** The most lines one batch has in flight (--concurrency is capped at this). */
 export const MAX_CONCURRENCY = 256;
 
+/** How many settled lines' ids resume compares with the input. */
+const ID_SAMPLES = 64;
+
 /** A set of line numbers, one bit each: a million lines take 125 KB. */
 class LineSet {
   private bits = new Uint8Array(1024);
@@ -40,6 +43,8 @@ export class PriorRun {
   settledCount = 0;
   dropped = 0;
   highestLine = 0;
+  /** The ids of a few settled lines, to catch a resume against another input. */
+  readonly sampleIds = new Map<number, string | null>();
 
   /** Already decided, rejected or of unknown outcome without an id: not sent again. */
   isSettled(line: number): boolean {
@@ -88,6 +93,7 @@ export async function prepareResume(path: string): Promise<PriorRun> {
       }
       prior.settled.add(result.line);
       prior.settledCount++;
+      if (prior.sampleIds.size < ID_SAMPLES) prior.sampleIds.set(result.line, result.id);
       writeSync(fd, `${text}\n`);
     }
     if (pendingBad !== undefined) prior.dropped++;

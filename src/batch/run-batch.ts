@@ -52,7 +52,7 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
   let stopped: StopReason | null = null;
   let finished = false;
   let fatal: ApiError | undefined;
-  let readError: unknown;
+  let inputError: unknown;
   const stop = (reason: StopReason) => {
     stopped ??= reason;
   };
@@ -106,7 +106,7 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
         const r = await iterator.next();
         return r.done ? null : r.value;
       } catch (error) {
-        readError ??= error;
+        inputError ??= error;
         stop('input');
         return null;
       }
@@ -127,6 +127,12 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
       const record = await take();
       if (!record) return;
       if (prior?.isSettled(record.line)) {
+        const mismatch = prior.sampleIds.has(record.line) ? otherInput(record, prior.sampleIds.get(record.line)!, options.out!) : undefined;
+        if (mismatch) {
+          inputError ??= mismatch;
+          stop('wrong-input');
+          return;
+        }
         stats.skipped++;
         continue;
       }
@@ -175,7 +181,7 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
     context.stderr.write(`${summaryText(facts)}\n`);
   }
 
-  if (readError) throw readError;
+  if (inputError) throw inputError;
   if (fatal) throw fatal;
   if (stopped === 'interrupted' || stopped === 'aborted') {
     throw new CliError(`interrupted after ${count(stats.done)} lines`, ExitCode.INTERRUPTED, options.out ? 'continue with the same command and --resume' : undefined);
@@ -184,6 +190,27 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
     const where = options.out ? `see ${options.out}` : options.json ? 'see the results above' : 'add --out FILE to keep every line\'s result';
     throw new CliError(`${count(stats.errors)} of ${count(stats.done)} lines got no decision${stopped ? ' and the batch stopped early' : ''}`, ExitCode.FAILURE, `${where}${options.rejects ? `; ${options.rejects} holds those lines to send again` : ''}`);
   }
+}
+
+/**
+ * A resumed line must be the line the results file describes: a results file resumed with
+ * another input would skip and send the wrong events. Checked on a sample of the settled lines,
+ * which come first in a resumed input, so a mix-up stops the batch before it sends much.
+ */
+function otherInput(record: InputRecord, recordedId: string | null, out: string): UsageError | undefined {
+  let id: unknown = null;
+  try {
+    id = (JSON.parse(record.text) as { id?: unknown }).id ?? null;
+  } catch {
+    return undefined; // a line rejected as not JSON has no id to compare
+  }
+  if (typeof id === 'string' ? id !== recordedId : recordedId !== null) {
+    return new UsageError(
+      `${out} does not belong to this input: its line ${record.line} is event ${JSON.stringify(recordedId)}, the input's is ${typeof id === 'string' ? JSON.stringify(id) : 'without an id'}`,
+      'resume with the same input the results file was written for, or give a new --out without --resume',
+    );
+  }
+  return undefined;
 }
 
 /** --resume without --out has nothing to resume from. */

@@ -140,6 +140,18 @@ describe('fraudctl submit (batch)', () => {
     expect((await cli.sb.call('GET', '/event/taken-1')).status).toBe(404);
   });
 
+  it('--resume with another input than the results file was written for: stops before sending, exit 2', async () => {
+    const out = outPath('results.jsonl');
+    const first = await cli.run(['submit', file('a.jsonl', makeLines('resume-a', 5).join('\n')), '--out', out]);
+    expect(first.code, first.stderr).toBe(0);
+    const other = await cli.run(['submit', file('b.jsonl', makeLines('resume-b', 400).join('\n')), '--out', out, '--resume']);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/^error: .*results\.jsonl does not belong to this input: its line \d is event "resume-a-\d", the input's is "resume-b-\d"$/m);
+    expect(other.stderr).toContain('stopped: the results file was written for another input');
+    expect(readResults(out)).toHaveLength(5);
+    for (const id of ['resume-b-6', 'resume-b-400']) expect((await cli.sb.call('GET', `/event/${id}`)).status).toBe(404);
+  });
+
   it('stops at once when the service refuses the key, with exit 3', async () => {
     const out = outPath('results.jsonl');
     const result = await cli.run(['submit', file('auth.jsonl', makeLines('auth', 50).join('\n')), '--out', out, '--concurrency', '2'], { env: { FRAUDCTL_API_KEY: 'wrong-key' } });
