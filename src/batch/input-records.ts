@@ -1,261 +1,389 @@
-import { createReadStream, statSync, type ReadStream } from 'node:fs';
+import { createReadStream, type ReadStream } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
+import { createGunzip, type Gunzip } from 'node:zlib';
 import type { CliContext } from '../cli-context.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 
 /*
  * What `fraudctl submit SOURCE` reads: one event, or a stream of records (JSON Lines or a JSON
- * array, either possibly gzip-compressed) pulled one at a time, so memory stays flat however
- * large the input.
+ * array, either possibly gzip-compressed) pulled one chunk at a time, so memory stays flat
+ * however large the input. `openInput` peeks at the start to decide which, puts back what it
+ * looked at, and hands the rest to one of two splitters written by hand:
  *
- * The splitting is written by hand. node:readline has no cap on a line's length (one 2 GB line
- * would be held whole); JSON-stream parsers (stream-json and the like) give parsed values, not
- * each element's own text, and abort the whole stream at the first syntax error — while here a
- * bad element must become one rejected record and the batch go on.
+ * - Lines: node:readline has no cap on a line's length (one 2 GB line would be held whole in
+ *   memory), so lines are cut from Buffer chunks here, keeping at most KEEP_BYTES of each.
+ * - Arrays: stream-json-style token parsers give parsed values, not each element's own source
+ *   text, and abort the whole stream at the first syntax error — while here a bad element must
+ *   become one rejected record and the batch go on. So a byte scanner tracks nesting, strings
+ *   and escapes, and slices out each top-level element as it was written.
+ *
+ * Text is decoded as UTF-8 only once a record is complete, so a character split between two
+ * chunks is never broken.
  */
 
 /** One record of the input: a line of JSON Lines, or an element of a JSON array. */
 export interface InputRecord {
-  /** 1-based: the line number for JSON Lines; the element's number for a JSON array. */
+  /** 1-based: the input line number for JSON Lines; the element number (1-based) for a JSON array. */
   line: number;
-  /** The record's text as it was (without its line ending), cut to KEEP_BYTES when longer. */
+  /**
+   * The record's original text: the line without its line ending (and without a trailing \r),
+   * or the array element's exact source text trimmed of surrounding whitespace. Cut to
+   * KEEP_BYTES when longer (then `truncated` is true; the cut never splits a character).
+   */
   text: string;
-  /** The record's full size in bytes, even when `text` was cut. */
+  /** The record's full size in bytes (UTF-8), even when `text` was cut. */
   bytes: number;
+  /** True when `text` holds only the first KEEP_BYTES of the record. */
   truncated: boolean;
-  /** Set when the reader itself found the record unusable: 'too large', 'unterminated JSON array', 'text after the end of the JSON array'. */
+  /**
+   * Set when the reader itself found the record unusable: 'too large' (bytes > maxRecordBytes),
+   * 'unterminated JSON array' (input ended inside the array), 'text after the end of the JSON
+   * array'. The caller JSON.parses records without a problem itself.
+   */
   problem?: string;
 }
 
 export type InputFormat = 'jsonl' | 'array';
 
+/** Many events, read as a stream of records. */
 export interface BatchInput {
   kind: 'batch';
   format: InputFormat;
   /**
-   * The records in input order, pulled with backpressure; whitespace-only lines are skipped
-   * (they still count for line numbers). Throws a CliError if the input turns out unreadable
-   * part-way (corrupt gzip data, a read error).
+   * The records in input order, streamed with backpressure: the next chunk of input is read only
+   * when the records of the last one have been taken. Lines that are empty or only whitespace
+   * are skipped (they produce no record, but they still count for line numbers). Iterable once.
+   *
+   * The iterator throws a CliError (exit code FAILURE) when the input turns out unreadable part
+   * of the way: `PATH is not valid gzip data: …` for corrupt or cut-short gzip data, `cannot read
+   * PATH: …` for a read error. Ending the iteration early (break, return) releases the input like
+   * `close()`; so does reaching its end.
    */
   records: AsyncIterable<InputRecord>;
-  /** Bytes of the raw (possibly compressed) input consumed so far. */
+  /** Bytes of the raw (possibly compressed) input consumed so far, for progress. */
   bytesRead(): number;
   /** Size of the raw input when it is a regular file, else null. */
   totalBytes: number | null;
-  /** The number of records, for a regular uncompressed JSON Lines file (a second, streaming read); else null. */
+  /**
+   * The number of records, when it can be known cheaply before the run: only for a regular,
+   * uncompressed JSON Lines file, counted by a fast streaming second read of the file (lines
+   * holding any non-whitespace character). Otherwise, or if that read fails or the input is
+   * closed meanwhile, resolves null.
+   */
   countRecords(): Promise<number | null>;
-  /** Stops reading and releases the input. */
+  /** Stops reading and releases the file or stream (safe to call at any time, more than once). */
   close(): void;
 }
 
+/** One event, given whole. */
 export interface SingleInput {
   kind: 'single';
-  /** The whole input: one JSON document. */
+  /** The whole input text (a single JSON document, probably one object), without a byte order mark. */
   text: string;
 }
 
 export interface OpenOptions {
-  /** Batch mode whatever the input looks like (a batch-only option was given). */
+  /** Force batch mode (the user gave a batch-only option such as --out). */
   batch: boolean;
-  /** Records larger than this get the problem 'too large' (default 1 MiB). */
+  /** Records larger than this are given problem 'too large' (default 1 MiB = the service's body limit). */
   maxRecordBytes?: number;
 }
 
-/** The most of one record's text held in memory. */
-export const KEEP_BYTES = 16 * 1024 * 1024;
+const MiB = 1024 * 1024;
+/** The most of one record's text kept in memory: 16 MiB. */
+export const KEEP_BYTES = 16 * MiB;
 /** The most a single-event input may hold. */
-const SINGLE_MAX_BYTES = 16 * 1024 * 1024;
+const SINGLE_MAX_BYTES = 16 * MiB;
+const DEFAULT_MAX_RECORD_BYTES = MiB;
+const FILE_CHUNK_BYTES = 256 * 1024;
+const GUNZIP_CHUNK_BYTES = 64 * 1024;
+/** Array nesting tracked bracket by bracket; deeper than this only the depth is counted (bounded memory). */
+const TRACKED_DEPTH = 4096;
 
 const NL = 0x0a;
-const isWs = (b: number) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
+const CR = 0x0d;
+const SPACE = 0x20;
+const TAB = 0x09;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+/** JSON's whitespace (and nothing else: no-break spaces and the like are text). */
+const isWs = (b: number) => b === SPACE || b === NL || b === CR || b === TAB;
 const BATCH_NAME = /\.(jsonl|ndjson)(\.gz)?$/i;
+const JSON_LINES_HINT = 'for many events, give one JSON object per line (JSON Lines)';
 
-/** A chunk source that can hand back what was looked at before it is consumed. */
-class Chunks {
-  private readonly held: Buffer[] = [];
-
-  constructor(private readonly iterator: AsyncIterator<Buffer>) {}
-
-  /** The next chunk, taken. */
-  async next(): Promise<Buffer | null> {
-    if (this.held.length) return this.held.shift()!;
-    const r = await this.iterator.next();
-    return r.done ? null : r.value;
-  }
-
-  /** Puts chunks back at the front, in order. */
-  unshift(chunks: Buffer[]): void {
-    this.held.unshift(...chunks);
-  }
-
-  async *[Symbol.asyncIterator](): AsyncGenerator<Buffer> {
-    for (;;) {
-      const chunk = await this.next();
-      if (chunk === null) return;
-      yield chunk;
-    }
-  }
-}
-
-function openRaw(source: string, context: Pick<CliContext, 'stdin'>): { stream: Readable; name: string; totalBytes: number | null; isFile: boolean } {
-  if (source === '-') {
-    if (context.stdin.isTTY) {
-      throw new UsageError('reading events from stdin, but stdin is a terminal', 'pipe the events in (fraudctl submit - < events.jsonl) or give a file');
-    }
-    return { stream: context.stdin as Readable, name: 'stdin', totalBytes: null, isFile: false };
-  }
-  let size: number | null = null;
-  try {
-    const stat = statSync(source);
-    if (stat.isDirectory()) throw new UsageError(`${source} is a directory, not an event file`);
-    if (stat.isFile()) size = stat.size;
-  } catch (e) {
-    if (e instanceof UsageError) throw e;
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new UsageError(`no such file: ${source}`);
-    throw new UsageError(`cannot read ${source}: ${code ?? (e as Error).message}`);
-  }
-  return { stream: createReadStream(source, { highWaterMark: 256 * 1024 }), name: source, totalBytes: size, isFile: size !== null };
-}
-
-/** Opens SOURCE (a path, or '-' for stdin) and decides between one event and a batch. */
+/**
+ * Opens SOURCE (a path, or '-' for context.stdin) and decides between one event and a batch:
+ * - first non-whitespace character `[` (after a byte order mark, if any) → a batch, 'array';
+ * - a `.jsonl`/`.ndjson` name (optionally `.gz`) or `options.batch` → a batch, 'jsonl';
+ * - a first line that is JSON on its own, followed by another non-blank line → a batch, 'jsonl';
+ * - anything else (one line, a pretty-printed object, nothing at all) → the whole text as one
+ *   event, at most 16 MiB.
+ * gzip is recognised by its magic bytes, not its name. Throws a UsageError for a missing,
+ * unreadable or directory path, a terminal as stdin, or a single event over 16 MiB; a CliError
+ * (exit FAILURE) when the input cannot be read or decompressed while peeking at its start.
+ */
 export async function openInput(source: string, context: Pick<CliContext, 'stdin'>, options: OpenOptions): Promise<SingleInput | BatchInput> {
-  const maxRecordBytes = options.maxRecordBytes ?? 1024 * 1024;
-  const raw = openRaw(source, context);
-  let rawBytes = 0;
-  const rawIterator = raw.stream[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
-  const rawChunks = new Chunks({
-    next: async () => {
-      const r = await rawIterator.next().catch((e: unknown) => {
-        throw readFailure(raw.name, e);
-      });
-      if (r.done) return { done: true, value: undefined };
-      const chunk = typeof r.value === 'string' ? Buffer.from(r.value) : r.value;
-      rawBytes += chunk.length;
-      return { done: false, value: chunk };
-    },
-  });
+  const maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
+  const raw = await openRaw(source, context);
+  const name = raw.name;
 
-  // gzip, by its magic bytes.
-  const head: Buffer[] = [];
-  let headBytes = 0;
-  while (headBytes < 2) {
-    const chunk = await rawChunks.next();
-    if (chunk === null) break;
-    head.push(chunk);
-    headBytes += chunk.length;
-  }
-  rawChunks.unshift(head);
-  const start = Buffer.concat(head);
-  const gzipped = start.length >= 2 && start[0] === 0x1f && start[1] === 0x8b;
-  let gunzip: ReturnType<typeof createGunzip> | undefined;
-  let chunks: Chunks;
-  if (gzipped) {
-    gunzip = createGunzip();
-    const compressed = Readable.from(rawChunks, { objectMode: false });
-    compressed.on('error', (e) => gunzip!.destroy(e));
-    compressed.pipe(gunzip);
-    const it = gunzip[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-    chunks = new Chunks({
-      next: () =>
-        it.next().catch((e: unknown) => {
-          throw e instanceof CliError ? e : new CliError(`${raw.name} is not valid gzip data: ${(e as Error).message}`, ExitCode.FAILURE);
-        }),
-    });
-  } else {
-    chunks = rawChunks;
-  }
+  let closed = false;
+  let rawBytes = 0;
+  let gunzip: Gunzip | undefined;
+  let compressed: Readable | undefined;
+  const counting = new Set<ReadStream>();
+  const rawIterator = raw.stream[Symbol.asyncIterator]();
+  const rawChunks = new ChunkReader(async () => {
+    if (closed) return null;
+    let r: IteratorResult<string | Buffer>;
+    try {
+      r = await rawIterator.next();
+    } catch (e) {
+      if (closed) return null;
+      throw new CliError(`cannot read ${name}: ${describe(e)}`, ExitCode.FAILURE);
+    }
+    if (r.done || closed) return null;
+    const chunk = typeof r.value === 'string' ? Buffer.from(r.value) : r.value;
+    rawBytes += chunk.length;
+    return chunk;
+  });
+  // The decompressed stream when the raw one is gzip.
+  let input = rawChunks;
   const close = () => {
+    if (closed) return;
+    closed = true;
+    input.stop();
+    rawChunks.stop();
+    compressed?.destroy();
     gunzip?.destroy();
-    raw.stream.destroy();
+    destroy(raw.stream);
+    for (const stream of counting) stream.destroy();
   };
 
   try {
-    const mode = await decide(chunks, raw.name, options.batch || BATCH_NAME.test(raw.name));
+    const head = await rawChunks.peek(2);
+    if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) {
+      const gz = createGunzip({ chunkSize: GUNZIP_CHUNK_BYTES });
+      const from = Readable.from(rawChunks.drain(), { objectMode: false });
+      // A read error of the raw input ends up as the gunzip stream's error, as it was.
+      from.on('error', (e) => gz.destroy(e));
+      from.pipe(gz);
+      gunzip = gz;
+      compressed = from;
+      const gunzipped = gz[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+      input = new ChunkReader(async () => {
+        if (closed) return null;
+        try {
+          const r = await gunzipped.next();
+          return r.done || closed ? null : r.value;
+        } catch (e) {
+          if (closed) return null;
+          if (e instanceof CliError) throw e;
+          throw new CliError(`${name} is not valid gzip data: ${(e as Error).message}`, ExitCode.FAILURE, 'the data is damaged or cut short (gzip -t checks a file)');
+        }
+      });
+    }
+
+    const mode = await decide(input, name, options.batch || BATCH_NAME.test(source));
     if (mode.kind === 'single') {
       close();
       return mode;
     }
-    const countRecords = () => (raw.isFile && !gzipped && mode.format === 'jsonl' ? countLines(source) : Promise.resolve(null));
-    const records = mode.format === 'array' ? arrayRecords(chunks, maxRecordBytes) : lineRecords(chunks, maxRecordBytes);
-    return { kind: 'batch', format: mode.format, records, bytesRead: () => rawBytes, totalBytes: raw.totalBytes, countRecords, close };
+    const countable = raw.isFile && !gunzip && mode.format === 'jsonl';
+    return {
+      kind: 'batch',
+      format: mode.format,
+      records: mode.format === 'array' ? arrayRecords(input, maxRecordBytes, close) : lineRecords(input, maxRecordBytes, close),
+      bytesRead: () => rawBytes,
+      totalBytes: raw.totalBytes,
+      countRecords: () => (countable && !closed ? countLines(source, counting) : Promise.resolve(null)),
+      close,
+    };
   } catch (error) {
     close();
     throw error;
   }
 }
 
-function readFailure(name: string, e: unknown): CliError {
-  return new CliError(`cannot read ${name}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, ExitCode.FAILURE);
+interface RawInput {
+  stream: NodeJS.ReadableStream;
+  /** How messages name the input: the path as given, or 'stdin'. */
+  name: string;
+  isFile: boolean;
+  totalBytes: number | null;
+}
+
+async function openRaw(source: string, context: Pick<CliContext, 'stdin'>): Promise<RawInput> {
+  if (source === '-') {
+    if (context.stdin.isTTY) {
+      throw new UsageError('reading events from stdin, but stdin is a terminal', 'pipe the events in (fraudctl submit - < events.jsonl) or give a file');
+    }
+    return { stream: context.stdin, name: 'stdin', isFile: false, totalBytes: null };
+  }
+  let handle: FileHandle;
+  try {
+    handle = await open(source, 'r');
+  } catch (e) {
+    throw openFailure(source, e);
+  }
+  try {
+    const stat = await handle.stat();
+    if (stat.isDirectory()) throw new UsageError(`${source} is a directory, not a file of events`, 'give a file (JSON Lines or a JSON array, optionally gzip), or - for stdin');
+    const isFile = stat.isFile();
+    return { stream: handle.createReadStream({ highWaterMark: FILE_CHUNK_BYTES }), name: source, isFile, totalBytes: isFile ? stat.size : null };
+  } catch (e) {
+    await handle.close().catch(() => {});
+    throw e instanceof UsageError ? e : openFailure(source, e);
+  }
+}
+
+function openFailure(path: string, e: unknown): UsageError {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return new UsageError(`no such file: ${path}`);
+  if (code === 'EISDIR') return new UsageError(`${path} is a directory, not a file of events`);
+  if (code === 'EACCES' || code === 'EPERM') return new UsageError(`cannot read ${path}: permission denied (${code})`, 'check the file’s permissions');
+  return new UsageError(`cannot read ${path}: ${describe(e)}`);
+}
+
+/** An error's code and, when it says more, its message. */
+function describe(e: unknown): string {
+  const { code, message } = e as NodeJS.ErrnoException;
+  if (!code) return message;
+  return message && !message.startsWith(`${code}:`) ? `${code} (${message})` : code;
+}
+
+function destroy(stream: NodeJS.ReadableStream): void {
+  (stream as Partial<Readable>).destroy?.();
+}
+
+/** Chunks pulled one at a time from a source, with a way to peek at the start and put it back. */
+class ChunkReader {
+  private readonly held: Buffer[] = [];
+  private ended = false;
+  /** True once stop() was called: whoever reads should stop too, even mid-chunk. */
+  stopped = false;
+
+  constructor(private readonly pull: () => Promise<Buffer | null>) {}
+
+  /** The next chunk, taken; null at the end. */
+  async next(): Promise<Buffer | null> {
+    if (this.held.length > 0) return this.held.shift()!;
+    if (this.ended) return null;
+    const chunk = await this.pull();
+    if (chunk === null) this.ended = true;
+    return chunk;
+  }
+
+  /** Puts chunks back at the front, in order. */
+  unshift(chunks: readonly Buffer[]): void {
+    this.held.unshift(...chunks.filter((c) => c.length > 0));
+  }
+
+  /** At least `bytes` bytes from the start (fewer only at the end), left in place. */
+  async peek(bytes: number): Promise<Buffer> {
+    const seen: Buffer[] = [];
+    let length = 0;
+    while (length < bytes) {
+      const chunk = await this.next();
+      if (chunk === null) break;
+      seen.push(chunk);
+      length += chunk.length;
+    }
+    this.unshift(seen);
+    return seen.length === 1 ? seen[0]! : Buffer.concat(seen);
+  }
+
+  /** Every chunk that is left. */
+  async *drain(): AsyncGenerator<Buffer> {
+    for (let chunk = await this.next(); chunk !== null; chunk = await this.next()) yield chunk;
+  }
+
+  /** Nothing more: what is held is dropped, the source is not asked again. */
+  stop(): void {
+    this.stopped = this.ended = true;
+    this.held.length = 0;
+  }
 }
 
 type Mode = SingleInput | { kind: 'batch'; format: InputFormat };
 
-/**
- * One event or a batch, from the start of the input; what was looked at is put back.
- * `[` → an array; a batch name or option → JSON Lines; else a first line that is JSON on its
- * own followed by another line → JSON Lines; anything else is one event.
- */
-async function decide(chunks: Chunks, name: string, forcedBatch: boolean): Promise<Mode> {
+/** One event or a batch, from the start of the input (rules at openInput); what was looked at is put back, a byte order mark excepted. */
+async function decide(input: ChunkReader, name: string, forcedBatch: boolean): Promise<Mode> {
   const seen: Buffer[] = [];
   let seenBytes = 0;
-  const more = async (): Promise<Buffer | null> => {
-    const chunk = await chunks.next();
-    if (chunk !== null) {
-      seen.push(chunk);
-      seenBytes += chunk.length;
-    }
-    return chunk;
+  const more = async (): Promise<boolean> => {
+    const chunk = await input.next();
+    if (chunk === null) return false;
+    seen.push(chunk);
+    seenBytes += chunk.length;
+    return true;
   };
-  // A UTF-8 byte order mark is dropped here, once.
-  let first = await more();
-  if (first && first.length >= 3 && first[0] === 0xef && first[1] === 0xbb && first[2] === 0xbf) seen[0] = first = first.subarray(3);
+  const putBack = () => input.unshift(seen);
 
-  // The first byte that is not whitespace.
-  let firstByte: number | undefined;
-  for (let c = 0; firstByte === undefined; c++) {
-    const chunk = c < seen.length ? seen[c]! : await more();
-    if (chunk === null) break;
-    for (const b of chunk) {
-      if (!isWs(b)) {
-        firstByte = b;
-        break;
-      }
+  // A UTF-8 byte order mark is dropped (first chunks could be shorter than it).
+  while (seenBytes < 3 && (await more()));
+  if (seen.length > 1) seen.splice(0, seen.length, Buffer.concat(seen));
+  const first = seen[0];
+  if (first && first.length >= 3 && first[0] === 0xef && first[1] === 0xbb && first[2] === 0xbf) {
+    seen[0] = first.subarray(3);
+    seenBytes -= 3;
+  }
+
+  // The first character that is not whitespace: chunk `c`, offset `at`.
+  let c = 0;
+  let at = -1;
+  for (;;) {
+    for (; c < seen.length; c++) {
+      at = skipWs(seen[c]!, 0, seen[c]!.length);
+      if (at >= 0) break;
     }
+    if (at >= 0 || !(await more())) break;
   }
-  const putBack = () => chunks.unshift(seen);
-  if (firstByte === 0x5b /* [ */) {
-    putBack();
-    return { kind: 'batch', format: 'array' };
-  }
-  if (forcedBatch) {
+  if (at < 0) {
+    if (!forcedBatch) return { kind: 'single', text: '' };
     putBack();
     return { kind: 'batch', format: 'jsonl' };
   }
-  if (firstByte === undefined) return { kind: 'single', text: '' };
-
-  // The first line, and whether another non-blank line follows it.
-  let all = Buffer.concat(seen);
-  const lineStart = all.findIndex((b) => !isWs(b));
-  let nl = all.indexOf(NL, lineStart);
-  while (nl === -1 && seenBytes <= SINGLE_MAX_BYTES && (await more()) !== null) {
-    all = Buffer.concat(seen);
-    nl = all.indexOf(NL, lineStart);
+  if (seen[c]![at] === OPEN_BRACKET || forcedBatch) {
+    putBack();
+    return { kind: 'batch', format: seen[c]![at] === OPEN_BRACKET ? 'array' : 'jsonl' };
   }
-  if (nl !== -1 && isJson(all.subarray(lineStart, nl).toString('utf8'))) {
-    let rest = all.subarray(nl + 1);
-    while (rest.every(isWs) && seenBytes <= SINGLE_MAX_BYTES && (await more()) !== null) rest = Buffer.concat(seen).subarray(nl + 1);
-    if (!rest.every(isWs)) {
-      putBack();
-      return { kind: 'batch', format: 'jsonl' };
+
+  // The first line (searched chunk by chunk, not concatenated again for every chunk).
+  let nc = c;
+  let nl = seen[c]!.indexOf(NL, at);
+  while (nl < 0) {
+    if (nc + 1 < seen.length) nl = seen[++nc]!.indexOf(NL);
+    else if (seenBytes > SINGLE_MAX_BYTES || !(await more())) break;
+  }
+  if (nl >= 0) {
+    const parts = nc === c ? [seen[c]!.subarray(at, nl)] : [seen[c]!.subarray(at), ...seen.slice(c + 1, nc), seen[nc]!.subarray(0, nl)];
+    if (isJson(Buffer.concat(parts).toString('utf8'))) {
+      // JSON on its own: a batch if another non-blank line follows.
+      let rc = nc;
+      let next = skipWs(seen[nc]!, nl + 1, seen[nc]!.length);
+      while (next < 0) {
+        if (rc + 1 < seen.length) next = skipWs(seen[++rc]!, 0, seen[rc]!.length);
+        else if (seenBytes > SINGLE_MAX_BYTES || !(await more())) break;
+      }
+      if (next >= 0) {
+        putBack();
+        return { kind: 'batch', format: 'jsonl' };
+      }
     }
   }
-  while (seenBytes <= SINGLE_MAX_BYTES && (await more()) !== null);
+
+  while (seenBytes <= SINGLE_MAX_BYTES && (await more()));
   if (seenBytes > SINGLE_MAX_BYTES) {
-    throw new UsageError(`${name} is too large for one event (over ${SINGLE_MAX_BYTES / 1024 / 1024} MiB)`, 'for many events, give one JSON object per line (JSON Lines)');
+    throw new UsageError(`${name} is too large for one event (over ${SINGLE_MAX_BYTES / MiB} MiB)`, `${JSON_LINES_HINT}, or a JSON array of events`);
   }
-  return { kind: 'single', text: Buffer.concat(seen).toString('utf8') };
+  return { kind: 'single', text: Buffer.concat(seen, seenBytes).toString('utf8') };
 }
 
 function isJson(text: string): boolean {
@@ -267,154 +395,322 @@ function isJson(text: string): boolean {
   }
 }
 
-/** Collects one record's bytes across chunks, keeping at most KEEP_BYTES of them. */
-class RecordBytes {
+/** The index of the first non-whitespace byte in [from, to), or -1. */
+function skipWs(chunk: Buffer, from: number, to: number): number {
+  for (let i = from; i < to; i++) if (!isWs(chunk[i]!)) return i;
+  return -1;
+}
+
+/** A buffer cut so that it does not end inside a UTF-8 character. */
+function wholeCharacters(buffer: Buffer): Buffer {
+  let start = buffer.length - 1;
+  while (start >= 0 && buffer.length - start < 4 && (buffer[start]! & 0xc0) === 0x80) start--;
+  if (start < 0) return buffer;
+  const lead = buffer[start]!;
+  const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  return buffer.length - start < length ? buffer.subarray(0, start) : buffer;
+}
+
+/** [from, to) of a chunk as text, cut to KEEP_BYTES. */
+function textOf(chunk: Buffer, from: number, to: number): { text: string; truncated: boolean } {
+  if (to - from <= KEEP_BYTES) return { text: chunk.toString('utf8', from, to), truncated: false };
+  return { text: wholeCharacters(chunk.subarray(from, from + KEEP_BYTES)).toString('utf8'), truncated: true };
+}
+
+function record(line: number, text: string, bytes: number, truncated: boolean, problem: string | undefined): InputRecord {
+  const r: InputRecord = { line, text, bytes, truncated };
+  if (problem !== undefined) r.problem = problem;
+  return r;
+}
+
+/** One record's bytes gathered across chunks: all of them counted, at most KEEP_BYTES kept. */
+class Gathered {
   private parts: Buffer[] = [];
   private kept = 0;
+  /** Bytes added so far, kept or not. */
   bytes = 0;
 
-  add(slice: Buffer): void {
-    this.bytes += slice.length;
-    if (this.kept >= KEEP_BYTES || slice.length === 0) return;
-    const keep = slice.length <= KEEP_BYTES - this.kept ? slice : slice.subarray(0, KEEP_BYTES - this.kept);
-    this.parts.push(keep);
-    this.kept += keep.length;
+  add(chunk: Buffer, from: number, to: number): void {
+    if (to <= from) return;
+    this.bytes += to - from;
+    if (this.kept >= KEEP_BYTES) return;
+    const end = Math.min(to, from + KEEP_BYTES - this.kept);
+    this.parts.push(chunk.subarray(from, end));
+    this.kept += end - from;
   }
 
-  /** The bytes so far as a Buffer, and a reset. */
-  take(): { buffer: Buffer; bytes: number; truncated: boolean } {
-    const buffer = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
-    const out = { buffer, bytes: this.bytes, truncated: this.kept < this.bytes };
+  /** The first `length` bytes added, as text (cut to KEEP_BYTES), and a fresh start. */
+  take(length: number): { text: string; truncated: boolean } {
+    const keep = Math.min(length, this.kept);
+    const buffer = (this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.kept)).subarray(0, keep);
+    const truncated = keep < length;
+    const text = (truncated ? wholeCharacters(buffer) : buffer).toString('utf8');
     this.parts = [];
     this.kept = 0;
     this.bytes = 0;
-    return out;
+    return { text, truncated };
   }
 }
 
-async function* lineRecords(chunks: Chunks, maxRecordBytes: number): AsyncGenerator<InputRecord> {
-  const current = new RecordBytes();
+/** JSON Lines: split on \n, one trailing \r dropped, blank lines skipped but counted. */
+async function* lineRecords(input: ChunkReader, maxRecordBytes: number, release: () => void): AsyncGenerator<InputRecord> {
+  // A line that runs over the end of a chunk: its bytes so far, whether any is not whitespace, its last byte.
+  const pending = new Gathered();
+  let pendingContent = false;
+  let pendingLast = -1;
   let line = 0;
-  const finish = (): InputRecord | null => {
-    line++;
-    let { buffer, bytes } = current.take();
-    const truncated = buffer.length < bytes;
-    if (!truncated && buffer.length > 0 && buffer[buffer.length - 1] === 0x0d) {
-      buffer = buffer.subarray(0, buffer.length - 1);
-      bytes--;
-    }
-    if (buffer.every(isWs)) return null;
-    return { line, text: buffer.toString('utf8'), bytes, truncated, ...(bytes > maxRecordBytes ? { problem: 'too large' } : {}) };
+  const finishPending = (): InputRecord | null => {
+    let bytes = pending.bytes;
+    if (pendingLast === CR) bytes--;
+    const content = pendingContent;
+    pendingContent = false;
+    pendingLast = -1;
+    const { text, truncated } = pending.take(bytes);
+    return content ? record(line, text, bytes, truncated, bytes > maxRecordBytes ? 'too large' : undefined) : null;
   };
-  let sawAny = false;
-  for await (const chunk of chunks) {
-    sawAny = true;
-    let from = 0;
-    for (;;) {
-      const nl = chunk.indexOf(NL, from);
-      if (nl === -1) {
-        current.add(chunk.subarray(from));
-        break;
-      }
-      current.add(chunk.subarray(from, nl));
-      from = nl + 1;
-      const record = finish();
-      if (record) yield record;
-    }
-  }
-  if (sawAny && current.bytes > 0) {
-    const record = finish();
-    if (record) yield record;
-  }
-}
-
-async function* arrayRecords(chunks: Chunks, maxRecordBytes: number): AsyncGenerator<InputRecord> {
-  const current = new RecordBytes();
-  let element = 0;
-  let state: 'before' | 'in' | 'after' = 'before';
-  let depth = 0;
-  let inString = false;
-  let escaped = false;
-  let commas = 0;
-  const record = (problem?: string): InputRecord => {
-    element++;
-    const { buffer, bytes, truncated } = current.take();
-    const text = buffer.toString('utf8').trim();
-    const why = problem ?? (bytes > maxRecordBytes ? 'too large' : undefined);
-    return { line: element, text, bytes, truncated, ...(why ? { problem: why } : {}) };
-  };
-  for await (const chunk of chunks) {
-    let from = 0;
-    for (let i = 0; i < chunk.length; i++) {
-      const b = chunk[i]!;
-      if (state === 'after') {
-        if (!isWs(b) || current.bytes > 0) {
-          // Everything from here on is one trailing record.
-          current.add(chunk.subarray(i));
+  try {
+    for (let chunk = await input.next(); chunk !== null; chunk = await input.next()) {
+      let from = 0;
+      for (;;) {
+        const nl = chunk.indexOf(NL, from);
+        if (nl < 0) {
+          if (from < chunk.length) {
+            pendingContent ||= skipWs(chunk, from, chunk.length) >= 0;
+            pendingLast = chunk[chunk.length - 1]!;
+            pending.add(chunk, from, chunk.length);
+          }
           break;
         }
-        continue;
-      }
-      if (inString) {
-        if (escaped) escaped = false;
-        else if (b === 0x5c) escaped = true;
-        else if (b === 0x22) inString = false;
-        continue;
-      }
-      if (state === 'before') {
-        if (b === 0x5b) {
-          state = 'in';
-          from = i + 1;
-        }
-        continue;
-      }
-      if (b === 0x22) inString = true;
-      else if (b === 0x7b || b === 0x5b) depth++;
-      else if ((b === 0x7d || b === 0x5d) && depth > 0) depth--;
-      else if (depth === 0 && (b === 0x2c || b === 0x5d)) {
-        current.add(chunk.subarray(from, i));
-        from = i + 1;
-        if (b === 0x2c) {
-          commas++;
-          yield record();
+        line++;
+        if (pending.bytes > 0) {
+          if (nl > from) {
+            pendingContent ||= skipWs(chunk, from, nl) >= 0;
+            pendingLast = chunk[nl - 1]!;
+            pending.add(chunk, from, nl);
+          }
+          const r = finishPending();
+          if (r) {
+            yield r;
+            if (input.stopped) return;
+          }
         } else {
-          state = 'after';
-          // `[]` has no element; `[1,]` has an empty last one, which the caller rejects.
-          if (current.bytes > 0 || commas > 0) {
-            const last = record();
-            if (last.text !== '' || commas > 0) yield last;
+          // The whole line is in this chunk: decoded straight from it.
+          const end = nl > from && chunk[nl - 1] === CR ? nl - 1 : nl;
+          if (skipWs(chunk, from, end) >= 0) {
+            const { text, truncated } = textOf(chunk, from, end);
+            yield record(line, text, end - from, truncated, end - from > maxRecordBytes ? 'too large' : undefined);
+            if (input.stopped) return;
           }
         }
+        from = nl + 1;
       }
     }
-    if (state === 'in') current.add(chunk.subarray(from));
-  }
-  if (state === 'in') yield record('unterminated JSON array');
-  else if (state === 'after' && current.bytes > 0) {
-    const trailing = record('text after the end of the JSON array');
-    if (trailing.text !== '') yield trailing;
+    if (pending.bytes > 0) {
+      line++;
+      const r = finishPending();
+      if (r) yield r;
+    }
+  } finally {
+    release();
   }
 }
 
-/** Lines holding anything but whitespace, by a streaming scan of the file. */
-async function countLines(path: string): Promise<number> {
-  let count = 0;
-  let hasContent = false;
-  const stream: ReadStream = createReadStream(path, { highWaterMark: 1024 * 1024 });
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    for (let i = 0; i < chunk.length; i++) {
-      const b = chunk[i]!;
-      if (b === NL) {
-        if (hasContent) count++;
-        hasContent = false;
-      } else if (!hasContent && !isWs(b)) {
-        hasContent = true;
-        // The rest of this line cannot change the count: skip to its end.
-        const nl = chunk.indexOf(NL, i);
-        if (nl === -1) break;
-        i = nl - 1;
+const BEFORE = 0;
+const INSIDE = 1;
+const AFTER = 2;
+
+/** A JSON array: each top-level element's source text, trimmed; see the comment at the top. */
+async function* arrayRecords(input: ChunkReader, maxRecordBytes: number, release: () => void): AsyncGenerator<InputRecord> {
+  let state = BEFORE;
+  let element = 0;
+  let commas = 0;
+  // Open brackets inside the current element (the array's own is not counted); their kinds up to TRACKED_DEPTH.
+  let depth = 0;
+  const openers = new Uint8Array(TRACKED_DEPTH);
+  let inString = false;
+  let escaped = false;
+  // The current element (or the text after the array) when it runs over the end of a chunk:
+  // its bytes so far, and how many of them run to its last non-whitespace byte.
+  const gathered = new Gathered();
+  let gatheredEnd = 0;
+
+  /** Closes the innermost open bracket of this kind, and any left open inside it; false if none is open. */
+  const closeBracket = (closer: number): boolean => {
+    if (depth > TRACKED_DEPTH) {
+      depth--;
+      return true;
+    }
+    const opener = closer === CLOSE_BRACE ? OPEN_BRACE : OPEN_BRACKET;
+    for (let k = depth - 1; k >= 0; k--) {
+      if (openers[k] === opener) {
+        depth = k;
+        return true;
       }
     }
+    return false;
+  };
+  const make = (text: string, bytes: number, truncated: boolean, problem?: string): InputRecord =>
+    record(++element, text, bytes, truncated, problem ?? (bytes > maxRecordBytes ? 'too large' : undefined));
+  /** The gathered element (or trailing text) as a record. */
+  const fromGathered = (problem?: string): InputRecord => {
+    const bytes = gatheredEnd;
+    gatheredEnd = 0;
+    const { text, truncated } = gathered.take(bytes);
+    return make(text, bytes, truncated, problem);
+  };
+
+  try {
+    for (let chunk = await input.next(); chunk !== null; chunk = await input.next()) {
+      const length = chunk.length;
+      // In this chunk: where the current element's bytes start (-1: not begun), and the end of its
+      // last non-whitespace byte (-1: none here). An element begun in an earlier chunk starts at 0.
+      let from = gathered.bytes > 0 ? 0 : -1;
+      let to = -1;
+      /** The element that ends here (at a top-level comma or the closing bracket), as a record. */
+      const finish = (): InputRecord => {
+        let r: InputRecord;
+        if (gathered.bytes > 0) {
+          if (to > 0) {
+            gathered.add(chunk, 0, to);
+            gatheredEnd = gathered.bytes;
+          }
+          r = fromGathered();
+        } else if (from >= 0) {
+          const { text, truncated } = textOf(chunk, from, to);
+          r = make(text, to - from, truncated);
+        } else {
+          r = make('', 0, false);
+        }
+        from = -1;
+        to = -1;
+        return r;
+      };
+
+      for (let i = 0; i < length; i++) {
+        let b = chunk[i]!;
+        if (state === INSIDE) {
+          if (inString) {
+            // The body of a string, in a tight loop. A raw line break cannot be inside a JSON
+            // string: an unterminated one ends there, so that it does not swallow the elements after it.
+            for (; i < length; i++) {
+              b = chunk[i]!;
+              if (b === NL) {
+                inString = escaped = false;
+                to = i;
+                break;
+              }
+              if (escaped) escaped = false;
+              else if (b === BACKSLASH) escaped = true;
+              else if (b === QUOTE) {
+                inString = false;
+                to = i + 1;
+                break;
+              }
+            }
+            if (inString) to = length;
+            continue;
+          }
+          switch (b) {
+            case SPACE:
+            case NL:
+            case CR:
+            case TAB:
+              continue;
+            case QUOTE:
+              inString = true;
+              break;
+            case OPEN_BRACE:
+            case OPEN_BRACKET:
+              if (depth < TRACKED_DEPTH) openers[depth] = b;
+              depth++;
+              break;
+            case CLOSE_BRACE:
+              // A brace with no open brace to close is left as it is (the caller's JSON.parse rejects it).
+              closeBracket(b);
+              break;
+            case CLOSE_BRACKET:
+              if (closeBracket(b)) break;
+              // The array's own closing bracket (closing too whatever an element left open).
+              depth = 0;
+              state = AFTER;
+              // `[]` has no element; `[1,]` has an empty last one, which the caller rejects.
+              if (from >= 0 || commas > 0) {
+                yield finish();
+                if (input.stopped) return;
+              }
+              continue;
+            case COMMA:
+              if (depth > 0) break;
+              commas++;
+              yield finish();
+              if (input.stopped) return;
+              continue;
+          }
+          if (from < 0) from = i;
+          to = i + 1;
+        } else if (state === BEFORE) {
+          // Only whitespace can come before the bracket: decide() saw it first.
+          if (b === OPEN_BRACKET) state = INSIDE;
+        } else {
+          // After the array: everything from the first non-whitespace byte to the end is one record.
+          if (from < 0) from = skipWs(chunk, i, length);
+          if (from >= 0) {
+            let end = length;
+            while (end > from && isWs(chunk[end - 1]!)) end--;
+            if (end > from) to = end;
+          }
+          break;
+        }
+      }
+
+      // The element (or trailing text) runs on into the next chunk.
+      if (from >= 0) {
+        gathered.add(chunk, from, length);
+        if (to >= 0) gatheredEnd = gathered.bytes - (length - to);
+      }
+    }
+    if (state === INSIDE) {
+      // Cut short inside the array: the partial element, or an empty record so that the cut is never silent.
+      yield fromGathered('unterminated JSON array');
+    } else if (state === AFTER && gathered.bytes > 0) {
+      yield fromGathered('text after the end of the JSON array');
+    }
+  } finally {
+    release();
   }
-  return hasContent ? count + 1 : count;
+}
+
+/** Lines holding anything but whitespace, by a streaming scan of the file (null if it cannot be read to the end). */
+async function countLines(path: string, streams: Set<ReadStream>): Promise<number | null> {
+  const stream = createReadStream(path, { highWaterMark: MiB });
+  streams.add(stream);
+  let count = 0;
+  let content = false;
+  let first = true;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      let i = 0;
+      if (first && chunk.length >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) i = 3;
+      first = false;
+      while (i < chunk.length) {
+        if (content) {
+          // The rest of this line cannot change the count: on to its end.
+          const nl = chunk.indexOf(NL, i);
+          if (nl < 0) break;
+          count++;
+          content = false;
+          i = nl + 1;
+        } else {
+          const b = chunk[i++]!;
+          if (!isWs(b)) content = true;
+        }
+      }
+    }
+    return stream.destroyed && !stream.readableEnded ? null : content ? count + 1 : count;
+  } catch {
+    return null;
+  } finally {
+    streams.delete(stream);
+    stream.destroy();
+  }
 }

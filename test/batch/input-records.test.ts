@@ -1,142 +1,310 @@
-import { writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openInput, type BatchInput, type InputRecord, type SingleInput } from '../../src/batch/input-records.js';
-import { CliError, UsageError } from '../../src/errors/cli-error.js';
-import { tempDir } from '../support/sandbox.js';
+import { KEEP_BYTES, openInput, type BatchInput, type InputRecord, type SingleInput } from '../../src/batch/input-records.js';
+import { CliError, ExitCode, UsageError } from '../../src/errors/cli-error.js';
 
-const tmp = tempDir('fraudctl-input-');
-afterAll(() => tmp.remove());
-let n = 0;
+const dir = mkdtempSync(join(tmpdir(), 'fraudctl-input-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+/** A new file in the temp dir holding `content`; its name ends in `name`. */
 const file = (name: string, content: string | Buffer) => {
-  const p = join(tmp.dir, `${++n}-${name}`);
-  writeFileSync(p, content);
-  return p;
+  const path = join(dir, `${++files}-${name}`);
+  writeFileSync(path, content);
+  return path;
 };
-const noStdin = { stdin: Object.assign(new PassThrough(), { isTTY: false }) };
 
-/** stdin fed in chunks of `size` bytes. */
-function stdinOf(content: string | Buffer, size = 65536) {
-  const stream = Object.assign(new PassThrough(), { isTTY: false });
+type Stdin = PassThrough & { isTTY: boolean };
+const newStdin = (options?: { highWaterMark: number }): Stdin => Object.assign(new PassThrough(options), { isTTY: false });
+/** Unused stdin, for inputs read from a file. */
+const noStdin = { stdin: newStdin() };
+/** stdin holding `content`, delivered in chunks of `size` bytes. */
+function stdinOf(content: string | Buffer, size = 65536): { stdin: Stdin } {
+  const stdin = newStdin();
   const bytes = Buffer.isBuffer(content) ? content : Buffer.from(content);
-  for (let i = 0; i < bytes.length; i += size) stream.write(bytes.subarray(i, i + size));
-  stream.end();
-  return { stdin: stream };
+  for (let i = 0; i < bytes.length; i += size) stdin.write(bytes.subarray(i, i + size));
+  stdin.end();
+  return { stdin };
 }
 
+function asBatch(input: SingleInput | BatchInput): BatchInput {
+  if (input.kind !== 'batch') throw new Error(`expected a batch, got one event: ${input.text.slice(0, 80)}`);
+  return input;
+}
 async function all(input: SingleInput | BatchInput): Promise<InputRecord[]> {
-  expect(input.kind).toBe('batch');
   const records: InputRecord[] = [];
-  for await (const r of (input as BatchInput).records) records.push(r);
+  for await (const r of asBatch(input).records) records.push(r);
   return records;
 }
+/** Records as [line, text, problem], the problem null when there is none. */
 const brief = (records: InputRecord[]) => records.map((r) => [r.line, r.text, r.problem ?? null]);
+/** The records of `content` read from a file named `name`, and from stdin in chunks of each size: all must agree. */
+async function readEverywhere(name: string, content: string | Buffer, options: { maxRecordBytes?: number; sizes?: number[] } = {}): Promise<InputRecord[]> {
+  const open = { batch: false, ...(options.maxRecordBytes ? { maxRecordBytes: options.maxRecordBytes } : {}) };
+  const fromFile = await all(await openInput(file(name, content), noStdin, open));
+  for (const size of options.sizes ?? [1, 3, 7]) {
+    expect(await all(await openInput('-', stdinOf(content, size), { ...open, batch: name.endsWith('.jsonl') }))).toEqual(fromFile);
+  }
+  return fromFile;
+}
+const errorOf = (promise: Promise<unknown>) => promise.then(
+  () => {
+    throw new Error('expected a failure');
+  },
+  (e: unknown) => e as Error,
+);
+/** How many of this process's file descriptors are open on `path` (null where /proc cannot tell). */
+const fdsOn = (path: string): number | null =>
+  existsSync('/proc/self/fd')
+    ? readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`) === path;
+        } catch {
+          return false;
+        }
+      }).length
+    : null;
+async function expectReleased(path: string) {
+  for (let i = 0; i < 50 && (fdsOn(path) ?? 0) > 0; i++) await sleep(10);
+  expect(fdsOn(path) ?? 0).toBe(0);
+}
 
 describe('openInput: one event or a batch', () => {
   it.each([
     ['a pretty-printed object', 'one.json', '{\n  "id": "a",\n  "amount": 1\n}\n', 'single'],
     ['a one-line object in a .json file', 'one.json', '{"id":"a"}\n', 'single'],
-    ['two lines of JSON', 'two.json', '{"id":"a"}\n{"id":"b"}\n', 'batch'],
-    ['two lines after blank lines', 'two.json', '\n\n{"id":"a"}\n\n{"id":"b"}', 'batch'],
-    ['one line in a .jsonl file', 'one.jsonl', '{"id":"a"}\n', 'batch'],
-    ['a JSON array', 'list.json', ' [{"id":"a"}]', 'batch'],
+    ['one line then blank lines', 'one.json', '{"id":"a"}\n\n \r\n', 'single'],
+    ['two lines of JSON', 'two.json', '{"id":"a"}\n{"id":"b"}\n', 'jsonl'],
+    ['two lines after blank lines, no final newline', 'two.txt', '\n \n{"id":"a"}\n\n{"id":"b"}', 'jsonl'],
+    ['two lines, the second not JSON', 'two.json', '{"id":"a"}\nnot json\n', 'jsonl'],
+    ['one line in a .jsonl file', 'one.jsonl', '{"id":"a"}\n', 'jsonl'],
+    ['one line in a .NDJSON file', 'one.NDJSON', '{"id":"a"}', 'jsonl'],
+    ['an empty .jsonl file', 'empty.jsonl', '', 'jsonl'],
+    ['a JSON array', 'list.json', ' \n [{"id":"a"}]', 'array'],
+    ['a JSON array in a .jsonl file', 'list.jsonl', '[{"id":"a"}]', 'array'],
     ['an empty file', 'empty.json', '', 'single'],
-  ])('%s → %s', async (_what, name, content, kind) => {
+    ['a file of whitespace', 'blank.json', ' \n\t\r\n', 'single'],
+  ])('%s → %s', async (_what, name, content, expected) => {
     const input = await openInput(file(name, content), noStdin, { batch: false });
-    expect(input.kind).toBe(kind);
     if (input.kind === 'batch') input.close();
+    expect(input.kind === 'batch' ? input.format : input.kind).toBe(expected);
+    if (input.kind === 'single') expect(input.text).toBe(content.trim() === '' ? '' : content);
   });
 
-  it('a batch option makes even one object a batch', async () => {
-    const records = await all(await openInput(file('one.json', '{"id":"a"}'), noStdin, { batch: true }));
-    expect(brief(records)).toEqual([[1, '{"id":"a"}', null]]);
+  it('a batch option makes even one object a batch, and an empty input a batch of nothing', async () => {
+    expect(brief(await all(await openInput(file('one.json', '{"id":"a"}'), noStdin, { batch: true })))).toEqual([[1, '{"id":"a"}', null]]);
+    expect(await all(await openInput(file('empty.json', ''), noStdin, { batch: true }))).toEqual([]);
+    expect(await all(await openInput('-', stdinOf(' \n'), { batch: true }))).toEqual([]);
   });
 
-  it('a single event comes back whole, byte order mark dropped', async () => {
-    const input = await openInput(file('bom.json', '\ufeff{\n "id": "é"\n}'), noStdin, { batch: false });
-    expect(input).toEqual({ kind: 'single', text: '{\n "id": "é"\n}' });
+  it('one event from stdin, whole', async () => {
+    const text = '{\n  "id": "a",\n  "note": "ünï 🚀"\n}\n';
+    expect(await openInput('-', stdinOf(text, 5), { batch: false })).toEqual({ kind: 'single', text });
+    expect(await openInput('-', stdinOf(''), { batch: false })).toEqual({ kind: 'single', text: '' });
+  });
+
+  it('drops a byte order mark, even one split over chunks', async () => {
+    expect(await openInput(file('bom.json', '\ufeff{\n "id": "é"\n}'), noStdin, { batch: false })).toEqual({ kind: 'single', text: '{\n "id": "é"\n}' });
+    expect(brief(await all(await openInput('-', stdinOf('\ufeff{"a":1}\n{"a":2}\n', 1), { batch: false })))).toEqual([
+      [1, '{"a":1}', null],
+      [2, '{"a":2}', null],
+    ]);
+    const array = await openInput('-', stdinOf('\ufeff[{"a":1}]', 1), { batch: false });
+    expect(asBatch(array).format).toBe('array');
+    expect(brief(await all(array))).toEqual([[1, '{"a":1}', null]]);
+  });
+
+  it('a single event over 16 MiB: a usage error pointing at JSON Lines', async () => {
+    const huge = `{\n"x": "${'y'.repeat(16 * 1024 * 1024)}"\n}\n`;
+    const error = await errorOf(openInput(file('huge.json', huge), noStdin, { batch: false }));
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).toMatch(/huge\.json is too large for one event/);
+    expect((error as UsageError).hint).toMatch(/JSON Lines/);
   });
 
   it.each([
-    ['no such file', join(tmp.dir, 'missing.jsonl'), /^no such file: .*missing\.jsonl$/],
-    ['a directory', tmp.dir, /is a directory/],
+    ['no such file', () => join(dir, 'missing.jsonl'), /^no such file: .*missing\.jsonl$/],
+    ['a directory', () => dir, /is a directory/],
+    ['a path through a file', () => join(file('plain.json', '{}'), 'x.jsonl'), /^cannot read .*: ENOTDIR/],
   ])('%s: a usage error', async (_what, path, message) => {
-    const error = await openInput(path, noStdin, { batch: false }).catch((e: unknown) => e);
+    const error = await errorOf(openInput(path(), noStdin, { batch: false }));
     expect(error).toBeInstanceOf(UsageError);
-    expect((error as Error).message).toMatch(message);
+    expect(error.message).toMatch(message);
+  });
+
+  it.skipIf(process.getuid?.() === 0 || process.platform === 'win32')('an unreadable file: a usage error with the code', async () => {
+    const path = file('secret.jsonl', '{}\n');
+    chmodSync(path, 0o200);
+    const error = await errorOf(openInput(path, noStdin, { batch: false }));
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).toMatch(/^cannot read .*secret\.jsonl: permission denied \(EACCES\)$/);
   });
 
   it('stdin that is a terminal: a usage error saying how to pipe events in', async () => {
-    const error = await openInput('-', { stdin: Object.assign(new PassThrough(), { isTTY: true }) }, { batch: false }).catch((e: unknown) => e);
+    const error = await errorOf(openInput('-', { stdin: Object.assign(new PassThrough(), { isTTY: true }) }, { batch: false }));
     expect(error).toBeInstanceOf(UsageError);
-    expect((error as UsageError).hint).toContain('fraudctl submit - < events.jsonl');
+    expect(error.message).toBe('reading events from stdin, but stdin is a terminal');
+    expect((error as UsageError).hint).toBe('pipe the events in (fraudctl submit - < events.jsonl) or give a file');
   });
 });
 
 describe('JSON Lines', () => {
-  it('numbers lines as in the file, skips blank ones, strips CRLF', async () => {
-    const records = await all(await openInput(file('e.jsonl', '{"a":1}\r\n\r\n  \n{"a":2}\n{"a":3}'), noStdin, { batch: false }));
-    expect(brief(records)).toEqual([
+  it('numbers lines as in the input, skips blank ones, drops one \\r before \\n', async () => {
+    const content = '{"a":1}\r\n\r\n  \n\t\r\n{"a":2}\n{"a":3} \r\r\n  {"a":4}';
+    expect(brief(await readEverywhere('e.jsonl', content))).toEqual([
       [1, '{"a":1}', null],
-      [4, '{"a":2}', null],
-      [5, '{"a":3}', null],
+      [5, '{"a":2}', null],
+      [6, '{"a":3} \r', null],
+      [7, '  {"a":4}', null],
     ]);
   });
 
-  it('marks a line over the limit too large, with its full size, and goes on with the next', async () => {
-    const big = `{"x":"${'y'.repeat(200)}"}`;
-    const records = await all(await openInput(file('big.jsonl', `{"a":1}\n${big}\n{"a":2}\n`), noStdin, { batch: false, maxRecordBytes: 100 }));
-    expect(brief(records.filter((r) => r.line !== 2))).toEqual([
+  it('agrees with a plain split for any lines in any chunk sizes', async () => {
+    // (Objects: a first line starting with `[` would make it an array.)
+    const line = fc.oneof(fc.jsonValue().map((v) => JSON.stringify({ v })), fc.constantFrom('', ' ', '\t', 'not json', '{"é":"日本 🚀"}', ' {"b":[1]}\t'));
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(line, fc.constantFrom('\n', '\r\n')), { maxLength: 20 }), fc.integer({ min: 1, max: 40 }), async (lines, size) => {
+        const content = lines.map(([text, end]) => text + end).join('');
+        const expected = lines.map(([text], i) => [i + 1, text, null]).filter(([, text]) => (text as string).trim() !== '');
+        const records = await all(await openInput('-', stdinOf(content, size), { batch: true }));
+        expect(brief(records)).toEqual(expected);
+        for (const r of records) expect(r.bytes).toBe(Buffer.byteLength(r.text));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('marks a line over the limit too large, with its full size in bytes, and goes on with the next', async () => {
+    const big = `{"x":"${'é'.repeat(100)}"}`;
+    const records = await readEverywhere('big.jsonl', `{"a":1}\n${big}\r\n{"a":2}\n${big}`, { maxRecordBytes: 100 });
+    expect(brief(records)).toEqual([
       [1, '{"a":1}', null],
+      [2, big, 'too large'],
       [3, '{"a":2}', null],
+      [4, big, 'too large'],
     ]);
-    expect(records[1]).toMatchObject({ line: 2, bytes: big.length, problem: 'too large', text: big });
+    expect(records[1]).toMatchObject({ bytes: Buffer.byteLength(big), truncated: false });
+  });
+
+  it(`keeps only the first KEEP_BYTES of a longer line, never half a character`, async () => {
+    // 1 + 2n bytes: the cut at KEEP_BYTES falls inside a two-byte character.
+    const long = `"${'é'.repeat(KEEP_BYTES / 2 + 10)}"`;
+    const records = await all(await openInput(file('long.jsonl', `${long}\n{"a":1}\n`), noStdin, { batch: false }));
+    expect(records).toHaveLength(2);
+    const [cut, next] = records as [InputRecord, InputRecord];
+    expect(cut).toMatchObject({ line: 1, bytes: Buffer.byteLength(long), truncated: true, problem: 'too large' });
+    expect(Buffer.byteLength(cut.text)).toBe(KEEP_BYTES - 1);
+    expect(cut.text.endsWith('é')).toBe(true);
+    expect(next).toEqual({ line: 2, text: '{"a":1}', bytes: 7, truncated: false });
   });
 
   it('never splits a multi-byte character, even fed one byte at a time', async () => {
     const text = '{"name":"Zoë 🚀 日本"}\n{"name":"ß"}\n';
     const records = await all(await openInput('-', stdinOf(text, 1), { batch: true }));
     expect(records.map((r) => JSON.parse(r.text) as unknown)).toEqual([{ name: 'Zoë 🚀 日本' }, { name: 'ß' }]);
+    expect(records.map((r) => r.bytes)).toEqual([Buffer.byteLength('{"name":"Zoë 🚀 日本"}'), Buffer.byteLength('{"name":"ß"}')]);
   });
 
-  it('reads gzip, from a file or stdin, recognised by its bytes not its name', async () => {
-    const gz = gzipSync('{"a":1}\n{"a":2}\n');
-    for (const input of [await openInput(file('events.data', gz), noStdin, { batch: false }), await openInput('-', stdinOf(gz, 7), { batch: false })]) {
+  it('reads gzip from a file or stdin, recognised by its bytes, not its name', async () => {
+    const gz = gzipSync('{"a":1}\n\n{"a":"ü"}\n');
+    const path = file('events.data', gz);
+    for (const input of [await openInput(path, noStdin, { batch: false }), await openInput('-', stdinOf(gz, 7), { batch: false })]) {
       expect(brief(await all(input))).toEqual([
         [1, '{"a":1}', null],
-        [2, '{"a":2}', null],
+        [3, '{"a":"ü"}', null],
       ]);
+    }
+    // A .gz name that is not gzip is read as it is.
+    expect(brief(await all(await openInput(file('plain.jsonl.gz', '{"a":1}\n'), noStdin, { batch: false })))).toEqual([[1, '{"a":1}', null]]);
+  });
+
+  it('gives the raw input size and how much of it was read', async () => {
+    const gz = gzipSync('{"a":1}\n{"a":2}\n');
+    const path = file('sized.jsonl.gz', gz);
+    const input = asBatch(await openInput(path, noStdin, { batch: false }));
+    expect(input.totalBytes).toBe(gz.length);
+    await all(input);
+    expect(input.bytesRead()).toBe(gz.length);
+    expect(asBatch(await openInput('-', stdinOf('{"a":1}\n{"a":2}\n'), { batch: false })).totalBytes).toBeNull();
+  });
+
+  it('corrupt gzip part of the way: records so far, then a CliError naming the input', async () => {
+    const lines = Array.from({ length: 30_000 }, (_, i) => JSON.stringify({ i, r: ((i * 2654435761) % 4294967296).toString(36) })).join('\n');
+    const gz = gzipSync(lines);
+    const broken = Buffer.from(gz);
+    broken.fill(0x55, gz.length >> 1, (gz.length >> 1) + 64);
+    const cutShort = gz.subarray(0, gz.length - 100);
+    for (const [data, why] of [
+      [broken, /./],
+      [cutShort, /unexpected end of file/],
+    ] as const) {
+      const input = asBatch(await openInput(file('broken.jsonl.gz', data), noStdin, { batch: false }));
+      let seen = 0;
+      const error = await errorOf(
+        (async () => {
+          for await (const r of input.records) seen = r.line;
+        })(),
+      );
+      expect(seen).toBeGreaterThan(0);
+      expect(error).toBeInstanceOf(CliError);
+      expect(error).not.toBeInstanceOf(UsageError);
+      expect((error as CliError).exitCode).toBe(ExitCode.FAILURE);
+      expect(error.message).toMatch(/broken\.jsonl\.gz is not valid gzip data: /);
+      expect(error.message).toMatch(why);
+    }
+    // Corrupt from the start: found while peeking, so openInput itself fails.
+    const early = await errorOf(openInput('-', stdinOf(Buffer.from([0x1f, 0x8b, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09])), { batch: false }));
+    expect(early).toBeInstanceOf(CliError);
+    expect(early.message).toMatch(/^stdin is not valid gzip data: /);
+  });
+
+  it('counts the records of a plain file before the run; not for gzip, stdin or an array', async () => {
+    const content = '\ufeff{"a":1}\r\n\n  \n{"a":2}\n\t\n{"a":3}';
+    const input = asBatch(await openInput(file('c.jsonl', content), noStdin, { batch: false }));
+    expect(await input.countRecords()).toBe(3);
+    expect(await all(input)).toHaveLength(3);
+    expect(await asBatch(await openInput(file('ends.jsonl', '{}\n{}\n\n'), noStdin, { batch: false })).countRecords()).toBe(2);
+    for (const other of [
+      await openInput(file('c.jsonl.gz', gzipSync('{"a":1}\n')), noStdin, { batch: false }),
+      await openInput('-', stdinOf('{"a":1}\n{"a":2}\n'), { batch: false }),
+      await openInput(file('c.json', '[{"a":1}]'), noStdin, { batch: false }),
+    ]) {
+      expect(await asBatch(other).countRecords()).toBeNull();
+      asBatch(other).close();
     }
   });
 
-  it('corrupt gzip: a CliError naming the input', async () => {
-    const gz = gzipSync(Buffer.alloc(100_000, '{"a":1}\n'));
-    const broken = Buffer.concat([gz.subarray(0, 40), Buffer.alloc(40, 0xff), gz.subarray(80)]);
-    // Found while peeking at the start, or later while reading: either way, this error.
-    const error = await (async () => {
-      const input = (await openInput(file('broken.jsonl.gz', broken), noStdin, { batch: false })) as BatchInput;
-      for await (const _ of input.records) void _;
-    })().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(CliError);
-    expect((error as Error).message).toMatch(/broken\.jsonl\.gz is not valid gzip data/);
+  it('releases the file when the reader stops early, and on close()', async () => {
+    const path = file('many.jsonl', '{"a":1}\n'.repeat(100_000));
+    const input = asBatch(await openInput(path, noStdin, { batch: false }));
+    for await (const r of input.records) if (r.line === 2) break;
+    await expectReleased(path);
+
+    const closed = asBatch(await openInput(path, noStdin, { batch: false }));
+    const iterator = closed.records[Symbol.asyncIterator]();
+    expect((await iterator.next()).value).toMatchObject({ line: 1 });
+    closed.close();
+    closed.close();
+    expect((await iterator.next()).done).toBe(true);
+    await expectReleased(path);
+
+    const gz = file('many.jsonl.gz', gzipSync('{"a":1}\n'.repeat(100_000)));
+    for await (const r of asBatch(await openInput(gz, noStdin, { batch: false })).records) if (r.line === 2) break;
+    await expectReleased(gz);
+
+    const { stdin } = stdinOf('{"a":1}\n{"a":2}\n');
+    const piped = asBatch(await openInput('-', { stdin }, { batch: true }));
+    for await (const r of piped.records) if (r.line === 1) break;
+    expect(stdin.destroyed).toBe(true);
   });
 
-  it('counts the records of a plain file before the run; not for gzip or stdin', async () => {
-    const input = (await openInput(file('c.jsonl', '{"a":1}\n\n  \n{"a":2}\n{"a":3}'), noStdin, { batch: false })) as BatchInput;
-    expect(await input.countRecords()).toBe(3);
-    input.close();
-    const gz = (await openInput(file('c.jsonl.gz', gzipSync('{"a":1}\n')), noStdin, { batch: false })) as BatchInput;
-    expect(await gz.countRecords()).toBeNull();
-    gz.close();
-    const piped = (await openInput('-', stdinOf('{"a":1}\n{"a":2}\n'), { batch: false })) as BatchInput;
-    expect(await piped.countRecords()).toBeNull();
-    piped.close();
-  });
-
-  it('streams: a slow reader of 200,000 lines never makes the input pile up in memory', async () => {
-    const stdin = Object.assign(new PassThrough({ highWaterMark: 64 * 1024 }), { isTTY: false });
+  it('streams: a slow reader of 200,000 lines never has more than a few chunks of input pending', async () => {
+    const stdin = newStdin({ highWaterMark: 64 * 1024 });
     const line = `${JSON.stringify({ id: 'x'.repeat(40), amount: 12.5, currency: 'EUR' })}\n`;
     let written = 0;
     const produce = () => {
@@ -147,65 +315,128 @@ describe('JSON Lines', () => {
       stdin.end();
     };
     produce();
-    const input = (await openInput('-', { stdin }, { batch: true })) as BatchInput;
+    const input = asBatch(await openInput('-', { stdin }, { batch: true }));
     let seen = 0;
     let maxAhead = 0;
     for await (const r of input.records) {
       seen++;
-      // Lines written but not yet read stay within a few buffers' worth, however slow the reader.
+      // Lines written but not yet read: the pipe's buffers and the chunk being split, however slow the reader.
       maxAhead = Math.max(maxAhead, written - r.line);
-      if (seen % 20_000 === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      if (seen % 10_000 === 0) await sleep(5);
     }
     expect(seen).toBe(200_000);
-    expect(maxAhead).toBeLessThan(20_000);
+    // 64 KiB each for the pipe's two sides and one chunk: about 2,500 lines of 78 bytes.
+    expect(maxAhead * line.length).toBeLessThan(400 * 1024);
   });
 });
 
 describe('JSON arrays', () => {
-  it('gives each element its own text and number, strings with brackets, commas and escapes included', async () => {
-    const events = [{ id: 'a', note: 'has ] and [ and , and } {' }, { id: 'b', q: 'say \\"hi\\"', u: 'ünï 🚀' }, { id: 'c', nested: [[1, 2], { x: [3] }] }];
-    for (const text of [JSON.stringify(events), JSON.stringify(events, null, 2)]) {
-      const records = await all(await openInput(file('a.json', text), noStdin, { batch: false }));
-      expect(records.map((r) => r.line)).toEqual([1, 2, 3]);
-      expect(records.map((r) => JSON.parse(r.text) as unknown)).toEqual(events);
+  const events = [
+    { id: 'a', note: 'has ] and [ and , and } { and "quotes"' },
+    { id: 'b', q: 'say \\"hi\\" \\', u: 'ünï 🚀 日本', esc: '\n\t\u0001' },
+    { id: 'c', nested: [[1, 2], { x: [3, { y: '],[' }] }], empty: {}, none: [] },
+    'a string',
+    -12.5e3,
+    null,
+  ];
+
+  it('gives each element its exact text, trimmed, and its number, one-liner or pretty-printed', async () => {
+    const oneLine = await readEverywhere('a.json', JSON.stringify(events));
+    expect(oneLine.map((r) => r.text)).toEqual(events.map((e) => JSON.stringify(e)));
+    expect(oneLine.map((r) => r.line)).toEqual([1, 2, 3, 4, 5, 6]);
+    const pretty = await readEverywhere('p.json', `${JSON.stringify(events, null, 2)}\n`);
+    expect(pretty.map((r) => JSON.parse(r.text) as unknown)).toEqual(events);
+    for (const r of pretty) {
+      expect(r.text).toBe(r.text.trim());
+      expect(r.bytes).toBe(Buffer.byteLength(r.text));
     }
+    expect(pretty[2]!.text).toBe(JSON.stringify(events[2], null, 2).replace(/\n/g, '\n  '));
+  });
+
+  it('trims JSON whitespace only, and counts bytes of what it keeps', async () => {
+    const records = await readEverywhere('ws.json', '[ 1 ,\t"a b\u00a0" ,\r\n {"x": [1, 2]}\n\n ]');
+    expect(records.map((r) => [r.text, r.bytes])).toEqual([
+      ['1', 1],
+      ['"a b\u00a0"', 7],
+      ['{"x": [1, 2]}', 13],
+    ]);
+  });
+
+  it('agrees with JSON.parse for any array, spacing and chunk size', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.jsonValue(), { maxLength: 8 }), fc.constantFrom(undefined, 1, 2, '\t'), fc.integer({ min: 1, max: 50 }), async (values, space, size) => {
+        const records = await all(await openInput('-', stdinOf(JSON.stringify(values, null, space), size), { batch: false }));
+        expect(records.map((r) => [r.line, JSON.parse(r.text) as unknown, r.problem])).toEqual(values.map((v, i) => [i + 1, JSON.parse(JSON.stringify(v)) as unknown, undefined]));
+      }),
+      { numRuns: 150 },
+    );
   });
 
   it('keeps going past a malformed element, and gives empty ones as empty text', async () => {
-    const records = await all(await openInput(file('bad.json', '[{"a":1}, {"b":}, , {"c":3}]'), noStdin, { batch: false }));
-    expect(brief(records)).toEqual([
+    expect(brief(await readEverywhere('bad.json', '[{"a":1}, {"b":}, , {"c":3}]'))).toEqual([
       [1, '{"a":1}', null],
       [2, '{"b":}', null],
       [3, '', null],
       [4, '{"c":3}', null],
     ]);
+    expect(brief(await readEverywhere('holes.json', '[1,,2,]'))).toEqual([
+      [1, '1', null],
+      [2, '', null],
+      [3, '2', null],
+      [4, '', null],
+    ]);
   });
 
-  it('an empty array has no records', async () => {
-    expect(await all(await openInput(file('empty.json', ' [ ] '), noStdin, { batch: false }))).toEqual([]);
+  it('a mismatched bracket or an unterminated string spoils one element, not the rest', async () => {
+    expect(brief(await readEverywhere('brackets.json', '[{"a":[1}, 2}, {"b":2}]'))).toEqual([
+      [1, '{"a":[1}', null],
+      [2, '2}', null],
+      [3, '{"b":2}', null],
+    ]);
+    expect(brief(await readEverywhere('string.json', '[\n  {"a": "x},\n  "b": 1},\n  {"c": 2}\n]'))).toEqual([
+      [1, '{"a": "x},\n  "b": 1}', null],
+      [2, '{"c": 2}', null],
+    ]);
+  });
+
+  it.each([['[]'], [' [ ] '], ['[\n]\n']])('%j has no records', async (content) => {
+    expect(await readEverywhere('empty.json', content)).toEqual([]);
   });
 
   it('an input that ends inside the array: the partial element is reported unterminated', async () => {
-    const records = await all(await openInput(file('cut.json', '[{"a":1},{"b":2'), noStdin, { batch: false }));
-    expect(brief(records)).toEqual([
+    expect(brief(await readEverywhere('cut.json', '[{"a":1},{"b":2'))).toEqual([
       [1, '{"a":1}', null],
       [2, '{"b":2', 'unterminated JSON array'],
     ]);
+    expect(brief(await readEverywhere('cut.json', '[{"a":1},{"b":"x\\"'))).toEqual([
+      [1, '{"a":1}', null],
+      [2, '{"b":"x\\"', 'unterminated JSON array'],
+    ]);
+    // Cut right after a comma (or the bracket): still one record, so that the cut is not silent.
+    expect(brief(await readEverywhere('cut.json', '[{"a":1},\n'))).toEqual([
+      [1, '{"a":1}', null],
+      [2, '', 'unterminated JSON array'],
+    ]);
+    expect(brief(await readEverywhere('cut.json', '['))).toEqual([[1, '', 'unterminated JSON array']]);
   });
 
   it('text after the closing bracket is one more record, reported', async () => {
-    const records = await all(await openInput(file('after.json', '[{"a":1}]\n{"b":2}\n'), noStdin, { batch: false }));
-    expect(brief(records)).toEqual([
+    expect(brief(await readEverywhere('after.json', '[{"a":1}]\n{"b":2}\n  {"c":3}\n\n'))).toEqual([
       [1, '{"a":1}', null],
-      [2, '{"b":2}', 'text after the end of the JSON array'],
+      [2, '{"b":2}\n  {"c":3}', 'text after the end of the JSON array'],
     ]);
+    expect(brief(await readEverywhere('after.json', ' [ ] x'))).toEqual([[1, 'x', 'text after the end of the JSON array']]);
+    expect(await readEverywhere('after.json', '[1]\n \n')).toHaveLength(1);
   });
 
-  it('an element over the limit is too large; the next is still right', async () => {
-    const big = { x: 'y'.repeat(300) };
-    const records = await all(await openInput(file('big.json', JSON.stringify([big, { a: 1 }])), noStdin, { batch: false, maxRecordBytes: 100 }));
-    expect(records[0]).toMatchObject({ line: 1, problem: 'too large', bytes: JSON.stringify(big).length });
-    expect(records[1]).toMatchObject({ line: 2, text: '{"a":1}' });
+  it('an element over the limit is too large, with its full size in bytes; the next is still right', async () => {
+    const big = JSON.stringify({ x: 'ü'.repeat(100) });
+    const records = await readEverywhere('big.json', `[\n  ${big},\n  {"a":1}\n]`, { maxRecordBytes: 100 });
+    expect(brief(records)).toEqual([
+      [1, big, 'too large'],
+      [2, '{"a":1}', null],
+    ]);
+    expect(records[0]).toMatchObject({ bytes: Buffer.byteLength(big), truncated: false });
   });
 
   it('reads a gzip array fed in tiny chunks', async () => {
@@ -213,3 +444,4 @@ describe('JSON arrays', () => {
     expect(records.map((r) => r.text)).toEqual(['{"a":"ü"}', '{"b":2}']);
   });
 });
+
