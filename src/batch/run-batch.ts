@@ -4,15 +4,15 @@ import type { ApiError } from '../api/api-error.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { jsonForTerminal } from '../render/terminal-text.js';
 import type { Session } from '../session.js';
+import { MAX_BODY_BYTES } from '../contract/limits.js';
 import { BatchControl } from './batch-control.js';
-import { createProgress } from './batch-progress.js';
+import { count, createProgress } from './batch-progress.js';
 import { BatchStats } from './batch-stats.js';
 import { summaryJson, summaryText, type StopReason } from './batch-summary.js';
 import type { BatchInput, InputRecord } from './input-records.js';
 import { formatResult, type LineResult } from './line-result.js';
 import { LineFile, prepareResume, type PriorRun } from './results-file.js';
 import { submitLine, type LineWork } from './submit-line.js';
-import { count } from './batch-progress.js';
 
 /*
  * A batch: a pool of `concurrency` workers, each taking the next line in input order,
@@ -36,13 +36,14 @@ export interface BatchOptions {
   json: boolean;
 }
 
-/** A line is one request body: the service's own limit (1 MiB). */
-export const MAX_LINE_BYTES = 1024 * 1024;
-
 /** One line for the rejects file: a JSON text's line breaks are whitespace, so folding them keeps its meaning. */
 const asOneLine = (text: string) => text.replace(/\r?\n/g, ' ');
 
 export async function runBatch(session: Session, input: BatchInput, options: BatchOptions): Promise<void> {
+  if (options.resume && !options.out) {
+    input.close();
+    throw new UsageError('--resume needs --out: the results file of the run to continue');
+  }
   const context = session.context;
   const stats = new BatchStats();
   const control = new BatchControl(options.rate);
@@ -137,7 +138,7 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
         continue;
       }
       const verifyFirst = prior !== null && prior.maySentBefore(record.line);
-      const outcome = await submitLine(record, work, { verifyFirst, maxRecordBytes: MAX_LINE_BYTES });
+      const outcome = await submitLine(record, work, { verifyFirst, maxRecordBytes: MAX_BODY_BYTES });
       if (!outcome) return;
       const { result } = outcome;
       if (results) results.writeResult(result);
@@ -211,9 +212,4 @@ function otherInput(record: InputRecord, recordedId: string | null, out: string)
     );
   }
   return undefined;
-}
-
-/** --resume without --out has nothing to resume from. */
-export function checkBatchOptions(options: BatchOptions): void {
-  if (options.resume && !options.out) throw new UsageError('--resume needs --out: the results file of the run to continue');
 }

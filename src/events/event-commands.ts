@@ -2,6 +2,7 @@ import type { ApiClient, ApiResponse } from '../api/api-client.js';
 import type { Session } from '../session.js';
 import type { SubmitOptions } from '../commands/submit.js';
 import { parseEvent } from './event-input.js';
+import { MAX_BODY_BYTES } from '../contract/limits.js';
 
 /*
  * The work behind submit, show and alerts: one call to the service each, then either the
@@ -20,21 +21,23 @@ async function callAndShow(session: Session, call: (client: ApiClient) => Promis
 
 /** One event: its decision as tables (or JSON). Many: a batch (src/batch). */
 export async function submitEvents(session: Session, source: string, options: SubmitOptions): Promise<void> {
-  const [{ openInput }, { runBatch, checkBatchOptions, MAX_LINE_BYTES }] = await Promise.all([import('../batch/input-records.js'), import('../batch/run-batch.js')]);
-  const batchOptions = {
-    concurrency: options.concurrency ?? 16,
-    rate: options.rate ?? null,
-    maxErrors: options.maxErrors ?? null,
-    out: options.out ?? null,
-    rejects: options.rejects ?? null,
-    resume: options.resume === true,
-    quiet: options.quiet === true,
-    json: session.json,
-  };
-  checkBatchOptions(batchOptions);
+  const { openInput } = await import('../batch/input-records.js');
   const askedForBatch = [options.concurrency, options.rate, options.maxErrors, options.out, options.rejects, options.resume].some((o) => o !== undefined);
-  const input = await openInput(source, session.context, { batch: askedForBatch, maxRecordBytes: MAX_LINE_BYTES });
-  if (input.kind === 'batch') return runBatch(session, input, batchOptions);
+  const input = await openInput(source, session.context, { batch: askedForBatch, maxRecordBytes: MAX_BODY_BYTES });
+  if (input.kind === 'batch') {
+    // The batch machinery (progress bar, results files, pacing) loads only for a batch.
+    const { runBatch } = await import('../batch/run-batch.js');
+    return runBatch(session, input, {
+      concurrency: options.concurrency ?? 16,
+      rate: options.rate ?? null,
+      maxErrors: options.maxErrors ?? null,
+      out: options.out ?? null,
+      rejects: options.rejects ?? null,
+      resume: options.resume === true,
+      quiet: options.quiet === true,
+      json: session.json,
+    });
+  }
   const payload = parseEvent(input.text, source === '-' ? 'stdin' : source);
   await callAndShow(session, (client) => client.submitEvent(payload), 'renderDecision');
 }

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { LineResult } from '../../src/batch/line-result.js';
 
 /*
  * Batch inputs for tests: valid, varied events with unique ids, as JSON Lines, and a way to
@@ -25,18 +26,8 @@ export function makeLines(prefix: string, count: number): string[] {
   return Array.from({ length: count }, (_, i) => JSON.stringify(makeEvent(prefix, i + 1)));
 }
 
-export interface ResultLine {
-  line: number;
-  id: string | null;
-  outcome: string;
-  status: number | null;
-  actionType: string | null;
-  totalRiskScore: number | null;
-  errorType: string | null;
-  errorCodes: string[];
-  attempts: number;
-  latencyMs: number;
-}
+/** A line of a results file, as the product writes it. */
+export type ResultLine = LineResult;
 
 export function readResults(path: string): ResultLine[] {
   return readFileSync(path, 'utf8')

@@ -18,6 +18,7 @@ import { installChaos, type ChaosSpec } from './chaos.js';
 import { handleError, sendError } from './error-replies.js';
 import { invalid } from './service-error.js';
 import { eventPath } from '../../contract/paths.js';
+import { MAX_BODY_BYTES } from '../../contract/limits.js';
 
 /*
  * The sandbox's HTTP face (Fastify): content types, the 1 MiB limit, auth and tenancy,
@@ -25,7 +26,6 @@ import { eventPath } from '../../contract/paths.js';
  * the contract's schemas. What the endpoints do is EventService's business.
  */
 
-export const BODY_LIMIT = 1024 * 1024;
 const OPEN_ROUTES = new Set(['/openapi.json']);
 const JSON_SUFFIX_TYPE = /^application\/[^\s;/]+\+json\s*(;|$)/i;
 
@@ -64,7 +64,7 @@ export async function buildSandboxApp(options: SandboxAppOptions): Promise<Fasti
   const { service, merchants } = options;
   const app = Fastify({
     logger: false,
-    bodyLimit: BODY_LIMIT,
+    bodyLimit: MAX_BODY_BYTES,
     genReqId: () => randomUUID(),
     routerOptions: { maxParamLength: 65_536 },
     ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: false } },
