@@ -163,6 +163,9 @@ export async function openInput(source: string, context: Pick<CliContext, 'stdin
     compressed?.destroy();
     gunzip?.destroy();
     destroy(raw.stream);
+    // The file is closed here, by its owner, never left to the garbage collector (which Node 26
+    // turns into a crash of the process).
+    void raw.handle?.close().catch(() => {});
     for (const stream of counting) stream.destroy();
   };
 
@@ -213,6 +216,8 @@ export async function openInput(source: string, context: Pick<CliContext, 'stdin
 
 interface RawInput {
   stream: NodeJS.ReadableStream;
+  /** The open file, closed by the input's close(); none for stdin. */
+  handle?: FileHandle;
   /** How messages name the input: the path as given, or 'stdin'. */
   name: string;
   isFile: boolean;
@@ -236,7 +241,8 @@ async function openRaw(source: string, context: Pick<CliContext, 'stdin'>): Prom
     const stat = await handle.stat();
     if (stat.isDirectory()) throw new UsageError(`${source} is a directory, not a file of events`, 'give a file (JSON Lines or a JSON array, optionally gzip), or - for stdin');
     const isFile = stat.isFile();
-    return { stream: handle.createReadStream({ highWaterMark: FILE_CHUNK_BYTES }), name: source, isFile, totalBytes: isFile ? stat.size : null };
+    // autoClose off: the input's close() closes the handle, whether or not the stream got to its end.
+    return { stream: handle.createReadStream({ highWaterMark: FILE_CHUNK_BYTES, autoClose: false }), handle, name: source, isFile, totalBytes: isFile ? stat.size : null };
   } catch (e) {
     await handle.close().catch(() => {});
     throw e instanceof UsageError ? e : openFailure(source, e);

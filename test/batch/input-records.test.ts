@@ -5,12 +5,24 @@ import { PassThrough } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
-import { KEEP_BYTES, openInput, type BatchInput, type InputRecord, type SingleInput } from '../../src/batch/input-records.js';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { KEEP_BYTES, openInput as openInputOf, type BatchInput, type InputRecord, type SingleInput } from '../../src/batch/input-records.js';
 import { CliError, ExitCode, UsageError } from '../../src/errors/cli-error.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'fraudctl-input-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// Every input a test opens is closed after it, as the product's callers do: a file handle left
+// to the garbage collector fails the suite (test/support/no-warnings.ts).
+const opened: BatchInput[] = [];
+afterEach(() => {
+  for (const input of opened.splice(0)) input.close();
+});
+const openInput: typeof openInputOf = async (...args) => {
+  const input = await openInputOf(...args);
+  if (input.kind === 'batch') opened.push(input);
+  return input;
+};
 let files = 0;
 /** A new file in the temp dir holding `content`; its name ends in `name`. */
 const file = (name: string, content: string | Buffer) => {

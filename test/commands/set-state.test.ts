@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/contract/index.js';
-import { BIN } from '../support/cli.js';
+import { BIN, nodeWarnings } from '../support/cli.js';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 
 const cli = useSandboxForCli();
@@ -135,7 +135,9 @@ function onTerminal(args: string[], steps: [RegExp, string][], env: NodeJS.Proce
     });
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, screen });
+      const warnings = nodeWarnings(screen);
+      if (warnings.length > 0) reject(new Error(`Node warning on the terminal: ${warnings.join(' | ')}`));
+      else resolve({ code, screen });
     });
   });
 }

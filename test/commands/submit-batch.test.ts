@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { byLine, makeEvent, makeLines, readResults } from '../support/batch-events.js';
-import { BIN } from '../support/cli.js';
+import { BIN, nodeWarnings } from '../support/cli.js';
 
 /*
  * fraudctl submit in batch mode, as a process against the real sandbox: formats, results and
@@ -200,6 +200,7 @@ describe('fraudctl submit (batch) on a terminal', () => {
       });
     });
     expect(code).toBe(0);
+    expect(nodeWarnings(screen)).toEqual([]);
     expect(screen).toMatch(/[\d,]+\/600 lines · [\d,]+\/s · ETA \S+ · APPROVE [\d,]+ · REVIEW [\d,]+ · DECLINE [\d,]+ · errors 0/);
     expect(screen).toMatch(/600\/600 lines/);
     expect(screen).toMatch(/Batch done: 600 lines/);
@@ -219,6 +220,7 @@ describe('fraudctl submit (batch) | head', () => {
     expect(code).toBe(1);
     expect(stderr).toMatch(/^error: stdout was closed after [\d,]+ lines/m);
     expect(stderr).not.toMatch(/\n\s+at /);
+    expect(nodeWarnings(stderr)).toEqual([]);
     expect((await cli.sb.call('GET', '/event/epipe-3000')).status).toBe(404);
   });
 });

@@ -15,6 +15,21 @@ export interface CliResult {
   stderr: string;
 }
 
+/**
+ * Node's own warnings in what a fraudctl process wrote on stderr (`(node:1234) [DEP0137]
+ * DeprecationWarning: …`, `(node:1234) Warning: …`): a warning in a process under test fails
+ * the test, as one in the test process fails the run (no-warnings.ts).
+ */
+export function nodeWarnings(stderr: string): string[] {
+  return stderr.split(/\r?\n/).filter((line) => /^\(node:\d+\) (\[\w+\] )?\w*Warning: /.test(line));
+}
+
+function failOnWarnings(args: readonly string[], result: CliResult): CliResult {
+  const warnings = nodeWarnings(result.stderr);
+  if (warnings.length > 0) throw new Error(`fraudctl ${args.join(' ')} printed a Node warning: ${warnings.join(' | ')}`);
+  return result;
+}
+
 export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH, NO_COLOR: '1', ...extra };
 }
@@ -30,7 +45,11 @@ export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; input
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
+      try {
+        resolve(failOnWarnings(args, { code, signal, stdout, stderr }));
+      } catch (e) {
+        reject(e as Error);
+      }
     });
     child.stdin.end(options.input ?? '');
   });
@@ -50,7 +69,15 @@ export function startServe(args: string[], env: NodeJS.ProcessEnv = cliEnv()): P
     const child = spawn(process.execPath, [BIN, 'sandbox', 'serve', '--port', '0', ...args], { env });
     let stdout = '';
     let stderr = '';
-    const ended = new Promise<CliResult>((done) => child.on('close', (code, signal) => done({ code, signal, stdout, stderr })));
+    const ended = new Promise<CliResult>((done, fail) =>
+      child.on('close', (code, signal) => {
+        try {
+          done(failOnWarnings(['sandbox', 'serve', ...args], { code, signal, stdout, stderr }));
+        } catch (e) {
+          fail(e as Error);
+        }
+      }),
+    );
     child.stdout.on('data', (d: Buffer) => {
       stdout += d.toString();
       const m = /listening on (http:\/\/\S+)/.exec(stdout);
@@ -67,7 +94,7 @@ export function startServe(args: string[], env: NodeJS.ProcessEnv = cliEnv()): P
       }
     });
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    void ended.then((r) => reject(new Error(`sandbox serve ended before listening (code ${r.code}): ${r.stderr}`)));
+    ended.then((r) => reject(new Error(`sandbox serve ended before listening (code ${r.code}): ${r.stderr}`)), reject);
   });
 }
 
@@ -87,7 +114,13 @@ export function startCli(args: string[], options: { env?: NodeJS.ProcessEnv; inp
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const done = new Promise<CliResult>((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    child.on('close', (code, signal) => {
+      try {
+        resolve(failOnWarnings(args, { code, signal, stdout, stderr }));
+      } catch (e) {
+        reject(e as Error);
+      }
+    });
   });
   child.stdin.end(options.input ?? '');
   return { child, done, output: () => ({ stdout, stderr }) };
