@@ -1,0 +1,83 @@
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readIdList, type IdListEntry, type IdListOptions } from '../../src/id-lists/id-list.js';
+import { UsageError } from '../../src/errors/cli-error.js';
+import { tempDir } from '../support/sandbox.js';
+
+const tmp = tempDir('fraudctl-ids-');
+afterAll(() => tmp.remove());
+let n = 0;
+const file = (content: string) => {
+  const p = join(tmp.dir, `${++n}.txt`);
+  writeFileSync(p, content);
+  return p;
+};
+const stdinOf = (content: string) => {
+  const stdin = Object.assign(new PassThrough(), { isTTY: false });
+  stdin.end(content);
+  return { stdin };
+};
+const noStdin = { stdin: Object.assign(new PassThrough(), { isTTY: false }) };
+
+async function entries(options: Partial<IdListOptions>, context = noStdin): Promise<IdListEntry[]> {
+  const all: IdListEntry[] = [];
+  for await (const e of readIdList({ args: [], results: 'every', ...options }, context)) all.push(e);
+  return all;
+}
+const ids = (list: IdListEntry[]) => list.map((e) => e.id);
+
+const result = (line: number, id: string | null, outcome: string, actionType: string | null) =>
+  JSON.stringify({ line, id, outcome, status: 201, actionType, totalRiskScore: 1, errorType: null, errorCodes: [], attempts: 1, latencyMs: 3 });
+
+describe('readIdList', () => {
+  it('takes arguments, then the file: one id per line, blank lines and # comments skipped, whitespace and CRLF trimmed', async () => {
+    const list = await entries({ args: ['a-1', 'a-2'], from: file('\uFEFF# from the merchant\nord-1\r\n\n  ord-2  \n# done\nord-3') });
+    expect(ids(list)).toEqual(['a-1', 'a-2', 'ord-1', 'ord-2', 'ord-3']);
+    expect(list.map((e) => e.where)).toEqual(['argument 1', 'argument 2', expect.stringMatching(/:2$/), expect.stringMatching(/:4$/), expect.stringMatching(/:6$/)]);
+  });
+
+  it('reads stdin with -, and refuses a terminal as stdin', async () => {
+    expect(ids(await entries({ from: '-' }, stdinOf('x\ny\n')))).toEqual(['x', 'y']);
+    const tty = { stdin: Object.assign(new PassThrough(), { isTTY: true }) };
+    await expect(entries({ from: '-' }, tty)).rejects.toThrow(UsageError);
+  });
+
+  it('recognises a results file of submit --out by its content and takes the ids asked for', async () => {
+    const results = [
+      result(1, 'r-1', 'DECIDED', 'APPROVE'),
+      result(2, 'r-2', 'DECIDED', 'REVIEW'),
+      result(3, null, 'REJECTED', null),
+      result(4, 'r-4', 'FAILED', null),
+      result(5, 'r-5', 'DECIDED', 'REVIEW'),
+      result(6, 'r-6', 'DECIDED', 'DECLINE'),
+      '{"line": 7, "id": "cut',
+    ].join('\n');
+    const path = file(`${results}\n`);
+    const every = await entries({ from: path, results: 'every' });
+    expect(ids(every)).toEqual(['r-1', 'r-2', null, 'r-4', 'r-5', 'r-6', null]);
+    expect(every[2]!.problem).toMatch(/no id/);
+    expect(every[6]!.problem).toMatch(/not JSON/);
+    // A broken line is always an entry (with its problem), whatever the selection: it is never dropped unseen.
+    expect(ids(await entries({ from: path, results: 'review' }))).toEqual(['r-2', 'r-5', null]);
+    expect(ids(await entries({ from: path, results: 'decided' }))).toEqual(['r-1', 'r-2', 'r-5', 'r-6', null]);
+    // From stdin, as `grep REVIEW results.jsonl | fraudctl review --from -` gives it.
+    const grepped = results.split('\n').filter((l) => l.includes('REVIEW')).join('\n');
+    expect(ids(await entries({ from: '-', results: 'review' }, stdinOf(grepped)))).toEqual(['r-2', 'r-5']);
+  });
+
+  it('a missing file or a directory is a usage error naming it', async () => {
+    await expect(entries({ from: join(tmp.dir, 'nope.txt') })).rejects.toThrow(/no such file: .*nope\.txt/);
+    await expect(entries({ from: tmp.dir })).rejects.toThrow(/is a directory/);
+  });
+
+  it('closes the file when the reader stops early', async () => {
+    const path = file(Array.from({ length: 50_000 }, (_, i) => `id-${i}`).join('\n'));
+    const fds = () => readdirSync('/proc/self/fd').length;
+    const before = fds();
+    for await (const e of readIdList({ args: [], from: path, results: 'every' }, noStdin)) if (e.id === 'id-10') break;
+    await new Promise((r) => setTimeout(r, 20));
+    expect(fds()).toBe(before);
+  });
+});
