@@ -11,6 +11,12 @@ export interface CliContext {
   debug: boolean;
   /** Resolves with the signal's name at the first SIGINT or SIGTERM. */
   waitForShutdown(): Promise<NodeJS.Signals>;
+  /**
+   * Takes over what happens when stdout's reader goes away (`| head`). By default the process
+   * ends at once, quietly (main.ts); a command that must finish what it started (a batch with
+   * requests in flight) handles it itself until it calls the function returned.
+   */
+  onStdoutClosed(handler: () => void): () => void;
 }
 
 /** All of stdin as text (for `submit -` and a piped `login`). */

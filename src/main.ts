@@ -26,6 +26,7 @@ Exit codes:
   5    rejected by the service (400/409/413/415/422)
   6    unavailable (429/502/503/504, network, timeout)
   130  interrupted
+  141  stdout closed by its reader (| head)
 `;
 
 function parseTimeout(value: string): number {
@@ -107,9 +108,40 @@ export async function main(argv: readonly string[], context: CliContext): Promis
   }
 }
 
+/** Exit code when stdout's reader went away: what a Unix tool killed by SIGPIPE reports (128 + 13). */
+const EXIT_STDOUT_CLOSED = 141;
+
+/**
+ * A closed stdout or stderr (`fraudctl … | head -1`) ends the process at once and quietly, as
+ * SIGPIPE ends other Unix tools, whatever it was writing: nobody is left to read it. This is the
+ * one place besides main's return that ends the process. A command may take over stdout's case
+ * (CliContext.onStdoutClosed); other write failures (a full disk) are one line on stderr, exit 1.
+ */
+function watchOutputStreams(): (handler: () => void) => () => void {
+  let stdoutHandler: (() => void) | null = null;
+  const closed = (error: NodeJS.ErrnoException) => error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED';
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (closed(error)) {
+      if (stdoutHandler) return stdoutHandler();
+      process.exit(EXIT_STDOUT_CLOSED);
+    }
+    process.stderr.write(`error: cannot write to stdout: ${error.code ?? error.message}\n`);
+    process.exit(ExitCode.FAILURE);
+  });
+  process.stderr.on('error', () => process.exit(EXIT_STDOUT_CLOSED));
+  return (handler) => {
+    stdoutHandler = handler;
+    return () => {
+      if (stdoutHandler === handler) stdoutHandler = null;
+    };
+  };
+}
+
 /** Runs the CLI for this process; used by bin/fraudctl.js. */
 export async function runProcess(): Promise<void> {
+  const onStdoutClosed = watchOutputStreams();
   const context: CliContext = {
+    onStdoutClosed,
     stdin: process.stdin,
     stdout: process.stdout,
     stderr: process.stderr,

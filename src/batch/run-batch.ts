@@ -85,16 +85,25 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
     abort.abort();
   })();
 
-  // Results on stdout: a reader that goes away (`| head`) stops the batch like a Ctrl-C would.
+  // Results on stdout: a reader that goes away (`| head`) stops the batch like a Ctrl-C would:
+  // no new lines are sent, those in flight finish, and their results are counted as unwritten.
   let stdoutClosed = false;
-  const onStdoutError = () => {
-    stdoutClosed = true;
-    stop('output-closed');
-  };
-  if (!results && options.json) context.stdout.on('error', onStdoutError);
+  let unwritten = 0;
+  const releaseStdout = !results && options.json
+    ? context.onStdoutClosed(() => {
+        stdoutClosed = true;
+        stop('output-closed');
+      })
+    : () => {};
   const writeToStdout = async (result: LineResult) => {
-    if (stdoutClosed) return;
-    if (!context.stdout.write(`${formatResult(result)}\n`)) await Promise.race([once(context.stdout, 'drain'), once(context.stdout, 'close')]).catch(() => {});
+    if (stdoutClosed) {
+      unwritten++;
+      return;
+    }
+    const written = context.stdout.write(`${formatResult(result)}\n`, (error) => {
+      if (error) unwritten++;
+    });
+    if (!written) await Promise.race([once(context.stdout, 'drain'), once(context.stdout, 'close')]).catch(() => {});
   };
 
   // Workers take lines one at a time and in input order (resume relies on that order).
@@ -162,7 +171,7 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
     if (crashed) throw crashed.reason;
   } finally {
     finished = true;
-    context.stdout.off('error', onStdoutError);
+    releaseStdout();
     progress.stop();
     results?.close();
     rejects?.close();
@@ -171,7 +180,11 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
 
   const facts = { stats, stopped, results: options.out, rejects: options.rejects, retries: control.budget.granted, throttled: control.throttled, resumed: prior !== null };
   if (stopped === 'output-closed') {
-    throw new CliError(`stdout was closed after ${count(stats.done)} lines: the batch stopped, and results of lines still in flight were not written`, ExitCode.FAILURE, 'to keep every result, write them to a file with --out FILE');
+    throw new CliError(
+      `stdout was closed after ${count(stats.done - unwritten)} results: the batch stopped; ${count(unwritten)} ${unwritten === 1 ? 'line was' : 'lines were'} sent whose results could not be written`,
+      ExitCode.FAILURE,
+      'to keep every result, write them to a file with --out FILE (then --resume finds what was stored)',
+    );
   }
   if (options.json) {
     // The summary goes to stdout unless stdout already carries the results.
