@@ -72,7 +72,8 @@ export function buildProgram(context: CliContext): Command {
   // Sub-commands report usage errors through the same exit path as the root.
   const inherit = (command: Command) => {
     for (const sub of command.commands) {
-      sub.exitOverride().showHelpAfterError('(run with --help for usage)').configureOutput(program.configureOutput());
+      // Every command's help lists the global options it accepts too, as gh's "inherited flags" do.
+      sub.exitOverride().showHelpAfterError('(run with --help for usage)').configureOutput(program.configureOutput()).configureHelp({ showGlobalOptions: true });
       inherit(sub);
     }
   };
