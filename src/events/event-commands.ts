@@ -3,6 +3,8 @@ import type { Session } from '../session.js';
 import type { SubmitOptions } from '../commands/submit.js';
 import { parseEvent } from './event-input.js';
 import { MAX_BODY_BYTES } from '../contract/limits.js';
+import { CliError, ExitCode } from '../errors/cli-error.js';
+import { terminalSafe } from '../render/terminal-text.js';
 
 /*
  * The work behind submit, show and alerts: one call to the service each, then either the
@@ -39,7 +41,26 @@ export async function submitEvents(session: Session, source: string, options: Su
     });
   }
   const payload = parseEvent(input.text, source === '-' ? 'stdin' : source);
-  await callAndShow(session, (client) => client.submitEvent(payload), 'renderDecision');
+  // Ctrl-C while the event is on its way: stop at once, and say what is known (nothing: the
+  // service may or may not have stored it) and how to find out.
+  const abort = new AbortController();
+  await session.client({ signal: abort.signal });
+  const interrupted = session.context.waitForShutdown().then(() => {
+    abort.abort();
+    const id = typeof payload.id === 'string' && payload.id !== '' ? payload.id : null;
+    throw new CliError(
+      'interrupted: the event was sent, or about to be, and may or may not have been stored',
+      ExitCode.INTERRUPTED,
+      id !== null
+        ? `check with: fraudctl show ${terminalSafe(id)}`
+        : 'it has no id to check with (the service assigns one): look for it in the service by its details, and give events an id of your own to make this checkable',
+    );
+  });
+  const submitted = callAndShow(session, (client) => client.submitEvent(payload), 'renderDecision');
+  // Once interrupted, the aborted request's own failure is of no interest.
+  submitted.catch(() => {});
+  interrupted.catch(() => {});
+  await Promise.race([submitted, interrupted]);
 }
 
 export const showEvent = (session: Session, eventId: string) =>
