@@ -12,7 +12,7 @@ import { summaryJson, summaryText, type StopReason } from './batch-summary.js';
 import type { BatchInput, InputRecord } from './input-records.js';
 import { formatResult, type LineResult } from './line-result.js';
 import { LineFile, prepareResume, type PriorRun } from './results-file.js';
-import { submitLine, type LineWork } from './submit-line.js';
+import { prepareLine, submitLine, type LineWork } from './submit-line.js';
 
 /*
  * A batch: a pool of `concurrency` workers, each taking the next line in input order,
@@ -147,20 +147,23 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
         continue;
       }
       const verifyFirst = prior !== null && prior.maySentBefore(record.line);
-      const outcome = await submitLine(record, work, { verifyFirst, maxRecordBytes: MAX_BODY_BYTES });
+      // A line rejected locally is settled before this worker yields, so the next take() already
+      // sees a --max-errors stop: the limit is exact for lines that need no request.
+      const line = prepareLine(record, MAX_BODY_BYTES);
+      const outcome = 'rejected' in line ? line.rejected : await submitLine(record, line.send, work, { verifyFirst });
       if (!outcome) return;
       const { result } = outcome;
-      if (results) results.writeResult(result);
-      else if (options.json) await writeToStdout(result);
-      if (rejects && result.outcome !== 'DECIDED') rejects.write(asOneLine(record.text));
       stats.add(result, outcome.reason);
-      progress.tick();
       if (outcome.fatal) {
         fatal ??= outcome.fatal;
         stop('auth');
       }
       if (control.budget.spent) stop('retry-budget');
       if (options.maxErrors !== null && stats.errors >= options.maxErrors) stop('max-errors');
+      if (results) results.writeResult(result);
+      if (rejects && result.outcome !== 'DECIDED') rejects.write(asOneLine(record.text));
+      progress.tick();
+      if (!results && options.json) await writeToStdout(result);
     }
   };
 

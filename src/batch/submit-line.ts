@@ -51,7 +51,8 @@ export interface LineOutcome {
   fatal?: ApiError;
 }
 
-interface Parsed {
+/** A line ready to send: its text and id. */
+export interface LineToSend {
   text: string;
   id: string | null;
 }
@@ -63,7 +64,7 @@ const LOCAL_REJECTIONS: Record<string, string> = {
 };
 
 /** The line as a payload to send, or why it cannot be one. */
-function parseRecord(record: InputRecord, maxRecordBytes: number): Parsed | { code: string; reason: string } {
+function parseRecord(record: InputRecord, maxRecordBytes: number): LineToSend | { code: string; reason: string } {
   if (record.problem) {
     const detail = record.problem === 'too large' ? ` (${record.bytes} bytes; the limit is ${maxRecordBytes})` : '';
     return { code: LOCAL_REJECTIONS[record.problem] ?? 'INVALID_LINE', reason: `${record.problem}${detail}` };
@@ -88,8 +89,12 @@ function blank(record: InputRecord, id: string | null): LineResult {
 /** actionType and totalRiskScore from a decision or risk assessment, read tolerantly. */
 function decided(result: LineResult, status: number, body: unknown): LineResult {
   const b = (typeof body === 'object' && body !== null ? body : {}) as { actionType?: unknown; totalRiskScore?: unknown };
+  // An event sent without an id gets one from the service: record it, or nobody can find the event.
+  const b2 = b as { id?: unknown; eventId?: unknown };
+  const assigned = typeof b2.id === 'string' ? b2.id : typeof b2.eventId === 'string' ? b2.eventId : null;
   return {
     ...result,
+    id: result.id ?? assigned,
     outcome: 'DECIDED',
     status,
     actionType: typeof b.actionType === 'string' ? b.actionType : null,
@@ -131,17 +136,26 @@ async function checkStored(client: ApiClient, id: string): Promise<Check & { att
   }
 }
 
+function rejected(record: InputRecord, why: { code: string; reason: string }): LineOutcome {
+  return { result: { ...blank(record, null), outcome: 'REJECTED', errorType: 'INVALID_LINE', errorCodes: [why.code] }, reason: why.reason };
+}
+
 /**
- * Screens one line. `verifyFirst` (resume: the line may have been sent by the run that died)
- * starts with the duplicate check. Returns undefined when the batch was aborted mid-line.
+ * A line's payload to send, or its outcome when it is rejected without a request (not JSON, not
+ * an object, too large). Synchronous, so a batch can count a rejection before taking another line.
  */
-export async function submitLine(record: InputRecord, work: LineWork, options: { verifyFirst: boolean; maxRecordBytes: number }): Promise<LineOutcome | undefined> {
+export function prepareLine(record: InputRecord, maxRecordBytes: number): { send: LineToSend } | { rejected: LineOutcome } {
+  const parsed = parseRecord(record, maxRecordBytes);
+  return 'code' in parsed ? { rejected: rejected(record, parsed) } : { send: parsed };
+}
+
+/**
+ * Screens one line that prepareLine found fit to send. `verifyFirst` (resume: the line may have
+ * been sent by the run that died) starts with the duplicate check. Returns undefined when the
+ * batch was aborted mid-line.
+ */
+export async function submitLine(record: InputRecord, parsed: LineToSend, work: LineWork, options: { verifyFirst: boolean }): Promise<LineOutcome | undefined> {
   const started = performance.now();
-  const parsed = parseRecord(record, options.maxRecordBytes);
-  if ('code' in parsed) {
-    const result: LineResult = { ...blank(record, null), outcome: 'REJECTED', errorType: 'INVALID_LINE', errorCodes: [parsed.code] };
-    return { result, reason: parsed.reason };
-  }
   let result = blank(record, parsed.id);
   const finish = (outcome: LineOutcome): LineOutcome => {
     outcome.result.latencyMs = Math.round(performance.now() - started);

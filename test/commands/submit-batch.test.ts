@@ -126,6 +126,35 @@ describe('fraudctl submit (batch)', () => {
     expect((await cli.sb.call('GET', '/event/max-errors-1')).status).toBe(404);
   });
 
+  it.each([1, 16])('--max-errors 2 at concurrency %i stops at exactly 2 lines rejected locally, sending nothing after', async (concurrency) => {
+    const lines = [...Array.from({ length: 6 }, () => 'not json'), ...makeLines(`max-exact-${concurrency}`, 3)];
+    const out = outPath('results.jsonl');
+    const result = await cli.run(['submit', file('six-bad.jsonl', lines.join('\n')), '--out', out, '--max-errors', '2', '--concurrency', String(concurrency)]);
+    expect(result.code).toBe(1);
+    const results = readResults(out);
+    expect(results.map((r) => [r.line, r.outcome])).toEqual([[1, 'REJECTED'], [2, 'REJECTED']]);
+    expect((await cli.sb.call('GET', `/event/max-exact-${concurrency}-1`)).status).toBe(404);
+  });
+
+  it('records the id the service assigned to an event sent without one, in the results file and on stdout', async () => {
+    const { id: _unused, ...event } = makeEvent('ignored', 1);
+    const out = outPath('results.jsonl');
+    const input = file('no-ids.jsonl', `${JSON.stringify(event)}\n${JSON.stringify(event)}\n`);
+    const result = await cli.run(['submit', input, '--out', out, '--quiet']);
+    expect(result.code, result.stderr).toBe(0);
+    const results = readResults(out);
+    expect(results).toHaveLength(2);
+    for (const r of results) {
+      expect(r.id).toEqual(expect.any(String));
+      // The id names the stored event.
+      expect((await cli.sb.call('GET', `/event/${encodeURIComponent(r.id!)}`)).status).toBe(200);
+    }
+    expect(results[0]!.id).not.toBe(results[1]!.id);
+    const piped = await cli.run(['submit', '-', '--json'], { input: `${JSON.stringify(event)}\n${JSON.stringify(event)}\n` });
+    const lines = piped.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: unknown; outcome: string });
+    expect(lines.every((l) => typeof l.id === 'string' && l.outcome === 'DECIDED')).toBe(true);
+  });
+
   it('refuses to overwrite an existing results file unless resuming, and --resume needs --out', async () => {
     const out = file('taken.jsonl', '{"line":1}\n');
     const input = file('one.jsonl', `${makeLines('taken', 2).join('\n')}\n`);
