@@ -11,19 +11,21 @@ export function setStateCommand(context: CliContext): Command {
     .argument('<eventId>', 'the event id')
     .option('--state <state>', 'the new state (asked with a list on a terminal when missing)')
     .option('--comments <text>', 'a comment to record (asked on a terminal when missing)')
+    .option('--force-state', 'send --state as typed, even a state this build does not know')
+    .option('--verbose', 'print the updated summary as tables instead of one line')
     .option('--dry-run', 'print the request it would send, and send nothing')
     .option('-y, --yes', 'do not ask for confirmation')
     .addHelpText(
       'before',
       `Examples:
   $ fraudctl set-state ord-1002                     # asks for the state and a comment
-  $ fraudctl set-state ord-1002 --state APPROVED --comments "customer confirmed by phone"
+  $ fraudctl set-state ord-1002 --state approved --comments "customer confirmed by phone"
   $ fraudctl set-state ord-1002 --comments "waiting for documents"
   $ fraudctl set-state ord-1002 --state ESCALATED --dry-run
 `,
     )
     .addHelpText('after', `\nStates and the transitions the sandbox allows (a real service may differ):\n${transitions}\n`)
-    .action(async (eventId: string, options: { state?: string; comments?: string; dryRun?: boolean; yes?: boolean }, command: Command) => {
+    .action(async (eventId: string, options: { state?: string; comments?: string; dryRun?: boolean; yes?: boolean; forceState?: boolean; verbose?: boolean }, command: Command) => {
       const { setState } = await import('../review/set-state.js');
       await withSession(context, command, (session) => setState(session, eventId, options));
     });

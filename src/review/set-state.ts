@@ -2,6 +2,8 @@ import { KNOWN_STATES, TRANSITIONS, isKnownState } from '../contract/states.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import type { Session } from '../session.js';
 import type { Prompter } from './prompter.js';
+import { matchState } from './state-names.js';
+import { terminalSafe } from '../render/terminal-text.js';
 
 /*
  * Manual review: change an event's state and/or add a comment. What is missing is asked at a
@@ -14,6 +16,10 @@ export interface SetStateOptions {
   comments?: string;
   dryRun?: boolean;
   yes?: boolean;
+  /** Send --state as typed, even when this build does not know it. */
+  forceState?: boolean;
+  /** Print the updated summary's tables instead of one line. */
+  verbose?: boolean;
 }
 
 const OTHER = Symbol('other');
@@ -22,18 +28,24 @@ const KEEP = Symbol('keep');
 async function askState(prompter: Prompter, current: string | null): Promise<string | undefined> {
   const allowed: readonly string[] = current && isKnownState(current) ? TRANSITIONS[current] : KNOWN_STATES;
   const ordered = [...KNOWN_STATES].sort((a, b) => Number(allowed.includes(b)) - Number(allowed.includes(a)));
+  // The transitions the current state allows come first; the others stay selectable (a real
+  // service's rules may differ) but say that the known rules do not allow them.
+  const name = (s: string) => (s === current ? `${s} (current)` : current && !allowed.includes(s) ? `${s} · not allowed from ${current}` : s);
   const choices = [
     ...ordered.map((s) => ({
-      name: s === current ? `${s} (current)` : s,
+      name: name(s),
       value: s as string | typeof OTHER | typeof KEEP,
-      ...(current && !allowed.includes(s) && s !== current ? { description: `the sandbox does not allow ${current} → ${s}` } : {}),
+      ...(current && !allowed.includes(s) && s !== current ? { description: `the sandbox does not allow ${current} → ${s}; the service will likely refuse it` } : {}),
     })),
     { name: 'other…', value: OTHER as string | typeof OTHER | typeof KEEP, description: 'a state this list does not know' },
     ...(current ? [{ name: 'keep the state, only add a comment', value: KEEP as string | typeof OTHER | typeof KEEP }] : []),
   ];
   const picked = await prompter.select<string | typeof OTHER | typeof KEEP>('New state', choices, allowed[0]);
   if (picked === KEEP) return undefined;
-  if (picked === OTHER) return (await prompter.input('State', { required: true })).trim();
+  if (picked === OTHER) {
+    const typed = (await prompter.input('State', { required: true })).trim();
+    return matchState(typed).state ?? typed;
+  }
   return picked;
 }
 
@@ -42,8 +54,28 @@ function currentState(summary: unknown): string | null {
   return typeof state === 'string' ? state : null;
 }
 
+/** The state to send for what was typed: a known state in any case, or as typed with --force-state. */
+function stateToSend(typed: string, force: boolean): string {
+  const match = matchState(typed);
+  if (match.state) return match.state;
+  if (force) return typed.trim();
+  const guess = match.suggestion ? `: did you mean ${match.suggestion}?` : '';
+  throw new UsageError(
+    `unknown state "${terminalSafe(typed)}"${guess}`,
+    `known states: ${KNOWN_STATES.join(', ')}; to send a state this build does not know, add --force-state`,
+  );
+}
+
 export async function setState(session: Session, eventId: string, options: SetStateOptions): Promise<void> {
   let { state, comments } = options;
+  // An empty comment is never sent: the service replaces the event's comment with it, which would
+  // erase a colleague's note.
+  if (comments !== undefined && comments.trim() === '') {
+    comments = undefined;
+    if (state === undefined) throw new UsageError('nothing to change: the comment is empty and there is no --state', 'an empty comment is never sent, so that it cannot erase the comment the event has');
+    session.context.stderr.write('note: the empty --comments is not sent (it would erase the comment the event has)\n');
+  }
+  if (state !== undefined) state = stateToSend(state, options.forceState === true);
   const prompting = session.canPrompt;
   if (!prompting && state === undefined && comments === undefined) {
     throw new UsageError(
@@ -54,16 +86,17 @@ export async function setState(session: Session, eventId: string, options: SetSt
 
   const client = options.dryRun ? undefined : await session.client();
   let current: string | null = null;
-  if (prompting && client) current = currentState((await client.getEvent(eventId)).body);
+  const output = await session.output();
+  // The state before the change: for the list of choices, and for the line that says what changed.
+  if (client && (prompting || (!output.json && !options.verbose))) current = currentState((await client.getEvent(eventId)).body);
   if (prompting) {
     const prompter = await session.prompter();
     if (state === undefined) state = await askState(prompter, current);
     if (comments === undefined) comments = (await prompter.input('Comments (optional)')).trim() || undefined;
   }
-  if (state === undefined && comments === undefined) throw new UsageError('nothing to change: give a state or a comment');
+  if (state === undefined && comments === undefined) throw new UsageError('nothing to change: give a state or a comment', 'an empty comment is never sent, so that it cannot erase the event\'s comment');
   const change = { ...(state !== undefined ? { state } : {}), ...(comments !== undefined ? { comments } : {}) };
 
-  const output = await session.output();
   if (options.dryRun) {
     const [{ previewRequest, eventPath }, settings] = await Promise.all([import('../api/api-client.js'), session.settings()]);
     const request = previewRequest(settings.baseUrl, settings.apiKey, 'PATCH', eventPath(eventId, '/state'), change);
@@ -73,7 +106,6 @@ export async function setState(session: Session, eventId: string, options: SetSt
   }
 
   if (prompting && !options.yes) {
-    const { terminalSafe } = await import('../render/terminal-text.js');
     const arrow = state !== undefined ? `${terminalSafe(current ?? '?')} → ${terminalSafe(state)}` : `keep ${terminalSafe(current ?? '?')}`;
     const note = comments !== undefined ? ` with comment "${terminalSafe(comments)}"` : '';
     const go = await (await session.prompter()).confirm(`Change ${terminalSafe(eventId)}: ${arrow}${note}?`, true);
@@ -85,8 +117,15 @@ export async function setState(session: Session, eventId: string, options: SetSt
     if (reply.body !== undefined) output.printJson(reply.body);
     return;
   }
-  // A service may answer 204 with no body: show the summary as it now stands.
-  const summary = reply.body ?? (await client!.getEvent(eventId)).body;
-  const { renderEventSummary } = await import('../render/event-tables.js');
-  output.print(renderEventSummary(summary, output.style));
+  if (options.verbose) {
+    // A service may answer 204 with no body: show the summary as it now stands.
+    const summary = reply.body ?? (await client!.getEvent(eventId)).body;
+    const { renderEventSummary } = await import('../render/event-tables.js');
+    return output.print(renderEventSummary(summary, output.style));
+  }
+  // One line: what changed (`ord-1002  IN_REVIEW → ESCALATED  comment recorded`).
+  const after = currentState(reply.body) ?? state ?? current;
+  const before = current ?? '?';
+  const move = state === undefined || after === before ? `${terminalSafe(after ?? before)}${state !== undefined ? ' (unchanged)' : ''}` : `${terminalSafe(before)} → ${terminalSafe(after ?? state)}`;
+  output.print(`${terminalSafe(eventId)}  ${move}${comments !== undefined ? '  comment recorded' : ''}`);
 }

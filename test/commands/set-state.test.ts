@@ -17,13 +17,66 @@ async function reviewEvent(): Promise<string> {
 const stateOf = async (id: string) => ((await cli.sb.call('GET', `/event/${id}`)).json as EventSummary).state;
 
 describe('fraudctl set-state with flags', () => {
-  it('changes the state, records the comment and prints the updated summary', async () => {
+  it('changes the state, records the comment and says so in one line', async () => {
     const id = await reviewEvent();
     const result = await cli.run(['set-state', id, '--state', 'ESCALATED', '--comments', 'needs a second look']);
     expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`${id}  PENDING_REVIEW → ESCALATED  comment recorded\n`);
+    expect(await stateOf(id)).toBe('ESCALATED');
+    expect(((await cli.sb.call('GET', `/event/${id}`)).json as EventSummary).comments).toBe('needs a second look');
+  });
+
+  it('--verbose prints the updated summary as tables', async () => {
+    const id = await reviewEvent();
+    const result = await cli.run(['set-state', id, '--state', 'ESCALATED', '--comments', 'needs a second look', '--verbose']);
+    expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/state\s+│ ESCALATED/);
     expect(result.stdout).toMatch(/comments\s+│ needs a second look/);
-    expect(await stateOf(id)).toBe('ESCALATED');
+  });
+
+  it.each([['approved', 'APPROVED'], ['in-review', 'IN_REVIEW'], ['Escalated', 'ESCALATED'], ['in review', 'IN_REVIEW']])(
+    'takes a known state whatever its case or separators: %s → %s',
+    async (typed, state) => {
+      const id = await reviewEvent();
+      const result = await cli.run(['set-state', id, '--state', typed]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe(`${id}  PENDING_REVIEW → ${state}\n`);
+      expect(await stateOf(id)).toBe(state);
+    },
+  );
+
+  it('an unknown state gets the nearest known one suggested, and nothing is sent', async () => {
+    const id = await reviewEvent();
+    const result = await cli.run(['set-state', id, '--state', 'aproved', '--comments', 'x']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^error: unknown state "aproved": did you mean APPROVED\?$/m);
+    expect(result.stderr).toContain('--force-state');
+    expect(await stateOf(id)).toBe('PENDING_REVIEW');
+    expect(((await cli.sb.call('GET', `/event/${id}`)).json as EventSummary).comments).toBeNull();
+    const far = await cli.run(['set-state', id, '--state', 'ON_HOLD']);
+    expect(far.code).toBe(2);
+    expect(far.stderr).toMatch(/^error: unknown state "ON_HOLD"$/m);
+  });
+
+  it('--force-state sends a state this build does not know as typed (the sandbox refuses it: exit 5)', async () => {
+    const id = await reviewEvent();
+    const result = await cli.run(['set-state', id, '--state', 'On_Hold', '--force-state']);
+    expect(result.code).toBe(5);
+    expect(result.stderr).toContain('INVALID_STATE');
+  });
+
+  it('never sends an empty comment, so a colleague\'s note is not erased', async () => {
+    const id = await reviewEvent();
+    expect((await cli.run(['set-state', id, '--comments', 'colleague: waiting for ID documents'])).code).toBe(0);
+    const withState = await cli.run(['set-state', id, '--state', 'IN_REVIEW', '--comments', '']);
+    expect(withState.code).toBe(0);
+    expect(withState.stderr).toContain('the empty --comments is not sent');
+    const alone = await cli.run(['set-state', id, '--comments', '  ']);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toMatch(/^error: nothing to change/m);
+    const summary = (await cli.sb.call('GET', `/event/${id}`)).json as EventSummary;
+    expect(summary.state).toBe('IN_REVIEW');
+    expect(summary.comments).toBe('colleague: waiting for ID documents');
   });
 
   it('--json prints the service body of the PATCH', async () => {
@@ -97,12 +150,21 @@ describe('fraudctl set-state against a service that answers 204', () => {
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  it('fetches and shows the summary after an empty 204', async () => {
-    const result = await cli.run(['set-state', 'x-1', '--state', 'APPROVED', '--base-url', url]);
+  it('with --verbose, fetches and shows the summary after an empty 204', async () => {
+    seen.length = 0;
+    const result = await cli.run(['set-state', 'x-1', '--state', 'APPROVED', '--base-url', url, '--verbose']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/state\s+│ APPROVED/);
     expect(seen).toEqual(['PATCH /event/x-1/state', 'GET /event/x-1']);
+  });
+
+  it('says what changed in one line after an empty 204, from the state read before', async () => {
+    seen.length = 0;
+    const result = await cli.run(['set-state', 'x-1', '--state', 'DECLINED', '--base-url', url]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('x-1  APPROVED → DECLINED\n');
+    expect(seen).toEqual(['GET /event/x-1', 'PATCH /event/x-1/state']);
   });
 
   it('prints nothing on stdout with --json, since the service sent no body', async () => {
@@ -159,6 +221,10 @@ describe('fraudctl set-state on a terminal', () => {
       cli.env(),
     );
     expect(screen).toContain('PENDING_REVIEW (current)');
+    // The transitions the current state does not allow are listed after the others, marked.
+    expect(screen).toContain('FRAUD_CONFIRMED · not allowed from PENDING_REVIEW');
+    expect(screen.indexOf('FRAUD_CONFIRMED · not allowed')).toBeGreaterThan(screen.indexOf('DECLINED'));
+    expect(screen).toContain(`${id}  PENDING_REVIEW → APPROVED  comment recorded`);
     expect(code).toBe(0);
     expect(await stateOf(id)).toBe('APPROVED');
     expect(((await cli.sb.call('GET', `/event/${id}`)).json as EventSummary).comments).toBe('verified by phone');
