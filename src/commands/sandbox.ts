@@ -24,6 +24,7 @@ export function sandboxCommand(context: CliContext): Command {
   $ fraudctl sandbox serve
   $ fraudctl sandbox serve --port 0 --db :memory:
   $ fraudctl sandbox serve --config my-rules.json --chaos 503=0.1,reset-after=0.02,latency=10-50
+  $ fraudctl sandbox serve --chaos 503=0.05,reset-after=0.02,seed=42   # the same faults per event id on every run
   $ FRAUDCTL_SANDBOX_KEY=$(openssl rand -hex 16) fraudctl sandbox serve --host 0.0.0.0
 `,
     )
@@ -32,7 +33,10 @@ export function sandboxCommand(context: CliContext): Command {
     .option('--db <path>', 'SQLite file for events, or :memory: (default: sandbox.db under the XDG data dir)')
     .option('--config <file>', 'JSON file with merchants, rules, lists, thresholds and rates (see `sandbox default-config`)')
     .addOption(
-      new Option('--chaos <spec>', 'inject faults: 503=P,504=P,reset-before=P,reset-after=P,latency=MIN-MAX,retry-after=S'),
+      new Option(
+        '--chaos <spec>',
+        'inject faults: 503=P,504=P,reset-before=P,reset-after=P,latency=MIN-MAX,retry-after=S,seed=N (seed=N: each event id meets the same faults on its 1st, 2nd, … request in every run; the ids seen are kept in memory, ~150 bytes each)',
+      ),
     )
     .action(async (options: { host: string; port: number; db?: string; config?: string; chaos?: string }) => {
       const { serveSandbox } = await import('../sandbox/serve-command.js');

@@ -72,6 +72,7 @@ describe('fraudctl sandbox serve', () => {
     [['--port', 'http'], /a port is a whole number/],
     [['--port', '70000'], /a port is a whole number/],
     [['--chaos', '503=3'], /--chaos: 503 takes a share between 0 and 1/],
+    [['--chaos', '503=0.1,seed=x'], /^error: --chaos: seed takes a whole number from 0 to 9007199254740991, not "x"/],
     [['--config', '/nonexistent/sandbox.json'], /cannot read sandbox config \/nonexistent\/sandbox.json: ENOENT/],
     [['--bogus'], /unknown option '--bogus'/],
   ])('exits 2 with one clear line for %j', async (args, message) => {

@@ -55,8 +55,15 @@ interface Target {
   storedCounts(ids: string[]): Map<string, number>;
 }
 
+/*
+ * The faults are seeded, keyed by event id (`--chaos seed=N`, and the plain server's `seed`), so
+ * each line meets the same faults on every run whatever the timing, and the verdict cannot
+ * depend on chance. Unseeded, 2 runs in 13 had a line meet a fault on every attempt (FAILED).
+ * Under these seeds no line does, even one whose attempts a kill or Ctrl-C cut short; other
+ * shares, ids or retry rules may need other seeds (the sandbox's seed=7 fails line 1100).
+ */
 const FAULTS: PlainServerFaults = { unavailable: 0.03, resetBefore: 0.02, resetAfter: 0.03, timeoutAfter: 0.03 };
-const CHAOS = '503=0.03,reset-before=0.02,reset-after=0.03,504=0.03,retry-after=0';
+const CHAOS = '503=0.03,reset-before=0.02,reset-after=0.03,504=0.03,retry-after=0,seed=1';
 
 let chaosSandbox: TestSandbox;
 let plain: PlainServer;
@@ -104,7 +111,7 @@ beforeAll(async () => {
   [chaosSandbox, plain, slowSandbox, slowPlain] = await Promise.all([
     startTestSandbox({ dbPath, chaos: CHAOS }),
     startPlainEventServer({ faults: FAULTS, seed: 7 }),
-    startTestSandbox({ dbPath: slowDbPath, chaos: 'latency=3-8' }),
+    startTestSandbox({ dbPath: slowDbPath, chaos: 'latency=3-8,seed=1' }),
     startPlainEventServer({ faults: FAULTS, seed: 11, latencyMs: 5 }),
   ]);
 });
@@ -132,6 +139,30 @@ describe.each(faulty)('a batch of 10,000 events against $name', (target) => {
     expect(summary.unknown).toBe(0);
     expect(summary.retries).toBeGreaterThan(100);
   }, 120_000);
+});
+
+describe('a batch under --chaos seed=N', () => {
+  it('meets the same faults at --concurrency 1 and 32: line by line, the same attempts and outcome', async () => {
+    const input = writeInput(makeLines('replayed', 300));
+    const runAt = async (concurrency: number) => {
+      const sb = await startTestSandbox({ chaos: '503=0.05,reset-before=0.03,reset-after=0.03,504=0.03,retry-after=0,seed=5' });
+      try {
+        const out = path('results.jsonl');
+        await runCli(['submit', input, '--out', out, '--concurrency', String(concurrency)], { env: envFor(sb.url, DEMO_KEY), timeoutMs: 60_000 });
+        // In line order: lines finish in a different order at each concurrency.
+        return readResults(out)
+          .map(({ line, outcome, status, errorType, attempts }) => ({ line, outcome, status, errorType, attempts }))
+          .sort((a, b) => a.line - b.line);
+      } finally {
+        await sb.close();
+      }
+    };
+    const oneAtATime = await runAt(1);
+    const concurrent = await runAt(32);
+    expect(oneAtATime).toHaveLength(300);
+    expect(concurrent).toEqual(oneAtATime);
+    expect(oneAtATime.filter((r) => r.attempts > 1).length).toBeGreaterThan(20);
+  }, 90_000);
 });
 
 describe.each(slow)('a batch killed with SIGKILL half-way, then --resume, against $name', (target) => {

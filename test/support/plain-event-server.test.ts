@@ -139,22 +139,35 @@ describe('plain event server', () => {
     expect((await call(resetting, 'GET', '/event/none')).status).toBe(404);
   });
 
-  it('draws the same faults for the same seed, in the shares asked for', async () => {
+  it('draws the same faults per event id for the same seed, in any order and at any concurrency, in the shares asked for', async () => {
     const faults = { unavailable: 0.2, resetBefore: 0.1, resetAfter: 0.1, timeoutAfter: 0.1 };
-    const run = async (seed: number) => {
-      const server = await start({ faults, seed });
-      const statuses: string[] = [];
-      for (let i = 0; i < 200; i++) {
-        statuses.push(await call(server, 'POST', '/event', { body: event(`s-${i}`) }).then((a) => String(a.status), () => 'reset'));
-      }
-      return { statuses, faults: { ...server.faults }, processed: server.processed() };
+    const ids = Array.from({ length: 200 }, (_, i) => `s-${i}`);
+    const outcome = (answer: Promise<Answer>) => answer.then((a) => String(a.status), () => 'reset');
+    /** Per id: what two POSTs, then a GET of the summary, got. */
+    const requestsOf = async (server: PlainServer, id: string): Promise<[string, string[]]> => {
+      const got = [await outcome(call(server, 'POST', '/event', { body: event(id) })), await outcome(call(server, 'POST', '/event', { body: event(id) }))];
+      got.push(await outcome(call(server, 'GET', `/event/${id}`)));
+      return [id, got];
     };
-    const a = await run(3);
-    const b = await run(3);
-    expect(b.statuses).toEqual(a.statuses);
-    expect(a.processed).toBe(200 - a.faults.unavailable - a.faults.resetBefore);
+    const run = async (seed: number, order: 'one at a time' | 'reversed, all at once') => {
+      const server = await start({ faults, seed });
+      const entries: [string, string[]][] = [];
+      if (order === 'one at a time') for (const id of ids) entries.push(await requestsOf(server, id));
+      else entries.push(...(await Promise.all([...ids].reverse().map((id) => requestsOf(server, id)))));
+      return { outcomes: new Map(entries), faults: { ...server.faults }, processed: server.processed() };
+    };
+    const a = await run(3, 'one at a time');
+    const b = await run(3, 'reversed, all at once');
+    expect(b.outcomes).toEqual(a.outcomes);
+    expect(b.faults).toEqual(a.faults);
+    expect((await run(4, 'one at a time')).outcomes).not.toEqual(a.outcomes);
+
+    // The draws are real: every fault occurs, 503 near its share, and only POSTs that got no
+    // 503 and no reset before were stored.
     for (const count of Object.values(a.faults)) expect(count).toBeGreaterThan(0);
-    expect(a.faults.unavailable).toBeGreaterThan(20);
-    expect(a.faults.unavailable).toBeLessThan(60);
+    expect(a.faults.unavailable).toBeGreaterThan(40);
+    expect(a.faults.unavailable).toBeLessThan(120);
+    const getsUnavailable = [...a.outcomes.values()].filter((got) => got[2] === '503').length;
+    expect(a.processed).toBe(400 - (a.faults.unavailable - getsUnavailable) - a.faults.resetBefore);
   });
 });

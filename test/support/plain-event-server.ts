@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { seededDraws } from '../../src/sandbox/http/chaos-draws.js';
 
 /*
  * A small fake of the service that does NOT deduplicate: every POST /event it processes is
@@ -15,6 +16,10 @@ import type { AddressInfo } from 'node:net';
  *
  * Every route checks X-CLIENT-API-KEY (401 otherwise) before anything else, including faults.
  * Every answer carries X-Request-Id, equal to `requestId` in error bodies.
+ *
+ * Faults are drawn as the sandbox's `--chaos seed=N` draws them (chaos-draws.ts): from the
+ * seed, the request's route and event id, and how many requests of that route and id came
+ * before, so a batch meets the same faults per event whatever its concurrency.
  */
 
 export interface PlainServerFaults {
@@ -45,7 +50,10 @@ export interface PlainServerOptions {
   /** The one valid API key (default `plain-key`). */
   key?: string;
   faults?: PlainServerFaults;
-  /** Seed of the PRNG that draws the faults (default 1): the same seed, the same sequence. */
+  /**
+   * Seed of the fault draws (default 1): the same seed, the same faults for each event id's 1st,
+   * 2nd, … request of a route, in any order. POSTs without an id share one count, in arrival order.
+   */
   seed?: number;
   /** Delay before processing every authorised request, in ms (default 0). */
   latencyMs?: number;
@@ -58,18 +66,6 @@ interface StoredEvent {
 
 const MAX_BODY_BYTES = 1024 * 1024;
 const FAULT_ORDER: PlainFaultKind[] = ['unavailable', 'resetBefore', 'resetAfter', 'timeoutAfter'];
-
-/** mulberry32, as in scripts/bench-sandbox.mjs. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The deterministic rule: amount >= 1000 DECLINE 90, >= 500 REVIEW 50, else APPROVE 5. */
 function decide(id: string, amount: number): StoredEvent['decision'] {
@@ -113,7 +109,7 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
     if (!(share >= 0 && share <= 1)) throw new RangeError(`faults.${kind} must be a share between 0 and 1, not ${share}`);
   }
   if (FAULT_ORDER.reduce((sum, kind) => sum + shares[kind], 0) > 1) throw new RangeError('the fault shares add up to more than 1');
-  const random = seededRandom(options.seed ?? 1);
+  const draws = seededDraws(options.seed ?? 1);
   const latencyMs = options.latencyMs ?? 0;
 
   const stored = new Map<string, number>();
@@ -122,11 +118,11 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
   let processedCount = 0;
   let requestCount = 0;
 
-  /** One draw; POSTs may get any fault, GETs only `unavailable`. */
-  const drawFault = (isPost: boolean): PlainFaultKind | null => {
-    let r = random();
+  /** One draw for this route and event id; POSTs may get any fault, GETs only `unavailable`. */
+  const drawFault = (route: 'post' | 'summary' | 'assessment', eventId: string | null): PlainFaultKind | null => {
+    let r = draws(JSON.stringify([route, eventId]))('fault');
     for (const kind of FAULT_ORDER) {
-      if (r < shares[kind]) return isPost || kind === 'unavailable' ? kind : null;
+      if (r < shares[kind]) return route === 'post' || kind === 'unavailable' ? kind : null;
       r -= shares[kind];
     }
     return null;
@@ -185,7 +181,26 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
     if (given !== key) return sendError(401, 'UNAUTHORIZED', ['API_KEY_INVALID']);
     if (route === null) return sendError(404, 'NOT_FOUND', ['ROUTE_NOT_FOUND']);
 
-    const fault = drawFault(route === 'post');
+    // The body is parsed before the draw, which is keyed by the event id it holds.
+    let payload: unknown;
+    let malformed = false;
+    if (route === 'post' && size <= MAX_BODY_BYTES) {
+      try {
+        payload = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        malformed = true;
+      }
+    }
+    let pathId: string | null = null;
+    if (route !== 'post') {
+      try {
+        pathId = decodeURIComponent(segments[1]!);
+      } catch {
+        // Answered 400 BAD_URL below, after any fault drawn for it (keyed by no id).
+      }
+    }
+    const postedId = (payload as { id?: unknown } | null | undefined)?.id;
+    const fault = drawFault(route, route === 'post' ? (typeof postedId === 'string' ? postedId : null) : pathId);
     if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
     if (fault === 'unavailable') {
       faults.unavailable++;
@@ -193,17 +208,12 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
     }
 
     if (route !== 'post') {
-      let id: string;
-      try {
-        id = decodeURIComponent(segments[1]!);
-      } catch {
-        return sendError(400, 'BAD_REQUEST', ['BAD_URL']);
-      }
-      const event = latest.get(id);
+      if (pathId === null) return sendError(400, 'BAD_REQUEST', ['BAD_URL']);
+      const event = latest.get(pathId);
       if (!event) return sendError(404, 'NOT_FOUND', ['EVENT_NOT_FOUND']);
       if (route === 'summary') return send(200, summaryOf(event));
       const { actionType, totalRiskScore } = event.decision;
-      return send(200, { eventId: id, actionType, totalRiskScore, alerts: [], listMatches: [] });
+      return send(200, { eventId: pathId, actionType, totalRiskScore, alerts: [], listMatches: [] });
     }
 
     if (fault === 'resetBefore') {
@@ -211,12 +221,7 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
       return reset();
     }
     if (size > MAX_BODY_BYTES) return sendError(413, 'PAYLOAD_TOO_LARGE', ['BODY_TOO_LARGE']);
-    let payload: unknown;
-    try {
-      payload = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    } catch {
-      return sendError(400, 'BAD_REQUEST', ['MALFORMED_JSON']);
-    }
+    if (malformed) return sendError(400, 'BAD_REQUEST', ['MALFORMED_JSON']);
     if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
       return sendError(400, 'BAD_REQUEST', ['NOT_AN_OBJECT']);
     }
