@@ -1,0 +1,63 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { runCli } from './support/cli.js';
+
+/*
+ * Every fraudctl command the README shows is one that exists, with options that exist: the
+ * README is where a new user copies from, so an example that drifted from the CLI is a bug.
+ */
+
+const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+
+/** The fraudctl invocations in the README's code blocks, as written (after `$`, `|`, `&&`, `npx`). */
+function examples(): string[] {
+  const blocks = [...README.matchAll(/^```(?:sh|bash|console)?\n([\s\S]*?)^```/gm)].map((m) => m[1]!);
+  const found: string[] = [];
+  for (const block of blocks) {
+    for (const line of block.split('\n')) {
+      for (const m of line.matchAll(/(?:^|\$\s+|\|\s*|&&\s*|\(\s*|npx\s+)fraudctl\s+([^|#&;)<>]*)/g)) found.push(m[1]!.trim());
+    }
+  }
+  return [...new Set(found)];
+}
+
+/** Splits an example into words, quoted strings as one (their content does not matter here). */
+function words(example: string): string[] {
+  return example.replace(/"[^"]*"|'[^']*'|\$\([^)]*\)/g, 'VALUE').split(/\s+/).filter(Boolean);
+}
+
+const helpCache = new Map<string, Promise<string>>();
+const helpOf = (path: string[]) => {
+  const key = path.join(' ');
+  if (!helpCache.has(key)) helpCache.set(key, runCli([...path, '--help']).then((r) => r.stdout));
+  return helpCache.get(key)!;
+};
+
+/** The commands listed in a help text's "Commands:" section. */
+function commandsIn(help: string): string[] {
+  const section = help.split(/^Commands:$/m)[1]?.split(/^\S/m)[0] ?? '';
+  return [...section.matchAll(/^ {2}([a-z][\w-]*)/gm)].map((m) => m[1]!);
+}
+
+describe('the README', () => {
+  const all = examples();
+
+  it('shows fraudctl examples (the check below has something to check)', () => {
+    expect(all.length).toBeGreaterThan(20);
+  });
+
+  it.each(all)('fraudctl %s: the command and its options exist', async (example) => {
+    const tokens = words(example);
+    const path: string[] = [];
+    let help = await helpOf([]);
+    while (tokens.length > 0 && commandsIn(help).includes(tokens[0]!)) {
+      path.push(tokens.shift()!);
+      help = await helpOf(path);
+    }
+    if (path.length === 0) expect(tokens[0], `not a fraudctl command: ${example}`).toMatch(/^-/);
+    for (const token of tokens.filter((t) => t.startsWith('-') && t !== '-')) {
+      const option = token.split('=')[0]!;
+      expect(help, `fraudctl ${path.join(' ')} has no option ${option} (README: fraudctl ${example})`).toMatch(new RegExp(`(^|[\\s,])${option.replace(/[-]/g, '\\-')}([\\s,]|$)`, 'm'));
+    }
+  });
+});
