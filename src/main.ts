@@ -10,6 +10,7 @@ import { setStateCommand } from './commands/set-state.js';
 import { loginCommand } from './commands/login.js';
 import { configCommand } from './commands/config.js';
 import { completionCommand } from './commands/completion.js';
+import { doctorCommand } from './commands/doctor.js';
 
 /*
  * The entry point: builds the command tree, runs it, and is the one place that turns an
@@ -66,7 +67,7 @@ export function buildProgram(context: CliContext): Command {
   program.hook('preAction', (root) => {
     context.debug = Boolean(root.opts<{ debug?: boolean }>().debug);
   });
-  for (const make of [submitCommand, showCommand, alertsCommand, setStateCommand, loginCommand, configCommand, completionCommand, sandboxCommand]) {
+  for (const make of [submitCommand, showCommand, alertsCommand, setStateCommand, loginCommand, configCommand, doctorCommand, completionCommand, sandboxCommand]) {
     program.addCommand(make(context));
   }
   // Sub-commands report usage errors through the same exit path as the root.

@@ -159,6 +159,19 @@ export class ApiClient {
     return this.call({ method: 'PATCH', path: eventPath(eventId, '/state'), body: change, eventId, what: `updating the state of "${safe(eventId)}"`, idempotent: true });
   }
 
+  /**
+   * One GET of `path` under the base URL, no retry, no redirect, no reading of the answer as the
+   * service's (fraudctl doctor looks at it raw): status, headers, body text and round-trip time.
+   * A failure to get any answer is the usual NetworkError, with its message and hint.
+   */
+  async probe(path: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string; requestId: string | null; elapsedMs: number }> {
+    const op: Operation = { method: 'GET', path, what: `fetching ${safe(path)}`, idempotent: true };
+    const url = new URL(path.replace(/^\//, ''), this.base);
+    const started = performance.now();
+    const raw = await this.send(op, url, `${this.base.pathname}${path.replace(/^\//, '')}`, null, Date.now() + this.options.timeoutMs);
+    return { ...raw, elapsedMs: performance.now() - started };
+  }
+
   close(): Promise<void> {
     return this.dispatcherValue ? this.dispatcherValue.then((d) => d.close()) : Promise.resolve();
   }

@@ -41,6 +41,18 @@ export interface Settings {
   retries: number;
   /** True when baseUrl is null (embedded): output gets marked as sandbox. */
   isSandbox: boolean;
+  /** Where each setting came from, for `fraudctl doctor`. */
+  sources: SettingSources;
+}
+
+/** A flag, an environment variable, the config file, or the built-in default. */
+export type SettingSource = 'flag' | 'env' | 'file' | 'default';
+export interface SettingSources {
+  profile: SettingSource;
+  baseUrl: SettingSource;
+  apiKey: SettingSource | null;
+  timeout: SettingSource;
+  retries: SettingSource;
 }
 
 /** An environment variable counts only when set to something: `FRAUDCTL_PROFILE=` is the same as unset. */
@@ -123,7 +135,14 @@ export function resolveSettings(flags: SettingsFlags, env: NodeJS.ProcessEnv, fi
 
   const retries = stored.retries !== undefined ? orThrow(checkRetries(stored.retries), fileSource('retries'), String(stored.retries)) : DEFAULT_RETRIES;
 
-  return { profile, baseUrl, apiKey, apiKeySource, timeoutMs: Math.ceil(timeoutSeconds * 1000), retries, isSandbox };
+  const sources: SettingSources = {
+    profile: flags.profile !== undefined ? 'flag' : envValue(env, 'FRAUDCTL_PROFILE') !== undefined ? 'env' : file.activeProfile !== undefined || profile !== SANDBOX_PROFILE ? 'file' : 'default',
+    baseUrl: flags.baseUrl !== undefined ? 'flag' : envValue(env, 'FRAUDCTL_BASE_URL') !== undefined ? 'env' : stored.baseUrl !== undefined ? 'file' : 'default',
+    apiKey: apiKeySource === 'env' ? 'env' : apiKeySource === 'profile' ? 'file' : apiKeySource === 'sandbox-default' ? 'default' : null,
+    timeout: flags.timeoutSeconds !== undefined ? 'flag' : envValue(env, 'FRAUDCTL_TIMEOUT') !== undefined ? 'env' : stored.timeoutSeconds !== undefined ? 'file' : 'default',
+    retries: stored.retries !== undefined ? 'file' : 'default',
+  };
+  return { profile, baseUrl, apiKey, apiKeySource, timeoutMs: Math.ceil(timeoutSeconds * 1000), retries, isSandbox, sources };
 }
 
 function resolveBaseUrl(profile: string, stored: ProfileConfig, flags: SettingsFlags, env: NodeJS.ProcessEnv, fileSource: (key: string) => string): string | null {

@@ -1,0 +1,118 @@
+import { newProbeId } from '../api/api-client.js';
+import { CliError, ExitCode } from '../errors/cli-error.js';
+import { configFilePath } from '../profiles/config-file.js';
+import { redactKey } from '../profiles/redact.js';
+import type { Settings } from '../profiles/settings.js';
+import type { Style } from '../render/colours.js';
+import { terminalSafe } from '../render/terminal-text.js';
+import type { Session } from '../session.js';
+import { configFileCheck, dnsCheck, openApiCheck, proxyCheck, proxyFor, serviceChecks, sourceWords, tcpCheck, tlsCheck, type CheckResult } from './checks.js';
+
+/*
+ * `fraudctl doctor`: is the set-up working? One line per check, ✓ or ✗ with what to do, as
+ * `gh auth status` and `brew doctor` do: the settings in force and where each came from, then
+ * the network path (proxy, DNS, connection, TLS), then whether the URL answers as the service,
+ * takes the key, agrees on the time, and how fast. Exit 0 only when nothing failed.
+ */
+
+const NETWORK_TIMEOUT_MS = 5_000;
+
+function settingsChecks(settings: Settings, env: NodeJS.ProcessEnv): CheckResult[] {
+  const s = settings.sources;
+  const checks: CheckResult[] = [
+    configFileCheck(configFilePath(env)),
+    { check: 'profile', title: 'profile', status: 'pass', detail: `${settings.profile} (${sourceWords(s.profile, 'FRAUDCTL_PROFILE', '--profile')})` },
+    {
+      check: 'service-url',
+      title: 'service URL',
+      status: 'pass',
+      detail: settings.baseUrl === null ? 'the embedded sandbox: a local service started for each command, not production' : `${terminalSafe(settings.baseUrl)} (${sourceWords(s.baseUrl, 'FRAUDCTL_BASE_URL', '--base-url')})`,
+    },
+  ];
+  if (settings.apiKey === null || settings.apiKey === '') {
+    checks.push({ check: 'api-key', title: 'API key', status: 'fail', detail: 'none for this profile', hint: `fraudctl login --profile ${settings.profile} (or set FRAUDCTL_API_KEY)` });
+  } else {
+    const source = settings.apiKeySource === 'sandbox-default' ? 'the sandbox\'s key' : sourceWords(s.apiKey, 'FRAUDCTL_API_KEY');
+    checks.push({ check: 'api-key', title: 'API key', status: 'pass', detail: `${redactKey(settings.apiKey)} (${source})` });
+  }
+  checks.push({ check: 'timeout', title: 'timeout', status: 'info', detail: `${settings.timeoutMs / 1000} s (${sourceWords(s.timeout, 'FRAUDCTL_TIMEOUT', '--timeout')}); ${settings.retries} retries (${sourceWords(s.retries)})` });
+  return checks;
+}
+
+async function networkChecks(url: URL, env: NodeJS.ProcessEnv): Promise<CheckResult[]> {
+  const checks = [proxyCheck(url, env)];
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const via = proxyFor(url, env);
+  if (via) {
+    // Through a proxy, this machine resolves and connects to the proxy; the service is the proxy's business.
+    let proxy: URL | null = null;
+    try {
+      proxy = new URL(via.proxy);
+    } catch {
+      return checks;
+    }
+    const proxyHost = proxy.hostname.replace(/^\[|\]$/g, '');
+    const proxyPort = Number(proxy.port || (proxy.protocol === 'https:' ? 443 : 80));
+    checks.push(await dnsCheck(proxyHost), await tcpCheck(proxyHost, proxyPort, NETWORK_TIMEOUT_MS));
+    checks.push({ check: 'tls', title: 'TLS', status: 'skip', detail: 'through the proxy: checked by the request below' });
+    return checks;
+  }
+  const dns = await dnsCheck(host);
+  checks.push(dns);
+  if (dns.status === 'fail') return checks;
+  const tcp = await tcpCheck(host, port, NETWORK_TIMEOUT_MS);
+  checks.push(tcp);
+  if (tcp.status === 'fail') return checks;
+  if (url.protocol === 'https:') checks.push(await tlsCheck(host, port, NETWORK_TIMEOUT_MS, env));
+  else if (!['localhost', '127.0.0.1', '::1'].includes(host)) {
+    checks.push({ check: 'tls', title: 'TLS', status: 'fail', detail: 'plain http:// to another machine: the API key travels in clear', hint: 'use the service\'s https:// URL' });
+  } else checks.push({ check: 'tls', title: 'TLS', status: 'skip', detail: 'plain http:// on this machine' });
+  return checks;
+}
+
+export async function runDoctor(session: Session): Promise<void> {
+  const output = await session.output();
+  const { env } = session.context;
+  const checks: CheckResult[] = [];
+  let settings: Settings | null = null;
+  try {
+    settings = await session.settings();
+  } catch (error) {
+    if (!(error instanceof CliError)) throw error;
+    checks.push(configFileCheck(configFilePath(env)));
+    checks.push({ check: 'settings', title: 'settings', status: 'fail', detail: error.message, ...(error.hint ? { hint: error.hint } : {}) });
+  }
+  if (settings) {
+    checks.push(...settingsChecks(settings, env));
+    if (settings.baseUrl !== null) checks.push(...(await networkChecks(new URL(settings.baseUrl), env)));
+    const reachable = !checks.some((c) => ['dns', 'connect', 'tls'].includes(c.check) && c.status === 'fail');
+    if (reachable && settings.apiKey) {
+      const client = await session.client();
+      const found = await serviceChecks(client, newProbeId(), settings.profile);
+      checks.push(found.service, found.key);
+      if (found.service.status === 'pass') checks.push(await openApiCheck(client));
+      checks.push(found.clock, found.roundTrip);
+    }
+  }
+
+  const failed = checks.filter((c) => c.status === 'fail');
+  if (output.json) output.printJson({ ok: failed.length === 0, sandbox: settings?.baseUrl === null, checks });
+  else output.print(render(checks, output.style));
+  if (failed.length > 0) {
+    throw new CliError(`${failed.length} of ${checks.length} checks failed: ${failed.map((c) => c.title).join(', ')}`, ExitCode.FAILURE);
+  }
+}
+
+const MARKS = { pass: '✓', fail: '✗', skip: '–', info: '•' } as const;
+
+function render(checks: CheckResult[], style: Style): string {
+  const width = Math.max(...checks.map((c) => c.title.length));
+  return checks
+    .map((c) => {
+      const mark = c.status === 'pass' ? style.approve(MARKS.pass) : c.status === 'fail' ? style.decline(MARKS.fail) : style.dim(MARKS[c.status]);
+      const line = `${mark} ${c.title.padEnd(width)}  ${c.detail}`;
+      return c.hint ? `${line}\n  ${' '.repeat(width)}  ${style.dim(`→ ${c.hint}`)}` : line;
+    })
+    .join('\n');
+}

@@ -1,0 +1,129 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliEnv, runCli } from '../support/cli.js';
+import { DEMO_KEY, startTestSandbox, tempDir, type TestSandbox } from '../support/sandbox.js';
+
+/*
+ * `fraudctl doctor` against the real sandbox (embedded and served), and against servers that
+ * are not the service or disagree about the time: one line per check, exit 0 only when all pass,
+ * and never the key.
+ */
+
+const tmp = tempDir('fraudctl-doctor-');
+let sb: TestSandbox;
+let servers: Server[] = [];
+
+async function serve(handler: Parameters<typeof createServer>[1]): Promise<string> {
+  const server = createServer(handler);
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+beforeAll(async () => {
+  sb = await startTestSandbox();
+});
+afterAll(async () => {
+  await sb.close();
+  for (const s of servers) {
+    s.closeAllConnections();
+    await new Promise((resolve) => s.close(resolve));
+  }
+  servers = [];
+  tmp.remove();
+});
+
+const env = (extra: Record<string, string> = {}) => cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: `${tmp.dir}/config`, XDG_DATA_HOME: `${tmp.dir}/data`, ...extra });
+/** The line of the check titled `title` (the mark, the title padded, then at least two spaces). */
+const line = (stdout: string, title: string) => stdout.split('\n').find((l) => new RegExp(`^. ${title}\\s{2,}`).test(l)) ?? '';
+
+describe('fraudctl doctor', () => {
+  it('on the embedded sandbox: says so, every check passes, exit 0, and the key is never printed', async () => {
+    const result = await runCli(['doctor'], { env: env() });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(line(result.stdout, 'service URL')).toMatch(/^✓ service URL\s+the embedded sandbox/);
+    expect(line(result.stdout, 'service')).toMatch(/^✓ service\s+answers as the fraud-screening service \(404 NOT_FOUND: EVENT_NOT_FOUND/);
+    expect(line(result.stdout, 'key accepted')).toMatch(/^✓/);
+    expect(line(result.stdout, 'clock')).toMatch(/^✓ clock\s+in step with the service/);
+    expect(line(result.stdout, 'round trip')).toMatch(/\d+ ms \(median of 3\)/);
+    expect(result.stdout + result.stderr).not.toContain(DEMO_KEY);
+  });
+
+  it('--json: every check with its status, ok true, sandbox true', async () => {
+    const result = await runCli(['doctor', '--json'], { env: env() });
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as { ok: boolean; sandbox: boolean; checks: { check: string; status: string }[] };
+    expect(report).toMatchObject({ ok: true, sandbox: true });
+    expect(report.checks.map((c) => c.check)).toEqual(expect.arrayContaining(['profile', 'service-url', 'api-key', 'service', 'api-key-accepted', 'clock', 'round-trip']));
+    expect(report.checks.every((c) => c.status !== 'fail')).toBe(true);
+  });
+
+  it('names where each setting came from', async () => {
+    const result = await runCli(['doctor', '--timeout', '7'], { env: env({ FRAUDCTL_BASE_URL: sb.url, FRAUDCTL_API_KEY: DEMO_KEY }) });
+    expect(result.code, result.stdout).toBe(0);
+    expect(line(result.stdout, 'service URL')).toContain(`${sb.url} (from FRAUDCTL_BASE_URL)`);
+    expect(line(result.stdout, 'API key')).toMatch(/\*\*\*\*-key \(from FRAUDCTL_API_KEY\)/);
+    expect(line(result.stdout, 'timeout')).toContain('7 s (from --timeout)');
+    expect(line(result.stdout, 'connection')).toMatch(/^✓ connection\s+127\.0\.0\.1:\d+ in \d+ ms/);
+    expect(line(result.stdout, 'TLS')).toMatch(/^– TLS\s+plain http:\/\/ on this machine/);
+  });
+
+  it('a refused key: ✗ with the status and how to log in again, exit 1', async () => {
+    const result = await runCli(['doctor'], { env: env({ FRAUDCTL_BASE_URL: sb.url, FRAUDCTL_API_KEY: 'not-a-key-of-this-service' }) });
+    expect(result.code).toBe(1);
+    expect(line(result.stdout, 'service')).toMatch(/^✓/);
+    expect(line(result.stdout, 'key accepted')).toMatch(/^✗ key accepted\s+the service refused the key \(401 UNAUTHORIZED: API_KEY_INVALID\)/);
+    expect(result.stdout).toContain('fraudctl login --profile');
+    expect(result.stderr).toMatch(/^error: 1 of \d+ checks failed: key accepted$/m);
+    expect(result.stdout + result.stderr).not.toContain('not-a-key-of-this-service');
+  });
+
+  it('a URL that is not the service (a static file server\'s HTML 404): ✗ service, exit 1', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(404, { 'content-type': 'text/html' });
+      res.end('<html><body>Not Found</body></html>');
+    });
+    const result = await runCli(['doctor'], { env: env({ FRAUDCTL_BASE_URL: url, FRAUDCTL_API_KEY: 'k' }) });
+    expect(result.code).toBe(1);
+    expect(line(result.stdout, 'service')).toMatch(/^✗ service\s+this URL is not the fraud-screening service, or not its base path: GET \/event\/… answered 404 with an HTML page/);
+    expect(line(result.stdout, 'key accepted')).toMatch(/^– key accepted\s+unknown/);
+  });
+
+  it('a clock ten minutes off: ✗ clock with the skew', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(404, { 'content-type': 'application/json', date: new Date(Date.now() + 600_000).toUTCString() });
+      res.end(JSON.stringify({ requestId: 'r-1', errorType: 'NOT_FOUND', errorCodes: ['EVENT_NOT_FOUND'] }));
+    });
+    const result = await runCli(['doctor'], { env: env({ FRAUDCTL_BASE_URL: url, FRAUDCTL_API_KEY: 'k' }) });
+    expect(result.code).toBe(1);
+    expect(line(result.stdout, 'clock')).toMatch(/^✗ clock\s+(599|600|601) s behind the service/);
+    expect(line(result.stdout, 'service')).toMatch(/^✓/);
+  });
+
+  it('nothing listening: ✗ connection (refused), and the service checks are not attempted', async () => {
+    const url = await serve(() => {});
+    const port = new URL(url).port;
+    const last = servers.pop()!;
+    await new Promise((resolve) => last.close(resolve));
+    const result = await runCli(['doctor'], { env: env({ FRAUDCTL_BASE_URL: `http://127.0.0.1:${port}`, FRAUDCTL_API_KEY: 'k' }) });
+    expect(result.code).toBe(1);
+    expect(line(result.stdout, 'connection')).toMatch(/^✗ connection\s+127\.0\.0\.1:\d+: ECONNREFUSED/);
+    expect(line(result.stdout, 'service')).toBe('');
+  });
+
+  it('a host that does not resolve: ✗ DNS', async () => {
+    const result = await runCli(['doctor'], { env: env({ FRAUDCTL_BASE_URL: 'https://fraud.does-not-exist.invalid', FRAUDCTL_API_KEY: 'k' }) });
+    expect(result.code).toBe(1);
+    expect(line(result.stdout, 'DNS')).toMatch(/^✗ DNS\s+fraud\.does-not-exist\.invalid does not resolve/);
+  });
+
+  it('shows the proxy in use without its password', async () => {
+    const result = await runCli(['doctor', '--json'], { env: env({ FRAUDCTL_BASE_URL: 'http://fraud.does-not-exist.invalid', FRAUDCTL_API_KEY: 'k', HTTP_PROXY: 'http://user:s3cret@127.0.0.1:9' }) });
+    const report = JSON.parse(result.stdout) as { checks: { check: string; detail: string }[] };
+    const proxy = report.checks.find((c) => c.check === 'proxy')!;
+    expect(proxy.detail).toContain('127.0.0.1:9');
+    expect(proxy.detail).toContain('(HTTP_PROXY)');
+    expect(result.stdout).not.toContain('s3cret');
+  });
+});
