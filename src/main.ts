@@ -8,6 +8,7 @@ import { showCommand } from './commands/show.js';
 import { alertsCommand } from './commands/alerts.js';
 import { setStateCommand } from './commands/set-state.js';
 import { loginCommand } from './commands/login.js';
+import { logoutCommand } from './commands/logout.js';
 import { configCommand } from './commands/config.js';
 import { completionCommand } from './commands/completion.js';
 import { doctorCommand } from './commands/doctor.js';
@@ -67,7 +68,7 @@ export function buildProgram(context: CliContext): Command {
   program.hook('preAction', (root) => {
     context.debug = Boolean(root.opts<{ debug?: boolean }>().debug);
   });
-  for (const make of [submitCommand, showCommand, alertsCommand, setStateCommand, loginCommand, configCommand, doctorCommand, completionCommand, sandboxCommand]) {
+  for (const make of [submitCommand, showCommand, alertsCommand, setStateCommand, loginCommand, logoutCommand, configCommand, doctorCommand, completionCommand, sandboxCommand]) {
     program.addCommand(make(context));
   }
   // Sub-commands report usage errors through the same exit path as the root.

@@ -1,4 +1,4 @@
-import { Argument, Command } from 'commander';
+import { Argument, Command, InvalidArgumentError } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { withSession } from '../session.js';
 
@@ -8,6 +8,8 @@ import { withSession } from '../session.js';
  */
 
 const KEYS = ['base-url', 'timeout', 'retries', 'api-key'];
+/** What `config set` takes: not the key, which never travels in argv. */
+const SETTABLE = KEYS.filter((k) => k !== 'api-key');
 
 export function configCommand(context: CliContext): Command {
   const config = new Command('config').description('list and change profiles: service URL, timeout, retries').addHelpText(
@@ -37,8 +39,15 @@ export function configCommand(context: CliContext): Command {
     });
   config
     .command('set')
-    .description('change one setting of a profile (created if new)')
-    .addArgument(new Argument('<key>').choices(KEYS))
+    .description('change one setting of a profile (created if new); the API key is stored by fraudctl login')
+    .addArgument(
+      new Argument('<key>', 'the setting (the key is stored by login)').choices(SETTABLE).argParser((key: string) => {
+        // A key typed as an argument is already in the shell's history: refuse it, and say so.
+        if (key === 'api-key') throw new InvalidArgumentError('the API key is not set with config set (an argument ends up in shell history and process lists): run fraudctl login --profile NAME, which reads it hidden or from stdin; if you typed a real key here, consider rotating it');
+        if (!SETTABLE.includes(key)) throw new InvalidArgumentError(`Allowed choices are ${SETTABLE.join(', ')}.`);
+        return key;
+      }),
+    )
     .argument('<value>')
     .action(async (key: string, value: string, _options: unknown, command: Command) => {
       const { setConfig } = await import('../profiles/config-output.js');

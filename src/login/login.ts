@@ -59,4 +59,29 @@ export async function login(session: Session): Promise<void> {
   saveApiKey(context.env, profile, key, newBaseUrl);
   const output = await session.output();
   output.note(`Logged in: profile "${profile}" (${baseUrl ?? 'embedded sandbox'}) now uses key ${redactKey(key)}, saved in ${configFilePath(context.env)}`);
+  await offerToActivate(session, profile);
+}
+
+/**
+ * A profile just logged into is not yet the one commands use unless it is the active one:
+ * on a terminal, ask whether to make it so; otherwise say how.
+ */
+async function offerToActivate(session: Session, profile: string): Promise<void> {
+  const { context } = session;
+  const [{ readConfigFile }, { activeProfileName }, { useProfile }] = await Promise.all([
+    import('../profiles/config-file.js'),
+    import('../profiles/settings.js'),
+    import('../profiles/config-commands.js'),
+  ]);
+  // The profile the config file makes active (FRAUDCTL_PROFILE is one shell's choice, not the setting to change).
+  const { FRAUDCTL_PROFILE: _fromShell, ...envWithoutShellChoice } = context.env;
+  const active = activeProfileName(envWithoutShellChoice, readConfigFile(context.env));
+  if (active === profile) return;
+  const output = await session.output();
+  if (session.canPrompt && (await (await session.prompter()).confirm(`Make "${profile}" the active profile (instead of "${active}")?`, true))) {
+    useProfile(context.env, profile);
+    output.note(`"${profile}" is now the active profile`);
+    return;
+  }
+  output.note(`The active profile is still "${active}": to use "${profile}", run fraudctl config use ${profile}, or add --profile ${profile} to a command`);
 }

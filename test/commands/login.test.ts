@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { DEMO_KEY } from '../support/sandbox.js';
+import { onTerminal } from '../support/script-terminal.js';
 
 const cli = useSandboxForCli();
 /** No key or URL from the environment: only what login stored. */
@@ -69,5 +70,60 @@ describe('fraudctl login and config', () => {
     const unknown = await cli.run(['show', 'x', '--profile', 'nope'], { env: bare });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('no profile "nope"');
+  });
+});
+
+describe('login: making the profile the one in use, and logout', () => {
+  const activeProfile = async () => {
+    const list = JSON.parse((await cli.run(['config', 'list', '--json'], { env: bare })).stdout) as { name: string; active: boolean }[];
+    return list.find((p) => p.active)?.name;
+  };
+
+  it('without a terminal, says how to use the new profile and leaves the active one as it was', async () => {
+    const before = await activeProfile();
+    const result = await cli.run(['login', '--profile', 'second', '--base-url', cli.sb.url], { input: DEMO_KEY, env: bare });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(`The active profile is still "${before}": to use "second", run fraudctl config use second, or add --profile second to a command`);
+    expect(await activeProfile()).toBe(before);
+  });
+
+  it('on a terminal, asks whether to make the new profile the active one', async () => {
+    const { code, screen } = await onTerminal(
+      ['login', '--profile', 'third', '--base-url', cli.sb.url],
+      [
+        [/API key/, `${DEMO_KEY}\r`],
+        [/Make "third" the active profile/, 'y\r'],
+      ],
+      cli.env(bare),
+    );
+    expect(code, screen).toBe(0);
+    expect(screen).toContain('"third" is now the active profile');
+    expect(screen).not.toContain(DEMO_KEY);
+    expect(await activeProfile()).toBe('third');
+  });
+
+  it('logout forgets the key and keeps the profile; a second logout has nothing to do; an unknown profile is exit 2', async () => {
+    expect((await cli.run(['login', '--profile', 'leaving', '--base-url', cli.sb.url], { input: DEMO_KEY, env: bare })).code).toBe(0);
+    const out = await cli.run(['logout', '--profile', 'leaving'], { env: bare });
+    expect(out.code).toBe(0);
+    expect(out.stderr).toContain('Logged out: profile "leaving" has no key any more');
+    const stored = JSON.parse(readFileSync(configFile(), 'utf8')).profiles.leaving;
+    expect(stored).toEqual({ baseUrl: cli.sb.url });
+    const again = await cli.run(['logout', '--profile', 'leaving'], { env: bare });
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain('has no stored key: nothing to do');
+    const show = await cli.run(['show', 'x-1', '--profile', 'leaving'], { env: bare });
+    expect(show.code).toBe(3);
+    expect((await cli.run(['logout', '--profile', 'never-was'], { env: bare })).code).toBe(2);
+  });
+
+  it('config set does not offer api-key, and refuses it with the way to store a key', async () => {
+    const help = await cli.run(['config', 'set', '--help'], { env: bare });
+    const text = help.stdout.replace(/\s+/g, ' ');
+    expect(text).toContain('(choices: "base-url", "timeout", "retries")');
+    expect(text).not.toMatch(/choices:[^)]*api-key/);
+    const refused = await cli.run(['config', 'set', 'api-key', 'abc123', '--profile', 'prod'], { env: bare });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('run fraudctl login --profile NAME');
   });
 });

@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/contract/index.js';
-import { BIN, nodeWarnings } from '../support/cli.js';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
+import { onTerminal } from '../support/script-terminal.js';
 
 const cli = useSandboxForCli();
 let n = 0;
@@ -173,36 +172,6 @@ describe('fraudctl set-state against a service that answers 204', () => {
     expect(result.stdout).toBe('');
   });
 });
-
-/**
- * Runs fraudctl on a real pseudo-terminal (util-linux `script`), answering prompts as they
- * appear. `steps` are [text to wait for, keys to send].
- */
-function onTerminal(args: string[], steps: [RegExp, string][], env: NodeJS.ProcessEnv): Promise<{ code: number | null; screen: string }> {
-  const command = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qfec', command, '/dev/null'], { env: { ...env, TERM: 'xterm' } });
-    let screen = '';
-    let step = 0;
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`stuck at step ${step}; screen so far:\n${screen}`));
-    }, 15_000);
-    child.stdout.on('data', (d: Buffer) => {
-      screen += d.toString();
-      while (step < steps.length && steps[step]![0].test(screen)) {
-        child.stdin.write(steps[step]![1]);
-        step++;
-      }
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      const warnings = nodeWarnings(screen);
-      if (warnings.length > 0) reject(new Error(`Node warning on the terminal: ${warnings.join(' | ')}`));
-      else resolve({ code, screen });
-    });
-  });
-}
 
 const DOWN = '\u001b[B';
 const ENTER = '\r';
