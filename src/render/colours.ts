@@ -50,6 +50,8 @@ function forcedLevel(value: string): ColourLevel {
  */
 export interface Style {
   readonly level: ColourLevel;
+  /** The terminal's width in columns, that tables fit into; null off a terminal (nothing is cut). */
+  readonly columns: number | null;
   /** An APPROVE decision: green bold. */
   approve(s: string): string;
   /** A REVIEW decision: yellow bold. */
@@ -68,7 +70,7 @@ export interface Style {
   sandboxBadge(s: string): string;
 }
 
-export function createStyle(level: ColourLevel): Style {
+export function createStyle(level: ColourLevel, columns: number | null = null): Style {
   // Our own instance: the global chalk decides its level from process.stdout and the env.
   const c: ChalkInstance = new Chalk({ level });
   const approve = (s: string) => c.green.bold(s);
@@ -76,6 +78,7 @@ export function createStyle(level: ColourLevel): Style {
   const decline = (s: string) => c.red.bold(s);
   return {
     level,
+    columns,
     approve,
     review,
     decline,

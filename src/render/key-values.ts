@@ -1,7 +1,7 @@
 import type { Style } from './colours.js';
 import { cell, safeText } from './cells.js';
 import { isFields, unknownKeys, type Fields } from './records.js';
-import { column, createTable, recordTable } from './tables.js';
+import { column, createTable, recordTable, tableText } from './tables.js';
 
 /*
  * The generic renderer: any JSON value, shape unknown, shown without losing anything. Used
@@ -30,7 +30,7 @@ export function renderFields(fields: Fields, keys: readonly string[], style: Sty
     if (isListOfRecords(value)) lists.push(`${style.heading(safeText(key))}\n${recordsByUnionOfKeys(value, style)}`);
     else table.push([safeText(key), cell(value, style)]);
   }
-  return [...(table.length > 0 ? [table.toString()] : []), ...lists].join('\n\n');
+  return [...(table.length > 0 ? [tableText(table, style)] : []), ...lists].join('\n\n');
 }
 
 function renderList(list: readonly unknown[], style: Style): string {
@@ -38,7 +38,7 @@ function renderList(list: readonly unknown[], style: Style): string {
   if (isListOfRecords(list)) return recordsByUnionOfKeys(list, style);
   const table = createTable(['#', 'value'], style, ['right', 'left']);
   list.forEach((entry, i) => table.push([String(i), cell(entry, style)]));
-  return table.toString();
+  return tableText(table, style);
 }
 
 function isListOfRecords(value: unknown): value is Fields[] {

@@ -2,6 +2,7 @@ import Table from 'cli-table3';
 import type { ProfileListing } from '../profiles/config-commands.js';
 import type { Style } from './colours.js';
 import { terminalSafe } from './terminal-text.js';
+import { tableText } from './tables.js';
 
 /** `fraudctl config list`: one row a profile, the active one marked; keys arrive redacted. */
 export function renderProfiles(profiles: readonly ProfileListing[], style: Style): string {
@@ -16,5 +17,5 @@ export function renderProfiles(profiles: readonly ProfileListing[], style: Style
       String(p.retries),
     ]);
   }
-  return table.toString();
+  return tableText(table, style);
 }

@@ -2,7 +2,7 @@ import type { Style } from './colours.js';
 import { cell, joinPresent, money, safeText } from './cells.js';
 import { renderKeyValues } from './key-values.js';
 import { hasAnyKey, isFields, unknownKeys, type Fields } from './records.js';
-import { column, createTable, joinBlocks, recordTable, sectionRow, type Column } from './tables.js';
+import { column, createTable, joinBlocks, recordTable, sectionRow, tableText, type Column } from './tables.js';
 
 /*
  * The event summary (GET /event/{id}) as a two-column table in sections, then its items.
@@ -82,7 +82,7 @@ function summaryTable(summary: Fields, style: Style): string {
   for (const [title, rows] of SECTIONS) section(title, rows.map((row) => [row.head, row.show(summary, style)]));
   const other = unknownKeys(summary, SUMMARY_KEYS);
   if (other.length > 0) section('Other fields', other.map((key) => [safeText(key), cell(summary[key], style)]));
-  return table.toString();
+  return tableText(table, style);
 }
 
 function itemColumns(baseCurrency: unknown): Column[] {

@@ -20,6 +20,38 @@ export function createTable(head: readonly string[] | undefined, style: Style, c
   });
 }
 
+/** Narrowest a column is made to fit a terminal: room for a few characters and the cell's padding. */
+const MIN_COLUMN = 8;
+
+/**
+ * The table as text; on a terminal (style.columns set), fitted to its width as gh's table
+ * printer does: while the table is too wide, the widest column gives up a column, so the long
+ * free-text columns (names, descriptions, comments) shrink first; their cells wrap at word
+ * boundaries (and longer words are cut with …). Off a terminal nothing is cut. cli-table3 sizes
+ * columns from their content when rendering, so the natural widths are read off a first
+ * rendering's border line (its own computed widths leave out spanning cells).
+ */
+export function tableText(table: Table.Table, style: Style): string {
+  const natural = table.toString();
+  const columns = style.columns;
+  if (columns === null) return natural;
+  const borders = natural.split('\n').filter((line) => /^[┌├└][─┬┼┴]+[┐┤┘]$/.test(line));
+  if (borders.length === 0 || borders[0]!.length <= columns) return natural;
+  // The border with the most column separators has every column (spanning rows hide some).
+  const border = borders.reduce((a, b) => (b.split(/[┬┼┴]/).length > a.split(/[┬┼┴]/).length ? b : a));
+  const widths = border.slice(1, -1).split(/[┬┼┴]/).map((segment) => segment.length);
+  let total = widths.reduce((sum, w) => sum + w, 0) + widths.length + 1;
+  while (total > columns) {
+    const widest = widths.indexOf(Math.max(...widths));
+    if (widths[widest]! <= MIN_COLUMN) break;
+    widths[widest]!--;
+    total--;
+  }
+  // The first rendering filled in colWidths and rowHeights: fix the widths, and let the heights grow with the wrapping.
+  Object.assign(table.options, { colWidths: widths, rowHeights: [], wordWrap: true, wrapOnWordBoundary: true });
+  return table.toString();
+}
+
 /** A row spanning a two-column table: a section heading in it, or '' for a blank line. */
 export function sectionRow(title: string, style: Style): Row {
   return [{ colSpan: 2, content: title === '' ? '' : style.heading(title) }];
@@ -61,7 +93,7 @@ export function recordTable(entries: readonly unknown[], columns: readonly Colum
     if (needOther) row.push(isFields(entry) ? keyEqualsValue(entry, extras[i]!, style) : cell(entry, style));
     table.push(row);
   });
-  return table.toString();
+  return tableText(table, style);
 }
 
 /** Blocks of output (tables, lines) one blank line apart; empty blocks left out. */

@@ -1,0 +1,44 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useSandboxForCli } from '../support/cli-against-sandbox.js';
+import { onTerminal } from '../support/script-terminal.js';
+
+/*
+ * Tables on an 80-column terminal fit in 80 columns (the long free-text columns wrap first);
+ * off a terminal, nothing is cut. Run in a real pseudo-terminal of that size.
+ */
+
+const cli = useSandboxForCli();
+const ID = 'wide-1';
+
+beforeAll(async () => {
+  const review = (await import('../../examples/review.json', { with: { type: 'json' } })).default;
+  const items = [{ itemId: 'sku-with-a-rather-long-identifier-0001', itemName: 'A laptop with a name long enough to need wrapping on any terminal', itemQuantity: 1, itemPrice: 1649, itemCategory: 'electronics', itemSeller: 'Nordic Tech AB', itemSellerCountry: 'SE' }];
+  expect((await cli.sb.call('POST', '/event', { body: { ...review, id: ID, items } })).status).toBe(201);
+});
+
+// eslint-disable-next-line no-control-regex -- stripping the terminal's escape sequences is the point
+const visible = (screen: string) => screen.replace(/\u001b\[[0-9;?]*[a-zA-Z]/g, '').split(/\r?\n/).map((l) => l.replace(/\r/g, ''));
+const widest = (lines: string[]) => Math.max(...lines.map((l) => [...l].length));
+
+describe('tables and the terminal width', () => {
+  it.each([
+    ['alerts', ['alerts', ID], 'billing country BE is not shipping country NL'],
+    ['show', ['show', ID], 'Nordic Tech AB (SE)'],
+    ['config list', ['config', 'list'], 'embedded sandbox'],
+  ])('%s on an 80-column terminal fits in 80 columns and keeps every word', async (_name, args, words) => {
+    const { code, screen } = await onTerminal(args, [], cli.env(), { columns: 80, rows: 24 });
+    expect(code, screen).toBe(0);
+    const lines = visible(screen);
+    expect(widest(lines), screen).toBeLessThanOrEqual(80);
+    // Wrapped, not lost: every word of the long cell is on the screen.
+    const text = lines.join(' ');
+    for (const word of words.split(' ')) expect(text).toContain(word);
+  });
+
+  it('off a terminal nothing is cut: the same tables keep their full width', async () => {
+    const result = await cli.run(['alerts', ID]);
+    expect(result.code).toBe(0);
+    expect(widest(result.stdout.split('\n'))).toBeGreaterThan(100);
+    expect(result.stdout).toContain('billing country BE is not shipping country NL');
+  });
+});
