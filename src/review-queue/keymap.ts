@@ -109,16 +109,19 @@ export function keyBar(context: KeyContext): { key: string; label: string }[] {
     .map((b) => ({ key: b.shown, label: b.label }));
 }
 
-/** The `?` screen's lines, from the same table. */
+/** The `?` screen's lines, from the same table: 20 lines, so that it fits 80×24 with its title. */
 export function helpLines(): string[] {
-  const section = (title: string, rows: readonly (readonly [string, string])[]) => [title, ...rows.map(([k, h]) => `  ${k.padEnd(14)}${h}`), ''];
-  const rows = (context: KeyContext) => bindingsFor(context).map((b) => [b.shown, b.help] as const);
+  const rows = (entries: readonly (readonly [string, string])[]) => entries.map(([k, h]) => `  ${k.padEnd(14)}${h}`);
+  const inline = (context: KeyContext) => `  ${keyBar(context).map(({ key, label }) => `${key} ${label}`).join('  ')}`;
   return [
-    ...section('On an event', rows('event')),
-    ...section('Writing a comment', COMMENT_KEYS),
-    ...section('After a failure', rows('failed').filter(([k]) => k === 'r')),
-    ...section('Viewing everything (v)', rows('view')),
-    ...section('Any time', ALWAYS_KEYS),
+    'On an event',
+    ...rows(bindingsFor('event').map((b) => [b.shown, b.help] as const)),
+    'Writing a comment',
+    ...rows(COMMENT_KEYS),
+    `After a failure: ${keyBar('failed').map(({ key, label }) => `${key} ${label}`).join('  ')}`,
+    'Viewing everything (v):',
+    inline('view'),
+    `Any time: ${ALWAYS_KEYS.map(([k, h]) => `${k} ${h}`).join('; ')}`,
     'Press any key to go back.',
   ];
 }
