@@ -13,6 +13,8 @@ export interface QueueOptions {
   includeClaimed: boolean;
   /** Also show events no longer awaiting review. */
   includeDecided: boolean;
+  /** Events fetched ahead of the one on screen (1; the benchmark compares with 0). */
+  prefetch?: number;
 }
 
 /** What the analyst can do to an event; `comment` changes no state. */

@@ -34,7 +34,7 @@ import {
  * - an empty comment is never sent (the service would replace a colleague's note with it).
  */
 
-/** Events fetched ahead of the one on screen. */
+/** Events fetched ahead of the one on screen, unless the options say otherwise. */
 export const PREFETCH_AHEAD = 1;
 
 type Result = [Model, Effect[]];
@@ -97,7 +97,8 @@ function withFatal(model: Model, failure: CallFailure, effects: Effect[] = []): 
 /** The fetches the next screens need that are not already under way. */
 function prefetch(model: Model, effects: Effect[]): Model {
   let loads: Map<number, LoadState> | null = null;
-  for (let i = model.index; i <= model.index + PREFETCH_AHEAD && i < model.entries.length; i++) {
+  const ahead = model.options.prefetch ?? PREFETCH_AHEAD;
+  for (let i = model.index; i <= model.index + ahead && i < model.entries.length; i++) {
     if (i < 0 || model.loads.has(i)) continue;
     loads ??= new Map(model.loads);
     loads.set(i, { kind: 'pending' });
