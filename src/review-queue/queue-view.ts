@@ -147,9 +147,11 @@ function alertLines(current: Current, width: number, style: Style, rows: number)
   if (alerts.length === 0) return [style.dim('no alerts')];
   const lines = [`${style.heading(`Alerts (${alerts.length})`)}`];
   const shown = alerts.length <= rows - 1 ? alerts : alerts.slice(0, Math.max(0, rows - 2));
+  const ruleWidth = Math.min(24, Math.max(0, ...shown.map((a) => displayWidth(safe(a.ruleId, 24, style)))));
   for (const alert of shown) {
     const severity = typeof alert.severity === 'string' ? alert.severity : '';
-    const rule = safe(alert.ruleId, 22, style);
+    const ruleText = safe(alert.ruleId, 24, style);
+    const rule = ruleText + ' '.repeat(Math.max(0, ruleWidth - displayWidth(ruleText)));
     const left = `  ${style.severity(severity, safe(alert.severity, 6, style).padEnd(6))} ${safe(alert.score, 4, style).padStart(4)}  ${rule}`;
     const room = Math.max(0, width - displayWidth(left) - 2);
     lines.push(`${left}  ${style.dim(safe(alert.description, room, style))}`);
@@ -213,7 +215,8 @@ function promptLines(model: Model, width: number, style: Style): string[] {
   const mode = model.mode;
   switch (mode.name) {
     case 'comment': {
-      const label = `${ACTION_WORDS[mode.action]} · comment (Enter sends${mode.action === 'comment' ? '' : ', empty: the state alone'}; Esc back): `;
+      const hint = style.dim(`Enter sends${mode.action === 'comment' ? '' : ' (empty: the state alone)'} · Esc: back, nothing sent`);
+      const label = `${ACTION_WORDS[mode.action]} · comment: `;
       const room = Math.max(4, width - displayWidth(label) - 1);
       const before = terminalSafe(mode.text.slice(0, mode.cursor));
       const after = terminalSafe(mode.text.slice(mode.cursor));
@@ -223,7 +226,7 @@ function promptLines(model: Model, width: number, style: Style): string[] {
       const rest = cutToWidth(after, Math.max(0, room - displayWidth(shownBefore) - 1));
       const cursorChar = rest === '' ? ' ' : (Array.from(rest)[0] ?? ' ');
       const tail = rest === '' ? '' : rest.slice(cursorChar.length);
-      return [`${style.bold(label)}${shownBefore}${style.level > 0 ? `\x1b[7m${cursorChar}\x1b[27m` : '▏'}${tail}`];
+      return [hint, `${style.bold(label)}${shownBefore}${style.level > 0 ? `\x1b[7m${cursorChar}\x1b[27m` : '▏'}${tail}`];
     }
     case 'sending': {
       const s = mode.sending;
