@@ -77,12 +77,18 @@ export function openTerminal(context: CliContext, keyStream: { stream: KeyStream
     },
   };
 
-  return {
+  // The last resort, for an exception that escapes everything else and ends the process: the
+  // terminal is still given back (tty writes are synchronous, so this lands before the exit).
+  const onExit = () => terminal.restore();
+  process.once('exit', onExit);
+
+  const terminal: Terminal = {
     keys,
     screen,
     restore() {
       if (restored) return;
       restored = true;
+      process.off('exit', onExit);
       if (listener) input.off('keypress', listener);
       try {
         input.setRawMode?.(false);
@@ -92,4 +98,5 @@ export function openTerminal(context: CliContext, keyStream: { stream: KeyStream
       }
     },
   };
+  return terminal;
 }
