@@ -15,6 +15,9 @@
 // Each sample: the analyst "reads" for BENCH_READ_MS (default 40 ms: the prefetch and the claim
 // finish meanwhile, as they do for a person), presses `a`, then Enter on an empty comment.
 //
+// Then the same against a sandbox that waits BENCH_LATENCY_MS (default 20) before every request
+// (--chaos latency=N): a service across a network, where each round trip the prefetch saves counts.
+//
 //   BENCH_EVENTS (default 150) events per run and mode; BENCH_RUNS (default 3).
 import { build } from 'esbuild';
 import { spawn } from 'node:child_process';
@@ -28,6 +31,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 150);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const READ_MS = Number(process.env.BENCH_READ_MS ?? 40);
+const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 20);
 const KEY = 'sandbox-demo-key';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fraudctl-bench-review-'));
@@ -53,9 +57,9 @@ await build({
 });
 const { runQueueLoop, runEffect, initialModel, ApiClient, createStyle } = await import(pathToFileURL(bundle).href);
 
-function startSandbox() {
+function startSandbox(name, extra = []) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(root, 'bin/fraudctl.js'), 'sandbox', 'serve', '--port', '0', '--db', path.join(tmp, 'sandbox.db')], { env: { PATH: process.env.PATH } });
+    const child = spawn(process.execPath, [path.join(root, 'bin/fraudctl.js'), 'sandbox', 'serve', '--port', '0', '--db', path.join(tmp, `${name}.db`), ...extra], { env: { PATH: process.env.PATH } });
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;
@@ -66,16 +70,20 @@ function startSandbox() {
   });
 }
 
+let batch = 0;
+/** Events that land in REVIEW; emails and IPs unique to each, so the sandbox's velocity rules stay quiet. */
 async function reviewEvents(url, prefix, count) {
   const ids = [];
+  batch++;
   for (let i = 0; i < count; i++) {
     const id = `${prefix}-${i}`;
     const res = await fetch(`${url}/event`, {
       method: 'POST',
       headers: { 'x-client-api-key': KEY, 'content-type': 'application/json' },
-      body: JSON.stringify({ id, amount: 1500, currency: 'EUR', userName: `buyer${i}`, userEmail: `b${i}@example.com`, userIp: '203.0.113.9', items: [{ itemName: 'Laptop', itemQuantity: 1, itemPrice: 1500 }] }),
+      body: JSON.stringify({ id, amount: 1500, currency: 'EUR', userName: `buyer${i}`, userEmail: `${prefix}-${i}@example.com`, userIp: `10.${batch}.${i >> 8}.${i & 255}`, items: [{ itemName: 'Laptop', itemQuantity: 1, itemPrice: 1500 }] }),
     });
-    if (res.status !== 201) throw new Error(`POST ${id}: ${res.status} ${await res.text()}`);
+    const body = await res.json();
+    if (res.status !== 201 || body.state !== 'PENDING_REVIEW') throw new Error(`POST ${id}: ${res.status} ${JSON.stringify(body)}`);
     ids.push(id);
   }
   return ids;
@@ -123,20 +131,30 @@ async function session(url, ids, prefetch) {
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const fmt = (ms) => `${ms.toFixed(1)} ms`;
 
-const sandbox = await startSandbox();
-try {
-  // Warm-up: the sandbox's first requests and the client's first connection are not what an analyst lives with.
-  await session(sandbox.url, await reviewEvents(sandbox.url, 'warm', 20), 1);
-  console.log(`fraudctl review: decision key → next screen (${EVENTS} events per run, read time ${READ_MS} ms, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}, ${os.cpus().length} CPUs)`);
-  for (let run = 1; run <= RUNS; run++) {
-    const row = [];
-    for (const prefetch of [1, 0]) {
-      const samples = (await session(sandbox.url, await reviewEvents(sandbox.url, `r${run}-p${prefetch}`, EVENTS), prefetch)).sort((a, b) => a - b);
-      row.push(`${prefetch ? 'with prefetch' : 'without'}: median ${fmt(pct(samples, 50))} p95 ${fmt(pct(samples, 95))} (n=${samples.length})`);
+async function measure(title, extra, runs, events) {
+  const sandbox = await startSandbox(title.replace(/\W+/g, '-'), extra);
+  try {
+    // Warm-up: the sandbox's first requests and the client's first connection are not what an analyst lives with.
+    await session(sandbox.url, await reviewEvents(sandbox.url, `warm-${batch}`, 20), 1);
+    console.log(`${title} (load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}, ${os.cpus().length} CPUs)`);
+    for (let run = 1; run <= runs; run++) {
+      const row = [];
+      for (const prefetch of [1, 0]) {
+        const samples = (await session(sandbox.url, await reviewEvents(sandbox.url, `b${batch}-r${run}-p${prefetch}`, events), prefetch)).sort((a, b) => a - b);
+        if (samples.length < events - 1) throw new Error(`run ${run}: only ${samples.length} of ${events - 1} decisions reached the next screen`);
+        row.push(`${prefetch ? 'with prefetch' : 'without'}: median ${fmt(pct(samples, 50))} p95 ${fmt(pct(samples, 95))} (n=${samples.length})`);
+      }
+      console.log(`  run ${run}: ${row.join(' | ')}`);
     }
-    console.log(`run ${run}: ${row.join(' | ')}`);
+  } finally {
+    await sandbox.stop();
   }
+}
+
+try {
+  console.log(`fraudctl review: decision key → next screen (${EVENTS} events per run, read time ${READ_MS} ms)`);
+  await measure('sandbox on loopback', [], RUNS, EVENTS);
+  if (LATENCY_MS > 0) await measure(`sandbox with ${LATENCY_MS} ms before every request`, ['--chaos', `latency=${LATENCY_MS}`], RUNS, Math.min(EVENTS, 60));
 } finally {
-  await sandbox.stop();
   rmSync(tmp, { recursive: true, force: true });
 }
