@@ -1,4 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/contract/index.js';
@@ -17,7 +19,7 @@ afterEach(async () => {
   opened = [];
 });
 
-async function terminal(args: string[], options: { stdinFile?: string } = {}): Promise<Pty> {
+async function terminal(args: string[], options: { stdinFile?: string; timeoutMs?: number } = {}): Promise<Pty> {
   const pty = await startOnTerminal(args, { env: cli.env(), ...options });
   opened.push(pty);
   return pty;
@@ -225,6 +227,60 @@ describe('fraudctl review on a terminal', () => {
     expect(screen).toMatch(/Review session \(interrupted\)/);
     expect(screen).toMatch(new RegExp(`not reached\\s+1  ${ids[1]}`));
     expect((await summaryOf(ids[0]!)).state).toBe('PENDING_REVIEW');
+  });
+});
+
+describe('fraudctl review of a hostile event', () => {
+  let server: Server;
+  let url = '';
+  const nasty = '\x1b[2J\x1b[H\x1b]0;pwned\x07\u009b31m\u202eevil\u2066\r\n\t名前';
+  const big = (tag: string) => `${nasty}${tag}${'W'.repeat(100 * 1024)}`;
+  afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
+
+  it('cannot break the screen: 100 KB of escapes and bidi controls in every field still fits 80×24, title untouched', { timeout: 60_000 }, async () => {
+    const summary: Record<string, unknown> = { id: 'hostile-1', totalScore: 99, state: 'PENDING_REVIEW', amount: 1, currency: big('cur'), items: [{ itemName: big('item'), itemQuantity: 1, itemPrice: 1, itemCategory: big('cat') }] };
+    for (const k of ['eventDate', 'userName', 'userEmail', 'userIp', 'userCreated', 'shippingCountry', 'billingCountry', 'comments', 'baseCurrency']) summary[k] = big(k);
+    const risk = {
+      eventId: 'hostile-1',
+      actionType: big('action'),
+      totalRiskScore: 99,
+      alerts: Array.from({ length: 12 }, (_, i) => ({ ruleId: big(`rule${i}`), name: big('name'), severity: big('sev'), score: i, description: big('desc') })),
+      listMatches: [{ list: big('list'), field: big('field'), value: big('value') }],
+    };
+    server = createServer((req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.setHeader('x-request-id', 'req-1');
+      if (req.url?.endsWith('/risk-assessment')) return res.end(JSON.stringify(risk));
+      if (req.method === 'PATCH') {
+        let body = '';
+        req.on('data', (d: Buffer) => (body += d.toString()));
+        req.on('end', () => {
+          summary.state = (JSON.parse(body) as { state?: string }).state ?? summary.state;
+          res.end(JSON.stringify(summary));
+        });
+        return;
+      }
+      res.end(JSON.stringify(summary));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+    // About 6 MB of answers to parse and cut: more time per wait on a busy machine.
+    const pty = await terminal(['review', 'hostile-1', '--base-url', url], { timeoutMs: 20_000 });
+    const screen = await pty.waitFor(/^1\/1 {2}hostile-1 .*claimed by you/m);
+    const lines = screen.split('\n');
+    expect(lines.length).toBeLessThanOrEqual(24);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
+    expect(lines[0]).toMatch(/^1\/1 {2}hostile-1 {3}\\x1b\[2J/);
+    expect(lines.at(-1)).toMatch(/q quit$/);
+    expect(screen).toContain('\\u202eevil');
+    expect(await pty.title()).not.toContain('pwned');
+    await pty.send('v');
+    const everything = await pty.waitFor('everything');
+    for (const line of everything.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+    expect(await pty.title()).not.toContain('pwned');
+    await pty.send('v', 'q');
+    expect((await pty.exited()).code).toBe(0);
   });
 });
 

@@ -39,6 +39,8 @@ export interface Pty {
   type(text: string): Promise<void>;
   /** Waits for the program to end: its exit code and the last screen. */
   exited(): Promise<{ code: number; screen: string }>;
+  /** The terminal's title (what an OSC 0/2 sequence would set). */
+  title(): Promise<string>;
   /** Ends the terminal and its tmux server (always call it: afterEach or finally). */
   kill(): Promise<void>;
 }
@@ -121,6 +123,7 @@ export async function startOnTerminal(args: readonly string[], options: PtyOptio
         if (warnings.length > 0) throw new Error(`Node warning on the terminal: ${warnings.join(' | ')}`);
         return { code, screen: text };
       }, 'the program to exit'),
+    title: async () => (await tmux('display-message', '-p', '-t', 'pty', '#{pane_title}')).stdout.trim(),
     kill: async () => {
       if (killed) return;
       killed = true;
