@@ -128,7 +128,7 @@ export async function startOnTerminal(args: readonly string[], options: PtyOptio
       if (killed) return;
       killed = true;
       await tmux('kill-server').catch(() => {});
-      await rm(statusFile, { force: true });
+      await Promise.all([rm(statusFile, { force: true }), rm(`${statusFile}.tmp`, { force: true }), rm(socket, { force: true })]);
     },
   };
 }
