@@ -7,6 +7,7 @@ import { submitCommand } from './commands/submit.js';
 import { showCommand } from './commands/show.js';
 import { alertsCommand } from './commands/alerts.js';
 import { setStateCommand } from './commands/set-state.js';
+import { reviewCommand } from './commands/review.js';
 import { loginCommand } from './commands/login.js';
 import { logoutCommand } from './commands/logout.js';
 import { configCommand } from './commands/config.js';
@@ -68,7 +69,7 @@ export function buildProgram(context: CliContext): Command {
   program.hook('preAction', (root) => {
     context.debug = Boolean(root.opts<{ debug?: boolean }>().debug);
   });
-  for (const make of [submitCommand, showCommand, alertsCommand, setStateCommand, loginCommand, logoutCommand, configCommand, doctorCommand, completionCommand, sandboxCommand]) {
+  for (const make of [submitCommand, showCommand, alertsCommand, setStateCommand, reviewCommand, loginCommand, logoutCommand, configCommand, doctorCommand, completionCommand, sandboxCommand]) {
     program.addCommand(make(context));
   }
   // Sub-commands report usage errors through the same exit path as the root.

@@ -1,0 +1,34 @@
+import { Command } from 'commander';
+import type { CliContext } from '../cli-context.js';
+import { withSession } from '../session.js';
+
+export function reviewCommand(context: CliContext): Command {
+  return new Command('review')
+    .description('work a queue of events in REVIEW on the terminal: one screen per event, one key per decision')
+    .argument('[ids...]', 'the events to review (or --from)')
+    .option('--from <file>', 'read ids from a file (one per line, # comments) or a submit --out results file; - for stdin')
+    .option('--all-decisions', 'with a results file: every decided line, not only REVIEW')
+    .option('--no-claim', 'do not move events to IN_REVIEW while they are on screen')
+    .option('--include-claimed', 'also take events IN_REVIEW that another session claimed (and left)')
+    .option('--include-decided', 'also show events no longer awaiting review')
+    .option('--log <file>', 'append one JSON line per action to this file (for audit)')
+    .addHelpText(
+      'before',
+      `Examples:
+  $ fraudctl review ord-1002 ord-1003
+  $ fraudctl review --from results.jsonl --log review.log     # the REVIEW lines of submit --out
+  $ grep REVIEW results.jsonl | fraudctl review --from -      # keys are read from the terminal
+`,
+    )
+    .addHelpText('after', '\nKeys: a approve, d decline, e escalate, f confirm fraud, c comment, s skip, v view all, ? help, q quit.\nWithout a terminal it exits 2: scripts use fraudctl set-state.\n')
+    .action(
+      async (
+        ids: string[],
+        options: { from?: string; allDecisions?: boolean; claim: boolean; includeClaimed?: boolean; includeDecided?: boolean; log?: string },
+        command: Command,
+      ) => {
+        const { runReview } = await import('../review-queue/run-review.js');
+        await withSession(context, command, (session) => runReview(session, ids, options));
+      },
+    );
+}

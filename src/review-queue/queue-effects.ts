@@ -1,0 +1,100 @@
+import type { ApiClient, ApiResponse } from '../api/api-client.js';
+import { ApiError, BadResponseError, NetworkError } from '../api/api-error.js';
+import type { Style } from '../render/colours.js';
+import { isFields, type Fields } from '../render/records.js';
+import type { CallFailure, Effect, Msg } from './queue-model.js';
+import type { SessionLog } from './session-log.js';
+
+/*
+ * The effects the queue asks for, run against the service and the log; each ends in the message
+ * that reports it. A failure of the service or the network is a message, never a throw: only a
+ * bug throws, and the loop then restores the terminal and lets it travel up.
+ */
+
+export interface EffectServices {
+  client: ApiClient;
+  log: SessionLog | null;
+  style: Style;
+}
+
+export function failureOf(error: unknown): CallFailure {
+  if (error instanceof ApiError) return { status: error.status, message: error.message, requestId: error.requestId };
+  if (error instanceof NetworkError || error instanceof BadResponseError) return { status: null, message: error.message, requestId: null };
+  throw error;
+}
+
+function fieldsOf(response: ApiResponse): Fields | null {
+  return isFields(response.body) ? response.body : null;
+}
+
+async function load(client: ApiClient, index: number, id: string): Promise<Msg> {
+  // Both at once; the summary decides whether the event can be shown at all.
+  const [summary, assessment] = await Promise.allSettled([client.getEvent(id), client.getRiskAssessment(id)]);
+  if (summary.status === 'rejected') return { type: 'loadFailed', index, failure: failureOf(summary.reason) };
+  const fields = fieldsOf(summary.value);
+  if (!fields) return { type: 'loadFailed', index, failure: { status: null, message: 'the service answered without an event summary', requestId: summary.value.requestId } };
+  if (assessment.status === 'rejected') return { type: 'loaded', index, summary: fields, assessment: null, assessmentProblem: failureOf(assessment.reason).message };
+  return { type: 'loaded', index, summary: fields, assessment: assessment.value.body, assessmentProblem: null };
+}
+
+/**
+ * Claiming reads the state first: the service accepts IN_REVIEW → IN_REVIEW (setting a state an
+ * event has is allowed), so a PATCH alone cannot tell a claim from taking a colleague's. What the
+ * read leaves open is the moment between it and the PATCH (README: no compare-and-set).
+ */
+async function claim(client: ApiClient, id: string): Promise<Msg> {
+  try {
+    const fresh = fieldsOf(await client.getEvent(id));
+    if (fresh && fresh.state !== 'PENDING_REVIEW') return { type: 'claimLost', id, summary: fresh };
+    const response = await client.changeState(id, { state: 'IN_REVIEW' });
+    return { type: 'claimed', id, summary: fieldsOf(response), requestId: response.requestId };
+  } catch (error) {
+    return { type: 'claimFailed', id, failure: failureOf(error) };
+  }
+}
+
+export async function runEffect(effect: Effect, services: EffectServices): Promise<Msg | null> {
+  const { client } = services;
+  switch (effect.type) {
+    case 'load':
+      return load(client, effect.index, effect.id);
+    case 'claim':
+      return claim(client, effect.id);
+    case 'release':
+      try {
+        const response = await client.changeState(effect.id, { state: 'PENDING_REVIEW' });
+        return { type: 'released', id: effect.id, action: effect.action, requestId: response.requestId };
+      } catch (error) {
+        return { type: 'releaseFailed', id: effect.id, action: effect.action, failure: failureOf(error) };
+      }
+    case 'reread':
+      try {
+        const response = await client.getEvent(effect.id);
+        const fields = fieldsOf(response);
+        if (!fields) return { type: 'rereadFailed', id: effect.id, failure: { status: null, message: 'the service answered without an event summary', requestId: response.requestId } };
+        return { type: 'reread', id: effect.id, summary: fields };
+      } catch (error) {
+        return { type: 'rereadFailed', id: effect.id, failure: failureOf(error) };
+      }
+    case 'patch':
+      try {
+        const response = await client.changeState(effect.id, effect.change);
+        return { type: 'patched', id: effect.id, summary: fieldsOf(response), requestId: response.requestId };
+      } catch (error) {
+        return { type: 'patchFailed', id: effect.id, failure: failureOf(error) };
+      }
+    case 'log':
+      if (!services.log) return null;
+      try {
+        await services.log.append(effect.entry);
+        return null;
+      } catch (error) {
+        return { type: 'logFailed', message: `cannot write to ${services.log.path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` };
+      }
+    case 'renderView': {
+      const { renderEventSummary, renderRiskAssessment } = await import('../render/event-tables.js');
+      const text = `${renderEventSummary(effect.summary, services.style)}\n\n${renderRiskAssessment(effect.assessment, services.style)}`;
+      return { type: 'viewReady', id: effect.id, lines: text.split('\n') };
+    }
+  }
+}

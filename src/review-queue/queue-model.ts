@@ -1,0 +1,217 @@
+import type { Fields } from '../render/records.js';
+
+/*
+ * The review queue's state, the messages that change it and the effects it asks for (Elm /
+ * Bubble Tea): `update` (queue-update.ts) is pure, `view` (queue-view.ts) draws a model, and the
+ * loop (queue-loop.ts) runs effects, whose results come back as messages.
+ */
+
+export interface QueueOptions {
+  /** Move an event in PENDING_REVIEW to IN_REVIEW while it is on screen (default on). */
+  claim: boolean;
+  /** Also take events IN_REVIEW that this session did not claim (left by a session that died). */
+  includeClaimed: boolean;
+  /** Also show events no longer awaiting review. */
+  includeDecided: boolean;
+  /** Events fetched ahead of the one on screen (1; the benchmark compares with 0). */
+  prefetch?: number;
+}
+
+/** What the analyst can do to an event; `comment` changes no state. */
+export type ActionName = 'approve' | 'decline' | 'escalate' | 'fraud' | 'comment';
+
+/** The groups of the end-of-session summary (and of the log's outcome). */
+export type Group =
+  | 'approved'
+  | 'declined'
+  | 'escalated'
+  | 'fraudConfirmed'
+  | 'commented'
+  | 'skipped'
+  | 'notFound'
+  | 'alreadyHandled'
+  | 'claimedElsewhere'
+  | 'notSent'
+  | 'notReached'
+  | 'unreadable'
+  | 'stillClaimed';
+
+export const GROUP_ORDER: readonly Group[] = [
+  'approved',
+  'declined',
+  'escalated',
+  'fraudConfirmed',
+  'commented',
+  'skipped',
+  'notFound',
+  'alreadyHandled',
+  'claimedElsewhere',
+  'notSent',
+  'notReached',
+  'unreadable',
+  'stillClaimed',
+];
+
+export interface QueueEntry {
+  id: string;
+}
+
+export type LoadState =
+  | { kind: 'pending' }
+  | { kind: 'loaded'; summary: Fields; assessment: unknown; assessmentProblem: string | null }
+  | { kind: 'failed'; status: number | null; message: string };
+
+/** The event on screen. */
+export interface Current {
+  id: string;
+  summary: Fields;
+  assessment: unknown;
+  assessmentProblem: string | null;
+  /** The state this session last saw or set: a decision is sent only while the service still has it. */
+  seenState: string | null;
+  seenComments: string | null;
+  /** none: not claimed by this session; claiming: the claim is in flight; held: this session has it IN_REVIEW. */
+  claim: 'none' | 'claiming' | 'held';
+  /** The group of a state this session set on it (a decision of two steps may stop after the first). */
+  decidedAs: Group | null;
+  /** A line about the last thing that went wrong or changed (a refusal, a conflict), or null. */
+  notice: Notice | null;
+}
+
+export interface Notice {
+  tone: 'info' | 'warn' | 'error';
+  lines: string[];
+}
+
+/** A decision or a comment on its way: the states to set in order, the comment on the last one. */
+export interface Sending {
+  action: ActionName;
+  steps: (string | null)[];
+  step: number;
+  comments: string | null;
+  /** waitClaim: the claim is still in flight; reread: checking the state; patch: the change is sent. */
+  phase: 'waitClaim' | 'reread' | 'patch';
+}
+
+export type Mode =
+  | { name: 'loading' }
+  | { name: 'keys' }
+  | { name: 'comment'; action: ActionName; text: string; cursor: number }
+  | { name: 'sending'; sending: Sending }
+  | { name: 'sendFailed'; sending: Sending; message: string }
+  | { name: 'loadFailed'; message: string }
+  | { name: 'view'; lines: readonly string[] | null; scroll: number }
+  | { name: 'help'; back: Mode }
+  | { name: 'done' };
+
+export interface Model {
+  entries: readonly QueueEntry[];
+  index: number;
+  options: QueueOptions;
+  loads: ReadonlyMap<number, LoadState>;
+  current: Current | null;
+  mode: Mode;
+  groups: Readonly<Record<Group, readonly string[]>>;
+  /** One-line notes about events passed over on the way to this one (shown on the next screen). */
+  notes: readonly string[];
+  /** Claims in flight for events no longer on screen, and how to give each back when it lands. */
+  abandoned: ReadonlyMap<string, 'release' | 'skip'>;
+  /** Quitting was asked for (q, Ctrl-C, a signal); the session ends once nothing is being sent. */
+  quitting: 'no' | 'quit' | 'interrupt';
+  /** A failure that ends the session (the key was refused): its message. */
+  fatal: { message: string; status: number } | null;
+  /** Why the log file could not be written, once it could not. */
+  logProblem: string | null;
+  /** The terminal's size, as the loop last reported it. */
+  screen: { width: number; height: number };
+}
+
+export interface LogEntry {
+  eventId: string;
+  action: 'claim' | 'release' | ActionName | 'skip';
+  from: string | null;
+  to: string | null;
+  comments: string | null;
+  requestId: string | null;
+  outcome: 'ok' | 'refused' | 'failed' | 'conflict';
+  status: number | null;
+  message?: string;
+}
+
+export type Effect =
+  | { type: 'load'; index: number; id: string }
+  | { type: 'claim'; id: string }
+  | { type: 'release'; id: string; action: 'release' | 'skip' }
+  | { type: 'reread'; id: string }
+  | { type: 'patch'; id: string; change: { state?: string; comments?: string } }
+  | { type: 'log'; entry: LogEntry }
+  | { type: 'renderView'; id: string; summary: Fields; assessment: unknown };
+
+/** A key as readline decodes it: `name` for named keys (return, escape, up…), `sequence` the raw text. */
+export interface Key {
+  name?: string | undefined;
+  sequence?: string | undefined;
+  ctrl?: boolean | undefined;
+  meta?: boolean | undefined;
+  shift?: boolean | undefined;
+}
+
+/** What a failed call says, in the terms the queue needs. */
+export interface CallFailure {
+  /** The HTTP status, or null for a network failure or an unreadable answer. */
+  status: number | null;
+  message: string;
+  requestId: string | null;
+}
+
+export type Msg =
+  | { type: 'start' }
+  | { type: 'resize'; width: number; height: number }
+  | { type: 'key'; text: string | undefined; key: Key }
+  | { type: 'viewReady'; id: string; lines: readonly string[] }
+  | { type: 'interrupt' }
+  | { type: 'loaded'; index: number; summary: Fields; assessment: unknown; assessmentProblem: string | null }
+  | { type: 'loadFailed'; index: number; failure: CallFailure }
+  | { type: 'claimed'; id: string; summary: Fields | null; requestId: string | null }
+  | { type: 'claimLost'; id: string; summary: Fields }
+  | { type: 'claimFailed'; id: string; failure: CallFailure }
+  | { type: 'released'; id: string; action: 'release' | 'skip'; requestId: string | null }
+  | { type: 'releaseFailed'; id: string; action: 'release' | 'skip'; failure: CallFailure }
+  | { type: 'reread'; id: string; summary: Fields }
+  | { type: 'rereadFailed'; id: string; failure: CallFailure }
+  | { type: 'patched'; id: string; summary: Fields | null; requestId: string | null }
+  | { type: 'patchFailed'; id: string; failure: CallFailure }
+  | { type: 'logFailed'; message: string };
+
+export function emptyGroups(): Record<Group, string[]> {
+  return Object.fromEntries(GROUP_ORDER.map((g) => [g, []])) as unknown as Record<Group, string[]>;
+}
+
+export function initialModel(
+  entries: readonly QueueEntry[],
+  options: QueueOptions,
+  screen: { width: number; height: number },
+  unreadable: readonly string[] = [],
+): Model {
+  return {
+    entries,
+    index: -1,
+    options,
+    loads: new Map(),
+    current: null,
+    mode: { name: 'loading' },
+    groups: { ...emptyGroups(), unreadable: [...unreadable] },
+    notes: [],
+    abandoned: new Map(),
+    quitting: 'no',
+    fatal: null,
+    logProblem: null,
+    screen,
+  };
+}
+
+/** A field of a summary as a string, or null. */
+export function stringField(fields: Fields, key: string): string | null {
+  const value = fields[key];
+  return typeof value === 'string' ? value : null;
+}

@@ -1,0 +1,563 @@
+import { TRANSITIONS, isKnownState } from '../contract/states.js';
+import type { Fields } from '../render/records.js';
+import { editLine } from './comment-editor.js';
+import { commandFor, keyContext, type Command } from './keymap.js';
+import {
+  GROUP_ORDER,
+  stringField,
+  type ActionName,
+  type CallFailure,
+  type Current,
+  type Effect,
+  type Group,
+  type Key,
+  type LoadState,
+  type LogEntry,
+  type Model,
+  type Msg,
+  type Notice,
+  type Sending,
+} from './queue-model.js';
+
+/*
+ * update(model, msg) → [model, effects]: everything the queue decides, without a terminal or a
+ * network. Effects are run by the loop (queue-loop.ts); their results come back as messages.
+ *
+ * The rules it keeps:
+ * - an event is shown only while it awaits review (PENDING_REVIEW, ESCALATED), or IN_REVIEW by
+ *   this session; others are passed over with a note (the include options widen this);
+ * - an event in PENDING_REVIEW is claimed (IN_REVIEW) while on screen, and given back
+ *   (PENDING_REVIEW) when the analyst leaves it without deciding, however the session ends;
+ * - before a change is sent the state is read again, and the change is sent only if the state
+ *   and comments are still those this session saw or set; otherwise the analyst sees what
+ *   changed and chooses again;
+ * - an empty comment is never sent (the service would replace a colleague's note with it).
+ */
+
+/** Events fetched ahead of the one on screen, unless the options say otherwise. */
+export const PREFETCH_AHEAD = 1;
+
+type Result = [Model, Effect[]];
+
+const REVIEWABLE = new Set(['PENDING_REVIEW', 'ESCALATED']);
+
+const GROUP_OF_STATE: Readonly<Record<string, Group>> = {
+  APPROVED: 'approved',
+  DECLINED: 'declined',
+  ESCALATED: 'escalated',
+  FRAUD_CONFIRMED: 'fraudConfirmed',
+};
+
+const TARGET: Readonly<Record<Exclude<ActionName, 'fraud'>, string | null>> = {
+  approve: 'APPROVED',
+  decline: 'DECLINED',
+  escalate: 'ESCALATED',
+  comment: null,
+};
+
+/**
+ * The states to set, in order, for an action from `state`. FRAUD_CONFIRMED follows only a
+ * decision (APPROVED or DECLINED): from a review state, confirming fraud declines first. A state
+ * this build does not know gets the change asked for, and the service decides.
+ */
+export function stepsFor(action: ActionName, state: string | null): (string | null)[] {
+  if (action !== 'fraud') return [TARGET[action]];
+  if (state !== null && isKnownState(state) && !TRANSITIONS[state].includes('FRAUD_CONFIRMED') && TRANSITIONS[state].includes('DECLINED')) {
+    return ['DECLINED', 'FRAUD_CONFIRMED'];
+  }
+  return ['FRAUD_CONFIRMED'];
+}
+
+function withGroup(model: Model, group: Group, id: string): Model {
+  if (model.groups[group].includes(id)) return model;
+  return { ...model, groups: { ...model.groups, [group]: [...model.groups[group], id] } };
+}
+
+function note(model: Model, text: string): Model {
+  return { ...model, notes: [...model.notes, text] };
+}
+
+function log(entry: LogEntry): Effect {
+  return { type: 'log', entry };
+}
+
+function isRefusal(failure: CallFailure): boolean {
+  return failure.status !== null && failure.status >= 400 && failure.status < 500 && failure.status !== 429;
+}
+
+function isAuthFailure(failure: CallFailure): boolean {
+  return failure.status === 401 || failure.status === 403;
+}
+
+function withFatal(model: Model, failure: CallFailure, effects: Effect[] = []): Result {
+  const left = leave(model, 'skipped', 'release', effects);
+  return finish({ ...left, fatal: { message: failure.message, status: failure.status ?? 0 } }, effects);
+}
+
+/** The fetches the next screens need that are not already under way. */
+function prefetch(model: Model, effects: Effect[]): Model {
+  let loads: Map<number, LoadState> | null = null;
+  const ahead = model.options.prefetch ?? PREFETCH_AHEAD;
+  for (let i = model.index; i <= model.index + ahead && i < model.entries.length; i++) {
+    if (i < 0 || model.loads.has(i)) continue;
+    loads ??= new Map(model.loads);
+    loads.set(i, { kind: 'pending' });
+    effects.push({ type: 'load', index: i, id: model.entries[i]!.id });
+  }
+  return loads ? { ...model, loads } : model;
+}
+
+/** Leaves the event on screen: gives a claim back (now, or when a claim in flight lands) and records it in `group`. */
+function leave(model: Model, group: Group, action: 'release' | 'skip', effects: Effect[]): Model {
+  const current = model.current;
+  if (!current) return model;
+  let next: Model = { ...model, current: null };
+  next = withGroup(next, current.decidedAs ?? group, current.id);
+  if (current.claim === 'held') {
+    effects.push({ type: 'release', id: current.id, action });
+  } else if (current.claim === 'claiming') {
+    next = { ...next, abandoned: new Map(next.abandoned).set(current.id, action) };
+  } else if (action === 'skip' && current.decidedAs === null) {
+    effects.push(log({ eventId: current.id, action: 'skip', from: current.seenState, to: null, comments: null, requestId: null, outcome: 'ok', status: null }));
+  }
+  return next;
+}
+
+/** The session ends (the event on screen already left): every id in no group was not reached. */
+function finish(model: Model, effects: Effect[]): Result {
+  const seen = new Set(GROUP_ORDER.flatMap((g) => model.groups[g]));
+  const notReached = model.entries.filter((e) => !seen.has(e.id)).map((e) => e.id);
+  return [{ ...model, mode: { name: 'done' }, current: null, groups: { ...model.groups, notReached } }, effects];
+}
+
+/** To the next event in the queue (or the end). */
+function advance(model: Model, effects: Effect[]): Result {
+  if (model.quitting !== 'no') return finish(model, effects);
+  let next: Model = { ...model, index: model.index + 1, current: null };
+  if (next.index >= next.entries.length) return finish(next, effects);
+  next = prefetch(next, effects);
+  return open(next, effects);
+}
+
+/** Shows the event at the index if its fetch has finished, or passes over it. */
+function open(model: Model, effects: Effect[]): Result {
+  const load = model.loads.get(model.index);
+  const id = model.entries[model.index]!.id;
+  if (!load || load.kind === 'pending') return [{ ...model, mode: { name: 'loading' } }, effects];
+  const loads = new Map(model.loads);
+  loads.delete(model.index);
+  const base: Model = { ...model, loads };
+  if (load.kind === 'failed') {
+    const failure = { status: load.status, message: load.message, requestId: null };
+    if (isAuthFailure(failure)) return withFatal(base, failure);
+    if (isRefusal(failure)) return advance(note(withGroup(base, 'notFound', id), `${id}: ${load.status === 404 ? 'not found' : load.message}`), effects);
+    // Kept, so that retry knows what to fetch again.
+    return [{ ...model, mode: { name: 'loadFailed', message: load.message } }, effects];
+  }
+  const state = stringField(load.summary, 'state');
+  const current: Current = {
+    id,
+    summary: load.summary,
+    assessment: load.assessment,
+    assessmentProblem: load.assessmentProblem,
+    seenState: state,
+    seenComments: stringField(load.summary, 'comments'),
+    claim: 'none',
+    decidedAs: null,
+    notice: null,
+  };
+  const { options } = model;
+  if (state === 'IN_REVIEW') {
+    if (!options.includeClaimed) return advance(note(withGroup(base, 'claimedElsewhere', id), `${id}: IN_REVIEW, claimed by another session (--include-claimed takes these)`), effects);
+    // Taken over: this session gives it back if it leaves it undecided.
+    return [{ ...base, current: { ...current, claim: 'held', notice: { tone: 'warn', lines: ['taken over: this event was IN_REVIEW, claimed by another session'] } }, mode: { name: 'keys' } }, effects];
+  }
+  if (state === null || !REVIEWABLE.has(state)) {
+    if (!options.includeDecided) return advance(note(withGroup(base, 'alreadyHandled', id), `${id}: ${state ?? 'no state'}, no longer awaiting review`), effects);
+    return [{ ...base, current, mode: { name: 'keys' } }, effects];
+  }
+  if (state === 'PENDING_REVIEW' && options.claim) {
+    effects.push({ type: 'claim', id });
+    return [{ ...base, current: { ...current, claim: 'claiming' }, mode: { name: 'keys' } }, effects];
+  }
+  return [{ ...base, current, mode: { name: 'keys' } }, effects];
+}
+
+function withCurrent(model: Model, change: Partial<Current>): Model {
+  return model.current ? { ...model, current: { ...model.current, ...change } } : model;
+}
+
+function notice(tone: Notice['tone'], ...lines: string[]): Notice {
+  return { tone, lines };
+}
+
+/** Quit (q), Ctrl-C or a signal: a change being sent is finished first; then the event is given back. */
+function quit(model: Model, how: 'quit' | 'interrupt', effects: Effect[]): Result {
+  const next: Model = { ...model, quitting: model.quitting === 'interrupt' ? 'interrupt' : how };
+  if (model.mode.name === 'done') return [next, effects];
+  if (model.mode.name === 'sending') return [next, effects];
+  const group: Group = model.mode.name === 'sendFailed' ? 'notSent' : 'skipped';
+  return finish(leave(next, group, 'release', effects), effects);
+}
+
+function startSending(model: Model, action: ActionName, comments: string | null): Result {
+  const current = model.current!;
+  const sending: Sending = { action, steps: stepsFor(action, current.seenState), step: 0, comments, phase: current.claim === 'claiming' ? 'waitClaim' : 'reread' };
+  const next: Model = { ...withCurrent(model, { notice: null }), mode: { name: 'sending', sending } };
+  return [next, sending.phase === 'reread' ? [{ type: 'reread', id: current.id }] : []];
+}
+
+function patchEffect(id: string, sending: Sending): Effect {
+  const state = sending.steps[sending.step];
+  const last = sending.step === sending.steps.length - 1;
+  const change: { state?: string; comments?: string } = {};
+  if (state !== null && state !== undefined) change.state = state;
+  if (last && sending.comments !== null) change.comments = sending.comments;
+  return { type: 'patch', id, change };
+}
+
+function onCommand(model: Model, command: Command, effects: Effect[]): Result {
+  const current = model.current;
+  switch (command) {
+    case 'approve':
+    case 'decline':
+    case 'escalate':
+    case 'fraud':
+    case 'comment':
+      if (!current) return [model, effects];
+      return [{ ...model, mode: { name: 'comment', action: command, text: '', cursor: 0 } }, effects];
+    case 'skip': {
+      if (model.mode.name === 'loadFailed') {
+        const id = model.entries[model.index]!.id;
+        const loads = new Map(model.loads);
+        loads.delete(model.index);
+        return advance(note(withGroup({ ...model, loads }, 'skipped', id), `${id}: skipped, it could not be loaded`), effects);
+      }
+      const group: Group = model.mode.name === 'sendFailed' ? 'notSent' : 'skipped';
+      const left = leave(model, group, 'skip', effects);
+      return advance({ ...left, current: null, notes: [] }, effects);
+    }
+    case 'retry':
+      if (model.mode.name === 'loadFailed') {
+        const loads = new Map(model.loads);
+        loads.set(model.index, { kind: 'pending' });
+        effects.push({ type: 'load', index: model.index, id: model.entries[model.index]!.id });
+        return [{ ...model, loads, mode: { name: 'loading' } }, effects];
+      }
+      if (model.mode.name === 'sendFailed' && current) {
+        const sending: Sending = { ...model.mode.sending, phase: 'reread' };
+        effects.push({ type: 'reread', id: current.id });
+        return [{ ...model, mode: { name: 'sending', sending } }, effects];
+      }
+      return [model, effects];
+    case 'view':
+      if (!current) return [model, effects];
+      effects.push({ type: 'renderView', id: current.id, summary: current.summary, assessment: current.assessment });
+      return [{ ...model, mode: { name: 'view', lines: null, scroll: 0 } }, effects];
+    case 'help':
+      return [{ ...model, mode: { name: 'help', back: model.mode } }, effects];
+    case 'quit':
+      return quit(model, 'quit', effects);
+    case 'back':
+      return [{ ...model, mode: { name: 'keys' } }, effects];
+    case 'scrollDown':
+    case 'scrollUp':
+    case 'pageDown':
+    case 'pageUp': {
+      if (model.mode.name !== 'view') return [model, effects];
+      const page = Math.max(1, viewPageSize(model.screen.height));
+      const delta = command === 'scrollDown' ? 1 : command === 'scrollUp' ? -1 : command === 'pageDown' ? page : -page;
+      const max = Math.max(0, (model.mode.lines?.length ?? 0) - page);
+      const scroll = Math.min(max, Math.max(0, model.mode.scroll + delta));
+      return [{ ...model, mode: { ...model.mode, scroll } }, effects];
+    }
+  }
+}
+
+/** Lines of the view screen that show content (a header line and a key bar around them). */
+export function viewPageSize(height: number): number {
+  return Math.max(1, height - 2);
+}
+
+function onKey(model: Model, text: string | undefined, key: Key): Result {
+  const effects: Effect[] = [];
+  if (key.ctrl && key.name === 'c') return quit(model, 'interrupt', effects);
+  const mode = model.mode;
+  // Any key goes back to where `?` was pressed.
+  if (mode.name === 'help') return [{ ...model, mode: mode.back }, effects];
+  if (mode.name === 'comment') {
+    const result = editLine({ text: mode.text, cursor: mode.cursor }, text, key);
+    switch (result.kind) {
+      case 'edit':
+        return [{ ...model, mode: { ...mode, text: result.line.text, cursor: result.line.cursor } }, effects];
+      case 'cancel':
+        return [{ ...model, mode: { name: 'keys' } }, effects];
+      case 'ignored':
+        return [model, effects];
+      case 'submit': {
+        const comments = mode.text.trim() === '' ? null : mode.text.trim();
+        if (mode.action === 'comment' && comments === null) {
+          return [{ ...withCurrent(model, { notice: notice('info', 'nothing sent: a comment needs some text') }), mode: { name: 'keys' } }, effects];
+        }
+        return startSending(model, mode.action, comments);
+      }
+    }
+  }
+  const context = keyContext(mode);
+  if (context === null) return [model, effects];
+  const command = commandFor(context, text, key);
+  if (command === null) return [model, effects];
+  return onCommand(model, command, effects);
+}
+
+function isCurrent(model: Model, id: string): boolean {
+  return model.current !== null && model.current.id === id;
+}
+
+/** What a summary says changed against what this session saw: null when nothing did. */
+function changeSeen(current: Current, summary: Fields): { state: string | null; comments: string | null } | null {
+  const state = stringField(summary, 'state');
+  const comments = stringField(summary, 'comments');
+  if (state === current.seenState && comments === current.seenComments) return null;
+  return { state, comments };
+}
+
+function onReread(model: Model, id: string, summary: Fields): Result {
+  const effects: Effect[] = [];
+  const current = model.current;
+  if (!current || current.id !== id || model.mode.name !== 'sending' || model.mode.sending.phase !== 'reread') return [model, effects];
+  const sending = model.mode.sending;
+  const target = sending.steps[sending.step] ?? null;
+  const freshState = stringField(summary, 'state');
+  const freshComments = stringField(summary, 'comments');
+  const last = sending.step === sending.steps.length - 1;
+  const expectedComments = last && sending.comments !== null ? sending.comments : current.seenComments;
+  // A retry after a failure the service may have acted on: the change is there already.
+  if (target !== null && freshState === target && freshState !== current.seenState && freshComments === expectedComments) {
+    return onPatched(model, id, summary, null, 'confirmed by reading the event again after the failure');
+  }
+  const changed = changeSeen(current, summary);
+  if (changed === null) {
+    effects.push(patchEffect(id, sending));
+    return [{ ...model, mode: { name: 'sending', sending: { ...sending, phase: 'patch' } } }, effects];
+  }
+  effects.push(
+    log({ eventId: id, action: sending.action, from: current.seenState, to: target, comments: sending.comments, requestId: null, outcome: 'conflict', status: null, message: `the state is now ${changed.state ?? 'none'}: not sent` }),
+  );
+  const lines = [
+    `not sent: changed by someone else since you opened it: ${current.seenState ?? 'none'} → ${changed.state ?? 'none'}`,
+    changed.comments !== current.seenComments ? `their comment: ${changed.comments ?? '(none)'}` : 'comments unchanged',
+    'choose again',
+  ];
+  const next = withCurrent(model, {
+    summary,
+    seenState: changed.state,
+    seenComments: changed.comments,
+    // The service holds it in another state now: no claim of ours to give back.
+    claim: changed.state === 'IN_REVIEW' && current.claim === 'held' ? 'held' : 'none',
+    notice: notice('warn', ...lines),
+  });
+  return [{ ...next, mode: { name: 'keys' } }, effects];
+}
+
+function onPatched(model: Model, id: string, summary: Fields | null, requestId: string | null, message?: string): Result {
+  const effects: Effect[] = [];
+  const current = model.current;
+  if (!current || current.id !== id || model.mode.name !== 'sending') return [model, effects];
+  const sending = model.mode.sending;
+  const target = sending.steps[sending.step] ?? null;
+  const last = sending.step === sending.steps.length - 1;
+  const comments = last ? sending.comments : null;
+  effects.push(
+    log({
+      eventId: id,
+      action: sending.action,
+      from: current.seenState,
+      to: target,
+      comments,
+      requestId,
+      outcome: 'ok',
+      status: null,
+      ...(message !== undefined ? { message } : {}),
+    }),
+  );
+  const seenState = target ?? current.seenState;
+  const seenComments = comments ?? current.seenComments;
+  const updated: Fields = summary ?? { ...current.summary, state: seenState, comments: seenComments };
+  const decidedAs = target !== null ? (GROUP_OF_STATE[target] ?? current.decidedAs) : current.decidedAs;
+  let next = withCurrent(model, {
+    summary: updated,
+    seenState: stringField(updated, 'state') ?? seenState,
+    seenComments: stringField(updated, 'comments') ?? seenComments,
+    claim: target !== null && target !== 'IN_REVIEW' ? 'none' : current.claim,
+    decidedAs,
+  });
+  if (!last) {
+    const step: Sending = { ...sending, step: sending.step + 1, phase: 'patch' };
+    effects.push(patchEffect(id, step));
+    return [{ ...next, mode: { name: 'sending', sending: step } }, effects];
+  }
+  if (sending.action === 'comment') {
+    next = withGroup(next, 'commented', id);
+    if (next.quitting !== 'no') return finish(leave(next, 'skipped', 'release', effects), effects);
+    return [{ ...withCurrent(next, { notice: notice('info', 'comment recorded') }), mode: { name: 'keys' } }, effects];
+  }
+  const left = leave(next, 'skipped', 'release', effects);
+  return advance({ ...left, current: null, notes: [] }, effects);
+}
+
+function onPatchFailed(model: Model, id: string, failure: CallFailure): Result {
+  const effects: Effect[] = [];
+  const current = model.current;
+  if (!current || current.id !== id || model.mode.name !== 'sending') return [model, effects];
+  const sending = model.mode.sending;
+  const target = sending.steps[sending.step] ?? null;
+  const last = sending.step === sending.steps.length - 1;
+  const refused = isRefusal(failure);
+  effects.push(
+    log({
+      eventId: id,
+      action: sending.action,
+      from: current.seenState,
+      to: target,
+      comments: last ? sending.comments : null,
+      requestId: failure.requestId,
+      outcome: refused ? 'refused' : 'failed',
+      status: failure.status,
+      message: failure.message,
+    }),
+  );
+  if (isAuthFailure(failure)) return withFatal(model, failure, effects);
+  const partial = sending.step > 0 ? `${current.seenState ?? ''} was set, then ` : '';
+  if (refused) {
+    const next = withCurrent(model, { notice: notice('error', `not sent: ${partial}the service refused ${target ?? 'the comment'}`, failure.message, 'choose again') });
+    if (next.quitting !== 'no') return finish(leave(next, 'notSent', 'release', effects), effects);
+    return [{ ...next, mode: { name: 'keys' } }, effects];
+  }
+  const next: Model = { ...model, mode: { name: 'sendFailed', sending: { ...sending, phase: 'reread' }, message: failure.message } };
+  if (next.quitting !== 'no') return finish(leave(next, 'notSent', 'release', effects), effects);
+  return [next, effects];
+}
+
+function onRereadFailed(model: Model, id: string, failure: CallFailure): Result {
+  const effects: Effect[] = [];
+  if (!isCurrent(model, id) || model.mode.name !== 'sending') return [model, effects];
+  if (isAuthFailure(failure)) return withFatal(model, failure);
+  const next: Model = { ...model, mode: { name: 'sendFailed', sending: model.mode.sending, message: `not sent: could not read the event again first: ${failure.message}` } };
+  if (next.quitting !== 'no') return finish(leave(next, 'notSent', 'release', effects), effects);
+  return [next, effects];
+}
+
+function onClaimed(model: Model, id: string, summary: Fields | null, requestId: string | null): Result {
+  const effects: Effect[] = [];
+  const abandonedAs = model.abandoned.get(id);
+  const current = model.current;
+  const from = 'PENDING_REVIEW';
+  effects.push(log({ eventId: id, action: 'claim', from, to: 'IN_REVIEW', comments: null, requestId, outcome: 'ok', status: null }));
+  if (abandonedAs !== undefined || !current || current.id !== id) {
+    const abandoned = new Map(model.abandoned);
+    abandoned.delete(id);
+    effects.push({ type: 'release', id, action: abandonedAs ?? 'release' });
+    return [{ ...model, abandoned }, effects];
+  }
+  const updated = summary ?? { ...current.summary, state: 'IN_REVIEW' };
+  const next = withCurrent(model, { claim: 'held', summary: updated, seenState: stringField(updated, 'state') ?? 'IN_REVIEW', seenComments: stringField(updated, 'comments') });
+  if (model.mode.name === 'sending' && model.mode.sending.phase === 'waitClaim') {
+    effects.push({ type: 'reread', id });
+    return [{ ...next, mode: { name: 'sending', sending: { ...model.mode.sending, phase: 'reread' } } }, effects];
+  }
+  return [next, effects];
+}
+
+/** The state, read just before claiming, was no longer PENDING_REVIEW: the event is judged again on what it is now. */
+function onClaimLost(model: Model, id: string, summary: Fields): Result {
+  const effects: Effect[] = [];
+  const abandoned = new Map(model.abandoned);
+  const wasAbandoned = abandoned.delete(id);
+  const current = model.current;
+  if (wasAbandoned || !current || current.id !== id) return [{ ...model, abandoned }, effects];
+  const state = stringField(summary, 'state');
+  if (model.mode.name === 'keys' || model.mode.name === 'view' || model.mode.name === 'help') {
+    const loads = new Map(model.loads).set(model.index, { kind: 'loaded', summary, assessment: current.assessment, assessmentProblem: current.assessmentProblem });
+    const [next, more] = open({ ...model, loads, current: null }, effects);
+    return [next.current?.id === id ? withCurrent(next, { notice: notice('warn', `changed while it opened: PENDING_REVIEW → ${state ?? 'none'}`) }) : next, more];
+  }
+  // The analyst is writing a comment or sending: the re-read before sending shows the change.
+  const next = withCurrent(model, { claim: 'none' });
+  if (model.mode.name === 'sending' && model.mode.sending.phase === 'waitClaim') {
+    effects.push({ type: 'reread', id });
+    return [{ ...next, mode: { name: 'sending', sending: { ...model.mode.sending, phase: 'reread' } } }, effects];
+  }
+  return [next, effects];
+}
+
+function onClaimFailed(model: Model, id: string, failure: CallFailure): Result {
+  const effects: Effect[] = [];
+  const abandoned = new Map(model.abandoned);
+  const wasAbandoned = abandoned.delete(id);
+  effects.push(log({ eventId: id, action: 'claim', from: 'PENDING_REVIEW', to: 'IN_REVIEW', comments: null, requestId: failure.requestId, outcome: isRefusal(failure) ? 'refused' : 'failed', status: failure.status, message: failure.message }));
+  if (isAuthFailure(failure)) return withFatal({ ...model, abandoned }, failure);
+  if (wasAbandoned || !isCurrent(model, id)) return [{ ...model, abandoned }, effects];
+  let next = withCurrent({ ...model, abandoned }, { claim: 'none', notice: notice('warn', `not claimed (colleagues' queues will not skip it): ${failure.message}`) });
+  if (model.mode.name === 'sending' && model.mode.sending.phase === 'waitClaim') {
+    effects.push({ type: 'reread', id });
+    next = { ...next, mode: { name: 'sending', sending: { ...model.mode.sending, phase: 'reread' } } };
+  }
+  return [next, effects];
+}
+
+export function update(model: Model, msg: Msg): Result {
+  switch (msg.type) {
+    case 'start':
+      return advance(model, []);
+    case 'resize':
+      return [{ ...model, screen: { width: msg.width, height: msg.height } }, []];
+    case 'key':
+      return onKey(model, msg.text, msg.key);
+    case 'interrupt':
+      return quit(model, 'interrupt', []);
+    case 'viewReady':
+      if (model.mode.name !== 'view' || !isCurrent(model, msg.id)) return [model, []];
+      return [{ ...model, mode: { ...model.mode, lines: msg.lines } }, []];
+    case 'loaded':
+    case 'loadFailed': {
+      if (model.mode.name === 'done' || msg.index < model.index) return [model, []];
+      const loads = new Map(model.loads);
+      loads.set(
+        msg.index,
+        msg.type === 'loaded'
+          ? { kind: 'loaded', summary: msg.summary, assessment: msg.assessment, assessmentProblem: msg.assessmentProblem }
+          : { kind: 'failed', status: msg.failure.status, message: msg.failure.message },
+      );
+      const next = { ...model, loads };
+      if (msg.index === model.index && model.mode.name === 'loading') return open(next, []);
+      return [next, []];
+    }
+    case 'claimed':
+      return onClaimed(model, msg.id, msg.summary, msg.requestId);
+    case 'claimLost':
+      return onClaimLost(model, msg.id, msg.summary);
+    case 'claimFailed':
+      return onClaimFailed(model, msg.id, msg.failure);
+    case 'released':
+      return [model, [log({ eventId: msg.id, action: msg.action, from: 'IN_REVIEW', to: 'PENDING_REVIEW', comments: null, requestId: msg.requestId, outcome: 'ok', status: null })]];
+    case 'releaseFailed': {
+      const effects: Effect[] = [
+        log({ eventId: msg.id, action: msg.action, from: 'IN_REVIEW', to: 'PENDING_REVIEW', comments: null, requestId: msg.failure.requestId, outcome: isRefusal(msg.failure) ? 'refused' : 'failed', status: msg.failure.status, message: msg.failure.message }),
+      ];
+      // Refused: the event is in another state now (someone moved it), so it is not held by this session.
+      if (isRefusal(msg.failure)) return [note(model, `${msg.id}: not given back: ${msg.failure.message}`), effects];
+      return [withGroup(model, 'stillClaimed', msg.id), effects];
+    }
+    case 'reread':
+      return onReread(model, msg.id, msg.summary);
+    case 'rereadFailed':
+      return onRereadFailed(model, msg.id, msg.failure);
+    case 'patched':
+      return onPatched(model, msg.id, msg.summary, msg.requestId);
+    case 'patchFailed':
+      return onPatchFailed(model, msg.id, msg.failure);
+    case 'logFailed':
+      return [model.logProblem ? model : { ...model, logProblem: msg.message }, []];
+  }
+}

@@ -1,0 +1,83 @@
+import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
+import { readIdList } from '../id-lists/id-list.js';
+import type { Session } from '../session.js';
+import { runEffect } from './queue-effects.js';
+import { runQueueLoop } from './queue-loop.js';
+import { initialModel, type Model, type QueueEntry } from './queue-model.js';
+import { renderSessionSummary } from './queue-summary.js';
+import { openSessionLog, type SessionLog } from './session-log.js';
+import { openKeyStream, openTerminal } from './terminal-screen.js';
+
+/*
+ * `fraudctl review`: checks there is a person at a terminal, reads the ids, opens the log, then
+ * runs the queue on the terminal and prints the session's summary. The terminal is given back
+ * (raw mode off, cursor, main screen) on every way out, an error included.
+ */
+
+export interface ReviewOptions {
+  from?: string;
+  allDecisions?: boolean;
+  claim: boolean;
+  includeClaimed?: boolean;
+  includeDecided?: boolean;
+  log?: string;
+}
+
+const NOT_A_TERMINAL_HINT = 'review is for a person at a terminal; scripts change states with: fraudctl set-state ID --state APPROVED --comments "…"';
+
+async function readQueue(session: Session, ids: readonly string[], options: ReviewOptions): Promise<{ entries: QueueEntry[]; unreadable: string[] }> {
+  const entries: QueueEntry[] = [];
+  const unreadable: string[] = [];
+  const seen = new Set<string>();
+  for await (const entry of readIdList({ args: ids, from: options.from, results: options.allDecisions ? 'decided' : 'review' }, session.context)) {
+    if (entry.id === null) {
+      unreadable.push(entry.where);
+      continue;
+    }
+    if (seen.has(entry.id)) continue;
+    seen.add(entry.id);
+    entries.push({ id: entry.id });
+  }
+  return { entries, unreadable };
+}
+
+export async function runReview(session: Session, ids: readonly string[], options: ReviewOptions): Promise<void> {
+  const { context } = session;
+  // At once, before reading anything: without a terminal to draw on and read keys from, nothing to do.
+  if (!context.stdout.isTTY || session.globals.input === false) {
+    throw new UsageError(session.globals.input === false ? 'review needs a person at the keyboard, and --no-input says there is none' : 'review needs a terminal (stdout is not one)', NOT_A_TERMINAL_HINT);
+  }
+  if (options.from === undefined && ids.length === 0) throw new UsageError('no events to review: give ids, or --from FILE (or - for stdin)');
+  const keyStream = openKeyStream(context);
+  if (!keyStream) throw new UsageError('review needs a terminal to read keys from (stdin is not one, and /dev/tty cannot be opened)', NOT_A_TERMINAL_HINT);
+
+  let log: SessionLog | null = null;
+  let model: Model | null = null;
+  let restore = () => keyStream.close();
+  try {
+    const { entries, unreadable } = await readQueue(session, ids, options);
+    if (entries.length === 0) {
+      throw new UsageError(unreadable.length > 0 ? `no events to review: ${unreadable.length} line(s) without an id (${unreadable.slice(0, 3).join(', ')})` : 'no events to review in that list');
+    }
+    if (options.log !== undefined) log = await openSessionLog(options.log);
+    const [client, output] = await Promise.all([session.client(), session.output()]);
+    const terminal = openTerminal(context, keyStream);
+    restore = () => terminal.restore();
+    const initial = initialModel(entries, { claim: options.claim, includeClaimed: options.includeClaimed === true, includeDecided: options.includeDecided === true }, terminal.screen.size(), unreadable);
+    model = await runQueueLoop(initial, {
+      keys: terminal.keys,
+      screen: terminal.screen,
+      style: output.style,
+      runEffect: (effect) => runEffect(effect, { client, log, style: output.style }),
+      interrupted: context.waitForShutdown(),
+    });
+    restore();
+    output.print(renderSessionSummary(model, output.style, terminal.screen.size().width, log?.path ?? null));
+  } finally {
+    restore();
+    await log?.close();
+  }
+  if (model.fatal) throw new CliError(`the session stopped: ${model.fatal.message}`, model.fatal.status === 401 || model.fatal.status === 403 ? ExitCode.AUTH : ExitCode.FAILURE);
+  if (model.groups.stillClaimed.length > 0) throw new CliError(`${model.groups.stillClaimed.length} event(s) could not be given back and are still IN_REVIEW (listed above)`);
+  if (model.quitting === 'interrupt') throw new CliError('interrupted: the session summary is above', ExitCode.INTERRUPTED);
+}

@@ -1,0 +1,377 @@
+import { describe, expect, it } from 'vitest';
+import { initialModel, type Effect, type Key, type Model, type Msg, type QueueOptions } from '../../src/review-queue/queue-model.js';
+import { stepsFor, update } from '../../src/review-queue/queue-update.js';
+
+/*
+ * The queue's decisions, without a terminal or a network: messages in, model and effects out.
+ */
+
+const OPTIONS: QueueOptions = { claim: true, includeClaimed: false, includeDecided: false };
+const SCREEN = { width: 80, height: 24 };
+
+function summary(id: string, state: string | null, comments: string | null = null) {
+  return { id, state, comments, totalScore: 30, items: [] };
+}
+
+const assessment = (id: string) => ({ eventId: id, actionType: 'REVIEW', totalRiskScore: 30, alerts: [], listMatches: [] });
+
+/** A model driven by messages, keeping every effect it asked for. */
+class Driver {
+  model: Model;
+  effects: Effect[] = [];
+  constructor(ids: string[], options: Partial<QueueOptions> = {}) {
+    this.model = initialModel(
+      ids.map((id) => ({ id })),
+      { ...OPTIONS, ...options },
+      SCREEN,
+    );
+  }
+  send(msg: Msg): Effect[] {
+    const [model, effects] = update(this.model, msg);
+    this.model = model;
+    this.effects.push(...effects);
+    return effects;
+  }
+  key(text: string, key: Key = { name: text, sequence: text }): Effect[] {
+    return this.send({ type: 'key', text, key });
+  }
+  type(text: string): void {
+    for (const ch of text) this.key(ch);
+  }
+  enter(): Effect[] {
+    return this.send({ type: 'key', text: '\r', key: { name: 'return', sequence: '\r' } });
+  }
+  loaded(index: number, state: string | null, comments: string | null = null): Effect[] {
+    const id = this.model.entries[index]!.id;
+    return this.send({ type: 'loaded', index, summary: summary(id, state, comments), assessment: assessment(id), assessmentProblem: null });
+  }
+  /** Loads the event at the index as PENDING_REVIEW and lets its claim land. */
+  open(index: number): void {
+    this.loaded(index, 'PENDING_REVIEW');
+    const id = this.model.entries[index]!.id;
+    this.send({ type: 'claimed', id, summary: summary(id, 'IN_REVIEW'), requestId: `req-claim-${id}` });
+  }
+  logs(): string[] {
+    return this.effects.filter((e): e is Extract<Effect, { type: 'log' }> => e.type === 'log').map((e) => `${e.entry.eventId} ${e.entry.action} ${e.entry.from}→${e.entry.to} ${e.entry.outcome}`);
+  }
+}
+
+const ofType = <T extends Effect['type']>(effects: Effect[], type: T) => effects.filter((e): e is Extract<Effect, { type: T }> => e.type === type);
+
+describe('opening events', () => {
+  it('fetches the first event and the next one at the start', () => {
+    const d = new Driver(['e1', 'e2', 'e3']);
+    const effects = d.send({ type: 'start' });
+    expect(effects).toEqual([
+      { type: 'load', index: 0, id: 'e1' },
+      { type: 'load', index: 1, id: 'e2' },
+    ]);
+    expect(d.model.mode.name).toBe('loading');
+  });
+
+  it('claims an event in PENDING_REVIEW while it is on screen', () => {
+    const d = new Driver(['e1', 'e2']);
+    d.send({ type: 'start' });
+    expect(d.loaded(0, 'PENDING_REVIEW')).toEqual([{ type: 'claim', id: 'e1' }]);
+    expect(d.model.mode.name).toBe('keys');
+    expect(d.model.current?.claim).toBe('claiming');
+    d.send({ type: 'claimed', id: 'e1', summary: summary('e1', 'IN_REVIEW'), requestId: 'r1' });
+    expect(d.model.current).toMatchObject({ claim: 'held', seenState: 'IN_REVIEW' });
+    expect(d.logs()).toEqual(['e1 claim PENDING_REVIEW→IN_REVIEW ok']);
+  });
+
+  it('does not claim with --no-claim', () => {
+    const d = new Driver(['e1'], { claim: false });
+    d.send({ type: 'start' });
+    expect(d.loaded(0, 'PENDING_REVIEW')).toEqual([]);
+    expect(d.model.current).toMatchObject({ claim: 'none', seenState: 'PENDING_REVIEW' });
+  });
+
+  it('passes over decided events, events claimed by another session and unknown states, with a note, without blocking', () => {
+    const d = new Driver(['done', 'theirs', 'odd', 'open']);
+    d.send({ type: 'start' });
+    d.loaded(0, 'APPROVED');
+    d.loaded(1, 'IN_REVIEW');
+    d.loaded(2, 'ON_HOLD');
+    d.loaded(3, 'ESCALATED');
+    expect(d.model.current?.id).toBe('open');
+    // ESCALATED cannot go to IN_REVIEW: shown, not claimed.
+    expect(d.model.current?.claim).toBe('none');
+    expect(d.model.groups.alreadyHandled).toEqual(['done', 'odd']);
+    expect(d.model.groups.claimedElsewhere).toEqual(['theirs']);
+    expect(d.model.notes).toEqual([
+      'done: APPROVED, no longer awaiting review',
+      'theirs: IN_REVIEW, claimed by another session (--include-claimed takes these)',
+      'odd: ON_HOLD, no longer awaiting review',
+    ]);
+    expect(d.effects.filter((e) => e.type === 'claim' || e.type === 'patch')).toEqual([]);
+  });
+
+  it('shows them with --include-decided and --include-claimed; a taken-over claim is given back on skip', () => {
+    const d = new Driver(['odd', 'theirs'], { includeDecided: true, includeClaimed: true });
+    d.send({ type: 'start' });
+    d.loaded(0, 'ON_HOLD');
+    expect(d.model.current).toMatchObject({ id: 'odd', seenState: 'ON_HOLD', claim: 'none' });
+    d.key('s');
+    d.loaded(1, 'IN_REVIEW');
+    expect(d.model.current).toMatchObject({ id: 'theirs', claim: 'held' });
+    expect(d.key('s')).toContainEqual({ type: 'release', id: 'theirs', action: 'skip' });
+  });
+
+  it('counts a 404 as not found and goes on', () => {
+    const d = new Driver(['gone', 'e2']);
+    d.send({ type: 'start' });
+    d.send({ type: 'loadFailed', index: 0, failure: { status: 404, message: 'no event "gone"', requestId: 'x' } });
+    expect(d.model.groups.notFound).toEqual(['gone']);
+    expect(d.model.mode.name).toBe('loading');
+    expect(ofType(d.effects, 'load').map((e) => e.id)).toEqual(['gone', 'e2']);
+  });
+
+  it('offers retry or skip when an event cannot be loaded (5xx, network)', () => {
+    const d = new Driver(['e1', 'e2']);
+    d.send({ type: 'start' });
+    d.send({ type: 'loadFailed', index: 0, failure: { status: 503, message: 'unavailable', requestId: null } });
+    expect(d.model.mode).toEqual({ name: 'loadFailed', message: 'unavailable' });
+    expect(d.key('r')).toEqual([{ type: 'load', index: 0, id: 'e1' }]);
+    d.send({ type: 'loadFailed', index: 0, failure: { status: null, message: 'connection reset', requestId: null } });
+    d.key('s');
+    expect(d.model.groups.skipped).toEqual(['e1']);
+  });
+
+  it('uses the prefetched next event at once after a decision', () => {
+    const d = new Driver(['e1', 'e2']);
+    d.send({ type: 'start' });
+    d.open(0);
+    d.loaded(1, 'PENDING_REVIEW');
+    d.key('a');
+    d.enter();
+    d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') });
+    const effects = d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'APPROVED'), requestId: 'r2' });
+    expect(d.model.current?.id).toBe('e2');
+    expect(d.model.mode.name).toBe('keys');
+    expect(effects).toContainEqual({ type: 'claim', id: 'e2' });
+    expect(effects.filter((e) => e.type === 'load')).toEqual([]);
+  });
+});
+
+describe('deciding', () => {
+  function onFirst(): Driver {
+    const d = new Driver(['e1', 'e2']);
+    d.send({ type: 'start' });
+    d.open(0);
+    return d;
+  }
+
+  it('reads the state again, then sends the state with the comment; the next event follows', () => {
+    const d = onFirst();
+    d.key('d');
+    expect(d.model.mode).toMatchObject({ name: 'comment', action: 'decline' });
+    d.type('card stolen');
+    expect(d.enter()).toEqual([{ type: 'reread', id: 'e1' }]);
+    expect(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') })).toEqual([{ type: 'patch', id: 'e1', change: { state: 'DECLINED', comments: 'card stolen' } }]);
+    d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'DECLINED', 'card stolen'), requestId: 'r2' });
+    expect(d.model.groups.declined).toEqual(['e1']);
+    expect(d.model.index).toBe(1);
+    expect(d.logs()).toEqual(['e1 claim PENDING_REVIEW→IN_REVIEW ok', 'e1 decline IN_REVIEW→DECLINED ok']);
+  });
+
+  it('never sends an empty comment: Enter on an empty line sends the state alone', () => {
+    const d = onFirst();
+    d.key('a');
+    d.type('   ');
+    d.enter();
+    expect(ofType(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'a colleague’s note') }), 'patch')).toEqual([]);
+    // The comment changed since it was seen (a colleague wrote): not sent, shown instead.
+    expect(d.model.current?.notice?.lines[0]).toMatch(/not sent/);
+    d.key('a');
+    d.enter();
+    expect(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'a colleague’s note') })).toEqual([{ type: 'patch', id: 'e1', change: { state: 'APPROVED' } }]);
+  });
+
+  it('a comment alone needs text, and keeps the event on screen', () => {
+    const d = onFirst();
+    d.key('c');
+    expect(d.enter()).toEqual([]);
+    expect(d.model.current?.notice?.lines).toEqual(['nothing sent: a comment needs some text']);
+    d.key('c');
+    d.type('waiting for documents');
+    d.enter();
+    expect(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') })).toEqual([{ type: 'patch', id: 'e1', change: { comments: 'waiting for documents' } }]);
+    d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'waiting for documents'), requestId: 'r' });
+    expect(d.model.current).toMatchObject({ id: 'e1', claim: 'held', seenComments: 'waiting for documents' });
+    expect(d.model.groups.commented).toEqual(['e1']);
+  });
+
+  it('Esc goes back to the keys without sending', () => {
+    const d = onFirst();
+    d.key('a');
+    d.type('x');
+    expect(d.send({ type: 'key', text: '\x1b', key: { name: 'escape' } })).toEqual([]);
+    expect(d.model.mode.name).toBe('keys');
+  });
+
+  it('shows what changed when the state is no longer the one seen or set, and sends nothing', () => {
+    const d = onFirst();
+    d.key('a');
+    d.enter();
+    const effects = d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'DECLINED', 'fraud ring') });
+    expect(ofType(effects, 'patch')).toEqual([]);
+    expect(d.model.mode.name).toBe('keys');
+    expect(d.model.current?.notice?.lines).toEqual(['not sent: changed by someone else since you opened it: IN_REVIEW → DECLINED', 'their comment: fraud ring', 'choose again']);
+    expect(d.model.current).toMatchObject({ seenState: 'DECLINED', claim: 'none' });
+    expect(d.logs().at(-1)).toBe('e1 approve IN_REVIEW→APPROVED conflict');
+    // Skipping now gives nothing back: the claim is gone.
+    expect(ofType(d.key('s'), 'release')).toEqual([]);
+  });
+
+  it('confirms fraud from review in two steps, DECLINED then FRAUD_CONFIRMED, the comment on the last', () => {
+    expect(stepsFor('fraud', 'IN_REVIEW')).toEqual(['DECLINED', 'FRAUD_CONFIRMED']);
+    expect(stepsFor('fraud', 'ESCALATED')).toEqual(['DECLINED', 'FRAUD_CONFIRMED']);
+    expect(stepsFor('fraud', 'APPROVED')).toEqual(['FRAUD_CONFIRMED']);
+    expect(stepsFor('fraud', 'SOMETHING_NEW')).toEqual(['FRAUD_CONFIRMED']);
+    const d = onFirst();
+    d.key('f');
+    d.type('chargeback');
+    d.enter();
+    expect(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') })).toEqual([{ type: 'patch', id: 'e1', change: { state: 'DECLINED' } }]);
+    expect(d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'DECLINED'), requestId: 'r1' })).toContainEqual({ type: 'patch', id: 'e1', change: { state: 'FRAUD_CONFIRMED', comments: 'chargeback' } });
+    d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'FRAUD_CONFIRMED', 'chargeback'), requestId: 'r2' });
+    expect(d.model.groups.fraudConfirmed).toEqual(['e1']);
+    expect(d.model.groups.declined).toEqual([]);
+    expect(d.logs().slice(1)).toEqual(['e1 fraud IN_REVIEW→DECLINED ok', 'e1 fraud DECLINED→FRAUD_CONFIRMED ok']);
+  });
+
+  it('a refusal (4xx) shows the service’s reason and lets the analyst choose again', () => {
+    const d = onFirst();
+    d.key('e');
+    d.enter();
+    d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') });
+    d.send({ type: 'patchFailed', id: 'e1', failure: { status: 422, message: 'the service rejected the request (422 VALIDATION_ERROR: INVALID_STATE_TRANSITION, request q)', requestId: 'q' } });
+    expect(d.model.mode.name).toBe('keys');
+    expect(d.model.current?.notice?.lines[1]).toContain('INVALID_STATE_TRANSITION');
+    expect(d.logs().at(-1)).toBe('e1 escalate IN_REVIEW→ESCALATED refused');
+  });
+
+  it('a failure (5xx, network) offers retry, which reads again first and takes a change that did land as done', () => {
+    const d = onFirst();
+    d.key('a');
+    d.type('ok');
+    d.enter();
+    d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') });
+    d.send({ type: 'patchFailed', id: 'e1', failure: { status: null, message: 'the connection dropped', requestId: null } });
+    expect(d.model.mode.name).toBe('sendFailed');
+    expect(d.key('r')).toEqual([{ type: 'reread', id: 'e1' }]);
+    d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'APPROVED', 'ok') });
+    expect(d.model.groups.approved).toEqual(['e1']);
+    expect(d.logs().slice(-2)).toEqual(['e1 approve IN_REVIEW→APPROVED failed', 'e1 approve IN_REVIEW→APPROVED ok']);
+  });
+
+  it('skipping after a failure counts the decision as not sent and gives the event back', () => {
+    const d = onFirst();
+    d.key('a');
+    d.enter();
+    d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') });
+    d.send({ type: 'patchFailed', id: 'e1', failure: { status: 503, message: 'unavailable', requestId: 'z' } });
+    expect(d.key('s')).toContainEqual({ type: 'release', id: 'e1', action: 'skip' });
+    expect(d.model.groups.notSent).toEqual(['e1']);
+  });
+});
+
+describe('leaving and quitting', () => {
+  it('skip gives the claim back and moves on', () => {
+    const d = new Driver(['e1', 'e2']);
+    d.send({ type: 'start' });
+    d.open(0);
+    const effects = d.key('s');
+    expect(effects).toContainEqual({ type: 'release', id: 'e1', action: 'skip' });
+    expect(d.model.groups.skipped).toEqual(['e1']);
+    d.send({ type: 'released', id: 'e1', action: 'skip', requestId: 'r' });
+    expect(d.logs().at(-1)).toBe('e1 skip IN_REVIEW→PENDING_REVIEW ok');
+  });
+
+  it('a claim that lands after the event was left is given back at once', () => {
+    const d = new Driver(['e1', 'e2']);
+    d.send({ type: 'start' });
+    d.loaded(0, 'PENDING_REVIEW');
+    expect(ofType(d.key('s'), 'release')).toEqual([]);
+    expect(d.send({ type: 'claimed', id: 'e1', summary: null, requestId: 'late' })).toContainEqual({ type: 'release', id: 'e1', action: 'skip' });
+  });
+
+  it('q gives the event back and ends; the rest is "not reached"', () => {
+    const d = new Driver(['e1', 'e2', 'e3']);
+    d.send({ type: 'start' });
+    d.open(0);
+    expect(d.key('q')).toContainEqual({ type: 'release', id: 'e1', action: 'release' });
+    expect(d.model.mode.name).toBe('done');
+    expect(d.model.groups).toMatchObject({ skipped: ['e1'], notReached: ['e2', 'e3'] });
+  });
+
+  it('Ctrl-C while a decision is being sent waits for it, then ends without claiming the next event', () => {
+    const d = new Driver(['e1', 'e2']);
+    d.send({ type: 'start' });
+    d.open(0);
+    d.loaded(1, 'PENDING_REVIEW');
+    d.key('a');
+    d.enter();
+    expect(d.send({ type: 'key', text: '\x03', key: { name: 'c', ctrl: true } })).toEqual([]);
+    expect(d.model.mode.name).toBe('sending');
+    d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') });
+    const effects = d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'APPROVED'), requestId: 'r' });
+    expect(ofType(effects, 'claim')).toEqual([]);
+    expect(d.model).toMatchObject({ quitting: 'interrupt', mode: { name: 'done' } });
+    expect(d.model.groups).toMatchObject({ approved: ['e1'], notReached: ['e2'] });
+  });
+
+  it('a signal gives the claimed event back', () => {
+    const d = new Driver(['e1']);
+    d.send({ type: 'start' });
+    d.open(0);
+    expect(d.send({ type: 'interrupt' })).toEqual([{ type: 'release', id: 'e1', action: 'release' }]);
+    expect(d.model.quitting).toBe('interrupt');
+  });
+
+  it('a release that fails on the network leaves the event listed as still claimed', () => {
+    const d = new Driver(['e1']);
+    d.send({ type: 'start' });
+    d.open(0);
+    d.key('q');
+    d.send({ type: 'releaseFailed', id: 'e1', action: 'release', failure: { status: null, message: 'refused', requestId: null } });
+    expect(d.model.groups.stillClaimed).toEqual(['e1']);
+  });
+
+  it('a refused key (401) ends the session', () => {
+    const d = new Driver(['e1', 'e2']);
+    d.send({ type: 'start' });
+    d.send({ type: 'loadFailed', index: 0, failure: { status: 401, message: 'the service did not accept the API key', requestId: null } });
+    expect(d.model.mode.name).toBe('done');
+    expect(d.model.fatal).toEqual({ message: 'the service did not accept the API key', status: 401 });
+  });
+});
+
+describe('view and help', () => {
+  it('v asks for the tables and scrolls them within bounds; v goes back', () => {
+    const d = new Driver(['e1']);
+    d.send({ type: 'start' });
+    d.open(0);
+    expect(ofType(d.key('v'), 'renderView')).toHaveLength(1);
+    d.send({ type: 'viewReady', id: 'e1', lines: Array.from({ length: 30 }, (_, i) => `line ${i}`) });
+    d.key('k');
+    expect(d.model.mode).toMatchObject({ name: 'view', scroll: 0 });
+    d.send({ type: 'key', text: ' ', key: { name: 'space' } });
+    d.send({ type: 'key', text: ' ', key: { name: 'space' } });
+    // 30 lines, 22 to a page: at most 8 down.
+    expect(d.model.mode).toMatchObject({ scroll: 8 });
+    d.key('v');
+    expect(d.model.mode.name).toBe('keys');
+  });
+
+  it('? shows help and any key goes back where it was', () => {
+    const d = new Driver(['e1']);
+    d.send({ type: 'start' });
+    d.open(0);
+    d.key('?');
+    expect(d.model.mode.name).toBe('help');
+    d.key('x');
+    expect(d.model.mode.name).toBe('keys');
+  });
+});
