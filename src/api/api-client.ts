@@ -3,7 +3,8 @@ import type { Dispatcher } from 'undici';
 import { Agent, loadEnvHttpProxyAgent } from './undici-parts.js';
 import pkg from '../../package.json' with { type: 'json' };
 import { terminalSafe, truncate } from '../render/terminal-text.js';
-import { ApiError, BadResponseError, NetworkError, type NetworkFailure } from './api-error.js';
+import { ApiError, BadResponseError, NetworkError, NotTheServiceError, type NetworkFailure } from './api-error.js';
+import { readNotFound, type NotFoundReading } from './error-shape.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, GATEWAY_STATUSES, parseRetryAfter, RETRYABLE_STATUSES, type RetryPolicy } from './retry-policy.js';
 import type { RetryKind } from './retry-budget.js';
 import { redactHeaders } from './debug-log.js';
@@ -271,7 +272,7 @@ export class ApiClient {
       const text = await readLimited(res.body);
       const requestId = headerValue(res.headers['x-request-id']);
       this.options.debug?.(`← ${res.statusCode} in ${Date.now() - started} ms ${this.withoutKey(JSON.stringify(pickHeaders(res.headers)))}\n  ${terminalSafe(truncate(this.withoutKey(text), 2000))}`);
-      return { status: res.statusCode, headers: res.headers, text, requestId };
+      return { status: res.statusCode, headers: res.headers, text, requestId, path };
     } catch (error) {
       throw this.networkError(op, url, error, sent);
     } finally {
@@ -337,7 +338,31 @@ export class ApiClient {
       }
       return { status: raw.status, body: parsed.value, requestId: raw.requestId, attempts };
     }
+    if (raw.status === 404) {
+      const reading = readNotFound(raw.text.trim() === '' ? undefined : parsed);
+      if (reading.kind === 'foreign') throw this.notTheService(op, raw, contentType, reading);
+    }
     throw this.apiError(op, raw, parsed?.value, contentType);
+  }
+
+  /**
+   * A 404 that is not the service's own answer (error-shape.ts): the base URL does not lead to
+   * the service. Said in the same words by every command; `login` adds that nothing was saved.
+   */
+  private notTheService(op: Operation, raw: RawResponse, contentType: string, reading: Extract<NotFoundReading, { kind: 'foreign' }>): NotTheServiceError {
+    const got =
+      reading.reason === 'route'
+        ? `the code ${safe(reading.code ?? '')}, which names a route, not an event`
+        : reading.reason === 'not-error-shape'
+          ? 'JSON that is not the service\'s error shape'
+          : raw.text.trim() === ''
+            ? 'an empty body'
+            : describeBody(contentType, raw.text);
+    const ref = raw.requestId ? `, request ${safe(raw.requestId)}` : '';
+    const where = `${op.method} ${this.base.origin}${safe(raw.path)}`;
+    const message = `${where} answered 404 with ${got}${ref}: that is not the fraud-screening service's answer, so this URL is not the service, or not its base path`;
+    const hint = `check --base-url or the profile's URL (fraudctl config get base-url${this.options.profile && this.options.profile !== 'sandbox' ? ` --profile ${this.options.profile}` : ''}): it should be the service's base address`;
+    return new NotTheServiceError(this.withoutKey(message), raw.status, this.withoutKey(got), hint);
   }
 
   private apiError(op: Operation, raw: RawResponse, body: unknown, contentType: string): ApiError {
@@ -360,6 +385,8 @@ export class ApiClient {
         case 403:
           return [`the merchant of this API key is blocked (${detail})`, 'ask the service operator to unblock the merchant'];
         case 404:
+          // Only the service's own not-found gets here (finish() turned every other 404 away).
+          if (op.method === 'POST') return [`the service answered 404 while ${op.what} (${detail})`, 'check --base-url: it should be the service\'s base address'];
           return [op.eventId ? `no event ${id} (${detail})` : `not found (${detail})`, op.eventId ? 'check the id: ids are case-sensitive' : 'check --base-url'];
         case 409:
           return [`${op.eventId ? `event ${id}` : 'the event'} already exists with a different payload (${detail})`, op.eventId ? `give the event a new id, or see the stored one with: fraudctl show ${safe(op.eventId)}` : undefined];
@@ -388,6 +415,8 @@ export class ApiClient {
 
 interface RawResponse {
   status: number;
+  /** The path (and query) the answer came from, after any redirect. */
+  path: string;
   headers: Record<string, string | string[] | undefined>;
   text: string;
   requestId: string | null;

@@ -61,3 +61,23 @@ export class BadResponseError extends CliError {
   /** Attempts the call made before this failure stood. */
   attempts = 1;
 }
+
+/**
+ * A 404 that is not the service's own "no such event": an HTML or non-JSON page, JSON that is
+ * not the error shape, or a code that names a route (ROUTE_NOT_FOUND). The URL is not the
+ * fraud-screening service, or not its base path, so nothing may be concluded from it: not
+ * "no such event", not "not stored", not "logged in". Exit 1, like any answer the interface
+ * does not promise.
+ */
+export class NotTheServiceError extends BadResponseError {
+  constructor(
+    message: string,
+    readonly status: number,
+    /** What came back, in words, sanitised: "an HTML page titled …", "the code ROUTE_NOT_FOUND". */
+    readonly got: string,
+    hint?: string,
+  ) {
+    super(message, hint);
+    this.name = 'NotTheServiceError';
+  }
+}

@@ -1,6 +1,6 @@
 import { once, setMaxListeners } from 'node:events';
 import { rmSync } from 'node:fs';
-import type { ApiError } from '../api/api-error.js';
+import { NotTheServiceError, type ApiError } from '../api/api-error.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { jsonForTerminal } from '../render/terminal-text.js';
 import type { Session } from '../session.js';
@@ -52,7 +52,7 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
   setMaxListeners(options.concurrency + 16, abort.signal);
   let stopped: StopReason | null = null;
   let finished = false;
-  let fatal: ApiError | undefined;
+  let fatal: ApiError | NotTheServiceError | undefined;
   let inputError: unknown;
   const stop = (reason: StopReason) => {
     stopped ??= reason;
@@ -148,7 +148,7 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
       progress.tick();
       if (outcome.fatal) {
         fatal ??= outcome.fatal;
-        stop('auth');
+        stop(outcome.fatal instanceof NotTheServiceError ? 'not-the-service' : 'auth');
       }
       if (control.budget.spent) stop('retry-budget');
       if (options.maxErrors !== null && stats.errors >= options.maxErrors) stop('max-errors');

@@ -1,13 +1,15 @@
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import type { Session } from '../session.js';
 import { readAllStdin } from '../cli-context.js';
-import { ApiError } from '../api/api-error.js';
+import { ApiError, NotTheServiceError } from '../api/api-error.js';
 import { newProbeId } from '../api/api-client.js';
 
 /*
  * `fraudctl login`: read a key without it touching argv (hidden prompt, or stdin when piped),
- * prove it works — asking for an event that cannot exist: 404 means the key was accepted —
- * and only then store it in the profile (config file, mode 0600).
+ * prove it works — asking for an event that cannot exist: the service's own 404 means the key
+ * was accepted — and only then store it in the profile (config file, mode 0600). A 404 that is
+ * not the service's (an HTML page, a route the server does not have: the API client tells them
+ * apart) proves nothing, and nothing is saved.
  */
 
 async function readKey(session: Session): Promise<string> {
@@ -44,8 +46,16 @@ export async function login(session: Session): Promise<void> {
   const client = await probeSession.client();
   try {
     await client.getEvent(newProbeId());
+    // An event that cannot exist was "found": whatever answered is not the service.
+    throw new CliError(
+      'nothing was saved: the server answered a request for an event that cannot exist with success, so it is not the fraud-screening service',
+      ExitCode.FAILURE,
+      'check the profile\'s URL (--base-url): it should be the service\'s base address',
+    );
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) {
+    if (error instanceof NotTheServiceError) {
+      throw new CliError(`nothing was saved: ${error.message}`, ExitCode.FAILURE, 'check the URL given with --base-url: it should be the service\'s base address');
+    } else if (error instanceof ApiError && error.status === 404) {
       // The key works: the service looked for the event and did not find it.
     } else if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
       const why = error.status === 401 ? 'did not accept this key' : 'accepted the key, but its merchant is blocked';

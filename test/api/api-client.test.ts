@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, eventPath, previewRequest, type ApiClientOptions } from '../../src/api/api-client.js';
-import { ApiError, BadResponseError, NetworkError } from '../../src/api/api-error.js';
+import { ApiError, BadResponseError, NetworkError, NotTheServiceError } from '../../src/api/api-error.js';
 import { DEMO_KEY, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 import { closedPort, destroy, empty, hang, json, redirect, startFakeServer, text, trickle, type FakeServer } from './fake-server.js';
 
@@ -141,6 +141,73 @@ describe('a status that is not success becomes a typed error with its exit code'
     const error = (await rejection(client.getEvent('evt-1'))) as ApiError;
     expect(error.requestId).toBe('hdr-77');
     expect(error.message).toContain('hdr-77');
+  });
+});
+
+describe('a 404 means "no such event" only in the service\'s own words', () => {
+  it.each<[string, ReturnType<typeof json>]>([
+    ['EVENT_NOT_FOUND in the error shape', json(404, { requestId: 'r', errorType: 'NOT_FOUND', errorCodes: ['EVENT_NOT_FOUND'] })],
+    ['the error shape with a code the client does not know', json(404, { requestId: 'r', errorType: 'NOT_FOUND', errorCodes: ['NO_SUCH_TRANSACTION'] })],
+    ['the error shape with every field null', json(404, { requestId: null, errorType: null, errorCodes: null })],
+  ])('%s: ApiError 404, exit 4', async (_what, handler) => {
+    const server = await fake();
+    server.script(handler);
+    const { client } = makeClient(server.url);
+    const error = await rejection(client.getEvent('evt-1'));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 404, exitCode: 4 });
+    expect(error.message).toMatch(/^no event "evt-1"/);
+  });
+
+  it.each<[string, ReturnType<typeof json>, RegExp]>([
+    ['an HTML page', text(404, '<html><head><title>404 Not Found</title></head><body>nginx</body></html>', 'text/html'), /an HTML page titled "404 Not Found"/],
+    ['plain text', text(404, 'Not Found', 'text/plain'), /text\/plain: "Not Found"/],
+    ['no body at all', empty(404), /an empty body/],
+    ['JSON that is not the error shape', json(404, { message: 'Not Found', path: '/event/evt-1' }), /JSON that is not the service's error shape/],
+    ['the error shape with a field of the wrong type', json(404, { errorType: 'NOT_FOUND', errorCodes: 'EVENT_NOT_FOUND' }), /JSON that is not the service's error shape/],
+    ['ROUTE_NOT_FOUND', json(404, { requestId: 'r-9', errorType: 'NOT_FOUND', errorCodes: ['ROUTE_NOT_FOUND'] }), /the code ROUTE_NOT_FOUND, which names a route, not an event/],
+    ['an errorType that names a path', json(404, { errorType: 'NO_SUCH_PATH', errorCodes: [] }), /the code NO_SUCH_PATH/],
+  ])('%s: NotTheServiceError, exit 1, saying what came back and to check the base URL', async (_what, handler, got) => {
+    const server = await fake();
+    server.script(handler);
+    const { client } = makeClient(`${server.url}/fraud`, { profile: 'prod' });
+    for (const call of [() => client.getEvent('evt-1'), () => client.getRiskAssessment('evt-1'), () => client.changeState('evt-1', { state: 'APPROVED' }), () => client.submitEvent({ id: 'evt-1' })]) {
+      const error = await rejection(call());
+      expect(error).toBeInstanceOf(NotTheServiceError);
+      expect(error).toBeInstanceOf(BadResponseError);
+      expect(error).toMatchObject({ status: 404, exitCode: 1 });
+      expect(error.message).toMatch(got);
+      expect(error.message).toMatch(/^(GET|PATCH|POST) http:\/\/127\.0\.0\.1:\d+\/fraud\/event/);
+      expect(error.message).toContain('not the service, or not its base path');
+      expect(error.message).not.toMatch(/no event/);
+      expect((error as NotTheServiceError).hint).toContain('--profile prod');
+    }
+    // Not retried: it would only come again.
+    expect(server.requests).toHaveLength(4);
+  });
+
+  it('the sandbox under a wrong base path: its ROUTE_NOT_FOUND is not "no such event"', async () => {
+    const sandbox = await startTestSandbox();
+    try {
+      const { client } = makeClient(`${sandbox.url}/v1`, { apiKey: DEMO_KEY });
+      const error = await rejection(client.getEvent('evt-1'));
+      expect(error).toBeInstanceOf(NotTheServiceError);
+      expect(error.message).toContain('ROUTE_NOT_FOUND');
+      const right = await rejection(makeClient(sandbox.url, { apiKey: DEMO_KEY }).client.getEvent('evt-1'));
+      expect(right).toMatchObject({ status: 404, exitCode: 4 });
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('a hostile HTML title in a 404 is shown inert', async () => {
+    const server = await fake();
+    server.script(text(404, '<html><title>\u001b]0;pwned\u0007\u202eevil</title></html>', 'text/html'));
+    const { client } = makeClient(server.url);
+    const error = await rejection(client.getEvent('evt-1'));
+    expect(error).toBeInstanceOf(NotTheServiceError);
+    expect(error.message).toContain('\\x1b]0;pwned');
+    expect(error.message).not.toMatch(TERMINAL_ACTIVE);
   });
 });
 
