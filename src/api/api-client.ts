@@ -192,7 +192,7 @@ export class ApiClient {
         this.options.debug?.(`retrying after ${response.status}`);
       } catch (error) {
         if (error instanceof ApiError || error instanceof NetworkError || error instanceof BadResponseError) error.attempts = attempt + 1;
-        // A timeout used the deadline up; an over-large answer would only come again.
+        // A timeout used the deadline up.
         const safeToRepeat = error instanceof NetworkError && error.failure !== 'timeout' && error.failure !== 'other' && (op.idempotent || !error.maybeProcessed);
         if (!safeToRepeat || attempt >= this.policy.maxRetries || this.options.signal?.aborted) throw error;
         if (error.failure === 'connect-timeout') kind = 'timeout';
@@ -274,6 +274,14 @@ export class ApiClient {
       this.options.debug?.(`← ${res.statusCode} in ${Date.now() - started} ms ${this.withoutKey(JSON.stringify(pickHeaders(res.headers)))}\n  ${terminalSafe(truncate(this.withoutKey(text), 2000))}`);
       return { status: res.statusCode, headers: res.headers, text, requestId, path };
     } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === 'FRAUDCTL_BODY_TOO_LARGE' || code === 'UND_ERR_RESPONSE_EXCEEDED_MAX_SIZE') {
+        // An answer the interface never promises: a bad answer (exit 1), not "try again later".
+        throw new BadResponseError(
+          `the answer from ${safe(url.host)} while ${op.what} is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB: not read`,
+          op.method === 'POST' && op.eventId ? `the event may have been stored: check with fraudctl show ${safe(op.eventId)}` : 'check --base-url: it should name the fraud-screening service',
+        );
+      }
       throw this.networkError(op, url, error, sent);
     } finally {
       clearTimeout(timer);
@@ -308,7 +316,6 @@ export class ApiClient {
       if (/CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(code) || /certificate|tls|ssl/i.test(e.message ?? '')) {
         return ['tls', `TLS failure talking to ${host}: ${safe(code || (e.message ?? 'handshake failed'))}`, false];
       }
-      if (code === 'UND_ERR_RESPONSE_EXCEEDED_MAX_SIZE' || code === 'FRAUDCTL_BODY_TOO_LARGE') return ['other', `the answer from ${host} is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB`, true];
       return ['reset', `the connection to ${host} dropped while ${op.what}${code ? ` (${safe(code)})` : ''}`, true];
     })();
     const [failure, message, maybeSent] = kind;

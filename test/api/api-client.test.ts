@@ -211,6 +211,27 @@ describe('a 404 means "no such event" only in the service\'s own words', () => {
   });
 });
 
+describe('an answer larger than 16 MiB', () => {
+  it('is a bad answer (BadResponseError, exit 1), not retried, and a POST says the event may be stored', async () => {
+    const server = await fake();
+    const big: Parameters<FakeServer['script']>[0] = (res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.on('error', () => {});
+      res.end(Buffer.alloc(17 * 1024 * 1024, 0x20));
+    };
+    server.script(big);
+    const { client } = makeClient(server.url);
+    const get = await rejection(client.getEvent('evt-1'));
+    expect(get).toBeInstanceOf(BadResponseError);
+    expect(get).toMatchObject({ exitCode: 1 });
+    expect(get.message).toMatch(/is larger than 16 MiB: not read$/);
+    expect(server.requests).toHaveLength(1);
+    const post = (await rejection(client.submitEvent({ id: 'evt-2', amount: 1 }))) as BadResponseError;
+    expect(post).toBeInstanceOf(BadResponseError);
+    expect(post.hint).toContain('fraudctl show evt-2');
+  });
+});
+
 describe('retries', () => {
   it('GET: retried on 503, then the success is returned', async () => {
     const server = await fake();
