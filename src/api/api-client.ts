@@ -253,7 +253,8 @@ export class ApiClient {
     if (remaining <= 0) throw this.timeout(op);
     const headers = this.headers(body !== null);
     const started = Date.now();
-    this.options.debug?.(`→ ${op.method} ${url.origin}${path} ${JSON.stringify(redactHeaders(headers))}${body ? `\n  ${truncate(body, 2000)}` : ''}`);
+    // The body is the user's input: it may hold escape sequences or bidi controls, shown inert like a response's.
+    this.options.debug?.(`→ ${op.method} ${terminalSafe(`${url.origin}${path}`)} ${JSON.stringify(redactHeaders(headers))}${body ? `\n  ${terminalSafe(truncate(this.withoutKey(body), 2000))}` : ''}`);
     // One controller per attempt, its timer cleared at the end: AbortSignal.timeout would keep
     // every request's signal and timer alive for the whole timeout, and AbortSignal.any ties
     // each one to the batch's long-lived signal — hundreds of thousands of them in a big batch.
