@@ -67,6 +67,25 @@ const LOCAL_REJECTIONS: Record<string, string> = {
   'text after the end of the JSON array': 'TEXT_AFTER_ARRAY',
 };
 
+/**
+ * The event id a line carries, read the same way when its result is recorded and when resume
+ * compares the input with the results file: a JSON object's string `id`, else null. A line
+ * rejected locally still has its id when it can be read (a line over 1 MiB is usually whole
+ * JSON); one cut short in memory (over 16 MiB) or not a JSON object has none.
+ */
+export function lineId(record: InputRecord): string | null {
+  if (record.truncated) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(record.text);
+  } catch {
+    return null;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const id = (value as { id?: unknown }).id;
+  return typeof id === 'string' ? id : null;
+}
+
 /** The line as a payload to send, or why it cannot be one. */
 function parseRecord(record: InputRecord, maxRecordBytes: number): Parsed | { code: string; reason: string } {
   if (record.problem) {
@@ -176,7 +195,9 @@ export async function submitLine(record: InputRecord, work: LineWork, options: {
   const started = performance.now();
   const parsed = parseRecord(record, options.maxRecordBytes);
   if ('code' in parsed) {
-    const result: LineResult = { ...blank(record, null), outcome: 'REJECTED', errorType: 'INVALID_LINE', errorCodes: [parsed.code] };
+    // Only a line the reader refused may still hold a readable id; one that failed to parse has none.
+    const id = record.problem ? lineId(record) : null;
+    const result: LineResult = { ...blank(record, id), outcome: 'REJECTED', errorType: 'INVALID_LINE', errorCodes: [parsed.code] };
     return { result, reason: parsed.reason };
   }
   let result = blank(record, parsed.id);
