@@ -4,11 +4,13 @@ import { Agent, loadEnvHttpProxyAgent } from './undici-parts.js';
 import pkg from '../../package.json' with { type: 'json' };
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import { ApiError, BadResponseError, NetworkError, NotTheServiceError, type NetworkFailure } from './api-error.js';
+import { ExitCode } from '../errors/cli-error.js';
 import { readNotFound, type NotFoundReading } from './error-shape.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, GATEWAY_STATUSES, parseRetryAfter, RETRYABLE_STATUSES, type RetryPolicy } from './retry-policy.js';
 import type { RetryKind } from './retry-budget.js';
 import { redactHeaders } from './debug-log.js';
 import { eventPath } from '../contract/paths.js';
+import { checkTransport } from './transport.js';
 
 /*
  * The one place that talks HTTP to the service (undici). It owns the API key header, the
@@ -35,6 +37,8 @@ export interface ApiClientOptions {
   signal?: AbortSignal;
   /** A batch's say over every request: pacing, a shared retry budget, throttling. */
   control?: RequestControl;
+  /** Allows http:// to a host that is not this machine (--insecure-http); otherwise the constructor refuses it. */
+  insecureHttp?: boolean;
 }
 
 /**
@@ -112,6 +116,7 @@ export class ApiClient {
   private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(private readonly options: ApiClientOptions) {
+    checkTransport(options.baseUrl, options.insecureHttp === true, options.profile);
     this.base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
@@ -192,8 +197,8 @@ export class ApiClient {
         this.options.debug?.(`retrying after ${response.status}`);
       } catch (error) {
         if (error instanceof ApiError || error instanceof NetworkError || error instanceof BadResponseError) error.attempts = attempt + 1;
-        // A timeout used the deadline up.
-        const safeToRepeat = error instanceof NetworkError && error.failure !== 'timeout' && error.failure !== 'other' && (op.idempotent || !error.maybeProcessed);
+        // A timeout used the deadline up; a TLS failure (a certificate, a scheme) would only come again.
+        const safeToRepeat = error instanceof NetworkError && error.failure !== 'timeout' && error.failure !== 'other' && error.failure !== 'tls' && (op.idempotent || !error.maybeProcessed);
         if (!safeToRepeat || attempt >= this.policy.maxRetries || this.options.signal?.aborted) throw error;
         if (error.failure === 'connect-timeout') kind = 'timeout';
         this.options.debug?.(`retrying after ${error.message}`);
@@ -314,20 +319,17 @@ export class ApiClient {
       if (code === 'ECONNREFUSED') return ['refused', `cannot connect to ${host}: connection refused`, false];
       if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return ['dns', `cannot find host ${safe(url.hostname)} (DNS lookup failed)`, false];
       if (code === 'UND_ERR_CONNECT_TIMEOUT') return ['connect-timeout', `cannot connect to ${host}: no answer to the connection attempt`, false];
-      if (/CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(code) || /certificate|tls|ssl/i.test(e.message ?? '')) {
-        return ['tls', `TLS failure talking to ${host}: ${safe(code || (e.message ?? 'handshake failed'))}`, false];
-      }
       return ['reset', `the connection to ${host} dropped while ${op.what}${code ? ` (${safe(code)})` : ''}`, true];
     })();
+    const tls = kind[0] === 'timeout' ? undefined : tlsFailure(code, e.message ?? '', host);
+    if (tls) return new NetworkError(tls.message, 'tls', false, tls.hint, ExitCode.FAILURE);
     const [failure, message, maybeSent] = kind;
     if (failure === 'timeout') return this.timeout(op);
     const processed = answered || maybeSent;
     const hint =
       failure === 'refused' || failure === 'dns' || failure === 'connect-timeout'
         ? 'is the service running at that address? check --base-url or the profile (fraudctl config list)'
-        : failure === 'tls'
-          ? 'check the URL scheme and the server certificate (NODE_EXTRA_CA_CERTS for a private CA)'
-          : op.method === 'POST' && op.eventId
+        : op.method === 'POST' && op.eventId
             ? `the event may have been stored: check with fraudctl show ${safe(op.eventId)}`
             : undefined;
     return new NetworkError(message, failure, processed, hint);
@@ -428,6 +430,40 @@ interface RawResponse {
   headers: Record<string, string | string[] | undefined>;
   text: string;
   requestId: string | null;
+}
+
+/**
+ * A TLS failure as one line and a hint, by kind: the certificate's issuer is not trusted, it has
+ * expired (or is not valid yet), it was issued for another name, or the server does not speak
+ * TLS at all. Exit 1, not 6: waiting does not fix a certificate or a scheme.
+ */
+function tlsFailure(code: string, message: string, host: string): { message: string; hint: string } | undefined {
+  const untrusted = ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_UNTRUSTED', 'CERT_SIGNATURE_FAILURE'];
+  if (untrusted.includes(code)) {
+    return {
+      message: `the TLS certificate of ${host} is not signed by a certificate authority this machine trusts (${code}): nothing was sent`,
+      hint: 'for a private CA, point NODE_EXTRA_CA_CERTS at its certificate (a PEM file); check the URL otherwise',
+    };
+  }
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
+    return {
+      message: `the TLS certificate of ${host} ${code === 'CERT_HAS_EXPIRED' ? 'has expired' : 'is not valid yet'} (${code}): nothing was sent`,
+      hint: 'the service\'s operator must renew the certificate; check this machine\'s clock too',
+    };
+  }
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID' || code === 'HOSTNAME_MISMATCH') {
+    return {
+      message: `the TLS certificate of ${host} is for another name (${code}): nothing was sent`,
+      hint: 'use the host name the certificate was issued for in --base-url (e.g. not an IP address)',
+    };
+  }
+  if (/CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY|EPROTO/i.test(code) || /certificate|tls|ssl/i.test(message)) {
+    return {
+      message: `no TLS connection to ${host} (${safe(code || 'handshake failed')}): nothing was sent`,
+      hint: 'check the URL scheme and port: does that port speak https:// or http://?',
+    };
+  }
+  return undefined;
 }
 
 function parseUrl(value: string, base: URL): URL | undefined {

@@ -42,8 +42,10 @@ export class NetworkError extends CliError {
     /** False when the request certainly never reached the server (safe to send again). */
     readonly maybeProcessed: boolean,
     hint?: string,
+    /** 6 ("try again later") unless waiting cannot help: a TLS certificate refused is exit 1. */
+    exitCode: ExitCodeValue = ExitCode.UNAVAILABLE,
   ) {
-    super(message, ExitCode.UNAVAILABLE, hint);
+    super(message, exitCode, hint);
     this.name = 'NetworkError';
   }
 

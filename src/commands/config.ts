@@ -7,7 +7,7 @@ import { withSession } from '../session.js';
  * The profile acted on is --profile, else FRAUDCTL_PROFILE, else the active one.
  */
 
-const KEYS = ['base-url', 'timeout', 'retries', 'api-key'];
+const KEYS = ['base-url', 'timeout', 'retries', 'insecure-http', 'api-key'];
 
 export function configCommand(context: CliContext): Command {
   const config = new Command('config').description('list and change profiles: service URL, timeout, retries').addHelpText(

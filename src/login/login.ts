@@ -36,13 +36,19 @@ export async function login(session: Session): Promise<void> {
   if (baseUrl === undefined && profile !== 'sandbox') {
     throw new UsageError(`profile "${profile}" has no service URL`, `give it: fraudctl login --profile ${profile} --base-url https://…`);
   }
+  // Refused before the key is asked for: it would travel in clear text.
+  const insecureHttp = globals.insecureHttp === true || (Object.hasOwn(profiles, profile) && profiles[profile]?.insecureHttp === true);
+  if (baseUrl !== undefined) {
+    const { checkTransport } = await import('../api/transport.js');
+    checkTransport(baseUrl, insecureHttp, profile);
+  }
 
   const key = await readKey(session);
   if (key === '') throw new UsageError('no API key was given: nothing was saved');
   if (/\s/.test(key)) throw new UsageError('an API key has no spaces or line breaks: nothing was saved');
 
   // Check against the profile being logged into (it may not exist yet, so build its settings here).
-  const probeSession = session.withSettingsOverride({ profile, baseUrl: baseUrl ?? null, apiKey: key });
+  const probeSession = session.withSettingsOverride({ profile, baseUrl: baseUrl ?? null, apiKey: key, insecureHttp });
   const client = await probeSession.client();
   try {
     await client.getEvent(newProbeId());
@@ -66,7 +72,8 @@ export async function login(session: Session): Promise<void> {
   } finally {
     await probeSession.close();
   }
-  saveApiKey(context.env, profile, key, newBaseUrl);
+  // --insecure-http given at login is kept in the profile: later commands go to the same URL.
+  saveApiKey(context.env, profile, key, newBaseUrl, globals.insecureHttp === true);
   const output = await session.output();
   output.note(`Logged in: profile "${profile}" (${baseUrl ?? 'embedded sandbox'}) now uses key ${redactKey(key)}, saved in ${configFilePath(context.env)}`);
 }

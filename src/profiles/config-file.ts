@@ -20,6 +20,8 @@ export interface ProfileConfig {
   apiKey?: string;
   timeoutSeconds?: number;
   retries?: number;
+  /** Allows http:// to a host that is not this machine (the key then travels in clear text). */
+  insecureHttp?: boolean;
 }
 
 export interface ConfigFile {
@@ -28,7 +30,7 @@ export interface ConfigFile {
 }
 
 const TOP_KEYS = ['activeProfile', 'profiles'] as const;
-const PROFILE_KEYS = ['baseUrl', 'apiKey', 'timeoutSeconds', 'retries'] as const;
+const PROFILE_KEYS = ['baseUrl', 'apiKey', 'timeoutSeconds', 'retries', 'insecureHttp'] as const;
 const EDIT_HINT = 'fix it in an editor (or move it away to start again with no profiles)';
 
 export function configFilePath(env: NodeJS.ProcessEnv): string {
@@ -113,6 +115,10 @@ function checkProfile(value: unknown, where: string, isSandbox: boolean, fail: (
     const retries = checkRetries(value.retries);
     if (!retries.ok) fail(`${where}.retries ${retries.problem}`);
     profile.retries = value.retries as number;
+  }
+  if (value.insecureHttp !== undefined) {
+    if (typeof value.insecureHttp !== 'boolean') fail(`${where}.insecureHttp must be true or false`);
+    profile.insecureHttp = value.insecureHttp as boolean;
   }
   return profile;
 }

@@ -27,6 +27,8 @@ export interface SettingsFlags {
   baseUrl?: string;
   profile?: string;
   timeoutSeconds?: number;
+  /** --insecure-http */
+  insecureHttp?: boolean;
 }
 
 export interface Settings {
@@ -41,6 +43,8 @@ export interface Settings {
   retries: number;
   /** True when baseUrl is null (embedded): output gets marked as sandbox. */
   isSandbox: boolean;
+  /** http:// to a host that is not this machine is allowed (--insecure-http, or the profile's insecureHttp). */
+  insecureHttp: boolean;
 }
 
 /** An environment variable counts only when set to something: `FRAUDCTL_PROFILE=` is the same as unset. */
@@ -123,7 +127,8 @@ export function resolveSettings(flags: SettingsFlags, env: NodeJS.ProcessEnv, fi
 
   const retries = stored.retries !== undefined ? orThrow(checkRetries(stored.retries), fileSource('retries'), String(stored.retries)) : DEFAULT_RETRIES;
 
-  return { profile, baseUrl, apiKey, apiKeySource, timeoutMs: Math.ceil(timeoutSeconds * 1000), retries, isSandbox };
+  const insecureHttp = flags.insecureHttp === true || stored.insecureHttp === true;
+  return { profile, baseUrl, apiKey, apiKeySource, timeoutMs: Math.ceil(timeoutSeconds * 1000), retries, isSandbox, insecureHttp };
 }
 
 function resolveBaseUrl(profile: string, stored: ProfileConfig, flags: SettingsFlags, env: NodeJS.ProcessEnv, fileSource: (key: string) => string): string | null {

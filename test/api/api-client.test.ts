@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, eventPath, previewRequest, type ApiClientOptions } from '../../src/api/api-client.js';
 import { ApiError, BadResponseError, NetworkError, NotTheServiceError } from '../../src/api/api-error.js';
+import { isLoopbackHost } from '../../src/api/transport.js';
+import { UsageError } from '../../src/errors/cli-error.js';
 import { DEMO_KEY, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 import { closedPort, destroy, empty, hang, json, redirect, startFakeServer, text, trickle, type FakeServer } from './fake-server.js';
 
@@ -762,7 +764,7 @@ describe('proxies', () => {
   it('sends requests through HTTP_PROXY, and straight to hosts in NO_PROXY', async () => {
     const proxy = await fake();
     proxy.script(json(404, { requestId: 'via-proxy', errorType: 'NOT_FOUND', errorCodes: ['EVENT_NOT_FOUND'] }));
-    const { client } = makeClient('http://fraud.invalid:8080', { env: { HTTP_PROXY: proxy.url } });
+    const { client } = makeClient('http://fraud.invalid:8080', { env: { HTTP_PROXY: proxy.url }, insecureHttp: true });
     const error = (await rejection(client.getEvent('evt-1'))) as ApiError;
     expect(error.requestId).toBe('via-proxy');
     // A proxy receives the absolute URL of the service.
@@ -778,7 +780,7 @@ describe('proxies', () => {
 
 describe('connection failures', () => {
   it('a host that does not resolve: NetworkError dns, exit 6, not retried as if it might have been sent', async () => {
-    const { client } = makeClient('http://no-such-host.invalid', { retry: { maxRetries: 0 } });
+    const { client } = makeClient('https://no-such-host.invalid', { retry: { maxRetries: 0 } });
     const error = (await rejection(client.getEvent('evt-1'))) as NetworkError;
     expect(error).toBeInstanceOf(NetworkError);
     expect(error.failure).toBe('dns');
@@ -787,13 +789,42 @@ describe('connection failures', () => {
     expect(error.maybeProcessed).toBe(false);
   });
 
-  it('TLS to a server that does not speak it: NetworkError tls, with a hint about the scheme', async () => {
+  it('TLS to a server that does not speak it: NetworkError tls, exit 1 (waiting does not help), with a hint about the scheme', async () => {
     const server = await fake();
     const { client } = makeClient(server.url.replace('http:', 'https:'), { retry: { maxRetries: 0 } });
     const error = (await rejection(client.getEvent('evt-1'))) as NetworkError;
     expect(error.failure).toBe('tls');
-    expect(error.exitCode).toBe(6);
-    expect(error.message).toMatch(/^TLS failure talking to 127\.0\.0\.1:\d+/);
+    expect(error.exitCode).toBe(1);
+    expect(error.message).toMatch(/^no TLS connection to 127\.0\.0\.1:\d+ \(.+\): nothing was sent$/);
     expect(error.hint).toContain('URL scheme');
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('plain http:// to a host that is not this machine', () => {
+  it('is refused before anything is sent (exit 2), saying why and how to allow it', async () => {
+    const proxy = await fake();
+    const make = () => makeClient('http://fraud.example.com', { env: { HTTP_PROXY: proxy.url }, profile: 'prod' });
+    expect(make).toThrow(UsageError);
+    try {
+      make();
+    } catch (error) {
+      expect(error).toMatchObject({ exitCode: 2 });
+      expect((error as UsageError).message).toBe('refusing to send the API key in clear text to fraud.example.com: the URL is http://, and that host is not this machine');
+      expect((error as UsageError).hint).toContain('--insecure-http');
+      expect((error as UsageError).hint).toContain('config set insecure-http true --profile prod');
+    }
+    expect(proxy.requests).toHaveLength(0);
+  });
+
+  it('is allowed with insecureHttp, and to loopback addresses always', () => {
+    expect(() => makeClient('http://fraud.example.com', { insecureHttp: true })).not.toThrow();
+    expect(() => makeClient('https://fraud.example.com')).not.toThrow();
+    for (const host of ['localhost', '127.0.0.1', '127.1.2.3', '[::1]', 'LOCALHOST']) expect(() => makeClient(`http://${host}:8080`)).not.toThrow();
+  });
+
+  it('knows loopback hosts from look-alikes', () => {
+    for (const host of ['localhost', '127.0.0.1', '127.255.0.9', '[::1]', '::ffff:127.0.0.1']) expect(isLoopbackHost(host)).toBe(true);
+    for (const host of ['localhost.example.com', '128.0.0.1', '10.0.0.1', '127.0.0.1.nip.io', 'example.com', '[::2]', '0.0.0.0']) expect(isLoopbackHost(host)).toBe(false);
   });
 });
