@@ -1,5 +1,5 @@
 import { UsageError } from '../errors/cli-error.js';
-import { readConfigFile, writeConfigFile, type ConfigFile, type ProfileConfig } from './config-file.js';
+import { readConfigFile, updateConfigFile, type ConfigFile, type ProfileConfig } from './config-file.js';
 import { redactKey } from './redact.js';
 import { activeProfileName, knownProfiles, noSuchProfile } from './settings.js';
 import {
@@ -116,31 +116,31 @@ export function setSetting(env: NodeJS.ProcessEnv, profile: string, key: Setting
       change.insecureHttp = value === 'true';
       break;
   }
-  const file = readConfigFile(env);
-  file.profiles[name] = { ...ownProfile(file.profiles, name), ...change };
-  writeConfigFile(env, file);
+  updateConfigFile(env, (file) => {
+    file.profiles[name] = { ...ownProfile(file.profiles, name), ...change };
+  });
 }
 
 /** Removes one setting from a profile, so that its default applies; `api-key` forgets the stored key. */
 export function unsetSetting(env: NodeJS.ProcessEnv, profile: string, key: ConfigKey): void {
   const which = configKey(key, CONFIG_KEYS);
-  const file = readConfigFile(env);
-  const stored = existingProfile(file, profile);
-  if (ownProfile(file.profiles, profile) === undefined) return; // the built-in sandbox, with nothing stored
-  const field = ({ 'base-url': 'baseUrl', timeout: 'timeoutSeconds', retries: 'retries', 'api-key': 'apiKey', 'insecure-http': 'insecureHttp' } as const)[which];
-  if (stored[field] === undefined) return;
-  const rest = { ...stored };
-  delete rest[field];
-  file.profiles[profile] = rest;
-  writeConfigFile(env, file);
+  updateConfigFile(env, (file) => {
+    const stored = existingProfile(file, profile);
+    if (ownProfile(file.profiles, profile) === undefined) return false; // the built-in sandbox, with nothing stored
+    const field = ({ 'base-url': 'baseUrl', timeout: 'timeoutSeconds', retries: 'retries', 'api-key': 'apiKey', 'insecure-http': 'insecureHttp' } as const)[which];
+    if (stored[field] === undefined) return false;
+    const rest = { ...stored };
+    delete rest[field];
+    file.profiles[profile] = rest;
+  });
 }
 
 /** Makes a profile the active one (it must exist, or be the built-in "sandbox"). */
 export function useProfile(env: NodeJS.ProcessEnv, name: string): void {
-  const file = readConfigFile(env);
-  existingProfile(file, name);
-  file.activeProfile = name;
-  writeConfigFile(env, file);
+  updateConfigFile(env, (file) => {
+    existingProfile(file, name);
+    file.activeProfile = name;
+  });
 }
 
 /**
@@ -157,9 +157,9 @@ export function saveApiKey(env: NodeJS.ProcessEnv, profile: string, apiKey: stri
     change.baseUrl = orThrow(checkBaseUrl(baseUrl), 'base URL', showUrl(baseUrl));
   }
   if (insecureHttp === true) change.insecureHttp = true;
-  const file = readConfigFile(env);
-  file.profiles[name] = { ...ownProfile(file.profiles, name), ...change };
-  writeConfigFile(env, file);
+  updateConfigFile(env, (file) => {
+    file.profiles[name] = { ...ownProfile(file.profiles, name), ...change };
+  });
 }
 
 function shownKey(stored: ProfileConfig, builtIn: boolean): string {

@@ -3,6 +3,7 @@ import { chmodSync, closeSync, fchmodSync, fsyncSync, lstatSync, mkdirSync, open
 import { basename, dirname, join } from 'node:path';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { configDir } from '../paths/xdg-paths.js';
+import { withFileLock } from './config-lock.js';
 import { SANDBOX_PROFILE, checkApiKey, checkBaseUrl, checkProfileName, checkRetries, checkTimeoutSeconds, quote } from './values.js';
 
 /*
@@ -132,13 +133,7 @@ function checkProfile(value: unknown, where: string, isSandbox: boolean, fail: (
 export function writeConfigFile(env: NodeJS.ProcessEnv, file: ConfigFile): void {
   const path = configFilePath(env);
   const text = serialise(checkConfigFile(file, path));
-  const dir = dirname(path);
-  try {
-    // mkdir's mode is filtered by the umask; the chmod makes a directory created here exactly 0700.
-    if (mkdirSync(dir, { recursive: true, mode: 0o700 }) !== undefined) chmodSync(dir, 0o700);
-  } catch (e) {
-    throw new CliError(`cannot create the config directory ${dir}: ${errorCode(e)}`, ExitCode.FAILURE, 'check the permissions of its parent directory');
-  }
+  ensureConfigDir(dirname(path));
   const target = followSymlink(path);
   const temp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
   let fd: number | undefined;
@@ -159,6 +154,30 @@ export function writeConfigFile(env: NodeJS.ProcessEnv, file: ConfigFile): void 
     }
     throw new CliError(`cannot write config file ${path}: ${errorCode(e)}`, ExitCode.FAILURE, `check the permissions of ${dirname(target)}`);
   }
+}
+
+/** The config directory, created with mode 0700 when missing. */
+function ensureConfigDir(dir: string): void {
+  try {
+    // mkdir's mode is filtered by the umask; the chmod makes a directory created here exactly 0700.
+    if (mkdirSync(dir, { recursive: true, mode: 0o700 }) !== undefined) chmodSync(dir, 0o700);
+  } catch (e) {
+    throw new CliError(`cannot create the config directory ${dir}: ${errorCode(e)}`, ExitCode.FAILURE, 'check the permissions of its parent directory');
+  }
+}
+
+/**
+ * Read, change, write, under a lock (config-lock.ts), so that two processes changing the file
+ * at once both keep their change. `change` edits the file it is given and returns false when
+ * there is nothing to write.
+ */
+export function updateConfigFile(env: NodeJS.ProcessEnv, change: (file: ConfigFile) => boolean | void): void {
+  const path = configFilePath(env);
+  ensureConfigDir(dirname(path));
+  withFileLock(`${path}.lock`, () => {
+    const file = readConfigFile(env);
+    if (change(file) !== false) writeConfigFile(env, file);
+  });
 }
 
 function serialise(file: ConfigFile): string {
