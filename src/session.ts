@@ -79,7 +79,8 @@ export class Session {
           ...(this.globals.baseUrl !== undefined ? { baseUrl: this.globals.baseUrl } : {}),
           ...(this.globals.profile !== undefined ? { profile: this.globals.profile } : {}),
         };
-        this.settingsValue = resolveSettings(flags, this.context.env, readConfigFile(this.context.env));
+        const warn = (message: string) => this.context.stderr.write(`warning: ${message}\n`);
+        this.settingsValue = resolveSettings(flags, this.context.env, readConfigFile(this.context.env, { warn }));
       }
     }
     return this.settingsValue;

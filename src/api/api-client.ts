@@ -4,7 +4,7 @@ import { Agent, loadEnvHttpProxyAgent } from './undici-parts.js';
 import pkg from '../../package.json' with { type: 'json' };
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import { ApiError, BadResponseError, NetworkError, NotTheServiceError, type NetworkFailure } from './api-error.js';
-import { ExitCode } from '../errors/cli-error.js';
+import { ExitCode, UsageError } from '../errors/cli-error.js';
 import { readNotFound, type NotFoundReading } from './error-shape.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, GATEWAY_STATUSES, parseRetryAfter, RETRYABLE_STATUSES, type RetryPolicy } from './retry-policy.js';
 import type { RetryKind } from './retry-budget.js';
@@ -105,6 +105,17 @@ export function previewRequest(baseUrl: string | null, apiKey: string | null, me
 
 export { eventPath } from '../contract/paths.js';
 
+/**
+ * eventPath, refusing an id that is not well-formed Unicode (a lone surrogate, possible in a
+ * JSON string): it has no UTF-8 form to percent-encode, so it cannot name a resource.
+ */
+function idPath(eventId: string, suffix = ''): string {
+  if (/[\ud800-\udfff]/u.test(eventId)) {
+    throw new UsageError(`the event id ${terminalSafe(JSON.stringify(eventId))} is not valid Unicode text (it holds half of a surrogate pair): it cannot be put in a URL`);
+  }
+  return eventPath(eventId, suffix);
+}
+
 function proxyConfigured(env: NodeJS.ProcessEnv): boolean {
   return Boolean(env.HTTP_PROXY || env.http_proxy || env.HTTPS_PROXY || env.https_proxy);
 }
@@ -154,15 +165,26 @@ export class ApiClient {
   }
 
   getEvent(eventId: string): Promise<ApiResponse> {
-    return this.call({ method: 'GET', path: eventPath(eventId), eventId, what: `fetching event "${safe(eventId)}"`, idempotent: true });
+    return this.callOn({ method: 'GET', path: '', eventId, what: `fetching event "${safe(eventId)}"`, idempotent: true });
   }
 
   getRiskAssessment(eventId: string): Promise<ApiResponse> {
-    return this.call({ method: 'GET', path: eventPath(eventId, '/risk-assessment'), eventId, what: `fetching the risk assessment of "${safe(eventId)}"`, idempotent: true });
+    return this.callOn({ method: 'GET', path: '/risk-assessment', eventId, what: `fetching the risk assessment of "${safe(eventId)}"`, idempotent: true });
   }
 
   changeState(eventId: string, change: { state?: string; comments?: string }): Promise<ApiResponse> {
-    return this.call({ method: 'PATCH', path: eventPath(eventId, '/state'), body: change, eventId, what: `updating the state of "${safe(eventId)}"`, idempotent: true });
+    return this.callOn({ method: 'PATCH', path: '/state', body: change, eventId, what: `updating the state of "${safe(eventId)}"`, idempotent: true });
+  }
+
+  /** A call on one event's resource: `op.path` is the suffix after /event/{id}. Rejects (never throws) for an id that cannot be a path. */
+  private callOn(op: Operation & { eventId: string }): Promise<ApiResponse> {
+    let path: string;
+    try {
+      path = idPath(op.eventId, op.path);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+    return this.call({ ...op, path });
   }
 
   close(): Promise<void> {

@@ -82,8 +82,12 @@ export function lineId(record: InputRecord): string | null {
     return null;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
-  const id = (value as { id?: unknown }).id;
-  return typeof id === 'string' ? id : null;
+  return usableId((value as { id?: unknown }).id);
+}
+
+/** A string id that can name the event in a URL (well-formed Unicode), else null: such a line cannot be checked by id. */
+function usableId(id: unknown): string | null {
+  return typeof id === 'string' && !/[\ud800-\udfff]/u.test(id) ? id : null;
 }
 
 /** The line as a payload to send, or why it cannot be one. */
@@ -101,8 +105,7 @@ function parseRecord(record: InputRecord, maxRecordBytes: number): Parsed | { co
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { code: 'NOT_AN_OBJECT', reason: `not a JSON object (${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value})` };
   }
-  const id = (value as { id?: unknown }).id;
-  return { text: record.text, id: typeof id === 'string' ? id : null };
+  return { text: record.text, id: usableId((value as { id?: unknown }).id) };
 }
 
 function blank(record: InputRecord, id: string | null): LineResult {

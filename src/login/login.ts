@@ -27,7 +27,7 @@ export async function login(session: Session): Promise<void> {
     import('../profiles/redact.js'),
   ]);
   const profile = globals.profile || context.env.FRAUDCTL_PROFILE || 'default';
-  const profiles = readConfigFile(context.env).profiles;
+  const profiles = readConfigFile(context.env, { warn: (message) => context.stderr.write(`warning: ${message}\n`) }).profiles;
   const newBaseUrl = globals.baseUrl || context.env.FRAUDCTL_BASE_URL || undefined;
   if (profile === 'sandbox' && newBaseUrl !== undefined) {
     throw new UsageError('the built-in sandbox profile has no URL to set', 'log in to a service under a profile of its own: fraudctl login --profile NAME --base-url URL');

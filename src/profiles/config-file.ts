@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { configDir } from '../paths/xdg-paths.js';
 import { withFileLock } from './config-lock.js';
+import { terminalSafe } from '../render/terminal-text.js';
 import { SANDBOX_PROFILE, checkApiKey, checkBaseUrl, checkProfileName, checkRetries, checkTimeoutSeconds, quote } from './values.js';
 
 /*
@@ -38,12 +39,21 @@ export function configFilePath(env: NodeJS.ProcessEnv): string {
   return join(configDir(env), 'config.json');
 }
 
-/** The configuration; a missing (or empty) file is no profiles at all. */
-export function readConfigFile(env: NodeJS.ProcessEnv): ConfigFile {
+/**
+ * The configuration; a missing (or empty) file is no profiles at all. `warn` hears of a file
+ * that others may read (it holds keys): fraudctl writes it 0600, but an editor or a copy may not.
+ */
+export function readConfigFile(env: NodeJS.ProcessEnv, options: { warn?: (message: string) => void } = {}): ConfigFile {
   const path = configFilePath(env);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
+    if (options.warn && process.platform !== 'win32') {
+      const mode = statSync(path).mode & 0o777;
+      if ((mode & 0o077) !== 0) {
+        options.warn(`config file ${terminalSafe(path)} can be read by other users (mode 0${mode.toString(8)}) and may hold API keys: chmod 600 ${terminalSafe(path)}`);
+      }
+    }
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { profiles: emptyProfiles() };
@@ -55,7 +65,8 @@ export function readConfigFile(env: NodeJS.ProcessEnv): ConfigFile {
   try {
     parsed = JSON.parse(text);
   } catch (e) {
-    throw new UsageError(`config file ${path} is not valid JSON: ${(e as Error).message}`, EDIT_HINT);
+    // JSON.parse quotes a piece of the text in its message: shown inert, like anything read from a file.
+    throw new UsageError(`config file ${terminalSafe(path)} is not valid JSON: ${terminalSafe((e as Error).message)}`, EDIT_HINT);
   }
   return checkConfigFile(parsed, path);
 }
@@ -67,7 +78,7 @@ export function readConfigFile(env: NodeJS.ProcessEnv): ConfigFile {
  */
 export function checkConfigFile(value: unknown, path: string): ConfigFile {
   const fail = (what: string): never => {
-    throw new UsageError(`config file ${path}: ${what}`, EDIT_HINT);
+    throw new UsageError(`config file ${terminalSafe(path)}: ${what}`, EDIT_HINT);
   };
   if (!isPlainObject(value)) return fail('must hold a JSON object, like {"profiles": {}}');
   for (const key of Object.keys(value)) {

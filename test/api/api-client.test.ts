@@ -828,3 +828,17 @@ describe('plain http:// to a host that is not this machine', () => {
     for (const host of ['localhost.example.com', '128.0.0.1', '10.0.0.1', '127.0.0.1.nip.io', 'example.com', '[::2]', '0.0.0.0']) expect(isLoopbackHost(host)).toBe(false);
   });
 });
+
+describe('an event id that is not well-formed Unicode', () => {
+  it('cannot name a resource: a usage error (exit 2), nothing sent', async () => {
+    const server = await fake();
+    const { client } = makeClient(server.url);
+    for (const call of [() => client.getEvent('a\ud800b'), () => client.getRiskAssessment('\udc00'), () => client.changeState('x\ud800', { state: 'APPROVED' })]) {
+      const error = await rejection(call());
+      expect(error).toBeInstanceOf(UsageError);
+      expect(error.message).toMatch(/^the event id "[^"]*\\ud[89a-f][0-9a-f]{2}[^"]*" is not valid Unicode text/);
+      expect(error.message).not.toMatch(TERMINAL_ACTIVE);
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+});
