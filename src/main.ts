@@ -58,6 +58,7 @@ export function buildProgram(context: CliContext): Command {
     .option('--no-color', 'no colour (also NO_COLOR)')
     .option('--no-input', 'never prompt: missing input is an error')
     .option('--debug', 'show stack traces and request logs (key redacted) on stderr')
+    .option('--insecure-http', 'allow http:// to a host that is not this machine: the API key then travels in clear text')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({

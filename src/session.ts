@@ -20,6 +20,7 @@ export interface GlobalOptions {
   color?: boolean;
   input?: boolean;
   debug?: boolean;
+  insecureHttp?: boolean;
 }
 
 interface EmbeddedSandbox {
@@ -35,14 +36,14 @@ export class Session {
   constructor(
     readonly context: CliContext,
     readonly globals: GlobalOptions,
-    private readonly settingsOverride?: Pick<Settings, 'profile' | 'baseUrl' | 'apiKey'>,
+    private readonly settingsOverride?: Pick<Settings, 'profile' | 'baseUrl' | 'apiKey'> & { insecureHttp?: boolean },
   ) {}
 
   /**
    * A session for a profile that may not be configured yet (login checks a key against it
    * before saving): that profile and URL, with the timeout and retries of this run.
    */
-  withSettingsOverride(override: Pick<Settings, 'profile' | 'baseUrl' | 'apiKey'>): Session {
+  withSettingsOverride(override: Pick<Settings, 'profile' | 'baseUrl' | 'apiKey'> & { insecureHttp?: boolean }): Session {
     return new Session(this.context, this.globals, override);
   }
 
@@ -62,19 +63,24 @@ export class Session {
   async settings(): Promise<Settings> {
     if (!this.settingsValue) {
       const [{ resolveSettings }, { readConfigFile }] = await Promise.all([import('./profiles/settings.js'), import('./profiles/config-file.js')]);
-      const timeout = this.globals.timeout !== undefined ? { timeoutSeconds: this.globals.timeout } : {};
+      const timeout = {
+        ...(this.globals.timeout !== undefined ? { timeoutSeconds: this.globals.timeout } : {}),
+        ...(this.globals.insecureHttp ? { insecureHttp: true } : {}),
+      };
       if (this.settingsOverride) {
         // Only the timeout and retries are resolved as usual; no profile, URL or key from elsewhere applies.
         const { FRAUDCTL_PROFILE, FRAUDCTL_BASE_URL, FRAUDCTL_API_KEY, ...env } = this.context.env;
         const base = resolveSettings(timeout, env, { profiles: {} });
-        this.settingsValue = { ...base, ...this.settingsOverride, apiKeySource: null, isSandbox: this.settingsOverride.baseUrl === null };
+        const insecureHttp = base.insecureHttp || this.settingsOverride.insecureHttp === true;
+        this.settingsValue = { ...base, ...this.settingsOverride, insecureHttp, apiKeySource: null, isSandbox: this.settingsOverride.baseUrl === null };
       } else {
         const flags = {
           ...timeout,
           ...(this.globals.baseUrl !== undefined ? { baseUrl: this.globals.baseUrl } : {}),
           ...(this.globals.profile !== undefined ? { profile: this.globals.profile } : {}),
         };
-        this.settingsValue = resolveSettings(flags, this.context.env, readConfigFile(this.context.env));
+        const warn = (message: string) => this.context.stderr.write(`warning: ${message}\n`);
+        this.settingsValue = resolveSettings(flags, this.context.env, readConfigFile(this.context.env, { warn }));
       }
     }
     return this.settingsValue;
@@ -115,6 +121,7 @@ export class Session {
       retry: { maxRetries: settings.retries },
       env: this.context.env,
       profile: settings.profile,
+      insecureHttp: settings.insecureHttp,
       ...(this.globals.debug ? { debug: (line: string) => this.debugLine(line) } : {}),
       ...batch,
     });

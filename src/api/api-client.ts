@@ -3,11 +3,14 @@ import type { Dispatcher } from 'undici';
 import { Agent, loadEnvHttpProxyAgent } from './undici-parts.js';
 import pkg from '../../package.json' with { type: 'json' };
 import { terminalSafe, truncate } from '../render/terminal-text.js';
-import { ApiError, BadResponseError, NetworkError, type NetworkFailure } from './api-error.js';
+import { ApiError, BadResponseError, NetworkError, NotTheServiceError, type NetworkFailure } from './api-error.js';
+import { ExitCode, UsageError } from '../errors/cli-error.js';
+import { readNotFound, type NotFoundReading } from './error-shape.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, GATEWAY_STATUSES, parseRetryAfter, RETRYABLE_STATUSES, type RetryPolicy } from './retry-policy.js';
 import type { RetryKind } from './retry-budget.js';
 import { redactHeaders } from './debug-log.js';
 import { eventPath } from '../contract/paths.js';
+import { checkTransport } from './transport.js';
 
 /*
  * The one place that talks HTTP to the service (undici). It owns the API key header, the
@@ -34,6 +37,8 @@ export interface ApiClientOptions {
   signal?: AbortSignal;
   /** A batch's say over every request: pacing, a shared retry budget, throttling. */
   control?: RequestControl;
+  /** Allows http:// to a host that is not this machine (--insecure-http); otherwise the constructor refuses it. */
+  insecureHttp?: boolean;
 }
 
 /**
@@ -100,6 +105,17 @@ export function previewRequest(baseUrl: string | null, apiKey: string | null, me
 
 export { eventPath } from '../contract/paths.js';
 
+/**
+ * eventPath, refusing an id that is not well-formed Unicode (a lone surrogate, possible in a
+ * JSON string): it has no UTF-8 form to percent-encode, so it cannot name a resource.
+ */
+function idPath(eventId: string, suffix = ''): string {
+  if (/[\ud800-\udfff]/u.test(eventId)) {
+    throw new UsageError(`the event id ${terminalSafe(JSON.stringify(eventId))} is not valid Unicode text (it holds half of a surrogate pair): it cannot be put in a URL`);
+  }
+  return eventPath(eventId, suffix);
+}
+
 function proxyConfigured(env: NodeJS.ProcessEnv): boolean {
   return Boolean(env.HTTP_PROXY || env.http_proxy || env.HTTPS_PROXY || env.https_proxy);
 }
@@ -111,6 +127,7 @@ export class ApiClient {
   private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(private readonly options: ApiClientOptions) {
+    checkTransport(options.baseUrl, options.insecureHttp === true, options.profile);
     this.base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
@@ -148,15 +165,26 @@ export class ApiClient {
   }
 
   getEvent(eventId: string): Promise<ApiResponse> {
-    return this.call({ method: 'GET', path: eventPath(eventId), eventId, what: `fetching event "${safe(eventId)}"`, idempotent: true });
+    return this.callOn({ method: 'GET', path: '', eventId, what: `fetching event "${safe(eventId)}"`, idempotent: true });
   }
 
   getRiskAssessment(eventId: string): Promise<ApiResponse> {
-    return this.call({ method: 'GET', path: eventPath(eventId, '/risk-assessment'), eventId, what: `fetching the risk assessment of "${safe(eventId)}"`, idempotent: true });
+    return this.callOn({ method: 'GET', path: '/risk-assessment', eventId, what: `fetching the risk assessment of "${safe(eventId)}"`, idempotent: true });
   }
 
   changeState(eventId: string, change: { state?: string; comments?: string }): Promise<ApiResponse> {
-    return this.call({ method: 'PATCH', path: eventPath(eventId, '/state'), body: change, eventId, what: `updating the state of "${safe(eventId)}"`, idempotent: true });
+    return this.callOn({ method: 'PATCH', path: '/state', body: change, eventId, what: `updating the state of "${safe(eventId)}"`, idempotent: true });
+  }
+
+  /** A call on one event's resource: `op.path` is the suffix after /event/{id}. Rejects (never throws) for an id that cannot be a path. */
+  private callOn(op: Operation & { eventId: string }): Promise<ApiResponse> {
+    let path: string;
+    try {
+      path = idPath(op.eventId, op.path);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+    return this.call({ ...op, path });
   }
 
   /**
@@ -204,8 +232,8 @@ export class ApiClient {
         this.options.debug?.(`retrying after ${response.status}`);
       } catch (error) {
         if (error instanceof ApiError || error instanceof NetworkError || error instanceof BadResponseError) error.attempts = attempt + 1;
-        // A timeout used the deadline up; an over-large answer would only come again.
-        const safeToRepeat = error instanceof NetworkError && error.failure !== 'timeout' && error.failure !== 'other' && (op.idempotent || !error.maybeProcessed);
+        // A timeout used the deadline up; a TLS failure (a certificate, a scheme) would only come again.
+        const safeToRepeat = error instanceof NetworkError && error.failure !== 'timeout' && error.failure !== 'other' && error.failure !== 'tls' && (op.idempotent || !error.maybeProcessed);
         if (!safeToRepeat || attempt >= this.policy.maxRetries || this.options.signal?.aborted) throw error;
         if (error.failure === 'connect-timeout') kind = 'timeout';
         this.options.debug?.(`retrying after ${error.message}`);
@@ -265,7 +293,8 @@ export class ApiClient {
     if (remaining <= 0) throw this.timeout(op);
     const headers = this.headers(body !== null);
     const started = Date.now();
-    this.options.debug?.(`→ ${op.method} ${url.origin}${path} ${JSON.stringify(redactHeaders(headers))}${body ? `\n  ${truncate(body, 2000)}` : ''}`);
+    // The body is the user's input: it may hold escape sequences or bidi controls, shown inert like a response's.
+    this.options.debug?.(`→ ${op.method} ${terminalSafe(`${url.origin}${path}`)} ${JSON.stringify(redactHeaders(headers))}${body ? `\n  ${terminalSafe(truncate(this.withoutKey(body), 2000))}` : ''}`);
     // One controller per attempt, its timer cleared at the end: AbortSignal.timeout would keep
     // every request's signal and timer alive for the whole timeout, and AbortSignal.any ties
     // each one to the batch's long-lived signal — hundreds of thousands of them in a big batch.
@@ -284,8 +313,16 @@ export class ApiClient {
       const text = await readLimited(res.body);
       const requestId = headerValue(res.headers['x-request-id']);
       this.options.debug?.(`← ${res.statusCode} in ${Date.now() - started} ms ${this.withoutKey(JSON.stringify(pickHeaders(res.headers)))}\n  ${terminalSafe(truncate(this.withoutKey(text), 2000))}`);
-      return { status: res.statusCode, headers: res.headers, text, requestId };
+      return { status: res.statusCode, headers: res.headers, text, requestId, path };
     } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === 'FRAUDCTL_BODY_TOO_LARGE' || code === 'UND_ERR_RESPONSE_EXCEEDED_MAX_SIZE') {
+        // An answer the interface never promises: a bad answer (exit 1), not "try again later".
+        throw new BadResponseError(
+          `the answer from ${safe(url.host)} while ${op.what} is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB: not read`,
+          op.method === 'POST' && op.eventId ? `the event may have been stored: check with fraudctl show ${safe(op.eventId)}` : 'check --base-url: it should name the fraud-screening service',
+        );
+      }
       throw this.networkError(op, url, error, sent);
     } finally {
       clearTimeout(timer);
@@ -317,21 +354,17 @@ export class ApiClient {
       if (code === 'ECONNREFUSED') return ['refused', `cannot connect to ${host}: connection refused`, false];
       if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return ['dns', `cannot find host ${safe(url.hostname)} (DNS lookup failed)`, false];
       if (code === 'UND_ERR_CONNECT_TIMEOUT') return ['connect-timeout', `cannot connect to ${host}: no answer to the connection attempt`, false];
-      if (/CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(code) || /certificate|tls|ssl/i.test(e.message ?? '')) {
-        return ['tls', `TLS failure talking to ${host}: ${safe(code || (e.message ?? 'handshake failed'))}`, false];
-      }
-      if (code === 'UND_ERR_RESPONSE_EXCEEDED_MAX_SIZE' || code === 'FRAUDCTL_BODY_TOO_LARGE') return ['other', `the answer from ${host} is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB`, true];
       return ['reset', `the connection to ${host} dropped while ${op.what}${code ? ` (${safe(code)})` : ''}`, true];
     })();
+    const tls = kind[0] === 'timeout' ? undefined : tlsFailure(code, e.message ?? '', host);
+    if (tls) return new NetworkError(tls.message, 'tls', false, tls.hint, ExitCode.FAILURE);
     const [failure, message, maybeSent] = kind;
     if (failure === 'timeout') return this.timeout(op);
     const processed = answered || maybeSent;
     const hint =
       failure === 'refused' || failure === 'dns' || failure === 'connect-timeout'
         ? 'is the service running at that address? check --base-url or the profile (fraudctl config list)'
-        : failure === 'tls'
-          ? 'check the URL scheme and the server certificate (NODE_EXTRA_CA_CERTS for a private CA)'
-          : op.method === 'POST' && op.eventId
+        : op.method === 'POST' && op.eventId
             ? `the event may have been stored: check with fraudctl show ${safe(op.eventId)}`
             : undefined;
     return new NetworkError(message, failure, processed, hint);
@@ -350,7 +383,31 @@ export class ApiClient {
       }
       return { status: raw.status, body: parsed.value, requestId: raw.requestId, attempts };
     }
+    if (raw.status === 404) {
+      const reading = readNotFound(raw.text.trim() === '' ? undefined : parsed);
+      if (reading.kind === 'foreign') throw this.notTheService(op, raw, contentType, reading);
+    }
     throw this.apiError(op, raw, parsed?.value, contentType);
+  }
+
+  /**
+   * A 404 that is not the service's own answer (error-shape.ts): the base URL does not lead to
+   * the service. Said in the same words by every command; `login` adds that nothing was saved.
+   */
+  private notTheService(op: Operation, raw: RawResponse, contentType: string, reading: Extract<NotFoundReading, { kind: 'foreign' }>): NotTheServiceError {
+    const got =
+      reading.reason === 'route'
+        ? `the code ${safe(reading.code ?? '')}, which names a route, not an event`
+        : reading.reason === 'not-error-shape'
+          ? 'JSON that is not the service\'s error shape'
+          : raw.text.trim() === ''
+            ? 'an empty body'
+            : describeBody(contentType, raw.text);
+    const ref = raw.requestId ? `, request ${safe(raw.requestId)}` : '';
+    const where = `${op.method} ${this.base.origin}${safe(raw.path)}`;
+    const message = `${where} answered 404 with ${got}${ref}: that is not the fraud-screening service's answer, so this URL is not the service, or not its base path`;
+    const hint = `check --base-url or the profile's URL (fraudctl config get base-url${this.options.profile && this.options.profile !== 'sandbox' ? ` --profile ${this.options.profile}` : ''}): it should be the service's base address`;
+    return new NotTheServiceError(this.withoutKey(message), raw.status, this.withoutKey(got), hint);
   }
 
   private apiError(op: Operation, raw: RawResponse, body: unknown, contentType: string): ApiError {
@@ -373,6 +430,8 @@ export class ApiClient {
         case 403:
           return [`the merchant of this API key is blocked (${detail})`, 'ask the service operator to unblock the merchant'];
         case 404:
+          // Only the service's own not-found gets here (finish() turned every other 404 away).
+          if (op.method === 'POST') return [`the service answered 404 while ${op.what} (${detail})`, 'check --base-url: it should be the service\'s base address'];
           return [op.eventId ? `no event ${id} (${detail})` : `not found (${detail})`, op.eventId ? 'check the id: ids are case-sensitive' : 'check --base-url'];
         case 409:
           return [`${op.eventId ? `event ${id}` : 'the event'} already exists with a different payload (${detail})`, op.eventId ? `give the event a new id, or see the stored one with: fraudctl show ${safe(op.eventId)}` : undefined];
@@ -401,9 +460,45 @@ export class ApiClient {
 
 interface RawResponse {
   status: number;
+  /** The path (and query) the answer came from, after any redirect. */
+  path: string;
   headers: Record<string, string | string[] | undefined>;
   text: string;
   requestId: string | null;
+}
+
+/**
+ * A TLS failure as one line and a hint, by kind: the certificate's issuer is not trusted, it has
+ * expired (or is not valid yet), it was issued for another name, or the server does not speak
+ * TLS at all. Exit 1, not 6: waiting does not fix a certificate or a scheme.
+ */
+function tlsFailure(code: string, message: string, host: string): { message: string; hint: string } | undefined {
+  const untrusted = ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_UNTRUSTED', 'CERT_SIGNATURE_FAILURE'];
+  if (untrusted.includes(code)) {
+    return {
+      message: `the TLS certificate of ${host} is not signed by a certificate authority this machine trusts (${code}): nothing was sent`,
+      hint: 'for a private CA, point NODE_EXTRA_CA_CERTS at its certificate (a PEM file); check the URL otherwise',
+    };
+  }
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
+    return {
+      message: `the TLS certificate of ${host} ${code === 'CERT_HAS_EXPIRED' ? 'has expired' : 'is not valid yet'} (${code}): nothing was sent`,
+      hint: 'the service\'s operator must renew the certificate; check this machine\'s clock too',
+    };
+  }
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID' || code === 'HOSTNAME_MISMATCH') {
+    return {
+      message: `the TLS certificate of ${host} is for another name (${code}): nothing was sent`,
+      hint: 'use the host name the certificate was issued for in --base-url (e.g. not an IP address)',
+    };
+  }
+  if (/CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY|EPROTO/i.test(code) || /certificate|tls|ssl/i.test(message)) {
+    return {
+      message: `no TLS connection to ${host} (${safe(code || 'handshake failed')}): nothing was sent`,
+      hint: 'check the URL scheme and port: does that port speak https:// or http://?',
+    };
+  }
+  return undefined;
 }
 
 function parseUrl(value: string, base: URL): URL | undefined {

@@ -42,8 +42,10 @@ export class NetworkError extends CliError {
     /** False when the request certainly never reached the server (safe to send again). */
     readonly maybeProcessed: boolean,
     hint?: string,
+    /** 6 ("try again later") unless waiting cannot help: a TLS certificate refused is exit 1. */
+    exitCode: ExitCodeValue = ExitCode.UNAVAILABLE,
   ) {
-    super(message, ExitCode.UNAVAILABLE, hint);
+    super(message, exitCode, hint);
     this.name = 'NetworkError';
   }
 
@@ -60,4 +62,24 @@ export class BadResponseError extends CliError {
 
   /** Attempts the call made before this failure stood. */
   attempts = 1;
+}
+
+/**
+ * A 404 that is not the service's own "no such event": an HTML or non-JSON page, JSON that is
+ * not the error shape, or a code that names a route (ROUTE_NOT_FOUND). The URL is not the
+ * fraud-screening service, or not its base path, so nothing may be concluded from it: not
+ * "no such event", not "not stored", not "logged in". Exit 1, like any answer the interface
+ * does not promise.
+ */
+export class NotTheServiceError extends BadResponseError {
+  constructor(
+    message: string,
+    readonly status: number,
+    /** What came back, in words, sanitised: "an HTML page titled …", "the code ROUTE_NOT_FOUND". */
+    readonly got: string,
+    hint?: string,
+  ) {
+    super(message, hint);
+    this.name = 'NotTheServiceError';
+  }
 }

@@ -7,7 +7,7 @@ import { count } from './batch-progress.js';
  * the results are. As text for people, or as one JSON object (--json) for scripts.
  */
 
-export type StopReason = 'interrupted' | 'aborted' | 'max-errors' | 'retry-budget' | 'auth' | 'input' | 'wrong-input' | 'output-closed';
+export type StopReason = 'interrupted' | 'aborted' | 'max-errors' | 'retry-budget' | 'auth' | 'input' | 'wrong-input' | 'output-closed' | 'not-the-service';
 
 export interface SummaryFacts {
   stats: BatchStats;
@@ -29,6 +29,7 @@ const STOP_TEXT: Record<StopReason, string> = {
   input: 'stopped: the input could not be read to the end',
   'output-closed': 'stopped: stdout was closed',
   'wrong-input': 'stopped: the results file was written for another input',
+  'not-the-service': 'stopped: the URL does not answer as the fraud-screening service (check --base-url)',
 };
 
 const sortedEntries = (map: Map<string, number>) => [...map.entries()].sort((a, b) => b[1] - a[1]);
@@ -70,7 +71,7 @@ export function summaryText(f: SummaryFacts): string {
   const errorTypes = list(s.errorTypes);
   if (s.outcomes.REJECTED) lines.push(`  rejected ${pad(s.outcomes.REJECTED)}`);
   if (s.outcomes.FAILED) lines.push(`  failed   ${pad(s.outcomes.FAILED)}`);
-  if (s.outcomes.UNKNOWN) lines.push(`  unknown  ${pad(s.outcomes.UNKNOWN)}   sent without an id and no clear answer: they may or may not be stored`);
+  if (s.outcomes.UNKNOWN) lines.push(`  unknown  ${pad(s.outcomes.UNKNOWN)}   sent, and whether they were stored cannot be told (no id, or no answer from the service itself): check them`);
   if (errorTypes) lines.push(`  errors     ${errorTypes}`);
   lines.push(`  latency    p50 ${ms(s.percentile(0.5))} · p95 ${ms(s.percentile(0.95))} · p99 ${ms(s.percentile(0.99))}`);
   if (f.retries || f.throttled) lines.push(`  retries    ${count(f.retries)}${f.throttled ? ` (${count(f.throttled)} answers asked to slow down)` : ''}`);
@@ -82,7 +83,7 @@ export function summaryText(f: SummaryFacts): string {
   }
   if (f.stopped) {
     lines.push(STOP_TEXT[f.stopped]);
-    if (f.results && f.stopped !== 'auth' && f.stopped !== 'input' && f.stopped !== 'wrong-input') lines.push(`Continue later with the same command and --resume.`);
+    if (f.results && f.stopped !== 'auth' && f.stopped !== 'input' && f.stopped !== 'wrong-input' && f.stopped !== 'not-the-service') lines.push(`Continue later with the same command and --resume.`);
   }
   return lines.join('\n');
 }

@@ -1,4 +1,4 @@
-import { closeSync, createReadStream, existsSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { UsageError } from '../errors/cli-error.js';
 import { formatResult, parseResult, type LineResult } from './line-result.js';
@@ -11,9 +11,6 @@ import { formatResult, parseResult, type LineResult } from './line-result.js';
 
 /** The most lines one batch has in flight (--concurrency is capped at this). */
 export const MAX_CONCURRENCY = 256;
-
-/** How many settled lines' ids resume compares with the input. */
-const ID_SAMPLES = 64;
 
 /** A set of line numbers, one bit each: a million lines take 125 KB. */
 class LineSet {
@@ -35,6 +32,29 @@ class LineSet {
   }
 }
 
+/**
+ * Where each settled line's result starts in the results file (byte offset + 1; 0: none), so
+ * that resume can read any line's recorded id back when the input reaches it, instead of
+ * holding every id in memory: 8 bytes a line, a million lines 8 MB.
+ */
+class LineOffsets {
+  private offsets = new Float64Array(1024);
+
+  set(line: number, offset: number): void {
+    if (line >= this.offsets.length) {
+      const grown = new Float64Array(Math.max(line + 1, this.offsets.length * 2));
+      grown.set(this.offsets);
+      this.offsets = grown;
+    }
+    this.offsets[line] = offset + 1;
+  }
+
+  get(line: number): number | undefined {
+    const stored = line < this.offsets.length ? this.offsets[line]! : 0;
+    return stored === 0 ? undefined : stored - 1;
+  }
+}
+
 /** What an earlier run of the same batch left in the results file. */
 export class PriorRun {
   readonly settled = new LineSet();
@@ -43,8 +63,39 @@ export class PriorRun {
   settledCount = 0;
   dropped = 0;
   highestLine = 0;
-  /** The ids of a few settled lines, to catch a resume against another input. */
-  readonly sampleIds = new Map<number, string | null>();
+  /** Where each settled line's result is in the (rewritten) results file. */
+  readonly offsets = new LineOffsets();
+  private path: string | null = null;
+  private fd: number | null = null;
+  private buffer = Buffer.alloc(4096);
+
+  /** The file recordedId reads from (prepareResume sets it once the file is rewritten). */
+  attach(path: string): void {
+    this.path = path;
+  }
+
+  /**
+   * The id the results file records for a settled line, read back from the file (at the
+   * offset prepareResume noted), or undefined when the line is not settled.
+   */
+  recordedId(line: number): string | null | undefined {
+    const offset = this.offsets.get(line);
+    if (offset === undefined || this.path === null) return undefined;
+    this.fd ??= openSync(this.path, 'r');
+    for (;;) {
+      const read = readSync(this.fd, this.buffer, 0, this.buffer.length, offset);
+      const end = this.buffer.indexOf(0x0a);
+      if (end >= 0 && end < read) return parseResult(this.buffer.toString('utf8', 0, end))?.id ?? null;
+      if (read < this.buffer.length) return null; // cannot happen: prepareResume wrote whole lines
+      this.buffer = Buffer.alloc(this.buffer.length * 2);
+    }
+  }
+
+  /** Closes the file recordedId reads from. */
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
 
   /** Already decided, rejected or of unknown outcome without an id: not sent again. */
   isSettled(line: number): boolean {
@@ -72,6 +123,7 @@ export async function prepareResume(path: string): Promise<PriorRun> {
   const temp = `${path}.resume-${process.pid}.tmp`;
   const fd = openSync(temp, 'w', 0o644);
   let lineNo = 0;
+  let written = 0;
   let pendingBad: number | undefined;
   try {
     const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
@@ -93,13 +145,14 @@ export async function prepareResume(path: string): Promise<PriorRun> {
       }
       prior.settled.add(result.line);
       prior.settledCount++;
-      if (prior.sampleIds.size < ID_SAMPLES) prior.sampleIds.set(result.line, result.id);
-      writeSync(fd, `${text}\n`);
+      prior.offsets.set(result.line, written);
+      written += writeSync(fd, `${text}\n`);
     }
     if (pendingBad !== undefined) prior.dropped++;
     fsyncSync(fd);
     closeSync(fd);
     renameSync(temp, path);
+    prior.attach(path);
     return prior;
   } catch (error) {
     closeSync(fd);

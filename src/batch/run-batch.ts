@@ -1,6 +1,6 @@
 import { once, setMaxListeners } from 'node:events';
 import { rmSync } from 'node:fs';
-import type { ApiError } from '../api/api-error.js';
+import { NotTheServiceError, type ApiError } from '../api/api-error.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { jsonForTerminal } from '../render/terminal-text.js';
 import type { Session } from '../session.js';
@@ -12,7 +12,8 @@ import { summaryJson, summaryText, type StopReason } from './batch-summary.js';
 import type { BatchInput, InputRecord } from './input-records.js';
 import { formatResult, type LineResult } from './line-result.js';
 import { LineFile, prepareResume, type PriorRun } from './results-file.js';
-import { prepareLine, submitLine, type LineWork } from './submit-line.js';
+import { lineId, prepareLine, submitLine, type LineWork } from './submit-line.js';
+import { terminalSafe } from '../render/terminal-text.js';
 
 /*
  * A batch: a pool of `concurrency` workers, each taking the next line in input order,
@@ -52,7 +53,7 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
   setMaxListeners(options.concurrency + 16, abort.signal);
   let stopped: StopReason | null = null;
   let finished = false;
-  let fatal: ApiError | undefined;
+  let fatal: ApiError | NotTheServiceError | undefined;
   let inputError: unknown;
   const stop = (reason: StopReason) => {
     stopped ??= reason;
@@ -137,7 +138,7 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
       const record = await take();
       if (!record) return;
       if (prior?.isSettled(record.line)) {
-        const mismatch = prior.sampleIds.has(record.line) ? otherInput(record, prior.sampleIds.get(record.line)!, options.out!) : undefined;
+        const mismatch = otherInput(record, prior.recordedId(record.line) ?? null, options.out!);
         if (mismatch) {
           inputError ??= mismatch;
           stop('wrong-input');
@@ -156,7 +157,7 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
       stats.add(result, outcome.reason);
       if (outcome.fatal) {
         fatal ??= outcome.fatal;
-        stop('auth');
+        stop(outcome.fatal instanceof NotTheServiceError ? 'not-the-service' : 'auth');
       }
       if (control.budget.spent) stop('retry-budget');
       if (options.maxErrors !== null && stats.errors >= options.maxErrors) stop('max-errors');
@@ -178,6 +179,7 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
     progress.stop();
     results?.close();
     rejects?.close();
+    prior?.close();
     input.close();
   }
 
@@ -211,21 +213,16 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
 
 /**
  * A resumed line must be the line the results file describes: a results file resumed with
- * another input would skip and send the wrong events. Checked on a sample of the settled lines,
- * which come first in a resumed input, so a mix-up stops the batch before it sends much.
+ * another input would skip and send the wrong events. Every settled line's id is compared
+ * (read back from the results file as the input reaches it), the input's read as it was when
+ * the result was recorded (lineId), so an input that only shares its first lines is caught.
  */
 function otherInput(record: InputRecord, recordedId: string | null, out: string): UsageError | undefined {
-  let id: unknown = null;
-  try {
-    id = (JSON.parse(record.text) as { id?: unknown }).id ?? null;
-  } catch {
-    return undefined; // a line rejected as not JSON has no id to compare
-  }
-  if (typeof id === 'string' ? id !== recordedId : recordedId !== null) {
-    return new UsageError(
-      `${out} does not belong to this input: its line ${record.line} is event ${JSON.stringify(recordedId)}, the input's is ${typeof id === 'string' ? JSON.stringify(id) : 'without an id'}`,
-      'resume with the same input the results file was written for, or give a new --out without --resume',
-    );
-  }
-  return undefined;
+  const id = lineId(record);
+  if (id === recordedId) return undefined;
+  const show = (v: string | null) => (v === null ? 'without an id' : `event ${terminalSafe(JSON.stringify(v))}`);
+  return new UsageError(
+    `${out} does not belong to this input: its line ${record.line} is ${show(recordedId)}, the input's is ${id === null ? 'without an id' : terminalSafe(JSON.stringify(id))}`,
+    'resume with the same input the results file was written for, or give a new --out without --resume',
+  );
 }

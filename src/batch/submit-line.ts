@@ -1,6 +1,7 @@
 import type { ApiClient } from '../api/api-client.js';
-import { ApiError, BadResponseError, NetworkError, type NetworkFailure } from '../api/api-error.js';
+import { ApiError, BadResponseError, NetworkError, NotTheServiceError, type NetworkFailure } from '../api/api-error.js';
 import type { RetryKind } from '../api/retry-budget.js';
+import { terminalSafe, truncate } from '../render/terminal-text.js';
 import type { InputRecord } from './input-records.js';
 import type { LineResult } from './line-result.js';
 
@@ -11,8 +12,12 @@ import type { LineResult } from './line-result.js';
  * - A line that is not a JSON object (or is too large) is REJECTED locally; nothing is sent.
  * - A POST whose outcome is unknown (timeout or reset after sending, 502/504, a 2xx with an
  *   unreadable body) may have been stored. It is never sent again blindly: with an id, the
- *   line asks GET /event/{id}/risk-assessment; a decision found there is the line's decision, a
- *   404 means "not stored" and the POST is sent again. Without an id the line is UNKNOWN.
+ *   line asks GET /event/{id} (the one read whose 404 the interface documents); an event found
+ *   there is the line's result, and only the service's own "not found" (the error shape, not a
+ *   route code: the API client decides, error-shape.ts) means "not stored" and lets the POST go
+ *   again. An answer that is not the service's (an HTML 404, ROUTE_NOT_FOUND, an unreadable
+ *   body) makes the line UNKNOWN, saying why; a check that failed (network, 5xx) leaves it
+ *   FAILED, and --resume checks it again before sending. Without an id the line is UNKNOWN.
  * - What is safe to retry (nothing sent, 429, 503) the API client retries itself, paced and
  *   budgeted by the batch.
  */
@@ -47,8 +52,8 @@ export interface LineOutcome {
   result: LineResult;
   /** Why the line got no decision, in words, for the summary. */
   reason?: string;
-  /** The error that should stop the whole batch (the key was refused). */
-  fatal?: ApiError;
+  /** The error that should stop the whole batch: the key was refused, or the URL is not the service. */
+  fatal?: ApiError | NotTheServiceError;
 }
 
 /** A line ready to send: its text and id. */
@@ -62,6 +67,29 @@ const LOCAL_REJECTIONS: Record<string, string> = {
   'unterminated JSON array': 'UNTERMINATED_ARRAY',
   'text after the end of the JSON array': 'TEXT_AFTER_ARRAY',
 };
+
+/**
+ * The event id a line carries, read the same way when its result is recorded and when resume
+ * compares the input with the results file: a JSON object's string `id`, else null. A line
+ * rejected locally still has its id when it can be read (a line over 1 MiB is usually whole
+ * JSON); one cut short in memory (over 16 MiB) or not a JSON object has none.
+ */
+export function lineId(record: InputRecord): string | null {
+  if (record.truncated) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(record.text);
+  } catch {
+    return null;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  return usableId((value as { id?: unknown }).id);
+}
+
+/** A string id that can name the event in a URL (well-formed Unicode), else null: such a line cannot be checked by id. */
+function usableId(id: unknown): string | null {
+  return typeof id === 'string' && !/[\ud800-\udfff]/u.test(id) ? id : null;
+}
 
 /** The line as a payload to send, or why it cannot be one. */
 function parseRecord(record: InputRecord, maxRecordBytes: number): LineToSend | { code: string; reason: string } {
@@ -78,8 +106,7 @@ function parseRecord(record: InputRecord, maxRecordBytes: number): LineToSend | 
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { code: 'NOT_AN_OBJECT', reason: `not a JSON object (${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value})` };
   }
-  const id = (value as { id?: unknown }).id;
-  return { text: record.text, id: typeof id === 'string' ? id : null };
+  return { text: record.text, id: usableId((value as { id?: unknown }).id) };
 }
 
 function blank(record: InputRecord, id: string | null): LineResult {
@@ -107,6 +134,7 @@ function failure(error: unknown): { status: number | null; errorType: string; er
     return { status: error.status, errorType: error.errorType ?? `HTTP_${error.status}`, errorCodes: [...error.errorCodes], reason: error.message };
   }
   if (error instanceof NetworkError) return { status: null, errorType: NETWORK_ERROR_TYPES[error.failure], errorCodes: [], reason: error.message };
+  if (error instanceof NotTheServiceError) return { status: error.status, errorType: 'NOT_THE_SERVICE', errorCodes: [], reason: error.message };
   if (error instanceof BadResponseError) return { status: null, errorType: 'BAD_RESPONSE', errorCodes: [], reason: error.message };
   throw error;
 }
@@ -115,6 +143,8 @@ function failure(error: unknown): { status: number | null; errorType: string; er
 function outcomeUnknown(error: unknown): boolean {
   if (error instanceof ApiError) return UNKNOWN_OUTCOME_STATUSES.has(error.status);
   if (error instanceof NetworkError) return error.maybeProcessed && error.failure !== 'budget';
+  // A 404 that is not the service's: whatever answered did not pass the POST on.
+  if (error instanceof NotTheServiceError) return false;
   // A 2xx whose body was not the JSON promised: the service did take the request.
   return error instanceof BadResponseError;
 }
@@ -123,21 +153,52 @@ function attemptsOf(error: unknown): number {
   return error instanceof ApiError || error instanceof NetworkError || error instanceof BadResponseError ? error.attempts : 1;
 }
 
-type Check = { found: true; status: number; body: unknown } | { found: false } | { error: unknown };
+type Check =
+  | { found: true; status: number; body: unknown }
+  | { found: false }
+  /** No trustworthy answer (not the service's, or unreadable): nobody can tell; the line is UNKNOWN. */
+  | { untold: unknown }
+  /** The check itself failed (network, 5xx, …): the line is FAILED, and resume checks again first. */
+  | { error: unknown };
 
-/** Is the event stored? Its risk assessment carries the decision, so one GET answers both. */
+/**
+ * Is the event stored? Asked with GET /event/{id}, whose 404 the interface documents; the API
+ * client turns every 404 that is not the service's own into a NotTheServiceError. When it is
+ * stored, the risk assessment gives the decision (actionType), best effort: a service without
+ * that route still has the line DECIDED, with the summary's score.
+ */
 async function checkStored(client: ApiClient, id: string): Promise<Check & { attempts: number }> {
+  let summary: { status: number; body: unknown; attempts: number };
   try {
-    const res = await client.getRiskAssessment(id);
-    return { found: true, status: res.status, body: res.body, attempts: res.attempts };
+    summary = await client.getEvent(id);
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) return { found: false, attempts: error.attempts };
+    if (error instanceof BadResponseError) return { untold: error, attempts: error.attempts };
     return { error, attempts: attemptsOf(error) };
   }
+  const stored = summary.body as { id?: unknown; totalScore?: unknown };
+  if (typeof stored.id === 'string' && stored.id !== id) {
+    const error = new BadResponseError(`GET /event/{id} for "${terminalSafe(truncate(id, 100))}" answered with another event ("${terminalSafe(truncate(stored.id, 100))}")`);
+    return { untold: error, attempts: summary.attempts };
+  }
+  let attempts = summary.attempts;
+  const decision: { actionType?: unknown; totalRiskScore?: unknown } = { totalRiskScore: stored.totalScore };
+  try {
+    const assessment = await client.getRiskAssessment(id);
+    attempts += assessment.attempts;
+    const a = assessment.body as { actionType?: unknown; totalRiskScore?: unknown };
+    decision.actionType = a.actionType;
+    if (typeof a.totalRiskScore === 'number') decision.totalRiskScore = a.totalRiskScore;
+  } catch (error) {
+    attempts += attemptsOf(error);
+  }
+  return { found: true, status: summary.status, body: decision, attempts };
 }
 
 function rejected(record: InputRecord, why: { code: string; reason: string }): LineOutcome {
-  return { result: { ...blank(record, null), outcome: 'REJECTED', errorType: 'INVALID_LINE', errorCodes: [why.code] }, reason: why.reason };
+  // Only a line the reader refused (too large, …) may still hold a readable id; one that failed to parse has none.
+  const id = record.problem ? lineId(record) : null;
+  return { result: { ...blank(record, id), outcome: 'REJECTED', errorType: 'INVALID_LINE', errorCodes: [why.code] }, reason: why.reason };
 }
 
 /**
@@ -168,6 +229,11 @@ export async function submitLine(record: InputRecord, parsed: LineToSend, work: 
       const stored = await checkStored(work.client, parsed.id);
       result.attempts += stored.attempts;
       if (work.aborted()) return undefined;
+      if ('untold' in stored) {
+        const f = failure(stored.untold);
+        result = { ...result, status: f.status, errorType: f.errorType, errorCodes: f.errorCodes, outcome: 'UNKNOWN' };
+        return finish({ result, reason: `sent, but whether it was stored cannot be told (not sent again): ${f.reason}` });
+      }
       if ('error' in stored) {
         const { reason, ...f } = failure(stored.error);
         // The event may be stored and could not be checked: FAILED, and resume checks again first.
@@ -196,6 +262,7 @@ export async function submitLine(record: InputRecord, parsed: LineToSend, work: 
   const { reason, ...f } = failure(lastError);
   result = { ...result, ...f };
   if (lastError instanceof ApiError && REJECTING_STATUSES.has(lastError.status)) return finish({ result: { ...result, outcome: 'REJECTED' }, reason });
-  const fatal = lastError instanceof ApiError && (lastError.status === 401 || lastError.status === 403) ? lastError : undefined;
+  const fatal =
+    (lastError instanceof ApiError && (lastError.status === 401 || lastError.status === 403)) || lastError instanceof NotTheServiceError ? lastError : undefined;
   return finish({ result: { ...result, outcome: 'FAILED' }, reason, ...(fatal ? { fatal } : {}) });
 }

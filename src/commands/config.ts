@@ -7,7 +7,7 @@ import { withSession } from '../session.js';
  * The profile acted on is --profile, else FRAUDCTL_PROFILE, else the active one.
  */
 
-const KEYS = ['base-url', 'timeout', 'retries', 'api-key'];
+const KEYS = ['base-url', 'timeout', 'retries', 'insecure-http', 'api-key'];
 /** What `config set` takes: not the key, which never travels in argv. */
 const SETTABLE = KEYS.filter((k) => k !== 'api-key');
 

@@ -1,13 +1,15 @@
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import type { Session } from '../session.js';
 import { readAllStdin } from '../cli-context.js';
-import { ApiError } from '../api/api-error.js';
+import { ApiError, NotTheServiceError } from '../api/api-error.js';
 import { newProbeId } from '../api/api-client.js';
 
 /*
  * `fraudctl login`: read a key without it touching argv (hidden prompt, or stdin when piped),
- * prove it works — asking for an event that cannot exist: 404 means the key was accepted —
- * and only then store it in the profile (config file, mode 0600).
+ * prove it works — asking for an event that cannot exist: the service's own 404 means the key
+ * was accepted — and only then store it in the profile (config file, mode 0600). A 404 that is
+ * not the service's (an HTML page, a route the server does not have: the API client tells them
+ * apart) proves nothing, and nothing is saved.
  */
 
 async function readKey(session: Session): Promise<string> {
@@ -25,7 +27,7 @@ export async function login(session: Session): Promise<void> {
     import('../profiles/redact.js'),
   ]);
   const profile = globals.profile || context.env.FRAUDCTL_PROFILE || 'default';
-  const profiles = readConfigFile(context.env).profiles;
+  const profiles = readConfigFile(context.env, { warn: (message) => context.stderr.write(`warning: ${message}\n`) }).profiles;
   const newBaseUrl = globals.baseUrl || context.env.FRAUDCTL_BASE_URL || undefined;
   if (profile === 'sandbox' && newBaseUrl !== undefined) {
     throw new UsageError('the built-in sandbox profile has no URL to set', 'log in to a service under a profile of its own: fraudctl login --profile NAME --base-url URL');
@@ -34,18 +36,32 @@ export async function login(session: Session): Promise<void> {
   if (baseUrl === undefined && profile !== 'sandbox') {
     throw new UsageError(`profile "${profile}" has no service URL`, `give it: fraudctl login --profile ${profile} --base-url https://…`);
   }
+  // Refused before the key is asked for: it would travel in clear text.
+  const insecureHttp = globals.insecureHttp === true || (Object.hasOwn(profiles, profile) && profiles[profile]?.insecureHttp === true);
+  if (baseUrl !== undefined) {
+    const { checkTransport } = await import('../api/transport.js');
+    checkTransport(baseUrl, insecureHttp, profile);
+  }
 
   const key = await readKey(session);
   if (key === '') throw new UsageError('no API key was given: nothing was saved');
   if (/\s/.test(key)) throw new UsageError('an API key has no spaces or line breaks: nothing was saved');
 
   // Check against the profile being logged into (it may not exist yet, so build its settings here).
-  const probeSession = session.withSettingsOverride({ profile, baseUrl: baseUrl ?? null, apiKey: key });
+  const probeSession = session.withSettingsOverride({ profile, baseUrl: baseUrl ?? null, apiKey: key, insecureHttp });
   const client = await probeSession.client();
   try {
     await client.getEvent(newProbeId());
+    // An event that cannot exist was "found": whatever answered is not the service.
+    throw new CliError(
+      'nothing was saved: the server answered a request for an event that cannot exist with success, so it is not the fraud-screening service',
+      ExitCode.FAILURE,
+      'check the profile\'s URL (--base-url): it should be the service\'s base address',
+    );
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) {
+    if (error instanceof NotTheServiceError) {
+      throw new CliError(`nothing was saved: ${error.message}`, ExitCode.FAILURE, 'check the URL given with --base-url: it should be the service\'s base address');
+    } else if (error instanceof ApiError && error.status === 404) {
       // The key works: the service looked for the event and did not find it.
     } else if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
       const why = error.status === 401 ? 'did not accept this key' : 'accepted the key, but its merchant is blocked';
@@ -56,7 +72,8 @@ export async function login(session: Session): Promise<void> {
   } finally {
     await probeSession.close();
   }
-  saveApiKey(context.env, profile, key, newBaseUrl);
+  // --insecure-http given at login is kept in the profile: later commands go to the same URL.
+  saveApiKey(context.env, profile, key, newBaseUrl, globals.insecureHttp === true);
   const output = await session.output();
   output.note(`Logged in: profile "${profile}" (${baseUrl ?? 'embedded sandbox'}) now uses key ${redactKey(key)}, saved in ${configFilePath(context.env)}`);
   await offerToActivate(session, profile);

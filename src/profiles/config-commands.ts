@@ -1,5 +1,5 @@
 import { UsageError } from '../errors/cli-error.js';
-import { readConfigFile, writeConfigFile, type ConfigFile, type ProfileConfig } from './config-file.js';
+import { readConfigFile, updateConfigFile, type ConfigFile, type ProfileConfig } from './config-file.js';
 import { redactKey } from './redact.js';
 import { activeProfileName, knownProfiles, noSuchProfile } from './settings.js';
 import {
@@ -24,7 +24,7 @@ import {
  */
 
 /** What `config set` can change. The key is not among them: `fraudctl login` stores it. */
-export const SETTING_KEYS = ['base-url', 'timeout', 'retries'] as const;
+export const SETTING_KEYS = ['base-url', 'timeout', 'retries', 'insecure-http'] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
 /** What `config get` and `config unset` accept: the settings, and the key (shown redacted, or removed). */
 export const CONFIG_KEYS = [...SETTING_KEYS, 'api-key'] as const;
@@ -87,6 +87,8 @@ export function getSetting(env: NodeJS.ProcessEnv, profile: string, key: ConfigK
       return String(stored.retries ?? DEFAULT_RETRIES);
     case 'api-key':
       return shownKey(stored, builtIn);
+    case 'insecure-http':
+      return String(stored.insecureHttp === true);
   }
 }
 
@@ -109,39 +111,43 @@ export function setSetting(env: NodeJS.ProcessEnv, profile: string, key: Setting
     case 'retries':
       change.retries = orThrow(parseRetries(value), 'retries', quote(value));
       break;
+    case 'insecure-http':
+      if (value !== 'true' && value !== 'false') throw new UsageError(`insecure-http must be true or false (got ${quote(value)})`);
+      change.insecureHttp = value === 'true';
+      break;
   }
-  const file = readConfigFile(env);
-  file.profiles[name] = { ...ownProfile(file.profiles, name), ...change };
-  writeConfigFile(env, file);
+  updateConfigFile(env, (file) => {
+    file.profiles[name] = { ...ownProfile(file.profiles, name), ...change };
+  });
 }
 
 /** Removes one setting from a profile, so that its default applies; `api-key` forgets the stored key. */
 export function unsetSetting(env: NodeJS.ProcessEnv, profile: string, key: ConfigKey): void {
   const which = configKey(key, CONFIG_KEYS);
-  const file = readConfigFile(env);
-  const stored = existingProfile(file, profile);
-  if (ownProfile(file.profiles, profile) === undefined) return; // the built-in sandbox, with nothing stored
-  const field = ({ 'base-url': 'baseUrl', timeout: 'timeoutSeconds', retries: 'retries', 'api-key': 'apiKey' } as const)[which];
-  if (stored[field] === undefined) return;
-  const rest = { ...stored };
-  delete rest[field];
-  file.profiles[profile] = rest;
-  writeConfigFile(env, file);
+  updateConfigFile(env, (file) => {
+    const stored = existingProfile(file, profile);
+    if (ownProfile(file.profiles, profile) === undefined) return false; // the built-in sandbox, with nothing stored
+    const field = ({ 'base-url': 'baseUrl', timeout: 'timeoutSeconds', retries: 'retries', 'api-key': 'apiKey', 'insecure-http': 'insecureHttp' } as const)[which];
+    if (stored[field] === undefined) return false;
+    const rest = { ...stored };
+    delete rest[field];
+    file.profiles[profile] = rest;
+  });
 }
 
 /** Makes a profile the active one (it must exist, or be the built-in "sandbox"). */
 export function useProfile(env: NodeJS.ProcessEnv, name: string): void {
-  const file = readConfigFile(env);
-  existingProfile(file, name);
-  file.activeProfile = name;
-  writeConfigFile(env, file);
+  updateConfigFile(env, (file) => {
+    existingProfile(file, name);
+    file.activeProfile = name;
+  });
 }
 
 /**
  * For `login`, once the key has been checked against the service: stores the key (and the URL,
  * if given) in the profile, creating it if new. The key never appears in an error.
  */
-export function saveApiKey(env: NodeJS.ProcessEnv, profile: string, apiKey: string, baseUrl?: string): void {
+export function saveApiKey(env: NodeJS.ProcessEnv, profile: string, apiKey: string, baseUrl?: string, insecureHttp?: boolean): void {
   const name = profileName(profile);
   const key = checkApiKey(apiKey);
   if (!key.ok) throw new UsageError(`the API key ${key.problem}: nothing was saved`);
@@ -150,9 +156,10 @@ export function saveApiKey(env: NodeJS.ProcessEnv, profile: string, apiKey: stri
     if (name === SANDBOX_PROFILE) throw sandboxHasNoUrl();
     change.baseUrl = orThrow(checkBaseUrl(baseUrl), 'base URL', showUrl(baseUrl));
   }
-  const file = readConfigFile(env);
-  file.profiles[name] = { ...ownProfile(file.profiles, name), ...change };
-  writeConfigFile(env, file);
+  if (insecureHttp === true) change.insecureHttp = true;
+  updateConfigFile(env, (file) => {
+    file.profiles[name] = { ...ownProfile(file.profiles, name), ...change };
+  });
 }
 
 function shownKey(stored: ProfileConfig, builtIn: boolean): string {

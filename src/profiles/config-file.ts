@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { configDir } from '../paths/xdg-paths.js';
+import { withFileLock } from './config-lock.js';
+import { terminalSafe } from '../render/terminal-text.js';
 import { SANDBOX_PROFILE, checkApiKey, checkBaseUrl, checkProfileName, checkRetries, checkTimeoutSeconds, quote } from './values.js';
 
 /*
@@ -20,6 +22,8 @@ export interface ProfileConfig {
   apiKey?: string;
   timeoutSeconds?: number;
   retries?: number;
+  /** Allows http:// to a host that is not this machine (the key then travels in clear text). */
+  insecureHttp?: boolean;
 }
 
 export interface ConfigFile {
@@ -28,19 +32,28 @@ export interface ConfigFile {
 }
 
 const TOP_KEYS = ['activeProfile', 'profiles'] as const;
-const PROFILE_KEYS = ['baseUrl', 'apiKey', 'timeoutSeconds', 'retries'] as const;
+const PROFILE_KEYS = ['baseUrl', 'apiKey', 'timeoutSeconds', 'retries', 'insecureHttp'] as const;
 const EDIT_HINT = 'fix it in an editor (or move it away to start again with no profiles)';
 
 export function configFilePath(env: NodeJS.ProcessEnv): string {
   return join(configDir(env), 'config.json');
 }
 
-/** The configuration; a missing (or empty) file is no profiles at all. */
-export function readConfigFile(env: NodeJS.ProcessEnv): ConfigFile {
+/**
+ * The configuration; a missing (or empty) file is no profiles at all. `warn` hears of a file
+ * that others may read (it holds keys): fraudctl writes it 0600, but an editor or a copy may not.
+ */
+export function readConfigFile(env: NodeJS.ProcessEnv, options: { warn?: (message: string) => void } = {}): ConfigFile {
   const path = configFilePath(env);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
+    if (options.warn && process.platform !== 'win32') {
+      const mode = statSync(path).mode & 0o777;
+      if ((mode & 0o077) !== 0) {
+        options.warn(`config file ${terminalSafe(path)} can be read by other users (mode 0${mode.toString(8)}) and may hold API keys: chmod 600 ${terminalSafe(path)}`);
+      }
+    }
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { profiles: emptyProfiles() };
@@ -52,7 +65,8 @@ export function readConfigFile(env: NodeJS.ProcessEnv): ConfigFile {
   try {
     parsed = JSON.parse(text);
   } catch (e) {
-    throw new UsageError(`config file ${path} is not valid JSON: ${(e as Error).message}`, EDIT_HINT);
+    // JSON.parse quotes a piece of the text in its message: shown inert, like anything read from a file.
+    throw new UsageError(`config file ${terminalSafe(path)} is not valid JSON: ${terminalSafe((e as Error).message)}`, EDIT_HINT);
   }
   return checkConfigFile(parsed, path);
 }
@@ -64,7 +78,7 @@ export function readConfigFile(env: NodeJS.ProcessEnv): ConfigFile {
  */
 export function checkConfigFile(value: unknown, path: string): ConfigFile {
   const fail = (what: string): never => {
-    throw new UsageError(`config file ${path}: ${what}`, EDIT_HINT);
+    throw new UsageError(`config file ${terminalSafe(path)}: ${what}`, EDIT_HINT);
   };
   if (!isPlainObject(value)) return fail('must hold a JSON object, like {"profiles": {}}');
   for (const key of Object.keys(value)) {
@@ -114,6 +128,10 @@ function checkProfile(value: unknown, where: string, isSandbox: boolean, fail: (
     if (!retries.ok) fail(`${where}.retries ${retries.problem}`);
     profile.retries = value.retries as number;
   }
+  if (value.insecureHttp !== undefined) {
+    if (typeof value.insecureHttp !== 'boolean') fail(`${where}.insecureHttp must be true or false`);
+    profile.insecureHttp = value.insecureHttp as boolean;
+  }
   return profile;
 }
 
@@ -126,13 +144,7 @@ function checkProfile(value: unknown, where: string, isSandbox: boolean, fail: (
 export function writeConfigFile(env: NodeJS.ProcessEnv, file: ConfigFile): void {
   const path = configFilePath(env);
   const text = serialise(checkConfigFile(file, path));
-  const dir = dirname(path);
-  try {
-    // mkdir's mode is filtered by the umask; the chmod makes a directory created here exactly 0700.
-    if (mkdirSync(dir, { recursive: true, mode: 0o700 }) !== undefined) chmodSync(dir, 0o700);
-  } catch (e) {
-    throw new CliError(`cannot create the config directory ${dir}: ${errorCode(e)}`, ExitCode.FAILURE, 'check the permissions of its parent directory');
-  }
+  ensureConfigDir(dirname(path));
   const target = followSymlink(path);
   const temp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
   let fd: number | undefined;
@@ -153,6 +165,30 @@ export function writeConfigFile(env: NodeJS.ProcessEnv, file: ConfigFile): void 
     }
     throw new CliError(`cannot write config file ${path}: ${errorCode(e)}`, ExitCode.FAILURE, `check the permissions of ${dirname(target)}`);
   }
+}
+
+/** The config directory, created with mode 0700 when missing. */
+function ensureConfigDir(dir: string): void {
+  try {
+    // mkdir's mode is filtered by the umask; the chmod makes a directory created here exactly 0700.
+    if (mkdirSync(dir, { recursive: true, mode: 0o700 }) !== undefined) chmodSync(dir, 0o700);
+  } catch (e) {
+    throw new CliError(`cannot create the config directory ${dir}: ${errorCode(e)}`, ExitCode.FAILURE, 'check the permissions of its parent directory');
+  }
+}
+
+/**
+ * Read, change, write, under a lock (config-lock.ts), so that two processes changing the file
+ * at once both keep their change. `change` edits the file it is given and returns false when
+ * there is nothing to write.
+ */
+export function updateConfigFile(env: NodeJS.ProcessEnv, change: (file: ConfigFile) => boolean | void): void {
+  const path = configFilePath(env);
+  ensureConfigDir(dirname(path));
+  withFileLock(`${path}.lock`, () => {
+    const file = readConfigFile(env);
+    if (change(file) !== false) writeConfigFile(env, file);
+  });
 }
 
 function serialise(file: ConfigFile): string {

@@ -27,6 +27,8 @@ export interface SettingsFlags {
   baseUrl?: string;
   profile?: string;
   timeoutSeconds?: number;
+  /** --insecure-http */
+  insecureHttp?: boolean;
 }
 
 export interface Settings {
@@ -41,6 +43,8 @@ export interface Settings {
   retries: number;
   /** True when baseUrl is null (embedded): output gets marked as sandbox. */
   isSandbox: boolean;
+  /** http:// to a host that is not this machine is allowed (--insecure-http, or the profile's insecureHttp). */
+  insecureHttp: boolean;
   /** Where each setting came from, for `fraudctl doctor`. */
   sources: SettingSources;
 }
@@ -142,7 +146,8 @@ export function resolveSettings(flags: SettingsFlags, env: NodeJS.ProcessEnv, fi
     timeout: flags.timeoutSeconds !== undefined ? 'flag' : envValue(env, 'FRAUDCTL_TIMEOUT') !== undefined ? 'env' : stored.timeoutSeconds !== undefined ? 'file' : 'default',
     retries: stored.retries !== undefined ? 'file' : 'default',
   };
-  return { profile, baseUrl, apiKey, apiKeySource, timeoutMs: Math.ceil(timeoutSeconds * 1000), retries, isSandbox, sources };
+  const insecureHttp = flags.insecureHttp === true || stored.insecureHttp === true;
+  return { profile, baseUrl, apiKey, apiKeySource, timeoutMs: Math.ceil(timeoutSeconds * 1000), retries, isSandbox, insecureHttp, sources };
 }
 
 function resolveBaseUrl(profile: string, stored: ProfileConfig, flags: SettingsFlags, env: NodeJS.ProcessEnv, fileSource: (key: string) => string): string | null {

@@ -1,4 +1,5 @@
 import { UsageError } from '../errors/cli-error.js';
+import { terminalSafe } from '../render/terminal-text.js';
 
 /*
  * The rules for each profile value, in one place, so that the config file, the flags, the
@@ -37,9 +38,9 @@ export function checkProfileName(name: string): Checked<string> {
   return PROFILE_NAME.test(name) ? ok(name) : bad(NAME_RULE);
 }
 
-/** A value quoted for a one-line message: control characters escaped by JSON. */
+/** A value quoted for a one-line message: control characters escaped by JSON, C1 and bidi controls too. */
 export function quote(value: string): string {
-  return JSON.stringify(value);
+  return terminalSafe(JSON.stringify(value));
 }
 
 /** A URL as it may appear in a message: whatever sits between `//` and `@` (a user or password) masked. */

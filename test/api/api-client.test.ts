@@ -2,7 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, eventPath, previewRequest, type ApiClientOptions } from '../../src/api/api-client.js';
-import { ApiError, BadResponseError, NetworkError } from '../../src/api/api-error.js';
+import { ApiError, BadResponseError, NetworkError, NotTheServiceError } from '../../src/api/api-error.js';
+import { isLoopbackHost } from '../../src/api/transport.js';
+import { UsageError } from '../../src/errors/cli-error.js';
 import { DEMO_KEY, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 import { closedPort, destroy, empty, hang, json, redirect, startFakeServer, text, trickle, type FakeServer } from './fake-server.js';
 
@@ -141,6 +143,94 @@ describe('a status that is not success becomes a typed error with its exit code'
     const error = (await rejection(client.getEvent('evt-1'))) as ApiError;
     expect(error.requestId).toBe('hdr-77');
     expect(error.message).toContain('hdr-77');
+  });
+});
+
+describe('a 404 means "no such event" only in the service\'s own words', () => {
+  it.each<[string, ReturnType<typeof json>]>([
+    ['EVENT_NOT_FOUND in the error shape', json(404, { requestId: 'r', errorType: 'NOT_FOUND', errorCodes: ['EVENT_NOT_FOUND'] })],
+    ['the error shape with a code the client does not know', json(404, { requestId: 'r', errorType: 'NOT_FOUND', errorCodes: ['NO_SUCH_TRANSACTION'] })],
+    ['the error shape with every field null', json(404, { requestId: null, errorType: null, errorCodes: null })],
+  ])('%s: ApiError 404, exit 4', async (_what, handler) => {
+    const server = await fake();
+    server.script(handler);
+    const { client } = makeClient(server.url);
+    const error = await rejection(client.getEvent('evt-1'));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 404, exitCode: 4 });
+    expect(error.message).toMatch(/^no event "evt-1"/);
+  });
+
+  it.each<[string, ReturnType<typeof json>, RegExp]>([
+    ['an HTML page', text(404, '<html><head><title>404 Not Found</title></head><body>nginx</body></html>', 'text/html'), /an HTML page titled "404 Not Found"/],
+    ['plain text', text(404, 'Not Found', 'text/plain'), /text\/plain: "Not Found"/],
+    ['no body at all', empty(404), /an empty body/],
+    ['JSON that is not the error shape', json(404, { message: 'Not Found', path: '/event/evt-1' }), /JSON that is not the service's error shape/],
+    ['the error shape with a field of the wrong type', json(404, { errorType: 'NOT_FOUND', errorCodes: 'EVENT_NOT_FOUND' }), /JSON that is not the service's error shape/],
+    ['ROUTE_NOT_FOUND', json(404, { requestId: 'r-9', errorType: 'NOT_FOUND', errorCodes: ['ROUTE_NOT_FOUND'] }), /the code ROUTE_NOT_FOUND, which names a route, not an event/],
+    ['an errorType that names a path', json(404, { errorType: 'NO_SUCH_PATH', errorCodes: [] }), /the code NO_SUCH_PATH/],
+  ])('%s: NotTheServiceError, exit 1, saying what came back and to check the base URL', async (_what, handler, got) => {
+    const server = await fake();
+    server.script(handler);
+    const { client } = makeClient(`${server.url}/fraud`, { profile: 'prod' });
+    for (const call of [() => client.getEvent('evt-1'), () => client.getRiskAssessment('evt-1'), () => client.changeState('evt-1', { state: 'APPROVED' }), () => client.submitEvent({ id: 'evt-1' })]) {
+      const error = await rejection(call());
+      expect(error).toBeInstanceOf(NotTheServiceError);
+      expect(error).toBeInstanceOf(BadResponseError);
+      expect(error).toMatchObject({ status: 404, exitCode: 1 });
+      expect(error.message).toMatch(got);
+      expect(error.message).toMatch(/^(GET|PATCH|POST) http:\/\/127\.0\.0\.1:\d+\/fraud\/event/);
+      expect(error.message).toContain('not the service, or not its base path');
+      expect(error.message).not.toMatch(/no event/);
+      expect((error as NotTheServiceError).hint).toContain('--profile prod');
+    }
+    // Not retried: it would only come again.
+    expect(server.requests).toHaveLength(4);
+  });
+
+  it('the sandbox under a wrong base path: its ROUTE_NOT_FOUND is not "no such event"', async () => {
+    const sandbox = await startTestSandbox();
+    try {
+      const { client } = makeClient(`${sandbox.url}/v1`, { apiKey: DEMO_KEY });
+      const error = await rejection(client.getEvent('evt-1'));
+      expect(error).toBeInstanceOf(NotTheServiceError);
+      expect(error.message).toContain('ROUTE_NOT_FOUND');
+      const right = await rejection(makeClient(sandbox.url, { apiKey: DEMO_KEY }).client.getEvent('evt-1'));
+      expect(right).toMatchObject({ status: 404, exitCode: 4 });
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('a hostile HTML title in a 404 is shown inert', async () => {
+    const server = await fake();
+    server.script(text(404, '<html><title>\u001b]0;pwned\u0007\u202eevil</title></html>', 'text/html'));
+    const { client } = makeClient(server.url);
+    const error = await rejection(client.getEvent('evt-1'));
+    expect(error).toBeInstanceOf(NotTheServiceError);
+    expect(error.message).toContain('\\x1b]0;pwned');
+    expect(error.message).not.toMatch(TERMINAL_ACTIVE);
+  });
+});
+
+describe('an answer larger than 16 MiB', () => {
+  it('is a bad answer (BadResponseError, exit 1), not retried, and a POST says the event may be stored', async () => {
+    const server = await fake();
+    const big: Parameters<FakeServer['script']>[0] = (res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.on('error', () => {});
+      res.end(Buffer.alloc(17 * 1024 * 1024, 0x20));
+    };
+    server.script(big);
+    const { client } = makeClient(server.url);
+    const get = await rejection(client.getEvent('evt-1'));
+    expect(get).toBeInstanceOf(BadResponseError);
+    expect(get).toMatchObject({ exitCode: 1 });
+    expect(get.message).toMatch(/is larger than 16 MiB: not read$/);
+    expect(server.requests).toHaveLength(1);
+    const post = (await rejection(client.submitEvent({ id: 'evt-2', amount: 1 }))) as BadResponseError;
+    expect(post).toBeInstanceOf(BadResponseError);
+    expect(post.hint).toContain('fraudctl show evt-2');
   });
 });
 
@@ -674,7 +764,7 @@ describe('proxies', () => {
   it('sends requests through HTTP_PROXY, and straight to hosts in NO_PROXY', async () => {
     const proxy = await fake();
     proxy.script(json(404, { requestId: 'via-proxy', errorType: 'NOT_FOUND', errorCodes: ['EVENT_NOT_FOUND'] }));
-    const { client } = makeClient('http://fraud.invalid:8080', { env: { HTTP_PROXY: proxy.url } });
+    const { client } = makeClient('http://fraud.invalid:8080', { env: { HTTP_PROXY: proxy.url }, insecureHttp: true });
     const error = (await rejection(client.getEvent('evt-1'))) as ApiError;
     expect(error.requestId).toBe('via-proxy');
     // A proxy receives the absolute URL of the service.
@@ -690,7 +780,7 @@ describe('proxies', () => {
 
 describe('connection failures', () => {
   it('a host that does not resolve: NetworkError dns, exit 6, not retried as if it might have been sent', async () => {
-    const { client } = makeClient('http://no-such-host.invalid', { retry: { maxRetries: 0 } });
+    const { client } = makeClient('https://no-such-host.invalid', { retry: { maxRetries: 0 } });
     const error = (await rejection(client.getEvent('evt-1'))) as NetworkError;
     expect(error).toBeInstanceOf(NetworkError);
     expect(error.failure).toBe('dns');
@@ -699,13 +789,56 @@ describe('connection failures', () => {
     expect(error.maybeProcessed).toBe(false);
   });
 
-  it('TLS to a server that does not speak it: NetworkError tls, with a hint about the scheme', async () => {
+  it('TLS to a server that does not speak it: NetworkError tls, exit 1 (waiting does not help), with a hint about the scheme', async () => {
     const server = await fake();
     const { client } = makeClient(server.url.replace('http:', 'https:'), { retry: { maxRetries: 0 } });
     const error = (await rejection(client.getEvent('evt-1'))) as NetworkError;
     expect(error.failure).toBe('tls');
-    expect(error.exitCode).toBe(6);
-    expect(error.message).toMatch(/^TLS failure talking to 127\.0\.0\.1:\d+/);
+    expect(error.exitCode).toBe(1);
+    expect(error.message).toMatch(/^no TLS connection to 127\.0\.0\.1:\d+ \(.+\): nothing was sent$/);
     expect(error.hint).toContain('URL scheme');
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('plain http:// to a host that is not this machine', () => {
+  it('is refused before anything is sent (exit 2), saying why and how to allow it', async () => {
+    const proxy = await fake();
+    const make = () => makeClient('http://fraud.example.com', { env: { HTTP_PROXY: proxy.url }, profile: 'prod' });
+    expect(make).toThrow(UsageError);
+    try {
+      make();
+    } catch (error) {
+      expect(error).toMatchObject({ exitCode: 2 });
+      expect((error as UsageError).message).toBe('refusing to send the API key in clear text to fraud.example.com: the URL is http://, and that host is not this machine');
+      expect((error as UsageError).hint).toContain('--insecure-http');
+      expect((error as UsageError).hint).toContain('config set insecure-http true --profile prod');
+    }
+    expect(proxy.requests).toHaveLength(0);
+  });
+
+  it('is allowed with insecureHttp, and to loopback addresses always', () => {
+    expect(() => makeClient('http://fraud.example.com', { insecureHttp: true })).not.toThrow();
+    expect(() => makeClient('https://fraud.example.com')).not.toThrow();
+    for (const host of ['localhost', '127.0.0.1', '127.1.2.3', '[::1]', 'LOCALHOST']) expect(() => makeClient(`http://${host}:8080`)).not.toThrow();
+  });
+
+  it('knows loopback hosts from look-alikes', () => {
+    for (const host of ['localhost', '127.0.0.1', '127.255.0.9', '[::1]', '::ffff:127.0.0.1']) expect(isLoopbackHost(host)).toBe(true);
+    for (const host of ['localhost.example.com', '128.0.0.1', '10.0.0.1', '127.0.0.1.nip.io', 'example.com', '[::2]', '0.0.0.0']) expect(isLoopbackHost(host)).toBe(false);
+  });
+});
+
+describe('an event id that is not well-formed Unicode', () => {
+  it('cannot name a resource: a usage error (exit 2), nothing sent', async () => {
+    const server = await fake();
+    const { client } = makeClient(server.url);
+    for (const call of [() => client.getEvent('a\ud800b'), () => client.getRiskAssessment('\udc00'), () => client.changeState('x\ud800', { state: 'APPROVED' })]) {
+      const error = await rejection(call());
+      expect(error).toBeInstanceOf(UsageError);
+      expect(error.message).toMatch(/^the event id "[^"]*\\ud[89a-f][0-9a-f]{2}[^"]*" is not valid Unicode text/);
+      expect(error.message).not.toMatch(TERMINAL_ACTIVE);
+    }
+    expect(server.requests).toHaveLength(0);
   });
 });

@@ -30,6 +30,17 @@ describe('prepareResume', () => {
     expect(prior.dropped).toBe(3);
   });
 
+  it('reads back the recorded id of every settled line, from the rewritten file, also after this run appends to it', async () => {
+    const long = `id-${'é'.repeat(5000)}`;
+    const p = file([result(3, 'DECIDED'), result(1, 'FAILED'), result(2, 'REJECTED', null), result(7, 'UNKNOWN', long)].join('\n'));
+    const prior = await prepareResume(p);
+    const appended = LineFile.open(p, 'append', '--out');
+    appended.write(result(1, 'DECIDED', 'later'));
+    appended.close();
+    expect([1, 2, 3, 4, 7].map((l) => prior.recordedId(l))).toEqual([undefined, null, 'e-3', undefined, long]);
+    prior.close();
+  });
+
   it('checks a failed line with an id first, and any unrecorded line the dead run may have had in flight', async () => {
     const p = file(`${result(2, 'FAILED')}\n${result(1000, 'DECIDED')}\n`);
     const prior = await prepareResume(p);

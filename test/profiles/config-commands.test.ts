@@ -105,7 +105,7 @@ describe('getSetting', () => {
     expect(thrown(() => getSetting(t.env, 'gamma', 'timeout')).message).toBe('no profile "gamma" (known: prod, staging, sandbox)');
     const error = thrown(() => getSetting(t.env, 'prod', 'colour' as SettingKey));
     expect(error).toBeInstanceOf(UsageError);
-    expect(error.message).toBe('unknown setting "colour" (known: base-url, timeout, retries, api-key)');
+    expect(error.message).toBe('unknown setting "colour" (known: base-url, timeout, retries, insecure-http, api-key)');
   });
 });
 
@@ -173,7 +173,7 @@ describe('setSetting', () => {
     const t = tempEnv();
     const error = thrown(() => setSetting(t.env, 'prod', 'timout' as SettingKey, '3'));
     expect(error).toBeInstanceOf(UsageError);
-    expect(error.message).toBe('unknown setting "timout" (known: base-url, timeout, retries)');
+    expect(error.message).toBe('unknown setting "timout" (known: base-url, timeout, retries, insecure-http)');
   });
 
   it('refuses a base URL for the built-in sandbox profile', () => {
@@ -283,8 +283,8 @@ describe('saveApiKey', () => {
 });
 
 describe('the keys', () => {
-  it('config set knows base-url, timeout and retries; get and unset also api-key', () => {
-    expect(SETTING_KEYS).toEqual(['base-url', 'timeout', 'retries']);
-    expect(CONFIG_KEYS).toEqual(['base-url', 'timeout', 'retries', 'api-key']);
+  it('config set knows base-url, timeout, retries and insecure-http; get and unset also api-key', () => {
+    expect(SETTING_KEYS).toEqual(['base-url', 'timeout', 'retries', 'insecure-http']);
+    expect(CONFIG_KEYS).toEqual(['base-url', 'timeout', 'retries', 'insecure-http', 'api-key']);
   });
 });

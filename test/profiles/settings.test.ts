@@ -28,6 +28,7 @@ describe('with nothing configured', () => {
       timeoutMs: 30_000,
       retries: 3,
       isSandbox: true,
+      insecureHttp: false,
     });
   });
 
@@ -247,6 +248,7 @@ describe('from a file on disk', () => {
       timeoutMs: 8_000,
       retries: 1,
       isSandbox: false,
+      insecureHttp: false,
     });
   });
 });

@@ -170,4 +170,23 @@ describe('plain event server', () => {
     const getsUnavailable = [...a.outcomes.values()].filter((got) => got[2] === '503').length;
     expect(a.processed).toBe(400 - (a.faults.unavailable - getsUnavailable) - a.faults.resetBefore);
   });
+
+  it('without a route: a 404 ROUTE_NOT_FOUND there; htmlNotFound: every 404 an HTML page', async () => {
+    const older = await start({ without: ['assessment'] });
+    await call(older, 'POST', '/event', { body: event('w-1') });
+    expect((await call(older, 'GET', '/event/w-1')).status).toBe(200);
+    const missing = await call(older, 'GET', '/event/w-1/risk-assessment');
+    expect(missing.status).toBe(404);
+    expect(missing.json).toMatchObject({ errorCodes: ['ROUTE_NOT_FOUND'] });
+
+    const proxied = await start({ htmlNotFound: true, without: ['summary'] });
+    await call(proxied, 'POST', '/event', { body: event('h-1') });
+    for (const path of ['/event/h-1', '/event/nope/risk-assessment']) {
+      const res = await agent.request({ origin: proxied.url, path, method: 'GET', headers: { 'x-client-api-key': 'plain-key' } });
+      expect(res.statusCode).toBe(404);
+      expect(res.headers['content-type']).toBe('text/html');
+      expect(await res.body.text()).toContain('<title>404 Not Found</title>');
+    }
+    expect((await call(proxied, 'GET', '/event/h-1/risk-assessment')).status).toBe(200);
+  });
 });

@@ -14,6 +14,9 @@ import { seededDraws } from '../../src/sandbox/http/chaos-draws.js';
  *   GET  /event/{id}                    the last stored copy as a summary, or 404
  *   GET  /event/{id}/risk-assessment    {eventId, actionType, totalRiskScore, alerts, listMatches}, or 404
  *
+ * Options make it lack a GET route (`without`: a 404 ROUTE_NOT_FOUND there, as an older
+ * service or a gateway gives) or answer every 404 with an HTML page (`htmlNotFound`: a proxy).
+ *
  * Every route checks X-CLIENT-API-KEY (401 otherwise) before anything else, including faults.
  * Every answer carries X-Request-Id, equal to `requestId` in error bodies.
  *
@@ -57,6 +60,14 @@ export interface PlainServerOptions {
   seed?: number;
   /** Delay before processing every authorised request, in ms (default 0). */
   latencyMs?: number;
+  /**
+   * Routes the server lacks (default: none): a request for one is a 404 for the route, as an
+   * older version of a service or a gateway in front of it would answer. `summary` is
+   * GET /event/{id}, `assessment` GET /event/{id}/risk-assessment.
+   */
+  without?: ('summary' | 'assessment')[];
+  /** Every 404 (route or event) is an HTML page, as a proxy's error page would be (default: the error shape). */
+  htmlNotFound?: boolean;
 }
 
 interface StoredEvent {
@@ -149,8 +160,15 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
       });
       res.end(text);
     };
-    const sendError = (status: number, errorType: string, errorCodes: string[], headers: Record<string, string> = {}) =>
+    const sendError = (status: number, errorType: string, errorCodes: string[], headers: Record<string, string> = {}) => {
+      if (status === 404 && options.htmlNotFound) {
+        const page = '<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head><body><center><h1>404 Not Found</h1></center><hr><center>nginx</center></body></html>\n';
+        res.writeHead(404, { 'content-type': 'text/html', 'content-length': String(Buffer.byteLength(page)), 'x-request-id': requestId });
+        res.end(page);
+        return;
+      }
       send(status, { requestId, errorType, errorCodes }, headers);
+    };
     // A real reset (RST), so the client sees ECONNRESET rather than a clean close.
     const reset = (): void => {
       req.socket.resetAndDestroy();
@@ -167,7 +185,7 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
     // Not `new URL()`: WHATWG URL parsing resolves %2E segments, and `.` is a valid event id.
     const pathname = (req.url ?? '/').split('?')[0]!;
     const segments = pathname.split('/').slice(1);
-    const route =
+    const routeFound =
       req.method === 'POST' && pathname === '/event'
         ? 'post'
         : req.method === 'GET' && segments[0] === 'event' && segments.length === 2 && segments[1] !== ''
@@ -175,6 +193,7 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
           : req.method === 'GET' && segments[0] === 'event' && segments.length === 3 && segments[1] !== '' && segments[2] === 'risk-assessment'
             ? 'assessment'
             : null;
+    const route = routeFound !== null && routeFound !== 'post' && options.without?.includes(routeFound) ? null : routeFound;
 
     const given = req.headers['x-client-api-key'];
     if (typeof given !== 'string' || given === '') return sendError(401, 'UNAUTHORIZED', ['API_KEY_MISSING']);

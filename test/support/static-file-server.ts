@@ -1,0 +1,64 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/*
+ * A static file server, as `python3 -m http.server` is: GET of a known path gives its content,
+ * anything else a 404 HTML page in python's words ("Error response"). It knows nothing of API
+ * keys or of the service; a CLI pointed at it must never take its 404 for "no such event".
+ */
+
+export interface StaticServer {
+  url: string;
+  /** Every request target received, as sent. */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+const NOT_FOUND_PAGE = `<!DOCTYPE HTML>
+<html lang="en">
+    <head>
+        <meta charset="utf-8">
+        <title>Error response</title>
+    </head>
+    <body>
+        <h1>Error response</h1>
+        <p>Error code: 404</p>
+        <p>Message: File not found.</p>
+        <p>Error code explanation: 404 - Nothing matches the given URI.</p>
+    </body>
+</html>
+`;
+
+export async function startStaticFileServer(files: Record<string, string> = { '/index.html': '<html><title>Files</title></html>' }): Promise<StaticServer> {
+  const requests: string[] = [];
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((req, res) => {
+    requests.push(req.url ?? '');
+    req.resume();
+    req.on('end', () => {
+      const file = req.method === 'GET' ? files[(req.url ?? '/').split('?')[0]!] : undefined;
+      if (file !== undefined) {
+        res.writeHead(200, { 'content-type': 'text/html', 'content-length': String(Buffer.byteLength(file)) });
+        res.end(file);
+        return;
+      }
+      // http.server answers 501 to a method it does not serve; a POST gets a 404 here, as many static servers give.
+      res.writeHead(404, { 'content-type': 'text/html;charset=utf-8', 'content-length': String(Buffer.byteLength(NOT_FOUND_PAGE)) });
+      res.end(NOT_FOUND_PAGE);
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+    },
+  };
+}
