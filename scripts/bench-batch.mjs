@@ -18,7 +18,14 @@
 //      cancels. fraudctl is timed as a whole process, wall clock (start-up, reading the file,
 //      writing results.jsonl included); the summary's own eventsPerSecond is shown beside it.
 //      Target: fraudctl / autocannon >= 0.80.
-//   4. One million events (BENCH_MILLION_COUNT; skipped with BENCH_SKIP_MILLION=1), generated on
+//   4. Retry-After (issue 13, point 12; skipped with BENCH_SKIP_CHAOS=1): two more sandboxes, each
+//      with a fresh database and the same warm-up, one fault-free and one with
+//      `--chaos 503=0.1,retry-after=1` (10% of requests answered 503 with Retry-After: 1), and
+//      `fraudctl submit` of BENCH_EVENTS new events (the same mix) at C connections on each, timed
+//      as in 3. The chaos ratio is the chaos run's events/s over the fault-free run's. Target:
+//      >= 0.50. A line needs 4 throttled answers in a row to fail (about 2 in 20,000): such lines
+//      are counted, not a failure of the step.
+//   5. One million events (BENCH_MILLION_COUNT; skipped with BENCH_SKIP_MILLION=1), generated on
 //      the fly into `fraudctl submit -` (stdin, with backpressure) against a stub service (this
 //      script in a child process: node:http, 201 and a fixed decision for every POST /event),
 //      with the peak RSS of the fraudctl process from /proc/<pid>/status (VmHWM, polled every
@@ -48,6 +55,8 @@ const STUB_KEY = 'bench-stub-key';
 const START_TIMEOUT_MS = 15_000;
 const STOP_TIMEOUT_MS = 10_000;
 const TARGET_RATIO = 0.8;
+const CHAOS_SPEC = '503=0.1,retry-after=1';
+const TARGET_CHAOS_RATIO = 0.5;
 const TARGET_RSS_MB = 150;
 const EMAIL_POOL_SIZE = 300;
 const IP_POOL_SIZE = 200;
@@ -75,6 +84,7 @@ function readSettings() {
     millionCount: positiveInt('BENCH_MILLION_COUNT', 1_000_000),
     warmupEvents: process.env.BENCH_WARMUP_EVENTS === '0' ? 0 : positiveInt('BENCH_WARMUP_EVENTS', 5_000),
     skipMillion: process.env.BENCH_SKIP_MILLION === '1',
+    skipChaos: process.env.BENCH_SKIP_CHAOS === '1',
   };
 }
 
@@ -352,7 +362,7 @@ function skip(name, reason) {
   return null;
 }
 
-async function autocannonRun(label, url, bodies, connections) {
+async function autocannonRun(label, url, bodies, connections, { throttled = false } = {}) {
   let next = 0;
   let extra = 0;
   const statuses = new Map();
@@ -381,7 +391,7 @@ async function autocannonRun(label, url, bodies, connections) {
         onResponse: (status, body) => {
           lastAnswerAt = performance.now();
           statuses.set(status, (statuses.get(status) ?? 0) + 1);
-          if (status < 200 || status >= 300) firstFailure ??= { status, body };
+          if ((status < 200 || status >= 300) && !(throttled && status === 503)) firstFailure ??= { status, body };
         },
       },
     ],
@@ -403,15 +413,16 @@ async function autocannonRun(label, url, bodies, connections) {
       `p50 ${run.p50} ms, p99 ${run.p99} ms, statuses ${JSON.stringify(run.statuses)}, non-2xx ${run.non2xx}, errors/timeouts ${run.errors}`,
   );
   const problems = [];
-  if (run.non2xx > 0) problems.push(`${run.non2xx} non-2xx answers (first: HTTP ${firstFailure?.status} ${String(firstFailure?.body).slice(0, 300)})`);
+  const unexpected = run.non2xx - (throttled ? (statuses.get(503) ?? 0) : 0);
+  if (unexpected > 0) problems.push(`${unexpected} non-2xx answers (first: HTTP ${firstFailure?.status} ${String(firstFailure?.body).slice(0, 300)})`);
   if (run.errors > 0) problems.push(`${run.errors} connection errors/timeouts`);
   if (extra > 0) problems.push(`autocannon asked for ${extra} payloads more than the list holds (replays)`);
   if (statuses.get(200)) problems.push(`${statuses.get(200)} answers were 200 (replays of known ids), not 201`);
   return { run, problem: problems.join('; ') || undefined };
 }
 
-async function fraudctlSandboxRun(sandbox, settings, inputFile) {
-  const out = path.join(tempDir, 'results.jsonl');
+async function fraudctlSandboxRun(sandbox, settings, inputFile, { label = `fraudctl submit --concurrency ${settings.connections}`, outName = 'results.jsonl', chaos = false } = {}) {
+  const out = path.join(tempDir, outName);
   const args = ['submit', inputFile, '--concurrency', String(settings.connections), '--quiet', '--json', '--out', out, '--base-url', sandbox.url];
   console.log(`  fraudctl ${args.join(' ')}`);
   const result = await runFraudctl(args, {
@@ -426,7 +437,7 @@ async function fraudctlSandboxRun(sandbox, settings, inputFile) {
     // no results file: reported below
   }
   const run = {
-    label: `fraudctl submit --concurrency ${settings.connections}`,
+    label,
     events: settings.events,
     seconds: result.seconds,
     eventsPerSecond: settings.events / result.seconds,
@@ -441,11 +452,55 @@ async function fraudctlSandboxRun(sandbox, settings, inputFile) {
   console.log(
     `  exit ${result.signal ?? result.code} after ${result.seconds.toFixed(2)} s wall: ${fmtInt(run.eventsPerSecond)} events/s` +
       ` (summary: ${run.summaryEventsPerSecond === null ? 'n/a' : `${fmtInt(run.summaryEventsPerSecond)} events/s`})` +
-      `, results.jsonl ${resultLines === null ? 'missing' : `${fmtInt(resultLines)} lines`}` +
+      `, ${outName} ${resultLines === null ? 'missing' : `${fmtInt(resultLines)} lines`}` +
       `, peak RSS ${fmtMb(result.peakKb)}, ${fmtCpu(result)}`,
   );
   if (summary) console.log(`  summary: ${JSON.stringify(summary)}`);
+  if (chaos) {
+    run.throttled = summary?.throttled ?? null;
+    // Lines that got 503 four times in a row end FAILED (exit 1): the chaos doing its work, counted.
+    const unavailable = summary?.errorTypes?.SERVICE_UNAVAILABLE ?? 0;
+    run.unavailable = unavailable;
+    const onlyUnavailable = summary && summary.decided + unavailable === settings.events && summary.failed === unavailable && summary.failed + summary.decided === summary.lines;
+    if (onlyUnavailable && (result.code === 0 || (result.code === 1 && unavailable > 0)) && resultLines === settings.events && !result.timedOut) return { run };
+  }
   return { run, problem: processProblems(result, { summary, resultLines, expected: settings.events }) };
+}
+
+/**
+ * Issue 13, point 12: fraudctl on a fault-free sandbox and on one answering 10% of requests
+ * 503 with Retry-After: 1, each with a fresh database and the same warm-up. Returns both runs.
+ */
+async function chaosRuns(settings, runId, warmup) {
+  const runs = {};
+  for (const [name, chaos] of [['fault-free', null], ['chaos', CHAOS_SPEC]]) {
+    const label = chaos ? `fraudctl submit, sandbox --chaos ${chaos}` : 'fraudctl submit, fault-free sandbox';
+    const inputFile = path.join(tempDir, `events-${name}.jsonl`);
+    const dbPath = path.join(tempDir, `bench-${name}.db`);
+    const sandbox = await step(`start fraudctl sandbox serve${chaos ? ` --chaos ${chaos}` : ''} (fresh database)`, async () => {
+      const next = createEventGenerator({ idPrefix: `bench-${name}-${runId}`, emailPoolSize: EMAIL_POOL_SIZE, ipPoolSize: IP_POOL_SIZE, repeatShare: REPEAT_SHARE });
+      await writeEvents(createWriteStream(inputFile), next, settings.events);
+      const server = await startServer('sandbox', [BIN, 'sandbox', 'serve', '--port', '0', '--db', dbPath, ...(chaos ? ['--chaos', chaos] : [])], isolatedEnv());
+      console.log(`  ${server.url} (db ${dbPath})`);
+      return server;
+    });
+    if (!sandbox) continue;
+    // Both databases are new, so the same warm-up payloads are new events to each.
+    try {
+      if (warmup.length > 0) {
+        await step(`warm-up: POST /event × ${fmtInt(warmup.length)} (not counted)`, () =>
+          autocannonRun('warm-up', sandbox.url, warmup, Math.min(settings.connections, warmup.length), { throttled: chaos !== null }),
+        );
+      }
+      const run = (await step(`${label}: ${fmtInt(settings.events)} events --concurrency ${settings.connections}`, () =>
+        fraudctlSandboxRun(sandbox, settings, inputFile, { label, outName: `results-${name}.jsonl`, chaos: chaos !== null }),
+      ))?.run;
+      if (run && !run.failed) runs[name] = run;
+    } finally {
+      await stopServer(sandbox);
+    }
+  }
+  return runs;
 }
 
 async function millionRun(settings, runId) {
@@ -619,6 +674,16 @@ async function main(settings) {
   const ratio = cliOk && baseline ? cliOk.eventsPerSecond / baseline : null;
   if (baseline !== null) rows.push({ label: `autocannon mean (baseline, ${baselines.length} run${baselines.length > 1 ? 's' : ''})`, events, eventsPerSecond: baseline });
 
+  let chaos = null;
+  if (settings.skipChaos) {
+    console.log('\n▶ Retry-After runs: skipped (BENCH_SKIP_CHAOS=1)');
+  } else if (payloads) {
+    chaos = await chaosRuns(settings, runId, payloads.warmup);
+    for (const run of [chaos['fault-free'], chaos.chaos]) if (run) rows.push(run);
+    if (chaos.chaos) chaos.chaos.note = `throttled ${fmtInt(chaos.chaos.throttled)}; failed after 4 × 503: ${fmtInt(chaos.chaos.unavailable)}`;
+  }
+  const chaosRatio = chaos?.chaos && chaos['fault-free'] ? chaos.chaos.eventsPerSecond / chaos['fault-free'].eventsPerSecond : null;
+
   let million = null;
   if (settings.skipMillion) {
     console.log('\n▶ memory run: skipped (BENCH_SKIP_MILLION=1)');
@@ -640,6 +705,11 @@ async function main(settings) {
   } else {
     console.log(`ratio fraudctl / autocannon: not measured (target ≥ ${TARGET_RATIO.toFixed(2)})`);
   }
+  if (chaosRatio !== null) {
+    console.log(`chaos ratio (--chaos ${CHAOS_SPEC} / fault-free), fraudctl events/s: ${chaosRatio.toFixed(2)} (target ≥ ${TARGET_CHAOS_RATIO.toFixed(2)}: ${verdict(chaosRatio >= TARGET_CHAOS_RATIO)})`);
+  } else if (!settings.skipChaos) {
+    console.log(`chaos ratio (--chaos ${CHAOS_SPEC} / fault-free): not measured (target ≥ ${TARGET_CHAOS_RATIO.toFixed(2)})`);
+  }
   const millionMb = million?.peakKb != null ? million.peakKb / 1024 : null;
   if (million) {
     console.log(
@@ -656,6 +726,11 @@ async function main(settings) {
     );
   } else if (baseline !== null) {
     figures.push(`autocannon ${fmtInt(baseline)} events/s on the sandbox at ${connections} connections (fraudctl not measured)`);
+  }
+  if (chaosRatio !== null) {
+    figures.push(
+      `with 10% of answers 503 + Retry-After: 1, ${fmtInt(chaos.chaos.eventsPerSecond)} events/s vs ${fmtInt(chaos['fault-free'].eventsPerSecond)} fault-free (chaos ratio ${chaosRatio.toFixed(2)})`,
+    );
   }
   if (million) {
     figures.push(`${fmtInt(million.events)} events from stdin to a stub at ${fmtInt(million.eventsPerSecond)} events/s, peak RSS ${fmtMb(million.peakKb)}`);

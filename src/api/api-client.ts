@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { Agent, loadEnvHttpProxyAgent } from './undici-parts.js';
 import pkg from '../../package.json' with { type: 'json' };
@@ -48,6 +49,13 @@ export interface ApiClientOptions {
 export interface RequestControl {
   /** Awaited before every attempt: the batch's rate limit and any pause a 429/503 asked for. */
   beforeAttempt(): Promise<void>;
+  /** Every HTTP answer an attempt got, retried or not: how the batch tells a throttled line from a throttled service. */
+  onAnswer(status: number): void;
+  /**
+   * The call waits `wait` out (backoff, Retry-After) before its next attempt. A batch lets other
+   * lines use this line's request slot meanwhile, and takes one back before resolving.
+   */
+  retryWait(wait: Promise<void>): Promise<void>;
   /** Asked before every retry: the cost taken from the shared budget, or false to give up now. */
   allowRetry(kind: RetryKind): number | false;
   /** A 429 or 503 arrived; `retryAfterMs` is the server's Retry-After, already clamped. */
@@ -130,7 +138,9 @@ export class ApiClient {
     checkTransport(options.baseUrl, options.insecureHttp === true, options.profile);
     this.base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
-    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    // A batch's abort (second Ctrl-C) ends a wait at once: the next attempt then fails as aborted,
+    // instead of the process lingering for a Retry-After of up to 30 s.
+    this.sleep = options.sleep ?? ((ms) => sleepFor(ms, undefined, options.signal ? { signal: options.signal } : {}).catch(() => {}));
   }
 
   /** The connection pool, made at the first request (the proxy agent is loaded only when a proxy is set). */
@@ -219,6 +229,7 @@ export class ApiClient {
       try {
         await control?.beforeAttempt();
         const response = await this.attempt(op, body, deadline);
+        control?.onAnswer(response.status);
         const throttled = RETRYABLE_STATUSES.has(response.status);
         const retryable = throttled || (op.method === 'GET' && GATEWAY_STATUSES.has(response.status));
         if (!retryable || attempt >= this.policy.maxRetries) {
@@ -248,7 +259,8 @@ export class ApiClient {
           { attempts: attempt + 1 },
         );
       }
-      await this.sleep(wait);
+      const waiting = this.sleep(wait);
+      await (control ? control.retryWait(waiting) : waiting);
     }
   }
 

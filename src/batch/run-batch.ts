@@ -1,5 +1,6 @@
 import { once, setMaxListeners } from 'node:events';
 import { rmSync } from 'node:fs';
+import { Semaphore } from 'async-mutex';
 import { NotTheServiceError, type ApiError } from '../api/api-error.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { jsonForTerminal } from '../render/terminal-text.js';
@@ -11,14 +12,15 @@ import { BatchStats } from './batch-stats.js';
 import { summaryJson, summaryText, type StopReason } from './batch-summary.js';
 import type { BatchInput, InputRecord } from './input-records.js';
 import { formatResult, type LineResult } from './line-result.js';
-import { LineFile, prepareResume, type PriorRun } from './results-file.js';
+import { LineFile, MAX_LINES_IN_PROGRESS, prepareResume, type PriorRun } from './results-file.js';
 import { lineId, prepareLine, submitLine, type LineWork } from './submit-line.js';
 import { terminalSafe } from '../render/terminal-text.js';
 
 /*
- * A batch: a pool of `concurrency` workers, each taking the next line in input order,
- * screening it (submit-line.ts) and writing its one result at once. Reading is pulled by the
- * workers, so at most `concurrency` lines are held however large the input.
+ * A batch: a pool that takes lines in input order while one of `concurrency` request slots is
+ * free, screens each (submit-line.ts) and writes its one result at once. A line waiting to
+ * retry frees its slot for the next line; reading is pulled by the pool, so at most
+ * MAX_LINES_IN_PROGRESS lines are held however large the input.
  *
  * Stops early for a first Ctrl-C (no new line is taken, lines in flight finish), --max-errors,
  * a spent retry budget, a refused key, or unreadable input; a second Ctrl-C aborts the requests
@@ -47,10 +49,10 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
   }
   const context = session.context;
   const stats = new BatchStats();
-  const control = new BatchControl(options.rate);
+  const control = new BatchControl(options.rate, options.concurrency);
   const abort = new AbortController();
-  // Every request in flight listens for the batch's abort (second Ctrl-C).
-  setMaxListeners(options.concurrency + 16, abort.signal);
+  // Every line in progress, sending or waiting to retry, listens for the batch's abort (second Ctrl-C).
+  setMaxListeners(MAX_LINES_IN_PROGRESS + 16, abort.signal);
   let stopped: StopReason | null = null;
   let finished = false;
   let fatal: ApiError | NotTheServiceError | undefined;
@@ -133,46 +135,74 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
     aborted: () => abort.signal.aborted,
   };
 
-  const worker = async () => {
+  const runLine = async (record: InputRecord): Promise<void> => {
+    if (prior?.isSettled(record.line)) {
+      const mismatch = otherInput(record, prior.recordedId(record.line) ?? null, options.out!);
+      if (mismatch) {
+        inputError ??= mismatch;
+        stop('wrong-input');
+        return;
+      }
+      stats.skipped++;
+      return;
+    }
+    const verifyFirst = prior !== null && prior.maySentBefore(record.line);
+    // A line rejected locally is settled before the pool takes another line (this function runs
+    // synchronously up to its first await), so the next take() already sees a --max-errors
+    // stop: the limit is exact for lines that need no request.
+    const line = prepareLine(record, MAX_BODY_BYTES);
+    const outcome = 'rejected' in line ? line.rejected : await submitLine(record, line.send, work, { verifyFirst });
+    if (!outcome) return;
+    const { result } = outcome;
+    stats.add(result, outcome.reason);
+    if (outcome.fatal) {
+      fatal ??= outcome.fatal;
+      stop(outcome.fatal instanceof NotTheServiceError ? 'not-the-service' : 'auth');
+    }
+    if (control.budget.spent) stop('retry-budget');
+    if (options.maxErrors !== null && stats.errors >= options.maxErrors) stop('max-errors');
+    if (results) results.writeResult(result);
+    if (rejects && result.outcome !== 'DECIDED') rejects.write(asOneLine(record.text));
+    progress.tick();
+    if (!results && options.json) await writeToStdout(result);
+  };
+
+  // The pool: a line is taken only when one of the --concurrency request slots is free, and
+  // holds it until its result is written, except while it waits to retry (batch-control.ts).
+  // Lines taken and not yet recorded — sending or waiting — are at most MAX_LINES_IN_PROGRESS:
+  // memory stays flat, and --resume knows how far past the last recorded line a dead run may
+  // have sent.
+  const inProgress = new Semaphore(MAX_LINES_IN_PROGRESS);
+  const running = new Set<Promise<void>>();
+  let crash: { error: unknown } | undefined;
+  const pool = async () => {
     for (;;) {
-      const record = await take();
-      if (!record) return;
-      if (prior?.isSettled(record.line)) {
-        const mismatch = otherInput(record, prior.recordedId(record.line) ?? null, options.out!);
-        if (mismatch) {
-          inputError ??= mismatch;
-          stop('wrong-input');
-          return;
-        }
-        stats.skipped++;
-        continue;
+      await inProgress.acquire();
+      await control.takeSlot();
+      const record = crash ? null : await take();
+      if (!record) {
+        control.releaseSlot();
+        inProgress.release();
+        return;
       }
-      const verifyFirst = prior !== null && prior.maySentBefore(record.line);
-      // A line rejected locally is settled before this worker yields, so the next take() already
-      // sees a --max-errors stop: the limit is exact for lines that need no request.
-      const line = prepareLine(record, MAX_BODY_BYTES);
-      const outcome = 'rejected' in line ? line.rejected : await submitLine(record, line.send, work, { verifyFirst });
-      if (!outcome) return;
-      const { result } = outcome;
-      stats.add(result, outcome.reason);
-      if (outcome.fatal) {
-        fatal ??= outcome.fatal;
-        stop(outcome.fatal instanceof NotTheServiceError ? 'not-the-service' : 'auth');
-      }
-      if (control.budget.spent) stop('retry-budget');
-      if (options.maxErrors !== null && stats.errors >= options.maxErrors) stop('max-errors');
-      if (results) results.writeResult(result);
-      if (rejects && result.outcome !== 'DECIDED') rejects.write(asOneLine(record.text));
-      progress.tick();
-      if (!results && options.json) await writeToStdout(result);
+      const line: Promise<void> = runLine(record)
+        .catch((error: unknown) => {
+          crash ??= { error };
+        })
+        .finally(() => {
+          control.releaseSlot();
+          inProgress.release();
+          running.delete(line);
+        });
+      running.add(line);
     }
   };
 
   stats.start();
   try {
-    const settled = await Promise.allSettled(Array.from({ length: options.concurrency }, worker));
-    const crashed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (crashed) throw crashed.reason;
+    await pool();
+    while (running.size > 0) await Promise.all(running);
+    if (crash) throw crash.error;
   } finally {
     finished = true;
     releaseStdout();

@@ -44,12 +44,17 @@ describe('ApiClient under a RequestControl', () => {
         log.push(`retry:${cost}`);
         return cost;
       },
+      onAnswer: (status) => log.push(`answer:${status}`),
+      retryWait: async (wait) => {
+        log.push('wait');
+        await wait;
+      },
       onThrottle: (ms) => log.push(`throttle:${ms}`),
       onSettled: (cost) => log.push(`settled:${cost}`),
     };
   }
 
-  it('asks before every attempt and retry, reports Retry-After (clamped) and settles with the retry cost', async () => {
+  it('asks before every attempt and retry, reports every answer and Retry-After (clamped), waits through the control, and settles with the retry cost', async () => {
     server = await startFakeServer();
     server.script(json(503, { errorType: 'OVERLOADED', errorCodes: [] }, { 'retry-after': '120' }), json(201, { id: 'a', actionType: 'APPROVE', totalRiskScore: 1 }));
     const log: string[] = [];
@@ -57,7 +62,7 @@ describe('ApiClient under a RequestControl', () => {
     const res = await client.submitEventText('{"id":"a","amount":1}', 'a');
     await client.close();
     expect(res.attempts).toBe(2);
-    expect(log).toEqual(['attempt', 'throttle:2000', 'retry:5', 'attempt', 'settled:5']);
+    expect(log).toEqual(['attempt', 'answer:503', 'throttle:2000', 'retry:5', 'wait', 'attempt', 'answer:201', 'settled:5']);
     expect(server.requests[1]!.body).toBe('{"id":"a","amount":1}');
   });
 

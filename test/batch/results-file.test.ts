@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatResult, type LineResult } from '../../src/batch/line-result.js';
-import { LineFile, MAX_CONCURRENCY, prepareResume } from '../../src/batch/results-file.js';
+import { LineFile, MAX_CONCURRENCY, MAX_LINES_IN_PROGRESS, prepareResume } from '../../src/batch/results-file.js';
 import { UsageError } from '../../src/errors/cli-error.js';
 import { tempDir } from '../support/sandbox.js';
 
@@ -41,13 +41,17 @@ describe('prepareResume', () => {
     prior.close();
   });
 
-  it('checks a failed line with an id first, and any unrecorded line the dead run may have had in flight', async () => {
+  it('checks a failed line with an id first, and any unrecorded line the dead run may have had in progress', async () => {
     const p = file(`${result(2, 'FAILED')}\n${result(1000, 'DECIDED')}\n`);
     const prior = await prepareResume(p);
     expect(prior.maySentBefore(2)).toBe(true);
     expect(prior.maySentBefore(999)).toBe(true);
-    expect(prior.maySentBefore(1000 + MAX_CONCURRENCY)).toBe(true);
-    expect(prior.maySentBefore(1001 + MAX_CONCURRENCY)).toBe(false);
+    // Lines waiting out a Retry-After give up their request slot, so more lines than
+    // --concurrency (at most 256) can have been sent and not recorded: the window is the bound
+    // on lines in progress, the one the batch's pool enforces.
+    expect(MAX_LINES_IN_PROGRESS).toBeGreaterThan(MAX_CONCURRENCY);
+    expect(prior.maySentBefore(1000 + MAX_LINES_IN_PROGRESS)).toBe(true);
+    expect(prior.maySentBefore(1001 + MAX_LINES_IN_PROGRESS)).toBe(false);
   });
 
   it('refuses a file whose lines are not fraudctl results, and leaves it as it was', async () => {
@@ -62,7 +66,7 @@ describe('prepareResume', () => {
     const prior = await prepareResume(join(tmp.dir, 'none.jsonl'));
     expect(prior.settledCount).toBe(0);
     expect(prior.maySentBefore(1)).toBe(true);
-    expect(prior.maySentBefore(MAX_CONCURRENCY + 1)).toBe(false);
+    expect(prior.maySentBefore(MAX_LINES_IN_PROGRESS + 1)).toBe(false);
   });
 });
 

@@ -243,6 +243,39 @@ describe('a second Ctrl-C', () => {
   }, 20_000);
 });
 
+describe('a Retry-After for a few lines', () => {
+  const waiting = ['waiting-1', 'waiting-2', 'waiting-3', 'waiting-4', 'waiting-5'];
+  let server: PlainServer;
+  beforeAll(async () => {
+    server = await startPlainEventServer({ throttleFirstPost: Object.fromEntries(waiting.map((id) => [id, 2])) });
+  });
+  afterAll(() => server.close());
+
+  it('delays those lines only: other lines are sent while they wait, and requests in flight stay within --concurrency', async () => {
+    const out = path('results.jsonl');
+    const count = 300;
+    const result = await runCli(['submit', writeInput(makeLines('waiting', count)), '--out', out, '--concurrency', '2', '--json'], { env: envFor(server.url, 'plain-key'), timeoutMs: 60_000 });
+    expect(result.code, result.stderr).toBe(0);
+    expectAllDecided(out, count);
+    expect([...server.stored.values()].filter((c) => c !== 1)).toEqual([]);
+    expect(server.stored.size).toBe(count);
+    const answers = server.answers;
+    for (const id of waiting) {
+      const first = answers.findIndex((a) => a.id === id);
+      const retry = answers.findIndex((a, i) => i > first && a.id === id);
+      expect(answers[first]?.status).toBe(503);
+      expect(answers[retry]?.status).toBe(201);
+      // Had the Retry-After paused the whole batch, only requests already sent when the 503 came
+      // (at most --concurrency - 1 = 1) could be answered before the line's own retry. Each line
+      // waits 2 s: plenty for other lines to be sent even on a slow machine.
+      const others = answers.slice(first + 1, retry).filter((a) => a.id !== id);
+      expect(others.length, `answers to other lines while ${id} waited`).toBeGreaterThanOrEqual(10);
+    }
+    // Five lines waiting at once, yet never more than two requests at the server.
+    expect(server.maxInFlight()).toBeLessThanOrEqual(2);
+  }, 60_000);
+});
+
 describe('an outage', () => {
   let down: PlainServer;
   beforeAll(async () => {

@@ -46,6 +46,10 @@ export interface PlainServer {
   processed(): number;
   /** Counts of faults injected, by kind. */
   faults: Record<PlainFaultKind, number>;
+  /** Every answer to an authorised request to a known route, in the order sent. */
+  answers: AnswerRecord[];
+  /** The most requests the server was handling at once. */
+  maxInFlight(): number;
   close(): Promise<void>;
 }
 
@@ -68,6 +72,17 @@ export interface PlainServerOptions {
   without?: ('summary' | 'assessment')[];
   /** Every 404 (route or event) is an HTML page, as a proxy's error page would be (default: the error shape). */
   htmlNotFound?: boolean;
+  /** Ids whose first POST is answered 503 with this Retry-After (seconds) and not processed; later ones are served. */
+  throttleFirstPost?: Record<string, number>;
+}
+
+/** One answer the server sent, in the order sent. */
+export interface AnswerRecord {
+  method: string;
+  /** The POSTed event's id, or the id in a GET's path; null when there was none. */
+  id: string | null;
+  /** null: the connection was reset instead. */
+  status: number | null;
 }
 
 interface StoredEvent {
@@ -108,6 +123,24 @@ function summaryOf({ payload, decision }: StoredEvent): Record<string, unknown> 
   };
 }
 
+/** The id of a POSTed event, for the answer log; null when the body has none (or is not JSON). */
+function postedId(chunks: Buffer[]): string | null {
+  try {
+    const id = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: unknown } | null)?.id;
+    return typeof id === 'string' ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+function safeDecode(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+}
+
 export async function startPlainEventServer(options: PlainServerOptions = {}): Promise<PlainServer> {
   const key = options.key ?? 'plain-key';
   const shares: Record<PlainFaultKind, number> = {
@@ -128,6 +161,10 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
   const faults: Record<PlainFaultKind, number> = { unavailable: 0, resetBefore: 0, resetAfter: 0, timeoutAfter: 0 };
   let processedCount = 0;
   let requestCount = 0;
+  const answers: AnswerRecord[] = [];
+  const throttleFirstPost = new Map(Object.entries(options.throttleFirstPost ?? {}));
+  let inFlight = 0;
+  let maxInFlight = 0;
 
   /** One draw for this route and event id; POSTs may get any fault, GETs only `unavailable`. */
   const drawFault = (route: 'post' | 'summary' | 'assessment', eventId: string | null): PlainFaultKind | null => {
@@ -150,7 +187,10 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const requestId = `plain-${++requestCount}`;
+    /** Set once the request is authorised and its route known: its answer is recorded. */
+    let answering: { method: string; id: string | null } | null = null;
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      if (answering) answers.push({ ...answering, status });
       const text = JSON.stringify(body);
       res.writeHead(status, {
         ...headers,
@@ -171,6 +211,7 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
     };
     // A real reset (RST), so the client sees ECONNRESET rather than a clean close.
     const reset = (): void => {
+      if (answering) answers.push({ ...answering, status: null });
       req.socket.resetAndDestroy();
     };
 
@@ -199,6 +240,13 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
     if (typeof given !== 'string' || given === '') return sendError(401, 'UNAUTHORIZED', ['API_KEY_MISSING']);
     if (given !== key) return sendError(401, 'UNAUTHORIZED', ['API_KEY_INVALID']);
     if (route === null) return sendError(404, 'NOT_FOUND', ['ROUTE_NOT_FOUND']);
+    answering = { method: req.method ?? '', id: route === 'post' ? postedId(chunks) : safeDecode(segments[1]!) };
+
+    if (route === 'post' && answering.id !== null && throttleFirstPost.has(answering.id)) {
+      const seconds = throttleFirstPost.get(answering.id)!;
+      throttleFirstPost.delete(answering.id);
+      return sendError(503, 'SERVICE_UNAVAILABLE', ['OVERLOADED'], { 'retry-after': String(seconds) });
+    }
 
     // The body is parsed before the draw, which is keyed by the event id it holds.
     let payload: unknown;
@@ -218,8 +266,8 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
         // Answered 400 BAD_URL below, after any fault drawn for it (keyed by no id).
       }
     }
-    const postedId = (payload as { id?: unknown } | null | undefined)?.id;
-    const fault = drawFault(route, route === 'post' ? (typeof postedId === 'string' ? postedId : null) : pathId);
+    const payloadId = (payload as { id?: unknown } | null | undefined)?.id;
+    const fault = drawFault(route, route === 'post' ? (typeof payloadId === 'string' ? payloadId : null) : pathId);
     if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
     if (fault === 'unavailable') {
       faults.unavailable++;
@@ -261,6 +309,9 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
   };
 
   const server = createServer({ keepAlive: true }, (req, res) => {
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    res.once('close', () => inFlight--);
     handle(req, res).catch(() => {
       if (!res.headersSent) {
         res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
@@ -283,6 +334,8 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
     stored,
     processed: () => processedCount,
     faults,
+    answers,
+    maxInFlight: () => maxInFlight,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
