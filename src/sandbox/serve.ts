@@ -19,6 +19,8 @@ export interface SandboxOptions {
   port?: number;
   /** A file path, or ':memory:'. */
   dbPath: string;
+  /** dbPath is in fraudctl's own data directory (the default): that directory is made 0700. */
+  dbInOwnDirectory?: boolean;
   configFile?: string;
   chaos?: string;
   env?: NodeJS.ProcessEnv;
@@ -51,7 +53,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     );
   }
   const chaos = options.chaos ? parseChaosSpec(options.chaos) : undefined;
-  const database = openDatabase(options.dbPath);
+  const database = openDatabase(options.dbPath, { ownsDirectory: options.dbInOwnDirectory ?? false });
   try {
     const store = new EventStore(database.db);
     const service = new EventService(store, loaded.config);
