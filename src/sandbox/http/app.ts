@@ -9,6 +9,7 @@ import {
   RiskAssessmentSchema,
   StateChangeSchema,
   fieldCodes,
+  unsafeTextCodes,
   type EventPayload,
   type StateChange,
 } from '../../contract/index.js';
@@ -171,10 +172,12 @@ export async function buildSandboxApp(options: SandboxAppOptions): Promise<Fasti
     },
     async (request) => {
       service.checkId(request.params.eventId);
-      if (request.validationError) {
-        const codes = fieldCodes(request.validationError.validation ?? []).map((c) => (c === 'body:EMPTY' ? 'body:STATE_OR_COMMENTS_REQUIRED' : c));
-        throw invalid(codes);
-      }
+      const schemaCodes = request.validationError
+        ? fieldCodes(request.validationError.validation ?? []).map((c) => (c === 'body:EMPTY' ? 'body:STATE_OR_COMMENTS_REQUIRED' : c))
+        : [];
+      // A NUL or unpaired surrogate would not read back as sent (src/contract/text.ts).
+      const codes = [...new Set([...schemaCodes, ...unsafeTextCodes(request.body)])];
+      if (codes.length > 0) throw invalid(codes);
       const summary = service.changeState(request.merchantId, request.params.eventId, request.body);
       await service.committed();
       return summary;
