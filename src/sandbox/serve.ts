@@ -5,6 +5,7 @@ import { loadSandboxConfig } from './config/sandbox-config.js';
 import { EventService } from './event-service.js';
 import { buildSandboxApp } from './http/app.js';
 import { parseChaosSpec } from './http/chaos.js';
+import type { HttpTimeouts } from './http/socket-replies.js';
 import { openDatabase } from './store/database.js';
 import { EventStore } from './store/event-store.js';
 
@@ -23,6 +24,8 @@ export interface SandboxOptions {
   dbInOwnDirectory?: boolean;
   configFile?: string;
   chaos?: string;
+  /** Limits on slow clients; the defaults suit real links, tests shorten them. */
+  timeouts?: Partial<HttpTimeouts>;
   env?: NodeJS.ProcessEnv;
   onUnexpectedError?: (error: Error) => void;
 }
@@ -61,6 +64,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       service,
       merchants: loaded.merchants,
       ...(chaos ? { chaos } : {}),
+      ...(options.timeouts ? { timeouts: options.timeouts } : {}),
       ...(options.onUnexpectedError ? { onUnexpectedError: options.onUnexpectedError } : {}),
     });
     await app.listen({ host, port: options.port ?? 8787 });

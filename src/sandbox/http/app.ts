@@ -18,6 +18,7 @@ import type { EventService } from '../event-service.js';
 import { installChaos, type ChaosSpec } from './chaos.js';
 import { handleError, sendError } from './error-replies.js';
 import { invalid } from './service-error.js';
+import { clientErrorReply, DEFAULT_TIMEOUTS, installSocketReplies, type HttpTimeouts } from './socket-replies.js';
 import { eventPath } from '../../contract/paths.js';
 import { MAX_BODY_BYTES } from '../../contract/limits.js';
 
@@ -34,6 +35,8 @@ export interface SandboxAppOptions {
   service: EventService;
   merchants: readonly Merchant[];
   chaos?: ChaosSpec;
+  /** Limits on slow clients (socket-replies.ts says why the defaults); tests shorten them. */
+  timeouts?: Partial<HttpTimeouts>;
   /** Called with errors that are the sandbox's own bugs (answered 500). */
   onUnexpectedError?: (error: Error, request: FastifyRequest) => void;
 }
@@ -63,8 +66,14 @@ const eventIdParams = {
 
 export async function buildSandboxApp(options: SandboxAppOptions): Promise<FastifyInstance> {
   const { service, merchants } = options;
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const app = Fastify({
     logger: false,
+    http: { headersTimeout: timeouts.headersMs, connectionsCheckingInterval: timeouts.checkEveryMs },
+    requestTimeout: timeouts.requestMs,
+    connectionTimeout: timeouts.idleMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    clientErrorHandler: clientErrorReply,
     bodyLimit: MAX_BODY_BYTES,
     genReqId: () => randomUUID(),
     routerOptions: { maxParamLength: 65_536 },
@@ -73,6 +82,8 @@ export async function buildSandboxApp(options: SandboxAppOptions): Promise<Fasti
       handleError(error, request, reply);
     },
   });
+
+  installSocketReplies(app.server);
 
   for (const schema of [EventSummarySchema, ErrorResponseSchema, EventPayloadSchema, DecisionSchema, RiskAssessmentSchema, StateChangeSchema]) {
     app.addSchema(schema);
