@@ -23,12 +23,23 @@ export function hasUnsafeText(text: string): boolean {
   return UNSAFE.test(text);
 }
 
-/** `field:INVALID_CHARACTERS` for every string (at any depth) holding a NUL or an unpaired surrogate. */
-export function unsafeTextCodes(value: unknown, path = ''): string[] {
-  if (typeof value === 'string') return hasUnsafeText(value) ? [`${path || 'body'}:INVALID_CHARACTERS`] : [];
-  if (Array.isArray(value)) return value.flatMap((v, i) => unsafeTextCodes(v, `${path}[${i}]`));
-  if (typeof value === 'object' && value !== null) {
-    return Object.entries(value).flatMap(([k, v]) => unsafeTextCodes(v, path ? `${path}.${k}` : k));
+/**
+ * `field:INVALID_CHARACTERS` for every string (at any depth) holding a NUL or an unpaired
+ * surrogate. A loop with its own stack, not recursion: a body may nest thousands deep.
+ */
+export function unsafeTextCodes(value: unknown): string[] {
+  const codes: string[] = [];
+  const pending: [unknown, string][] = [[value, '']];
+  while (pending.length > 0) {
+    const [v, path] = pending.pop()!;
+    if (typeof v === 'string') {
+      if (hasUnsafeText(v)) codes.push(`${path || 'body'}:INVALID_CHARACTERS`);
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) pending.push([v[i], `${path}[${i}]`]);
+    } else if (typeof v === 'object' && v !== null) {
+      const entries = Object.entries(v);
+      for (let i = entries.length - 1; i >= 0; i--) pending.push([entries[i]![1], path ? `${path}.${entries[i]![0]}` : entries[i]![0]]);
+    }
   }
-  return [];
+  return codes;
 }

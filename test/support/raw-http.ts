@@ -25,9 +25,17 @@ export interface RawOptions {
   timeoutMs?: number;
   /** After a complete answer, how long to wait for the server to close the connection. */
   closeWaitMs?: number;
+  /** The answer has no body whatever its Content-Length says (an answer to HEAD). */
+  noBody?: boolean;
 }
 
-function parse(raw: Buffer): { status: number; headers: Record<string, string>; body: Buffer; complete: boolean } | undefined {
+function parse(raw: Buffer, noBody = false): { status: number; headers: Record<string, string>; body: Buffer; complete: boolean } | undefined {
+  // An interim answer (100 Continue) comes first when the request asked for one: skip it.
+  while (/^HTTP\/1\.1 1\d\d /.test(raw.subarray(0, 13).toString('latin1'))) {
+    const interimEnd = raw.indexOf('\r\n\r\n');
+    if (interimEnd < 0) return undefined;
+    raw = raw.subarray(interimEnd + 4);
+  }
   const end = raw.indexOf('\r\n\r\n');
   if (end < 0) return undefined;
   const [statusLine, ...lines] = raw.subarray(0, end).toString('latin1').split('\r\n');
@@ -37,12 +45,12 @@ function parse(raw: Buffer): { status: number; headers: Record<string, string>; 
     headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }
   const body = raw.subarray(end + 4);
-  const length = headers['content-length'] === undefined ? Infinity : Number(headers['content-length']);
+  const length = noBody ? 0 : headers['content-length'] === undefined ? Infinity : Number(headers['content-length']);
   return { status: Number(statusLine!.split(' ')[1]), headers, body: body.subarray(0, length), complete: body.length >= length };
 }
 
 export function rawExchange(port: number, pieces: readonly (string | Buffer)[], options: RawOptions = {}): Promise<RawReply> {
-  const { pauseMs = 0, timeoutMs = 10_000, closeWaitMs = 500 } = options;
+  const { pauseMs = 0, timeoutMs = 10_000, closeWaitMs = 500, noBody = false } = options;
   return new Promise((resolve, reject) => {
     const socket: Socket = connect({ host: '127.0.0.1', port });
     const chunks: Buffer[] = [];
@@ -55,7 +63,7 @@ export function rawExchange(port: number, pieces: readonly (string | Buffer)[], 
       settled = true;
       for (const t of timers) clearTimeout(t);
       socket.destroy();
-      const parsed = parse(Buffer.concat(chunks));
+      const parsed = parse(Buffer.concat(chunks), noBody);
       const body = parsed ? parsed.body.toString('utf8') : '';
       let json: unknown;
       try {
@@ -74,7 +82,7 @@ export function rawExchange(port: number, pieces: readonly (string | Buffer)[], 
     };
     socket.on('data', (data) => {
       chunks.push(data);
-      const parsed = parse(Buffer.concat(chunks));
+      const parsed = parse(Buffer.concat(chunks), noBody);
       if (parsed?.complete && !answeredAt) {
         answeredAt = Date.now();
         timers.push(setTimeout(() => finish(false), closeWaitMs));
