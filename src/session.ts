@@ -132,7 +132,7 @@ export class Session {
   private async startEmbeddedSandbox(): Promise<string> {
     const [{ startSandbox }, { defaultSandboxDb }] = await Promise.all([import('./sandbox/serve.js'), import('./paths/xdg-paths.js')]);
     const dbPath = defaultSandboxDb(this.context.env);
-    const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, dbPath, env: this.context.env });
+    const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, dbPath, dbInOwnDirectory: true, env: this.context.env });
     this.sandbox = sandbox;
     const output = await this.output();
     output.note(`${output.style.sandboxBadge(' SANDBOX ')} embedded local service, not production · data: ${dbPath}`);

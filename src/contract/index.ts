@@ -10,3 +10,4 @@ export * from './state-change.js';
 export * from './field-errors.js';
 export * from './states.js';
 export * from './paths.js';
+export * from './text.js';

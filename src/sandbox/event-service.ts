@@ -5,6 +5,7 @@ import {
   INITIAL_STATE,
   TRANSITIONS,
   isKnownState,
+  unsafeTextCodes,
   type Decision,
   type EventPayload,
   type EventSummary,
@@ -61,7 +62,8 @@ export class EventService {
    */
   submit(merchantId: string, body: unknown, schemaCodes: readonly string[] = []): SubmitResult {
     const flagged = new Set(schemaCodes.map((c) => c.slice(0, c.lastIndexOf(':'))));
-    const codes = [...schemaCodes, ...valueErrors(body, this.config).filter((c) => !flagged.has(c.slice(0, c.lastIndexOf(':'))))];
+    const valueCodes = [...valueErrors(body, this.config), ...unsafeTextCodes(body)];
+    const codes = [...schemaCodes, ...valueCodes.filter((c) => !flagged.has(c.slice(0, c.lastIndexOf(':'))))];
     if (codes.length > 0) throw invalid(codes);
     const payload = body as EventPayload;
     const hash = payloadHash(payload);

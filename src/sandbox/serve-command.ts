@@ -11,6 +11,7 @@ export async function serveSandbox(
     host: options.host,
     port: options.port,
     dbPath: options.db ?? defaultSandboxDb(context.env),
+    dbInOwnDirectory: options.db === undefined,
     env: context.env,
     ...(options.config !== undefined ? { configFile: options.config } : {}),
     ...(options.chaos !== undefined ? { chaos: options.chaos } : {}),

@@ -5,6 +5,7 @@ import { loadSandboxConfig } from './config/sandbox-config.js';
 import { EventService } from './event-service.js';
 import { buildSandboxApp } from './http/app.js';
 import { parseChaosSpec } from './http/chaos.js';
+import type { HttpTimeouts } from './http/socket-replies.js';
 import { openDatabase } from './store/database.js';
 import { EventStore } from './store/event-store.js';
 
@@ -19,8 +20,12 @@ export interface SandboxOptions {
   port?: number;
   /** A file path, or ':memory:'. */
   dbPath: string;
+  /** dbPath is in fraudctl's own data directory (the default): that directory is made 0700. */
+  dbInOwnDirectory?: boolean;
   configFile?: string;
   chaos?: string;
+  /** Limits on slow clients; the defaults suit real links, tests shorten them. */
+  timeouts?: Partial<HttpTimeouts>;
   env?: NodeJS.ProcessEnv;
   onUnexpectedError?: (error: Error) => void;
 }
@@ -51,7 +56,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     );
   }
   const chaos = options.chaos ? parseChaosSpec(options.chaos) : undefined;
-  const database = openDatabase(options.dbPath);
+  const database = openDatabase(options.dbPath, { ownsDirectory: options.dbInOwnDirectory ?? false });
   try {
     const store = new EventStore(database.db);
     const service = new EventService(store, loaded.config);
@@ -59,6 +64,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       service,
       merchants: loaded.merchants,
       ...(chaos ? { chaos } : {}),
+      ...(options.timeouts ? { timeouts: options.timeouts } : {}),
       ...(options.onUnexpectedError ? { onUnexpectedError: options.onUnexpectedError } : {}),
     });
     await app.listen({ host, port: options.port ?? 8787 });

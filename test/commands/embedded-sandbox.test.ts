@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cliEnv, runCli } from '../support/cli.js';
 import { tempDir } from '../support/sandbox.js';
@@ -17,5 +18,11 @@ describe('the embedded sandbox', () => {
     expect(show.code).toBe(0);
     expect(show.stdout).toMatch(/state\s+│ PENDING_REVIEW/);
     expect(show.stderr).toContain('SANDBOX');
+    // The events hold personal data: only the user may read them (issue 11, item 11).
+    const mode = (path: string) => statSync(path).mode & 0o777;
+    if (process.platform !== 'win32') {
+      expect(mode(`${tmp.dir}/data/fraudctl`)).toBe(0o700);
+      expect(mode(`${tmp.dir}/data/fraudctl/sandbox.db`)).toBe(0o600);
+    }
   });
 });

@@ -129,6 +129,18 @@ export function checkSandboxConfig(config: SandboxConfig, source: string): Sandb
     if (ids.has(r.id)) throw new UsageError(`sandbox config (${source}): rule id ${r.id} appears twice`);
     ids.add(r.id);
   }
+  // Events are stored and looked up by merchant id: two entries with one id would be one
+  // tenant with two keys, each reading and changing the other's events.
+  const merchantIds = new Set<string>();
+  for (const m of config.merchants) {
+    if (merchantIds.has(m.id)) {
+      throw new UsageError(
+        `sandbox config (${source}): merchant id ${m.id} appears twice (merchants with one id would share their events)`,
+        'give each merchant its own id',
+      );
+    }
+    merchantIds.add(m.id);
+  }
   return config;
 }
 

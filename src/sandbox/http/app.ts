@@ -9,6 +9,7 @@ import {
   RiskAssessmentSchema,
   StateChangeSchema,
   fieldCodes,
+  unsafeTextCodes,
   type EventPayload,
   type StateChange,
 } from '../../contract/index.js';
@@ -17,6 +18,7 @@ import type { EventService } from '../event-service.js';
 import { installChaos, type ChaosSpec } from './chaos.js';
 import { handleError, sendError } from './error-replies.js';
 import { invalid } from './service-error.js';
+import { clientErrorReply, DEFAULT_TIMEOUTS, installSocketReplies, type HttpTimeouts } from './socket-replies.js';
 import { eventPath } from '../../contract/paths.js';
 import { MAX_BODY_BYTES } from '../../contract/limits.js';
 
@@ -33,6 +35,8 @@ export interface SandboxAppOptions {
   service: EventService;
   merchants: readonly Merchant[];
   chaos?: ChaosSpec;
+  /** Limits on slow clients (socket-replies.ts says why the defaults); tests shorten them. */
+  timeouts?: Partial<HttpTimeouts>;
   /** Called with errors that are the sandbox's own bugs (answered 500). */
   onUnexpectedError?: (error: Error, request: FastifyRequest) => void;
 }
@@ -62,8 +66,14 @@ const eventIdParams = {
 
 export async function buildSandboxApp(options: SandboxAppOptions): Promise<FastifyInstance> {
   const { service, merchants } = options;
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const app = Fastify({
     logger: false,
+    http: { headersTimeout: timeouts.headersMs, connectionsCheckingInterval: timeouts.checkEveryMs },
+    requestTimeout: timeouts.requestMs,
+    connectionTimeout: timeouts.idleMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    clientErrorHandler: clientErrorReply,
     bodyLimit: MAX_BODY_BYTES,
     genReqId: () => randomUUID(),
     routerOptions: { maxParamLength: 65_536 },
@@ -72,6 +82,8 @@ export async function buildSandboxApp(options: SandboxAppOptions): Promise<Fasti
       handleError(error, request, reply);
     },
   });
+
+  installSocketReplies(app.server);
 
   for (const schema of [EventSummarySchema, ErrorResponseSchema, EventPayloadSchema, DecisionSchema, RiskAssessmentSchema, StateChangeSchema]) {
     app.addSchema(schema);
@@ -171,10 +183,12 @@ export async function buildSandboxApp(options: SandboxAppOptions): Promise<Fasti
     },
     async (request) => {
       service.checkId(request.params.eventId);
-      if (request.validationError) {
-        const codes = fieldCodes(request.validationError.validation ?? []).map((c) => (c === 'body:EMPTY' ? 'body:STATE_OR_COMMENTS_REQUIRED' : c));
-        throw invalid(codes);
-      }
+      const schemaCodes = request.validationError
+        ? fieldCodes(request.validationError.validation ?? []).map((c) => (c === 'body:EMPTY' ? 'body:STATE_OR_COMMENTS_REQUIRED' : c))
+        : [];
+      // A NUL or unpaired surrogate would not read back as sent (src/contract/text.ts).
+      const codes = [...new Set([...schemaCodes, ...unsafeTextCodes(request.body)])];
+      if (codes.length > 0) throw invalid(codes);
       const summary = service.changeState(request.merchantId, request.params.eventId, request.body);
       await service.committed();
       return summary;

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'libsql';
 import { startCheckpointer } from './checkpointer.js';
@@ -57,11 +57,53 @@ export interface OpenDatabase {
   close(): Promise<void>;
 }
 
-export function openDatabase(path: string): OpenDatabase {
+export interface OpenOptions {
+  /**
+   * The directory is fraudctl's own (the XDG data directory): make it 0700 even when it exists
+   * already (older versions created it 0755). A directory given with --db is the user's: only
+   * directories this creates get 0700, an existing one keeps its mode.
+   */
+  ownsDirectory?: boolean;
+}
+
+const PRIVATE_FILE = 0o600;
+const PRIVATE_DIR = 0o700;
+const onWindows = process.platform === 'win32';
+
+/**
+ * The events hold names, emails, addresses and IPs, so the database is the owner's alone:
+ * 0600 files. SQLite creates -wal and -shm with the mode of the database file, so creating
+ * that file 0600 before SQLite opens it covers all three; files made by an older version (0644)
+ * are tightened. No umask: it is process-wide, and the CLI embeds the sandbox.
+ */
+function preparePrivateFiles(path: string, options: OpenOptions): void {
+  const dir = dirname(path);
+  mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
+  if (onWindows) return; // modes mean little there; the profile directory is private already
+  if (options.ownsDirectory) chmodSync(dir, PRIVATE_DIR);
+  if (existsSync(path)) chmodSync(path, PRIVATE_FILE);
+  else closeSync(openSync(path, 'a', PRIVATE_FILE));
+  tightenSidecars(path);
+}
+
+function tightenSidecars(path: string): void {
+  if (onWindows) return;
+  for (const suffix of ['-wal', '-shm']) {
+    try {
+      chmodSync(path + suffix, PRIVATE_FILE);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+  }
+}
+
+export function openDatabase(path: string, options: OpenOptions = {}): OpenDatabase {
   const inMemory = path === ':memory:';
-  if (!inMemory) mkdirSync(dirname(path), { recursive: true });
+  if (!inMemory) preparePrivateFiles(path, options);
   const db = new Database(path);
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;');
+  // An older version's -wal/-shm may have been 0644; new ones take the database file's 0600.
+  if (!inMemory) tightenSidecars(path);
   migrate(db);
   if (inMemory) {
     return {

@@ -41,6 +41,7 @@ describe('loadSandboxConfig', () => {
     ['review above decline', { thresholds: { review: 80, decline: 70 } }, /thresholds.review/],
     ['a merchant without a key', { merchants: [{ id: 'm1' }] }, /merchant m1 has no key/],
     ['two merchants with one key', { merchants: [{ id: 'a', apiKey: 'same-key-123' }, { id: 'b', apiKey: 'same-key-123' }] }, /share one API key/],
+    ['two merchants with one id', { merchants: [{ id: 'shop', apiKey: 'shop-key-aaaa' }, { id: 'shop', apiKey: 'shop-key-bbbb' }] }, /merchant id shop appears twice/],
   ])('refuses a config that is %s, saying what is wrong', (name, content, message) => {
     const path = typeof content === 'string' && content.startsWith('/') ? content : file(`${name}.json`, content);
     let error: unknown;

@@ -279,6 +279,39 @@ describe('PATCH /event/{eventId}/state', () => {
   });
 });
 
+describe('text that would not read back as sent (issue 11, item 7)', () => {
+  // JSON text with escapes, as a client sends it: JSON.stringify would write the same.
+  const NUL_COMMENT = '"refund approved\\u0000 -- NOT: known fraudster"';
+
+  it('refuses a NUL or an unpaired surrogate anywhere in a new event with 422 and stores nothing', async () => {
+    const raw = `{"id":"nul-1","amount":10,"currency":"EUR","comments":${NUL_COMMENT},"userName":"a\\ud800b","items":[{"itemName":"x\\udc00","itemPrice":1,"itemQuantity":1}]}`;
+    const res = await sb.call('POST', '/event', { rawBody: raw });
+    expectError(res, 422, 'VALIDATION_ERROR', ['comments:INVALID_CHARACTERS', 'userName:INVALID_CHARACTERS', 'items[0].itemName:INVALID_CHARACTERS']);
+    expectError(await sb.call('GET', '/event/nul-1'), 404, 'NOT_FOUND', ['EVENT_NOT_FOUND']);
+  });
+
+  it('refuses such a comment in a PATCH, so its answer and the next GET never disagree', async () => {
+    const id = 'nul-patch-1';
+    const review = { ...minimal(id), amount: 1200, billingCountry: 'DE', shippingCountry: 'FR' };
+    expect((await sb.call('POST', '/event', { body: review })).json).toMatchObject({ state: 'PENDING_REVIEW' });
+    for (const comment of ['"ok\\u0000 tail"', '"a\\ud800b"', '"\\udfff"']) {
+      const res = await sb.call('PATCH', `/event/${id}/state`, { rawBody: `{"state":"IN_REVIEW","comments":${comment}}` });
+      expectError(res, 422, 'VALIDATION_ERROR', ['comments:INVALID_CHARACTERS']);
+    }
+    expect((await sb.call('GET', `/event/${id}`)).json).toMatchObject({ state: 'PENDING_REVIEW', comments: null });
+  });
+
+  it('keeps every other character exactly: paired surrogates, control characters, bidi marks', async () => {
+    const text = 'ok \u{1F600} \u001b[31m red \u0007 \u202e txet \u0085 \uffff end';
+    const created = await sb.call('POST', '/event', { body: minimal('text-exact-1', { comments: text, userName: text }) });
+    expect(created.status).toBe(201);
+    expect((await sb.call('GET', '/event/text-exact-1')).json).toMatchObject({ comments: text, userName: text });
+    const patched = await sb.call('PATCH', '/event/text-exact-1/state', { body: { comments: `${text} again` } });
+    expect(patched.json).toMatchObject({ comments: `${text} again` });
+    expect((await sb.call('GET', '/event/text-exact-1')).json).toMatchObject({ comments: `${text} again` });
+  });
+});
+
 describe('keys and tenancy', () => {
   const routes: [string, string, unknown?][] = [
     ['POST', '/event', minimal('auth-1')],
