@@ -35,29 +35,51 @@ class LineSet {
   }
 }
 
+/**
+ * Where records start, (line, column): column 1 (every JSON Lines record, every value jq prints)
+ * one bit per line; any other column (array elements, values sharing a line) by name.
+ */
+class PositionSet {
+  private readonly atLineStart = new LineSet();
+  private readonly others = new Set<string>();
+
+  add(line: number, column: number): void {
+    if (column === 1) this.atLineStart.add(line);
+    else this.others.add(positionKey(line, column));
+  }
+
+  has(line: number, column: number): boolean {
+    return column === 1 ? this.atLineStart.has(line) : this.others.has(positionKey(line, column));
+  }
+}
+
+/** A record's position as one key. */
+export const positionKey = (line: number, column: number) => `${line}:${column}`;
+
 /** What an earlier run of the same batch left in the results file. */
 export class PriorRun {
-  readonly settled = new LineSet();
+  readonly settled = new PositionSet();
   /** FAILED lines with an id: the event may be stored, so they are checked before being sent. */
-  readonly unsure = new LineSet();
+  readonly unsure = new PositionSet();
   settledCount = 0;
   dropped = 0;
   highestLine = 0;
-  /** The ids of a few settled lines, to catch a resume against another input. */
-  readonly sampleIds = new Map<number, string | null>();
+  /** The ids of a few settled lines (by positionKey), to catch a resume against another input. */
+  readonly sampleIds = new Map<string, string | null>();
 
   /** Already decided, rejected or of unknown outcome without an id: not sent again. */
-  isSettled(line: number): boolean {
-    return this.settled.has(line);
+  isSettled(line: number, column = 1): boolean {
+    return this.settled.has(line, column);
   }
 
   /**
    * Whether the earlier run may have sent this line without recording it. Lines are taken in
    * input order and at most MAX_CONCURRENCY are in flight, so an unrecorded line past the
-   * highest recorded one by more than that was never taken.
+   * highest recorded one by more than that was never taken (several records on one line only
+   * make this err on the side of checking).
    */
-  maySentBefore(line: number): boolean {
-    return this.unsure.has(line) || line <= this.highestLine + MAX_CONCURRENCY;
+  maySentBefore(line: number, column = 1): boolean {
+    return this.unsure.has(line, column) || line <= this.highestLine + MAX_CONCURRENCY;
   }
 }
 
@@ -87,13 +109,13 @@ export async function prepareResume(path: string): Promise<PriorRun> {
       }
       prior.highestLine = Math.max(prior.highestLine, result.line);
       if (result.outcome === 'FAILED') {
-        if (result.id !== null) prior.unsure.add(result.line);
+        if (result.id !== null) prior.unsure.add(result.line, result.column);
         prior.dropped++;
         continue;
       }
-      prior.settled.add(result.line);
+      prior.settled.add(result.line, result.column);
       prior.settledCount++;
-      if (prior.sampleIds.size < ID_SAMPLES) prior.sampleIds.set(result.line, result.id);
+      if (prior.sampleIds.size < ID_SAMPLES) prior.sampleIds.set(positionKey(result.line, result.column), result.id);
       writeSync(fd, `${text}\n`);
     }
     if (pendingBad !== undefined) prior.dropped++;

@@ -11,7 +11,7 @@ import { BatchStats } from './batch-stats.js';
 import { summaryJson, summaryText, type StopReason } from './batch-summary.js';
 import type { BatchInput, InputRecord } from './input-records.js';
 import { formatResult, type LineResult } from './line-result.js';
-import { LineFile, prepareResume, type PriorRun } from './results-file.js';
+import { LineFile, positionKey, prepareResume, type PriorRun } from './results-file.js';
 import { prepareLine, submitLine, type LineWork } from './submit-line.js';
 
 /*
@@ -136,8 +136,9 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
     for (;;) {
       const record = await take();
       if (!record) return;
-      if (prior?.isSettled(record.line)) {
-        const mismatch = prior.sampleIds.has(record.line) ? otherInput(record, prior.sampleIds.get(record.line)!, options.out!) : undefined;
+      if (prior?.isSettled(record.line, record.column)) {
+        const key = positionKey(record.line, record.column);
+        const mismatch = prior.sampleIds.has(key) ? otherInput(record, prior.sampleIds.get(key)!, options.out!) : undefined;
         if (mismatch) {
           inputError ??= mismatch;
           stop('wrong-input');
@@ -146,7 +147,7 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
         stats.skipped++;
         continue;
       }
-      const verifyFirst = prior !== null && prior.maySentBefore(record.line);
+      const verifyFirst = prior !== null && prior.maySentBefore(record.line, record.column);
       // A line rejected locally is settled before this worker yields, so the next take() already
       // sees a --max-errors stop: the limit is exact for lines that need no request.
       const line = prepareLine(record, MAX_BODY_BYTES);

@@ -38,7 +38,7 @@ describe('fraudctl submit (batch)', () => {
       expect(r.outcome).toBe('DECIDED');
       expect(r.status).toBe(201);
       expect(['APPROVE', 'REVIEW', 'DECLINE']).toContain(r.actionType);
-      expect(Object.keys(r)).toEqual(['line', 'id', 'outcome', 'status', 'actionType', 'totalRiskScore', 'errorType', 'errorCodes', 'attempts', 'latencyMs']);
+      expect(Object.keys(r)).toEqual(['line', 'id', 'outcome', 'status', 'actionType', 'totalRiskScore', 'errorType', 'errorCodes', 'attempts', 'latencyMs', 'column']);
       const stored = await cli.sb.call('GET', `/event/jsonl-basic-${n}/risk-assessment`);
       expect(stored.status).toBe(200);
       expect((stored.json as { actionType: string }).actionType).toBe(r.actionType);
