@@ -630,10 +630,11 @@ async function* valueRecords(input: ChunkReader, name: string, maxRecordBytes: n
 
   /** The column (1-based, in characters) of a byte offset on the line being fed. */
   const columnOf = (offset: number): number => {
-    if (offset > columnAt) {
-      for (let i = Math.max(0, columnAt - segmentAt), end = offset - segmentAt; i < end; i++) if ((segment[i]! & 0xc0) !== 0x80) columnChars++;
-      columnAt = offset;
-    }
+    // Behind the cursor: a token begun in an earlier piece of the line (chunks can be that
+    // small), counted back in bytes, exact for numbers and literals (ASCII) and most strings.
+    if (offset < columnAt) return Math.max(1, columnChars + 1 - (columnAt - offset));
+    for (let i = Math.max(0, columnAt - segmentAt), end = offset - segmentAt; i < end; i++) if ((segment[i]! & 0xc0) !== 0x80) columnChars++;
+    columnAt = offset;
     return columnChars + 1;
   };
   const startAt = (offset: number): Start => ({ offset, line, column: columnOf(offset) });
@@ -658,7 +659,7 @@ async function* valueRecords(input: ChunkReader, name: string, maxRecordBytes: n
       else if (depth === list) finish(offset + 1);
     } else if (depth === list && PRIMITIVES.has(token)) {
       const text = JSON.stringify(value);
-      const start = startAt(Math.max(offset, segmentAt));
+      const start = startAt(offset);
       ready.push(record(start.line, text, Buffer.byteLength(text), false, undefined, start.column));
     }
   };
@@ -680,13 +681,22 @@ async function* valueRecords(input: ChunkReader, name: string, maxRecordBytes: n
       return { offset, what: `unexpected ${JSON.stringify(String.fromCharCode(segment[offset - segmentAt] ?? 0x20))}` };
     }
     const last = parser.last();
-    return { offset: last ? Math.max(base + last.offset, segmentAt) : segmentAt, what: last ? `unexpected ${JSON.stringify(last.value)}` : (e as Error).message };
+    return { offset: last ? base + last.offset : segmentAt, what: last ? `unexpected ${JSON.stringify(last.value)}` : (e as Error).message };
   };
-  /** True when this line opens a value at the broken value's column: reading starts again here. */
+  // While skipping: the whitespace so far at the start of the line (which chunks can cut anywhere), -1 past it.
+  let indent = -1;
+  /** True when this piece of a line opens a value at the broken value's column: reading starts again here. */
   const resumesHere = (b: Broken): boolean => {
-    if (columnAt !== segmentAt || columnChars !== 0) return false;
+    if (columnAt === segmentAt && columnChars === 0) indent = 0;
+    if (indent < 0) return false;
     const first = skipWs(segment, 0, segment.length);
-    return first === b.start.column - 1 && (segment[first] === OPEN_BRACE || segment[first] === OPEN_BRACKET);
+    if (first < 0) {
+      indent += segment.length;
+      return false;
+    }
+    const found = indent + first === b.start.column - 1 && (segment[first] === OPEN_BRACE || segment[first] === OPEN_BRACKET);
+    indent = -1;
+    return found;
   };
 
   const feed = () => {
@@ -714,7 +724,7 @@ async function* valueRecords(input: ChunkReader, name: string, maxRecordBytes: n
       const { offset, what } = describeError(e);
       const start = open ?? startAt(offset);
       if (!open) {
-        from = offset - segmentAt;
+        from = Math.max(0, offset - segmentAt);
         gathered.take(0);
       }
       gathered.add(segment, from, segment.length);
