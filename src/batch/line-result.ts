@@ -1,7 +1,7 @@
 import { jsonForTerminal } from '../render/terminal-text.js';
 
 /*
- * One result per input line: the record the results file (--out) holds and resume reads back.
+ * One result per input record (a line of JSON Lines, or a value): the record the results file (--out) holds and resume reads back.
  * Its fields and their order are a contract with script authors; add, never rename.
  */
 
@@ -9,7 +9,7 @@ export const OUTCOMES = ['DECIDED', 'REJECTED', 'FAILED', 'UNKNOWN'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
 export interface LineResult {
-  /** 1-based input line (for a JSON array: the element's number). */
+  /** 1-based input line where the event starts (JSON Lines: its line). */
   line: number;
   id: string | null;
   outcome: Outcome;
@@ -22,6 +22,11 @@ export interface LineResult {
   /** Requests sent for the line, retries and duplicate checks included (0: rejected locally). */
   attempts: number;
   latencyMs: number;
+  /**
+   * 1-based column where the event starts: 1 for JSON Lines; with `line`, what identifies an
+   * event of any layout (several can start on one line). Added last, so older files read as 1.
+   */
+  column: number;
 }
 
 /** The result as one line of JSON, fields in their fixed order, terminal controls escaped. */
@@ -38,6 +43,7 @@ export function formatResult(r: LineResult): string {
       errorCodes: r.errorCodes,
       attempts: r.attempts,
       latencyMs: r.latencyMs,
+      column: r.column,
     },
     false,
   );
@@ -56,5 +62,7 @@ export function parseResult(text: string): LineResult | undefined {
   if (!Number.isSafeInteger(r.line) || (r.line as number) < 1) return undefined;
   if (!OUTCOMES.includes(r.outcome as Outcome)) return undefined;
   if (r.id !== null && typeof r.id !== 'string') return undefined;
+  if (r.column === undefined) r.column = 1;
+  else if (!Number.isSafeInteger(r.column) || r.column < 1) return undefined;
   return r as LineResult;
 }

@@ -42,38 +42,66 @@ class LineSet {
 }
 
 /**
- * Where each settled line's result starts in the results file (byte offset + 1; 0: none), so
- * that resume can read any line's recorded id back when the input reaches it, instead of
- * holding every id in memory: 8 bytes a line, a million lines 8 MB.
+ * Where records start, (line, column): column 1 (every JSON Lines record, every value jq prints)
+ * one bit per line; any other column (array elements, values sharing a line) by name.
  */
-class LineOffsets {
-  private offsets = new Float64Array(1024);
+class PositionSet {
+  private readonly atLineStart = new LineSet();
+  private readonly others = new Set<string>();
 
-  set(line: number, offset: number): void {
-    if (line >= this.offsets.length) {
-      const grown = new Float64Array(Math.max(line + 1, this.offsets.length * 2));
-      grown.set(this.offsets);
-      this.offsets = grown;
-    }
-    this.offsets[line] = offset + 1;
+  add(line: number, column: number): void {
+    if (column === 1) this.atLineStart.add(line);
+    else this.others.add(positionKey(line, column));
   }
 
-  get(line: number): number | undefined {
-    const stored = line < this.offsets.length ? this.offsets[line]! : 0;
+  has(line: number, column: number): boolean {
+    return column === 1 ? this.atLineStart.has(line) : this.others.has(positionKey(line, column));
+  }
+}
+
+/** A record's position as one key. */
+export const positionKey = (line: number, column: number) => `${line}:${column}`;
+
+/**
+ * Where each settled record's result starts in the results file (byte offset + 1; 0: none), so
+ * that resume can read any record's recorded id back when the input reaches it, instead of
+ * holding every id in memory: 8 bytes a line for records at a line's start (a million lines
+ * 8 MB), a map entry for the others (array elements, values sharing a line).
+ */
+class PositionOffsets {
+  private atLineStart = new Float64Array(1024);
+  private readonly others = new Map<string, number>();
+
+  set(line: number, column: number, offset: number): void {
+    if (column !== 1) {
+      this.others.set(positionKey(line, column), offset);
+      return;
+    }
+    if (line >= this.atLineStart.length) {
+      const grown = new Float64Array(Math.max(line + 1, this.atLineStart.length * 2));
+      grown.set(this.atLineStart);
+      this.atLineStart = grown;
+    }
+    this.atLineStart[line] = offset + 1;
+  }
+
+  get(line: number, column: number): number | undefined {
+    if (column !== 1) return this.others.get(positionKey(line, column));
+    const stored = line < this.atLineStart.length ? this.atLineStart[line]! : 0;
     return stored === 0 ? undefined : stored - 1;
   }
 }
 
 /** What an earlier run of the same batch left in the results file. */
 export class PriorRun {
-  readonly settled = new LineSet();
+  readonly settled = new PositionSet();
   /** FAILED lines with an id: the event may be stored, so they are checked before being sent. */
-  readonly unsure = new LineSet();
+  readonly unsure = new PositionSet();
   settledCount = 0;
   dropped = 0;
   highestLine = 0;
-  /** Where each settled line's result is in the (rewritten) results file. */
-  readonly offsets = new LineOffsets();
+  /** Where each settled record's result is in the (rewritten) results file. */
+  readonly offsets = new PositionOffsets();
   private path: string | null = null;
   private fd: number | null = null;
   private buffer = Buffer.alloc(4096);
@@ -84,11 +112,11 @@ export class PriorRun {
   }
 
   /**
-   * The id the results file records for a settled line, read back from the file (at the
-   * offset prepareResume noted), or undefined when the line is not settled.
+   * The id the results file records for a settled record, read back from the file (at the
+   * offset prepareResume noted), or undefined when the record is not settled.
    */
-  recordedId(line: number): string | null | undefined {
-    const offset = this.offsets.get(line);
+  recordedId(line: number, column = 1): string | null | undefined {
+    const offset = this.offsets.get(line, column);
     if (offset === undefined || this.path === null) return undefined;
     this.fd ??= openSync(this.path, 'r');
     for (;;) {
@@ -107,17 +135,18 @@ export class PriorRun {
   }
 
   /** Already decided, rejected or of unknown outcome without an id: not sent again. */
-  isSettled(line: number): boolean {
-    return this.settled.has(line);
+  isSettled(line: number, column = 1): boolean {
+    return this.settled.has(line, column);
   }
 
   /**
    * Whether the earlier run may have sent this line without recording it. Lines are taken in
    * input order and at most MAX_LINES_IN_PROGRESS are taken and not recorded, so an unrecorded
-   * line past the highest recorded one by more than that was never taken.
+   * line past the highest recorded one by more than that was never taken (several records on one
+   * line only make this err on the side of checking).
    */
-  maySentBefore(line: number): boolean {
-    return this.unsure.has(line) || line <= this.highestLine + MAX_LINES_IN_PROGRESS;
+  maySentBefore(line: number, column = 1): boolean {
+    return this.unsure.has(line, column) || line <= this.highestLine + MAX_LINES_IN_PROGRESS;
   }
 }
 
@@ -148,13 +177,13 @@ export async function prepareResume(path: string): Promise<PriorRun> {
       }
       prior.highestLine = Math.max(prior.highestLine, result.line);
       if (result.outcome === 'FAILED') {
-        if (result.id !== null) prior.unsure.add(result.line);
+        if (result.id !== null) prior.unsure.add(result.line, result.column);
         prior.dropped++;
         continue;
       }
-      prior.settled.add(result.line);
+      prior.settled.add(result.line, result.column);
       prior.settledCount++;
-      prior.offsets.set(result.line, written);
+      prior.offsets.set(result.line, result.column, written);
       written += writeSync(fd, `${text}\n`);
     }
     if (pendingBad !== undefined) prior.dropped++;

@@ -136,8 +136,8 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
   };
 
   const runLine = async (record: InputRecord): Promise<void> => {
-    if (prior?.isSettled(record.line)) {
-      const mismatch = otherInput(record, prior.recordedId(record.line) ?? null, options.out!);
+    if (prior?.isSettled(record.line, record.column)) {
+      const mismatch = otherInput(record, prior.recordedId(record.line, record.column) ?? null, options.out!);
       if (mismatch) {
         inputError ??= mismatch;
         stop('wrong-input');
@@ -146,7 +146,7 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
       stats.skipped++;
       return;
     }
-    const verifyFirst = prior !== null && prior.maySentBefore(record.line);
+    const verifyFirst = prior !== null && prior.maySentBefore(record.line, record.column);
     // A line rejected locally is settled before the pool takes another line (this function runs
     // synchronously up to its first await), so the next take() already sees a --max-errors
     // stop: the limit is exact for lines that need no request.
@@ -252,7 +252,7 @@ function otherInput(record: InputRecord, recordedId: string | null, out: string)
   if (id === recordedId) return undefined;
   const show = (v: string | null) => (v === null ? 'without an id' : `event ${terminalSafe(JSON.stringify(v))}`);
   return new UsageError(
-    `${out} does not belong to this input: its line ${record.line} is ${show(recordedId)}, the input's is ${id === null ? 'without an id' : terminalSafe(JSON.stringify(id))}`,
+    `${out} does not belong to this input: its line ${record.line}${record.column > 1 ? ` column ${record.column}` : ''} is ${show(recordedId)}, the input's is ${id === null ? 'without an id' : terminalSafe(JSON.stringify(id))}`,
     'resume with the same input the results file was written for, or give a new --out without --resume',
   );
 }

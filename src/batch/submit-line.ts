@@ -62,10 +62,9 @@ export interface LineToSend {
   id: string | null;
 }
 
-const LOCAL_REJECTIONS: Record<string, string> = {
+const LOCAL_REJECTIONS: Record<NonNullable<InputRecord['problem']>, string> = {
   'too large': 'TOO_LARGE',
-  'unterminated JSON array': 'UNTERMINATED_ARRAY',
-  'text after the end of the JSON array': 'TEXT_AFTER_ARRAY',
+  'not JSON': 'NOT_JSON',
 };
 
 /**
@@ -94,8 +93,8 @@ function usableId(id: unknown): string | null {
 /** The line as a payload to send, or why it cannot be one. */
 function parseRecord(record: InputRecord, maxRecordBytes: number): LineToSend | { code: string; reason: string } {
   if (record.problem) {
-    const detail = record.problem === 'too large' ? ` (${record.bytes} bytes; the limit is ${maxRecordBytes})` : '';
-    return { code: LOCAL_REJECTIONS[record.problem] ?? 'INVALID_LINE', reason: `${record.problem}${detail}` };
+    const detail = record.problem === 'too large' ? ` (${record.bytes} bytes; the limit is ${maxRecordBytes})` : record.detail ? ` (${record.detail})` : '';
+    return { code: LOCAL_REJECTIONS[record.problem], reason: `${record.problem}${detail}` };
   }
   let value: unknown;
   try {
@@ -110,7 +109,7 @@ function parseRecord(record: InputRecord, maxRecordBytes: number): LineToSend | 
 }
 
 function blank(record: InputRecord, id: string | null): LineResult {
-  return { line: record.line, id, outcome: 'FAILED', status: null, actionType: null, totalRiskScore: null, errorType: null, errorCodes: [], attempts: 0, latencyMs: 0 };
+  return { line: record.line, id, outcome: 'FAILED', status: null, actionType: null, totalRiskScore: null, errorType: null, errorCodes: [], attempts: 0, latencyMs: 0, column: record.column };
 }
 
 /** actionType and totalRiskScore from a decision or risk assessment, read tolerantly. */

@@ -15,6 +15,7 @@ const decided = (line: number, actionType: string): LineResult => ({
   errorCodes: [],
   attempts: 1,
   latencyMs: line,
+  column: 1,
 });
 
 function capture(isTTY: boolean) {

@@ -97,8 +97,11 @@ describe('openInput: one event or a batch', () => {
     ['one line in a .jsonl file', 'one.jsonl', '{"id":"a"}\n', 'jsonl'],
     ['one line in a .NDJSON file', 'one.NDJSON', '{"id":"a"}', 'jsonl'],
     ['an empty .jsonl file', 'empty.jsonl', '', 'jsonl'],
-    ['a JSON array', 'list.json', ' \n [{"id":"a"}]', 'array'],
-    ['a JSON array in a .jsonl file', 'list.jsonl', '[{"id":"a"}]', 'array'],
+    ['a JSON array', 'list.json', ' \n [{"id":"a"}]', 'values'],
+    ['a JSON array in a .jsonl file', 'list.jsonl', '[{"id":"a"}]', 'values'],
+    ['two pretty-printed objects, as jq prints them', 'jq.json', '{\n  "id": "a"\n}\n{\n  "id": "b"\n}\n', 'values'],
+    ['two objects on one line', 'two.json', '{"id":"a"} {"id":"b"}', 'values'],
+    ['a pretty-printed object with a syntax error (one event: its own error message)', 'bad.json', '{\n  "id": "a",\n}\n{"id":"b"}', 'single'],
     ['an empty file', 'empty.json', '', 'single'],
     ['a file of whitespace', 'blank.json', ' \n\t\r\n', 'single'],
   ])('%s → %s', async (_what, name, content, expected) => {
@@ -127,16 +130,21 @@ describe('openInput: one event or a batch', () => {
       [2, '{"a":2}', null],
     ]);
     const array = await openInput('-', stdinOf('\ufeff[{"a":1}]', 1), { batch: false });
-    expect(asBatch(array).format).toBe('array');
+    expect(asBatch(array).format).toBe('values');
     expect(brief(await all(array))).toEqual([[1, '{"a":1}', null]]);
   });
 
-  it('a single event over 16 MiB: a usage error pointing at JSON Lines', async () => {
+  it('an input over 16 MiB is a batch of values, too large ones rejected as such', async () => {
     const huge = `{\n"x": "${'y'.repeat(16 * 1024 * 1024)}"\n}\n`;
-    const error = await errorOf(openInput(file('huge.json', huge), noStdin, { batch: false }));
-    expect(error).toBeInstanceOf(UsageError);
-    expect(error.message).toMatch(/huge\.json is too large for one event/);
-    expect((error as UsageError).hint).toMatch(/JSON Lines/);
+    const records = await all(await openInput(file('huge.json', huge), noStdin, { batch: false }));
+    expect(records.map((r) => [r.line, r.column, r.problem, r.bytes])).toEqual([[1, 1, 'too large', huge.length - 1]]);
+  });
+
+  it('a pretty-printed object with a batch option is a batch of one value', async () => {
+    const text = '{\n  "id": "a",\n  "amount": 1\n}\n';
+    const input = asBatch(await openInput(file('one.json', text), noStdin, { batch: true }));
+    expect(input.format).toBe('values');
+    expect(await all(input)).toEqual([{ line: 1, column: 1, text: text.trim(), bytes: text.length - 1, truncated: false }]);
   });
 
   it.each([
@@ -181,8 +189,9 @@ describe('JSON Lines', () => {
     const line = fc.oneof(fc.jsonValue().map((v) => JSON.stringify({ v })), fc.constantFrom('', ' ', '\t', 'not json', '{"é":"日本 🚀"}', ' {"b":[1]}\t'));
     await fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(line, fc.constantFrom('\n', '\r\n')), { maxLength: 20 }), fc.integer({ min: 1, max: 40 }), async (lines, size) => {
-        const content = lines.map(([text, end]) => text + end).join('');
-        const expected = lines.map(([text], i) => [i + 1, text, null]).filter(([, text]) => (text as string).trim() !== '');
+        // A first line of JSON, as JSON Lines given by a batch option start (else they would be read as values).
+        const content = `{}\n${lines.map(([text, end]) => text + end).join('')}`;
+        const expected = [[1, '{}', null], ...lines.map(([text], i) => [i + 2, text, null]).filter(([, text]) => (text as string).trim() !== '')];
         const records = await all(await openInput('-', stdinOf(content, size), { batch: true }));
         expect(brief(records)).toEqual(expected);
         for (const r of records) expect(r.bytes).toBe(Buffer.byteLength(r.text));
@@ -212,7 +221,7 @@ describe('JSON Lines', () => {
     expect(cut).toMatchObject({ line: 1, bytes: Buffer.byteLength(long), truncated: true, problem: 'too large' });
     expect(Buffer.byteLength(cut.text)).toBe(KEEP_BYTES - 1);
     expect(cut.text.endsWith('é')).toBe(true);
-    expect(next).toEqual({ line: 2, text: '{"a":1}', bytes: 7, truncated: false });
+    expect(next).toEqual({ line: 2, column: 1, text: '{"a":1}', bytes: 7, truncated: false });
   });
 
   it('never splits a multi-byte character, even fed one byte at a time', async () => {
@@ -342,7 +351,7 @@ describe('JSON Lines', () => {
   });
 });
 
-describe('JSON arrays', () => {
+describe('JSON values: an array, one value over many lines, values one after another', () => {
   const events = [
     { id: 'a', note: 'has ] and [ and , and } { and "quotes"' },
     { id: 'b', q: 'say \\"hi\\" \\', u: 'ünï 🚀 日本', esc: '\n\t\u0001' },
@@ -351,109 +360,137 @@ describe('JSON arrays', () => {
     -12.5e3,
     null,
   ];
+  /** Records as [line, column, text, problem]. */
+  const placed = (records: InputRecord[]) => records.map((r) => [r.line, r.column, r.text, r.problem ?? null]);
 
-  it('gives each element its exact text, trimmed, and its number, one-liner or pretty-printed', async () => {
-    const oneLine = await readEverywhere('a.json', JSON.stringify(events));
+  it('gives each element its exact text and where it starts, one-liner or pretty-printed', async () => {
+    const oneLine = await readEverywhere('a.json', `[${events.map((e) => JSON.stringify(e)).join(', ')}]`);
     expect(oneLine.map((r) => r.text)).toEqual(events.map((e) => JSON.stringify(e)));
-    expect(oneLine.map((r) => r.line)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(oneLine.map((r) => r.line)).toEqual([1, 1, 1, 1, 1, 1]);
+    expect(oneLine[1]!.column).toBe(2 + JSON.stringify(events[0]).length + 2);
     const pretty = await readEverywhere('p.json', `${JSON.stringify(events, null, 2)}\n`);
     expect(pretty.map((r) => JSON.parse(r.text) as unknown)).toEqual(events);
-    for (const r of pretty) {
-      expect(r.text).toBe(r.text.trim());
-      expect(r.bytes).toBe(Buffer.byteLength(r.text));
-    }
+    for (const r of pretty) expect(r.bytes).toBe(Buffer.byteLength(r.text));
     expect(pretty[2]!.text).toBe(JSON.stringify(events[2], null, 2).replace(/\n/g, '\n  '));
+    expect(pretty.map((r) => r.column)).toEqual([3, 3, 3, 3, 3, 3]);
+    expect(pretty[1]!.line).toBe(6);
   });
 
-  it('trims JSON whitespace only, and counts bytes of what it keeps', async () => {
-    const records = await readEverywhere('ws.json', '[ 1 ,\t"a b\u00a0" ,\r\n {"x": [1, 2]}\n\n ]');
-    expect(records.map((r) => [r.text, r.bytes])).toEqual([
-      ['1', 1],
-      ['"a b\u00a0"', 7],
-      ['{"x": [1, 2]}', 13],
+  it('reads values one after another as jq prints them, each named by the line and column where it starts', async () => {
+    const jq = `${events.slice(0, 3).map((e) => JSON.stringify(e, null, 2)).join('\n')}\n`;
+    const records = await readEverywhere('jq.json', jq);
+    expect(records.map((r) => JSON.parse(r.text) as unknown)).toEqual(events.slice(0, 3));
+    expect(records.map((r) => [r.line, r.column])).toEqual([
+      [1, 1],
+      [5, 1],
+      [11, 1],
+    ]);
+    // Columns count characters, not bytes; several values may share a line; an array's elements are the records.
+    expect(placed(await readEverywhere('mixed.json', '{"é":1} {"b":2}\n"ü" [3,\n {"c":4}] 5'))).toEqual([
+      [1, 1, '{"é":1}', null],
+      [1, 9, '{"b":2}', null],
+      [2, 1, '"ü"', null],
+      [2, 6, '3', null],
+      [3, 2, '{"c":4}', null],
+      [3, 11, '5', null],
     ]);
   });
 
-  it('agrees with JSON.parse for any array, spacing and chunk size', async () => {
+  it('agrees with JSON.parse for any values, spacing and chunk size', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.jsonValue(), { maxLength: 8 }), fc.constantFrom(undefined, 1, 2, '\t'), fc.integer({ min: 1, max: 50 }), async (values, space, size) => {
-        const records = await all(await openInput('-', stdinOf(JSON.stringify(values, null, space), size), { batch: false }));
-        expect(records.map((r) => [r.line, JSON.parse(r.text) as unknown, r.problem])).toEqual(values.map((v, i) => [i + 1, JSON.parse(JSON.stringify(v)) as unknown, undefined]));
+      fc.asyncProperty(fc.array(fc.jsonValue(), { minLength: 2, maxLength: 8 }), fc.constantFrom(undefined, 1, 2, '\t'), fc.integer({ min: 1, max: 50 }), async (values, space, size) => {
+        const events = values.map((v) => ({ v }));
+        const text = events.map((e) => JSON.stringify(e, null, space)).join('\n');
+        const records = await all(await openInput('-', stdinOf(text, size), { batch: true }));
+        expect(records.map((r) => [JSON.parse(r.text) as unknown, r.problem])).toEqual(events.map((e) => [JSON.parse(JSON.stringify(e)) as unknown, undefined]));
+        const lines = text.split('\n');
+        for (const r of records) expect(lines[r.line - 1]!.slice(r.column - 1).startsWith(r.text.split('\n')[0]!)).toBe(true);
       }),
       { numRuns: 150 },
     );
   });
 
-  it('keeps going past a malformed element, and gives empty ones as empty text', async () => {
-    expect(brief(await readEverywhere('bad.json', '[{"a":1}, {"b":}, , {"c":3}]'))).toEqual([
-      [1, '{"a":1}', null],
-      [2, '{"b":}', null],
-      [3, '', null],
-      [4, '{"c":3}', null],
+  it('a broken value is a NOT_JSON record saying where it broke, and reading goes on at the next value at its column', async () => {
+    const jq = '{\n  "id": "a"\n}\n{\n  "id": "b",\n  "amount": 1 2\n}\n{\n  "id": "c"\n}\n';
+    const records = await readEverywhere('broken.json', jq);
+    expect(placed(records)).toEqual([
+      [1, 1, '{\n  "id": "a"\n}', null],
+      [4, 1, '{\n  "id": "b",\n  "amount": 1 2\n}', 'not JSON'],
+      [8, 1, '{\n  "id": "c"\n}', null],
     ]);
-    expect(brief(await readEverywhere('holes.json', '[1,,2,]'))).toEqual([
-      [1, '1', null],
-      [2, '', null],
-      [3, '2', null],
-      [4, '', null],
+    expect(records[1]!.detail).toBe('at line 6 column 15: unexpected 2');
+    // In an indented array: the next element at the same indent.
+    const array = '[\n  {"id": "a"},\n  {"id": "b" "x"},\n  {"id": "c"}\n]\n';
+    const inArray = await readEverywhere('broken-array.json', array);
+    expect(placed(inArray)).toEqual([
+      [2, 3, '{"id": "a"}', null],
+      [3, 3, '{"id": "b" "x"},', 'not JSON'],
+      [4, 3, '{"id": "c"}', null],
     ]);
+    expect(inArray[1]!.detail).toBe('at line 3 column 14: unexpected "x"');
   });
 
-  it('a mismatched bracket or an unterminated string spoils one element, not the rest', async () => {
-    expect(brief(await readEverywhere('brackets.json', '[{"a":[1}, 2}, {"b":2}]'))).toEqual([
-      [1, '{"a":[1}', null],
-      [2, '2}', null],
-      [3, '{"b":2}', null],
-    ]);
-    expect(brief(await readEverywhere('string.json', '[\n  {"a": "x},\n  "b": 1},\n  {"c": 2}\n]'))).toEqual([
-      [1, '{"a": "x},\n  "b": 1}', null],
-      [2, '{"c": 2}', null],
-    ]);
+  it('a broken value with no later value start: the records before it, then an error saying where it broke', async () => {
+    for (const [content, message] of [
+      // (Pretty-printed, or the first line alone would make it JSON Lines.)
+      ['{\n"a":1}\n{"b":2,}\n', /^stdin: not JSON at line 3 column 8: unexpected "}", and no later line starts a value at column 1/],
+      ['[{"a":1}, {"b":}, {"c":3}]', /^stdin: not JSON at line 1 column 16: unexpected "}"/],
+      ['{\n"a":1}\n{"b":tru}\n', /^stdin: not JSON at line 3 column 9: unexpected "}"/],
+    ] as const) {
+      const input = asBatch(await openInput('-', stdinOf(content, 3), { batch: true }));
+      const seen: InputRecord[] = [];
+      const error = await errorOf(
+        (async () => {
+          for await (const r of input.records) seen.push(r);
+        })(),
+      );
+      expect(placed(seen)[0]).toEqual(content.startsWith('[') ? [1, 2, '{"a":1}', null] : [1, 1, '{\n"a":1}', null]);
+      expect(seen).toHaveLength(1);
+      expect(error).toBeInstanceOf(CliError);
+      expect((error as CliError).exitCode).toBe(ExitCode.FAILURE);
+      expect(error.message).toMatch(message);
+    }
+  });
+
+  it('an input that ends inside a value or the array: the records before it, then an error', async () => {
+    for (const [content, message] of [
+      ['[{"a":1},{"b":2', /^stdin ends inside a value that starts at line 1 column 10$/],
+      ['{\n"a":1}\n{"b":"x', /^stdin ends inside a value/],
+      ['[{"a":1},\n', /^stdin ends inside a JSON array$/],
+    ] as const) {
+      const input = asBatch(await openInput('-', stdinOf(content, 2), { batch: true }));
+      const seen: InputRecord[] = [];
+      const error = await errorOf(
+        (async () => {
+          for await (const r of input.records) seen.push(r);
+        })(),
+      );
+      expect(seen.map((r) => r.text.replace('\n', ''))).toEqual(['{"a":1}']);
+      expect(error.message).toMatch(message);
+    }
   });
 
   it.each([['[]'], [' [ ] '], ['[\n]\n']])('%j has no records', async (content) => {
     expect(await readEverywhere('empty.json', content)).toEqual([]);
   });
 
-  it('an input that ends inside the array: the partial element is reported unterminated', async () => {
-    expect(brief(await readEverywhere('cut.json', '[{"a":1},{"b":2'))).toEqual([
-      [1, '{"a":1}', null],
-      [2, '{"b":2', 'unterminated JSON array'],
-    ]);
-    expect(brief(await readEverywhere('cut.json', '[{"a":1},{"b":"x\\"'))).toEqual([
-      [1, '{"a":1}', null],
-      [2, '{"b":"x\\"', 'unterminated JSON array'],
-    ]);
-    // Cut right after a comma (or the bracket): still one record, so that the cut is not silent.
-    expect(brief(await readEverywhere('cut.json', '[{"a":1},\n'))).toEqual([
-      [1, '{"a":1}', null],
-      [2, '', 'unterminated JSON array'],
-    ]);
-    expect(brief(await readEverywhere('cut.json', '['))).toEqual([[1, '', 'unterminated JSON array']]);
-  });
-
-  it('text after the closing bracket is one more record, reported', async () => {
-    expect(brief(await readEverywhere('after.json', '[{"a":1}]\n{"b":2}\n  {"c":3}\n\n'))).toEqual([
-      [1, '{"a":1}', null],
-      [2, '{"b":2}\n  {"c":3}', 'text after the end of the JSON array'],
-    ]);
-    expect(brief(await readEverywhere('after.json', ' [ ] x'))).toEqual([[1, 'x', 'text after the end of the JSON array']]);
-    expect(await readEverywhere('after.json', '[1]\n \n')).toHaveLength(1);
-  });
-
-  it('an element over the limit is too large, with its full size in bytes; the next is still right', async () => {
+  it('a value over the limit is too large, with its full size in bytes; the next is still right', async () => {
     const big = JSON.stringify({ x: 'ü'.repeat(100) });
     const records = await readEverywhere('big.json', `[\n  ${big},\n  {"a":1}\n]`, { maxRecordBytes: 100 });
-    expect(brief(records)).toEqual([
-      [1, big, 'too large'],
-      [2, '{"a":1}', null],
+    expect(placed(records)).toEqual([
+      [2, 3, big, 'too large'],
+      [3, 3, '{"a":1}', null],
     ]);
     expect(records[0]).toMatchObject({ bytes: Buffer.byteLength(big), truncated: false });
   });
 
-  it('reads a gzip array fed in tiny chunks', async () => {
+  it('reads gzip values fed in tiny chunks', async () => {
     const records = await all(await openInput('-', stdinOf(gzipSync('[{"a":"ü"},{"b":2}]'), 3), { batch: false }));
     expect(records.map((r) => r.text)).toEqual(['{"a":"ü"}', '{"b":2}']);
+    const jq = await all(await openInput('-', stdinOf(gzipSync('{\n  "a": 1\n}\n{\n  "b": 2\n}\n'), 3), { batch: false }));
+    expect(placed(jq)).toEqual([
+      [1, 1, '{\n  "a": 1\n}', null],
+      [4, 1, '{\n  "b": 2\n}', null],
+    ]);
   });
 });
-

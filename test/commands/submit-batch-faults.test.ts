@@ -189,6 +189,36 @@ describe.each(slow)('a batch killed with SIGKILL half-way, then --resume, agains
   }, 90_000);
 });
 
+describe('values as jq prints them, killed with SIGKILL half-way, then --resume', () => {
+  it('ends with one result per value, named by the line where it starts, and each id stored exactly once', async () => {
+    const target = slow[0]!;
+    const prefix = 'killed-jq';
+    const count = 1_500;
+    const events = makeLines(prefix, count).map((line) => JSON.stringify(JSON.parse(line), null, 2));
+    const input = path('events.json');
+    writeFileSync(input, `${events.join('\n')}\n`);
+    const starts: number[] = [];
+    for (let i = 0, line = 1; i < count; line += events[i]!.split('\n').length, i++) starts.push(line);
+    const out = path('results.jsonl');
+    const env = envFor(target.url, target.key);
+    const first = startCli(['submit', '-', '--out', out, '--concurrency', '16'], { env, input: readFileSync(input, 'utf8') });
+    await waitForLines(out, count / 2, first);
+    first.child.kill('SIGKILL');
+    expect((await first.done).signal).toBe('SIGKILL');
+    expect(lineCount(out)).toBeLessThan(count);
+
+    const resumed = await runCli(['submit', input, '--out', out, '--concurrency', '16', '--resume'], { env, timeoutMs: 60_000 });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/already done by the earlier run/);
+    const { lines, repeated } = byLine(readResults(out));
+    expect(repeated).toEqual([]);
+    expect([...lines.keys()].sort((a, b) => a - b)).toEqual(starts);
+    starts.forEach((line, i) => expect(lines.get(line)).toMatchObject({ column: 1, id: `${prefix}-${i + 1}`, outcome: 'DECIDED' }));
+    const counts = target.storedCounts(idsOf(prefix, count));
+    expect([...counts.values()].filter((c) => c !== 1)).toEqual([]);
+  }, 90_000);
+});
+
 describe('Ctrl-C', () => {
   const target = slow[1]!;
   it('stops reading, finishes the lines in flight, prints the summary, exits 130; --resume completes the batch', async () => {

@@ -21,6 +21,81 @@ const file = (name: string, content: string | Buffer) => {
 };
 const outPath = (name: string) => join(cli.dir, `${++fileNo}-${name}`);
 
+describe('fraudctl submit: JSON values in any layout (issue 13)', () => {
+  /** Events pretty-printed one after another, as `jq . events.jsonl` prints them, and the line where each starts. */
+  const jqOutput = (prefix: string, count: number) => {
+    const events = makeLines(prefix, count).map((line) => JSON.stringify(JSON.parse(line), null, 2));
+    const starts: number[] = [];
+    for (let i = 0, line = 1; i < count; line += events[i]!.split('\n').length, i++) starts.push(line);
+    return { text: `${events.join('\n')}\n`, starts };
+  };
+
+  it('a pretty-printed event with --out is a batch of one value, named by line 1 column 1', async () => {
+    const event = JSON.stringify({ ...makeEvent('pretty-one', 1) }, null, 2);
+    const out = outPath('results.jsonl');
+    const result = await cli.run(['submit', file('one.json', `${event}\n`), '--out', out]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(readResults(out)).toEqual([expect.objectContaining({ line: 1, column: 1, id: 'pretty-one-1', outcome: 'DECIDED' })]);
+  });
+
+  it.each([
+    ['plain', (text: string) => text],
+    ['gzip', (text: string) => gzipSync(text)],
+  ])('values as jq prints them, from stdin (%s): a batch of every value, each named by the line where it starts', async (kind, encode) => {
+    const prefix = `jq-${kind}`;
+    const { text, starts } = jqOutput(prefix, 12);
+    const out = outPath('results.jsonl');
+    const result = await cli.run(['submit', '-', '--out', out], { input: encode(text) });
+    expect(result.code, result.stderr).toBe(0);
+    const { lines, repeated } = byLine(readResults(out));
+    expect(repeated).toEqual([]);
+    expect([...lines.keys()].sort((a, b) => a - b)).toEqual(starts);
+    starts.forEach((line, i) => expect(lines.get(line)).toMatchObject({ column: 1, id: `${prefix}-${i + 1}`, outcome: 'DECIDED' }));
+    expect(result.stderr).toMatch(/Batch done: 12 lines/);
+  });
+
+  it('a pretty-printed file with --out (gzip too) is a batch of one value', async () => {
+    const event = JSON.stringify(makeEvent('pretty-gz', 1), null, 2);
+    const out = outPath('results.jsonl');
+    const result = await cli.run(['submit', file('one.json.gz', gzipSync(event)), '--out', out]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(readResults(out)).toEqual([expect.objectContaining({ line: 1, column: 1, id: 'pretty-gz-1', outcome: 'DECIDED' })]);
+  });
+
+  it('a broken value: REJECTED with where it started, the line and column where it broke in the summary, and the batch goes on', async () => {
+    const { text } = jqOutput('jq-broken', 3);
+    const lines = text.split('\n');
+    // The second event (lines 7-12) loses the comma after its first property.
+    const second = lines.findIndex((l, i) => i > 0 && l === '{');
+    lines[second + 1] = lines[second + 1]!.replace(/,$/, '');
+    const out = outPath('results.jsonl');
+    const rejects = outPath('rejects.jsonl');
+    const result = await cli.run(['submit', '-', '--out', out, '--rejects', rejects], { input: lines.join('\n') });
+    expect(result.code).toBe(1);
+    const results = readResults(out);
+    expect(results.map((r) => [r.line, r.column, r.outcome, r.errorCodes]).sort((a, b) => (a[0] as number) - (b[0] as number))).toEqual([
+      [1, 1, 'DECIDED', []],
+      [second + 1, 1, 'REJECTED', ['NOT_JSON']],
+      [second + 1 + (second), 1, 'DECIDED', []],
+    ]);
+    expect(result.stderr).toContain(`not JSON (at line ${second + 3} column 3: unexpected "`);
+    expect(readFileSync(rejects, 'utf8')).toContain('"id": "jq-broken-2"');
+  });
+
+  it('a broken value with no value start after it: the values before it are screened, then it stops saying where, exit 1', async () => {
+    const { text } = jqOutput('jq-stop', 2);
+    const out = outPath('results.jsonl');
+    const result = await cli.run(['submit', '-', '--out', out], { input: `${text}{"id": "jq-stop-3", "amount": }\n` });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/stdin: not JSON at line \d+ column 31: unexpected "}", and no later line starts a value at column 1/);
+    expect(readResults(out).map((r) => [r.id, r.outcome])).toEqual(expect.arrayContaining([
+      ['jq-stop-1', 'DECIDED'],
+      ['jq-stop-2', 'DECIDED'],
+    ]));
+    expect(readResults(out)).toHaveLength(2);
+  });
+});
+
 describe('fraudctl submit (batch)', () => {
   it('screens every line of a JSON Lines file: one result per line, each event stored', async () => {
     const lines = makeLines('jsonl-basic', 40);
@@ -38,7 +113,7 @@ describe('fraudctl submit (batch)', () => {
       expect(r.outcome).toBe('DECIDED');
       expect(r.status).toBe(201);
       expect(['APPROVE', 'REVIEW', 'DECLINE']).toContain(r.actionType);
-      expect(Object.keys(r)).toEqual(['line', 'id', 'outcome', 'status', 'actionType', 'totalRiskScore', 'errorType', 'errorCodes', 'attempts', 'latencyMs']);
+      expect(Object.keys(r)).toEqual(['line', 'id', 'outcome', 'status', 'actionType', 'totalRiskScore', 'errorType', 'errorCodes', 'attempts', 'latencyMs', 'column']);
       const stored = await cli.sb.call('GET', `/event/jsonl-basic-${n}/risk-assessment`);
       expect(stored.status).toBe(200);
       expect((stored.json as { actionType: string }).actionType).toBe(r.actionType);
@@ -93,7 +168,7 @@ describe('fraudctl submit (batch)', () => {
     expect((summary.latencyMs as { p99: number }).p99).toBeGreaterThanOrEqual(0);
   });
 
-  it('reads a gzip-compressed JSON array, numbering its elements', async () => {
+  it('reads a gzip-compressed JSON array, each element named by the line and column where it starts', async () => {
     const events = Array.from({ length: 12 }, (_, i) => makeEvent('gz-array', i + 1));
     const input = file('events.json.gz', gzipSync(JSON.stringify(events, null, 2)));
     const out = outPath('results.jsonl');
@@ -101,7 +176,9 @@ describe('fraudctl submit (batch)', () => {
     expect(result.code, result.stderr).toBe(0);
     const { lines } = byLine(readResults(out));
     expect(lines.size).toBe(12);
-    for (let n = 1; n <= 12; n++) expect(lines.get(n)).toMatchObject({ id: `gz-array-${n}`, outcome: 'DECIDED' });
+    // Each element is pretty-printed over the same number of lines, after the `[` line.
+    const height = JSON.stringify(events[0], null, 2).split('\n').length;
+    for (let n = 1; n <= 12; n++) expect(lines.get(2 + (n - 1) * height)).toMatchObject({ column: 3, id: `gz-array-${n}`, outcome: 'DECIDED' });
     expect(JSON.parse(result.stdout)).toMatchObject({ lines: 12, decided: 12, results: out });
     expect((await cli.sb.call('GET', '/event/gz-array-12')).status).toBe(200);
   });
