@@ -11,7 +11,17 @@ const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 
 /** The fraudctl invocations in the README's code blocks, as written (after `$`, `|`, `&&`, `npx`). */
 function examples(): string[] {
-  const blocks = [...README.matchAll(/^```(?:sh|bash|console)?\n([\s\S]*?)^```/gm)].map((m) => m[1]!);
+  // Fenced blocks, paired in order; only shell ones (no language, sh, bash, console) hold commands.
+  const blocks: string[] = [];
+  let open: { language: string; lines: string[] } | null = null;
+  for (const line of README.split('\n')) {
+    const fence = /^```(\S*)/.exec(line);
+    if (fence && !open) open = { language: fence[1]!, lines: [] };
+    else if (fence && open) {
+      if (['', 'sh', 'bash', 'console'].includes(open.language)) blocks.push(open.lines.join('\n'));
+      open = null;
+    } else open?.lines.push(line);
+  }
   const found: string[] = [];
   for (const block of blocks) {
     for (const line of block.split('\n')) {

@@ -4,7 +4,7 @@ import { runCli } from '../support/cli.js';
 const GLOBAL_OPTIONS = ['--base-url <url>', '--profile <name>', '--timeout <seconds>', '--json', '--no-color', '--no-input', '--debug'];
 
 describe('help', () => {
-  it.each(['submit', 'show', 'alerts', 'set-state', 'login', 'config set', 'config list', 'completion', 'sandbox serve'])(
+  it.each(['submit', 'show', 'alerts', 'set-state', 'review', 'login', 'logout', 'doctor', 'config set', 'config list', 'completion', 'sandbox serve'])(
     '%s --help lists the global options it accepts, under their own heading',
     async (command) => {
       const result = await runCli([...command.split(' '), '--help']);

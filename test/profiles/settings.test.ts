@@ -29,6 +29,7 @@ describe('with nothing configured', () => {
       retries: 3,
       isSandbox: true,
       insecureHttp: false,
+      sources: { profile: 'default', baseUrl: 'default', apiKey: 'default', timeout: 'default', retries: 'default' },
     });
   });
 
@@ -249,6 +250,14 @@ describe('from a file on disk', () => {
       retries: 1,
       isSandbox: false,
       insecureHttp: false,
+      sources: { profile: 'file', baseUrl: 'file', apiKey: 'file', timeout: 'file', retries: 'file' },
     });
+  });
+
+  it('says where each setting came from: flag over environment over file over default', () => {
+    const t = tempEnv();
+    writeConfigFile(t.env, { activeProfile: 'prod', profiles: { prod: { baseUrl: 'https://fraud.example.com/', apiKey: 'prod-key-0123456789' } } });
+    const s = resolveSettings({ timeoutSeconds: 5 }, { ...t.env, FRAUDCTL_BASE_URL: 'https://other.example.com', FRAUDCTL_API_KEY: 'env-key-0123456789' }, readConfigFile(t.env));
+    expect(s.sources).toEqual({ profile: 'file', baseUrl: 'env', apiKey: 'env', timeout: 'flag', retries: 'default' });
   });
 });
