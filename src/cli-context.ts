@@ -5,8 +5,9 @@
  */
 export interface CliContext {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
-  stdout: NodeJS.WritableStream & { isTTY?: boolean };
-  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  /** `columns` and `rows`: the terminal's size, when the stream is one (process.stdout has them). */
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number; rows?: number };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number; rows?: number };
   env: NodeJS.ProcessEnv;
   debug: boolean;
   /** Resolves with the signal's name at the first SIGINT or SIGTERM. */

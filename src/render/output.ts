@@ -9,6 +9,8 @@ import { jsonForTerminal } from './terminal-text.js';
 export interface Output {
   readonly json: boolean;
   readonly style: Style;
+  /** The width of the terminal stdout is, in columns; null off a terminal (then nothing is cut to fit). */
+  readonly columns: number | null;
   /** Human output, to stdout. The text must already be rendered (sanitised) by this room. */
   print(text: string): void;
   /** A value from the service, as JSON on stdout: equal when parsed, with terminal controls escaped. */
@@ -22,6 +24,7 @@ export function createOutput(context: CliContext, options: { json: boolean; noCo
   return {
     json: options.json,
     style,
+    columns: context.stdout.isTTY ? context.stdout.columns || 80 : null,
     print: (text) => context.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
     printJson: (value) => context.stdout.write(`${jsonForTerminal(value, true)}\n`),
     note: (text) => context.stderr.write(`${text}\n`),
