@@ -126,7 +126,7 @@ export function columnWidths(columns: number | null): Widths {
  * `value` cut to at most `width` columns, with … at the end. cli-truncate can end one column
  * over when a wide character sits at the cut, so it is asked again one narrower then.
  */
-function cut(value: string, width: number): string {
+export function cutToWidth(value: string, width: number): string {
   let shown = cliTruncate(value, width);
   for (let w = width - 1; w > 0 && stringWidth(shown) > width; w--) shown = cliTruncate(value, w);
   return shown;
@@ -143,7 +143,7 @@ export interface ListTable {
 export function createListTable(style: Style, columns: number | null): ListTable {
   const widths = columnWidths(columns);
   const fit = (value: string, width: number, align: 'left' | 'right', cutToFit = true): string => {
-    const shown = cutToFit && columns !== null ? cut(value, width) : value;
+    const shown = cutToFit && columns !== null ? cutToWidth(value, width) : value;
     const pad = ' '.repeat(Math.max(0, width - stringWidth(shown)));
     return align === 'right' ? pad + shown : shown + pad;
   };
@@ -156,8 +156,8 @@ export function createListTable(style: Style, columns: number | null): ListTable
     const start = cells.join(GAP) + (last !== '' ? GAP : '');
     if (columns === null) return (start + last).trimEnd();
     const left = columns - stringWidth(start);
-    if (left >= 2) return start + cut(last, left);
-    return cut((start + last).trimEnd(), Math.max(columns, stringWidth(cells[0] ?? '')));
+    if (left >= 2) return start + cutToWidth(last, left);
+    return cutToWidth((start + last).trimEnd(), Math.max(columns, stringWidth(cells[0] ?? '')));
   };
   const cell = (value: string, k: Sized, colour?: (s: string) => string): string => {
     if (value === '') return style.dim(fit('–', widths[k], COLUMNS[k].align));
