@@ -104,19 +104,21 @@ export async function showList(session: Session, options: ShowListOptions): Prom
       counts.add(row);
       progress.update(counts);
     }
+    // The progress line goes before the count line comes.
+    progress.stop();
+    if (stdoutClosed) return;
+    if (fatal) throw fatal;
+    if (!headerWritten) await write(writer.header());
+    // The count line belongs to the table; beside JSON Lines or CSV it goes to stderr, so stdout stays data.
+    const summary = interrupted ? `interrupted after ${count(counts.total)} ids: ${counts.text()}` : counts.text();
+    if (options.format === 'table') await write(`${summary}\n`);
+    else context.stderr.write(`${summary}\n`);
   } finally {
     finished = true;
     progress.stop();
     stdout.off('error', onStdoutError);
   }
-
   if (stdoutClosed) return;
-  if (fatal) throw fatal;
-  if (!headerWritten) await write(writer.header());
-  // The count line belongs to the table; beside JSON Lines or CSV it goes to stderr, so stdout stays data.
-  const summary = interrupted ? `interrupted after ${count(counts.total)} ids: ${counts.text()}` : counts.text();
-  if (options.format === 'table') await write(`${summary}\n`);
-  else context.stderr.write(`${summary}\n`);
 
   if (interrupted) throw new CliError(`interrupted after ${count(counts.total)} ids`, ExitCode.INTERRUPTED);
   if (counts.worst === ExitCode.OK) return;
