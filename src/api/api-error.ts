@@ -34,6 +34,18 @@ export class ApiError extends CliError {
 /** 'budget': not a network failure as such — a batch's shared retry budget refused the retry the failure called for. */
 export type NetworkFailure = 'refused' | 'dns' | 'tls' | 'timeout' | 'reset' | 'connect-timeout' | 'other' | 'budget';
 
+/** A network failure as an error type for results and rows (fraudctl's own names; the service never sent them). */
+export const NETWORK_ERROR_TYPES: Readonly<Record<NetworkFailure, string>> = {
+  refused: 'CONNECTION_REFUSED',
+  dns: 'DNS_FAILURE',
+  tls: 'TLS_FAILURE',
+  timeout: 'TIMEOUT',
+  reset: 'CONNECTION_RESET',
+  'connect-timeout': 'CONNECT_TIMEOUT',
+  other: 'BAD_RESPONSE',
+  budget: 'RETRY_BUDGET_SPENT',
+};
+
 /** No usable answer: the connection failed, timed out, or the answer was not what the interface promises. */
 export class NetworkError extends CliError {
   constructor(

@@ -1,5 +1,5 @@
 import type { ApiClient } from '../api/api-client.js';
-import { ApiError, BadResponseError, NetworkError, NotTheServiceError, type NetworkFailure } from '../api/api-error.js';
+import { ApiError, BadResponseError, NETWORK_ERROR_TYPES, NetworkError, NotTheServiceError } from '../api/api-error.js';
 import type { RetryKind } from '../api/retry-budget.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import type { InputRecord } from './input-records.js';
@@ -26,17 +26,6 @@ import type { LineResult } from './line-result.js';
 const REJECTING_STATUSES: ReadonlySet<number> = new Set([400, 409, 413, 415, 422]);
 /** A gateway or the service gave up after the request reached it: the event may have been stored. */
 const UNKNOWN_OUTCOME_STATUSES: ReadonlySet<number> = new Set([502, 504]);
-
-const NETWORK_ERROR_TYPES: Record<NetworkFailure, string> = {
-  refused: 'CONNECTION_REFUSED',
-  dns: 'DNS_FAILURE',
-  tls: 'TLS_FAILURE',
-  timeout: 'TIMEOUT',
-  reset: 'CONNECTION_RESET',
-  'connect-timeout': 'CONNECT_TIMEOUT',
-  other: 'BAD_RESPONSE',
-  budget: 'RETRY_BUDGET_SPENT',
-};
 
 export interface LineWork {
   client: ApiClient;

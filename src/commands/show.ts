@@ -1,21 +1,89 @@
-import { Command } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import type { CliContext } from '../cli-context.js';
-import { withSession } from '../session.js';
+import { UsageError } from '../errors/cli-error.js';
+import { withSession, type GlobalOptions } from '../session.js';
+
+export interface ShowOptions {
+  from?: string;
+  csv?: boolean;
+  concurrency?: number;
+  watch?: boolean;
+  interval?: number;
+  until?: string;
+}
+
+function concurrency(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 256) throw new InvalidArgumentError('the concurrency is a whole number from 1 to 256');
+  return n;
+}
+
+function interval(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 1) throw new InvalidArgumentError('the interval is a number of seconds, at least 1');
+  return n;
+}
+
+/** Which of the three forms the arguments ask for, or a usage error naming the clash. */
+function mode(ids: readonly string[], options: ShowOptions, json: boolean): 'one' | 'list' | 'watch' {
+  if (json && options.csv) throw new UsageError('--json and --csv cannot be combined: pick one output format');
+  if (ids.length === 0 && options.from === undefined) throw new UsageError('show needs an event id, or --from FILE (- for stdin)', 'e.g. fraudctl show ord-1002, or fraudctl show --from ids.txt');
+  if (options.watch) {
+    if (ids.length !== 1 || options.from !== undefined) throw new UsageError('--watch follows one event: give exactly one id, and no --from');
+    if (options.csv) throw new UsageError('--watch and --csv cannot be combined');
+    if (options.concurrency !== undefined) throw new UsageError('--concurrency is for many ids, not --watch');
+    return 'watch';
+  }
+  if (options.interval !== undefined || options.until !== undefined) throw new UsageError(`${options.interval !== undefined ? '--interval' : '--until'} goes with --watch`);
+  return ids.length === 1 && options.from === undefined && !options.csv ? 'one' : 'list';
+}
 
 export function showCommand(context: CliContext): Command {
   return new Command('show')
-    .description('show an event: decision and state, user, shipping, billing, and its items')
-    .argument('<eventId>', 'the event id')
+    .description('show events: one in full, many as a table (or JSON Lines, CSV), or watch one until its review is done')
+    .argument('[eventIds...]', 'event ids')
+    .option('--from <file>', 'also the ids in FILE (one per line; # comments) or a submit --out results file; - for stdin')
+    .option('--csv', 'many ids: CSV with a header row, for spreadsheets')
+    .addOption(new Option('--concurrency <n>', 'many ids: requests in flight at once (default 8)').argParser(concurrency))
+    .option('--watch', 'one id: print a line each time its state, decision or comments change, until a final state')
+    .addOption(new Option('--interval <seconds>', '--watch: seconds between checks (default 5, at least 1)').argParser(interval))
+    .option('--until <state>', '--watch: stop when the event reaches this state (instead of any final state)')
     .addHelpText(
       'before',
       `Examples:
   $ fraudctl show ord-1002
   $ fraudctl show ord-1002 --json | jq .state
-  $ fraudctl show ord-1002 --profile prod
+  $ fraudctl show ord-1002 ord-1003 ord-1004              # one row each
+  $ fraudctl show --from orders.txt                        # ids one per line (# comments)
+  $ fraudctl show --from results.jsonl --csv > orders.csv  # the ids of a submit --out file
+  $ jq -r .orderId orders.jsonl | fraudctl show --from - --json   # JSON Lines, one per id
+  $ fraudctl show ord-1002 --watch                         # until APPROVED, DECLINED or FRAUD_CONFIRMED
+  $ fraudctl show ord-1002 --watch --interval 30 --until IN_REVIEW
 `,
     )
-    .action(async (eventId: string, _options: unknown, command: Command) => {
-      const { showEvent } = await import('../events/event-commands.js');
-      await withSession(context, command, (session) => showEvent(session, eventId));
+    .addHelpText(
+      'after',
+      `
+One id is shown in full. More than one (or --from, or --csv): a row per id in input order, then
+a count line. Exit 0 when every id was found, 4 when some were not found, otherwise the code of
+the worst failure (5 an id refused, 2 an input line without an id, 6 unavailable, 1 other); a
+refused key (3) stops at once. --watch exits 0 at a final state (or --until's), 130 on Ctrl-C.
+`,
+    )
+    .action(async (ids: string[], options: ShowOptions, command: Command) => {
+      const json = command.optsWithGlobals<GlobalOptions>().json === true;
+      const form = mode(ids, options, json);
+      if (form === 'one') {
+        const { showEvent } = await import('../events/event-commands.js');
+        return withSession(context, command, (session) => showEvent(session, ids[0]!));
+      }
+      if (form === 'watch') {
+        const { watchEvent } = await import('../events/watch-event.js');
+        return withSession(context, command, (session) => watchEvent(session, ids[0]!, { intervalSeconds: options.interval ?? 5, until: options.until ?? null }));
+      }
+      const { showList } = await import('../event-lists/show-list.js');
+      return withSession(context, command, (session) =>
+        showList(session, { ids, from: options.from, format: json ? 'json' : options.csv ? 'csv' : 'table', concurrency: options.concurrency ?? 8 }),
+      );
     });
 }

@@ -105,8 +105,11 @@ export interface RunningCli {
   output(): { stdout: string; stderr: string };
 }
 
-/** Starts `fraudctl …` and returns at once, for tests that signal or kill it mid-run. */
-export function startCli(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string } = {}): RunningCli {
+/**
+ * Starts `fraudctl …` and returns at once, for tests that signal or kill it mid-run.
+ * `keepStdinOpen`: stdin is left open for the test to write to and end.
+ */
+export function startCli(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; keepStdinOpen?: boolean } = {}): RunningCli {
   const child = spawn(process.execPath, [BIN, ...args], { env: options.env ?? cliEnv() });
   let stdout = '';
   let stderr = '';
@@ -122,6 +125,6 @@ export function startCli(args: string[], options: { env?: NodeJS.ProcessEnv; inp
       }
     });
   });
-  child.stdin.end(options.input ?? '');
+  if (!options.keepStdinOpen) child.stdin.end(options.input ?? '');
   return { child, done, output: () => ({ stdout, stderr }) };
 }

@@ -1,0 +1,345 @@
+// `fraudctl show --from FILE` (many ids) against autocannon issuing the same GETs at the same
+// concurrency, on the same sandbox, in one run. Prints figures; never asserts timings.
+//
+//   1. Starts `fraudctl sandbox serve` (a child process, SQLite file in a temp dir) and stores
+//      BENCH_IDS (default 5,000) varied events with autocannon (scripts/bench/event-payloads.mjs),
+//      ids bench-show-<run>-<n>, written one per line to ids.txt.
+//   2. A warm-up: autocannon GETs every event once (not counted).
+//   3. Two comparisons at C connections (BENCH_CONNECTIONS, default 8: show's default
+//      --concurrency), each autocannon → fraudctl → autocannon, the baseline being the mean of
+//      the two autocannon runs (drift of the sandbox between runs cancels):
+//      - the table (`fraudctl show --from ids.txt --concurrency C > rows.txt`): two GETs per id,
+//        GET /event/{id} then GET /event/{id}/risk-assessment (the decision), so autocannon
+//        sends exactly those 2 × BENCH_IDS requests;
+//      - JSON Lines (`… --json`): one GET per id, so autocannon sends BENCH_IDS GET /event/{id}.
+//      fraudctl is timed as a whole process, wall clock (start-up, reading ids.txt and writing
+//      every row included), with its peak RSS (VmHWM from /proc, polled every 100 ms); its rows
+//      are checked (one per id, in order, every one found). autocannon is timed from its start
+//      to its last answer. Rates are ids per second. Target: fraudctl / autocannon >= 0.70.
+//   4. fraudctl's start-up on this machine, for reading the figures: the median wall time of
+//      five `fraudctl show <one id> --json`; the summary also gives each rate with that time
+//      taken off (a run of a few seconds pays it once).
+//
+// Client, server and autocannon share the machine's CPUs: compare the ratio rather than the
+// absolute figures across machines, and rerun when the printed load average shows other work.
+// A step that fails is reported with its stderr, the other steps still run, and the script
+// exits 1 at the end.
+import autocannon from 'autocannon';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { createEventGenerator } from './bench/event-payloads.mjs';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BIN = path.join(ROOT, 'bin', 'fraudctl.js');
+const SANDBOX_KEY = 'sandbox-demo-key';
+const START_TIMEOUT_MS = 15_000;
+const STOP_TIMEOUT_MS = 10_000;
+const TARGET_RATIO = 0.7;
+/** A run slower than this many ids per second is taken for stuck and killed. */
+const SLOWEST_IDS_PER_SECOND = 25;
+const CLOCK_TICKS_PER_SECOND = 100;
+
+function readSettings() {
+  const positiveInt = (name, fallback, max = Number.MAX_SAFE_INTEGER) => {
+    const raw = process.env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 1 || n > max) {
+      console.error(`${name} must be a whole number from 1 to ${max}, not "${raw}"`);
+      process.exit(2);
+    }
+    return n;
+  };
+  const ids = positiveInt('BENCH_IDS', 5_000);
+  return { ids, connections: positiveInt('BENCH_CONNECTIONS', 8, Math.min(256, ids)) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Processes and the temp dir: whatever way this process ends, no child outlives it and the
+// temp dir goes.
+
+const children = new Set();
+let tempDir;
+
+function installCleanup() {
+  tempDir = mkdtempSync(path.join(os.tmpdir(), 'fraudctl-bench-show-'));
+  process.on('exit', () => {
+    for (const child of children) child.kill('SIGKILL');
+    rmSync(tempDir, { recursive: true, force: true });
+  });
+  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(128 + os.constants.signals[signal]));
+}
+
+function track(child) {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+/** An environment with nothing of the user's: PATH, and home and XDG dirs inside the temp dir. */
+function isolatedEnv(extra = {}) {
+  const home = path.join(tempDir, 'home');
+  const env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: path.join(home, 'config'), XDG_DATA_HOME: path.join(home, 'data'), NO_COLOR: '1', ...extra };
+  for (const dir of [env.HOME, env.XDG_CONFIG_HOME, env.XDG_DATA_HOME]) mkdirSync(dir, { recursive: true });
+  return env;
+}
+
+async function startSandbox(dbPath) {
+  const child = track(spawn(process.execPath, [BIN, 'sandbox', 'serve', '--port', '0', '--db', dbPath], { cwd: ROOT, env: isolatedEnv(), stdio: ['ignore', 'pipe', 'pipe'] }));
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
+  const lines = createInterface({ input: child.stdout });
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the sandbox did not print its URL within ${START_TIMEOUT_MS / 1000} s\n${stderr}`)), START_TIMEOUT_MS);
+    child.once('exit', (code, signal) => reject(new Error(`the sandbox exited (${signal ?? `code ${code}`}) before listening\n${stderr}`)));
+    lines.on('line', (line) => {
+      const match = /listening on (http:\/\/\S+)/.exec(line);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+  });
+  child.stdout.resume();
+  return { child, url };
+}
+
+async function stopSandbox({ child }) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Runs `node bin/fraudctl.js <args>` with stdout to `outFile`, timing it wall clock and polling its peak RSS and CPU time. */
+async function runFraudctl(args, { env, outFile, timeoutMs }) {
+  const out = createWriteStream(outFile);
+  await once(out, 'open');
+  const started = performance.now();
+  const child = track(spawn(process.execPath, [BIN, ...args], { cwd: tempDir, env, stdio: ['ignore', out, 'pipe'] }));
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
+  let peakKb = null;
+  let cpuSeconds = null;
+  const poller = setInterval(() => {
+    const kb = readPeakRssKb(child.pid);
+    if (kb !== null) peakKb = Math.max(peakKb ?? 0, kb);
+    cpuSeconds = readCpuSeconds(child.pid) ?? cpuSeconds;
+  }, 100);
+  let timedOut = false;
+  const killer = setTimeout(() => {
+    timedOut = true;
+    child.kill('SIGKILL');
+  }, timeoutMs);
+  try {
+    const [code, signal] = await once(child, 'close');
+    return { code, signal, stderr, seconds: (performance.now() - started) / 1000, peakKb, cpuSeconds, timedOut };
+  } finally {
+    clearInterval(poller);
+    clearTimeout(killer);
+    out.close();
+  }
+}
+
+function readPeakRssKb(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
+    const peak = Math.max(kb('VmHWM'), kb('VmRSS'));
+    return peak > 0 ? peak : null;
+  } catch {
+    return null;
+  }
+}
+
+function readCpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks / CLOCK_TICKS_PER_SECOND : null;
+  } catch {
+    return null;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// autocannon: a list of requests, each sent exactly once.
+
+/** Sends every request of `list` once (`{ method, path, body? }`) over `connections` connections; timed to the last answer. */
+async function autocannonRun(url, list, connections) {
+  let next = 0;
+  let extra = 0;
+  const statuses = new Map();
+  let firstFailure;
+  let lastAnswerAt = null;
+  const started = performance.now();
+  const result = await autocannon({
+    url,
+    connections,
+    amount: list.length,
+    timeout: 30,
+    requests: [
+      {
+        setupRequest: (request) => {
+          const item = list[next++];
+          if (item === undefined) extra++;
+          const { method, path: p, body } = item ?? list[list.length - 1];
+          return { ...request, method, path: p, headers: { 'x-client-api-key': SANDBOX_KEY, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body } : {}) };
+        },
+        onResponse: (status, body) => {
+          lastAnswerAt = performance.now();
+          statuses.set(status, (statuses.get(status) ?? 0) + 1);
+          if (status < 200 || status >= 300) firstFailure ??= { status, body };
+        },
+      },
+    ],
+  });
+  const seconds = ((lastAnswerAt ?? performance.now()) - started) / 1000;
+  const problems = [];
+  if (result.non2xx > 0) problems.push(`${result.non2xx} non-2xx answers (first: HTTP ${firstFailure?.status} ${String(firstFailure?.body).slice(0, 300)})`);
+  if (result.errors + result.timeouts > 0) problems.push(`${result.errors + result.timeouts} connection errors/timeouts`);
+  if (extra > 0) problems.push(`autocannon asked for ${extra} requests more than the list holds`);
+  return { seconds, requests: list.length, p50: result.latency.p50, p99: result.latency.p99, problem: problems.join('; ') || undefined };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The steps.
+
+const steps = [];
+
+async function step(name, work) {
+  console.log(`\n▶ ${name}`);
+  try {
+    const value = await work();
+    const problem = value && typeof value === 'object' && 'problem' in value ? value.problem : undefined;
+    if (problem) {
+      console.log(`  FAILED: ${problem}`);
+      steps.push({ name, ok: false, problem });
+      return null;
+    }
+    steps.push({ name, ok: true });
+    return value;
+  } catch (error) {
+    console.log(`  FAILED: ${error.message}`);
+    steps.push({ name, ok: false, problem: error.message });
+    return null;
+  }
+}
+
+const fmtInt = (n) => (n === null || n === undefined || Number.isNaN(n) ? '–' : Math.round(n).toLocaleString('en-US'));
+const fmtMb = (kb) => (kb === null || kb === undefined ? 'n/a' : `${(kb / 1024).toFixed(1)} MB`);
+
+/** One comparison: autocannon, fraudctl, autocannon, on the same GETs. */
+async function compare(label, sandbox, settings, ids, idFile, { json }) {
+  const gets = ids.flatMap((id) => (json ? [{ method: 'GET', path: `/event/${id}` }] : [{ method: 'GET', path: `/event/${id}` }, { method: 'GET', path: `/event/${id}/risk-assessment` }]));
+  const c = settings.connections;
+  const ac = async (n) => {
+    const r = await step(`${label}: autocannon #${n}, ${fmtInt(gets.length)} GETs, ${c} connections`, () => autocannonRun(sandbox.url, gets, c));
+    if (r) console.log(`  ${fmtInt(ids.length / r.seconds)} ids/s (${fmtInt(r.requests / r.seconds)} req/s), p50 ${r.p50} ms, p99 ${r.p99} ms`);
+    return r ? ids.length / r.seconds : null;
+  };
+  const before = await ac(1);
+  const args = ['show', '--from', idFile, '--concurrency', String(c), ...(json ? ['--json'] : []), '--base-url', sandbox.url];
+  const cli = await step(`${label}: fraudctl ${args.join(' ')}`, async () => {
+    const outFile = path.join(tempDir, json ? 'rows.jsonl' : 'rows.txt');
+    const result = await runFraudctl(args, { env: isolatedEnv({ FRAUDCTL_API_KEY: SANDBOX_KEY }), outFile, timeoutMs: Math.max(60_000, (ids.length / SLOWEST_IDS_PER_SECOND) * 1000) });
+    const lines = readFileSync(outFile, 'utf8').trimEnd().split('\n');
+    const rows = json ? lines : lines.slice(1, -1);
+    const shownIds = rows.map((l) => (json ? JSON.parse(l).id : l.split(' ')[0]));
+    const problems = [];
+    if (result.timedOut) problems.push(`killed after ${result.seconds.toFixed(0)} s`);
+    else if (result.code !== 0) problems.push(`fraudctl exited ${result.signal ?? `with code ${result.code}`}\n${result.stderr.trim()}`);
+    if (shownIds.length !== ids.length || shownIds.some((id, i) => id !== ids[i])) problems.push(`${shownIds.length} rows, not the ${ids.length} ids in order`);
+    const idsPerSecond = ids.length / result.seconds;
+    console.log(`  exit ${result.code}, ${result.seconds.toFixed(2)} s wall: ${fmtInt(idsPerSecond)} ids/s, peak RSS ${fmtMb(result.peakKb)}, CPU ${result.cpuSeconds?.toFixed(1) ?? 'n/a'} s`);
+    return { idsPerSecond, peakKb: result.peakKb, problem: problems.join('; ') || undefined };
+  });
+  const after = await ac(2);
+  const baselines = [before, after].filter((r) => r !== null);
+  const baseline = baselines.length ? baselines.reduce((a, b) => a + b, 0) / baselines.length : null;
+  const ratio = cli && baseline ? cli.idsPerSecond / baseline : null;
+  return { label, cli: cli?.idsPerSecond ?? null, seconds: cli ? ids.length / cli.idsPerSecond : null, peakKb: cli?.peakKb ?? null, baseline, ratio };
+}
+
+/** The median wall time of five `fraudctl show <id> --json`: what one process costs before its first request, and the request. */
+async function startupSeconds(sandbox, id) {
+  const times = [];
+  for (let i = 0; i < 5; i++) {
+    const result = await runFraudctl(['show', id, '--json', '--base-url', sandbox.url], { env: isolatedEnv({ FRAUDCTL_API_KEY: SANDBOX_KEY }), outFile: path.join(tempDir, 'one.json'), timeoutMs: 30_000 });
+    if (result.code !== 0) return { problem: `fraudctl show ${id} exited ${result.code}: ${result.stderr.trim()}` };
+    times.push(result.seconds);
+  }
+  times.sort((a, b) => a - b);
+  console.log(`  ${times.map((t) => t.toFixed(3)).join(', ')} s; median ${times[2].toFixed(3)} s`);
+  return { seconds: times[2] };
+}
+
+async function main(settings) {
+  installCleanup();
+  const runId = Date.now().toString(36);
+  console.log(`node ${process.version}, ${os.cpus().length} CPUs (load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}), ${fmtInt(settings.ids)} ids, ${settings.connections} connections, run ${runId}`);
+
+  const next = createEventGenerator({ idPrefix: `bench-show-${runId}` });
+  const events = Array.from({ length: settings.ids }, () => next());
+  const ids = events.map((e) => e.id);
+  const idFile = path.join(tempDir, 'ids.txt');
+  writeFileSync(idFile, `${ids.join('\n')}\n`);
+
+  const sandbox = await step('start fraudctl sandbox serve', async () => {
+    const s = await startSandbox(path.join(tempDir, 'bench.db'));
+    console.log(`  ${s.url}`);
+    return s;
+  });
+  const results = [];
+  let startup = null;
+  try {
+    if (sandbox) {
+      const stored = await step(`store ${fmtInt(ids.length)} events (POST /event, autocannon)`, () => autocannonRun(sandbox.url, events.map((e) => ({ method: 'POST', path: '/event', body: e.body })), 16));
+      if (stored) {
+        await step('warm-up: GET every event once (not counted)', () => autocannonRun(sandbox.url, ids.map((id) => ({ method: 'GET', path: `/event/${id}` })), settings.connections));
+        results.push(await compare('table', sandbox, settings, ids, idFile, { json: false }));
+        results.push(await compare('--json', sandbox, settings, ids, idFile, { json: true }));
+        startup = (await step('fraudctl start-up: show <one id> --json, 5 times', () => startupSeconds(sandbox, ids[0])))?.seconds ?? null;
+      }
+    }
+  } finally {
+    if (sandbox) await stopSandbox(sandbox);
+  }
+
+  console.log(`\nload average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  if (startup !== null) console.log(`fraudctl start-up (show <one id> --json, median of 5): ${startup.toFixed(3)} s`);
+  for (const r of results) {
+    const verdict = r.ratio === null ? 'not measured' : r.ratio >= TARGET_RATIO ? 'met' : 'NOT met';
+    const warm = startup !== null && r.seconds !== null && r.baseline !== null && r.seconds > startup ? settings.ids / (r.seconds - startup) : null;
+    console.log(
+      `${r.label.padEnd(7)} fraudctl ${fmtInt(r.cli)} ids/s · autocannon ${fmtInt(r.baseline)} ids/s (mean of 2) · ratio ${r.ratio?.toFixed(2) ?? '–'} (target ≥ ${TARGET_RATIO.toFixed(2)}: ${verdict})` +
+        `${warm !== null ? ` · without start-up ${fmtInt(warm)} ids/s, ratio ${(warm / r.baseline).toFixed(2)}` : ''} · peak RSS ${fmtMb(r.peakKb)}`,
+    );
+  }
+  const failed = steps.filter((s) => !s.ok);
+  if (failed.length) {
+    console.error(`\nbench-show: ${failed.length} step(s) failed:`);
+    for (const s of failed) console.error(`  - ${s.name}: ${s.problem.split('\n')[0]}`);
+    return 1;
+  }
+  return 0;
+}
+
+main(readSettings()).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error) => {
+    console.error(`bench-show: ${error.stack ?? error.message}`);
+    process.exitCode = 1;
+  },
+);

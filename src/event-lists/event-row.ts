@@ -1,0 +1,129 @@
+import type { ApiClient } from '../api/api-client.js';
+import { ApiError, BadResponseError, NETWORK_ERROR_TYPES, NetworkError, NotTheServiceError } from '../api/api-error.js';
+import { CliError, ExitCode, type ExitCodeValue } from '../errors/cli-error.js';
+import type { IdListEntry } from '../id-lists/id-list.js';
+
+/*
+ * One id of a list, from its entry to its row: the event (its summary, and its risk assessment
+ * for the decision), "not found", or why there is no answer. Every id gives exactly one row,
+ * so a list of 500 lines gives 500 rows, whatever happened to each.
+ */
+
+/** What went wrong for one id, in the error shape the service uses, plus fraudctl's own words. */
+export interface RowError {
+  /** The HTTP status, or null when no answer came (or the input line named no id). */
+  status: number | null;
+  errorType: string;
+  errorCodes: readonly string[];
+  requestId: string | null;
+  /** The failure in words (already safe to print), for the table. */
+  message: string;
+}
+
+/**
+ * - found: the summary (and the risk assessment, when asked for);
+ * - not-found: the service does not know the id (404);
+ * - invalid: the id names no event at all: the service refused it as malformed (400, 422
+ *   `eventId:INVALID_FORMAT`), or the input line has no id (a results line of an event never
+ *   stored, a line that is not JSON). Like not-found, the list's answer for that line;
+ * - error: no answer (unavailable, network, a body fraudctl cannot read): try again later.
+ */
+export type EventRow =
+  | { kind: 'found'; id: string; summary: unknown; assessment: unknown }
+  | { kind: 'not-found'; id: string; error: RowError }
+  | { kind: 'invalid'; id: string | null; where: string; error: RowError }
+  | { kind: 'error'; id: string; where: string; error: RowError; exitCode: ExitCodeValue };
+
+/** A row that ends the list: the key was refused, or the URL is not the service's. */
+export interface FatalRow {
+  kind: 'fatal';
+  error: CliError;
+}
+
+/** The fetch was abandoned (Ctrl-C): the list stops before this row. */
+export interface InterruptedRow {
+  kind: 'interrupted';
+}
+
+export interface FetchOptions {
+  /** Also GET the risk assessment, for the decision (the table and CSV show it; --json prints the summary alone). */
+  withDecision: boolean;
+  /** True once the list was interrupted: a failure then is the abort, not the service's. */
+  aborted(): boolean;
+}
+
+/** The id reader's words for a line it could not take an id from, as error codes. */
+const PROBLEM_CODES: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^not JSON/, 'NOT_JSON'],
+  [/^not a JSON object/, 'NOT_AN_OBJECT'],
+  [/^no id/, 'NO_ID'],
+];
+
+function problemRow(entry: IdListEntry): EventRow {
+  const problem = entry.problem ?? 'no id';
+  const code = PROBLEM_CODES.find(([pattern]) => pattern.test(problem))?.[1];
+  return {
+    kind: 'invalid',
+    id: null,
+    where: entry.where,
+    error: { status: null, errorType: 'INVALID_LINE', errorCodes: code ? [code] : [], requestId: null, message: `${entry.where}: ${problem}` },
+  };
+}
+
+/** GET the event (and its risk assessment) for one entry of the list; never rejects for a failure of the service. */
+export async function fetchRow(client: ApiClient, entry: IdListEntry, options: FetchOptions): Promise<EventRow | FatalRow | InterruptedRow> {
+  if (options.aborted()) return { kind: 'interrupted' };
+  if (entry.id === null) return problemRow(entry);
+  const id = entry.id;
+  try {
+    const summary = await client.getEvent(id);
+    const assessment = options.withDecision ? await client.getRiskAssessment(id) : undefined;
+    return { kind: 'found', id, summary: summary.body, assessment: assessment?.body };
+  } catch (error) {
+    if (options.aborted()) return { kind: 'interrupted' };
+    return failedRow(entry, id, error);
+  }
+}
+
+function failedRow(entry: IdListEntry, id: string, error: unknown): EventRow | FatalRow {
+  if (error instanceof ApiError) {
+    // Every other id would get the same answer: stop at once, as a batch does.
+    if (error.status === 401 || error.status === 403) return { kind: 'fatal', error };
+    const fields = { status: error.status, errorType: error.errorType ?? `HTTP_${error.status}`, errorCodes: error.errorCodes, requestId: error.requestId, message: error.message };
+    if (error.status === 404) return { kind: 'not-found', id, error: fields };
+    if (error.status === 400 || error.status === 422) return { kind: 'invalid', id, where: entry.where, error: fields };
+    return { kind: 'error', id, where: entry.where, error: fields, exitCode: error.exitCode };
+  }
+  if (error instanceof NetworkError) {
+    return { kind: 'error', id, where: entry.where, error: { status: null, errorType: NETWORK_ERROR_TYPES[error.failure], errorCodes: [], requestId: null, message: error.message }, exitCode: error.exitCode };
+  }
+  // A 404 that is not the service's (an HTML page, a route not found) is the wrong URL, not a
+  // missing event (the client decides, contract.md rule 2): no id would be found, so stop.
+  if (error instanceof NotTheServiceError) return { kind: 'fatal', error };
+  if (error instanceof BadResponseError) {
+    return { kind: 'error', id, where: entry.where, error: { status: null, errorType: 'BAD_RESPONSE', errorCodes: [], requestId: null, message: error.message }, exitCode: error.exitCode };
+  }
+  throw error;
+}
+
+/**
+ * How bad a row's failure is, for the exit code of the list: the worst one wins. Not found (and
+ * invalid: no event by that name either) is the mildest, the list's answer for that id; then
+ * another refusal by the service; no answer (unavailable, network); an answer fraudctl could
+ * not read. A refused key never gets here: it stops the list (exit 3).
+ */
+const SEVERITY: readonly ExitCodeValue[] = [ExitCode.OK, ExitCode.NOT_FOUND, ExitCode.REJECTED, ExitCode.UNAVAILABLE, ExitCode.FAILURE];
+
+export function exitCodeOf(row: EventRow): ExitCodeValue {
+  if (row.kind === 'found') return ExitCode.OK;
+  if (row.kind === 'not-found' || row.kind === 'invalid') return ExitCode.NOT_FOUND;
+  return row.exitCode;
+}
+
+export function worse(a: ExitCodeValue, b: ExitCodeValue): ExitCodeValue {
+  const rank = (code: ExitCodeValue) => {
+    const i = SEVERITY.indexOf(code);
+    return i === -1 ? SEVERITY.length : i;
+  };
+  return rank(b) > rank(a) ? b : a;
+}

@@ -1,0 +1,119 @@
+import { once, setMaxListeners } from 'node:events';
+import { pMapIterable } from 'p-map';
+import { CliError, ExitCode } from '../errors/cli-error.js';
+import { readIdList } from '../id-lists/id-list.js';
+import type { Session } from '../session.js';
+import { fetchRow, type EventRow } from './event-row.js';
+import { count, ListCounts } from './list-counts.js';
+import { createProgressLine } from './progress-line.js';
+
+/*
+ * `show` for many ids: a row per id, in input order, as a compact table, JSON Lines or CSV.
+ *
+ * Ids stream from the id reader into p-map's pMapIterable, which runs `concurrency` fetches at
+ * once through the one API client (a pool of as many connections, the retry policy of any
+ * `show`) and hands rows back in input order. A row is written as soon as every earlier one
+ * is: at most 2 × concurrency ids are between the reader and stdout (in flight or waiting for
+ * an earlier one), and a slow stdout holds the fetching back, so memory stays flat however
+ * long the list.
+ *
+ * Stops early for a refused key or a URL that is not the service (every id would fail the
+ * same way), for Ctrl-C (requests in flight are abandoned: a GET is safe to drop; rows are
+ * written up to the first one not finished, exit 130), and for a closed stdout (`| head`).
+ */
+
+export type ListFormat = 'table' | 'json' | 'csv';
+
+export interface ShowListOptions {
+  ids: readonly string[];
+  /** `--from`: a file, `-` for stdin, or undefined. */
+  from: string | undefined;
+  format: ListFormat;
+  concurrency: number;
+}
+
+interface RowWriter {
+  /** The text of one row, newline included; the header goes before the first. */
+  row(row: EventRow): string;
+  /** The header alone, for a list without rows ('' when there is none to write). */
+  header(): string;
+}
+
+async function rowWriter(session: Session, format: ListFormat): Promise<RowWriter> {
+  if (format === 'json') {
+    const { listJsonLine } = await import('../render/event-list.js');
+    return { header: () => '', row: (row) => `${listJsonLine(row)}\n` };
+  }
+  if (format === 'csv') {
+    const { csvHeader, csvRow } = await import('../render/event-list-csv.js');
+    return { header: csvHeader, row: csvRow };
+  }
+  const output = await session.output();
+  const { createListTable } = await import('../render/event-list.js');
+  const table = createListTable(output.style, output.columns);
+  return { header: () => `${table.header()}\n`, row: (row) => `${table.row(row)}\n` };
+}
+
+export async function showList(session: Session, options: ShowListOptions): Promise<void> {
+  const { context } = session;
+  const { stdout } = context;
+  const abort = new AbortController();
+  // Every request in flight listens for the abort (Ctrl-C).
+  setMaxListeners(options.concurrency + 16, abort.signal);
+  const client = await session.client({ connections: options.concurrency, signal: abort.signal });
+  const writer = await rowWriter(session, options.format);
+  const counts = new ListCounts();
+  const progress = createProgressLine(context.stderr, { stdoutIsTerminal: Boolean(stdout.isTTY) });
+
+  let finished = false;
+  let interrupted = false;
+  void context.waitForShutdown().then(() => {
+    if (finished) return;
+    interrupted = true;
+    abort.abort();
+  });
+  // A reader that goes away (`| head`) ends the process at once and quietly (main.ts).
+  let headerWritten = false;
+  const write = async (text: string) => {
+    if (!stdout.write(text)) await Promise.race([once(stdout, 'drain'), once(stdout, 'close')]).catch(() => {});
+  };
+
+  const entries = readIdList({ args: options.ids, from: options.from, results: 'every' }, context);
+  const fetchOptions = { withDecision: options.format !== 'json', aborted: () => abort.signal.aborted };
+  const rows = pMapIterable(entries, (entry) => fetchRow(client, entry, fetchOptions), { concurrency: options.concurrency, backpressure: options.concurrency * 2 });
+  let fatal: CliError | undefined;
+  try {
+    for await (const row of rows) {
+      if (row.kind === 'interrupted') break;
+      if (row.kind === 'fatal') {
+        fatal = row.error;
+        abort.abort();
+        break;
+      }
+      progress.beforeRows();
+      await write(headerWritten ? writer.row(row) : writer.header() + writer.row(row));
+      headerWritten = true;
+      counts.add(row);
+      progress.update(counts);
+    }
+    // The progress line goes before the count line comes.
+    progress.stop();
+    if (fatal) throw fatal;
+    if (!headerWritten) await write(writer.header());
+    // The count line belongs to the table; beside JSON Lines or CSV it goes to stderr, so stdout stays data.
+    const summary = interrupted ? `interrupted after ${count(counts.total)} ids: ${counts.text()}` : counts.text();
+    if (options.format === 'table') await write(`${summary}\n`);
+    else context.stderr.write(`${summary}\n`);
+  } finally {
+    finished = true;
+    progress.stop();
+  }
+
+  if (interrupted) throw new CliError(`interrupted after ${count(counts.total)} ids`, ExitCode.INTERRUPTED);
+  if (counts.worst === ExitCode.OK) return;
+  const words = [[counts.notFound, 'not found'], [counts.invalid, 'invalid'], [counts.errors, 'failed']] as const;
+  const what = words.filter(([n]) => n > 0).map(([, w]) => w);
+  const failed = counts.notFound + counts.invalid + counts.errors;
+  const listed = what.length > 1 ? `${what.slice(0, -1).join(', ')} or ${what.at(-1)}` : what[0];
+  throw new CliError(`${count(failed)} of ${count(counts.total)} ids ${listed}`, counts.worst, counts.errors > 0 || counts.invalid > 0 ? 'the rows say why' : undefined);
+}

@@ -1,0 +1,158 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeServer, type FakeServer } from '../api/fake-server.js';
+import { useSandboxForCli } from '../support/cli-against-sandbox.js';
+import { cliEnv, runCli, startCli, type RunningCli } from '../support/cli.js';
+
+/*
+ * `fraudctl show ID --watch`, as processes: against the sandbox with a second fraudctl changing
+ * the event; against a scripted server for what the sandbox cannot do on demand (throttling with
+ * Retry-After, a dropped connection, a state this build does not know).
+ */
+
+const cli = useSandboxForCli();
+let n = 0;
+async function reviewEvent(): Promise<string> {
+  const id = `watch-${++n}`;
+  const res = await cli.sb.call('POST', '/event', { body: { id, amount: 1500, currency: 'EUR' } });
+  expect((res.json as { state: string }).state).toBe('PENDING_REVIEW');
+  return id;
+}
+const STAMP = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ';
+const watch = (args: string[], env = cli.env()): RunningCli => startCli(['show', ...args, '--watch', '--interval', '1'], { env });
+const lines = (text: string) => text.trimEnd().split('\n');
+
+describe('fraudctl show --watch against the sandbox', () => {
+  it('prints the summary, then a line for each change another process makes, and stops at a final state (exit 0)', async () => {
+    const id = await reviewEvent();
+    const run = watch([id]);
+    await expect.poll(() => run.output().stdout, { timeout: 10_000 }).toMatch(new RegExp(`${STAMP}  state PENDING_REVIEW · decision REVIEW · comments –\\n$`));
+    expect(run.output().stdout).toMatch(/│ state\s+│ PENDING_REVIEW/);
+    expect(run.output().stderr).toContain(`watching ${id} every 1 s until APPROVED, DECLINED or FRAUD_CONFIRMED`);
+
+    expect((await cli.run(['set-state', id, '--state', 'IN_REVIEW', '--comments', 'called the customer'])).code).toBe(0);
+    await expect.poll(() => run.output().stdout, { timeout: 10_000 }).toMatch(new RegExp(`${STAMP}  state PENDING_REVIEW → IN_REVIEW · comments "called the customer"\\n$`));
+    expect((await cli.run(['set-state', id, '--comments', 'waiting for documents'])).code).toBe(0);
+    await expect.poll(() => run.output().stdout, { timeout: 10_000 }).toMatch(new RegExp(`${STAMP}  comments "waiting for documents"\\n$`));
+    expect((await cli.run(['set-state', id, '--state', 'DECLINED'])).code).toBe(0);
+
+    const result = await run.done;
+    expect(result.code).toBe(0);
+    expect(lines(result.stdout).slice(-4).map((l) => l.replace(new RegExp(`^${STAMP}  `), ''))).toEqual([
+      'state PENDING_REVIEW · decision REVIEW · comments –',
+      'state PENDING_REVIEW → IN_REVIEW · comments "called the customer"',
+      'comments "waiting for documents"',
+      'state IN_REVIEW → DECLINED',
+    ]);
+    expect(result.stderr).toContain(`${id} reached DECLINED, a final state`);
+  });
+
+  it('--until stops at the state asked for', async () => {
+    const id = await reviewEvent();
+    const run = watch([id, '--until', 'ESCALATED']);
+    await expect.poll(() => run.output().stderr, { timeout: 10_000 }).toContain('until ESCALATED');
+    expect((await cli.run(['set-state', id, '--state', 'IN_REVIEW'])).code).toBe(0);
+    await expect.poll(() => run.output().stdout, { timeout: 10_000 }).toContain('state PENDING_REVIEW → IN_REVIEW');
+    expect(run.child.exitCode).toBeNull();
+    expect((await cli.run(['set-state', id, '--state', 'ESCALATED'])).code).toBe(0);
+    const result = await run.done;
+    expect(result.code).toBe(0);
+    expect(lines(result.stdout).at(-1)).toMatch(/state IN_REVIEW → ESCALATED$/);
+    expect(result.stderr).toContain(`${id} reached ESCALATED`);
+  });
+
+  it('an event already in a final state: the summary, and done (exit 0)', async () => {
+    expect((await cli.sb.call('POST', '/event', { body: { id: 'watch-final', amount: 5, currency: 'EUR' } })).status).toBe(201);
+    const result = await runCli(['show', 'watch-final', '--watch'], { env: cli.env() });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/│ state\s+│ APPROVED/);
+    expect(result.stderr).toContain('watch-final reached APPROVED, a final state: nothing to watch');
+  });
+
+  it('--json: the summary as one JSON line at the start and at each change', async () => {
+    const id = await reviewEvent();
+    const run = watch([id, '--json']);
+    await expect.poll(() => run.output().stdout, { timeout: 10_000 }).toContain('\n');
+    expect((await cli.run(['set-state', id, '--state', 'APPROVED', '--comments', 'ok'])).code).toBe(0);
+    const result = await run.done;
+    expect(result.code).toBe(0);
+    const bodies = lines(result.stdout).map((l) => JSON.parse(l) as { state: string; comments: string | null });
+    expect(bodies.map((b) => [b.state, b.comments])).toEqual([['PENDING_REVIEW', null], ['APPROVED', 'ok']]);
+    expect(bodies[1]).toEqual((await cli.sb.call('GET', `/event/${id}`)).json);
+  });
+
+  it('Ctrl-C stops it: exit 130', async () => {
+    const id = await reviewEvent();
+    const run = watch([id]);
+    await expect.poll(() => run.output().stderr, { timeout: 10_000 }).toContain('watching');
+    run.child.kill('SIGINT');
+    const result = await run.done;
+    expect(result.code).toBe(130);
+    expect(result.stderr).toMatch(new RegExp(`^error: stopped watching ${id}$`, 'm'));
+  });
+
+  it('an id the service does not know ends it at once, as show does (exit 4)', async () => {
+    const result = await runCli(['show', 'watch-nope', '--watch'], { env: cli.env() });
+    expect(result.code).toBe(4);
+    expect(result.stderr).toMatch(/^error: no event "watch-nope"/m);
+  });
+});
+
+describe('fraudctl show --watch against a scripted server', () => {
+  let server: FakeServer;
+  /** The next summary answers, one per GET /event/{id}; the last one repeats. */
+  let steps: Array<(res: ServerResponse) => void>;
+  let summaryAt: number[];
+  beforeAll(async () => {
+    server = await startFakeServer();
+  });
+  afterAll(() => server.close());
+  beforeEach(() => {
+    summaryAt = [];
+    server.script((res: ServerResponse, _req: IncomingMessage, recorded) => {
+      if (recorded.url.endsWith('/risk-assessment')) return send(res, 200, { eventId: 'e-1', actionType: 'REVIEW', totalRiskScore: 50, alerts: [], listMatches: [] });
+      summaryAt.push(Date.now());
+      (steps.length > 1 ? steps.shift()! : steps[0]!)(res);
+    });
+  });
+  const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  };
+  const state = (s: string, comments: string | null = null) => (res: ServerResponse) => send(res, 200, { id: 'e-1', totalScore: 50, state: s, comments, allowlistMatch: false, denylistMatch: false });
+  const env = () => cliEnv({ HOME: cli.dir, XDG_CONFIG_HOME: `${cli.dir}/config`, FRAUDCTL_BASE_URL: server.url, FRAUDCTL_API_KEY: 'k-test-0123456789' });
+
+  it('a 503 the client cannot wait out within --timeout: a line on stderr, and the next check no sooner than Retry-After', async () => {
+    const unavailable = (res: ServerResponse) => send(res, 503, { requestId: 'r-503', errorType: 'SERVICE_UNAVAILABLE', errorCodes: ['OVERLOADED'] }, { 'retry-after': '3' });
+    steps = [state('PENDING_REVIEW'), unavailable, state('APPROVED')];
+    const result = await runCli(['show', 'e-1', '--watch', '--interval', '1', '--timeout', '1'], { env: env(), timeoutMs: 20_000 });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(new RegExp(`^${STAMP}  no answer: .*; next check in 3 s$`, 'm'));
+    expect(summaryAt).toHaveLength(3);
+    expect(summaryAt[2]! - summaryAt[1]!).toBeGreaterThanOrEqual(2_900);
+    expect(lines(result.stdout).at(-1)).toMatch(/state PENDING_REVIEW → APPROVED$/);
+  });
+
+  it('a dropped connection is a line on stderr, not an exit; the watch goes on', async () => {
+    const drop = (res: ServerResponse) => res.socket?.destroy();
+    steps = [state('PENDING_REVIEW'), drop, drop, drop, drop, state('DECLINED', 'chargeback')];
+    const result = await runCli(['show', 'e-1', '--watch', '--interval', '1'], { env: env(), timeoutMs: 20_000 });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(new RegExp(`^${STAMP}  no answer: the connection to .* dropped while fetching event "e-1".*; next check in 2 s$`, 'm'));
+    expect(lines(result.stdout).at(-1)).toMatch(/state PENDING_REVIEW → DECLINED · comments "chargeback"$/);
+  });
+
+  it('a state this build does not know is a change worth showing, and ends the watch', async () => {
+    steps = [state('PENDING_REVIEW'), state('ON_HOLD_BY_PARTNER\u001b[2J')];
+    const result = await runCli(['show', 'e-1', '--watch', '--interval', '1'], { env: env() });
+    expect(result.code).toBe(0);
+    expect(lines(result.stdout).at(-1)).toMatch(/state PENDING_REVIEW → ON_HOLD_BY_PARTNER\\x1b\[2J$/);
+    expect(result.stderr).toContain('e-1 is in ON_HOLD_BY_PARTNER\\x1b[2J, a state this build does not know');
+  });
+
+  it('the event gone (404) ends it with exit 4', async () => {
+    steps = [state('PENDING_REVIEW'), (res) => send(res, 404, { requestId: 'r', errorType: 'NOT_FOUND', errorCodes: ['EVENT_NOT_FOUND'] })];
+    const result = await runCli(['show', 'e-1', '--watch', '--interval', '1'], { env: env() });
+    expect(result.code).toBe(4);
+  });
+});

@@ -1,0 +1,116 @@
+import fc from 'fast-check';
+import stringWidth from 'string-width';
+import { describe, expect, it } from 'vitest';
+import type { EventRow } from '../../src/event-lists/event-row.js';
+import { createStyle } from '../../src/render/colours.js';
+import { columnWidths, createListTable, listJsonLine } from '../../src/render/event-list.js';
+import { ACTIVE_EXCEPT_NEWLINE, CLEAR_SCREEN, OSC_TITLE, RLO, SGR, hostileJson, hostileString } from './hostile-text.js';
+
+const plain = createStyle(0);
+const coloured = createStyle(1);
+
+const found = (id: string, fields: Record<string, unknown> = {}, actionType: unknown = 'REVIEW'): EventRow => ({
+  kind: 'found',
+  id,
+  summary: { id, state: 'PENDING_REVIEW', totalScore: 50, amount: 1649, currency: 'USD', userEmail: 'm.voss@example.org', eventDate: '2026-11-20T22:41:17Z', comments: 'called the customer', ...fields },
+  assessment: { eventId: id, actionType, totalRiskScore: 50 },
+});
+const notFound = (id: string): EventRow => ({ kind: 'not-found', id, error: { status: 404, errorType: 'NOT_FOUND', errorCodes: ['EVENT_NOT_FOUND'], requestId: 'r', message: 'no event' } });
+
+describe('the compact list table', () => {
+  it('off a terminal: the preferred widths, nothing cut, no trailing blanks', () => {
+    const table = createListTable(plain, null);
+    expect(table.header()).toBe('id                    state            decision  score            amount  email                         event date            comments');
+    const long = 'a comment much longer than any terminal is wide, '.repeat(5).trim();
+    const row = table.row(found('ord-1002', { comments: long }));
+    expect(row).toBe(`ord-1002              PENDING_REVIEW   REVIEW       50      1,649.00 USD  m.voss@example.org            2026-11-20T22:41:17Z  ${long}`);
+    expect(table.row(notFound('ord-9'))).toBe('ord-9                 not found');
+  });
+
+  it('nulls and missing fields are dashes; an amount without a currency is the number alone', () => {
+    const row = createListTable(plain, null).row(found('e-1', { state: null, amount: 12.5, currency: null, userEmail: undefined, comments: null }, null));
+    expect(row).toMatch(/^e-1\s+–\s+–\s+50\s+12\.50\s+–\s+2026-11-20T22:41:17Z\s+–$/);
+  });
+
+  it('on a terminal: every line fits its width, the comments cut with …', () => {
+    for (const columns of [60, 80, 100, 120, 160, 220]) {
+      const table = createListTable(coloured, columns);
+      const lines = [table.header(), table.row(found('ord-1002', { comments: 'x'.repeat(500) })), table.row(notFound('ord-9'))];
+      for (const line of lines) expect(stringWidth(line), `${columns}: ${line}`).toBeLessThanOrEqual(columns);
+      expect(lines[1]).toMatch(/…$/);
+      expect(lines[1]).toMatch(/^ord-1002 /);
+    }
+  });
+
+  it('grows the columns that can grow as the terminal widens, the comments last', () => {
+    const narrow = columnWidths(100);
+    const wide = columnWidths(150);
+    expect(narrow).toEqual({ id: 8, state: 15, decision: 8, score: 5, amount: 12, email: 12, eventDate: 20 });
+    expect(wide.email).toBeGreaterThan(narrow.email);
+    expect(wide.id).toBeGreaterThan(narrow.id);
+    expect(columnWidths(500)).toEqual(columnWidths(null));
+  });
+
+  it('never cuts an id: a long one pushes its row on, and the comments take what is left', () => {
+    const id = `ord-${'9'.repeat(60)}`;
+    const line = createListTable(plain, 120).row(found(id));
+    expect(line.startsWith(`${id}  PENDING_REVIEW`)).toBe(true);
+    expect(stringWidth(line)).toBeLessThanOrEqual(120);
+  });
+
+  it('cuts by display width: wide characters count two', () => {
+    const line = createListTable(plain, 100).row(found('ord-1', { userEmail: '顧客顧客顧客顧客@例え.jp', comments: '電話で確認しました。'.repeat(10) }));
+    expect(stringWidth(line)).toBeLessThanOrEqual(100);
+    expect(line).toContain('…');
+  });
+
+  it('an input line without an id shows where it was; other failures their error type', () => {
+    const table = createListTable(plain, null);
+    const invalid: EventRow = { kind: 'invalid', id: null, where: 'results.jsonl:7', error: { status: null, errorType: 'INVALID_LINE', errorCodes: ['NO_ID'], requestId: null, message: '' } };
+    expect(table.row(invalid)).toBe('(results.jsonl:7)     invalid INVALID_LINE (NO_ID)');
+    const error: EventRow = { kind: 'error', id: 'e-2', where: 'ids.txt:2', exitCode: 6, error: { status: null, errorType: 'TIMEOUT', errorCodes: [], requestId: null, message: '' } };
+    expect(table.row(error)).toBe('e-2                   error TIMEOUT');
+  });
+
+  it('colours the decision and nothing else of the service\'s text', () => {
+    const line = createListTable(coloured, null).row(found('e-1', {}, 'DECLINE'));
+    expect(line).toContain(coloured.decline('DECLINE '));
+    expect(line.replace(SGR, '')).toMatch(/^e-1\s+PENDING_REVIEW\s+DECLINE\s+50/);
+  });
+
+  it('whatever the service sends, no row holds a terminal control or a line break, and none is wider than the terminal', () => {
+    fc.assert(
+      fc.property(hostileString, hostileJson, hostileJson, hostileString, fc.integer({ min: 40, max: 300 }), (id, summary, assessment, comments, columns) => {
+        const base = typeof summary === 'object' && summary !== null && !Array.isArray(summary) ? summary : { state: summary };
+        const row: EventRow = { kind: 'found', id, summary: { ...base, comments }, assessment };
+        for (const style of [plain, coloured]) {
+          for (const width of [null, columns]) {
+            const line = createListTable(style, width).row(row).replace(SGR, '');
+            expect(line).not.toMatch(ACTIVE_EXCEPT_NEWLINE);
+            expect(line).not.toContain('\n');
+          }
+        }
+        const fitted = createListTable(plain, columns).row({ ...row, id: 'e-1' });
+        expect(stringWidth(fitted)).toBeLessThanOrEqual(columns);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('escapes a known attack in every column', () => {
+    const evil = `${CLEAR_SCREEN}${OSC_TITLE}${RLO}`;
+    const line = createListTable(plain, 200).row(found(evil, { state: evil, userEmail: evil, comments: evil, currency: evil }, evil));
+    expect(line).not.toMatch(ACTIVE_EXCEPT_NEWLINE);
+    expect(line).toContain('\\x1b[2J');
+  });
+});
+
+describe('a row as a JSON line', () => {
+  it('is the service\'s body as it came, or the error in the service\'s shape; controls escaped, value equal', () => {
+    const summary = { id: 'e-1', comments: `a${RLO}b\u0085`, extra: { nested: [1, null] } };
+    const line = listJsonLine({ kind: 'found', id: 'e-1', summary, assessment: undefined });
+    expect(line).not.toMatch(ACTIVE_EXCEPT_NEWLINE);
+    expect(JSON.parse(line)).toEqual(summary);
+    expect(JSON.parse(listJsonLine(notFound('e-9')))).toEqual({ id: 'e-9', error: { status: 404, errorType: 'NOT_FOUND', errorCodes: ['EVENT_NOT_FOUND'], requestId: 'r' } });
+  });
+});
