@@ -87,8 +87,17 @@ export async function runDoctor(session: Session): Promise<void> {
     checks.push(...settingsChecks(settings, env));
     if (settings.baseUrl !== null) checks.push(...(await networkChecks(new URL(settings.baseUrl), env)));
     const reachable = !checks.some((c) => ['dns', 'connect', 'tls'].includes(c.check) && c.status === 'fail');
+    let client: Awaited<ReturnType<Session['client']>> | null = null;
     if (reachable && settings.apiKey) {
-      const client = await session.client();
+      try {
+        client = await session.client();
+      } catch (error) {
+        // The client refuses to be made for this URL (plain http:// to another machine): say so, as a check.
+        if (!(error instanceof CliError)) throw error;
+        checks.push({ check: 'service', title: 'service', status: 'fail', detail: error.message, ...(error.hint ? { hint: error.hint } : {}) });
+      }
+    }
+    if (client && settings.apiKey) {
       const found = await serviceChecks(client, newProbeId(), settings.profile);
       checks.push(found.service, found.key);
       if (found.service.status === 'pass') checks.push(await openApiCheck(client));

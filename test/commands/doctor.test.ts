@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv, runCli } from '../support/cli.js';
 import { DEMO_KEY, startTestSandbox, tempDir, type TestSandbox } from '../support/sandbox.js';
+import { makeTestPki, startTlsServer, type TestPki, type TlsServer } from '../support/certificates.js';
 
 /*
  * `fraudctl doctor` against the real sandbox (embedded and served), and against servers that
@@ -126,4 +127,34 @@ describe('fraudctl doctor', () => {
     expect(proxy.detail).toContain('(HTTP_PROXY)');
     expect(result.stdout).not.toContain('s3cret');
   });
+
+  describe('TLS', () => {
+    let pki: TestPki;
+    let good: TlsServer;
+    let expired: TlsServer;
+    beforeAll(async () => {
+      pki = await makeTestPki(tmp.dir);
+      [good, expired] = await Promise.all([startTlsServer(pki.localhost), startTlsServer(pki.expired)]);
+    }, 30_000);
+    afterAll(async () => {
+      await Promise.all([good.close(), expired.close()]);
+    });
+
+    it('a private CA: ✗ TLS pointing at NODE_EXTRA_CA_CERTS; with it set, ✓ TLS naming the certificate and every check passes', async () => {
+      const untrusted = await runCli(['doctor'], { env: env({ FRAUDCTL_BASE_URL: good.url, FRAUDCTL_API_KEY: 'k' }) });
+      expect(untrusted.code).toBe(1);
+      expect(line(untrusted.stdout, 'TLS')).toMatch(/^✗ TLS\s+the certificate \(for localhost, issued by fraudctl test CA, valid until .+\) is not signed by a CA this machine trusts/);
+      expect(untrusted.stdout).toContain('NODE_EXTRA_CA_CERTS is not set');
+      const trusted = await runCli(['doctor'], { env: env({ FRAUDCTL_BASE_URL: good.url, FRAUDCTL_API_KEY: 'k', NODE_EXTRA_CA_CERTS: pki.caFile }) });
+      expect(line(trusted.stdout, 'TLS')).toMatch(/^✓ TLS\s+TLSv1\.[23], certificate for localhost, issued by fraudctl test CA/);
+      expect(line(trusted.stdout, 'service')).toMatch(/^✓/);
+    });
+
+    it('an expired certificate: ✗ TLS with the date it expired', async () => {
+      const result = await runCli(['doctor'], { env: env({ FRAUDCTL_BASE_URL: expired.url, FRAUDCTL_API_KEY: 'k', NODE_EXTRA_CA_CERTS: pki.caFile }) });
+      expect(result.code).toBe(1);
+      expect(line(result.stdout, 'TLS')).toMatch(/^✗ TLS\s+the certificate expired on /);
+    });
+  });
+
 });
