@@ -51,6 +51,8 @@ export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; input
         reject(e as Error);
       }
     });
+    // A process that ends (or is killed) before reading all its input closes the pipe: not the test's failure.
+    child.stdin.on('error', () => {});
     child.stdin.end(options.input ?? '');
   });
 }
@@ -125,6 +127,8 @@ export function startCli(args: string[], options: { env?: NodeJS.ProcessEnv; inp
       }
     });
   });
+  // A process killed before reading all its input closes the pipe: not the test's failure.
+  child.stdin.on('error', () => {});
   if (!options.keepStdinOpen) child.stdin.end(options.input ?? '');
   return { child, done, output: () => ({ stdout, stderr }) };
 }
