@@ -1,4 +1,4 @@
-// The ceiling for scripts/bench-sandbox.mjs: the same framework (Fastify 5) on the same machine
+// The bare-Fastify ceiling for scripts/bench-sandbox.mjs: the same framework (Fastify 5) on the same machine
 // with nothing else — no auth, no schemas, no scoring, no SQLite. POST /event parses the JSON
 // body and answers 201 with a small decision; GET /event/:eventId answers a small summary.
 // Prints `minimal fastify listening on http://127.0.0.1:PORT` once ready; stops on SIGTERM/SIGINT.
