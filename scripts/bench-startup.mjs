@@ -1,94 +1,133 @@
-// Start-up cost of fraudctl, against bare Node measured in the same run.
+// Start-up cost of fraudctl against the floor any Node CLI has, per Node version.
 //
-//   npm run bench:startup            (BENCH_RUNS=40 by default)
+//   npm run bench:startup                                   (the running node)
+//   FRAUDCTL_BENCH_NODES=/path/to/node22:/path/to/node26 npm run bench:startup
+//   node scripts/bench-startup.mjs /path/to/node22 /path/to/node26
 //
-// Prints the median wall time of:
-//   node -e 0                          the floor: starting Node itself
-//   fraudctl --version                 target: at most 1.3 x the floor
-//   fraudctl show <id> --json          against a sandbox already running; target: at most
-//                                      1.3 x (floor + the request itself), where the request
-//                                      is timed in-process on a fresh connection, as the CLI makes it
-//   node -e <one GET with node:http>   for reference: the floor for any CLI written in Node
+// For each Node binary, BENCH_RUNS (default 30) timed runs of each pair, after 3 warm-up runs,
+// the two commands of a pair run one after the other (A B A B …) so that both see the same
+// machine; times are wall clock from spawn to exit, medians:
+//   fraudctl --version          against  node -e 0
+//   fraudctl show <id> --json   against  a fresh `node -e` doing one GET of the same URL with
+//                                        node:http: the floor for any CLI that makes a request
+// The ratio is the median of the pairs' ratios. Targets (on the newest supported Node): both at
+// most 1.30. The show runs go to a sandbox this script starts (`fraudctl sandbox serve`, on the
+// running node), holding one event. Every process gets an environment of its own (temp HOME and
+// XDG directories, so the compile cache starts empty and is warmed by the warm-up runs; nothing
+// inherited but PATH).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import http from 'node:http';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 40);
+const RUNS = Number(process.env.BENCH_RUNS ?? 30);
+const WARMUP = 3;
+const TARGET = 1.3;
 const BIN = fileURLToPath(new URL('../bin/fraudctl.js', import.meta.url));
 const KEY = 'sandbox-demo-key';
 
+const nodes = process.argv.length > 2 ? process.argv.slice(2) : (process.env.FRAUDCTL_BENCH_NODES?.split(':').filter(Boolean) ?? [process.execPath]);
+if (!(Number.isInteger(RUNS) && RUNS > 0)) {
+  console.error(`BENCH_RUNS must be a positive whole number, not "${process.env.BENCH_RUNS}"`);
+  process.exit(2);
+}
+
 const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
-function timeCommand(args, env) {
-  const times = [];
-  for (let i = 0; i < RUNS + 3; i++) {
-    const start = process.hrtime.bigint();
-    const r = spawnSync(process.execPath, args, { env, encoding: 'utf8' });
-    const ms = Number(process.hrtime.bigint() - start) / 1e6;
-    if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-    if (i >= 3) times.push(ms); // the first runs warm the disk cache
+function timeOnce(node, args, env) {
+  const start = process.hrtime.bigint();
+  const r = spawnSync(node, args, { env, encoding: 'utf8' });
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  if (r.status !== 0) throw new Error(`${node} ${args.join(' ')} exited ${r.status ?? r.signal}: ${r.stderr || r.error?.message}`);
+  return ms;
+}
+
+/** A and B in turn, WARMUP + RUNS times each: medians of both and of the pairs' ratios. */
+function pair(node, a, b, env) {
+  const times = { a: [], b: [], ratio: [] };
+  for (let i = 0; i < WARMUP + RUNS; i++) {
+    const ta = timeOnce(node, a, env);
+    const tb = timeOnce(node, b, env);
+    if (i < WARMUP) continue;
+    times.a.push(ta);
+    times.b.push(tb);
+    times.ratio.push(ta / tb);
   }
-  return median(times);
+  return { a: median(times.a), b: median(times.b), ratio: median(times.ratio) };
 }
 
-function requestOnce(url) {
+function startSandbox(dbPath, env) {
   return new Promise((resolve, reject) => {
-    const start = process.hrtime.bigint();
-    const req = http.get(url, { headers: { 'x-client-api-key': KEY }, agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(Number(process.hrtime.bigint() - start) / 1e6));
-    });
-    req.on('error', reject);
-  });
-}
-
-function startSandbox(dbPath) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'sandbox', 'serve', '--port', '0', '--db', dbPath], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [BIN, 'sandbox', 'serve', '--port', '0', '--db', dbPath], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    const onExit = (code) => reject(new Error(`the sandbox exited (${code}) before listening: ${err}`));
+    child.on('exit', onExit);
     child.stdout.on('data', (d) => {
       out += d;
       const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve({ child, url: m[1] });
+      if (m) {
+        child.off('exit', onExit);
+        child.stdout.resume();
+        resolve({ child, url: m[1] });
+      }
     });
-    child.on('exit', (code) => reject(new Error(`sandbox exited ${code}`)));
   });
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'fraudctl-bench-'));
-const env = { PATH: process.env.PATH, HOME: dir, XDG_CONFIG_HOME: join(dir, 'config'), XDG_DATA_HOME: join(dir, 'data'), NO_COLOR: '1' };
-const { child, url } = await startSandbox(join(dir, 'bench.db'));
+const dir = mkdtempSync(join(os.tmpdir(), 'fraudctl-bench-'));
+const sandboxEnv = { PATH: process.env.PATH, HOME: join(dir, 'sandbox-home'), NO_COLOR: '1' };
+const { child, url } = await startSandbox(join(dir, 'bench.db'), sandboxEnv);
+const results = [];
 try {
-  const submit = spawnSync(process.execPath, [BIN, 'submit', 'examples/review.json', '--base-url', url, '--json'], { env: { ...env, FRAUDCTL_API_KEY: KEY }, encoding: 'utf8' });
+  const submitEnv = { ...sandboxEnv, FRAUDCTL_API_KEY: KEY };
+  const submit = spawnSync(process.execPath, [BIN, 'submit', 'examples/review.json', '--base-url', url, '--json'], { env: submitEnv, encoding: 'utf8' });
   if (submit.status !== 0) throw new Error(`submit failed: ${submit.stderr}`);
   const id = JSON.parse(submit.stdout).id;
+  const getScript = `require('node:http').get(${JSON.stringify(`${url}/event/${encodeURIComponent(id)}`)}, { headers: { 'x-client-api-key': ${JSON.stringify(KEY)} } }, (r) => r.resume())`;
 
-  const node = timeCommand(['-e', '0'], env);
-  const version = timeCommand([BIN, '--version'], env);
-  const show = timeCommand([BIN, 'show', id, '--json', '--base-url', url], { ...env, FRAUDCTL_API_KEY: KEY });
-  // For reference: the cheapest possible client, a fresh Node process doing one GET with node:http.
-  const getScript = `require('node:http').get(${JSON.stringify(`${url}/event/${id}`)}, { headers: { 'x-client-api-key': '${KEY}' } }, (r) => r.resume())`;
-  const bareGet = timeCommand(['-e', getScript], env);
-  const requests = [];
-  for (let i = 0; i < RUNS; i++) requests.push(await requestOnce(`${url}/event/${id}`));
-  const request = median(requests);
-
-  const row = (name, ms, baseline) => `${name.padEnd(34)}${ms.toFixed(1).padStart(8)} ms   ${baseline ? `${(ms / baseline).toFixed(2)} x baseline (${baseline.toFixed(1)} ms)` : ''}`;
-  console.log(`node ${process.version}, ${RUNS} runs each, medians`);
-  console.log(row('node -e 0', node));
-  console.log(row('GET /event/{id} in-process', request));
-  console.log(row('node -e <one GET with node:http>', bareGet, node + request));
-  console.log(row('fraudctl --version', version, node));
-  console.log(row('fraudctl show <id> --json', show, node + request));
-  const ok = version / node <= 1.3 && show / (node + request) <= 1.3;
-  console.log(`target (<= 1.30 x): ${ok ? 'met' : 'NOT met'}`);
+  console.log(`${RUNS} runs of each command after ${WARMUP} warm-up runs, in pairs; medians. ${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(2)}`);
+  for (const [n, node] of nodes.entries()) {
+    const home = join(dir, `home-${n}`);
+    const env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), XDG_CACHE_HOME: join(home, 'cache'), NO_COLOR: '1', FRAUDCTL_API_KEY: KEY };
+    const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
+    const loadBefore = os.loadavg()[0];
+    const versionPair = pair(node, [BIN, '--version'], ['-e', '0'], env);
+    const showPair = pair(node, [BIN, 'show', id, '--json', '--base-url', url], ['-e', getScript], env);
+    const result = { version, node, versionPair, showPair, load: [loadBefore, os.loadavg()[0]] };
+    results.push(result);
+    printVersion(result);
+  }
+  if (results.length > 1) printSummary(results);
 } finally {
   child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
   rmSync(dir, { recursive: true, force: true });
+}
+
+function printVersion({ version, node, versionPair, showPair, load }) {
+  const verdict = (ratio) => `${ratio.toFixed(2)}   target <= ${TARGET.toFixed(2)}: ${ratio <= TARGET ? 'met' : 'NOT met'}`;
+  const row = (name, ms, ratio = '') => `  ${name.padEnd(40)}${ms.toFixed(1).padStart(7)} ms   ${ratio}`;
+  console.log();
+  console.log(`node ${version} (${node}), load average ${load[0].toFixed(2)} → ${load[1].toFixed(2)}`);
+  console.log(row('node -e 0', versionPair.b));
+  console.log(row('fraudctl --version', versionPair.a, verdict(versionPair.ratio)));
+  console.log(row('node -e <one GET with node:http>', showPair.b));
+  console.log(row('fraudctl show <id> --json', showPair.a, verdict(showPair.ratio)));
+}
+
+function printSummary(rows) {
+  console.log();
+  console.log('| Node | `node -e 0` | `fraudctl --version` | ratio | `node:http` GET | `fraudctl show <id> --json` | ratio |');
+  console.log('|---|---|---|---|---|---|---|');
+  const ms = (x) => `${Math.round(x)} ms`;
+  for (const { version, versionPair: v, showPair: s } of rows) {
+    console.log(`| ${version} | ${ms(v.b)} | ${ms(v.a)} | ${v.ratio.toFixed(2)} | ${ms(s.b)} | ${ms(s.a)} | ${s.ratio.toFixed(2)} |`);
+  }
 }
