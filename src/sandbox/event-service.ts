@@ -14,7 +14,7 @@ import {
 } from '../contract/index.js';
 import type { SandboxConfig } from './config/sandbox-config.js';
 import { normaliseEvent, valueErrors } from './scoring/normalise-event.js';
-import { compileRules, type CompiledRule } from './scoring/rules.js';
+import { compileRules, velocityKey, velocityUses, type CompiledRule } from './scoring/rules.js';
 import { screen } from './scoring/screen.js';
 import { DuplicateEventError, type EventStore, type SummaryRow } from './store/event-store.js';
 import { invalid, notFound, ServiceError } from './http/service-error.js';
@@ -42,6 +42,9 @@ function payloadHash(payload: EventPayload): string {
 
 export class EventService {
   private readonly rules: CompiledRule[];
+  /** Where each velocity question's count is in what velocityCounts returns. */
+  private readonly velocityIndex: Map<string, number>;
+  private readonly velocityCounts: (merchantId: string, values: Readonly<Record<string, unknown>>, eventTs: number) => number[];
 
   constructor(
     private readonly store: EventStore,
@@ -49,6 +52,9 @@ export class EventService {
     private readonly now: () => number = Date.now,
   ) {
     this.rules = compileRules(config.rules);
+    const uses = velocityUses(this.rules);
+    this.velocityIndex = new Map(uses.map((u, i) => [velocityKey(u.field, u.seconds, u.atMost), i]));
+    this.velocityCounts = store.velocityCounter(uses);
   }
 
   /** 422 for an id no event can have, so a typo is told apart from a missing event. */
@@ -70,9 +76,14 @@ export class EventService {
     const id = payload.id ?? newEventId();
     const { summary, facts, eventTs, comments } = normaliseEvent(payload, id, this.now(), this.config);
 
-    const result = screen(facts, this.rules, this.config, (field, value, seconds, atMost) =>
-      this.store.countRecent(merchantId, field, value, eventTs, seconds, atMost),
-    );
+    // The first velocity question asked fetches the answers to all of them, in one statement.
+    let counts: number[] | undefined;
+    const result = screen(facts, this.rules, this.config, (field, value, seconds, atMost) => {
+      const index = this.velocityIndex.get(velocityKey(field, seconds, atMost));
+      if (index === undefined) return this.store.countRecent(merchantId, field, value, eventTs, seconds, atMost);
+      counts ??= this.velocityCounts(merchantId, facts, eventTs);
+      return counts[index]!;
+    });
     const state = INITIAL_STATE[result.actionType];
     const decision: Decision = {
       id,

@@ -61,6 +61,35 @@ function checkVelocityUses(node: unknown, ruleId: string): void {
   }
 }
 
+/** One velocity question a rule asks: `{"velocity": [field, seconds, atMost?]}`. */
+export interface VelocityUse {
+  field: VelocityField;
+  seconds: number;
+  /** The cap; a rule without one counts everything (MAX_SAFE_INTEGER). */
+  atMost: number;
+}
+
+/** Every distinct velocity question the rules can ask, in a fixed order. */
+export function velocityUses(rules: readonly CompiledRule[]): VelocityUse[] {
+  const uses = new Map<string, VelocityUse>();
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (node === null || typeof node !== 'object') return;
+    for (const [op, args] of Object.entries(node)) {
+      if (op === 'velocity') {
+        const [field, seconds, atMost] = args as [VelocityField, number, number | undefined];
+        const use = { field, seconds, atMost: atMost ?? Number.MAX_SAFE_INTEGER };
+        uses.set(velocityKey(use.field, use.seconds, use.atMost), use);
+      }
+      walk(args);
+    }
+  };
+  for (const rule of rules) walk(rule.config.when);
+  return [...uses.values()];
+}
+
+export const velocityKey = (field: VelocityField, seconds: number, atMost: number): string => `${field} ${seconds} ${atMost}`;
+
 export function compileRules(rules: readonly RuleConfig[]): CompiledRule[] {
   const engine = createEngine();
   return rules
