@@ -1,6 +1,6 @@
 import stringWidth from 'string-width';
 import type { Style } from './colours.js';
-import { cutToWidth } from './event-list.js';
+import { cutToWidth } from './display-width.js';
 import { jsonForTerminal, terminalSafe } from './terminal-text.js';
 
 /*

@@ -1,5 +1,5 @@
-import cliTruncate from 'cli-truncate';
 import stringWidth from 'string-width';
+import { cutToWidth } from './display-width.js';
 import type { EventRow } from '../event-lists/event-row.js';
 import { createStyle, type Style } from './colours.js';
 import { money } from './cells.js';
@@ -122,15 +122,6 @@ export function columnWidths(columns: number | null): Widths {
   return widths;
 }
 
-/**
- * `value` cut to at most `width` columns, with … at the end. cli-truncate can end one column
- * over when a wide character sits at the cut, so it is asked again one narrower then.
- */
-export function cutToWidth(value: string, width: number): string {
-  let shown = cliTruncate(value, width);
-  for (let w = width - 1; w > 0 && stringWidth(shown) > width; w--) shown = cliTruncate(value, w);
-  return shown;
-}
 
 export interface ListTable {
   /** The heading line. */

@@ -251,6 +251,6 @@ describe('display width', () => {
     expect(cutToWidth('abcdef', 4)).toBe('abc…');
     expect(cutToWidth('abcd', 4)).toBe('abcd');
     expect(cutToWidth('名前名前', 5)).toBe('名前…');
-    expect(cutToWidth('\x1b[31mabcdef\x1b[39m', 4)).toBe('\x1b[31mabc…\x1b[0m');
+    expect(cutToWidth('\x1b[31mabcdef\x1b[39m', 4)).toBe('\x1b[31mabc…\x1b[39m');
   });
 });
