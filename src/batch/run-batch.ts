@@ -42,6 +42,31 @@ export interface BatchOptions {
 /** One line for the rejects file: a JSON text's line breaks are whitespace, so folding them keeps its meaning. */
 const asOneLine = (text: string) => text.replace(/\r?\n/g, ' ');
 
+/**
+ * The client and the files of a batch. Until the batch takes over, the input is this function's
+ * to close when anything fails (a results file that exists, a resume that does not match):
+ * Node must never be left to close its file on garbage collection.
+ */
+async function setUp(session: Session, input: BatchInput, options: BatchOptions, pool: { control: BatchControl; signal: AbortSignal }) {
+  try {
+    const client = await session.client({ connections: options.concurrency, ...pool });
+    const prior: PriorRun | null = options.resume && options.out ? await prepareResume(options.out) : null;
+    const results = options.out ? LineFile.open(options.out, options.resume ? 'append' : 'create', '--out') : null;
+    let rejects: LineFile | null = null;
+    try {
+      rejects = options.rejects ? LineFile.open(options.rejects, options.resume ? 'append' : 'replace', '--rejects') : null;
+    } catch (error) {
+      results?.close();
+      if (!options.resume && options.out) rmSync(options.out, { force: true });
+      throw error;
+    }
+    return { client, prior, results, rejects };
+  } catch (error) {
+    input.close();
+    throw error;
+  }
+}
+
 export async function runBatch(session: Session, input: BatchInput, options: BatchOptions): Promise<void> {
   if (options.resume && !options.out) {
     input.close();
@@ -61,17 +86,7 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
     stopped ??= reason;
   };
 
-  const client = await session.client({ connections: options.concurrency, control, signal: abort.signal });
-  const prior: PriorRun | null = options.resume && options.out ? await prepareResume(options.out) : null;
-  const results = options.out ? LineFile.open(options.out, options.resume ? 'append' : 'create', '--out') : null;
-  let rejects: LineFile | null = null;
-  try {
-    rejects = options.rejects ? LineFile.open(options.rejects, options.resume ? 'append' : 'replace', '--rejects') : null;
-  } catch (error) {
-    results?.close();
-    if (!options.resume && options.out) rmSync(options.out, { force: true });
-    throw error;
-  }
+  const { client, prior, results, rejects } = await setUp(session, input, options, { control, signal: abort.signal });
 
   // Counting a file's lines first (a fast second read) gives the bar its total and an ETA.
   const total = options.quiet ? null : await input.countRecords();
