@@ -6,7 +6,8 @@
 //   bare Fastify    scripts/bench/minimal-fastify.mjs: parses the same JSON and answers a small
 //                   object, with no auth, schemas, scoring or storage: the framework alone.
 // autocannon drives them from this process with 32 connections for BENCH_SECONDS (default 10)
-// per run, in BENCH_ROUNDS rounds (default 3); each round runs the servers one after another,
+// per run, after BENCH_WARMUP_SECONDS (default 3) of each kind of request to each server, not
+// counted, in BENCH_ROUNDS rounds (default 3); each round runs the servers one after another,
 // in a turning order, so a ratio compares runs made under the same conditions:
 //   POST /event      unique ids, varied amounts/currencies/countries/items, emails from a pool of
 //                    2000 and IPs from a pool of 500, so the SQLite velocity rules run and fire;
@@ -39,6 +40,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CONNECTIONS = 32;
 const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const SANDBOX_NODE_ARGS = (process.env.BENCH_SANDBOX_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
 const API_KEY = 'sandbox-demo-key';
 const START_TIMEOUT_MS = 15_000;
@@ -51,6 +53,10 @@ const IP_POOL_SIZE = 500;
 
 if (!(DURATION_SECONDS > 0)) {
   console.error(`BENCH_SECONDS must be a positive number of seconds, not "${process.env.BENCH_SECONDS}"`);
+  process.exit(2);
+}
+if (!(WARMUP_SECONDS >= 0)) {
+  console.error(`BENCH_WARMUP_SECONDS must be a number of seconds, not "${process.env.BENCH_WARMUP_SECONDS}"`);
   process.exit(2);
 }
 if (!(Number.isInteger(ROUNDS) && ROUNDS > 0)) {
@@ -137,14 +143,14 @@ function getEventRequests(ids) {
  * One autocannon run. Every request is built afresh by `requests.next()`; the ids of 2xx answers
  * are collected, and the first non-2xx answer is kept to show what went wrong.
  */
-async function measure(server, requests) {
-  process.stdout.write(`  ${requests.label} → ${server.name} (${DURATION_SECONDS} s)…\n`);
+async function measure(server, requests, seconds = DURATION_SECONDS) {
+  process.stdout.write(`  ${requests.label} → ${server.name} (${seconds} s)…\n`);
   const succeededIds = [];
   let firstFailure;
   const result = await autocannon({
     url: server.url,
     connections: CONNECTIONS,
-    duration: DURATION_SECONDS,
+    duration: seconds,
     headers: { 'x-client-api-key': API_KEY },
     requests: [
       {
@@ -276,6 +282,15 @@ async function main() {
     const post = { sandbox: [], insertCeiling: [], bare: [] };
     const get = { sandbox: [], bare: [] };
     const storedIds = [];
+    if (WARMUP_SECONDS > 0) {
+      // Not counted: every server's JIT compiles its hot paths before the first measured run.
+      console.log(`warm-up, ${WARMUP_SECONDS} s per server`);
+      const warm = [];
+      for (const server of [sandbox, insertCeiling, bare]) warm.push(await measure(server, postEventRequests(nextEvent), WARMUP_SECONDS));
+      const warmIds = warm[0].succeededIds;
+      if (warmIds.length > 0) for (const server of [sandbox, bare]) warm.push(await measure(server, getEventRequests(warmIds), WARMUP_SECONDS));
+      if (!reportFailures(warm)) return 1;
+    }
     for (let round = 0; round < ROUNDS; round++) {
       console.log(`round ${round + 1} of ${ROUNDS} (load average ${loadAverage()})`);
       const order = [
