@@ -1,4 +1,5 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cliEnv, runCli, startServe } from '../support/cli.js';
@@ -7,6 +8,51 @@ import { send, tempDir } from '../support/sandbox.js';
 const tmp = tempDir();
 afterAll(() => tmp.remove());
 const order = (id: string) => ({ id, amount: 42, currency: 'EUR', userEmail: `${id}@example.com` });
+
+/**
+ * A POST on a connection of its own, written by hand so that the test knows when its bytes have
+ * left (`sent`: the client's port once the whole request is written) and what came back (`status`).
+ */
+function rawPost(url: string, body: unknown): { sent: Promise<number>; status: Promise<number> } {
+  const { hostname, port } = new URL(url);
+  const text = JSON.stringify(body);
+  const socket = connect(Number(port), hostname);
+  const sent = new Promise<number>((resolve, reject) => {
+    socket.once('error', reject);
+    socket.once('connect', () => {
+      const head = `POST /event HTTP/1.1\r\nhost: ${hostname}:${port}\r\nx-client-api-key: sandbox-demo-key\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n`;
+      socket.write(head + text, () => resolve(socket.localPort!));
+    });
+  });
+  const status = new Promise<number>((resolve, reject) => {
+    let answer = '';
+    socket.setEncoding('utf8').on('data', (d: string) => (answer += d));
+    socket.once('error', reject);
+    socket.once('close', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0)));
+  });
+  return { sent, status };
+}
+
+/**
+ * Waits until the server on `port` (127.0.0.1) has read everything sent on the connections from
+ * `clientPorts`: the kernel's view (/proc/net/tcp, Linux) of the server's end of each, nothing
+ * left in its receive queue. The requests were written before this is called (rawPost's `sent`),
+ * and on loopback a written byte is in the server's queue at once, so an empty queue means read.
+ */
+async function readByServer(port: number, clientPorts: readonly number[]): Promise<void> {
+  const hex = (p: number) => `0100007F:${p.toString(16).toUpperCase().padStart(4, '0')}`;
+  const server = hex(port);
+  const clients = new Set(clientPorts.map(hex));
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const rows = readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1).map((l) => l.trim().split(/\s+/));
+    // Columns: sl, local_address, rem_address, st (01 ESTABLISHED), tx_queue:rx_queue, …
+    const read = rows.filter((r) => r[1] === server && clients.has(r[2]!) && r[4]?.endsWith(':00000000')).length;
+    if (read === clients.size) return;
+    if (Date.now() > deadline) throw new Error(`the server read ${read} of ${clients.size} requests within 10 s`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
 
 describe('fraudctl sandbox serve', () => {
   it('says where it listens and keeps its data, under XDG_DATA_HOME by default', async () => {
@@ -39,11 +85,11 @@ describe('fraudctl sandbox serve', () => {
   it('on SIGTERM finishes the requests in flight before it exits, and loses none of them', async () => {
     const db = join(tmp.dir, 'drain.db');
     const serving = await startServe(['--db', db, '--chaos', 'latency=400']);
-    const inFlight = Array.from({ length: 10 }, (_, i) => send(serving.url, 'POST', '/event', { body: order(`drain-${i}`) }));
-    await new Promise((r) => setTimeout(r, 150));
+    const posts = Array.from({ length: 10 }, (_, i) => rawPost(serving.url, order(`drain-${i}`)));
+    // In flight: the server has read all ten (a fixed pause would race a loaded machine).
+    await readByServer(Number(new URL(serving.url).port), await Promise.all(posts.map((p) => p.sent)));
     const ended = serving.stop('SIGTERM');
-    const replies = await Promise.all(inFlight);
-    expect(replies.map((r) => r.status)).toEqual(Array(10).fill(201));
+    expect(await Promise.all(posts.map((p) => p.status))).toEqual(Array(10).fill(201));
     const result = await ended;
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/SIGTERM: finishing requests in flight/);
