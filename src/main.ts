@@ -1,88 +1,17 @@
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import pkg from '../package.json' with { type: 'json' };
+import { VERSION } from './version.js';
 import type { CliContext } from './cli-context.js';
 import { CliError, ExitCode, type ExitCodeValue } from './errors/cli-error.js';
-import { sandboxCommand } from './commands/sandbox.js';
-import { submitCommand } from './commands/submit.js';
-import { showCommand } from './commands/show.js';
-import { alertsCommand } from './commands/alerts.js';
-import { setStateCommand } from './commands/set-state.js';
-import { reviewCommand } from './commands/review.js';
-import { loginCommand } from './commands/login.js';
-import { logoutCommand } from './commands/logout.js';
-import { configCommand } from './commands/config.js';
-import { completionCommand } from './commands/completion.js';
-import { doctorCommand } from './commands/doctor.js';
+import { enableCompileCache } from './startup/compile-cache.js';
 
 /*
- * The entry point: builds the command tree, runs it, and is the one place that turns an
- * outcome into an exit code and an error into the words a user sees.
+ * The entry point: runs the command tree (program.ts), and is the one place that turns an
+ * outcome into an exit code and an error into the words a user sees. It loads little itself:
+ * a bare `--version` is answered here, and everything else is loaded once the compile cache is on.
  */
 
-const EXIT_CODES_HELP = `
-Exit codes:
-  0    ok
-  1    other failure
-  2    usage: bad arguments, options or configuration
-  3    authentication or authorisation (401/403)
-  4    not found
-  5    rejected by the service (400/409/413/415/422)
-  6    unavailable (429/502/503/504, network, timeout)
-  130  interrupted
-  141  stdout closed by its reader (| head)
-`;
-
-function parseTimeout(value: string): number {
-  const seconds = Number(value);
-  if (!(seconds > 0) || !Number.isFinite(seconds)) throw new InvalidArgumentError('the timeout is a positive number of seconds');
-  return seconds;
-}
-
-const EXAMPLES = `
-Examples:
-  $ fraudctl submit examples/review.json        # screen an event (on the embedded sandbox until you log in)
-  $ fraudctl show ord-1002
-  $ fraudctl alerts ord-1002
-  $ fraudctl set-state ord-1002 --state APPROVED --comments "verified"
-  $ fraudctl login --profile prod --base-url https://fraud.example.com
-`;
-
-export function buildProgram(context: CliContext): Command {
-  const program = new Command('fraudctl')
-    .description('Screen transaction events and review fraud decisions from the terminal.')
-    .version(pkg.version, '-V, --version')
-    .addOption(new Option('--base-url <url>', 'the service to talk to (env FRAUDCTL_BASE_URL)'))
-    .addOption(new Option('--profile <name>', 'the configured profile to use (env FRAUDCTL_PROFILE)'))
-    .addOption(new Option('--timeout <seconds>', 'give up on a request after this long (env FRAUDCTL_TIMEOUT; default 30)').argParser(parseTimeout))
-    .option('--json', 'print the service\'s JSON on stdout instead of tables')
-    .option('--no-color', 'no colour (also NO_COLOR)')
-    .option('--no-input', 'never prompt: missing input is an error')
-    .option('--debug', 'show stack traces and request logs (key redacted) on stderr')
-    .option('--insecure-http', 'allow http:// to a host that is not this machine: the API key then travels in clear text')
-    .showHelpAfterError('(run with --help for usage)')
-    .exitOverride()
-    .configureOutput({
-      writeOut: (s) => context.stdout.write(s),
-      writeErr: (s) => context.stderr.write(s),
-    })
-    .addHelpText('before', EXAMPLES)
-    .addHelpText('after', EXIT_CODES_HELP);
-  program.hook('preAction', (root) => {
-    context.debug = Boolean(root.opts<{ debug?: boolean }>().debug);
-  });
-  for (const make of [submitCommand, showCommand, alertsCommand, setStateCommand, reviewCommand, loginCommand, logoutCommand, configCommand, doctorCommand, completionCommand, sandboxCommand]) {
-    program.addCommand(make(context));
-  }
-  // Sub-commands report usage errors through the same exit path as the root.
-  const inherit = (command: Command) => {
-    for (const sub of command.commands) {
-      // Every command's help lists the global options it accepts too, as gh's "inherited flags" do.
-      sub.exitOverride().showHelpAfterError('(run with --help for usage)').configureOutput(program.configureOutput()).configureHelp({ showGlobalOptions: true });
-      inherit(sub);
-    }
-  };
-  inherit(program);
-  return program;
+/** `fraudctl --version` or `-V` and nothing else: what commander would print, without loading it. */
+function isVersionOnly(argv: readonly string[]): boolean {
+  return argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V');
 }
 
 function describe(error: unknown, debug: boolean): { message: string; code: ExitCodeValue } {
@@ -98,7 +27,13 @@ function describe(error: unknown, debug: boolean): { message: string; code: Exit
 }
 
 export async function main(argv: readonly string[], context: CliContext): Promise<ExitCodeValue> {
-  const program = buildProgram(context);
+  if (isVersionOnly(argv)) {
+    context.stdout.write(`${VERSION}\n`);
+    return ExitCode.OK;
+  }
+  enableCompileCache(context.env);
+  const { buildProgram, CommanderError } = await import('./program.js');
+  const program = buildProgram(context, argv);
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return ExitCode.OK;
@@ -113,6 +48,12 @@ export async function main(argv: readonly string[], context: CliContext): Promis
   }
 }
 
+const SHUTDOWN_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/** The terminal hung up: SIGHUP came, or writing to it failed with EIO. */
+let hungUp = false;
+let terminalGone = false;
+
 /** Exit code when stdout's reader went away: what a Unix tool killed by SIGPIPE reports (128 + 13). */
 const EXIT_STDOUT_CLOSED = 141;
 
@@ -124,16 +65,28 @@ const EXIT_STDOUT_CLOSED = 141;
  */
 function watchOutputStreams(): (handler: () => void) => () => void {
   let stdoutHandler: (() => void) | null = null;
-  const closed = (error: NodeJS.ErrnoException) => error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED';
+  // EIO: the terminal hung up (its window closed): nobody is reading there either.
+  const closed = (error: NodeJS.ErrnoException) => error.code === 'EPIPE' || error.code === 'EIO' || error.code === 'ERR_STREAM_DESTROYED';
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EIO') terminalGone = true;
     if (closed(error)) {
       if (stdoutHandler) return stdoutHandler();
+      // A command waiting for a shutdown signal gets its SIGHUP and finishes; any other ends now.
+      if (terminalGone) {
+        if (process.listenerCount('SIGHUP') === 0) void endAsHungUp();
+        return;
+      }
       process.exit(EXIT_STDOUT_CLOSED);
     }
     process.stderr.write(`error: cannot write to stdout: ${error.code ?? error.message}\n`);
     process.exit(ExitCode.FAILURE);
   });
-  process.stderr.on('error', () => process.exit(EXIT_STDOUT_CLOSED));
+  // A terminal that hung up (EIO) takes stderr with it: what is left to say is dropped, and the
+  // command finishes its shutdown (SIGHUP) instead of stopping at its first message.
+  process.stderr.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EIO') terminalGone = true;
+    if (!terminalGone) process.exit(EXIT_STDOUT_CLOSED);
+  });
   return (handler) => {
     stdoutHandler = handler;
     return () => {
@@ -142,26 +95,68 @@ function watchOutputStreams(): (handler: () => void) => () => void {
   };
 }
 
+/**
+ * Straight to file descriptor 1, without Node's stdout stream: making that stream costs more
+ * than the rest of `--version` (bench:startup). False when the write fails or is short (stdout
+ * closed, a full non-blocking pipe): the caller then goes the usual way.
+ */
+function writeStdoutSync(text: string): boolean {
+  try {
+    return process.getBuiltinModule('node:fs').writeSync(1, text) === Buffer.byteLength(text);
+  } catch {
+    return false;
+  }
+}
+
 /** Runs the CLI for this process; used by bin/fraudctl.js. */
 export async function runProcess(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (isVersionOnly(argv) && writeStdoutSync(`${VERSION}\n`)) {
+    process.exitCode = ExitCode.OK;
+    return;
+  }
   const onStdoutClosed = watchOutputStreams();
   const context: CliContext = {
     onStdoutClosed,
-    stdin: process.stdin,
+    // A getter: Node makes process.stdin when first asked for it, and for a file or a pipe that
+    // costs streams most commands never read (bench:startup).
+    get stdin() {
+      return process.stdin;
+    },
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,
     debug: false,
+    // SIGHUP too: a terminal closed or an ssh session dropped must end a command as Ctrl-C
+    // does (the review queue gives its claims back), not kill it where it stands.
     waitForShutdown: () =>
       new Promise((resolve) => {
         const on = (signal: NodeJS.Signals) => {
-          process.off('SIGINT', on);
-          process.off('SIGTERM', on);
+          for (const s of SHUTDOWN_SIGNALS) process.off(s, on);
+          hungUp ||= signal === 'SIGHUP';
           resolve(signal);
         };
-        process.on('SIGINT', on);
-        process.on('SIGTERM', on);
+        for (const s of SHUTDOWN_SIGNALS) process.on(s, on);
       }),
   };
-  process.exitCode = await main(process.argv.slice(2), context);
+  process.exitCode = await main(argv, context);
+  if (hungUp || terminalGone) await endAsHungUp();
+}
+
+/**
+ * After a hang-up the command has finished its shutdown: the process then ends by SIGHUP itself,
+ * as any program on a closed terminal does (status 129 to a shell). Exiting normally instead
+ * makes Node 20 abort on its way out (exit 134), when it cannot reset the vanished terminal's
+ * modes. Where SIGHUP is ignored (nohup), the process goes on to exit as usual.
+ */
+async function endAsHungUp(): Promise<void> {
+  // Whatever stdout still holds (a pipe on some systems is written asynchronously) goes first.
+  if (process.stdout.writableLength > 0 && !process.stdout.destroyed) {
+    await new Promise((resolve) => {
+      const timer = setTimeout(resolve, 1000);
+      process.stdout.once('drain', () => resolve(clearTimeout(timer)));
+    });
+  }
+  process.removeAllListeners('SIGHUP');
+  process.kill(process.pid, 'SIGHUP');
 }

@@ -1,15 +1,18 @@
 import type { Command } from 'commander';
 import type { CliContext } from './cli-context.js';
-import type { ApiClient, ApiClientOptions } from './api/api-client.js';
-import type { Settings } from './profiles/settings.js';
-import type { Output } from './render/output.js';
+import { ApiClient, type ApiClientOptions } from './api/api-client.js';
+import { requireApiKey, resolveSettings, type Settings } from './profiles/settings.js';
+import { readConfigFile } from './profiles/config-file.js';
+import { createOutput, type Output } from './render/output.js';
+import { defaultSandboxDb } from './paths/xdg-paths.js';
 import type { Prompter } from './review/prompter.js';
 
 /*
  * Everything a client command may need for one run, built lazily from the global options:
  * settings, the API client (starting the embedded sandbox when no service is configured),
- * the output (colour, JSON, sanitising) and the prompter. Nothing is loaded or constructed
- * that the command does not ask for, which keeps start-up cheap.
+ * the output (colour, JSON, sanitising) and the prompter, each constructed when first asked
+ * for. The client's own code is imported statically (one file to load, see scripts/build.mjs);
+ * what is heavy and only some commands need (prompts, the sandbox) is import()ed.
  */
 
 export interface GlobalOptions {
@@ -62,7 +65,6 @@ export class Session {
 
   async settings(): Promise<Settings> {
     if (!this.settingsValue) {
-      const [{ resolveSettings }, { readConfigFile }] = await Promise.all([import('./profiles/settings.js'), import('./profiles/config-file.js')]);
       const timeout = {
         ...(this.globals.timeout !== undefined ? { timeoutSeconds: this.globals.timeout } : {}),
         ...(this.globals.insecureHttp ? { insecureHttp: true } : {}),
@@ -88,7 +90,6 @@ export class Session {
 
   async output(): Promise<Output> {
     if (!this.outputValue) {
-      const { createOutput } = await import('./render/output.js');
       this.outputValue = createOutput(this.context, { json: this.json, noColorFlag: this.globals.color === false });
     }
     return this.outputValue;
@@ -106,14 +107,10 @@ export class Session {
   async client(batch?: Pick<ApiClientOptions, 'connections' | 'control' | 'signal'>): Promise<ApiClient> {
     if (this.clientValue) return this.clientValue;
     const settings = await this.settings();
-    const { ApiClient } = await import('./api/api-client.js');
     let baseUrl = settings.baseUrl;
     if (baseUrl === null) baseUrl = await this.startEmbeddedSandbox();
     let apiKey = settings.apiKey;
-    if (apiKey === null) {
-      const { requireApiKey } = await import('./profiles/settings.js');
-      apiKey = requireApiKey(settings);
-    }
+    if (apiKey === null) apiKey = requireApiKey(settings);
     const client = new ApiClient({
       baseUrl,
       apiKey,
@@ -130,7 +127,7 @@ export class Session {
   }
 
   private async startEmbeddedSandbox(): Promise<string> {
-    const [{ startSandbox }, { defaultSandboxDb }] = await Promise.all([import('./sandbox/serve.js'), import('./paths/xdg-paths.js')]);
+    const { startSandbox } = await import('./sandbox/serve.js');
     const dbPath = defaultSandboxDb(this.context.env);
     const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, dbPath, dbInOwnDirectory: true, env: this.context.env });
     this.sandbox = sandbox;

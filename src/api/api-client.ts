@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { Agent, loadEnvHttpProxyAgent } from './undici-parts.js';
-import pkg from '../../package.json' with { type: 'json' };
+import { VERSION } from '../version.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import { ApiError, BadResponseError, NetworkError, NotTheServiceError, type NetworkFailure } from './api-error.js';
 import { ExitCode, UsageError } from '../errors/cli-error.js';
@@ -91,7 +90,7 @@ const MAX_REDIRECTS = 3;
 const safe = (s: string) => terminalSafe(truncate(s, 300));
 
 function requestHeaders(apiKey: string | null, withBody: boolean): Record<string, string> {
-  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': `fraudctl/${pkg.version}` };
+  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': `fraudctl/${VERSION}` };
   if (apiKey) headers['x-client-api-key'] = apiKey;
   if (withBody) headers['content-type'] = 'application/json';
   return headers;
@@ -204,9 +203,8 @@ export class ApiClient {
    */
   async probe(path: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string; requestId: string | null; elapsedMs: number }> {
     const op: Operation = { method: 'GET', path, what: `fetching ${safe(path)}`, idempotent: true };
-    const url = new URL(path.replace(/^\//, ''), this.base);
     const started = performance.now();
-    const raw = await this.send(op, url, `${this.base.pathname}${path.replace(/^\//, '')}`, null, Date.now() + this.options.timeoutMs);
+    const raw = await this.send(op, `${this.base.pathname}${path.replace(/^\//, '')}`, null, Date.now() + this.options.timeoutMs);
     return { ...raw, elapsedMs: performance.now() - started };
   }
 
@@ -272,14 +270,16 @@ export class ApiClient {
   }
 
   private async attempt(op: Operation, body: string | null, deadline: number): Promise<RawResponse> {
-    let url = new URL(op.path.replace(/^\//, ''), this.base);
     // Sent as joined, not as URL resolved it: that would drop an id "." or ".." as a dot segment.
+    // Every request goes to the base URL's origin (a redirect is followed only within it), so a
+    // URL object is made only to resolve a redirect's Location.
     let path = `${this.base.pathname}${op.path.replace(/^\//, '')}`;
     for (let hop = 0; ; hop++) {
-      const raw = await this.send(op, url, path, body, deadline);
+      const raw = await this.send(op, path, body, deadline);
       if (raw.status < 300 || raw.status >= 400) return raw;
-      url = this.followable(op, url, raw, hop);
-      path = `${url.pathname}${url.search}`;
+      // Joined, not resolved: a path starting with // would be read as another host.
+      const target = this.followable(op, new URL(this.base.origin + path), raw, hop);
+      path = `${target.pathname}${target.search}`;
     }
   }
 
@@ -300,7 +300,8 @@ export class ApiClient {
     return target;
   }
 
-  private async send(op: Operation, url: URL, path: string, body: string | null, deadline: number): Promise<RawResponse> {
+  private async send(op: Operation, path: string, body: string | null, deadline: number): Promise<RawResponse> {
+    const url = this.base;
     const remaining = deadline - Date.now();
     if (remaining <= 0) throw this.timeout(op);
     const headers = this.headers(body !== null);
@@ -357,6 +358,7 @@ export class ApiClient {
     );
   }
 
+  /** `url`: where the request went (the base URL's origin: redirects never leave it). */
   private networkError(op: Operation, url: URL, error: unknown, answered: boolean): NetworkError {
     const e = error as { name?: string; code?: string; message?: string; cause?: { code?: string } };
     const code = e.code ?? e.cause?.code ?? '';
@@ -566,4 +568,6 @@ async function readLimited(body: AsyncIterable<Buffer> & { destroy(): unknown })
   return Buffer.concat(chunks).toString('utf8');
 }
 
-export const newProbeId = () => `fraudctl-login-check-${randomUUID()}`;
+// node:crypto is taken when needed, not imported: every client command loads this file, and
+// loading node:crypto costs a command about 10 ms (bench:startup).
+export const newProbeId = () => `fraudctl-login-check-${process.getBuiltinModule('node:crypto').randomUUID()}`;

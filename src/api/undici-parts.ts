@@ -1,4 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
 import type { Agent as AgentType, EnvHttpProxyAgent as EnvHttpProxyAgentType } from 'undici';
 import AgentImpl from 'undici/lib/dispatcher/agent.js';
 import DispatcherImpl from 'undici/lib/dispatcher/dispatcher.js';
@@ -11,13 +10,15 @@ import api from 'undici/lib/api/index.js';
  * is what undici's own index does for its Dispatcher (Object.assign of the api onto it).
  */
 /*
- * undici parses HTTP with llhttp compiled to WebAssembly. V8 compiles it twice: a quick
- * baseline (Liftoff), then an optimised version on a background thread — and a process cannot
- * exit until that finishes, which kept every command alive about 110 ms after its work was done
- * (bench:startup). A CLI command parses a few small answers: the baseline is plenty. Must run
- * before undici compiles the module, i.e. before the first request.
+ * undici parses HTTP with llhttp compiled to WebAssembly. On Node 20, V8 compiles it twice: a
+ * quick baseline (Liftoff), then an optimised version on a background thread, and the process
+ * cannot exit until that finishes, which kept every command alive about 110 ms after its work
+ * was done (bench:startup). A CLI command parses a few small answers: the baseline is plenty.
+ * Must run before undici compiles the module, i.e. before the first request. From Node 22, V8
+ * compiles WebAssembly lazily and tiers up only what runs hot: no wait, nothing to do (and a
+ * flag changed at run time makes V8 turn down Node's cached code for its built-in modules).
  */
-setFlagsFromString('--liftoff-only');
+if (Number(process.versions.node.split('.')[0]) < 22) process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only');
 
 Object.assign((DispatcherImpl as { prototype: object }).prototype, api);
 

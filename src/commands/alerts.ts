@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { withSession } from '../session.js';
+import { showAlerts } from '../events/event-commands.js';
 
 export function alertsCommand(context: CliContext): Command {
   return new Command('alerts')
@@ -14,7 +15,6 @@ export function alertsCommand(context: CliContext): Command {
 `,
     )
     .action(async (eventId: string, _options: unknown, command: Command) => {
-      const { showAlerts } = await import('../events/event-commands.js');
       await withSession(context, command, (session) => showAlerts(session, eventId));
     });
 }

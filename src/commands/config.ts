@@ -1,6 +1,7 @@
 import { Argument, Command, InvalidArgumentError } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { withSession } from '../session.js';
+import { getConfig, listConfig, setConfig, unsetConfig, useConfig } from '../profiles/config-output.js';
 
 /*
  * `fraudctl config …`: profiles (base URL, timeout, retries; keys come from `login`).
@@ -26,7 +27,6 @@ export function configCommand(context: CliContext): Command {
     .command('list')
     .description('list the profiles (keys redacted), marking the active one')
     .action(async (_options: unknown, command: Command) => {
-      const { listConfig } = await import('../profiles/config-output.js');
       await withSession(context, command, (session) => listConfig(session));
     });
   config
@@ -34,7 +34,6 @@ export function configCommand(context: CliContext): Command {
     .description('print one setting of a profile')
     .addArgument(new Argument('<key>').choices(KEYS))
     .action(async (key: string, _options: unknown, command: Command) => {
-      const { getConfig } = await import('../profiles/config-output.js');
       await withSession(context, command, (session) => getConfig(session, key));
     });
   config
@@ -50,7 +49,6 @@ export function configCommand(context: CliContext): Command {
     )
     .argument('<value>')
     .action(async (key: string, value: string, _options: unknown, command: Command) => {
-      const { setConfig } = await import('../profiles/config-output.js');
       await withSession(context, command, (session) => setConfig(session, key, value));
     });
   config
@@ -58,7 +56,6 @@ export function configCommand(context: CliContext): Command {
     .description('remove one setting from a profile')
     .addArgument(new Argument('<key>').choices(KEYS))
     .action(async (key: string, _options: unknown, command: Command) => {
-      const { unsetConfig } = await import('../profiles/config-output.js');
       await withSession(context, command, (session) => unsetConfig(session, key));
     });
   config
@@ -66,7 +63,6 @@ export function configCommand(context: CliContext): Command {
     .description('make a profile the active one')
     .argument('<profile>')
     .action(async (profile: string, _options: unknown, command: Command) => {
-      const { useConfig } = await import('../profiles/config-output.js');
       await withSession(context, command, (session) => useConfig(session, profile));
     });
   return config;

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { withSession } from '../session.js';
+import { login } from '../login/login.js';
 
 export function loginCommand(context: CliContext): Command {
   return new Command('login')
@@ -16,7 +17,6 @@ The key is never taken as an argument, so it stays out of shell history and proc
 `,
     )
     .action(async (_options: unknown, command: Command) => {
-      const { login } = await import('../login/login.js');
       await withSession(context, command, (session) => login(session));
     });
 }

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { withSession } from '../session.js';
+import { logout } from '../login/logout.js';
 
 export function logoutCommand(context: CliContext): Command {
   return new Command('logout')
@@ -13,7 +14,6 @@ export function logoutCommand(context: CliContext): Command {
 `,
     )
     .action(async (_options: unknown, command: Command) => {
-      const { logout } = await import('../login/logout.js');
       await withSession(context, command, (session) => logout(session));
     });
 }

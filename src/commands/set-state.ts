@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { KNOWN_STATES, TRANSITIONS } from '../contract/states.js';
 import { withSession } from '../session.js';
+import { setState } from '../review/set-state.js';
 
 const transitions = KNOWN_STATES.map((s) => `  ${s.padEnd(16)}→ ${TRANSITIONS[s].join(', ') || '(final)'}`).join('\n');
 
@@ -26,7 +27,6 @@ export function setStateCommand(context: CliContext): Command {
     )
     .addHelpText('after', `\nStates and the transitions the sandbox allows (a real service may differ):\n${transitions}\n`)
     .action(async (eventId: string, options: { state?: string; comments?: string; dryRun?: boolean; yes?: boolean; forceState?: boolean; verbose?: boolean }, command: Command) => {
-      const { setState } = await import('../review/set-state.js');
       await withSession(context, command, (session) => setState(session, eventId, options));
     });
 }

@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { UsageError } from '../errors/cli-error.js';
 import { withSession, type GlobalOptions } from '../session.js';
+import { showEvent } from '../events/event-commands.js';
 
 export interface ShowOptions {
   from?: string;
@@ -74,7 +75,6 @@ refused key (3) stops at once. --watch exits 0 at a final state (or --until's), 
       const json = command.optsWithGlobals<GlobalOptions>().json === true;
       const form = mode(ids, options, json);
       if (form === 'one') {
-        const { showEvent } = await import('../events/event-commands.js');
         return withSession(context, command, (session) => showEvent(session, ids[0]!));
       }
       if (form === 'watch') {

@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { withSession } from '../session.js';
+import { submitEvents } from '../events/event-commands.js';
 
 function wholeNumber(min: number, max: number, what: string) {
   return (value: string): number => {
@@ -58,7 +59,6 @@ answer was lost). Exit 0 when every line was decided, 1 when any was not, 130 on
 `,
     )
     .action(async (file: string, options: SubmitOptions, command: Command) => {
-      const { submitEvents } = await import('../events/event-commands.js');
       await withSession(context, command, (session) => submitEvents(session, file, options));
     });
 }

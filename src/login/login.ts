@@ -3,6 +3,11 @@ import type { Session } from '../session.js';
 import { readAllStdin } from '../cli-context.js';
 import { ApiError, NotTheServiceError } from '../api/api-error.js';
 import { newProbeId } from '../api/api-client.js';
+import { checkTransport } from '../api/transport.js';
+import { configFilePath, readConfigFile } from '../profiles/config-file.js';
+import { saveApiKey, useProfile } from '../profiles/config-commands.js';
+import { redactKey } from '../profiles/redact.js';
+import { activeProfileName } from '../profiles/settings.js';
 
 /*
  * `fraudctl login`: read a key without it touching argv (hidden prompt, or stdin when piped),
@@ -21,11 +26,6 @@ async function readKey(session: Session): Promise<string> {
 
 export async function login(session: Session): Promise<void> {
   const { context, globals } = session;
-  const [{ readConfigFile, configFilePath }, { saveApiKey }, { redactKey }] = await Promise.all([
-    import('../profiles/config-file.js'),
-    import('../profiles/config-commands.js'),
-    import('../profiles/redact.js'),
-  ]);
   const profile = globals.profile || context.env.FRAUDCTL_PROFILE || 'default';
   const profiles = readConfigFile(context.env, { warn: (message) => context.stderr.write(`warning: ${message}\n`) }).profiles;
   const newBaseUrl = globals.baseUrl || context.env.FRAUDCTL_BASE_URL || undefined;
@@ -39,7 +39,6 @@ export async function login(session: Session): Promise<void> {
   // Refused before the key is asked for: it would travel in clear text.
   const insecureHttp = globals.insecureHttp === true || (Object.hasOwn(profiles, profile) && profiles[profile]?.insecureHttp === true);
   if (baseUrl !== undefined) {
-    const { checkTransport } = await import('../api/transport.js');
     checkTransport(baseUrl, insecureHttp, profile);
   }
 
@@ -85,11 +84,6 @@ export async function login(session: Session): Promise<void> {
  */
 async function offerToActivate(session: Session, profile: string): Promise<void> {
   const { context } = session;
-  const [{ readConfigFile }, { activeProfileName }, { useProfile }] = await Promise.all([
-    import('../profiles/config-file.js'),
-    import('../profiles/settings.js'),
-    import('../profiles/config-commands.js'),
-  ]);
   // The profile the config file makes active (FRAUDCTL_PROFILE is one shell's choice, not the setting to change).
   const { FRAUDCTL_PROFILE: _fromShell, ...envWithoutShellChoice } = context.env;
   const active = activeProfileName(envWithoutShellChoice, readConfigFile(context.env));

@@ -1,4 +1,7 @@
 import type { Session } from '../session.js';
+import { configFilePath, readConfigFile } from '../profiles/config-file.js';
+import { listProfiles, unsetSetting } from '../profiles/config-commands.js';
+import { ownProfile } from '../profiles/values.js';
 
 /*
  * `fraudctl logout`: forget the key stored for a profile (the profile, its URL and its other
@@ -7,11 +10,6 @@ import type { Session } from '../session.js';
  */
 export async function logout(session: Session): Promise<void> {
   const { context, globals } = session;
-  const [{ readConfigFile, configFilePath }, { unsetSetting, listProfiles }, { ownProfile }] = await Promise.all([
-    import('../profiles/config-file.js'),
-    import('../profiles/config-commands.js'),
-    import('../profiles/values.js'),
-  ]);
   const profile = globals.profile || context.env.FRAUDCTL_PROFILE || (listProfiles(context.env).find((p) => p.active)?.name ?? 'default');
   const stored = ownProfile(readConfigFile(context.env).profiles, profile);
   const output = await session.output();

@@ -21,3 +21,5 @@ const usesXdg = process.platform !== 'darwin' && process.platform !== 'win32';
 export const dataDir = (env: NodeJS.ProcessEnv): string => (usesXdg ? xdg(env, 'XDG_DATA_HOME', ['.local', 'share']) : nativePaths().data);
 export const configDir = (env: NodeJS.ProcessEnv): string => (usesXdg ? xdg(env, 'XDG_CONFIG_HOME', ['.config']) : nativePaths().config);
 export const defaultSandboxDb = (env: NodeJS.ProcessEnv): string => join(dataDir(env), 'sandbox.db');
+/** Files fraudctl can lose without harm (the compile cache): XDG_CACHE_HOME, else ~/.cache. */
+export const cacheDir = (env: NodeJS.ProcessEnv): string => (usesXdg ? xdg(env, 'XDG_CACHE_HOME', ['.cache']) : nativePaths().cache);

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
@@ -146,6 +145,8 @@ export function writeConfigFile(env: NodeJS.ProcessEnv, file: ConfigFile): void 
   const text = serialise(checkConfigFile(file, path));
   ensureConfigDir(dirname(path));
   const target = followSymlink(path);
+  // node:crypto taken here, not imported: every client command reads this file, few write it.
+  const { randomBytes } = process.getBuiltinModule('node:crypto');
   const temp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
   let fd: number | undefined;
   try {

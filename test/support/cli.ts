@@ -1,4 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /*
@@ -30,8 +32,14 @@ function failOnWarnings(args: readonly string[], result: CliResult): CliResult {
   return result;
 }
 
+/**
+ * The compile cache (src/startup/compile-cache.ts) the processes of a run share: under the temp
+ * directory, not the developer's ~/.cache, and warm after the first process, as a user's is.
+ */
+const SHARED_CACHE = join(tmpdir(), `fraudctl-test-cache-${process.getuid?.() ?? 'user'}`);
+
 export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, NO_COLOR: '1', ...extra };
+  return { PATH: process.env.PATH, NO_COLOR: '1', XDG_CACHE_HOME: SHARED_CACHE, ...extra };
 }
 
 export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string | Buffer; timeoutMs?: number } = {}): Promise<CliResult> {
