@@ -7,6 +7,11 @@ export default defineConfig({
     hookTimeout: 20_000,
     // Two cores here: files in two workers, not more.
     maxWorkers: 2,
+    // Files share a worker's module graph instead of importing everything afresh for each file:
+    // the suite's import time falls from ~37 s to ~9 s, a quarter of its wall time on two cores,
+    // which keeps CI's four Node versions inside 10 minutes. Tests keep no state in modules that
+    // another file could see (each starts its own sandboxes, processes and temp directories).
+    isolate: false,
     // A Node warning fails the run; a collection after each file surfaces handles left to the
     // garbage collector (test/support/no-warnings.ts).
     setupFiles: ['test/support/no-warnings.ts'],
