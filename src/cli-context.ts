@@ -1,6 +1,6 @@
 /*
  * What a command may use of the outside world, handed out by main: streams, environment,
- * and a way to wait for Ctrl-C or SIGTERM. Commands and the modules they call take it
+ * and a way to wait for Ctrl-C, SIGTERM or a hang-up. Commands and the modules they call take it
  * instead of reaching for `process`, so tests can run them with their own.
  */
 export interface CliContext {
@@ -10,7 +10,7 @@ export interface CliContext {
   stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number; rows?: number };
   env: NodeJS.ProcessEnv;
   debug: boolean;
-  /** Resolves with the signal's name at the first SIGINT or SIGTERM. */
+  /** Resolves with the signal's name at the first SIGINT, SIGTERM or SIGHUP (a terminal hung up). */
   waitForShutdown(): Promise<NodeJS.Signals>;
   /**
    * Takes over what happens when stdout's reader goes away (`| head`). By default the process
@@ -18,6 +18,28 @@ export interface CliContext {
    * requests in flight) handles it itself until it calls the function returned.
    */
   onStdoutClosed(handler: () => void): () => void;
+}
+
+/**
+ * Ctrl-C, SIGTERM or a hang-up aborts `controller`, until `done()` says the work is over (a
+ * signal after that is left to whatever comes next). `interrupted` says whether one came in time.
+ */
+export function abortOnShutdown(context: Pick<CliContext, 'waitForShutdown'>, controller: AbortController): { readonly interrupted: boolean; done(): void } {
+  let finished = false;
+  let interrupted = false;
+  void context.waitForShutdown().then(() => {
+    if (finished) return;
+    interrupted = true;
+    controller.abort();
+  });
+  return {
+    get interrupted() {
+      return interrupted;
+    },
+    done() {
+      finished = true;
+    },
+  };
 }
 
 /** All of stdin as text (for `submit -` and a piped `login`). */

@@ -6,6 +6,7 @@ import { changed, renderWatchChange, renderWatchStart, timestamp, type Watched }
 import { renderEventSummary } from '../render/event-tables.js';
 import { jsonForTerminal, terminalSafe } from '../render/terminal-text.js';
 import type { Session } from '../session.js';
+import { abortOnShutdown } from '../cli-context.js';
 
 /*
  * `show ID --watch`: the summary once, then a timestamped line each time the event's state,
@@ -84,13 +85,7 @@ export async function watchEvent(session: Session, eventId: string, options: Wat
   const id = terminalSafe(eventId);
   const note = (text: string) => output.note(`${output.style.dim(timestamp(new Date()))}  ${text}`);
 
-  let finished = false;
-  let interrupted = false;
-  void context.waitForShutdown().then(() => {
-    if (finished) return;
-    interrupted = true;
-    abort.abort();
-  });
+  const shutdown = abortOnShutdown(context, abort);
   // A reader that goes away (`| head`) ends the process at once and quietly (main.ts).
 
   const check = async (c: ApiClient): Promise<Snapshot> => {
@@ -110,7 +105,7 @@ export async function watchEvent(session: Session, eventId: string, options: Wat
     try {
       last = await check(client);
     } catch (error) {
-      if (interrupted) return stop();
+      if (shutdown.interrupted) return stop();
       throw error;
     }
     show(null, last);
@@ -148,7 +143,7 @@ export async function watchEvent(session: Session, eventId: string, options: Wat
       if (over) return output.note(`${id} ${over}`);
     }
   } finally {
-    finished = true;
+    shutdown.done();
   }
 
   function stop(): void {

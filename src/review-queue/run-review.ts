@@ -54,6 +54,9 @@ export async function runReview(session: Session, ids: readonly string[], option
   let log: SessionLog | null = null;
   let model: Model | null = null;
   let restore = () => keyStream.close();
+  // A terminal that hangs up takes the screen with it: the session still ends as it would on
+  // Ctrl-C (SIGHUP, context.waitForShutdown), giving its claims back, with nobody left to see it.
+  const keepGoingWithoutScreen = context.onStdoutClosed(() => {});
   try {
     const { entries, unreadable } = await readQueue(session, ids, options);
     if (entries.length === 0) {
@@ -69,13 +72,14 @@ export async function runReview(session: Session, ids: readonly string[], option
       screen: terminal.screen,
       style: output.style,
       runEffect: (effect) => runEffect(effect, { client, log, style: output.style }),
-      interrupted: context.waitForShutdown(),
+      interrupted: Promise.race([context.waitForShutdown(), terminal.hungUp]),
     });
     restore();
     output.print(renderSessionSummary(model, output.style, terminal.screen.size().width, log?.path ?? null));
   } finally {
     restore();
     await log?.close();
+    keepGoingWithoutScreen();
   }
   if (model.fatal) throw new CliError(`the session stopped: ${model.fatal.message}`, model.fatal.status === 401 || model.fatal.status === 403 ? ExitCode.AUTH : ExitCode.FAILURE);
   if (model.groups.stillClaimed.length > 0) throw new CliError(`${model.groups.stillClaimed.length} event(s) could not be given back and are still IN_REVIEW (listed above)`);

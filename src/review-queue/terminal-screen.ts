@@ -21,6 +21,11 @@ type KeyStream = NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?(on: bool
 export interface Terminal {
   keys: KeySource;
   screen: Screen;
+  /**
+   * Settles when the keys end before restore(): the terminal hung up (its window closed, an ssh
+   * session dropped). Nothing else then keeps the process alive, so the session must end itself.
+   */
+  hungUp: Promise<void>;
   restore(): void;
 }
 
@@ -82,9 +87,19 @@ export function openTerminal(context: CliContext, keyStream: { stream: KeyStream
   const onExit = () => terminal.restore();
   process.once('exit', onExit);
 
+  const hungUp = new Promise<void>((resolve) => {
+    const gone = () => {
+      if (!restored) resolve();
+    };
+    input.once('end', gone);
+    input.once('close', gone);
+    input.once('error', gone);
+  });
+
   const terminal: Terminal = {
     keys,
     screen,
+    hungUp,
     restore() {
       if (restored) return;
       restored = true;

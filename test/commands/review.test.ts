@@ -228,6 +228,19 @@ describe('fraudctl review on a terminal', () => {
     expect(screen).toMatch(new RegExp(`not reached\\s+1  ${ids[1]}`));
     expect((await summaryOf(ids[0]!)).state).toBe('PENDING_REVIEW');
   });
+
+  it('a terminal that hangs up (SIGHUP: the window closed, ssh dropped) gives the event on screen back', async () => {
+    const ids = await reviewEvents('hangup', 2);
+    const pty = await terminal(['review', ...ids]);
+    await onEvent(pty, '1/2', ids[0]!);
+    expect((await summaryOf(ids[0]!)).state).toBe('IN_REVIEW');
+    // tmux's server going away hangs up the terminal: the program gets SIGHUP and its screen is gone.
+    await pty.kill();
+    const deadline = Date.now() + 10_000;
+    while ((await summaryOf(ids[0]!)).state !== 'PENDING_REVIEW' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await summaryOf(ids[0]!)).state).toBe('PENDING_REVIEW');
+    expect((await summaryOf(ids[1]!)).state).toBe('PENDING_REVIEW');
+  });
 });
 
 describe('fraudctl review of a hostile event', () => {

@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cliEnv, runCli, startServe } from '../support/cli.js';
+import { startOnTerminal } from '../support/pty.js';
 import { send, tempDir } from '../support/sandbox.js';
 
 const tmp = tempDir();
@@ -97,6 +98,21 @@ describe('fraudctl sandbox serve', () => {
     const again = await startServe(['--db', db]);
     for (let i = 0; i < 10; i++) expect((await send(again.url, 'GET', `/event/drain-${i}`)).status).toBe(200);
     await again.stop();
+  });
+
+  it('on a terminal that hangs up (SIGHUP) it also finishes the requests in flight, though it can no longer say so', async () => {
+    const db = join(tmp.dir, 'hangup.db');
+    const pty = await startOnTerminal(['sandbox', 'serve', '--port', '0', '--db', db, '--chaos', 'latency=400'], { env: cliEnv() });
+    try {
+      const url = /listening on (http:\/\/\S+)/.exec(await pty.waitFor(/listening on http:\/\/\S+/))![1]!;
+      const posts = Array.from({ length: 5 }, (_, i) => rawPost(url, order(`hangup-${i}`)));
+      await readByServer(Number(new URL(url).port), await Promise.all(posts.map((p) => p.sent)));
+      // The terminal goes away: SIGHUP, and its first words on stderr ("SIGHUP: finishing …") fail.
+      await pty.kill();
+      expect(await Promise.all(posts.map((p) => p.status))).toEqual(Array(5).fill(201));
+    } finally {
+      await pty.kill();
+    }
   });
 
   it('refuses a non-loopback address while the public default key is in use', async () => {

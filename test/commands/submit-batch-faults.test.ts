@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { byLine, makeLines, readResults } from '../support/batch-events.js';
 import { cliEnv, runCli, startCli, type CliResult } from '../support/cli.js';
 import { startPlainEventServer, type PlainServer, type PlainServerFaults } from '../support/plain-event-server.js';
+import { startOnTerminal } from '../support/pty.js';
 import { DEMO_KEY, startTestSandbox, tempDir, type TestSandbox } from '../support/sandbox.js';
 
 /*
@@ -277,6 +278,33 @@ describe('a second Ctrl-C', () => {
     expect(result.stderr).toContain('aborted at the second Ctrl-C');
     expect(readFileSync(out, 'utf8')).toBe('');
     expect(stuck.processed()).toBe(0);
+  }, 20_000);
+});
+
+describe('a terminal that hangs up', () => {
+  let held: PlainServer;
+  beforeAll(async () => {
+    held = await startPlainEventServer({ latencyMs: 1_500 });
+  });
+  afterAll(() => held.close());
+
+  it('finishes the lines in flight and records them, sending no more (SIGHUP, as Ctrl-C)', async () => {
+    const out = path('hangup-results.jsonl');
+    const pty = await startOnTerminal(['submit', writeInput(makeLines('hangup', 50)), '--out', out, '--concurrency', '4'], { env: envFor(held.url, 'plain-key') });
+    try {
+      // All four requests have reached the server, which holds each for 1.5 s.
+      for (const until = Date.now() + 10_000; held.maxInFlight() < 4; await new Promise((r) => setTimeout(r, 10))) {
+        if (Date.now() > until) throw new Error(`${held.maxInFlight()} of 4 requests reached the server within 10 s`);
+      }
+      await pty.kill();
+      const deadline = Date.now() + 10_000;
+      while (lineCount(out) < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const results = readResults(out);
+      expect(results.map((r) => r.outcome)).toEqual(['DECIDED', 'DECIDED', 'DECIDED', 'DECIDED']);
+      expect(held.processed()).toBe(4);
+    } finally {
+      await pty.kill();
+    }
   }, 20_000);
 });
 
