@@ -52,16 +52,9 @@ export interface FetchOptions {
   aborted(): boolean;
 }
 
-/** The id reader's words for a line it could not take an id from, as error codes. */
-const PROBLEM_CODES: ReadonlyArray<readonly [RegExp, string]> = [
-  [/^not JSON/, 'NOT_JSON'],
-  [/^not a JSON object/, 'NOT_AN_OBJECT'],
-  [/^no id/, 'NO_ID'],
-];
-
 function problemRow(entry: IdListEntry): EventRow {
   const problem = entry.problem ?? 'no id';
-  const code = PROBLEM_CODES.find(([pattern]) => pattern.test(problem))?.[1];
+  const code = entry.problemCode;
   return {
     kind: 'invalid',
     id: null,
@@ -75,14 +68,15 @@ export async function fetchRow(client: ApiClient, entry: IdListEntry, options: F
   if (options.aborted()) return { kind: 'interrupted' };
   if (entry.id === null) return problemRow(entry);
   const id = entry.id;
-  try {
-    const summary = await client.getEvent(id);
-    const assessment = options.withDecision ? await client.getRiskAssessment(id) : undefined;
-    return { kind: 'found', id, summary: summary.body, assessment: assessment?.body };
-  } catch (error) {
+  // Both requests at once: the pool sends the second as soon as a connection is free, instead of
+  // after a turn through this code. The event's failure, if any, is the row's (an unknown id
+  // fails both); then the assessment's.
+  const [summary, assessment] = await Promise.allSettled([client.getEvent(id), options.withDecision ? client.getRiskAssessment(id) : undefined]);
+  if (summary.status === 'rejected' || assessment.status === 'rejected') {
     if (options.aborted()) return { kind: 'interrupted' };
-    return failedRow(entry, id, error);
+    return failedRow(entry, id, summary.status === 'rejected' ? summary.reason : (assessment as PromiseRejectedResult).reason);
   }
+  return { kind: 'found', id, summary: summary.value.body, assessment: assessment.value?.body };
 }
 
 function failedRow(entry: IdListEntry, id: string, error: unknown): EventRow | FatalRow {

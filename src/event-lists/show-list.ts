@@ -2,6 +2,7 @@ import { once, setMaxListeners } from 'node:events';
 import { pMapIterable } from 'p-map';
 import { CliError, ExitCode } from '../errors/cli-error.js';
 import { readIdList } from '../id-lists/id-list.js';
+import { abortOnShutdown } from '../cli-context.js';
 import type { Session } from '../session.js';
 import { fetchRow, type EventRow } from './event-row.js';
 import { count, ListCounts } from './list-counts.js';
@@ -41,7 +42,7 @@ interface RowWriter {
 
 async function rowWriter(session: Session, format: ListFormat): Promise<RowWriter> {
   if (format === 'json') {
-    const { listJsonLine } = await import('../render/event-list.js');
+    const { listJsonLine } = await import('../render/event-list-json.js');
     return { header: () => '', row: (row) => `${listJsonLine(row)}\n` };
   }
   if (format === 'csv') {
@@ -58,20 +59,14 @@ export async function showList(session: Session, options: ShowListOptions): Prom
   const { context } = session;
   const { stdout } = context;
   const abort = new AbortController();
-  // Every request in flight listens for the abort (Ctrl-C).
-  setMaxListeners(options.concurrency + 16, abort.signal);
+  // Every request in flight listens for the abort (Ctrl-C): two per id for the table and CSV.
+  setMaxListeners(2 * options.concurrency + 16, abort.signal);
   const client = await session.client({ connections: options.concurrency, signal: abort.signal });
   const writer = await rowWriter(session, options.format);
   const counts = new ListCounts();
   const progress = createProgressLine(context.stderr, { stdoutIsTerminal: Boolean(stdout.isTTY) });
 
-  let finished = false;
-  let interrupted = false;
-  void context.waitForShutdown().then(() => {
-    if (finished) return;
-    interrupted = true;
-    abort.abort();
-  });
+  const shutdown = abortOnShutdown(context, abort);
   // A reader that goes away (`| head`) ends the process at once and quietly (main.ts).
   let headerWritten = false;
   const write = async (text: string) => {
@@ -101,15 +96,15 @@ export async function showList(session: Session, options: ShowListOptions): Prom
     if (fatal) throw fatal;
     if (!headerWritten) await write(writer.header());
     // The count line belongs to the table; beside JSON Lines or CSV it goes to stderr, so stdout stays data.
-    const summary = interrupted ? `interrupted after ${count(counts.total)} ids: ${counts.text()}` : counts.text();
+    const summary = shutdown.interrupted ? `interrupted after ${count(counts.total)} ids: ${counts.text()}` : counts.text();
     if (options.format === 'table') await write(`${summary}\n`);
     else context.stderr.write(`${summary}\n`);
   } finally {
-    finished = true;
+    shutdown.done();
     progress.stop();
   }
 
-  if (interrupted) throw new CliError(`interrupted after ${count(counts.total)} ids`, ExitCode.INTERRUPTED);
+  if (shutdown.interrupted) throw new CliError(`interrupted after ${count(counts.total)} ids`, ExitCode.INTERRUPTED);
   if (counts.worst === ExitCode.OK) return;
   const words = [[counts.notFound, 'not found'], [counts.invalid, 'invalid'], [counts.errors, 'failed']] as const;
   const what = words.filter(([n]) => n > 0).map(([, w]) => w);

@@ -11,7 +11,7 @@ import { jsonForTerminal, terminalSafe } from './terminal-text.js';
  * its columns have widths fixed before the first row (cli-table3 sizes a table from all its
  * rows, which a stream does not have). On a terminal each row is cut to fit its width (the id
  * never: it overflows rather than becoming ambiguous); off a terminal nothing is cut. Also the
- * JSON line of a row, and the row's values for CSV (event-list-csv.ts).
+ * row's values for CSV (event-list-csv.ts); the JSON line is event-list-json.ts's.
  *
  * Every string from the service or the input passes terminalSafe before it is measured, cut
  * or written; widths are display columns (string-width: wide characters count two), cuts are
@@ -71,12 +71,6 @@ export function listValues(row: EventRow): ListValues {
   };
 }
 
-/** `{"id":…}` line: the service's body as it came, or the row's error in the service's error shape. */
-export function listJsonLine(row: EventRow): string {
-  if (row.kind === 'found') return jsonForTerminal(row.summary, false);
-  const { status, errorType, errorCodes, requestId } = row.error;
-  return jsonForTerminal({ id: row.id, error: { status, errorType, errorCodes, requestId } }, false);
-}
 
 interface Column {
   head: string;

@@ -73,6 +73,13 @@ describe('fraudctl show with many ids', () => {
     expect(result.stderr).toMatch(/^error: 15 of 500 ids not found or invalid$/m);
   });
 
+  it('--concurrency 64: the same rows as the default 8, and no Node warning (a row has two requests in flight)', async () => {
+    const [many, few] = await Promise.all([cli.run(['show', '--from', idFile, '--concurrency', '64']), cli.run(['show', '--from', idFile])]);
+    expect(many.code, many.stderr).toBe(4);
+    expect(many.stdout).toBe(few.stdout);
+    expect(many.stderr).toBe(few.stderr);
+  });
+
   it('--json: one line per id in input order, each the service\'s body as it came or the error in the service\'s shape', async () => {
     const result = await cli.run(['show', '--from', idFile, '--json']);
     expect(result.code).toBe(4);

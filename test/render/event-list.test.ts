@@ -3,7 +3,7 @@ import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 import type { EventRow } from '../../src/event-lists/event-row.js';
 import { createStyle } from '../../src/render/colours.js';
-import { columnWidths, createListTable, listJsonLine } from '../../src/render/event-list.js';
+import { columnWidths, createListTable } from '../../src/render/event-list.js';
 import { ACTIVE_EXCEPT_NEWLINE, CLEAR_SCREEN, OSC_TITLE, RLO, SGR, hostileJson, hostileString } from './hostile-text.js';
 
 const plain = createStyle(0);
@@ -102,15 +102,5 @@ describe('the compact list table', () => {
     const line = createListTable(plain, 200).row(found(evil, { state: evil, userEmail: evil, comments: evil, currency: evil }, evil));
     expect(line).not.toMatch(ACTIVE_EXCEPT_NEWLINE);
     expect(line).toContain('\\x1b[2J');
-  });
-});
-
-describe('a row as a JSON line', () => {
-  it('is the service\'s body as it came, or the error in the service\'s shape; controls escaped, value equal', () => {
-    const summary = { id: 'e-1', comments: `a${RLO}b\u0085`, extra: { nested: [1, null] } };
-    const line = listJsonLine({ kind: 'found', id: 'e-1', summary, assessment: undefined });
-    expect(line).not.toMatch(ACTIVE_EXCEPT_NEWLINE);
-    expect(JSON.parse(line)).toEqual(summary);
-    expect(JSON.parse(listJsonLine(notFound('e-9')))).toEqual({ id: 'e-9', error: { status: 404, errorType: 'NOT_FOUND', errorCodes: ['EVENT_NOT_FOUND'], requestId: 'r' } });
   });
 });

@@ -1,0 +1,15 @@
+import type { EventRow } from '../event-lists/event-row.js';
+import { jsonForTerminal } from './terminal-text.js';
+
+/*
+ * Many events as JSON Lines (`show --from … --json`): a line per id. Apart from the table
+ * (event-list.ts) so that --json loads none of its width tables: string-width alone costs a
+ * process about 45 ms to load on Node 26 (its Unicode property regexes).
+ */
+
+/** `{"id":…}` line: the service's body as it came, or the row's error in the service's error shape. */
+export function listJsonLine(row: EventRow): string {
+  if (row.kind === 'found') return jsonForTerminal(row.summary, false);
+  const { status, errorType, errorCodes, requestId } = row.error;
+  return jsonForTerminal({ id: row.id, error: { status, errorType, errorCodes, requestId } }, false);
+}
