@@ -39,6 +39,8 @@ export interface ProfileListing {
   apiKey: string;
   timeoutSeconds: number;
   retries: number;
+  /** The profile allows http:// to another machine (the key then travels in clear text). */
+  insecureHttp: boolean;
   builtIn: boolean;
 }
 
@@ -62,6 +64,7 @@ export function listProfiles(env: NodeJS.ProcessEnv, activeOverride?: string): P
       apiKey: shownKey(stored, builtIn),
       timeoutSeconds: stored.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
       retries: stored.retries ?? DEFAULT_RETRIES,
+      insecureHttp: stored.insecureHttp === true,
       builtIn,
     };
   });

@@ -11,7 +11,8 @@ export function renderProfiles(profiles: readonly ProfileListing[], style: Style
     table.push([
       p.active ? style.bold('*') : '',
       terminalSafe(p.name) + (p.builtIn ? style.dim(' (built-in)') : ''),
-      terminalSafe(p.baseUrl),
+      // Said where the URL is: this profile would send its key in clear text to another machine.
+      terminalSafe(p.baseUrl) + (p.insecureHttp ? `\n${style.decline('insecure-http: key in clear text')}` : ''),
       terminalSafe(p.apiKey),
       `${p.timeoutSeconds} s`,
       String(p.retries),

@@ -67,6 +67,10 @@ describe('http:// to a host that is not this machine', () => {
     expect((await run(['show', 'ord-2', '--profile', 'tunnel'], { HTTP_PROXY: proxy.url })).code).toBe(2);
     expect((await run(['config', 'set', 'insecure-http', 'true', '--profile', 'tunnel'])).code).toBe(0);
     expect((await run(['config', 'get', 'insecure-http', '--profile', 'tunnel'])).stdout.trim()).toBe('true');
+    // config list says so, beside the URL, and in its JSON.
+    expect((await run(['config', 'list'])).stdout).toMatch(/http:\/\/fraud\.example\.com[^\n]*\n[^\n]*insecure-http: key in clear text/);
+    const listed = JSON.parse((await run(['config', 'list', '--json'])).stdout) as { name: string; insecureHttp: boolean }[];
+    expect(listed.map((p) => [p.name, p.insecureHttp])).toEqual([['tunnel', true], ['sandbox', false]]);
     expect((await run(['show', 'ord-2', '--profile', 'tunnel'], { HTTP_PROXY: proxy.url })).code).toBe(4);
     expect((await run(['config', 'set', 'insecure-http', 'maybe', '--profile', 'tunnel'])).code).toBe(2);
   });

@@ -36,7 +36,7 @@ describe('listProfiles', () => {
   it('with no file, lists only the built-in sandbox, active', () => {
     const t = tempEnv();
     expect(listProfiles(t.env)).toEqual([
-      { name: 'sandbox', active: true, baseUrl: '(embedded sandbox)', apiKey: '(sandbox default)', timeoutSeconds: 30, retries: 3, builtIn: true },
+      { name: 'sandbox', active: true, baseUrl: '(embedded sandbox)', apiKey: '(sandbox default)', timeoutSeconds: 30, retries: 3, insecureHttp: false, builtIn: true },
     ]);
     expect(existsSync(t.configDir)).toBe(false);
   });
@@ -44,9 +44,9 @@ describe('listProfiles', () => {
   it('lists the profiles by name, then sandbox, with keys redacted and defaults filled in', () => {
     const t = configured();
     expect(listProfiles(t.env)).toEqual([
-      { name: 'prod', active: true, baseUrl: 'https://fraud.example.com', apiKey: '****ABCD', timeoutSeconds: 10, retries: 1, builtIn: false },
-      { name: 'staging', active: false, baseUrl: 'https://staging.example.com', apiKey: '****7766', timeoutSeconds: 30, retries: 3, builtIn: false },
-      { name: 'sandbox', active: false, baseUrl: '(embedded sandbox)', apiKey: '(sandbox default)', timeoutSeconds: 30, retries: 3, builtIn: true },
+      { name: 'prod', active: true, baseUrl: 'https://fraud.example.com', apiKey: '****ABCD', timeoutSeconds: 10, retries: 1, insecureHttp: false, builtIn: false },
+      { name: 'staging', active: false, baseUrl: 'https://staging.example.com', apiKey: '****7766', timeoutSeconds: 30, retries: 3, insecureHttp: false, builtIn: false },
+      { name: 'sandbox', active: false, baseUrl: '(embedded sandbox)', apiKey: '(sandbox default)', timeoutSeconds: 30, retries: 3, insecureHttp: false, builtIn: true },
     ]);
   });
 
