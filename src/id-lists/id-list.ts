@@ -19,7 +19,11 @@ export interface IdListEntry {
   id: string | null;
   /** Why the line gives no id (a results line that is not JSON, or has no id); null when id is set. */
   problem: string | null;
+  /** The same as a code for machines (`show --json`'s errorCodes), with the problem; absent when id is set. */
+  problemCode?: IdProblemCode;
 }
+
+export type IdProblemCode = 'NOT_JSON' | 'NOT_AN_OBJECT' | 'NO_ID';
 
 /**
  * Which lines of a results file to take:
@@ -99,14 +103,14 @@ function resultsEntry(text: string, where: string, selection: ResultsSelection):
   try {
     value = JSON.parse(text);
   } catch {
-    return { where, id: null, problem: 'not JSON (a results file holds one JSON object per line)' };
+    return { where, id: null, problem: 'not JSON (a results file holds one JSON object per line)', problemCode: 'NOT_JSON' };
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { where, id: null, problem: 'not a JSON object' };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { where, id: null, problem: 'not a JSON object', problemCode: 'NOT_AN_OBJECT' };
   const record = value as { id?: unknown; outcome?: unknown; actionType?: unknown };
   const decided = record.outcome === undefined ? typeof record.actionType === 'string' : record.outcome === 'DECIDED';
   if (selection === 'review' && !(decided && record.actionType === 'REVIEW')) return null;
   if (selection === 'decided' && !decided) return null;
-  if (typeof record.id !== 'string' || record.id === '') return { where, id: null, problem: 'no id (an event that was never stored has none)' };
+  if (typeof record.id !== 'string' || record.id === '') return { where, id: null, problem: 'no id (an event that was never stored has none)', problemCode: 'NO_ID' };
   return { where, id: record.id, problem: null };
 }
 

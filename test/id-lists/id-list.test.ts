@@ -57,8 +57,9 @@ describe('readIdList', () => {
     const path = file(`${results}\n`);
     const every = await entries({ from: path, results: 'every' });
     expect(ids(every)).toEqual(['r-1', 'r-2', null, 'r-4', 'r-5', 'r-6', null]);
-    expect(every[2]!.problem).toMatch(/no id/);
-    expect(every[6]!.problem).toMatch(/not JSON/);
+    expect(every[2]).toMatchObject({ problem: expect.stringMatching(/^no id/), problemCode: 'NO_ID' });
+    expect(every[6]).toMatchObject({ problem: expect.stringMatching(/^not JSON/), problemCode: 'NOT_JSON' });
+    expect(every[0]!.problemCode).toBeUndefined();
     // A broken line is always an entry (with its problem), whatever the selection: it is never dropped unseen.
     expect(ids(await entries({ from: path, results: 'review' }))).toEqual(['r-2', 'r-5', null]);
     expect(ids(await entries({ from: path, results: 'decided' }))).toEqual(['r-1', 'r-2', 'r-5', 'r-6', null]);
