@@ -322,15 +322,21 @@ function changeSeen(current: Current, summary: Fields): { state: string | null; 
   return { state, comments };
 }
 
+/** The step of a decision being sent, when `id` is the event on screen and one is being sent. */
+function sendingStep(model: Model, id: string): { current: Current; sending: Sending; target: string | null; last: boolean } | null {
+  const current = model.current;
+  if (!current || current.id !== id || model.mode.name !== 'sending') return null;
+  const sending = model.mode.sending;
+  return { current, sending, target: sending.steps[sending.step] ?? null, last: sending.step === sending.steps.length - 1 };
+}
+
 function onReread(model: Model, id: string, summary: Fields): Result {
   const effects: Effect[] = [];
-  const current = model.current;
-  if (!current || current.id !== id || model.mode.name !== 'sending' || model.mode.sending.phase !== 'reread') return [model, effects];
-  const sending = model.mode.sending;
-  const target = sending.steps[sending.step] ?? null;
+  const step = sendingStep(model, id);
+  if (!step || step.sending.phase !== 'reread') return [model, effects];
+  const { current, sending, target, last } = step;
   const freshState = stringField(summary, 'state');
   const freshComments = stringField(summary, 'comments');
-  const last = sending.step === sending.steps.length - 1;
   const expectedComments = last && sending.comments !== null ? sending.comments : current.seenComments;
   // A retry after a failure the service may have acted on: the change is there already.
   if (target !== null && freshState === target && freshState !== current.seenState && freshComments === expectedComments) {
@@ -362,11 +368,9 @@ function onReread(model: Model, id: string, summary: Fields): Result {
 
 function onPatched(model: Model, id: string, summary: Fields | null, requestId: string | null, message?: string): Result {
   const effects: Effect[] = [];
-  const current = model.current;
-  if (!current || current.id !== id || model.mode.name !== 'sending') return [model, effects];
-  const sending = model.mode.sending;
-  const target = sending.steps[sending.step] ?? null;
-  const last = sending.step === sending.steps.length - 1;
+  const step = sendingStep(model, id);
+  if (!step) return [model, effects];
+  const { current, sending, target, last } = step;
   const comments = last ? sending.comments : null;
   effects.push(
     log({
@@ -408,11 +412,9 @@ function onPatched(model: Model, id: string, summary: Fields | null, requestId: 
 
 function onPatchFailed(model: Model, id: string, failure: CallFailure): Result {
   const effects: Effect[] = [];
-  const current = model.current;
-  if (!current || current.id !== id || model.mode.name !== 'sending') return [model, effects];
-  const sending = model.mode.sending;
-  const target = sending.steps[sending.step] ?? null;
-  const last = sending.step === sending.steps.length - 1;
+  const step = sendingStep(model, id);
+  if (!step) return [model, effects];
+  const { current, sending, target, last } = step;
   const refused = isRefusal(failure);
   effects.push(
     log({
@@ -462,6 +464,14 @@ function onClaimed(model: Model, id: string, summary: Fields | null, requestId: 
   }
   const updated = summary ?? { ...current.summary, state: 'IN_REVIEW' };
   const next = withCurrent(model, { claim: 'held', summary: updated, seenState: stringField(updated, 'state') ?? 'IN_REVIEW', seenComments: stringField(updated, 'comments') });
+  return afterClaimSettled(model, next, id, effects);
+}
+
+/**
+ * The claim of the event on screen has settled (held, lost or failed) into `next`. A decision
+ * waiting for it goes on: the event is read again before the decision is sent.
+ */
+function afterClaimSettled(model: Model, next: Model, id: string, effects: Effect[]): Result {
   if (model.mode.name === 'sending' && model.mode.sending.phase === 'waitClaim') {
     effects.push({ type: 'reread', id });
     return [{ ...next, mode: { name: 'sending', sending: { ...model.mode.sending, phase: 'reread' } } }, effects];
@@ -484,11 +494,7 @@ function onClaimLost(model: Model, id: string, summary: Fields): Result {
   }
   // The analyst is writing a comment or sending: the re-read before sending shows the change.
   const next = withCurrent(model, { claim: 'none' });
-  if (model.mode.name === 'sending' && model.mode.sending.phase === 'waitClaim') {
-    effects.push({ type: 'reread', id });
-    return [{ ...next, mode: { name: 'sending', sending: { ...model.mode.sending, phase: 'reread' } } }, effects];
-  }
-  return [next, effects];
+  return afterClaimSettled(model, next, id, effects);
 }
 
 function onClaimFailed(model: Model, id: string, failure: CallFailure): Result {
@@ -498,12 +504,8 @@ function onClaimFailed(model: Model, id: string, failure: CallFailure): Result {
   effects.push(log({ eventId: id, action: 'claim', from: 'PENDING_REVIEW', to: 'IN_REVIEW', comments: null, requestId: failure.requestId, outcome: isRefusal(failure) ? 'refused' : 'failed', status: failure.status, message: failure.message }));
   if (isAuthFailure(failure)) return withFatal({ ...model, abandoned }, failure);
   if (wasAbandoned || !isCurrent(model, id)) return [{ ...model, abandoned }, effects];
-  let next = withCurrent({ ...model, abandoned }, { claim: 'none', notice: notice('warn', `not claimed (colleagues' queues will not skip it): ${failure.message}`) });
-  if (model.mode.name === 'sending' && model.mode.sending.phase === 'waitClaim') {
-    effects.push({ type: 'reread', id });
-    next = { ...next, mode: { name: 'sending', sending: { ...model.mode.sending, phase: 'reread' } } };
-  }
-  return [next, effects];
+  const next = withCurrent({ ...model, abandoned }, { claim: 'none', notice: notice('warn', `not claimed (colleagues' queues will not skip it): ${failure.message}`) });
+  return afterClaimSettled(model, next, id, effects);
 }
 
 export function update(model: Model, msg: Msg): Result {
