@@ -37,14 +37,15 @@
 // is reported with its stderr, the other steps still run, and the script exits 1 at the end.
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createReadStream, createWriteStream, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { fmtInt, fmtMb, installCleanup, isolatedEnv as sandboxedEnv, readCpuSeconds, readPeakRssKb, stopChild, track } from './bench/processes.mjs';
+import { positiveIntFromEnv } from './bench/settings.mjs';
 import { createEventGenerator } from './bench/event-payloads.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -53,7 +54,6 @@ const SELF = fileURLToPath(import.meta.url);
 const SANDBOX_KEY = 'sandbox-demo-key';
 const STUB_KEY = 'bench-stub-key';
 const START_TIMEOUT_MS = 15_000;
-const STOP_TIMEOUT_MS = 10_000;
 const TARGET_RATIO = 0.8;
 const CHAOS_SPEC = '503=0.1,retry-after=1';
 const TARGET_CHAOS_RATIO = 0.5;
@@ -63,20 +63,9 @@ const IP_POOL_SIZE = 200;
 const REPEAT_SHARE = 0.5;
 /** A run slower than this many events per second is taken for stuck and killed. */
 const SLOWEST_EVENTS_PER_SECOND = 200;
-/** USER_HZ of /proc/<pid>/stat: 100 on every common Linux build. */
-const CLOCK_TICKS_PER_SECOND = 100;
 
 function readSettings() {
-  const positiveInt = (name, fallback, max = Number.MAX_SAFE_INTEGER) => {
-    const raw = process.env[name];
-    if (raw === undefined || raw === '') return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < 1 || n > max) {
-      console.error(`${name} must be a whole number from 1 to ${max}, not "${raw}"`);
-      process.exit(2);
-    }
-    return n;
-  };
+  const positiveInt = positiveIntFromEnv;
   const events = positiveInt('BENCH_EVENTS', 20_000);
   return {
     events,
@@ -89,45 +78,11 @@ function readSettings() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Processes and the temp dir: whatever way this process ends, no child outlives it and the
-// temp dir goes.
+// Processes and the temp dir (scripts/bench/processes.mjs): whatever way this process ends, no
+// child outlives it and the temp dir goes.
 
-const children = new Set();
 let tempDir;
-
-function installCleanup() {
-  tempDir = mkdtempSync(path.join(os.tmpdir(), 'fraudctl-bench-batch-'));
-  process.on('exit', () => {
-    for (const child of children) child.kill('SIGKILL');
-    rmSync(tempDir, { recursive: true, force: true });
-  });
-  for (const signal of ['SIGINT', 'SIGTERM']) {
-    process.once(signal, () => process.exit(128 + os.constants.signals[signal]));
-  }
-}
-
-function track(child) {
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  return child;
-}
-
-/** An environment with nothing of the user's: PATH, and home and XDG dirs inside the temp dir. */
-function isolatedEnv(extra = {}) {
-  const home = path.join(tempDir, 'home');
-  const env = {
-    PATH: process.env.PATH,
-    HOME: home,
-    XDG_CONFIG_HOME: path.join(home, 'config'),
-    XDG_DATA_HOME: path.join(home, 'data'),
-    XDG_STATE_HOME: path.join(home, 'state'),
-    XDG_CACHE_HOME: path.join(home, 'cache'),
-    NO_COLOR: '1',
-    ...extra,
-  };
-  for (const dir of [env.HOME, env.XDG_CONFIG_HOME, env.XDG_DATA_HOME, env.XDG_STATE_HOME, env.XDG_CACHE_HOME]) mkdirSync(dir, { recursive: true });
-  return env;
-}
+const isolatedEnv = (extra = {}) => sandboxedEnv(tempDir, extra);
 
 /** Spawns `node <args>` and resolves once it prints `… listening on http://…` on stdout. */
 async function startServer(name, args, env) {
@@ -158,15 +113,7 @@ async function startServer(name, args, env) {
   return { name, child, url };
 }
 
-async function stopServer(server) {
-  const { child } = server;
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-  await exited;
-  clearTimeout(timer);
-}
+const stopServer = ({ child }) => stopChild(child);
 
 /**
  * Runs `node bin/fraudctl.js <args>`, timing it wall clock and polling its peak RSS every
@@ -210,34 +157,6 @@ async function runFraudctl(args, { env, feed, timeoutMs }) {
   } finally {
     clearInterval(poller);
     clearTimeout(killer);
-  }
-}
-
-/** max(VmHWM, VmRSS) in kB from /proc/<pid>/status, or null (no /proc, or the process is gone). */
-function readPeakRssKb(pid) {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
-    const peak = Math.max(kb('VmHWM'), kb('VmRSS'));
-    return peak > 0 ? peak : null;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * CPU time (user + system) used so far, from /proc/<pid>/stat, or null. Read at the last poll,
- * so it misses at most the last 100 ms: enough to see what the client costs the machine.
- */
-function readCpuSeconds(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after "(comm)", which may itself hold spaces: state is field 3, utime 14, stime 15.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return Number.isFinite(ticks) ? ticks / CLOCK_TICKS_PER_SECOND : null;
-  } catch {
-    return null;
   }
 }
 
@@ -581,8 +500,6 @@ function processProblems(result, { summary, resultLines, expected }) {
 // ---------------------------------------------------------------------------------------------
 // Output.
 
-const fmtInt = (n) => (n === null || n === undefined || Number.isNaN(n) ? '–' : Math.round(n).toLocaleString('en-US'));
-const fmtMb = (kb) => (kb === null || kb === undefined ? 'n/a' : `${(kb / 1024).toFixed(1)} MB`);
 const fmtCpu = ({ cpuSeconds, seconds }) =>
   cpuSeconds === null ? 'CPU n/a' : `CPU ${cpuSeconds.toFixed(1)} s (${Math.round((100 * cpuSeconds) / seconds)}% of one core)`;
 const fmtLatency = (run) => (run.p50 === null || run.p50 === undefined ? '–' : `${run.p50} / ${run.p99}`);
@@ -608,7 +525,7 @@ function printTable(rows) {
 }
 
 async function main(settings) {
-  installCleanup();
+  tempDir = installCleanup('fraudctl-bench-batch-');
   const { events, connections } = settings;
   const runId = Date.now().toString(36);
   console.log(

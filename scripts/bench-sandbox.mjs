@@ -27,7 +27,6 @@
 import autocannon from 'autocannon';
 import Database from 'libsql';
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -35,6 +34,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { createEventGenerator } from './bench/event-payloads.mjs';
+import { stopChild } from './bench/processes.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CONNECTIONS = 32;
@@ -44,7 +44,6 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const SANDBOX_NODE_ARGS = (process.env.BENCH_SANDBOX_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
 const API_KEY = 'sandbox-demo-key';
 const START_TIMEOUT_MS = 15_000;
-const STOP_TIMEOUT_MS = 10_000;
 const TARGET_INSERT_RATIO = 0.6;
 const TARGET_POST_P99_MS = 25;
 
@@ -105,14 +104,7 @@ async function startServer(name, args, env = process.env) {
   return { name, child, url };
 }
 
-async function stopServer({ child }) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-  await exited;
-  clearTimeout(timer);
-}
+const stopServer = ({ child }) => stopChild(child);
 
 function postEventRequests(nextEvent) {
   return {

@@ -16,6 +16,9 @@
 //      every row included), with its peak RSS (VmHWM from /proc, polled every 100 ms); its rows
 //      are checked (one per id, in order, every one found). autocannon is timed from its start
 //      to its last answer. Rates are ids per second. Target: fraudctl / autocannon >= 0.70.
+//      After each comparison, a bare script does the same GETs through undici's Agent (what
+//      fraudctl's client is built on) with as many workers as connections: the floor for any
+//      undici client, printed beside the ratio to autocannon.
 //   4. fraudctl's start-up on this machine, for reading the figures: the median wall time of
 //      five `fraudctl show <one id> --json`; the summary also gives each rate with that time
 //      taken off (a run of a few seconds pays it once).
@@ -27,68 +30,38 @@
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
+import { readFileSync, writeFileSync, createWriteStream } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { fmtInt, fmtMb, installCleanup, isolatedEnv as sandboxedEnv, readCpuSeconds, readPeakRssKb, stopChild, track } from './bench/processes.mjs';
+import { positiveIntFromEnv } from './bench/settings.mjs';
 import { createEventGenerator } from './bench/event-payloads.mjs';
 
+const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'fraudctl.js');
 const SANDBOX_KEY = 'sandbox-demo-key';
 const START_TIMEOUT_MS = 15_000;
-const STOP_TIMEOUT_MS = 10_000;
 const TARGET_RATIO = 0.7;
 /** A run slower than this many ids per second is taken for stuck and killed. */
 const SLOWEST_IDS_PER_SECOND = 25;
-const CLOCK_TICKS_PER_SECOND = 100;
 
 function readSettings() {
-  const positiveInt = (name, fallback, max = Number.MAX_SAFE_INTEGER) => {
-    const raw = process.env[name];
-    if (raw === undefined || raw === '') return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < 1 || n > max) {
-      console.error(`${name} must be a whole number from 1 to ${max}, not "${raw}"`);
-      process.exit(2);
-    }
-    return n;
-  };
+  const positiveInt = positiveIntFromEnv;
   const ids = positiveInt('BENCH_IDS', 5_000);
   return { ids, connections: positiveInt('BENCH_CONNECTIONS', 8, Math.min(256, ids)) };
 }
 
 // ---------------------------------------------------------------------------------------------
-// Processes and the temp dir: whatever way this process ends, no child outlives it and the
-// temp dir goes.
+// Processes and the temp dir (scripts/bench/processes.mjs): whatever way this process ends, no
+// child outlives it and the temp dir goes.
 
-const children = new Set();
 let tempDir;
-
-function installCleanup() {
-  tempDir = mkdtempSync(path.join(os.tmpdir(), 'fraudctl-bench-show-'));
-  process.on('exit', () => {
-    for (const child of children) child.kill('SIGKILL');
-    rmSync(tempDir, { recursive: true, force: true });
-  });
-  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(128 + os.constants.signals[signal]));
-}
-
-function track(child) {
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  return child;
-}
-
-/** An environment with nothing of the user's: PATH, and home and XDG dirs inside the temp dir. */
-function isolatedEnv(extra = {}) {
-  const home = path.join(tempDir, 'home');
-  const env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: path.join(home, 'config'), XDG_DATA_HOME: path.join(home, 'data'), NO_COLOR: '1', ...extra };
-  for (const dir of [env.HOME, env.XDG_CONFIG_HOME, env.XDG_DATA_HOME]) mkdirSync(dir, { recursive: true });
-  return env;
-}
+const isolatedEnv = (extra = {}) => sandboxedEnv(tempDir, extra);
 
 async function startSandbox(dbPath) {
   const child = track(spawn(process.execPath, [BIN, 'sandbox', 'serve', '--port', '0', '--db', dbPath], { cwd: ROOT, env: isolatedEnv(), stdio: ['ignore', 'pipe', 'pipe'] }));
@@ -110,21 +83,19 @@ async function startSandbox(dbPath) {
   return { child, url };
 }
 
-async function stopSandbox({ child }) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-  await exited;
-  clearTimeout(timer);
-}
+const stopSandbox = ({ child }) => stopChild(child);
 
 /** Runs `node bin/fraudctl.js <args>` with stdout to `outFile`, timing it wall clock and polling its peak RSS and CPU time. */
-async function runFraudctl(args, { env, outFile, timeoutMs }) {
+function runFraudctl(args, options) {
+  return runNode([BIN, ...args], options);
+}
+
+/** Runs `node <args>` with stdout to `outFile`, timing it wall clock and polling its peak RSS and CPU time. */
+async function runNode(args, { env, outFile, timeoutMs }) {
   const out = createWriteStream(outFile);
   await once(out, 'open');
   const started = performance.now();
-  const child = track(spawn(process.execPath, [BIN, ...args], { cwd: tempDir, env, stdio: ['ignore', out, 'pipe'] }));
+  const child = track(spawn(process.execPath, args, { cwd: tempDir, env, stdio: ['ignore', out, 'pipe'] }));
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
   let peakKb = null;
@@ -146,28 +117,6 @@ async function runFraudctl(args, { env, outFile, timeoutMs }) {
     clearInterval(poller);
     clearTimeout(killer);
     out.close();
-  }
-}
-
-function readPeakRssKb(pid) {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
-    const peak = Math.max(kb('VmHWM'), kb('VmRSS'));
-    return peak > 0 ? peak : null;
-  } catch {
-    return null;
-  }
-}
-
-function readCpuSeconds(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return Number.isFinite(ticks) ? ticks / CLOCK_TICKS_PER_SECOND : null;
-  } catch {
-    return null;
   }
 }
 
@@ -212,6 +161,33 @@ async function autocannonRun(url, list, connections) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The floor for a client built on undici: a bare script that reads the ids, makes the same GETs
+// through undici's Agent and request API (what fraudctl's client uses) with as many workers as
+// connections, parses each answer and writes a line per id. No retries, deadlines, sanitising,
+// ordering or error handling: what any undici client pays, and no more.
+
+function bareUndiciScript(url, connections, json) {
+  const lib = (p) => JSON.stringify(require.resolve(`undici/lib/${p}`));
+  return `const Agent = require(${lib('dispatcher/agent.js')});
+Object.assign(require(${lib('dispatcher/dispatcher.js')}).prototype, require(${lib('api/index.js')}));
+const ids = require('node:fs').readFileSync(process.argv[2], 'utf8').split('\\n').filter(Boolean);
+const agent = new Agent({ connections: ${connections} });
+const headers = { 'x-client-api-key': ${JSON.stringify(SANDBOX_KEY)}, accept: 'application/json' };
+const get = async (path) => JSON.parse(await (await agent.request({ origin: ${JSON.stringify(new URL(url).origin)}, path, method: 'GET', headers })).body.text());
+let next = 0;
+async function worker() {
+  while (next < ids.length) {
+    const id = ids[next++];
+    const path = '/event/' + encodeURIComponent(id);
+    const [event, assessment] = await Promise.all([get(path), ${json ? 'undefined' : "get(path + '/risk-assessment')"}]);
+    process.stdout.write(JSON.stringify(event) + (assessment ? ' ' + assessment.actionType : '') + '\\n');
+  }
+}
+Promise.all(Array.from({ length: ${connections} }, worker)).then(() => agent.close());
+`;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The steps.
 
 const steps = [];
@@ -235,8 +211,6 @@ async function step(name, work) {
   }
 }
 
-const fmtInt = (n) => (n === null || n === undefined || Number.isNaN(n) ? '–' : Math.round(n).toLocaleString('en-US'));
-const fmtMb = (kb) => (kb === null || kb === undefined ? 'n/a' : `${(kb / 1024).toFixed(1)} MB`);
 
 /** One comparison: autocannon, fraudctl, autocannon, on the same GETs. */
 async function compare(label, sandbox, settings, ids, idFile, { json }) {
@@ -264,10 +238,20 @@ async function compare(label, sandbox, settings, ids, idFile, { json }) {
     return { idsPerSecond, peakKb: result.peakKb, problem: problems.join('; ') || undefined };
   });
   const after = await ac(2);
+  const bare = await step(`${label}: a bare undici script making the same GETs, ${c} workers`, async () => {
+    const script = path.join(tempDir, 'bare-undici.cjs');
+    writeFileSync(script, bareUndiciScript(sandbox.url, c, json));
+    const outFile = path.join(tempDir, 'bare.txt');
+    const result = await runNode([script, idFile], { env: isolatedEnv(), outFile, timeoutMs: Math.max(60_000, (ids.length / SLOWEST_IDS_PER_SECOND) * 1000) });
+    const lines = readFileSync(outFile, 'utf8').trimEnd().split('\n').length;
+    if (result.code !== 0 || lines !== ids.length) return { problem: `exit ${result.signal ?? result.code}, ${lines} lines for ${ids.length} ids\n${result.stderr.trim()}` };
+    console.log(`  ${result.seconds.toFixed(2)} s wall: ${fmtInt(ids.length / result.seconds)} ids/s, CPU ${result.cpuSeconds?.toFixed(1) ?? 'n/a'} s`);
+    return { idsPerSecond: ids.length / result.seconds };
+  });
   const baselines = [before, after].filter((r) => r !== null);
   const baseline = baselines.length ? baselines.reduce((a, b) => a + b, 0) / baselines.length : null;
   const ratio = cli && baseline ? cli.idsPerSecond / baseline : null;
-  return { label, cli: cli?.idsPerSecond ?? null, seconds: cli ? ids.length / cli.idsPerSecond : null, peakKb: cli?.peakKb ?? null, baseline, ratio };
+  return { label, cli: cli?.idsPerSecond ?? null, seconds: cli ? ids.length / cli.idsPerSecond : null, peakKb: cli?.peakKb ?? null, baseline, ratio, bare: bare?.idsPerSecond ?? null };
 }
 
 /** The median wall time of five `fraudctl show <id> --json`: what one process costs before its first request, and the request. */
@@ -284,7 +268,7 @@ async function startupSeconds(sandbox, id) {
 }
 
 async function main(settings) {
-  installCleanup();
+  tempDir = installCleanup('fraudctl-bench-show-');
   const runId = Date.now().toString(36);
   console.log(`node ${process.version}, ${os.cpus().length} CPUs (load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}), ${fmtInt(settings.ids)} ids, ${settings.connections} connections, run ${runId}`);
 
@@ -324,6 +308,9 @@ async function main(settings) {
       `${r.label.padEnd(7)} fraudctl ${fmtInt(r.cli)} ids/s · autocannon ${fmtInt(r.baseline)} ids/s (mean of 2) · ratio ${r.ratio?.toFixed(2) ?? '–'} (target ≥ ${TARGET_RATIO.toFixed(2)}: ${verdict})` +
         `${warm !== null ? ` · without start-up ${fmtInt(warm)} ids/s, ratio ${(warm / r.baseline).toFixed(2)}` : ''} · peak RSS ${fmtMb(r.peakKb)}`,
     );
+    if (r.bare !== null && r.cli !== null && r.baseline !== null) {
+      console.log(`${''.padEnd(7)} bare undici script ${fmtInt(r.bare)} ids/s: fraudctl / bare undici ${(r.cli / r.bare).toFixed(2)}, bare undici / autocannon ${(r.bare / r.baseline).toFixed(2)}`);
+    }
   }
   const failed = steps.filter((s) => !s.ok);
   if (failed.length) {

@@ -10,17 +10,22 @@
 //   fraudctl --version          against  node -e 0
 //   fraudctl show <id> --json   against  a fresh `node -e` doing one GET of the same URL with
 //                                        node:http: the floor for any CLI that makes a request
-// The ratio is the median of the pairs' ratios. Targets (on the newest supported Node): both at
-// most 1.30. The show runs go to a sandbox this script starts (`fraudctl sandbox serve`, on the
+//                               and against  a fresh script doing the same GET with undici (the
+//                                        Agent and request API fraudctl uses, nothing else): the
+//                                        floor for a CLI built on undici, as fraudctl is
+// The ratio is the median of the pairs' ratios. Targets (on the newest supported Node): the first
+// two at most 1.30. The third says how much of the gap to node:http is undici's own cost. The show runs go to a sandbox this script starts (`fraudctl sandbox serve`, on the
 // running node), holding one event. Every process gets an environment of its own (temp HOME and
 // XDG directories, so the compile cache starts empty and is warmed by the warm-up runs; nothing
 // inherited but PATH).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+const require = createRequire(import.meta.url);
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
 const WARMUP = 3;
 const TARGET = 1.3;
@@ -90,7 +95,10 @@ try {
   const submit = spawnSync(process.execPath, [BIN, 'submit', 'examples/review.json', '--base-url', url, '--json'], { env: submitEnv, encoding: 'utf8' });
   if (submit.status !== 0) throw new Error(`submit failed: ${submit.stderr}`);
   const id = JSON.parse(submit.stdout).id;
-  const getScript = `require('node:http').get(${JSON.stringify(`${url}/event/${encodeURIComponent(id)}`)}, { headers: { 'x-client-api-key': ${JSON.stringify(KEY)} } }, (r) => r.resume())`;
+  const eventUrl = new URL(`/event/${encodeURIComponent(id)}`, url);
+  const getScript = `require('node:http').get(${JSON.stringify(eventUrl.href)}, { headers: { 'x-client-api-key': ${JSON.stringify(KEY)} } }, (r) => r.resume())`;
+  const undiciScript = join(dir, 'undici-get.cjs');
+  writeFileSync(undiciScript, undiciGet(eventUrl));
 
   console.log(`${RUNS} runs of each command after ${WARMUP} warm-up runs, in pairs; medians. ${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(2)}`);
   for (const [n, node] of nodes.entries()) {
@@ -100,7 +108,8 @@ try {
     const loadBefore = os.loadavg()[0];
     const versionPair = pair(node, [BIN, '--version'], ['-e', '0'], env);
     const showPair = pair(node, [BIN, 'show', id, '--json', '--base-url', url], ['-e', getScript], env);
-    const result = { version, node, versionPair, showPair, load: [loadBefore, os.loadavg()[0]] };
+    const undiciPair = pair(node, [BIN, 'show', id, '--json', '--base-url', url], [undiciScript], env);
+    const result = { version, node, versionPair, showPair, undiciPair, load: [loadBefore, os.loadavg()[0]] };
     results.push(result);
     printVersion(result);
   }
@@ -111,7 +120,19 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-function printVersion({ version, node, versionPair, showPair, load }) {
+/** One GET through undici's Agent and request API, as fraudctl's client makes it, in CommonJS. */
+function undiciGet(eventUrl) {
+  const lib = (path) => JSON.stringify(require.resolve(`undici/lib/${path}`));
+  return `const Agent = require(${lib('dispatcher/agent.js')});
+Object.assign(require(${lib('dispatcher/dispatcher.js')}).prototype, require(${lib('api/index.js')}));
+const agent = new Agent();
+agent
+  .request({ origin: ${JSON.stringify(eventUrl.origin)}, path: ${JSON.stringify(eventUrl.pathname)}, method: 'GET', headers: { 'x-client-api-key': ${JSON.stringify(KEY)} } })
+  .then(async (r) => { await r.body.text(); await agent.close(); });
+`;
+}
+
+function printVersion({ version, node, versionPair, showPair, undiciPair, load }) {
   const verdict = (ratio) => `${ratio.toFixed(2)}   target <= ${TARGET.toFixed(2)}: ${ratio <= TARGET ? 'met' : 'NOT met'}`;
   const row = (name, ms, ratio = '') => `  ${name.padEnd(40)}${ms.toFixed(1).padStart(7)} ms   ${ratio}`;
   console.log();
@@ -120,14 +141,16 @@ function printVersion({ version, node, versionPair, showPair, load }) {
   console.log(row('fraudctl --version', versionPair.a, verdict(versionPair.ratio)));
   console.log(row('node -e <one GET with node:http>', showPair.b));
   console.log(row('fraudctl show <id> --json', showPair.a, verdict(showPair.ratio)));
+  console.log(row('one GET with undici (same Agent)', undiciPair.b));
+  console.log(row('fraudctl show <id> --json', undiciPair.a, `${undiciPair.ratio.toFixed(2)}   (the undici floor against node:http: ${(undiciPair.b / showPair.b).toFixed(2)})`));
 }
 
 function printSummary(rows) {
   console.log();
-  console.log('| Node | `node -e 0` | `fraudctl --version` | ratio | `node:http` GET | `fraudctl show <id> --json` | ratio |');
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('| Node | `node -e 0` | `fraudctl --version` | ratio | `node:http` GET | undici GET | `fraudctl show <id> --json` | ratio to node:http | ratio to undici |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   const ms = (x) => `${Math.round(x)} ms`;
-  for (const { version, versionPair: v, showPair: s } of rows) {
-    console.log(`| ${version} | ${ms(v.b)} | ${ms(v.a)} | ${v.ratio.toFixed(2)} | ${ms(s.b)} | ${ms(s.a)} | ${s.ratio.toFixed(2)} |`);
+  for (const { version, versionPair: v, showPair: s, undiciPair: u } of rows) {
+    console.log(`| ${version} | ${ms(v.b)} | ${ms(v.a)} | ${v.ratio.toFixed(2)} | ${ms(s.b)} | ${ms(u.b)} | ${ms(s.a)} | ${s.ratio.toFixed(2)} | ${u.ratio.toFixed(2)} |`);
   }
 }

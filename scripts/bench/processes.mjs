@@ -1,0 +1,88 @@
+// What the benchmark scripts share about the processes they start: a temp dir that goes, and
+// children that die, however the script ends; an environment with nothing of the user's; and the
+// peak memory and CPU time of a running child, read from /proc (Linux; null elsewhere).
+import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** USER_HZ of /proc/<pid>/stat: 100 on every common Linux build. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+const children = new Set();
+
+/** Makes the script's temp dir (named from `prefix`) and removes it, and kills every tracked child, at exit or on SIGINT/SIGTERM. */
+export function installCleanup(prefix) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  process.on('exit', () => {
+    for (const child of children) child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(128 + os.constants.signals[signal]));
+  return dir;
+}
+
+/** A child that installCleanup kills if it is still running when the script ends. */
+export function track(child) {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+/** SIGTERM to a server the script started, then SIGKILL if it has not exited within `graceMs`; resolves once it has exited. */
+export async function stopChild(child, graceMs = 10_000) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** An environment with nothing of the user's: PATH, and home and XDG dirs inside `dir`. */
+export function isolatedEnv(dir, extra = {}) {
+  const home = path.join(dir, 'home');
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, 'config'),
+    XDG_DATA_HOME: path.join(home, 'data'),
+    XDG_STATE_HOME: path.join(home, 'state'),
+    XDG_CACHE_HOME: path.join(home, 'cache'),
+    NO_COLOR: '1',
+    ...extra,
+  };
+  for (const d of [env.HOME, env.XDG_CONFIG_HOME, env.XDG_DATA_HOME, env.XDG_STATE_HOME, env.XDG_CACHE_HOME]) mkdirSync(d, { recursive: true });
+  return env;
+}
+
+/** max(VmHWM, VmRSS) in kB from /proc/<pid>/status, or null (no /proc, or the process is gone). */
+export function readPeakRssKb(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
+    const peak = Math.max(kb('VmHWM'), kb('VmRSS'));
+    return peak > 0 ? peak : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU time (user + system) used so far, from /proc/<pid>/stat, or null. Polled, so it misses at
+ * most the last poll interval: enough to see what the client costs the machine.
+ */
+export function readCpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after "(comm)", which may itself hold spaces: state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks / CLOCK_TICKS_PER_SECOND : null;
+  } catch {
+    return null;
+  }
+}
+
+export const fmtInt = (n) => (n === null || n === undefined || Number.isNaN(n) ? '–' : Math.round(n).toLocaleString('en-US'));
+export const fmtMb = (kb) => (kb === null || kb === undefined ? 'n/a' : `${(kb / 1024).toFixed(1)} MB`);
