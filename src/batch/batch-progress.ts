@@ -1,11 +1,23 @@
 import cliProgress from 'cli-progress';
-import type { BatchStats } from './batch-stats.js';
 
 /*
  * How a running batch shows itself on stderr: a live bar on a terminal (cli-progress), a
  * plain line every few seconds when stderr is a file or a pipe (CI logs), nothing with
- * --quiet. Only numbers the batch counted itself are shown, no text from the service.
+ * --quiet. Only numbers the batch counted itself are shown, no text from the service; which
+ * counts, the job says (ProgressView).
  */
+
+/** What the progress display reads of a job's running counts. */
+export interface ProgressView {
+  /** Items settled by this run. */
+  readonly done: number;
+  /** Items an earlier run settled (--resume). */
+  readonly skipped: number;
+  /** Items settled per second. */
+  rate(): number;
+  /** The job's own counts, e.g. `APPROVE 3 · REVIEW 1 · DECLINE 0 · errors 0`. */
+  countsText(): string;
+}
 
 export interface Progress {
   /** A line was settled. */
@@ -18,27 +30,27 @@ export interface Progress {
 const grouped = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 export const count = (n: number): string => grouped.format(n);
 
-function counts(stats: BatchStats): string {
-  return `APPROVE ${count(stats.count('APPROVE'))} · REVIEW ${count(stats.count('REVIEW'))} · DECLINE ${count(stats.count('DECLINE'))} · errors ${count(stats.errors)}`;
-}
-
-/** `total`: the number of records when known before the run (a counted file), else null. */
+/**
+ * `total`: the number of items when known before the run (a counted file), else null; `unit`:
+ * what an item is called (`lines`, the default, or `ids`).
+ */
 export function createProgress(
-  stats: BatchStats,
+  stats: ProgressView,
   stream: NodeJS.WritableStream & { isTTY?: boolean },
-  options: { quiet: boolean; total: number | null; intervalMs?: number },
+  options: { quiet: boolean; total: number | null; intervalMs?: number; unit?: string },
 ): Progress {
   if (options.quiet) return { tick: () => {}, note: (text) => stream.write(`${text}\n`), stop: () => {} };
-  return stream.isTTY ? barProgress(stats, stream, options.total) : plainProgress(stats, stream, options.total, options.intervalMs ?? 5_000);
+  const unit = options.unit ?? 'lines';
+  return stream.isTTY ? barProgress(stats, stream, options.total, unit) : plainProgress(stats, stream, options.total, options.intervalMs ?? 5_000, unit);
 }
 
-function barProgress(stats: BatchStats, stream: NodeJS.WritableStream, total: number | null): Progress {
+function barProgress(stats: ProgressView, stream: NodeJS.WritableStream, total: number | null, unit: string): Progress {
   const done = () => stats.done + stats.skipped;
-  const payload = () => ({ rateText: count(stats.rate()), counts: counts(stats), doneText: count(done()), totalText: total === null ? '' : count(total) });
+  const payload = () => ({ rateText: count(stats.rate()), counts: stats.countsText(), doneText: count(done()), totalText: total === null ? '' : count(total) });
   const format =
     total !== null
-      ? '{bar} {doneText}/{totalText} lines · {rateText}/s · ETA {eta_formatted} · {counts}'
-      : '{doneText} lines · {rateText}/s · {duration_formatted} · {counts}';
+      ? `{bar} {doneText}/{totalText} ${unit} · {rateText}/s · ETA {eta_formatted} · {counts}`
+      : `{doneText} ${unit} · {rateText}/s · {duration_formatted} · {counts}`;
   const bar = new cliProgress.SingleBar({ format, stream, hideCursor: true, fps: 8, etaBuffer: 200, barsize: 24 }, cliProgress.Presets.shades_classic);
   bar.start(total ?? 0, done(), payload());
   return {
@@ -55,11 +67,11 @@ function barProgress(stats: BatchStats, stream: NodeJS.WritableStream, total: nu
   };
 }
 
-function plainProgress(stats: BatchStats, stream: NodeJS.WritableStream, total: number | null, intervalMs: number): Progress {
+function plainProgress(stats: ProgressView, stream: NodeJS.WritableStream, total: number | null, intervalMs: number, unit: string): Progress {
   const line = () => {
     const done = stats.done + stats.skipped;
     const of = total !== null ? ` of ${count(total)}${total > 0 ? ` (${Math.floor((done / total) * 100)}%)` : ''}` : '';
-    stream.write(`progress: ${count(done)}${of} lines · ${count(stats.rate())} lines/s · ${counts(stats)}\n`);
+    stream.write(`progress: ${count(done)}${of} ${unit} · ${count(stats.rate())} ${unit}/s · ${stats.countsText()}\n`);
   };
   const timer = setInterval(line, intervalMs);
   timer.unref();

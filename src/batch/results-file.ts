@@ -1,13 +1,30 @@
 import { closeSync, createReadStream, existsSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { UsageError } from '../errors/cli-error.js';
-import { formatResult, parseResult, type LineResult } from './line-result.js';
 
 /*
- * The results file (--out) and the rejects file (--rejects). Each line is written with one
- * write(2) as soon as its result is known, so a run killed at any moment (even SIGKILL) leaves
- * every finished line on disk and at worst one cut-off last line, which resume drops.
+ * The results file (--out) of any job on the pool, and the side files a job keeps (submit's
+ * --rejects). Each line is written with one write(2) as soon as its result is known, so a run
+ * killed at any moment (even SIGKILL) leaves every finished line on disk and at worst one
+ * cut-off last line, which resume drops. What a result line holds is the job's: the pool reads
+ * back only what resume needs of it (RecordedResult), through the job's reader.
  */
+
+/** What resume needs of one line of a results file, whatever the job. */
+export interface RecordedResult {
+  /** Where the item starts in the input (JSON Lines: its line; a list of ids: its place in the list) and column (1 unless several items share a line). */
+  line: number;
+  column: number;
+  /** The id the item named, compared with the input's when resume reaches it; null for none. */
+  id: string | null;
+  /** False for a failure: the line is dropped from the file and the item is done again. */
+  settled: boolean;
+  /** A failure after which the item may have had its effect: the job checks before acting again. */
+  unsure: boolean;
+}
+
+/** A job's reader of its own result lines: undefined for a line that is not one of its results. */
+export type ResultReader = (text: string) => RecordedResult | undefined;
 
 /** The most requests one batch has in flight (--concurrency is capped at this). */
 export const MAX_CONCURRENCY = 256;
@@ -106,6 +123,8 @@ export class PriorRun {
   private fd: number | null = null;
   private buffer = Buffer.alloc(4096);
 
+  constructor(private readonly read: ResultReader) {}
+
   /** The file recordedId reads from (prepareResume sets it once the file is rewritten). */
   attach(path: string): void {
     this.path = path;
@@ -122,7 +141,7 @@ export class PriorRun {
     for (;;) {
       const read = readSync(this.fd, this.buffer, 0, this.buffer.length, offset);
       const end = this.buffer.indexOf(0x0a);
-      if (end >= 0 && end < read) return parseResult(this.buffer.toString('utf8', 0, end))?.id ?? null;
+      if (end >= 0 && end < read) return this.read(this.buffer.toString('utf8', 0, end))?.id ?? null;
       if (read < this.buffer.length) return null; // cannot happen: prepareResume wrote whole lines
       this.buffer = Buffer.alloc(this.buffer.length * 2);
     }
@@ -134,7 +153,7 @@ export class PriorRun {
     this.fd = null;
   }
 
-  /** Already decided, rejected or of unknown outcome without an id: not sent again. */
+  /** Settled by the earlier run (submit: decided, rejected, or of unknown outcome without an id): not done again. */
   isSettled(line: number, column = 1): boolean {
     return this.settled.has(line, column);
   }
@@ -152,11 +171,11 @@ export class PriorRun {
 
 /**
  * Reads the results file of an earlier run and rewrites it (atomically: temp file, then
- * rename) holding only the lines that stay settled. FAILED lines are dropped, since this run
- * writes their new result, so the file ends with exactly one line per input line.
+ * rename) holding only the lines that stay settled. Failed lines are dropped, since this run
+ * writes their new result, so the file ends with exactly one line per input item.
  */
-export async function prepareResume(path: string): Promise<PriorRun> {
-  const prior = new PriorRun();
+export async function prepareResume(path: string, read: ResultReader): Promise<PriorRun> {
+  const prior = new PriorRun(read);
   if (!existsSync(path)) return prior;
   const temp = `${path}.resume-${process.pid}.tmp`;
   const fd = openSync(temp, 'w', 0o644);
@@ -169,15 +188,15 @@ export async function prepareResume(path: string): Promise<PriorRun> {
       lineNo++;
       if (text.trim() === '') continue;
       if (pendingBad !== undefined) throw notOurs(path, pendingBad);
-      const result = parseResult(text);
+      const result = read(text);
       // Only the last line may be unreadable: a run killed while writing it.
       if (!result) {
         pendingBad = lineNo;
         continue;
       }
       prior.highestLine = Math.max(prior.highestLine, result.line);
-      if (result.outcome === 'FAILED') {
-        if (result.id !== null) prior.unsure.add(result.line, result.column);
+      if (!result.settled) {
+        if (result.unsure) prior.unsure.add(result.line, result.column);
         prior.dropped++;
         continue;
       }
@@ -228,10 +247,6 @@ export class LineFile {
 
   write(line: string): void {
     writeSync(this.fd, `${line}\n`);
-  }
-
-  writeResult(result: LineResult): void {
-    this.write(formatResult(result));
   }
 
   close(): void {

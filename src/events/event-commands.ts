@@ -21,14 +21,14 @@ async function callAndShow(session: Session, call: (client: ApiClient) => Promis
   output.print(tables[renderer](body, output.style));
 }
 
-/** One event: its decision as tables (or JSON). Many: a batch (src/batch). */
+/** One event: its decision as tables (or JSON). Many: a batch (src/submit-batch). */
 export async function submitEvents(session: Session, source: string, options: SubmitOptions): Promise<void> {
-  const { openInput } = await import('../batch/input-records.js');
+  const { openInput } = await import('../submit-batch/input-records.js');
   const askedForBatch = [options.concurrency, options.rate, options.maxErrors, options.out, options.rejects, options.resume].some((o) => o !== undefined);
   const input = await openInput(source, session.context, { batch: askedForBatch, maxRecordBytes: MAX_BODY_BYTES });
   if (input.kind === 'batch') {
     // The batch machinery (progress bar, results files, pacing) loads only for a batch.
-    const { runBatch } = await import('../batch/run-batch.js');
+    const { runBatch } = await import('../submit-batch/run-submit-batch.js');
     return runBatch(session, input, {
       concurrency: options.concurrency ?? 16,
       rate: options.rate ?? null,

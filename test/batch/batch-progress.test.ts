@@ -1,8 +1,8 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createProgress } from '../../src/batch/batch-progress.js';
-import { BatchStats } from '../../src/batch/batch-stats.js';
-import type { LineResult } from '../../src/batch/line-result.js';
+import { BatchStats } from '../../src/submit-batch/batch-stats.js';
+import type { LineResult } from '../../src/submit-batch/line-result.js';
 
 const decided = (line: number, actionType: string): LineResult => ({
   line,

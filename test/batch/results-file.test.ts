@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { formatResult, type LineResult } from '../../src/batch/line-result.js';
+import { formatResult, readLineResult, type LineResult } from '../../src/submit-batch/line-result.js';
 import { LineFile, MAX_CONCURRENCY, MAX_LINES_IN_PROGRESS, prepareResume } from '../../src/batch/results-file.js';
 import { UsageError } from '../../src/errors/cli-error.js';
 import { tempDir } from '../support/sandbox.js';
@@ -22,7 +22,7 @@ describe('prepareResume', () => {
   it('keeps decided, rejected and unknown lines, drops failed ones and a line cut off by a crash, and rewrites the file with what it kept', async () => {
     const kept = [result(1, 'DECIDED'), result(3, 'REJECTED'), result(4, 'UNKNOWN', null)];
     const p = file([kept[0], result(2, 'FAILED'), kept[1], kept[2], result(6, 'FAILED', null), '{"line":5,"id":"e-5","outc'].join('\n'));
-    const prior = await prepareResume(p);
+    const prior = await prepareResume(p, readLineResult);
     expect(readFileSync(p, 'utf8')).toBe(`${kept.join('\n')}\n`);
     expect([1, 3, 4].map((l) => prior.isSettled(l))).toEqual([true, true, true]);
     expect([2, 5, 6].map((l) => prior.isSettled(l))).toEqual([false, false, false]);
@@ -33,7 +33,7 @@ describe('prepareResume', () => {
   it('reads back the recorded id of every settled line, from the rewritten file, also after this run appends to it', async () => {
     const long = `id-${'é'.repeat(5000)}`;
     const p = file([result(3, 'DECIDED'), result(1, 'FAILED'), result(2, 'REJECTED', null), result(7, 'UNKNOWN', long)].join('\n'));
-    const prior = await prepareResume(p);
+    const prior = await prepareResume(p, readLineResult);
     const appended = LineFile.open(p, 'append', '--out');
     appended.write(result(1, 'DECIDED', 'later'));
     appended.close();
@@ -43,7 +43,7 @@ describe('prepareResume', () => {
 
   it('checks a failed line with an id first, and any unrecorded line the dead run may have had in progress', async () => {
     const p = file(`${result(2, 'FAILED')}\n${result(1000, 'DECIDED')}\n`);
-    const prior = await prepareResume(p);
+    const prior = await prepareResume(p, readLineResult);
     expect(prior.maySentBefore(2)).toBe(true);
     expect(prior.maySentBefore(999)).toBe(true);
     // Lines waiting out a Retry-After give up their request slot, so more lines than
@@ -57,13 +57,13 @@ describe('prepareResume', () => {
   it('refuses a file whose lines are not fraudctl results, and leaves it as it was', async () => {
     const content = `${result(1, 'DECIDED')}\nhello\n${result(2, 'DECIDED')}\n`;
     const p = file(content);
-    await expect(prepareResume(p)).rejects.toThrow(UsageError);
-    await expect(prepareResume(p)).rejects.toThrow(/line 2 is not a fraudctl result/);
+    await expect(prepareResume(p, readLineResult)).rejects.toThrow(UsageError);
+    await expect(prepareResume(p, readLineResult)).rejects.toThrow(/line 2 is not a fraudctl result/);
     expect(readFileSync(p, 'utf8')).toBe(content);
   });
 
   it('starts fresh when the file does not exist yet', async () => {
-    const prior = await prepareResume(join(tmp.dir, 'none.jsonl'));
+    const prior = await prepareResume(join(tmp.dir, 'none.jsonl'), readLineResult);
     expect(prior.settledCount).toBe(0);
     expect(prior.maySentBefore(1)).toBe(true);
     expect(prior.maySentBefore(MAX_LINES_IN_PROGRESS + 1)).toBe(false);

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { LineResult } from '../../src/batch/line-result.js';
+import type { LineResult } from '../../src/submit-batch/line-result.js';
 
 /*
  * Batch inputs for tests: valid, varied events with unique ids, as JSON Lines, and a way to

@@ -1,3 +1,4 @@
+import type { RecordedResult } from '../batch/results-file.js';
 import { jsonForTerminal } from '../render/terminal-text.js';
 
 /*
@@ -65,4 +66,15 @@ export function parseResult(text: string): LineResult | undefined {
   if (r.column === undefined) r.column = 1;
   else if (!Number.isSafeInteger(r.column) || r.column < 1) return undefined;
   return r as LineResult;
+}
+
+/**
+ * What resume needs of a line of submit's results file: a FAILED line is done again (first
+ * checked, when it has an id: the event may be stored); every other outcome stays settled.
+ */
+export function readLineResult(text: string): RecordedResult | undefined {
+  const r = parseResult(text);
+  if (!r) return undefined;
+  const failed = r.outcome === 'FAILED';
+  return { line: r.line, column: r.column, id: r.id, settled: !failed, unsure: failed && r.id !== null };
 }

@@ -1,3 +1,4 @@
+import { count as grouped, type ProgressView } from '../batch/batch-progress.js';
 import type { LineResult, Outcome } from './line-result.js';
 
 /*
@@ -13,7 +14,7 @@ export interface Problem {
   reason: string;
 }
 
-export class BatchStats {
+export class BatchStats implements ProgressView {
   readonly outcomes: Record<Outcome, number> = { DECIDED: 0, REJECTED: 0, FAILED: 0, UNKNOWN: 0 };
   readonly actionTypes = new Map<string, number>();
   readonly errorTypes = new Map<string, number>();
@@ -36,6 +37,11 @@ export class BatchStats {
 
   count(action: string): number {
     return this.actionTypes.get(action) ?? 0;
+  }
+
+  /** The counts the progress display shows. */
+  countsText(): string {
+    return `APPROVE ${grouped(this.count('APPROVE'))} · REVIEW ${grouped(this.count('REVIEW'))} · DECLINE ${grouped(this.count('DECLINE'))} · errors ${grouped(this.errors)}`;
   }
 
   add(result: LineResult, reason: string | undefined): void {

@@ -2,6 +2,7 @@ import type { ApiClient } from '../api/api-client.js';
 import { ApiError, BadResponseError, NETWORK_ERROR_TYPES, NetworkError, NotTheServiceError } from '../api/api-error.js';
 import type { RetryKind } from '../api/retry-budget.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
+import type { Settled } from '../batch/run-pool.js';
 import type { InputRecord } from './input-records.js';
 import type { LineResult } from './line-result.js';
 
@@ -37,13 +38,8 @@ export interface LineWork {
   aborted(): boolean;
 }
 
-export interface LineOutcome {
-  result: LineResult;
-  /** Why the line got no decision, in words, for the summary. */
-  reason?: string;
-  /** The error that should stop the whole batch: the key was refused, or the URL is not the service. */
-  fatal?: ApiError | NotTheServiceError;
-}
+/** A line's result, why it got no decision (for the summary), and whether it stops the batch (a refused key, not the service). */
+export type LineOutcome = Settled<LineResult>;
 
 /** A line ready to send: its text and id. */
 export interface LineToSend {
@@ -250,7 +246,11 @@ export async function submitLine(record: InputRecord, parsed: LineToSend, work: 
   const { reason, ...f } = failure(lastError);
   result = { ...result, ...f };
   if (lastError instanceof ApiError && REJECTING_STATUSES.has(lastError.status)) return finish({ result: { ...result, outcome: 'REJECTED' }, reason });
-  const fatal =
-    (lastError instanceof ApiError && (lastError.status === 401 || lastError.status === 403)) || lastError instanceof NotTheServiceError ? lastError : undefined;
+  const fatal: LineOutcome['fatal'] =
+    lastError instanceof ApiError && (lastError.status === 401 || lastError.status === 403)
+      ? { error: lastError, stop: 'auth' }
+      : lastError instanceof NotTheServiceError
+        ? { error: lastError, stop: 'not-the-service' }
+        : undefined;
   return finish({ result: { ...result, outcome: 'FAILED' }, reason, ...(fatal ? { fatal } : {}) });
 }

@@ -1,13 +1,13 @@
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import type { BatchStats } from './batch-stats.js';
-import { count } from './batch-progress.js';
+import { count } from '../batch/batch-progress.js';
+import type { StopReason } from '../batch/run-pool.js';
 
 /*
  * The closing account of a batch: what was decided, what was not and why, how fast, and where
  * the results are. As text for people, or as one JSON object (--json) for scripts.
  */
 
-export type StopReason = 'interrupted' | 'aborted' | 'max-errors' | 'retry-budget' | 'auth' | 'input' | 'wrong-input' | 'output-closed' | 'not-the-service';
 
 export interface SummaryFacts {
   stats: BatchStats;

@@ -1,0 +1,350 @@
+import { once, setMaxListeners } from 'node:events';
+import { rmSync } from 'node:fs';
+import { Semaphore } from 'async-mutex';
+import type { ApiClient } from '../api/api-client.js';
+import type { CliContext } from '../cli-context.js';
+import { UsageError, type CliError } from '../errors/cli-error.js';
+import { terminalSafe } from '../render/terminal-text.js';
+import type { Session } from '../session.js';
+import { BatchControl } from './batch-control.js';
+import { createProgress, type Progress, type ProgressView } from './batch-progress.js';
+import { LineFile, MAX_LINES_IN_PROGRESS, prepareResume, type PriorRun, type ResultReader } from './results-file.js';
+
+/*
+ * The pool for items with results: it takes the items of a job in input order while one of
+ * `concurrency` request slots is free, runs each, and writes its one result line at once. Two
+ * jobs run on it: submitting events (src/submit-batch/) and changing states
+ * (src/state-changes/). The pool owns what every such run needs alike:
+ *
+ * - reading is pulled by the pool, so at most MAX_LINES_IN_PROGRESS items are held however
+ *   large the input; an item waiting to retry frees its request slot for the next one
+ *   (batch-control.ts, through the API client's RequestControl);
+ * - the results file, and --resume: items the earlier run settled are skipped, after checking
+ *   that the input is the one the file was written for;
+ * - the stops: a first Ctrl-C (no new item is taken, items in flight finish), a second one
+ *   (requests in flight are aborted and their items left unrecorded: resume checks them before
+ *   acting again), --max-errors, a spent retry budget, a refused key, a URL that is not the
+ *   service, unreadable input, stdout closed while results go there.
+ *
+ * The job owns what an item is: how to start it (synchronously up to its first request, so a
+ * --max-errors stop is exact for items settled without one), how to name its id and where it
+ * is, its result line and how to read one back, its counts, and its summary.
+ */
+
+export type StopReason = 'interrupted' | 'aborted' | 'max-errors' | 'retry-budget' | 'auth' | 'input' | 'wrong-input' | 'output-closed' | 'not-the-service';
+
+/** Where an item starts in the input: what --resume keys on (a list of ids: its place in the list, column 1). */
+export interface ItemPosition {
+  line: number;
+  column: number;
+}
+
+/** An item's result, as its job settled it. */
+export interface Settled<R> {
+  result: R;
+  /** Why the item did not get what was asked, in words, for the summary. */
+  reason?: string;
+  /** A failure that stops the whole pool: the key was refused, or the URL is not the service. */
+  fatal?: { error: CliError; stop: 'auth' | 'not-the-service' };
+}
+
+/** The counts a job keeps that the pool reads and moves: errors (for --max-errors), items resume skipped. */
+export interface PoolStats extends ProgressView {
+  readonly errors: number;
+  skipped: number;
+  /** The clock starts when the first item is taken. */
+  start(): void;
+}
+
+export interface PoolJob<I extends ItemPosition, R> {
+  /** What an item is called in messages: `lines`, `ids`. */
+  readonly unit: string;
+  readonly stats: PoolStats;
+  /** The items in input order; the pool pulls them one at a time. */
+  readonly items: AsyncIterable<I>;
+  /** Counts the items before the run, for the progress bar's total (null: not known). */
+  countItems(): Promise<number | null>;
+  /** Closes the input; called once, whatever happened. */
+  closeInput(): void;
+  /** Reads one line of the job's results file back (--resume). */
+  readResult: ResultReader;
+  formatResult(result: R): string;
+  /** The id an item names, read as its result records it: resume compares the two. */
+  idOf(item: I): string | null;
+  /** The item's place in words, for a results file of another input: `line 3`, `id 3`. */
+  where(item: I): string;
+  /**
+   * Starts an item. `mayHaveRunBefore`: the run that wrote the results file may have acted on it
+   * without recording it. A result returned at once (no request needed) is recorded before the
+   * pool takes another item; a promise resolving to undefined means the pool was aborted mid-item,
+   * which stays unrecorded.
+   */
+  start(item: I, mayHaveRunBefore: boolean): Settled<R> | Promise<Settled<R> | undefined>;
+  /** An item was settled and its result written: the job counts it and keeps it in its own files (submit's --rejects). */
+  settled(item: I, settled: Settled<R>): void;
+  /** When results go to stdout without a results file: an item's line there (absent: nothing is printed per item). */
+  stdoutLine?(result: R): string;
+  /** Opens the job's own files once the results file is open (closed by closeFiles); may throw a UsageError. */
+  openFiles?(resume: boolean): void;
+  closeFiles?(): void;
+}
+
+export interface PoolOptions {
+  maxErrors: number | null;
+  /** The results file, or null (results on stdout, or none). */
+  out: string | null;
+  resume: boolean;
+  quiet: boolean;
+}
+
+/** The client and the controls of one or more pool runs (a bulk change plans, then changes, with one client). */
+export interface PoolRuntime {
+  client: ApiClient;
+  control: BatchControl;
+  /** Aborted at the second Ctrl-C: every request in flight ends. */
+  abort: AbortController;
+}
+
+/** What a run came to, for the job's summary and exit. */
+export interface PoolRun {
+  stopped: StopReason | null;
+  /** The failure that stopped the run (a refused key, not the service), if one did. */
+  fatal: CliError | undefined;
+  /** The input could not be read to its end, or belongs to another results file. */
+  inputError: unknown;
+  /** Results meant for stdout that could not be written (its reader went away). */
+  unwritten: number;
+  retries: number;
+  throttled: number;
+  /** --resume found a results file to continue. */
+  resumed: boolean;
+}
+
+export async function poolRuntime(session: Session, options: { concurrency: number; rate: number | null }): Promise<PoolRuntime> {
+  const control = new BatchControl(options.rate, options.concurrency);
+  const abort = new AbortController();
+  // Every item in progress, sending or waiting to retry, listens for the abort (second Ctrl-C).
+  setMaxListeners(MAX_LINES_IN_PROGRESS + 16, abort.signal);
+  const client = await session.client({ connections: options.concurrency, control, signal: abort.signal });
+  return { client, control, abort };
+}
+
+/** Why the run stopped taking items, and what goes with it. The first reason stays, but an abort overrides an interrupt. */
+class Stops {
+  reason: StopReason | null = null;
+  fatal: CliError | undefined;
+  inputError: unknown;
+  /** A bug in an item's work: rethrown once the items in flight are done. */
+  crash: { error: unknown } | undefined;
+
+  stop(reason: StopReason): void {
+    this.reason ??= reason;
+  }
+}
+
+/**
+ * Results on stdout: a reader that goes away (`| head`) stops the run like a Ctrl-C would: no
+ * new items are taken, those in flight finish, and their results are counted as unwritten.
+ */
+class StdoutResults {
+  closed = false;
+  unwritten = 0;
+  private readonly release: () => void;
+
+  constructor(
+    private readonly context: CliContext,
+    active: boolean,
+    onClosed: () => void,
+  ) {
+    this.release = active
+      ? context.onStdoutClosed(() => {
+          this.closed = true;
+          onClosed();
+        })
+      : () => {};
+  }
+
+  async write(line: string): Promise<void> {
+    if (this.closed) {
+      this.unwritten++;
+      return;
+    }
+    const stdout = this.context.stdout;
+    const written = stdout.write(`${line}\n`, (error) => {
+      if (error) this.unwritten++;
+    });
+    if (!written) await Promise.race([once(stdout, 'drain'), once(stdout, 'close')]).catch(() => {});
+  }
+
+  done(): void {
+    this.release();
+  }
+}
+
+/** The results file and the earlier run it continues. Until the run takes over, the input is this function's to close when anything fails. */
+async function openResults<I extends ItemPosition, R>(job: PoolJob<I, R>, options: PoolOptions) {
+  try {
+    if (options.resume && !options.out) throw new UsageError('--resume needs --out: the results file of the run to continue');
+    const prior: PriorRun | null = options.resume && options.out ? await prepareResume(options.out, job.readResult) : null;
+    const results = options.out ? LineFile.open(options.out, options.resume ? 'append' : 'create', '--out') : null;
+    try {
+      job.openFiles?.(options.resume);
+    } catch (error) {
+      results?.close();
+      if (!options.resume && options.out) rmSync(options.out, { force: true });
+      throw error;
+    }
+    return { prior, results };
+  } catch (error) {
+    job.closeInput();
+    throw error;
+  }
+}
+
+export async function runPool<I extends ItemPosition, R>(context: CliContext, runtime: PoolRuntime, job: PoolJob<I, R>, options: PoolOptions): Promise<PoolRun> {
+  const { control, abort } = runtime;
+  const { stats } = job;
+  const stops = new Stops();
+  let finished = false;
+  const { prior, results } = await openResults(job, options);
+
+  // Counting the input first (a fast second read of a file) gives the bar its total and an ETA.
+  const total = options.quiet ? null : await job.countItems();
+  const progress: Progress = createProgress(stats, context.stderr, { quiet: options.quiet, total, unit: job.unit });
+
+  void (async () => {
+    await context.waitForShutdown();
+    if (finished) return;
+    stops.stop('interrupted');
+    progress.note(`stopping: finishing the ${job.unit} in flight; press Ctrl-C again to abort them`);
+    await context.waitForShutdown();
+    if (finished) return;
+    stops.reason = 'aborted';
+    abort.abort();
+  })();
+
+  const printing = !results && job.stdoutLine !== undefined;
+  const stdout = new StdoutResults(context, printing, () => stops.stop('output-closed'));
+
+  // Items are taken one at a time and in input order (resume relies on that order).
+  const iterator = job.items[Symbol.asyncIterator]();
+  let queue: Promise<unknown> = Promise.resolve();
+  const take = (): Promise<I | null> => {
+    const next = queue.then(async () => {
+      if (stops.reason) return null;
+      try {
+        const r = await iterator.next();
+        return r.done ? null : r.value;
+      } catch (error) {
+        stops.inputError ??= error;
+        stops.stop('input');
+        return null;
+      }
+    });
+    queue = next;
+    return next;
+  };
+
+  /** Writes and counts a settled item, and makes the stops it calls for. Synchronous. */
+  const record = (item: I, settled: Settled<R>): string | null => {
+    if (settled.fatal) {
+      stops.fatal ??= settled.fatal.error;
+      stops.stop(settled.fatal.stop);
+    }
+    if (control.budget.spent) stops.stop('retry-budget');
+    results?.write(job.formatResult(settled.result));
+    job.settled(item, settled);
+    if (options.maxErrors !== null && stats.errors >= options.maxErrors) stops.stop('max-errors');
+    progress.tick();
+    return printing ? job.stdoutLine!(settled.result) : null;
+  };
+
+  const runItem = async (item: I): Promise<void> => {
+    if (prior?.isSettled(item.line, item.column)) {
+      const mismatch = otherInput(job, item, prior.recordedId(item.line, item.column) ?? null, options.out!);
+      if (mismatch) {
+        stops.inputError ??= mismatch;
+        stops.stop('wrong-input');
+        return;
+      }
+      stats.skipped++;
+      return;
+    }
+    const mayHaveRunBefore = prior !== null && prior.maySentBefore(item.line, item.column);
+    const started = job.start(item, mayHaveRunBefore);
+    // Settled without a request: recorded before the pool takes another item.
+    const settled = started instanceof Promise ? await started : started;
+    if (!settled) return;
+    const line = record(item, settled);
+    if (line !== null) await stdout.write(line);
+  };
+
+  // An item is taken only when one of the --concurrency request slots is free, and holds it until
+  // its result is written, except while it waits to retry (batch-control.ts). Items taken and not
+  // yet recorded — sending or waiting — are at most MAX_LINES_IN_PROGRESS: memory stays flat, and
+  // --resume knows how far past the last recorded item a dead run may have gone.
+  const inProgress = new Semaphore(MAX_LINES_IN_PROGRESS);
+  const running = new Set<Promise<void>>();
+  const pool = async () => {
+    for (;;) {
+      await inProgress.acquire();
+      await control.takeSlot();
+      const item = stops.crash ? null : await take();
+      if (!item) {
+        control.releaseSlot();
+        inProgress.release();
+        return;
+      }
+      const itemDone: Promise<void> = runItem(item)
+        .catch((error: unknown) => {
+          stops.crash ??= { error };
+        })
+        .finally(() => {
+          control.releaseSlot();
+          inProgress.release();
+          running.delete(itemDone);
+        });
+      running.add(itemDone);
+    }
+  };
+
+  stats.start();
+  try {
+    await pool();
+    while (running.size > 0) await Promise.all(running);
+    if (stops.crash) throw stops.crash.error;
+  } finally {
+    finished = true;
+    stdout.done();
+    progress.stop();
+    results?.close();
+    job.closeFiles?.();
+    prior?.close();
+    job.closeInput();
+  }
+  return {
+    stopped: stops.reason,
+    fatal: stops.fatal,
+    inputError: stops.inputError,
+    unwritten: stdout.unwritten,
+    retries: control.budget.granted,
+    throttled: control.throttled,
+    resumed: prior !== null,
+  };
+}
+
+/**
+ * A resumed item must be the item the results file describes: a results file resumed with
+ * another input would skip and redo the wrong items. Every settled item's id is compared (read
+ * back from the results file as the input reaches it), so an input that only shares its first
+ * items is caught.
+ */
+function otherInput<I extends ItemPosition, R>(job: PoolJob<I, R>, item: I, recordedId: string | null, out: string): UsageError | undefined {
+  const id = job.idOf(item);
+  if (id === recordedId) return undefined;
+  const show = (v: string | null) => (v === null ? 'without an id' : `event ${terminalSafe(JSON.stringify(v))}`);
+  return new UsageError(
+    `${out} does not belong to this input: its ${job.where(item)} is ${show(recordedId)}, the input's is ${id === null ? 'without an id' : terminalSafe(JSON.stringify(id))}`,
+    'resume with the same input the results file was written for, or give a new --out without --resume',
+  );
+}

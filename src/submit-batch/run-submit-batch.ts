@@ -1,0 +1,113 @@
+import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
+import { jsonForTerminal } from '../render/terminal-text.js';
+import type { Session } from '../session.js';
+import { MAX_BODY_BYTES } from '../contract/limits.js';
+import { count } from '../batch/batch-progress.js';
+import { LineFile } from '../batch/results-file.js';
+import { poolRuntime, runPool, type PoolJob, type Settled } from '../batch/run-pool.js';
+import { BatchStats } from './batch-stats.js';
+import { summaryJson, summaryText } from './batch-summary.js';
+import type { BatchInput, InputRecord } from './input-records.js';
+import { formatResult, readLineResult, type LineResult } from './line-result.js';
+import { lineId, prepareLine, submitLine, type LineWork } from './submit-line.js';
+
+/*
+ * `submit` for many events: a job on the pool (src/batch/run-pool.ts). Each line is screened
+ * (submit-line.ts) and gets one result line; a line the reader or parser refuses is REJECTED
+ * without a request. With --rejects, every line without a decision is also kept as it was.
+ */
+
+export interface BatchOptions {
+  concurrency: number;
+  /** Attempts per second across the batch, or null for no cap. */
+  rate: number | null;
+  maxErrors: number | null;
+  out: string | null;
+  rejects: string | null;
+  resume: boolean;
+  quiet: boolean;
+  json: boolean;
+}
+
+/** One line for the rejects file: a JSON text's line breaks are whitespace, so folding them keeps its meaning. */
+const asOneLine = (text: string) => text.replace(/\r?\n/g, ' ');
+
+export async function runBatch(session: Session, input: BatchInput, options: BatchOptions): Promise<void> {
+  if (options.resume && !options.out) {
+    input.close();
+    throw new UsageError('--resume needs --out: the results file of the run to continue');
+  }
+  const context = session.context;
+  const stats = new BatchStats();
+  let runtime;
+  try {
+    runtime = await poolRuntime(session, { concurrency: options.concurrency, rate: options.rate });
+  } catch (error) {
+    input.close();
+    throw error;
+  }
+  const { client, control } = runtime;
+  const work: LineWork = {
+    client,
+    allowResubmit: (kind) => control.allowRetry(kind),
+    maxResubmits: (await session.settings()).retries,
+    aborted: () => runtime.abort.signal.aborted,
+  };
+
+  let rejects: LineFile | null = null;
+  const job: PoolJob<InputRecord, LineResult> = {
+    unit: 'lines',
+    stats,
+    items: input.records,
+    countItems: () => input.countRecords(),
+    closeInput: () => input.close(),
+    readResult: readLineResult,
+    formatResult,
+    idOf: lineId,
+    where: (record) => `line ${record.line}${record.column > 1 ? ` column ${record.column}` : ''}`,
+    start(record, mayHaveRunBefore) {
+      const line = prepareLine(record, MAX_BODY_BYTES);
+      if ('rejected' in line) return line.rejected;
+      return submitLine(record, line.send, work, { verifyFirst: mayHaveRunBefore });
+    },
+    settled(record, outcome: Settled<LineResult>) {
+      stats.add(outcome.result, outcome.reason);
+      if (rejects && outcome.result.outcome !== 'DECIDED') rejects.write(asOneLine(record.text));
+    },
+    ...(options.json ? { stdoutLine: formatResult } : {}),
+    openFiles(resume) {
+      rejects = options.rejects ? LineFile.open(options.rejects, resume ? 'append' : 'replace', '--rejects') : null;
+    },
+    closeFiles: () => rejects?.close(),
+  };
+
+  const run = await runPool(context, runtime, job, { maxErrors: options.maxErrors, out: options.out, resume: options.resume, quiet: options.quiet });
+  const { stopped } = run;
+
+  const facts = { stats, stopped, results: options.out, rejects: options.rejects, retries: run.retries, throttled: run.throttled, resumed: run.resumed };
+  if (stopped === 'output-closed') {
+    throw new CliError(
+      `stdout was closed after ${count(stats.done - run.unwritten)} results: the batch stopped; ${count(run.unwritten)} ${run.unwritten === 1 ? 'line was' : 'lines were'} sent whose results could not be written`,
+      ExitCode.FAILURE,
+      'to keep every result, write them to a file with --out FILE (then --resume finds what was stored)',
+    );
+  }
+  if (options.json) {
+    // The summary goes to stdout unless stdout already carries the results.
+    const text = `${jsonForTerminal(summaryJson(facts), true)}\n`;
+    if (options.out) context.stdout.write(text);
+    else context.stderr.write(text);
+  } else if (!options.quiet || stats.errors > 0 || stopped) {
+    context.stderr.write(`${summaryText(facts)}\n`);
+  }
+
+  if (run.inputError) throw run.inputError;
+  if (run.fatal) throw run.fatal;
+  if (stopped === 'interrupted' || stopped === 'aborted') {
+    throw new CliError(`interrupted after ${count(stats.done)} lines`, ExitCode.INTERRUPTED, options.out ? 'continue with the same command and --resume' : undefined);
+  }
+  if (stats.errors > 0 || stopped) {
+    const where = options.out ? `see ${options.out}` : options.json ? 'see the results above' : 'add --out FILE to keep every line\'s result';
+    throw new CliError(`${count(stats.errors)} of ${count(stats.done)} lines got no decision${stopped ? ' and the batch stopped early' : ''}`, ExitCode.FAILURE, `${where}${options.rejects ? `; ${options.rejects} holds those lines to send again` : ''}`);
+  }
+}
