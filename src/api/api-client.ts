@@ -5,7 +5,7 @@ import { VERSION } from '../version.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import { ApiError, BadResponseError, NetworkError, NotTheServiceError, type NetworkFailure } from './api-error.js';
 import { ExitCode, UsageError } from '../errors/cli-error.js';
-import { readNotFound, type NotFoundReading } from './error-shape.js';
+import { readErrorAnswer, readNotFound } from './error-shape.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, GATEWAY_STATUSES, parseRetryAfter, RETRYABLE_STATUSES, type RetryPolicy } from './retry-policy.js';
 import type { RetryKind } from './retry-budget.js';
 import { redactHeaders } from './debug-log.js';
@@ -390,36 +390,47 @@ export class ApiClient {
     if (raw.status >= 200 && raw.status < 300) {
       if (raw.text.trim() === '') return { status: raw.status, body: undefined, requestId: raw.requestId, attempts };
       if (parsed === undefined) {
-        throw new BadResponseError(`the service answered ${raw.status} while ${op.what}, but the body is not JSON (${describeBody(contentType, raw.text)})`, 'a proxy or gateway may be in the way: check --base-url');
+        throw Object.assign(new BadResponseError(`the service answered ${raw.status} while ${op.what}, but the body is not JSON (${describeBody(contentType, raw.text)})`, 'a proxy or gateway may be in the way: check --base-url'), {
+          notTheService: this.notTheService(op, raw, describeBody(contentType, raw.text)),
+        });
       }
       if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
-        throw new BadResponseError(`the service answered ${raw.status} while ${op.what}, but the body is not the JSON object expected`, 'check --base-url: it should name the fraud-screening service');
+        throw Object.assign(new BadResponseError(`the service answered ${raw.status} while ${op.what}, but the body is not the JSON object expected`, 'check --base-url: it should name the fraud-screening service'), {
+          notTheService: this.notTheService(op, raw, 'JSON that is not an object'),
+        });
       }
       return { status: raw.status, body: parsed.value, requestId: raw.requestId, attempts };
     }
+    const body = raw.text.trim() === '' ? undefined : parsed;
     if (raw.status === 404) {
-      const reading = readNotFound(raw.text.trim() === '' ? undefined : parsed);
-      if (reading.kind === 'foreign') throw this.notTheService(op, raw, contentType, reading);
+      const reading = readNotFound(body);
+      if (reading.kind === 'foreign') {
+        const got = reading.reason === 'route' ? `the code ${safe(reading.code ?? '')}, which names a route, not an event` : this.foreignBody(raw, contentType, reading.reason);
+        throw this.notTheService(op, raw, got);
+      }
     }
-    throw this.apiError(op, raw, parsed?.value, contentType);
+    const error = this.apiError(op, raw, parsed?.value, contentType);
+    const reading = readErrorAnswer(raw.status, body);
+    if (reading.kind === 'foreign') error.notTheService = this.notTheService(op, raw, this.foreignBody(raw, contentType, reading.reason));
+    throw error;
+  }
+
+  /** What came back instead of the service's answer, in words: "an HTML page titled …", "an empty body". */
+  private foreignBody(raw: RawResponse, contentType: string, reason: 'not-json' | 'not-error-shape' | 'method'): string {
+    if (raw.text.trim() === '') return 'an empty body';
+    if (reason === 'not-error-shape') return 'JSON that is not the service\'s error shape';
+    if (reason === 'method' && parseJson(raw.text) !== undefined) return 'JSON, to a method or route the service does not have';
+    return describeBody(contentType, raw.text);
   }
 
   /**
-   * A 404 that is not the service's own answer (error-shape.ts): the base URL does not lead to
-   * the service. Said in the same words by every command; `login` adds that nothing was saved.
+   * An answer that is not the service's own (error-shape.ts): the base URL does not lead to the
+   * service. Said in the same words by every command; `login` adds that nothing was saved.
    */
-  private notTheService(op: Operation, raw: RawResponse, contentType: string, reading: Extract<NotFoundReading, { kind: 'foreign' }>): NotTheServiceError {
-    const got =
-      reading.reason === 'route'
-        ? `the code ${safe(reading.code ?? '')}, which names a route, not an event`
-        : reading.reason === 'not-error-shape'
-          ? 'JSON that is not the service\'s error shape'
-          : raw.text.trim() === ''
-            ? 'an empty body'
-            : describeBody(contentType, raw.text);
+  private notTheService(op: Operation, raw: RawResponse, got: string): NotTheServiceError {
     const ref = raw.requestId ? `, request ${safe(raw.requestId)}` : '';
     const where = `${op.method} ${this.base.origin}${safe(raw.path)}`;
-    const message = `${where} answered 404 with ${got}${ref}: that is not the fraud-screening service's answer, so this URL is not the service, or not its base path`;
+    const message = `${where} answered ${raw.status} with ${got}${ref}: that is not the fraud-screening service's answer, so this URL is not the service, or not its base path`;
     const hint = `check --base-url or the profile's URL (fraudctl config get base-url${this.options.profile && this.options.profile !== 'sandbox' ? ` --profile ${this.options.profile}` : ''}): it should be the service's base address`;
     return new NotTheServiceError(this.withoutKey(message), raw.status, this.withoutKey(got), hint);
   }

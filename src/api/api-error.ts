@@ -29,6 +29,13 @@ export class ApiError extends CliError {
 
   /** Attempts the call made before this failure stood. */
   attempts = 1;
+
+  /**
+   * Set when the answer was not the service's (a 405 or 501, or a body that is not the error
+   * shape: error-shape.ts): the same failure as "this URL is not the service", which a batch
+   * stops at. A single command reports the status as it came.
+   */
+  notTheService?: NotTheServiceError;
 }
 
 /** 'budget': not a network failure as such — a batch's shared retry budget refused the retry the failure called for. */
@@ -74,6 +81,9 @@ export class BadResponseError extends CliError {
 
   /** Attempts the call made before this failure stood. */
   attempts = 1;
+
+  /** Set for a 2xx whose body is not JSON, or not a JSON object: not the service's answer (see ApiError.notTheService). */
+  notTheService?: NotTheServiceError;
 }
 
 /**
@@ -94,4 +104,15 @@ export class NotTheServiceError extends BadResponseError {
     super(message, hint);
     this.name = 'NotTheServiceError';
   }
+}
+
+/**
+ * A failure as "this URL is not the fraud-screening service" when the answer was not the
+ * service's — a 404 that is not its own, a 405 or 501, an error that is not the error shape, a
+ * 2xx that is not a JSON object — else undefined. What stops a batch at once (src/batch/).
+ */
+export function asNotTheService(error: unknown): NotTheServiceError | undefined {
+  if (error instanceof NotTheServiceError) return error;
+  if (error instanceof ApiError || error instanceof BadResponseError) return error.notTheService;
+  return undefined;
 }

@@ -65,3 +65,26 @@ export function readNotFound(parsed: { value: unknown } | undefined): NotFoundRe
   if (code !== undefined) return { kind: 'foreign', reason: 'route', code };
   return { kind: 'service', shape };
 }
+
+/**
+ * Answers a proxy, gateway or throttle in front of the service may give in words of its own
+ * (an nginx HTML page for a 502, a CDN's 429, a body-size limit's 413), and a refused key, which
+ * stops a run either way: their shape says nothing about the URL.
+ */
+const ANSWERED_IN_FRONT: ReadonlySet<number> = new Set([401, 403, 413, 429, 502, 503, 504]);
+
+/** Statuses the service never gives for its routes: a server that has no such route or method (`python3 -m http.server`: 501). */
+const NO_SUCH_METHOD: ReadonlySet<number> = new Set([405, 501]);
+
+/**
+ * What an error answer other than a 404 means: the service's (`service`), or not (`foreign`,
+ * with the reason): a 405 or 501, or a body that is not JSON or not the error shape. Only the
+ * service's may be read as what the status says; a batch stops at the first foreign one.
+ */
+export function readErrorAnswer(status: number, parsed: { value: unknown } | undefined): { kind: 'service' } | { kind: 'foreign'; reason: 'not-json' | 'not-error-shape' | 'method' } {
+  if (ANSWERED_IN_FRONT.has(status)) return { kind: 'service' };
+  if (NO_SUCH_METHOD.has(status)) return { kind: 'foreign', reason: 'method' };
+  if (parsed === undefined) return { kind: 'foreign', reason: 'not-json' };
+  if (!readErrorShape(parsed.value)) return { kind: 'foreign', reason: 'not-error-shape' };
+  return { kind: 'service' };
+}

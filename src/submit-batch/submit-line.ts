@@ -1,5 +1,5 @@
 import type { ApiClient } from '../api/api-client.js';
-import { ApiError, BadResponseError, NETWORK_ERROR_TYPES, NetworkError, NotTheServiceError } from '../api/api-error.js';
+import { ApiError, asNotTheService, BadResponseError, NETWORK_ERROR_TYPES, NetworkError, NotTheServiceError } from '../api/api-error.js';
 import type { RetryKind } from '../api/retry-budget.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import type { Settled } from '../batch/run-pool.js';
@@ -243,14 +243,14 @@ export async function submitLine(record: InputRecord, parsed: LineToSend, work: 
       check = true;
     }
   }
-  const { reason, ...f } = failure(lastError);
+  // The POST's answer is not the service's: the URL is wrong, and the batch stops at the first
+  // such answer. (An answer to the duplicate check that is not the service's only makes that
+  // line UNKNOWN: the POST route answered as the service, a proxy may hide the other routes.)
+  const foreign = asNotTheService(lastError);
+  const { reason, ...f } = failure(foreign ?? lastError);
   result = { ...result, ...f };
+  if (foreign) return finish({ result: { ...result, outcome: 'FAILED' }, reason, fatal: { error: foreign, stop: 'not-the-service' } });
   if (lastError instanceof ApiError && REJECTING_STATUSES.has(lastError.status)) return finish({ result: { ...result, outcome: 'REJECTED' }, reason });
-  const fatal: LineOutcome['fatal'] =
-    lastError instanceof ApiError && (lastError.status === 401 || lastError.status === 403)
-      ? { error: lastError, stop: 'auth' }
-      : lastError instanceof NotTheServiceError
-        ? { error: lastError, stop: 'not-the-service' }
-        : undefined;
-  return finish({ result: { ...result, outcome: 'FAILED' }, reason, ...(fatal ? { fatal } : {}) });
+  const auth = lastError instanceof ApiError && (lastError.status === 401 || lastError.status === 403);
+  return finish({ result: { ...result, outcome: 'FAILED' }, reason, ...(auth ? { fatal: { error: lastError as ApiError, stop: 'auth' as const } } : {}) });
 }

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, eventPath, previewRequest, type ApiClientOptions } from '../../src/api/api-client.js';
-import { ApiError, BadResponseError, NetworkError, NotTheServiceError } from '../../src/api/api-error.js';
+import { ApiError, asNotTheService, BadResponseError, NetworkError, NotTheServiceError } from '../../src/api/api-error.js';
 import { isLoopbackHost } from '../../src/api/transport.js';
 import { UsageError } from '../../src/errors/cli-error.js';
 import { DEMO_KEY, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
@@ -210,6 +210,38 @@ describe('a 404 means "no such event" only in the service\'s own words', () => {
     expect(error).toBeInstanceOf(NotTheServiceError);
     expect(error.message).toContain('\\x1b]0;pwned');
     expect(error.message).not.toMatch(TERMINAL_ACTIVE);
+  });
+});
+
+describe('an error answer that is not the service\'s carries "this URL is not the service" (what stops a batch)', () => {
+  it.each([
+    ['a 501 HTML page (python3 -m http.server)', text(501, '<html><title>Error response</title><p>Unsupported method</p></html>', 'text/html'), /answered 501 with an HTML page titled "Error response"/],
+    ['a 405 in the error shape', json(405, { requestId: null, errorType: 'METHOD_NOT_ALLOWED', errorCodes: [] }), /answered 405 with JSON, to a method or route the service does not have/],
+    ['a 500 that is plain text', text(500, 'upstream connect error', 'text/plain'), /answered 500 with text\/plain: "upstream connect error"/],
+    ['a 422 in JSON that is not the error shape', json(422, { message: 'nope' }), /answered 422 with JSON that is not the service's error shape/],
+    ['a 2xx that is not JSON', text(200, '<html><title>Welcome</title></html>', 'text/html'), /answered 200 with an HTML page titled "Welcome"/],
+  ])('%s', async (_name, answer, words) => {
+    const server = await fake();
+    server.script(answer);
+    const { client } = makeClient(server.url);
+    const error = await rejection(client.changeState('evt-1', { state: 'APPROVED' }));
+    const foreign = asNotTheService(error);
+    expect(foreign).toBeInstanceOf(NotTheServiceError);
+    expect(foreign!.message).toMatch(words);
+    expect(foreign!.message).toContain('that is not the fraud-screening service\'s answer');
+    expect(foreign!.exitCode).toBe(1);
+  });
+
+  it.each([
+    ['the service\'s own 422', json(422, { requestId: 'r', errorType: 'INVALID_STATE', errorCodes: ['state:INVALID_STATE_TRANSITION'] })],
+    ['a gateway\'s HTML 502', text(502, '<html><title>502 Bad Gateway</title></html>', 'text/html')],
+    ['a proxy\'s HTML 413', text(413, '<html><title>413 Request Entity Too Large</title></html>', 'text/html')],
+    ['an HTML 401', text(401, '<html><title>401 Authorization Required</title></html>', 'text/html')],
+  ])('not for %s', async (_name, answer) => {
+    const server = await fake();
+    server.script(answer, answer, answer, answer);
+    const { client } = makeClient(server.url, { retry: { maxRetries: 0 } });
+    expect(asNotTheService(await rejection(client.changeState('evt-1', { state: 'APPROVED' })))).toBeUndefined();
   });
 });
 

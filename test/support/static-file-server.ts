@@ -5,6 +5,8 @@ import type { AddressInfo, Socket } from 'node:net';
  * A static file server, as `python3 -m http.server` is: GET of a known path gives its content,
  * anything else a 404 HTML page in python's words ("Error response"). It knows nothing of API
  * keys or of the service; a CLI pointed at it must never take its 404 for "no such event".
+ * With `unsupportedMethods: true` it answers any method but GET and HEAD as python's does: 501,
+ * an HTML page saying "Unsupported method".
  */
 
 export interface StaticServer {
@@ -29,7 +31,12 @@ const NOT_FOUND_PAGE = `<!DOCTYPE HTML>
 </html>
 `;
 
-export async function startStaticFileServer(files: Record<string, string> = { '/index.html': '<html><title>Files</title></html>' }): Promise<StaticServer> {
+const unsupportedPage = (method: string) => NOT_FOUND_PAGE.replace('Error code: 404', 'Error code: 501').replace('File not found.', `Unsupported method ('${method}')`).replace('404 - Nothing matches the given URI.', '501 - Server does not support this operation.');
+
+export async function startStaticFileServer(
+  files: Record<string, string> = { '/index.html': '<html><title>Files</title></html>' },
+  options: { unsupportedMethods?: boolean } = {},
+): Promise<StaticServer> {
   const requests: string[] = [];
   const sockets = new Set<Socket>();
   const server: Server = createServer((req, res) => {
@@ -42,7 +49,13 @@ export async function startStaticFileServer(files: Record<string, string> = { '/
         res.end(file);
         return;
       }
-      // http.server answers 501 to a method it does not serve; a POST gets a 404 here, as many static servers give.
+      if (options.unsupportedMethods && req.method !== 'GET' && req.method !== 'HEAD') {
+        const page = unsupportedPage(req.method ?? '');
+        res.writeHead(501, { 'content-type': 'text/html;charset=utf-8', 'content-length': String(Buffer.byteLength(page)) });
+        res.end(page);
+        return;
+      }
+      // Without unsupportedMethods, a POST gets a 404 here, as many static servers give.
       res.writeHead(404, { 'content-type': 'text/html;charset=utf-8', 'content-length': String(Buffer.byteLength(NOT_FOUND_PAGE)) });
       res.end(NOT_FOUND_PAGE);
     });
