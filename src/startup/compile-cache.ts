@@ -7,7 +7,7 @@ import { cacheDir } from '../paths/xdg-paths.js';
  * Node >= 22.1), so a command does not compile the same JavaScript at every start
  * (bench:startup). It lives in `<cache dir>/compile-cache/<Node version>`, and Node checks each
  * entry against the source it was made from. Its size is bounded: the first run on a Node version
- * removes the directories of every other version (about 1 MB each, and Node never prunes them),
+ * removes the directories of every other version (about 3 MB each, and Node never prunes them),
  * so the cache holds one version's code however often Node is upgraded. On Node 20 nothing is
  * attempted.
  *
