@@ -5,7 +5,7 @@ import { requireApiKey, resolveSettings, type Settings } from './profiles/settin
 import { readConfigFile } from './profiles/config-file.js';
 import { createOutput, type Output } from './render/output.js';
 import { defaultSandboxDb } from './paths/xdg-paths.js';
-import type { Prompter } from './review/prompter.js';
+import type { Prompter } from './prompter/prompter.js';
 
 /*
  * Everything a client command may need for one run, built lazily from the global options:
@@ -96,7 +96,7 @@ export class Session {
   }
 
   async prompter(): Promise<Prompter> {
-    const { createPrompter } = await import('./review/prompter.js');
+    const { createPrompter } = await import('./prompter/prompter.js');
     return createPrompter(this.context);
   }
 

@@ -116,3 +116,23 @@ export function asNotTheService(error: unknown): NotTheServiceError | undefined 
   if (error instanceof ApiError || error instanceof BadResponseError) return error.notTheService;
   return undefined;
 }
+
+/** A failed call as a result line or a row records it: the service's error shape, and the failure in words (safe to print). */
+export interface FailureFields {
+  /** The HTTP status, or null when no answer came (or none that could be read). */
+  status: number | null;
+  /** The service's errorType; fraudctl's own name when the service gave none (`HTTP_500`, `TIMEOUT`, `NOT_THE_SERVICE`). */
+  errorType: string;
+  errorCodes: string[];
+  requestId: string | null;
+  message: string;
+}
+
+/** The one mapping of a failed call to FailureFields (submit's results, show's rows, the review queue); anything else is a bug, thrown again. */
+export function failureFields(error: unknown): FailureFields {
+  if (error instanceof ApiError) return { status: error.status, errorType: error.errorType ?? `HTTP_${error.status}`, errorCodes: [...error.errorCodes], requestId: error.requestId, message: error.message };
+  if (error instanceof NetworkError) return { status: null, errorType: NETWORK_ERROR_TYPES[error.failure], errorCodes: [], requestId: null, message: error.message };
+  if (error instanceof NotTheServiceError) return { status: error.status, errorType: 'NOT_THE_SERVICE', errorCodes: [], requestId: null, message: error.message };
+  if (error instanceof BadResponseError) return { status: null, errorType: 'BAD_RESPONSE', errorCodes: [], requestId: null, message: error.message };
+  throw error;
+}

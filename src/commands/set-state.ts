@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { KNOWN_STATES, TRANSITIONS } from '../contract/states.js';
 import { withSession } from '../session.js';
-import { setState } from '../review/set-state.js';
+import { setState } from '../state-changes/set-state.js';
 
 const transitions = KNOWN_STATES.map((s) => `  ${s.padEnd(16)}→ ${TRANSITIONS[s].join(', ') || '(final)'}`).join('\n');
 

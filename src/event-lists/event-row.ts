@@ -1,5 +1,5 @@
 import type { ApiClient } from '../api/api-client.js';
-import { ApiError, BadResponseError, NETWORK_ERROR_TYPES, NetworkError, NotTheServiceError } from '../api/api-error.js';
+import { ApiError, failureFields, NotTheServiceError } from '../api/api-error.js';
 import { CliError, ExitCode, type ExitCodeValue } from '../errors/cli-error.js';
 import type { IdListEntry } from '../id-lists/id-list.js';
 
@@ -80,24 +80,14 @@ export async function fetchRow(client: ApiClient, entry: IdListEntry, options: F
 }
 
 function failedRow(entry: IdListEntry, id: string, error: unknown): EventRow | FatalRow {
-  if (error instanceof ApiError) {
-    // Every other id would get the same answer: stop at once, as a batch does.
-    if (error.status === 401 || error.status === 403) return { kind: 'fatal', error };
-    const fields = { status: error.status, errorType: error.errorType ?? `HTTP_${error.status}`, errorCodes: error.errorCodes, requestId: error.requestId, message: error.message };
-    if (error.status === 404) return { kind: 'not-found', id, error: fields };
-    if (error.status === 400 || error.status === 422) return { kind: 'invalid', id, where: entry.where, error: fields };
-    return { kind: 'error', id, where: entry.where, error: fields, exitCode: error.exitCode };
-  }
-  if (error instanceof NetworkError) {
-    return { kind: 'error', id, where: entry.where, error: { status: null, errorType: NETWORK_ERROR_TYPES[error.failure], errorCodes: [], requestId: null, message: error.message }, exitCode: error.exitCode };
-  }
-  // A 404 that is not the service's (an HTML page, a route not found) is the wrong URL, not a
-  // missing event (the client decides, contract.md rule 2): no id would be found, so stop.
-  if (error instanceof NotTheServiceError) return { kind: 'fatal', error };
-  if (error instanceof BadResponseError) {
-    return { kind: 'error', id, where: entry.where, error: { status: null, errorType: 'BAD_RESPONSE', errorCodes: [], requestId: null, message: error.message }, exitCode: error.exitCode };
-  }
-  throw error;
+  // Every other id would get the same answer: stop at once, as a batch does. A 404 that is not
+  // the service's (an HTML page, a route not found) is the wrong URL, not a missing event (the
+  // client decides, contract.md rule 2): no id would be found either.
+  if ((error instanceof ApiError && (error.status === 401 || error.status === 403)) || error instanceof NotTheServiceError) return { kind: 'fatal', error };
+  const fields = failureFields(error);
+  if (error instanceof ApiError && error.status === 404) return { kind: 'not-found', id, error: fields };
+  if (error instanceof ApiError && (error.status === 400 || error.status === 422)) return { kind: 'invalid', id, where: entry.where, error: fields };
+  return { kind: 'error', id, where: entry.where, error: fields, exitCode: (error as CliError).exitCode };
 }
 
 /**

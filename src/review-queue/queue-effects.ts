@@ -1,5 +1,5 @@
 import type { ApiClient, ApiResponse } from '../api/api-client.js';
-import { ApiError, BadResponseError, NetworkError } from '../api/api-error.js';
+import { ApiError, failureFields } from '../api/api-error.js';
 import type { Style } from '../render/colours.js';
 import { isFields, type Fields } from '../render/records.js';
 import type { CallFailure, Effect, Msg } from './queue-model.js';
@@ -18,9 +18,9 @@ export interface EffectServices {
 }
 
 export function failureOf(error: unknown): CallFailure {
-  if (error instanceof ApiError) return { status: error.status, message: error.message, requestId: error.requestId };
-  if (error instanceof NetworkError || error instanceof BadResponseError) return { status: null, message: error.message, requestId: null };
-  throw error;
+  const { status, message, requestId } = failureFields(error);
+  // The queue reads a status as the service's (a 404: not found): an answer that is not the service's has none.
+  return { status: error instanceof ApiError ? status : null, message, requestId };
 }
 
 function fieldsOf(response: ApiResponse): Fields | null {

@@ -1,5 +1,5 @@
-import { TRANSITIONS, isKnownState } from '../contract/states.js';
 import type { Fields } from '../render/records.js';
+import { changedSince, stepsTo } from '../state-changes/change-rules.js';
 import { editLine } from './comment-editor.js';
 import { commandFor, keyContext, type Command } from './keymap.js';
 import {
@@ -55,17 +55,10 @@ const TARGET: Readonly<Record<Exclude<ActionName, 'fraud'>, string | null>> = {
   comment: null,
 };
 
-/**
- * The states to set, in order, for an action from `state`. FRAUD_CONFIRMED follows only a
- * decision (APPROVED or DECLINED): from a review state, confirming fraud declines first. A state
- * this build does not know gets the change asked for, and the service decides.
- */
+/** The states to set, in order, for an action from `state` (the rule is the state changes': stepsTo); `comment` sets none. */
 export function stepsFor(action: ActionName, state: string | null): (string | null)[] {
-  if (action !== 'fraud') return [TARGET[action]];
-  if (state !== null && isKnownState(state) && !TRANSITIONS[state].includes('FRAUD_CONFIRMED') && TRANSITIONS[state].includes('DECLINED')) {
-    return ['DECLINED', 'FRAUD_CONFIRMED'];
-  }
-  return ['FRAUD_CONFIRMED'];
+  const target = action === 'fraud' ? 'FRAUD_CONFIRMED' : TARGET[action];
+  return target === null ? [null] : stepsTo(target, state);
 }
 
 function withGroup(model: Model, group: Group, id: string): Model {
@@ -314,12 +307,9 @@ function isCurrent(model: Model, id: string): boolean {
   return model.current !== null && model.current.id === id;
 }
 
-/** What a summary says changed against what this session saw: null when nothing did. */
+/** What a summary says changed against what this session saw: null when nothing did (change-rules.ts). */
 function changeSeen(current: Current, summary: Fields): { state: string | null; comments: string | null } | null {
-  const state = stringField(summary, 'state');
-  const comments = stringField(summary, 'comments');
-  if (state === current.seenState && comments === current.seenComments) return null;
-  return { state, comments };
+  return changedSince({ state: current.seenState, comments: current.seenComments }, { state: stringField(summary, 'state'), comments: stringField(summary, 'comments') });
 }
 
 /** The step of a decision being sent, when `id` is the event on screen and one is being sent. */

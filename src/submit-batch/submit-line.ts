@@ -1,5 +1,5 @@
 import type { ApiClient } from '../api/api-client.js';
-import { ApiError, asNotTheService, BadResponseError, NETWORK_ERROR_TYPES, NetworkError, NotTheServiceError } from '../api/api-error.js';
+import { ApiError, asNotTheService, BadResponseError, failureFields, NetworkError, NotTheServiceError } from '../api/api-error.js';
 import type { RetryKind } from '../api/retry-budget.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import type { Settled } from '../batch/run-pool.js';
@@ -114,13 +114,8 @@ function decided(result: LineResult, status: number, body: unknown): LineResult 
 }
 
 function failure(error: unknown): { status: number | null; errorType: string; errorCodes: string[]; reason: string } {
-  if (error instanceof ApiError) {
-    return { status: error.status, errorType: error.errorType ?? `HTTP_${error.status}`, errorCodes: [...error.errorCodes], reason: error.message };
-  }
-  if (error instanceof NetworkError) return { status: null, errorType: NETWORK_ERROR_TYPES[error.failure], errorCodes: [], reason: error.message };
-  if (error instanceof NotTheServiceError) return { status: error.status, errorType: 'NOT_THE_SERVICE', errorCodes: [], reason: error.message };
-  if (error instanceof BadResponseError) return { status: null, errorType: 'BAD_RESPONSE', errorCodes: [], reason: error.message };
-  throw error;
+  const { status, errorType, errorCodes, message } = failureFields(error);
+  return { status, errorType, errorCodes, reason: message };
 }
 
 /** True when the request may have been processed although no usable answer came. */

@@ -1,7 +1,7 @@
 import { KNOWN_STATES, TRANSITIONS, isKnownState } from '../contract/states.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import type { Session } from '../session.js';
-import type { Prompter } from './prompter.js';
+import type { Prompter } from '../prompter/prompter.js';
 import { matchState } from './state-names.js';
 import { terminalSafe } from '../render/terminal-text.js';
 
