@@ -181,8 +181,13 @@ export class ApiClient {
     return this.callOn({ method: 'GET', path: '/risk-assessment', eventId, what: `fetching the risk assessment of "${safe(eventId)}"`, idempotent: true });
   }
 
-  changeState(eventId: string, change: { state?: string; comments?: string }): Promise<ApiResponse> {
-    return this.callOn({ method: 'PATCH', path: '/state', body: change, eventId, what: `updating the state of "${safe(eventId)}"`, idempotent: true });
+  /**
+   * PATCH /event/{id}/state. `resendWhenUnsure: false` (a bulk change): an attempt the service may
+   * have acted on (a timeout or a dropped connection after sending) is not sent again by the
+   * client; the caller reads the event to learn what happened.
+   */
+  changeState(eventId: string, change: { state?: string; comments?: string }, options: { resendWhenUnsure?: boolean } = {}): Promise<ApiResponse> {
+    return this.callOn({ method: 'PATCH', path: '/state', body: change, eventId, what: `updating the state of "${safe(eventId)}"`, idempotent: options.resendWhenUnsure !== false });
   }
 
   /** A call on one event's resource: `op.path` is the suffix after /event/{id}. Rejects (never throws) for an id that cannot be a path. */

@@ -24,6 +24,8 @@ export interface Progress {
   tick(): void;
   /** A message between progress lines (the bar is redrawn after it). */
   note(text: string): void;
+  /** Runs `write` (a result line on stdout, the same terminal) with the bar's line cleared first and redrawn after. */
+  above(write: () => void): void;
   stop(): void;
 }
 
@@ -39,7 +41,7 @@ export function createProgress(
   stream: NodeJS.WritableStream & { isTTY?: boolean },
   options: { quiet: boolean; total: number | null; intervalMs?: number; unit?: string },
 ): Progress {
-  if (options.quiet) return { tick: () => {}, note: (text) => stream.write(`${text}\n`), stop: () => {} };
+  if (options.quiet) return { tick: () => {}, note: (text) => stream.write(`${text}\n`), above: (write) => write(), stop: () => {} };
   const unit = options.unit ?? 'lines';
   return stream.isTTY ? barProgress(stats, stream, options.total, unit) : plainProgress(stats, stream, options.total, options.intervalMs ?? 5_000, unit);
 }
@@ -55,8 +57,17 @@ function barProgress(stats: ProgressView, stream: NodeJS.WritableStream, total: 
   bar.start(total ?? 0, done(), payload());
   return {
     tick: () => bar.update(done(), payload()),
+    // cli-progress saves the cursor where the bar starts (ESC 7) and goes back there when it
+    // stops: after lines written above the bar, the bar's new line is saved instead, or the
+    // summary would overwrite them.
     note(text) {
-      stream.write(`\r\x1b[K${text}\n`);
+      stream.write(`\r\x1b[K${text}\n\x1b7`);
+      bar.render();
+    },
+    above(write) {
+      stream.write('\r\x1b[K');
+      write();
+      stream.write('\x1b7');
       bar.render();
     },
     stop() {
@@ -78,6 +89,7 @@ function plainProgress(stats: ProgressView, stream: NodeJS.WritableStream, total
   return {
     tick: () => {},
     note: (text) => stream.write(`${text}\n`),
+    above: (write) => write(),
     stop: () => clearInterval(timer),
   };
 }

@@ -164,14 +164,18 @@ class StdoutResults {
       : () => {};
   }
 
-  async write(line: string): Promise<void> {
+  async write(line: string, progress: Progress): Promise<void> {
     if (this.closed) {
       this.unwritten++;
       return;
     }
     const stdout = this.context.stdout;
-    const written = stdout.write(`${line}\n`, (error) => {
-      if (error) this.unwritten++;
+    let written = true;
+    // On a terminal the progress bar shares the screen: the line goes above it.
+    progress.above(() => {
+      written = stdout.write(`${line}\n`, (error) => {
+        if (error) this.unwritten++;
+      });
     });
     if (!written) await Promise.race([once(stdout, 'drain'), once(stdout, 'close')]).catch(() => {});
   }
@@ -276,7 +280,7 @@ export async function runPool<I extends ItemPosition, R>(context: CliContext, ru
     const settled = started instanceof Promise ? await started : started;
     if (!settled) return;
     const line = record(item, settled);
-    if (line !== null) await stdout.write(line);
+    if (line !== null) await stdout.write(line, progress);
   };
 
   // An item is taken only when one of the --concurrency request slots is free, and holds it until

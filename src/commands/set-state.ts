@@ -1,32 +1,101 @@
-import { Command } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { KNOWN_STATES, TRANSITIONS } from '../contract/states.js';
+import { UsageError } from '../errors/cli-error.js';
 import { withSession } from '../session.js';
 import { setState } from '../state-changes/set-state.js';
 
 const transitions = KNOWN_STATES.map((s) => `  ${s.padEnd(16)}→ ${TRANSITIONS[s].join(', ') || '(final)'}`).join('\n');
 
+interface SetStateCommandOptions {
+  state?: string;
+  comments?: string;
+  dryRun?: boolean;
+  yes?: boolean;
+  forceState?: boolean;
+  verbose?: boolean;
+  from?: string;
+  ifState?: string;
+  out?: string;
+  resume?: boolean;
+  concurrency?: number;
+  log?: string;
+}
+
+function concurrency(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 256) throw new InvalidArgumentError('the concurrency is a whole number from 1 to 256');
+  return n;
+}
+
 export function setStateCommand(context: CliContext): Command {
   return new Command('set-state')
-    .description('change the state of an event and/or add a comment (manual review)')
-    .argument('<eventId>', 'the event id')
-    .option('--state <state>', 'the new state (asked with a list on a terminal when missing)')
-    .option('--comments <text>', 'a comment to record (asked on a terminal when missing)')
-    .option('--force-state', 'send --state as typed, even a state this build does not know')
-    .option('--verbose', 'print the updated summary as tables instead of one line')
-    .option('--dry-run', 'print the request it would send, and send nothing')
-    .option('-y, --yes', 'do not ask for confirmation')
+    .description('change the state of events and/or add a comment: one event (manual review), or many at once with a plan and a confirmation')
+    .argument('[eventIds...]', 'event ids (more than one, or --from, changes many at once)')
+    .option('--state <state>', 'the new state (asked with a list on a terminal when missing, for one event)')
+    .option('--comments <text>', 'a comment to record (asked on a terminal when missing, for one event)')
+    .option('--from <file>', 'many: also the ids in FILE (one per line; # comments) or a submit --out results file; - for stdin')
+    .option('--if-state <states>', 'many: change only events now in one of these states (comma-separated)')
+    .option('--force-state', 'send --state as typed, even a state or transition this build does not know or allow')
+    .option('--out <file>', 'many: write one JSON result per id to this file (as soon as each is settled)')
+    .option('--resume', 'many: continue the run whose results are in --out, skipping ids already settled')
+    .addOption(new Option('--concurrency <n>', 'many: events read and changed at once (default 8, at most 256)').argParser(concurrency))
+    .option('--log <file>', 'many: append a JSON line per change sent (as review --log does)')
+    .option('--verbose', 'one event: print the updated summary as tables instead of one line')
+    .option('--dry-run', 'one event: print the request it would send; many: read them, print the plan and a line per id; send nothing')
+    .option('-y, --yes', 'do not ask for confirmation (needed for many events off a terminal)')
     .addHelpText(
       'before',
       `Examples:
-  $ fraudctl set-state ord-1002                     # asks for the state and a comment
+  $ fraudctl set-state --from ring.txt --state fraud-confirmed --comments "ring 2026-11-20" --out ring.jsonl
+  $ fraudctl set-state --from held.txt --state approved --if-state pending-review --dry-run
+  $ fraudctl set-state --from results.jsonl --state declined --yes --out declined.jsonl   # a submit --out file
+  $ fraudctl set-state --from ring.txt --state fraud-confirmed --out ring.jsonl --resume  # after Ctrl-C or a crash
+  $ fraudctl set-state ord-1002 ord-1003 --state declined --comments "same card as ord-1001"
+  $ fraudctl set-state ord-1002                     # one event: asks for the state and a comment
   $ fraudctl set-state ord-1002 --state approved --comments "customer confirmed by phone"
-  $ fraudctl set-state ord-1002 --comments "waiting for documents"
   $ fraudctl set-state ord-1002 --state ESCALATED --dry-run
 `,
     )
-    .addHelpText('after', `\nStates and the transitions the sandbox allows (a real service may differ):\n${transitions}\n`)
-    .action(async (eventId: string, options: { state?: string; comments?: string; dryRun?: boolean; yes?: boolean; forceState?: boolean; verbose?: boolean }, command: Command) => {
-      await withSession(context, command, (session) => setState(session, eventId, options));
+    .addHelpText(
+      'after',
+      `
+Many events (more than one id, --from, or any "many" option): every event is read first; one
+already in the state, outside --if-state, or whose state does not allow the change is skipped
+and says why. On a terminal the plan is shown and one question asked (default no); each event is
+read again just before its change, and one whose state moved since the plan is a CONFLICT. Off a
+terminal add --yes (or --dry-run). Exit 0 when every id was changed or skipped as asked, 4 when
+some were not found or invalid, else the worst: 5 refused, 6 unavailable, 1 other; 3 a refused
+key (stops at once); 130 on Ctrl-C (--resume continues).
+
+States and the transitions the sandbox allows (a real service may differ):
+${transitions}
+`,
+    )
+    .action(async (ids: string[], options: SetStateCommandOptions, command: Command) => {
+      const many = ids.length > 1 || [options.from, options.ifState, options.out, options.resume, options.concurrency, options.log].some((o) => o !== undefined);
+      if (!many) {
+        if (ids.length === 0) throw new UsageError('set-state needs an event id, or --from FILE (- for stdin)', 'e.g. fraudctl set-state ord-1002 --state approved, or fraudctl set-state --from ids.txt --state declined');
+        return withSession(context, command, (session) => setState(session, ids[0]!, options));
+      }
+      if (options.verbose) throw new UsageError('--verbose is for one event: many events print a line each');
+      if (options.state === undefined) throw new UsageError('set-state for many events needs --state', `e.g. --state declined --comments "fraud ring"; states: ${KNOWN_STATES.join(', ')}`);
+      const { bulkSetState } = await import('../state-changes/run-bulk-change.js');
+      return withSession(context, command, (session) =>
+        bulkSetState(session, {
+          ids,
+          from: options.from,
+          state: options.state!,
+          comments: options.comments ?? null,
+          ifState: options.ifState ?? null,
+          force: options.forceState === true,
+          dryRun: options.dryRun === true,
+          yes: options.yes === true,
+          out: options.out ?? null,
+          resume: options.resume === true,
+          concurrency: options.concurrency ?? 8,
+          log: options.log ?? null,
+        }),
+      );
     });
 }

@@ -128,7 +128,8 @@ export interface Model {
 
 export interface LogEntry {
   eventId: string;
-  action: 'claim' | 'release' | ActionName | 'skip';
+  /** What was done; `set-state`: a change by `fraudctl set-state` for many events to a state the queue has no action for. */
+  action: 'claim' | 'release' | ActionName | 'skip' | 'set-state';
   from: string | null;
   to: string | null;
   comments: string | null;

@@ -55,7 +55,7 @@ function currentState(summary: unknown): string | null {
 }
 
 /** The state to send for what was typed: a known state in any case, or as typed with --force-state. */
-function stateToSend(typed: string, force: boolean): string {
+export function stateToSend(typed: string, force: boolean): string {
   const match = matchState(typed);
   if (match.state) return match.state;
   if (force) return typed.trim();

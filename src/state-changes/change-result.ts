@@ -1,0 +1,88 @@
+import type { RecordedResult } from '../batch/results-file.js';
+import { jsonForTerminal, terminalSafe } from '../render/terminal-text.js';
+
+/*
+ * One result per input id of `set-state` for many events: the line of its results file (--out),
+ * of --json, and what --resume reads back. Its fields and their order are a contract with script
+ * authors; add, never rename.
+ */
+
+export const CHANGE_OUTCOMES = ['CHANGED', 'SKIPPED', 'NOT_FOUND', 'INVALID', 'REFUSED', 'FAILED', 'CONFLICT'] as const;
+/** PLANNED: what --dry-run says of an event the change would be sent to; never in a results file. */
+export type ChangeOutcome = (typeof CHANGE_OUTCOMES)[number] | 'PLANNED';
+
+export interface ChangeResult {
+  id: string | null;
+  /** The state read before the change (null: none read). */
+  from: string | null;
+  /** The state asked for. */
+  to: string;
+  outcome: ChangeOutcome;
+  /** Why it was not changed, in words (already safe to print); null when changed. */
+  reason: string | null;
+  /** The HTTP status that settled it, when a request failed. */
+  status: number | null;
+  errorType: string | null;
+  errorCodes: string[];
+  requestId: string | null;
+  /** 1-based place of the id in the input (arguments first, then --from): what --resume keys on. */
+  item: number;
+  /** Where the id came from: `argument 2`, `ids.txt:14`. */
+  where: string;
+}
+
+/** The result as one line of JSON, fields in their fixed order, terminal controls escaped. */
+export function formatChangeResult(r: ChangeResult): string {
+  return jsonForTerminal(
+    {
+      id: r.id,
+      from: r.from,
+      to: r.to,
+      outcome: r.outcome,
+      reason: r.reason,
+      status: r.status,
+      errorType: r.errorType,
+      errorCodes: r.errorCodes,
+      requestId: r.requestId,
+      item: r.item,
+      where: r.where,
+    },
+    false,
+  );
+}
+
+/** What resume needs of a results line: FAILED is done again (read first, as every id is); the rest stay settled. */
+export function readChangeResult(text: string): RecordedResult | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const r = value as Partial<ChangeResult>;
+  if (!Number.isSafeInteger(r.item) || (r.item as number) < 1) return undefined;
+  if (!(CHANGE_OUTCOMES as readonly unknown[]).includes(r.outcome)) return undefined;
+  if (r.id !== null && typeof r.id !== 'string') return undefined;
+  return { line: r.item!, column: 1, id: r.id ?? null, settled: r.outcome !== 'FAILED', unsure: false };
+}
+
+const WORDS: Record<ChangeOutcome, string> = {
+  CHANGED: 'changed',
+  PLANNED: 'would change',
+  SKIPPED: 'skipped',
+  NOT_FOUND: 'not found',
+  INVALID: 'invalid',
+  REFUSED: 'refused',
+  FAILED: 'failed',
+  CONFLICT: 'conflict',
+};
+
+/** The line for a person: `ord-1  PENDING_REVIEW → DECLINED  changed`, `ord-2  DECLINED  skipped: already DECLINED`. */
+export function changeLine(r: ChangeResult): string {
+  const id = r.id === null ? `(${r.where})` : terminalSafe(r.id);
+  const from = r.from === null ? null : terminalSafe(r.from);
+  const move = r.outcome === 'CHANGED' || r.outcome === 'PLANNED' ? `${from ?? '?'} → ${terminalSafe(r.to)}` : from;
+  const why = r.reason === null ? '' : `: ${r.reason}`;
+  return `${id}  ${move === null ? '' : `${move}  `}${WORDS[r.outcome]}${why}`;
+}

@@ -1,0 +1,219 @@
+import { poolRuntime, runPool, type PoolJob, type PoolRun, type PoolRuntime, type Settled } from '../batch/run-pool.js';
+import { count } from '../batch/batch-progress.js';
+import { KNOWN_STATES } from '../contract/states.js';
+import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
+import { readIdList } from '../id-lists/id-list.js';
+import { jsonForTerminal, terminalSafe } from '../render/terminal-text.js';
+import type { LogEntry } from '../review-queue/queue-model.js';
+import { openSessionLog, type SessionLog } from '../review-queue/session-log.js';
+import type { Session } from '../session.js';
+import { changeOne, unnamed, type BulkChange, type ChangeWork, type IdItem, type PlannedItem } from './change-one.js';
+import { changeLine, formatChangeResult, readChangeResult, type ChangeResult } from './change-result.js';
+import { changeSummaryJson, changeSummaryText, ChangeStats, planText } from './change-summary.js';
+import { stateToSend } from './set-state.js';
+import { matchState } from './state-names.js';
+
+/*
+ * `set-state` for many events: the ids (arguments, --from FILE or -, a submit --out results
+ * file) go through the pool (src/batch/) twice at most. On a terminal without --yes, a first
+ * pass reads every event and the plan is shown (how many change, from which states, what is
+ * skipped and why); then one question, default no; then the change pass, which reads each event
+ * again just before its PATCH (change-one.ts). With --yes there is one pass; --dry-run is the
+ * first pass alone, with a line per id. Off a terminal, without --yes or --dry-run, nothing is
+ * read: a usage error says what to add.
+ */
+
+export interface BulkOptions {
+  ids: readonly string[];
+  from?: string | undefined;
+  /** --state as typed. */
+  state: string;
+  /** --comments as given; an empty one is never sent. */
+  comments: string | null;
+  /** --if-state as typed, comma-separated; null for none. */
+  ifState: string | null;
+  force: boolean;
+  dryRun: boolean;
+  yes: boolean;
+  out: string | null;
+  resume: boolean;
+  concurrency: number;
+  log: string | null;
+}
+
+/** --if-state A,B in any case and separator, each matched to a known state (did-you-mean), or taken as typed with --force-state. */
+export function parseIfState(typed: string, force: boolean): string[] {
+  const states = typed
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  if (states.length === 0) throw new UsageError('--if-state needs at least one state', `e.g. --if-state pending-review,escalated; states: ${KNOWN_STATES.join(', ')}`);
+  return states.map((s) => {
+    const match = matchState(s);
+    if (match.state) return match.state;
+    if (force) return s;
+    throw new UsageError(
+      `--if-state: unknown state "${terminalSafe(s)}"${match.suggestion ? `: did you mean ${match.suggestion}?` : ''}`,
+      `known states: ${KNOWN_STATES.join(', ')}; to name a state this build does not know, add --force-state`,
+    );
+  });
+}
+
+/** The ids as pool items, numbered in input order. */
+async function* idItems(session: Session, options: BulkOptions): AsyncGenerator<IdItem> {
+  let n = 0;
+  for await (const entry of readIdList({ args: options.ids, from: options.from, results: 'every' }, session.context)) {
+    yield { line: ++n, column: 1, entry };
+  }
+}
+
+function job(session: Session, options: BulkOptions, change: BulkChange, work: ChangeWork, mode: 'plan' | 'change', stats: ChangeStats, onSettled: (item: IdItem, r: ChangeResult) => void, printing: boolean): PoolJob<IdItem, ChangeResult> {
+  const items = idItems(session, options);
+  return {
+    unit: 'ids',
+    stats,
+    items,
+    countItems: async () => null,
+    closeInput: () => void items.return(undefined),
+    readResult: readChangeResult,
+    formatResult: formatChangeResult,
+    idOf: (item) => item.entry.id,
+    where: (item) => `id ${item.line} (${item.entry.where})`,
+    start: (item) => (item.entry.id === null ? unnamed(item, change) : changeOne(item, change, work, mode)),
+    settled(item, settled: Settled<ChangeResult>) {
+      stats.add(settled.result);
+      onSettled(item, settled.result);
+    },
+    ...(printing ? { stdoutLine: session.json ? formatChangeResult : changeLine } : {}),
+  };
+}
+
+export async function bulkSetState(session: Session, options: BulkOptions): Promise<void> {
+  const context = session.context;
+  const comments = options.comments !== null && options.comments.trim() !== '' ? options.comments : null;
+  const change: BulkChange = {
+    target: stateToSend(options.state, options.force),
+    comments,
+    guard: { ifStates: options.ifState === null ? null : parseIfState(options.ifState, options.force), force: options.force },
+  };
+  if (options.resume && !options.out) throw new UsageError('--resume needs --out: the results file of the run to continue');
+  if (options.dryRun && options.out) throw new UsageError('--dry-run changes nothing and keeps no results file: leave out --out (the plan and a line per id are printed)');
+  const confirm = !options.dryRun && !options.yes;
+  if (confirm && !session.canPrompt) {
+    throw new UsageError('set-state for many events asks for a confirmation, and there is no terminal to ask on (or --no-input)', 'add --yes, or --dry-run to see the plan');
+  }
+  if (options.comments !== null && comments === null) context.stderr.write('note: the empty --comments is not sent (it would erase the comment each event has)\n');
+  let log: SessionLog | null = null;
+  let logProblem: string | null = null;
+  if (options.log !== null && !options.dryRun) log = await openSessionLog(options.log);
+  try {
+    const runtime = await poolRuntime(session, { concurrency: options.concurrency, rate: null });
+    const work: ChangeWork = {
+      client: runtime.client,
+      allowResend: (kind) => runtime.control.allowRetry(kind),
+      maxResends: (await session.settings()).retries,
+      aborted: () => runtime.abort.signal.aborted,
+      planned: null,
+      log: async (entry: LogEntry) => {
+        await log?.append(entry).catch((error: NodeJS.ErrnoException) => {
+          logProblem ??= `cannot write to ${log!.path}: ${error.code ?? error.message}`;
+        });
+      },
+    };
+
+    if (options.dryRun || confirm) {
+      const planned = await plan(session, runtime, options, change, work);
+      if (planned === null) return;
+      work.planned = planned.items;
+      const go = await (await session.prompter()).confirm(`Change ${count(planned.count)} events to ${terminalSafe(change.target)}?`, false);
+      if (!go) throw new CliError('cancelled: nothing was changed', ExitCode.INTERRUPTED);
+    }
+
+    const stats = new ChangeStats();
+    const run = await runPool(context, runtime, job(session, options, change, work, 'change', stats, () => {}, options.out === null), {
+      maxErrors: null,
+      out: options.out,
+      resume: options.resume,
+      quiet: false,
+    });
+    finish(session, options, change, stats, run, logProblem);
+  } finally {
+    await log?.close();
+  }
+}
+
+/**
+ * The first pass: reads every event and shows the plan. Returns what the change pass needs (the
+ * state each event was in, and whether it is to change), or null when the run ends here
+ * (--dry-run, nothing to change): the exit is then the plan's.
+ */
+async function plan(session: Session, runtime: PoolRuntime, options: BulkOptions, change: BulkChange, work: ChangeWork): Promise<{ items: Map<number, PlannedItem>; count: number } | null> {
+  const stats = new ChangeStats();
+  const items = new Map<number, PlannedItem>();
+  const remember = (item: IdItem, r: ChangeResult) => {
+    if (r.outcome === 'PLANNED' || r.outcome === 'SKIPPED') items.set(item.line, { state: r.from, send: r.outcome === 'PLANNED' });
+    else if (r.outcome === 'NOT_FOUND' || r.outcome === 'INVALID') items.set(item.line, { state: null, send: false });
+  };
+  // The plan's lines go to stdout with --dry-run only; a confirmation shows the plan alone.
+  const run = await runPool(session.context, runtime, job(session, options, change, work, 'plan', stats, remember, options.dryRun), { maxErrors: null, out: null, resume: false, quiet: false });
+  if (run.stopped || run.fatal || run.inputError) {
+    finish(session, options, change, stats, run, null);
+    return null;
+  }
+  session.context.stderr.write(`${planText(stats, change.target)}\n`);
+  if (options.dryRun) {
+    if (session.json) session.context.stderr.write(`${jsonForTerminal(changeSummaryJson({ stats, target: change.target, stopped: null, results: null, retries: run.retries, throttled: run.throttled, logProblem: null }), true)}\n`);
+    session.context.stderr.write('Dry run: nothing was changed.\n');
+    exitWith(stats, options, null, 'plan');
+    return null;
+  }
+  if (stats.outcomes.PLANNED === 0) {
+    session.context.stderr.write('Nothing to change.\n');
+    exitWith(stats, options, null, 'plan');
+    return null;
+  }
+  return { items, count: stats.outcomes.PLANNED };
+}
+
+function finish(session: Session, options: BulkOptions, change: BulkChange, stats: ChangeStats, run: PoolRun, logProblem: string | null): void {
+  const context = session.context;
+  const facts = { stats, target: change.target, stopped: run.stopped, results: options.out, retries: run.retries, throttled: run.throttled, logProblem };
+  if (run.stopped === 'output-closed') {
+    throw new CliError(
+      `stdout was closed after ${count(stats.done - run.unwritten)} results: the change stopped; ${count(run.unwritten)} ${run.unwritten === 1 ? 'id was' : 'ids were'} done whose results could not be written`,
+      ExitCode.FAILURE,
+      'to keep every result, write them to a file with --out FILE (then --resume finds what was done)',
+    );
+  }
+  if (session.json) {
+    const text = `${jsonForTerminal(changeSummaryJson(facts), true)}\n`;
+    if (options.out) context.stdout.write(text);
+    else context.stderr.write(text);
+  } else {
+    context.stderr.write(`${changeSummaryText(facts)}\n`);
+  }
+  if (run.inputError) throw run.inputError;
+  if (run.fatal) throw run.fatal;
+  if (run.stopped === 'interrupted' || run.stopped === 'aborted') {
+    throw new CliError(`interrupted after ${count(stats.done)} ids`, ExitCode.INTERRUPTED, options.out ? 'continue with the same command and --resume' : undefined);
+  }
+  exitWith(stats, options, run.stopped, 'change');
+}
+
+/** Exit 0 when every id was changed or skipped as asked; else the worst result's code, with one line saying how many. */
+function exitWith(stats: ChangeStats, options: BulkOptions, stopped: string | null, pass: 'plan' | 'change'): void {
+  if (stats.worst === ExitCode.OK && !stopped) return;
+  const o = stats.outcomes;
+  const parts = [
+    o.NOT_FOUND ? `${count(o.NOT_FOUND)} not found` : '',
+    o.INVALID ? `${count(o.INVALID)} invalid` : '',
+    o.REFUSED ? `${count(o.REFUSED)} refused` : '',
+    o.CONFLICT ? `${count(o.CONFLICT)} in conflict` : '',
+    o.FAILED ? `${count(o.FAILED)} failed` : '',
+  ].filter(Boolean);
+  if (pass === 'plan') {
+    throw new CliError(`${count(stats.errors)} of ${count(stats.done)} ids cannot be changed: ${parts.join(', ')}`, stats.worst === ExitCode.OK ? ExitCode.FAILURE : stats.worst);
+  }
+  const where = options.out ? `see ${options.out}${o.FAILED ? '; run the same command with --resume to try the failed ones again' : ''}` : 'add --out FILE to keep every id\'s result';
+  throw new CliError(`${count(stats.errors)} of ${count(stats.done)} ids were not changed${parts.length ? `: ${parts.join(', ')}` : ''}${stopped ? ', and the run stopped early' : ''}`, stats.worst === ExitCode.OK ? ExitCode.FAILURE : stats.worst, where);
+}

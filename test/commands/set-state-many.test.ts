@@ -1,0 +1,324 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'libsql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EventSummary } from '../../src/contract/index.js';
+import { cliEnv, runCli, startCli } from '../support/cli.js';
+import { startOnTerminal } from '../support/pty.js';
+import { DEMO_KEY, send, startTestSandbox, tempDir, type TestSandbox } from '../support/sandbox.js';
+import { startStaticFileServer, type StaticServer } from '../support/static-file-server.js';
+
+/*
+ * `set-state` for many events (issue 19), as processes against the real sandbox: the guard, the
+ * plan and its confirmation in a real terminal, --dry-run and --yes, results and resume after
+ * kill -9, a change made by someone else between plan and PATCH, seeded faults, unknown and
+ * malformed ids, a state this build does not know, and a URL that is not the service. The
+ * sandboxes keep their database in a file, so that every state change they recorded (the
+ * state_changes table) can be counted: nothing sent by --dry-run, nothing changed twice.
+ */
+
+const tmp = tempDir('fraudctl-bulk-');
+let sb: TestSandbox;
+let chaos: TestSandbox;
+let slow: TestSandbox;
+const db = join(tmp.dir, 'sandbox.db');
+const chaosDb = join(tmp.dir, 'chaos.db');
+const slowDb = join(tmp.dir, 'slow.db');
+
+beforeAll(async () => {
+  [sb, chaos, slow] = await Promise.all([
+    startTestSandbox({ dbPath: db }),
+    startTestSandbox({ dbPath: chaosDb, chaos: '503=0.05,504=0.05,reset-before=0.03,reset-after=0.05,retry-after=0,seed=3' }),
+    startTestSandbox({ dbPath: slowDb, chaos: 'latency=15-30,seed=1' }),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([sb.close(), chaos.close(), slow.close()]);
+  tmp.remove();
+});
+
+const env = (url: string, extra: Record<string, string> = {}) =>
+  cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'config'), XDG_DATA_HOME: join(tmp.dir, 'data'), FRAUDCTL_BASE_URL: url, FRAUDCTL_API_KEY: DEMO_KEY, ...extra });
+const run = (args: string[], url = sb.url) => runCli(args, { env: env(url), timeoutMs: 60_000 });
+let fileNo = 0;
+const file = (name: string, content = '') => {
+  const path = join(tmp.dir, `${++fileNo}-${name}`);
+  if (content !== '') writeFileSync(path, content);
+  return path;
+};
+
+/** Events in PENDING_REVIEW, ids `${prefix}-1` …, created in the sandbox at `url`. */
+async function pending(url: string, prefix: string, count: number): Promise<string[]> {
+  const ids = Array.from({ length: count }, (_, i) => `${prefix}-${i + 1}`);
+  for (const id of ids) {
+    const res = await send(url, 'POST', '/event', { body: { id, amount: 1500, currency: 'EUR' } });
+    expect((res.json as { state: string }).state).toBe('PENDING_REVIEW');
+  }
+  return ids;
+}
+const stateOf = async (id: string, url = sb.url) => ((await send(url, 'GET', `/event/${encodeURIComponent(id)}`)).json as EventSummary).state;
+const patch = (id: string, state: string, url = sb.url) => send(url, 'PATCH', `/event/${id}/state`, { body: { state } });
+
+/** State changes the sandbox recorded, per event id (those asked for). */
+function changesOf(dbPath: string, ids: readonly string[]): Map<string, number> {
+  const conn = new Database(dbPath, { readonly: true });
+  try {
+    const counts = new Map(ids.map((id) => [id, 0]));
+    for (const [id, n] of conn.prepare('SELECT event_id, count(*) FROM state_changes GROUP BY event_id').raw().all() as [string, number][]) {
+      if (counts.has(id)) counts.set(id, n);
+    }
+    return counts;
+  } finally {
+    conn.close();
+  }
+}
+
+interface Line {
+  id: string | null;
+  from: string | null;
+  to: string;
+  outcome: string;
+  reason: string | null;
+  status: number | null;
+  errorType: string | null;
+  errorCodes: string[];
+  requestId: string | null;
+  item: number;
+  where: string;
+}
+const readLines = (path: string): Line[] =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Line);
+
+describe('set-state for many events: the guard, a result per id, exit codes', () => {
+  it('reads before writing: changes what the guard allows, skips the rest saying why, one result line per id', async () => {
+    const [a, b, c, d, e] = await pending(sb.url, 'guard', 5);
+    await patch(b!, 'DECLINED');
+    await patch(c!, 'ESCALATED');
+    await patch(d!, 'APPROVED');
+    await patch(d!, 'FRAUD_CONFIRMED');
+    const ids = file('ids.txt', `# the ring\n${a}\n${b}\n${c}\n\n${d}\nno-such-event\n`);
+    const out = file('out.jsonl');
+    const log = file('log.jsonl');
+    const all = await run(['set-state', e!, 'bad id/ö', '--from', ids, '--state', 'declined', '--comments', 'ring 7', '--if-state', 'Pending-Review,escalated,fraud_confirmed', '--yes', '--out', out, '--log', log]);
+    expect(all.code, all.stderr).toBe(4);
+    const lines = readLines(out);
+    const byId = new Map(lines.map((l) => [l.id, l]));
+    // One line per id, written as each is settled (in any order).
+    expect(lines.map((l) => l.item).sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(byId.get(e!)).toMatchObject({ from: 'PENDING_REVIEW', to: 'DECLINED', outcome: 'CHANGED', where: 'argument 1' });
+    expect(byId.get('bad id/ö')).toMatchObject({ outcome: 'INVALID', status: 422, errorCodes: ['eventId:INVALID_FORMAT'] });
+    expect(byId.get(a!)).toMatchObject({ from: 'PENDING_REVIEW', outcome: 'CHANGED', reason: null, where: expect.stringMatching(/ids\.txt:2$/) });
+    expect(byId.get(b!)).toMatchObject({ from: 'DECLINED', outcome: 'SKIPPED', reason: 'already DECLINED' });
+    expect(byId.get(c!)).toMatchObject({ from: 'ESCALATED', outcome: 'CHANGED' });
+    expect(byId.get(d!)).toMatchObject({ from: 'FRAUD_CONFIRMED', outcome: 'SKIPPED', reason: 'FRAUD_CONFIRMED → DECLINED is not allowed (--force-state sends it)' });
+    expect(byId.get('no-such-event')).toMatchObject({ outcome: 'NOT_FOUND', status: 404 });
+    expect(await Promise.all([a, c].map((id) => stateOf(id!)))).toEqual(['DECLINED', 'DECLINED']);
+    expect(((await send(sb.url, 'GET', `/event/${a}`)).json as EventSummary).comments).toBe('ring 7');
+    expect(all.stderr).toMatch(/changed\s+3\s+to DECLINED, from PENDING_REVIEW 2 · ESCALATED 1/);
+    expect(all.stderr).toMatch(/skipped\s+2\s+already DECLINED 1 · FRAUD_CONFIRMED → DECLINED is not allowed/);
+    expect(all.stderr).toMatch(/^error: 2 of 7 ids were not changed: 1 not found, 1 invalid$/m);
+    // The same action lines as review --log: one per change sent.
+    const logged = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { eventId: string; action: string; from: string; to: string; outcome: string });
+    expect(logged.map((l) => [l.eventId, l.action, l.from, l.to, l.outcome])).toEqual(
+      expect.arrayContaining([
+        [e, 'decline', 'PENDING_REVIEW', 'DECLINED', 'ok'],
+        [a, 'decline', 'PENDING_REVIEW', 'DECLINED', 'ok'],
+        [c, 'decline', 'ESCALATED', 'DECLINED', 'ok'],
+      ]),
+    );
+    expect(logged).toHaveLength(3);
+  });
+
+  it('without --out: a line per id on stdout (JSON Lines with --json); ids from a submit --out file; --if-state with a typo gets a did-you-mean', async () => {
+    const [a, b] = await pending(sb.url, 'lines', 2);
+    await patch(b!, 'APPROVED');
+    const results = file('results.jsonl', `{"line":1,"id":"${a}","outcome":"DECIDED","actionType":"REVIEW"}\n{"line":2,"id":null,"outcome":"REJECTED"}\n{"line":3,"id":"${b}","outcome":"DECIDED","actionType":"REVIEW"}\n`);
+    const text = await run(['set-state', '--from', results, '--state', 'approved', '--yes']);
+    expect(text.code, text.stderr).toBe(4);
+    expect(text.stdout.split('\n').sort()).toEqual(['', `(${results}:2)  invalid: no id (an event that was never stored has none)`, `${a}  PENDING_REVIEW → APPROVED  changed`, `${b}  APPROVED  skipped: already APPROVED`]);
+    const json = await run(['set-state', a!, b!, '--state', 'declined', '--yes', '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    expect(json.stdout.trim().split('\n').map((l) => (JSON.parse(l) as Line).outcome)).toEqual(['CHANGED', 'CHANGED']);
+    const typo = await run(['set-state', a!, b!, '--state', 'approved', '--if-state', 'pendng-review', '--yes']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/^error: --if-state: unknown state "pendng-review": did you mean PENDING_REVIEW\?$/m);
+  });
+
+  it('off a terminal, without --yes: exit 2 saying to add --yes or --dry-run, and nothing is read or changed', async () => {
+    const [a, b] = await pending(sb.url, 'noyes', 2);
+    const before = changesOf(db, [a!, b!]);
+    const result = await run(['set-state', a!, b!, '--state', 'declined']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^error: set-state for many events asks for a confirmation, and there is no terminal to ask on/m);
+    expect(result.stderr).toMatch(/^add --yes, or --dry-run to see the plan$/m);
+    expect(changesOf(db, [a!, b!])).toEqual(before);
+  });
+
+  it('--dry-run reads, prints the plan and a line per id, and sends nothing (counted at the sandbox)', async () => {
+    const ids = await pending(sb.url, 'dry', 4);
+    await patch(ids[3]!, 'DECLINED');
+    const before = [...changesOf(db, ids).values()];
+    const result = await run(['set-state', ...ids, '--state', 'declined', '--dry-run']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim().split('\n')).toEqual([...ids.slice(0, 3).map((id) => `${id}  PENDING_REVIEW → DECLINED  would change`), `${ids[3]}  DECLINED  skipped: already DECLINED`]);
+    expect(result.stderr).toContain('Plan: change 3 of 4 events to DECLINED, now in PENDING_REVIEW 3');
+    expect(result.stderr).toMatch(/skipped\s+1: already DECLINED 1/);
+    expect(result.stderr).toContain('Dry run: nothing was changed.');
+    expect([...changesOf(db, ids).values()]).toEqual(before);
+  });
+});
+
+describe('set-state for many events on a terminal: the plan, then one question', () => {
+  it('`n` changes nothing; `y` changes the planned ones', async () => {
+    const ids = await pending(sb.url, 'confirm', 3);
+    await patch(ids[2]!, 'DECLINED');
+    const list = file('confirm.txt', `${ids.join('\n')}\n`);
+    const ask = async (answer: string) => {
+      const pty = await startOnTerminal(['set-state', '--from', list, '--state', 'declined', '--comments', 'ring'], { env: env(sb.url) });
+      try {
+        const screen = await pty.waitFor(/Change 2 events to DECLINED\?/);
+        expect(screen).toContain('Plan: change 2 of 3 events to DECLINED, now in PENDING_REVIEW 2');
+        expect(screen).toMatch(/\(y\/N\)/);
+        await pty.send(answer, 'Enter');
+        return await pty.exited();
+      } finally {
+        await pty.kill();
+      }
+    };
+    const before = [...changesOf(db, ids).values()];
+    const no = await ask('n');
+    expect(no.code).toBe(130);
+    expect(no.screen).toContain('cancelled: nothing was changed');
+    expect([...changesOf(db, ids).values()]).toEqual(before);
+    const yes = await ask('y');
+    expect(yes.code, yes.screen).toBe(0);
+    expect(yes.screen).toContain(`${ids[0]}  PENDING_REVIEW → DECLINED  changed`);
+    expect(await Promise.all(ids.map((id) => stateOf(id)))).toEqual(['DECLINED', 'DECLINED', 'DECLINED']);
+    expect([...changesOf(db, ids).values()]).toEqual([before[0]! + 1, before[1]! + 1, before[2]]);
+  });
+
+  it('an event changed by someone else between the plan and the PATCH is a CONFLICT, naming both states, and is not sent', async () => {
+    const ids = await pending(sb.url, 'conflict', 3);
+    const out = file('conflict.jsonl');
+    const pty = await startOnTerminal(['set-state', ...ids, '--state', 'declined', '--if-state', 'pending-review', '--out', out], { env: env(sb.url) });
+    try {
+      await pty.waitFor(/Change 3 events to DECLINED\?/);
+      // Another analyst escalates one of them while the question is on screen.
+      expect((await patch(ids[1]!, 'ESCALATED')).status).toBe(200);
+      await pty.send('y', 'Enter');
+      const { code } = await pty.exited();
+      expect(code).toBe(1);
+    } finally {
+      await pty.kill();
+    }
+    const lines = readLines(out).sort((x, y) => x.item - y.item);
+    expect(lines.map((l) => l.outcome)).toEqual(['CHANGED', 'CONFLICT', 'CHANGED']);
+    expect(lines[1]).toMatchObject({ from: 'ESCALATED', reason: 'PENDING_REVIEW at the plan, ESCALATED now: the change no longer applies, not sent' });
+    expect(await stateOf(ids[1]!)).toBe('ESCALATED');
+  });
+});
+
+describe('set-state for many events: interrupted, faults, servers that are not the sandbox', () => {
+  it('kill -9 mid-run, then --resume: one line per id, every event changed once', async () => {
+    const ids = await pending(slow.url, 'kill', 24);
+    const list = file('kill.txt', `${ids.join('\n')}\n`);
+    const out = file('kill.jsonl');
+    const args = ['set-state', '--from', list, '--state', 'approved', '--yes', '--out', out, '--concurrency', '2'];
+    const first = startCli(args, { env: env(slow.url) });
+    for (let delay = 10; !(existsSync(out) && readFileSync(out, 'utf8').split('\n').length > 6); delay = Math.min(100, delay * 2)) await new Promise((r) => setTimeout(r, delay));
+    first.child.kill('SIGKILL');
+    await first.done;
+    const cut = readLines(out).length;
+    expect(cut).toBeLessThan(ids.length);
+    const resumed = await runCli([...args, '--resume'], { env: env(slow.url), timeoutMs: 60_000 });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const lines = readLines(out);
+    expect(lines.map((l) => l.item).sort((x, y) => x - y)).toEqual(ids.map((_, i) => i + 1));
+    expect(lines.every((l) => l.outcome === 'CHANGED' || (l.outcome === 'SKIPPED' && l.reason === 'already APPROVED'))).toBe(true);
+    expect([...changesOf(slowDb, ids).values()].filter((n) => n !== 1)).toEqual([]);
+    expect(resumed.stderr).toMatch(new RegExp(`${cut} already done by the earlier run`));
+  });
+
+  it('under seeded --chaos faults: every id changed, nothing changed twice, nothing lost', async () => {
+    // Created through a batch, which gets past the faults.
+    const ids = Array.from({ length: 60 }, (_, i) => `chaos-${i + 1}`);
+    const events = file('chaos-events.jsonl', `${ids.map((id) => JSON.stringify({ id, amount: 1500, currency: 'EUR' })).join('\n')}\n`);
+    const submitted = file('chaos-submitted.jsonl');
+    let created = await runCli(['submit', events, '--out', submitted, '-q'], { env: env(chaos.url), timeoutMs: 60_000 });
+    // A line whose every attempt met a fault is FAILED: --resume settles it.
+    if (created.code !== 0) created = await runCli(['submit', events, '--out', submitted, '-q', '--resume'], { env: env(chaos.url), timeoutMs: 60_000 });
+    expect(created.code, created.stderr).toBe(0);
+    const out = file('chaos.jsonl');
+    const log = file('chaos-log.jsonl');
+    const result = await run(['set-state', ...ids, '--state', 'escalated', '--comments', 'second look', '--yes', '--out', out, '--concurrency', '8', '--log', log], chaos.url);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = readLines(out);
+    expect(lines).toHaveLength(ids.length);
+    expect(lines.filter((l) => l.outcome !== 'CHANGED')).toEqual([]);
+    expect([...changesOf(chaosDb, ids).values()].filter((n) => n !== 1)).toEqual([]);
+    expect(result.stderr).toMatch(/retries\s+\d+/);
+    // The faults met PATCHes too: answers lost after the change was made, settled by reading the event.
+    const logged = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { outcome: string; message?: string });
+    expect(logged.filter((l) => l.message === 'confirmed by reading the event again after the failure').length).toBeGreaterThan(0);
+  });
+
+  describe('against a tolerant-reader service whose events are in a state this build does not know', () => {
+    let server: Server;
+    let url: string;
+    const patches: string[] = [];
+    beforeAll(async () => {
+      server = createServer((req, res) => {
+        if (req.method === 'PATCH') patches.push(req.url ?? '');
+        req.resume();
+        req.on('end', () => {
+          res.setHeader('content-type', 'application/json');
+          res.end(JSON.stringify({ id: 'x', totalScore: 40, state: req.method === 'PATCH' ? 'APPROVED' : 'ON_HOLD', allowlistMatch: false, denylistMatch: false, extra: { nested: true } }));
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    });
+    afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+    it('skips them naming the state as the service spelled it; --force-state sends the change', async () => {
+      const skipped = await run(['set-state', 'h-1', 'h-2', '--state', 'approved', '--yes'], url);
+      expect(skipped.code, skipped.stderr).toBe(0);
+      expect(skipped.stdout).toBe('h-1  ON_HOLD  skipped: ON_HOLD is not a state this build knows (--force-state sends it)\nh-2  ON_HOLD  skipped: ON_HOLD is not a state this build knows (--force-state sends it)\n');
+      expect(patches).toEqual([]);
+      const forced = await run(['set-state', 'h-1', 'h-2', '--state', 'approved', '--yes', '--force-state'], url);
+      expect(forced.code, forced.stderr).toBe(0);
+      expect(patches.sort()).toEqual(['/event/h-1/state', '/event/h-2/state']);
+    });
+  });
+
+  describe('a URL that is not the service (python3 -m http.server)', () => {
+    let python: StaticServer;
+    beforeAll(async () => {
+      python = await startStaticFileServer(undefined, { unsupportedMethods: true });
+    });
+    afterAll(() => python.close());
+
+    it('stops at once: no new ids, those in flight recorded, one line naming the URL, exit 1; --resume at the right URL finishes', async () => {
+      const ids = await pending(sb.url, 'nts', 30);
+      const out = file('nts.jsonl');
+      const args = ['set-state', ...ids, '--state', 'declined', '--yes', '--out', out, '--concurrency', '4'];
+      const wrong = await run(args, python.url);
+      expect(wrong.code, wrong.stderr).toBe(1);
+      expect(python.requests.length).toBeLessThanOrEqual(4);
+      expect(readLines(out)).toHaveLength(python.requests.length);
+      const errors = wrong.stderr.split('\n').filter((l) => l.startsWith('error: '));
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatch(/answered 404 with an HTML page titled "Error response".*so this URL is not the service, or not its base path/);
+      expect(wrong.stderr).toContain('stopped: the URL does not answer as the fraud-screening service');
+      const resumed = await run([...args, '--resume']);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(readLines(out).map((l) => l.item).sort((x, y) => x - y)).toEqual(ids.map((_, i) => i + 1));
+      expect(await Promise.all(ids.map((id) => stateOf(id)))).toEqual(ids.map(() => 'DECLINED'));
+    });
+  });
+});
