@@ -3,6 +3,7 @@ import type { CliContext } from '../cli-context.js';
 import { UsageError } from '../errors/cli-error.js';
 import { withSession, type GlobalOptions } from '../session.js';
 import { showEvent } from '../events/event-commands.js';
+import { stateFromTyped } from '../review/state-names.js';
 
 export interface ShowOptions {
   from?: string;
@@ -11,6 +12,7 @@ export interface ShowOptions {
   watch?: boolean;
   interval?: number;
   until?: string;
+  forceState?: boolean;
 }
 
 function concurrency(value: string): number {
@@ -33,9 +35,11 @@ function mode(ids: readonly string[], options: ShowOptions, json: boolean): 'one
     if (ids.length !== 1 || options.from !== undefined) throw new UsageError('--watch follows one event: give exactly one id, and no --from');
     if (options.csv) throw new UsageError('--watch and --csv cannot be combined');
     if (options.concurrency !== undefined) throw new UsageError('--concurrency is for many ids, not --watch');
+    if (options.forceState && options.until === undefined) throw new UsageError('--force-state goes with --until');
     return 'watch';
   }
   if (options.interval !== undefined || options.until !== undefined) throw new UsageError(`${options.interval !== undefined ? '--interval' : '--until'} goes with --watch`);
+  if (options.forceState) throw new UsageError('--force-state goes with --watch --until');
   return ids.length === 1 && options.from === undefined && !options.csv ? 'one' : 'list';
 }
 
@@ -48,7 +52,8 @@ export function showCommand(context: CliContext): Command {
     .addOption(new Option('--concurrency <n>', 'many ids: requests in flight at once (default 8)').argParser(concurrency))
     .option('--watch', 'one id: print a line each time its state, decision or comments change, until a final state')
     .addOption(new Option('--interval <seconds>', '--watch: seconds between checks (default 5, at least 1)').argParser(interval))
-    .option('--until <state>', '--watch: stop when the event reaches this state (instead of any final state)')
+    .option('--until <state>', '--watch: stop when the event reaches this state (instead of any final state); any case, approved or in-review')
+    .option('--force-state', '--until: watch for the state as typed, even one this build does not know')
     .addHelpText(
       'before',
       `Examples:
@@ -59,7 +64,7 @@ export function showCommand(context: CliContext): Command {
   $ fraudctl show --from results.jsonl --csv > orders.csv  # the ids of a submit --out file
   $ jq -r .orderId orders.jsonl | fraudctl show --from - --json   # JSON Lines, one per id
   $ fraudctl show ord-1002 --watch                         # until APPROVED, DECLINED or FRAUD_CONFIRMED
-  $ fraudctl show ord-1002 --watch --interval 30 --until IN_REVIEW
+  $ fraudctl show ord-1002 --watch --interval 30 --until in-review
 `,
     )
     .addHelpText(
@@ -79,7 +84,9 @@ refused key (3) stops at once. --watch exits 0 at a final state (or --until's), 
       }
       if (form === 'watch') {
         const { watchEvent } = await import('../events/watch-event.js');
-        return withSession(context, command, (session) => watchEvent(session, ids[0]!, { intervalSeconds: options.interval ?? 5, until: options.until ?? null }));
+        // The same words as set-state --state: any case and separators, a typo refused with a suggestion.
+        const until = options.until === undefined ? null : stateFromTyped(options.until, options.forceState === true, 'watch for');
+        return withSession(context, command, (session) => watchEvent(session, ids[0]!, { intervalSeconds: options.interval ?? 5, until }));
       }
       const { showList } = await import('../event-lists/show-list.js');
       return withSession(context, command, (session) =>
