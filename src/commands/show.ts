@@ -4,6 +4,7 @@ import { UsageError } from '../errors/cli-error.js';
 import { withSession, type GlobalOptions } from '../session.js';
 import { showEvent } from '../events/event-commands.js';
 import { stateFromTyped } from '../review/state-names.js';
+import { checkIdArguments } from '../id-lists/id-arguments.js';
 
 export interface ShowOptions {
   from?: string;
@@ -29,6 +30,7 @@ function interval(value: string): number {
 
 /** Which of the three forms the arguments ask for, or a usage error naming the clash. */
 function mode(ids: readonly string[], options: ShowOptions, json: boolean): 'one' | 'list' | 'watch' {
+  checkIdArguments(ids);
   if (json && options.csv) throw new UsageError('--json and --csv cannot be combined: pick one output format');
   if (ids.length === 0 && options.from === undefined) throw new UsageError('show needs an event id, or --from FILE (- for stdin)', 'e.g. fraudctl show ord-1002, or fraudctl show --from ids.txt');
   if (options.watch) {
