@@ -242,8 +242,8 @@ describe('Ctrl-C', () => {
     const interrupted = await first.done;
     expect(interrupted.code).toBe(130);
     expect(interrupted.stderr).toContain('stopping: finishing the lines in flight');
-    expect(interrupted.stderr).toMatch(/Batch stopped: [\d,]+ lines/);
-    expect(interrupted.stderr).toMatch(/^error: interrupted after [\d,]+ lines/m);
+    expect(interrupted.stderr).toMatch(/Batch stopped: [\d,]+ events/);
+    expect(interrupted.stderr).toMatch(/^error: interrupted after [\d,]+ events/m);
     // Every line written is whole, and none is missing between those in flight: readable, not corrupt.
     const partial = readResults(out);
     expect(partial.length).toBeLessThan(count);
