@@ -316,7 +316,7 @@ describe('a terminal that hangs up', () => {
     const result = await run.done;
     expect(result.signal).toBe('SIGHUP');
     expect(result.stderr).toContain('stopping: finishing the lines in flight');
-    expect(result.stderr).toMatch(/Batch stopped: 4 lines/);
+    expect(result.stderr).toMatch(/Batch stopped: 4 events/);
     expect(readResults(out).map((r) => r.outcome)).toEqual(['DECIDED', 'DECIDED', 'DECIDED', 'DECIDED']);
   }, 20_000);
 });
