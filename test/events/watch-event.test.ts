@@ -161,7 +161,7 @@ describe('fraudctl show --watch against a scripted server', () => {
   });
 
   it('--until matches states as set-state --state does: any case and separators', async () => {
-    steps = [state('PENDING_REVIEW'), state('IN_REVIEW'), state('APPROVED')];
+    steps = [state('IN_REVIEW'), state('APPROVED')];
     const result = await runCli(['show', 'e-1', '--watch', '--interval', '1', '--until', 'approved'], { env: env(), timeoutMs: 10_000 });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('watching e-1 every 1 s until APPROVED');
@@ -181,7 +181,7 @@ describe('fraudctl show --watch against a scripted server', () => {
   });
 
   it('--until STATE --force-state watches for a state this build does not know, as typed, past the final ones', async () => {
-    steps = [state('PENDING_REVIEW'), state('APPROVED'), state('ON_HOLD')];
+    steps = [state('APPROVED'), state('ON_HOLD')];
     const result = await runCli(['show', 'e-1', '--watch', '--interval', '1', '--until', 'ON_HOLD', '--force-state'], { env: env(), timeoutMs: 10_000 });
     expect(result.code, result.stderr).toBe(0);
     expect(lines(result.stdout).at(-1)).toMatch(/state APPROVED → ON_HOLD$/);

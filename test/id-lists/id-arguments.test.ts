@@ -23,9 +23,7 @@ describe('an empty event id', () => {
   it.each([
     [['show', ''], 'the event id is empty'],
     [['show', '  '], 'the event id is empty'],
-    [['show', '', '--watch'], 'the event id is empty'],
     [['show', 'ord-1', '', '--json'], 'event id 2 of 2 is empty'],
-    [['show', '', 'ord-1', '--csv'], 'event id 1 of 2 is empty'],
     [['alerts', ''], 'the event id is empty'],
     [['set-state', '', '--state', 'APPROVED', '--yes'], 'the event id is empty'],
     [['review', 'ord-1', ''], 'event id 2 of 2 is empty'],
