@@ -73,9 +73,9 @@ export function showCommand(context: CliContext): Command {
       'after',
       `
 One id is shown in full. More than one (or --from, or --csv): a row per id in input order, then
-a count line. Exit 0 when every id was found, 4 when some were not found, otherwise the code of
-the worst failure (5 an id refused, 2 an input line without an id, 6 unavailable, 1 other); a
-refused key (3) stops at once. --watch exits 0 at a final state (or --until's), 130 on Ctrl-C.
+a count line. Exit 0 when every id was found, 4 when some were not found or invalid (an id the
+service calls malformed, an input line without an id), otherwise the code of the worst failure
+(5 refused, 6 unavailable, 1 other); a refused key (3) stops at once. --watch exits 0 at a final state (or --until's), 130 on Ctrl-C.
 `,
     )
     .action(async (ids: string[], options: ShowOptions, command: Command) => {
