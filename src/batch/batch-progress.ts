@@ -34,7 +34,7 @@ export const count = (n: number): string => grouped.format(n);
 
 /**
  * `total`: the number of items when known before the run (a counted file), else null; `unit`:
- * what an item is called (`lines`, the default, or `ids`).
+ * what an item is called (`events`, the default, or `ids`).
  */
 export function createProgress(
   stats: ProgressView,
@@ -42,7 +42,7 @@ export function createProgress(
   options: { quiet: boolean; total: number | null; intervalMs?: number; unit?: string },
 ): Progress {
   if (options.quiet) return { tick: () => {}, note: (text) => stream.write(`${text}\n`), above: (write) => write(), stop: () => {} };
-  const unit = options.unit ?? 'lines';
+  const unit = options.unit ?? 'events';
   return stream.isTTY ? barProgress(stats, stream, options.total, unit) : plainProgress(stats, stream, options.total, options.intervalMs ?? 5_000, unit);
 }
 

@@ -57,8 +57,10 @@ export interface PoolStats extends ProgressView {
 }
 
 export interface PoolJob<I extends ItemPosition, R> {
-  /** What an item is called in messages: `lines`, `ids`. */
+  /** What an item is called in counts: `events`, `ids`. */
   readonly unit: string;
+  /** What a first Ctrl-C lets finish, in words: `the lines in flight`. */
+  readonly inFlight: string;
   readonly stats: PoolStats;
   /** The items in input order; the pool pulls them one at a time. */
   readonly items: AsyncIterable<I>;
@@ -220,7 +222,7 @@ export async function runPool<I extends ItemPosition, R>(context: CliContext, ru
     await context.waitForShutdown();
     if (finished) return;
     stops.stop('interrupted');
-    progress.note(`stopping: finishing the ${job.unit} in flight; press Ctrl-C again to abort them`);
+    progress.note(`stopping: finishing ${job.inFlight}; press Ctrl-C again to abort them`);
     await context.waitForShutdown();
     if (finished) return;
     stops.reason = 'aborted';

@@ -3,6 +3,7 @@ import type { CliContext } from '../cli-context.js';
 import { KNOWN_STATES, TRANSITIONS } from '../contract/states.js';
 import { UsageError } from '../errors/cli-error.js';
 import { withSession } from '../session.js';
+import { checkIdArguments } from '../id-lists/id-arguments.js';
 import { setState } from '../state-changes/set-state.js';
 
 const transitions = KNOWN_STATES.map((s) => `  ${s.padEnd(16)}→ ${TRANSITIONS[s].join(', ') || '(final)'}`).join('\n');
@@ -73,6 +74,7 @@ ${transitions}
 `,
     )
     .action(async (ids: string[], options: SetStateCommandOptions, command: Command) => {
+      checkIdArguments(ids);
       const many = ids.length > 1 || [options.from, options.ifState, options.out, options.resume, options.concurrency, options.log].some((o) => o !== undefined);
       if (!many) {
         if (ids.length === 0) throw new UsageError('set-state needs an event id, or --from FILE (- for stdin)', 'e.g. fraudctl set-state ord-1002 --state approved, or fraudctl set-state --from ids.txt --state declined');

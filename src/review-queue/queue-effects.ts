@@ -18,9 +18,10 @@ export interface EffectServices {
 }
 
 export function failureOf(error: unknown): CallFailure {
-  const { status, message, requestId } = failureFields(error);
+  const { status, message, requestId, errorCodes } = failureFields(error);
   // The queue reads a status as the service's (a 404: not found): an answer that is not the service's has none.
-  return { status: error instanceof ApiError ? status : null, message, requestId };
+  if (!(error instanceof ApiError)) return { status: null, message, requestId };
+  return { status, message, requestId, codes: errorCodes };
 }
 
 function fieldsOf(response: ApiResponse): Fields | null {

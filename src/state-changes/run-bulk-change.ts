@@ -10,8 +10,8 @@ import type { Session } from '../session.js';
 import { changeOne, unnamed, type BulkChange, type ChangeWork, type IdItem, type PlannedItem } from './change-one.js';
 import { changeLine, formatChangeResult, readChangeResult, type ChangeResult } from './change-result.js';
 import { changeSummaryJson, changeSummaryText, ChangeStats, planText } from './change-summary.js';
-import { stateToSend } from './set-state.js';
-import { matchState } from './state-names.js';
+import { refuseLongComment } from './set-state.js';
+import { matchState, stateFromTyped } from './state-names.js';
 
 /*
  * `set-state` for many events: the ids (arguments, --from FILE or -, a submit --out results
@@ -71,6 +71,7 @@ function job(session: Session, options: BulkOptions, change: BulkChange, work: C
   const items = idItems(session, options);
   return {
     unit: 'ids',
+    inFlight: 'the ids in flight',
     stats,
     items,
     countItems: async () => null,
@@ -91,8 +92,9 @@ function job(session: Session, options: BulkOptions, change: BulkChange, work: C
 export async function bulkSetState(session: Session, options: BulkOptions): Promise<void> {
   const context = session.context;
   const comments = options.comments !== null && options.comments.trim() !== '' ? options.comments : null;
+  if (comments !== null) refuseLongComment(comments);
   const change: BulkChange = {
-    target: stateToSend(options.state, options.force),
+    target: stateFromTyped(options.state, options.force, 'send'),
     comments,
     guard: { ifStates: options.ifState === null ? null : parseIfState(options.ifState, options.force), force: options.force },
   };

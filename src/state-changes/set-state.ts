@@ -1,8 +1,9 @@
+import { commentTooLong, MAX_COMMENT_LENGTH } from '../contract/limits.js';
 import { KNOWN_STATES, TRANSITIONS, isKnownState } from '../contract/states.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import type { Session } from '../session.js';
 import type { Prompter } from '../prompter/prompter.js';
-import { matchState } from './state-names.js';
+import { matchState, stateFromTyped } from './state-names.js';
 import { terminalSafe } from '../render/terminal-text.js';
 
 /*
@@ -54,16 +55,10 @@ function currentState(summary: unknown): string | null {
   return typeof state === 'string' ? state : null;
 }
 
-/** The state to send for what was typed: a known state in any case, or as typed with --force-state. */
-export function stateToSend(typed: string, force: boolean): string {
-  const match = matchState(typed);
-  if (match.state) return match.state;
-  if (force) return typed.trim();
-  const guess = match.suggestion ? `: did you mean ${match.suggestion}?` : '';
-  throw new UsageError(
-    `unknown state "${terminalSafe(typed)}"${guess}`,
-    `known states: ${KNOWN_STATES.join(', ')}; to send a state this build does not know, add --force-state`,
-  );
+/** A comment over the contract's limit is refused before anything is sent (the service would answer 422 comments:TOO_LONG). */
+export function refuseLongComment(comments: string): void {
+  const problem = commentTooLong(comments);
+  if (problem) throw new UsageError(`${problem}: nothing was sent`, `shorten it to ${MAX_COMMENT_LENGTH.toLocaleString('en-US')} characters or fewer`);
 }
 
 export async function setState(session: Session, eventId: string, options: SetStateOptions): Promise<void> {
@@ -75,7 +70,9 @@ export async function setState(session: Session, eventId: string, options: SetSt
     if (state === undefined) throw new UsageError('nothing to change: the comment is empty and there is no --state', 'an empty comment is never sent, so that it cannot erase the comment the event has');
     session.context.stderr.write('note: the empty --comments is not sent (it would erase the comment the event has)\n');
   }
-  if (state !== undefined) state = stateToSend(state, options.forceState === true);
+  if (state !== undefined) state = stateFromTyped(state, options.forceState === true, 'send');
+  // Before anything is sent: the service would refuse it (422 comments:TOO_LONG).
+  if (comments !== undefined) refuseLongComment(comments);
   const prompting = session.canPrompt;
   if (!prompting && state === undefined && comments === undefined) {
     throw new UsageError(
@@ -93,6 +90,7 @@ export async function setState(session: Session, eventId: string, options: SetSt
     const prompter = await session.prompter();
     if (state === undefined) state = await askState(prompter, current);
     if (comments === undefined) comments = (await prompter.input('Comments (optional)')).trim() || undefined;
+    if (comments !== undefined) refuseLongComment(comments);
   }
   if (state === undefined && comments === undefined) throw new UsageError('nothing to change: give a state or a comment', 'an empty comment is never sent, so that it cannot erase the event\'s comment');
   const change = { ...(state !== undefined ? { state } : {}), ...(comments !== undefined ? { comments } : {}) };
