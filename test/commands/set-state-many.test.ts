@@ -159,6 +159,17 @@ describe('set-state for many events: the guard, a result per id, exit codes', ()
     expect(changesOf(db, [a!, b!])).toEqual(before);
   });
 
+  it('a refused key stops at once: exit 3, one line, nothing changed', async () => {
+    const ids = await pending(sb.url, 'badkey', 3);
+    const before = [...changesOf(db, ids).values()];
+    const result = await runCli(['set-state', ...ids, '--state', 'declined', '--yes', '--concurrency', '1'], { env: env(sb.url, { FRAUDCTL_API_KEY: 'wrong-key' }) });
+    expect(result.code).toBe(3);
+    expect(result.stderr.split('\n').filter((l) => l.startsWith('error: '))).toEqual([expect.stringMatching(/^error: the service did not accept the API key/)]);
+    expect(result.stderr).toContain('stopped: the service refused the API key');
+    expect(result.stdout.trim().split('\n')).toHaveLength(1);
+    expect([...changesOf(db, ids).values()]).toEqual(before);
+  });
+
   it('--dry-run reads, prints the plan and a line per id, and sends nothing (counted at the sandbox)', async () => {
     const ids = await pending(sb.url, 'dry', 4);
     await patch(ids[3]!, 'DECLINED');
