@@ -21,6 +21,8 @@ import type { LineResult } from './line-result.js';
  *   FAILED, and --resume checks it again before sending. Without an id the line is UNKNOWN.
  * - What is safe to retry (nothing sent, 429, 503) the API client retries itself, paced and
  *   budgeted by the batch.
+ * - A refused key, or an answer to the POST that is not the service's (a 405 or 501, HTML, not
+ *   the error shape: error-shape.ts), is the line's FAILED result and stops the whole batch.
  */
 
 /** The service said no to this line's content: sending it again as it is would get the same answer. */
