@@ -105,7 +105,8 @@ const list = (map: Map<string, number>) =>
 /** The plan: how many will change, from which states, how many are passed over and why, not found, invalid. */
 export function planText(stats: ChangeStats, target: string): string {
   const o = stats.outcomes;
-  const lines = [`Plan: change ${count(o.PLANNED)} of ${count(stats.done)} events to ${terminalSafe(target)}${o.PLANNED ? `, now in ${list(stats.from)}` : ''}`];
+  const lines = [`Plan: change ${count(o.PLANNED)} of ${count(stats.done)} events to ${terminalSafe(target)}`];
+  if (o.PLANNED) lines.push(`  from       ${list(stats.from)}`);
   if (o.SKIPPED) lines.push(`  skipped    ${count(o.SKIPPED)}: ${list(stats.skips)}`);
   if (o.NOT_FOUND) lines.push(`  not found  ${count(o.NOT_FOUND)}`);
   if (o.INVALID) lines.push(`  invalid    ${count(o.INVALID)}`);

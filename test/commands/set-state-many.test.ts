@@ -177,7 +177,7 @@ describe('set-state for many events: the guard, a result per id, exit codes', ()
     const result = await run(['set-state', ...ids, '--state', 'declined', '--dry-run']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim().split('\n')).toEqual([...ids.slice(0, 3).map((id) => `${id}  PENDING_REVIEW → DECLINED  would change`), `${ids[3]}  DECLINED  skipped: already DECLINED`]);
-    expect(result.stderr).toContain('Plan: change 3 of 4 events to DECLINED, now in PENDING_REVIEW 3');
+    expect(result.stderr).toMatch(/^Plan: change 3 of 4 events to DECLINED\n {2}from {7}PENDING_REVIEW 3$/m);
     expect(result.stderr).toMatch(/skipped\s+1: already DECLINED 1/);
     expect(result.stderr).toContain('Dry run: nothing was changed.');
     expect([...changesOf(db, ids).values()]).toEqual(before);
@@ -193,7 +193,7 @@ describe('set-state for many events on a terminal: the plan, then one question',
       const pty = await startOnTerminal(['set-state', '--from', list, '--state', 'declined', '--comments', 'ring'], { env: env(sb.url) });
       try {
         const screen = await pty.waitFor(/Change 2 events to DECLINED\?/);
-        expect(screen).toContain('Plan: change 2 of 3 events to DECLINED, now in PENDING_REVIEW 2');
+        expect(screen).toMatch(/^Plan: change 2 of 3 events to DECLINED\n {2}from {7}PENDING_REVIEW 2$/m);
         expect(screen).toMatch(/\(y\/N\)/);
         await pty.send(answer, 'Enter');
         return await pty.exited();
