@@ -245,6 +245,14 @@ export class LineFile {
     }
   }
 
+  /**
+   * Fails as open(path, 'create') would for a file that exists, without creating it: a run that
+   * asks a question before it writes (a bulk change's plan) says so before the question.
+   */
+  static refuseExisting(path: string, what: string): void {
+    if (existsSync(path)) throw new UsageError(`${path} already exists`, `add --resume to continue the run that wrote it, or remove it, or choose another ${what}`);
+  }
+
   write(line: string): void {
     writeSync(this.fd, `${line}\n`);
   }

@@ -1,5 +1,6 @@
 import { poolRuntime, runPool, type PoolJob, type PoolRun, type PoolRuntime, type Settled } from '../batch/run-pool.js';
 import { count } from '../batch/batch-progress.js';
+import { LineFile } from '../batch/results-file.js';
 import { KNOWN_STATES } from '../contract/states.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { readIdList } from '../id-lists/id-list.js';
@@ -100,6 +101,7 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
   };
   if (options.resume && !options.out) throw new UsageError('--resume needs --out: the results file of the run to continue');
   if (options.dryRun && options.out) throw new UsageError('--dry-run changes nothing and keeps no results file: leave out --out (the plan and a line per id are printed)');
+  if (options.out && !options.resume) LineFile.refuseExisting(options.out, '--out');
   const confirm = !options.dryRun && !options.yes;
   if (confirm && !session.canPrompt) {
     throw new UsageError('set-state for many events asks for a confirmation, and there is no terminal to ask on (or --no-input)', 'add --yes, or --dry-run to see the plan');

@@ -202,6 +202,17 @@ describe('set-state for many events on a terminal: the plan, then one question',
       }
     };
     const before = [...changesOf(db, ids).values()];
+    // A results file that exists is refused before anything is read, not after the question.
+    const taken = file('taken.jsonl', '{}\n');
+    const early = await startOnTerminal(['set-state', '--from', list, '--state', 'declined', '--out', taken], { env: env(sb.url) });
+    try {
+      const { code, screen } = await early.exited();
+      expect(code).toBe(2);
+      expect(screen).toContain(`error: ${taken} already exists`);
+      expect(screen).not.toContain('Plan:');
+    } finally {
+      await early.kill();
+    }
     const no = await ask('n');
     expect(no.code).toBe(130);
     expect(no.screen).toContain('cancelled: nothing was changed');
