@@ -3,6 +3,7 @@ import type { CliContext } from './cli-context.js';
 import { ApiClient, type ApiClientOptions } from './api/api-client.js';
 import { requireApiKey, resolveSettings, type Settings } from './profiles/settings.js';
 import { readConfigFile } from './profiles/config-file.js';
+import { settingHints } from './profiles/setting-hints.js';
 import { createOutput, type Output } from './render/output.js';
 import { defaultSandboxDb } from './paths/xdg-paths.js';
 import type { Prompter } from './review/prompter.js';
@@ -118,6 +119,7 @@ export class Session {
       retry: { maxRetries: settings.retries },
       env: this.context.env,
       profile: settings.profile,
+      hints: settingHints(settings.profile, settings.sources),
       insecureHttp: settings.insecureHttp,
       ...(this.globals.debug ? { debug: (line: string) => this.debugLine(line) } : {}),
       ...batch,

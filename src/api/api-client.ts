@@ -11,6 +11,7 @@ import type { RetryKind } from './retry-budget.js';
 import { redactHeaders } from './debug-log.js';
 import { eventPath } from '../contract/paths.js';
 import { checkTransport } from './transport.js';
+import type { SettingHints } from '../profiles/setting-hints.js';
 
 /*
  * The one place that talks HTTP to the service (undici). It owns the API key header, the
@@ -28,6 +29,8 @@ export interface ApiClientOptions {
   env: NodeJS.ProcessEnv;
   /** The profile in use, for hints such as "run fraudctl login --profile P". */
   profile?: string;
+  /** What to tell the user to change when the key is refused or the URL is wrong, by where each came from. */
+  hints?: SettingHints;
   /** Receives request/response log lines (--debug); they never hold the key. */
   debug?: (line: string) => void;
   sleep?: (ms: number) => Promise<void>;
@@ -358,6 +361,11 @@ export class ApiClient {
     );
   }
 
+  /** Where the service URL is changed, for hints: "check the host name in …". */
+  private urlHint(): string {
+    return this.options.hints?.url ?? '--base-url or the profile (fraudctl config list)';
+  }
+
   /** `url`: where the request went (the base URL's origin: redirects never leave it). */
   private networkError(op: Operation, url: URL, error: unknown, answered: boolean): NetworkError {
     const e = error as { name?: string; code?: string; message?: string; cause?: { code?: string } };
@@ -376,8 +384,10 @@ export class ApiClient {
     if (failure === 'timeout') return this.timeout(op);
     const processed = answered || maybeSent;
     const hint =
-      failure === 'refused' || failure === 'dns' || failure === 'connect-timeout'
-        ? 'is the service running at that address? check --base-url or the profile (fraudctl config list)'
+      failure === 'dns'
+        ? `check the host name in ${this.urlHint()}`
+        : failure === 'refused' || failure === 'connect-timeout'
+        ? `is the service running at that address? check ${this.urlHint()}`
         : op.method === 'POST' && op.eventId
             ? `the event may have been stored: check with fraudctl show ${safe(op.eventId)}`
             : undefined;
@@ -420,7 +430,9 @@ export class ApiClient {
     const ref = raw.requestId ? `, request ${safe(raw.requestId)}` : '';
     const where = `${op.method} ${this.base.origin}${safe(raw.path)}`;
     const message = `${where} answered 404 with ${got}${ref}: that is not the fraud-screening service's answer, so this URL is not the service, or not its base path`;
-    const hint = `check --base-url or the profile's URL (fraudctl config get base-url${this.options.profile && this.options.profile !== 'sandbox' ? ` --profile ${this.options.profile}` : ''}): it should be the service's base address`;
+    const hint = this.options.hints
+      ? `check ${this.options.hints.url}: it should be the service's base address`
+      : `check --base-url or the profile's URL (fraudctl config get base-url${this.options.profile && this.options.profile !== 'sandbox' ? ` --profile ${this.options.profile}` : ''}): it should be the service's base address`;
     return new NotTheServiceError(this.withoutKey(message), raw.status, this.withoutKey(got), hint);
   }
 
@@ -440,7 +452,7 @@ export class ApiClient {
     const [message, hint] = ((): [string, string | undefined] => {
       switch (status) {
         case 401:
-          return [`the service did not accept the API key (${detail})`, `check the key: ${login}`];
+          return [`the service did not accept the API key (${detail})`, this.options.hints?.key ?? `check the key: ${login}`];
         case 403:
           return [`the merchant of this API key is blocked (${detail})`, 'ask the service operator to unblock the merchant'];
         case 404:

@@ -6,6 +6,7 @@ import type { ApiClient } from '../api/api-client.js';
 import { CliError } from '../errors/cli-error.js';
 import { eventPath } from '../contract/paths.js';
 import type { SettingSource } from '../profiles/settings.js';
+import type { SettingHints } from '../profiles/setting-hints.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 
 /*
@@ -80,7 +81,8 @@ export function proxyCheck(url: URL, env: NodeJS.ProcessEnv): CheckResult {
   return result('proxy', 'proxy', 'info', `${terminalSafe(shown)} (${via.from})`);
 }
 
-export async function dnsCheck(host: string): Promise<CheckResult> {
+/** `where`: where the host name is changed (setting-hints.ts), or null for a proxy's host. */
+export async function dnsCheck(host: string, where: string | null): Promise<CheckResult> {
   if (isIP(host.replace(/^\[|\]$/g, ''))) return result('dns', 'DNS', 'skip', `${host} is an address`);
   const started = performance.now();
   try {
@@ -89,11 +91,12 @@ export async function dnsCheck(host: string): Promise<CheckResult> {
     return result('dns', 'DNS', 'pass', `${host} → ${addresses.map((a) => a.address).slice(0, 3).join(', ')} (${ms} ms)`);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? 'failed';
-    return result('dns', 'DNS', 'fail', `${host} does not resolve (${code})`, 'check the host name in the service URL, or this machine\'s DNS');
+    return result('dns', 'DNS', 'fail', `${host} does not resolve (${code})`, where === null ? 'check the proxy\'s host name, or this machine\'s DNS' : `check the host name in ${where}, or this machine's DNS`);
   }
 }
 
-export function tcpCheck(host: string, port: number, timeoutMs: number): Promise<CheckResult> {
+/** `where`: where the URL is changed (setting-hints.ts), or null for a proxy. */
+export function tcpCheck(host: string, port: number, timeoutMs: number, where: string | null): Promise<CheckResult> {
   return new Promise((resolve) => {
     const started = performance.now();
     const socket = tcpConnect({ host, port });
@@ -101,10 +104,12 @@ export function tcpCheck(host: string, port: number, timeoutMs: number): Promise
       socket.destroy();
       resolve(r);
     };
-    socket.setTimeout(timeoutMs, () => done(result('connect', 'connection', 'fail', `no answer from ${host}:${port} within ${timeoutMs / 1000} s`, 'a firewall, or the wrong port: check the service URL')));
+    const what = where === null ? 'the proxy' : 'the service';
+    const check = where === null ? 'check the proxy variable\'s host and port' : `check ${where}`;
+    socket.setTimeout(timeoutMs, () => done(result('connect', 'connection', 'fail', `no answer from ${host}:${port} within ${timeoutMs / 1000} s`, `a firewall, or the wrong port: ${check}`)));
     socket.once('connect', () => done(result('connect', 'connection', 'pass', `${host}:${port} in ${Math.round(performance.now() - started)} ms`)));
     socket.once('error', (e: NodeJS.ErrnoException) => {
-      const hint = e.code === 'ECONNREFUSED' ? 'nothing listens there: is the service up, and is the port right?' : 'check the service URL and the network';
+      const hint = e.code === 'ECONNREFUSED' ? `nothing listens there: is ${what} up, and is the port right? ${check}` : `${check}, and the network`;
       done(result('connect', 'connection', 'fail', `${host}:${port}: ${e.code ?? e.message}`, hint));
     });
   });
@@ -118,7 +123,7 @@ function describeCert(cert: PeerCertificate): string {
 }
 
 /** The TLS handshake as Node will do it (its CAs plus NODE_EXTRA_CA_CERTS), with the certificate it saw. */
-export function tlsCheck(host: string, port: number, timeoutMs: number, env: NodeJS.ProcessEnv): Promise<CheckResult> {
+export function tlsCheck(host: string, port: number, timeoutMs: number, env: NodeJS.ProcessEnv, where: string): Promise<CheckResult> {
   const extra = env.NODE_EXTRA_CA_CERTS ? `NODE_EXTRA_CA_CERTS is ${env.NODE_EXTRA_CA_CERTS}` : 'NODE_EXTRA_CA_CERTS is not set';
   return new Promise((resolve) => {
     const socket = tlsConnect({ host, port, servername: isIP(host) ? undefined : host, rejectUnauthorized: false });
@@ -133,7 +138,7 @@ export function tlsCheck(host: string, port: number, timeoutMs: number, env: Nod
       const code = error ? (typeof error === 'string' ? error : ((error as NodeJS.ErrnoException).code ?? error.message)) : null;
       if (!code) return done(result('tls', 'TLS', 'pass', `${socket.getProtocol() ?? 'TLS'}, certificate ${describeCert(cert)}`));
       if (code === 'CERT_HAS_EXPIRED') return done(result('tls', 'TLS', 'fail', `the certificate expired on ${cert.valid_to}`, 'the service must renew it; nothing to change here'));
-      if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return done(result('tls', 'TLS', 'fail', `the certificate is not for ${host} (${describeCert(cert)})`, 'check the host in the service URL'));
+      if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return done(result('tls', 'TLS', 'fail', `the certificate is not for ${host} (${describeCert(cert)})`, `check the host in ${where}`));
       if (UNTRUSTED.has(code)) {
         return done(result('tls', 'TLS', 'fail', `the certificate (${describeCert(cert)}) is not signed by a CA this machine trusts (${code})`, `for a private CA, point NODE_EXTRA_CA_CERTS at its PEM file (${extra})`));
       }
@@ -174,7 +179,7 @@ export interface ServiceFindings {
  * (EVENT_NOT_FOUND) when the URL is right and the key accepted, 401/403 when the key is not; the
  * answers also give the clock's skew (Date) and the round-trip time.
  */
-export async function serviceChecks(client: ApiClient, probeId: string, profile: string): Promise<ServiceFindings> {
+export async function serviceChecks(client: ApiClient, probeId: string, hints: SettingHints): Promise<ServiceFindings> {
   const times: number[] = [];
   let first: Awaited<ReturnType<ApiClient['probe']>>;
   try {
@@ -195,12 +200,12 @@ export async function serviceChecks(client: ApiClient, probeId: string, profile:
   let service: CheckResult;
   let key: CheckResult;
   const notService = (what: string) =>
-    result('service', 'service', 'fail', `this URL is not the fraud-screening service, or not its base path: GET /event/… answered ${status} with ${what}`, 'check the path of the service URL (--base-url, or fraudctl config set base-url URL)');
+    result('service', 'service', 'fail', `this URL is not the fraud-screening service, or not its base path: GET /event/… answered ${status} with ${what}`, `check the path of ${hints.url}`);
   const keyUnknown = result('api-key-accepted', 'key accepted', 'skip', 'unknown until the URL answers as the service');
   if (shape && (status === 401 || status === 403)) {
     service = result('service', 'service', 'pass', `answers in the service's error shape (${status} ${shown}${request})`);
     key = status === 401
-      ? result('api-key-accepted', 'key accepted', 'fail', `the service refused the key (401 ${shown})`, `log in again: fraudctl login --profile ${profile}`)
+      ? result('api-key-accepted', 'key accepted', 'fail', `the service refused the key (401 ${shown})`, hints.key)
       : result('api-key-accepted', 'key accepted', 'fail', `the key is known, but its merchant is blocked (403 ${shown})`, 'ask the service\'s operators why the merchant is blocked');
   } else if (status === 404 && shape && !shape.errorCodes.some((c) => /ROUTE/i.test(c))) {
     service = result('service', 'service', 'pass', `answers as the fraud-screening service (404 ${shown} for an event that does not exist${request})`);
@@ -209,7 +214,7 @@ export async function serviceChecks(client: ApiClient, probeId: string, profile:
     service = notService(shape ? `a code that names a route (${shown})` : looksLike(first.text, first.headers));
     key = keyUnknown;
   } else {
-    service = result('service', 'service', 'fail', `GET /event/… answered ${status}${shape ? ` ${shown}` : ` with ${looksLike(first.text, first.headers)}`}, where the service answers 404 for an event that does not exist`, status >= 500 ? 'the service is failing: try again later' : 'check the service URL');
+    service = result('service', 'service', 'fail', `GET /event/… answered ${status}${shape ? ` ${shown}` : ` with ${looksLike(first.text, first.headers)}`}, where the service answers 404 for an event that does not exist`, status >= 500 ? 'the service is failing: try again later' : `check ${hints.url}`);
     key = keyUnknown;
   }
 
