@@ -101,16 +101,23 @@ function requestHeaders(apiKey: string | null, withBody: boolean): Record<string
 
 export interface RequestPreview {
   method: string;
-  url: string;
+  /** The resource's path, as the interface names it (`/event/ord-1/state`), under the base URL. */
+  path: string;
+  /** The whole URL; null for the embedded sandbox, which has none until a command starts it. */
+  url: string | null;
+  /** Where it would go, in words: the base URL, or "the embedded sandbox". */
+  to: string;
   headers: Record<string, string>;
   body?: unknown;
 }
 
 /** The request a call would send, key redacted, without sending it (--dry-run). `null` base: the embedded sandbox. */
-export function previewRequest(baseUrl: string | null, apiKey: string | null, method: string, path: string, body?: unknown): RequestPreview {
+export function previewRequest(baseUrl: string | null, apiKey: string | null, method: string, path: string, body?: unknown, profile?: string): RequestPreview {
   const base = baseUrl === null ? null : new URL(baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
-  const url = base === null ? `(embedded sandbox)${path}` : `${base.origin}${base.pathname}${path.replace(/^\//, '')}`;
-  return { method, url, headers: redactHeaders(requestHeaders(apiKey, body !== undefined)), ...(body !== undefined ? { body } : {}) };
+  const url = base === null ? null : `${base.origin}${base.pathname}${path.replace(/^\//, '')}`;
+  const place = base === null ? 'the embedded sandbox (a local service on a loopback port, not production)' : `${base.origin}${base.pathname}`;
+  const to = profile === undefined ? place : `${place}, profile ${profile}`;
+  return { method, path, url, to, headers: redactHeaders(requestHeaders(apiKey, body !== undefined)), ...(body !== undefined ? { body } : {}) };
 }
 
 export { eventPath } from '../contract/paths.js';
