@@ -10,7 +10,8 @@ import { backoffDelay, DEFAULT_RETRY_POLICY, GATEWAY_STATUSES, parseRetryAfter, 
 import type { RetryKind } from './retry-budget.js';
 import { redactHeaders } from './debug-log.js';
 import { eventPath } from '../contract/paths.js';
-import { checkTransport } from './transport.js';
+import { checkTransport, hostNameHint } from './transport.js';
+import { proxySettings } from './proxy.js';
 import type { SettingHints } from '../profiles/setting-hints.js';
 
 /*
@@ -133,10 +134,6 @@ function idPath(eventId: string, suffix = ''): string {
   return eventPath(eventId, suffix);
 }
 
-function proxyConfigured(env: NodeJS.ProcessEnv): boolean {
-  return Boolean(env.HTTP_PROXY || env.http_proxy || env.HTTPS_PROXY || env.https_proxy);
-}
-
 export class ApiClient {
   private readonly base: URL;
   private dispatcherValue?: Promise<Dispatcher>;
@@ -156,15 +153,16 @@ export class ApiClient {
   private dispatcher(): Promise<Dispatcher> {
     this.dispatcherValue ??= (async () => {
       const connect = { timeout: Math.min(10_000, this.options.timeoutMs) };
-      const env = this.options.env;
+      const proxies = proxySettings(this.options.env);
       const connections = this.options.connections !== undefined ? { connections: this.options.connections } : {};
-      if (!proxyConfigured(env)) return new Agent({ connect, keepAliveTimeout: 10_000, ...connections });
+      if (!proxies.http && !proxies.https) return new Agent({ connect, keepAliveTimeout: 10_000, ...connections });
       const EnvHttpProxyAgent = await loadEnvHttpProxyAgent();
+      // All three given (an empty string: none), so undici reads nothing from process.env itself.
       return new EnvHttpProxyAgent({
         connect,
-        httpProxy: env.HTTP_PROXY ?? env.http_proxy,
-        httpsProxy: env.HTTPS_PROXY ?? env.https_proxy ?? env.HTTP_PROXY ?? env.http_proxy,
-        noProxy: env.NO_PROXY ?? env.no_proxy,
+        httpProxy: proxies.http?.proxy ?? '',
+        httpsProxy: proxies.https?.proxy ?? '',
+        noProxy: proxies.noProxy,
         // Plain http:// goes to the proxy as an absolute URL, as curl does; https:// is tunnelled (CONNECT).
         proxyTunnel: false,
         ...connections,
@@ -392,7 +390,7 @@ export class ApiClient {
     const processed = answered || maybeSent;
     const hint =
       failure === 'dns'
-        ? `check the host name in ${this.urlHint()}`
+        ? hostNameHint(this.urlHint())
         : failure === 'refused' || failure === 'connect-timeout'
         ? `is the service running at that address? check ${this.urlHint()}`
         : op.method === 'POST' && op.eventId

@@ -3,6 +3,7 @@ import { statSync } from 'node:fs';
 import { isIP, connect as tcpConnect } from 'node:net';
 import { connect as tlsConnect, type PeerCertificate } from 'node:tls';
 import type { ApiClient } from '../api/api-client.js';
+import { proxyFor } from '../api/proxy.js';
 import { CliError } from '../errors/cli-error.js';
 import { eventPath } from '../contract/paths.js';
 import type { SettingSource } from '../profiles/settings.js';
@@ -49,21 +50,6 @@ export function configFileCheck(path: string): CheckResult {
     return result('config-file', 'config file', 'fail', `${path} is readable by others (mode ${mode.toString(8)}), and it holds API keys`, `chmod 600 ${path}`);
   }
   return result('config-file', 'config file', 'pass', `${path} (mode ${mode.toString(8)})`);
-}
-
-/** The proxy a request to `url` goes through, from HTTP(S)_PROXY and NO_PROXY, as undici decides. */
-export function proxyFor(url: URL, env: NodeJS.ProcessEnv): { proxy: string; from: string } | null {
-  const pick = (...names: string[]) => names.map((n) => [n, env[n]] as const).find(([, v]) => v !== undefined && v !== '');
-  const chosen = url.protocol === 'https:' ? pick('HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy') : pick('HTTP_PROXY', 'http_proxy');
-  if (!chosen) return null;
-  const noProxy = (env.NO_PROXY ?? env.no_proxy ?? '').split(/[\s,]+/).filter(Boolean);
-  const host = url.hostname.toLowerCase();
-  const exempt = noProxy.some((entry) => {
-    if (entry === '*') return true;
-    const name = entry.replace(/^\*?\./, '').replace(/:\d+$/, '').toLowerCase();
-    return host === name || host.endsWith(`.${name}`);
-  });
-  return exempt ? null : { proxy: chosen[1]!, from: chosen[0] };
 }
 
 export function proxyCheck(url: URL, env: NodeJS.ProcessEnv): CheckResult {

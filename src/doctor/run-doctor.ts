@@ -1,4 +1,5 @@
 import { newProbeId } from '../api/api-client.js';
+import { proxyFor } from '../api/proxy.js';
 import { CliError, ExitCode } from '../errors/cli-error.js';
 import { configFilePath } from '../profiles/config-file.js';
 import { redactKey } from '../profiles/redact.js';
@@ -7,7 +8,7 @@ import { keyHint, settingHints, type SettingHints } from '../profiles/setting-hi
 import type { Style } from '../render/colours.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import type { Session } from '../session.js';
-import { configFileCheck, dnsCheck, openApiCheck, proxyCheck, proxyFor, serviceChecks, sourceWords, tcpCheck, tlsCheck, type CheckResult } from './checks.js';
+import { configFileCheck, dnsCheck, openApiCheck, proxyCheck, serviceChecks, sourceWords, tcpCheck, tlsCheck, type CheckResult } from './checks.js';
 
 /*
  * `fraudctl doctor`: is the set-up working? One line per check, ✓ or ✗ with what to do, as

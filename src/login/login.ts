@@ -3,7 +3,8 @@ import type { Session } from '../session.js';
 import { readAllStdin } from '../cli-context.js';
 import { ApiError, NotTheServiceError } from '../api/api-error.js';
 import { newProbeId } from '../api/api-client.js';
-import { checkTransport } from '../api/transport.js';
+import { checkTransportResolving } from '../api/transport.js';
+import { urlHint } from '../profiles/setting-hints.js';
 import { configFilePath, readConfigFile } from '../profiles/config-file.js';
 import { saveApiKey, useProfile } from '../profiles/config-commands.js';
 import { redactKey } from '../profiles/redact.js';
@@ -39,7 +40,8 @@ export async function login(session: Session): Promise<void> {
   // Refused before the key is asked for: it would travel in clear text.
   const insecureHttp = globals.insecureHttp === true || (Object.hasOwn(profiles, profile) && profiles[profile]?.insecureHttp === true);
   if (baseUrl !== undefined) {
-    checkTransport(baseUrl, insecureHttp, profile);
+    const source = globals.baseUrl ? 'flag' : context.env.FRAUDCTL_BASE_URL ? 'env' : 'file';
+    await checkTransportResolving(baseUrl, insecureHttp, profile, context.env, urlHint(profile, source));
   }
 
   const key = await readKey(session);
