@@ -8,6 +8,7 @@ import { urlHint } from '../profiles/setting-hints.js';
 import { configFilePath, readConfigFile } from '../profiles/config-file.js';
 import { saveApiKey, useProfile } from '../profiles/config-commands.js';
 import { redactKey } from '../profiles/redact.js';
+import { terminalSafe } from '../render/terminal-text.js';
 import { activeProfileName } from '../profiles/settings.js';
 
 /*
@@ -18,9 +19,13 @@ import { activeProfileName } from '../profiles/settings.js';
  * apart) proves nothing, and nothing is saved.
  */
 
-async function readKey(session: Session): Promise<string> {
+/** The key, from a hidden prompt that names the profile and the service it is for, or from stdin. */
+async function readKey(session: Session, profile: string, baseUrl: string | undefined): Promise<string> {
   const { context } = session;
-  if (session.canPrompt) return (await (await session.prompter()).secret('API key')).trim();
+  if (session.canPrompt) {
+    const service = baseUrl === undefined ? 'the embedded sandbox' : terminalSafe(baseUrl);
+    return (await (await session.prompter()).secret(`API key for profile "${terminalSafe(profile)}" (${service})`)).trim();
+  }
   if (context.stdin.isTTY) throw new UsageError('login needs the key: run it on a terminal, or pipe the key on stdin', 'e.g. pass show fraud/key | fraudctl login --profile prod');
   return (await readAllStdin(context)).trim();
 }
@@ -44,7 +49,7 @@ export async function login(session: Session): Promise<void> {
     await checkTransportResolving(baseUrl, insecureHttp, profile, context.env, urlHint(profile, source));
   }
 
-  const key = await readKey(session);
+  const key = await readKey(session, profile, baseUrl);
   if (key === '') throw new UsageError('no API key was given: nothing was saved');
   if (/\s/.test(key)) throw new UsageError('an API key has no spaces or line breaks: nothing was saved');
 
