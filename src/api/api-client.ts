@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 import { Agent, loadEnvHttpProxyAgent } from './undici-parts.js';
 import { VERSION } from '../version.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
-import { ApiError, BadResponseError, NetworkError, NotTheServiceError, type NetworkFailure } from './api-error.js';
+import { ApiError, BadResponseError, NetworkError, NotTheServiceError, ProxyError, type NetworkFailure } from './api-error.js';
 import { ExitCode, UsageError } from '../errors/cli-error.js';
 import { readNotFound, type NotFoundReading } from './error-shape.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, GATEWAY_STATUSES, parseRetryAfter, RETRYABLE_STATUSES, type RetryPolicy } from './retry-policy.js';
@@ -11,7 +11,7 @@ import type { RetryKind } from './retry-budget.js';
 import { redactHeaders } from './debug-log.js';
 import { eventPath } from '../contract/paths.js';
 import { checkTransport, hostNameHint } from './transport.js';
-import { proxySettings } from './proxy.js';
+import { proxyFor, proxySettings, proxyShown } from './proxy.js';
 import type { SettingHints } from '../profiles/setting-hints.js';
 
 /*
@@ -250,7 +250,8 @@ export class ApiClient {
       } catch (error) {
         if (error instanceof ApiError || error instanceof NetworkError || error instanceof BadResponseError) error.attempts = attempt + 1;
         // A timeout used the deadline up; a TLS failure (a certificate, a scheme) would only come again.
-        const safeToRepeat = error instanceof NetworkError && error.failure !== 'timeout' && error.failure !== 'other' && error.failure !== 'tls' && (op.idempotent || !error.maybeProcessed);
+        // A proxy's failure is not the service's blip: every attempt would meet it, so it is said at once.
+        const safeToRepeat = error instanceof NetworkError && !['timeout', 'other', 'tls', 'proxy'].includes(error.failure) && (op.idempotent || !error.maybeProcessed);
         if (!safeToRepeat || attempt >= this.policy.maxRetries || this.options.signal?.aborted) throw error;
         if (error.failure === 'connect-timeout') kind = 'timeout';
         this.options.debug?.(`retrying after ${error.message}`);
@@ -375,6 +376,8 @@ export class ApiClient {
   private networkError(op: Operation, url: URL, error: unknown, answered: boolean): NetworkError {
     const e = error as { name?: string; code?: string; message?: string; cause?: { code?: string } };
     const code = e.code ?? e.cause?.code ?? '';
+    const proxy = this.proxyFailure(url, code, e.message ?? '');
+    if (proxy) return proxy;
     const host = safe(url.host);
     const kind = ((): [NetworkFailure, string, boolean] => {
       if (e.name === 'TimeoutError' || e.name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return ['timeout', '', true];
@@ -397,6 +400,64 @@ export class ApiClient {
             ? `the event may have been stored: check with fraudctl show ${safe(op.eventId)}`
             : undefined;
     return new NetworkError(message, failure, processed, hint);
+  }
+
+  /**
+   * The failure of the proxy a request to `url` goes through, when it is one: the proxy refused
+   * the connection or cannot be reached (through a proxy, every connection this process opens is
+   * to the proxy), or it answered CONNECT with another status than 200. undici says so in words
+   * only: "Proxy response (407) !== 200 when HTTP Tunneling" (ProxyAgent, an https:// URL), and
+   * "Proxy Authentication Required (407)" for a plain http:// request the proxy forwards.
+   */
+  private proxyFailure(url: URL, code: string, message: string): ProxyError | undefined {
+    const via = proxyFor(url, this.options.env);
+    if (!via) return undefined;
+    const proxy = `the proxy ${safe(proxyShown(via.proxy))} (${via.from})`;
+    const status = Number(/^Proxy response \((\d{3})\) !== 200 when HTTP Tunneling$/.exec(message)?.[1] ?? (/^Proxy Authentication Required \(407\)$/.test(message) ? 407 : 0));
+    if (status === 407 || status === 401) {
+      // 407 is the proxy's "who are you?"; some proxies (tinyproxy) answer wrong credentials with 401.
+      let credentials = false;
+      try {
+        credentials = new URL(via.proxy).username !== '';
+      } catch {
+        // not a URL: undici would not have got this far
+      }
+      const answered = status === 407 ? '407 Proxy Authentication Required' : '401 Unauthorized';
+      return new ProxyError(
+        `${proxy} ${credentials ? 'did not accept the credentials given' : 'asks for credentials'} (${answered}); nothing was sent to ${safe(url.host)}`,
+        status,
+        credentials
+          ? `check the user name and password in ${via.from} (http://user:password@host:port, with @ : / in them written as %40 %3A %2F)`
+          : `put the credentials in ${via.from} as http://user:password@host:port`,
+        ExitCode.FAILURE,
+      );
+    }
+    if (status) {
+      const phrase = process.getBuiltinModule('node:http').STATUS_CODES[status];
+      const answered = `${status}${phrase ? ` ${phrase}` : ''}`;
+      const reachable = status >= 500;
+      return new ProxyError(
+        `${proxy} refused to open a connection to ${safe(url.host)}: it answered ${answered}; nothing was sent to the service`,
+        status,
+        reachable
+          ? `the proxy could not reach the service: check the host and port of ${this.urlHint()}, or try again later`
+          : `the proxy does not let this machine reach ${safe(url.host)}: ask its administrators (or, for a service reached without a proxy, add its host to NO_PROXY)`,
+        reachable ? ExitCode.UNAVAILABLE : ExitCode.FAILURE,
+      );
+    }
+    const unreachable = `check the host and port in ${via.from}, and the network`;
+    const failed: Record<string, [string, string]> = {
+      ECONNREFUSED: ['connection refused', `is the proxy running? check the host and port in ${via.from}`],
+      ENOTFOUND: ['its host name does not resolve (DNS lookup failed)', `check the host name in ${via.from}`],
+      EAI_AGAIN: ['its host name does not resolve (DNS lookup failed)', `check the host name in ${via.from}`],
+      UND_ERR_CONNECT_TIMEOUT: ['no answer to the connection attempt', unreachable],
+      ETIMEDOUT: ['no answer to the connection attempt', unreachable],
+      EHOSTUNREACH: ['no route to it', unreachable],
+      ENETUNREACH: ['no route to it', unreachable],
+    };
+    const known = failed[code];
+    if (known) return new ProxyError(`cannot connect to ${proxy}: ${known[0]}; nothing was sent to ${safe(url.host)}`, null, known[1], ExitCode.UNAVAILABLE);
+    return undefined;
   }
 
   private finish(op: Operation, raw: RawResponse, attempts: number): ApiResponse {

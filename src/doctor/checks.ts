@@ -3,6 +3,7 @@ import { statSync } from 'node:fs';
 import { isIP, connect as tcpConnect } from 'node:net';
 import { connect as tlsConnect, type PeerCertificate } from 'node:tls';
 import type { ApiClient } from '../api/api-client.js';
+import { ProxyError } from '../api/api-error.js';
 import { proxyFor } from '../api/proxy.js';
 import { CliError } from '../errors/cli-error.js';
 import { eventPath } from '../contract/paths.js';
@@ -173,8 +174,12 @@ export async function serviceChecks(client: ApiClient, probeId: string, hints: S
     times.push(first.elapsedMs);
     for (let i = 0; i < 2; i++) times.push((await client.probe(eventPath(probeId))).elapsedMs);
   } catch (e) {
-    // The client's errors are CliErrors whose messages are already safe to print.
-    const failed = result('service', 'service', 'fail', (e as Error).message, e instanceof CliError ? e.hint : undefined);
+    // The client's errors are CliErrors whose messages are already safe to print. A proxy's
+    // failure is the proxy's line, not the service's: the service was never reached.
+    const failed =
+      e instanceof ProxyError
+        ? result('proxy-connect', 'through proxy', 'fail', e.message, e.hint)
+        : result('service', 'service', 'fail', (e as Error).message, e instanceof CliError ? e.hint : undefined);
     const skipped = (check: string, title: string) => result(check, title, 'skip', 'no answer from the service');
     return { service: failed, key: skipped('api-key-accepted', 'key accepted'), clock: skipped('clock', 'clock'), roundTrip: skipped('round-trip', 'round trip') };
   }
