@@ -68,8 +68,8 @@ export function proxyCheck(url: URL, env: NodeJS.ProcessEnv): CheckResult {
   return result('proxy', 'proxy', 'info', `${terminalSafe(shown)} (${via.from})`);
 }
 
-/** `where`: where the host name is changed (setting-hints.ts), or null for a proxy's host. */
-export async function dnsCheck(host: string, where: string | null): Promise<CheckResult> {
+/** `where`: where the host name is changed (setting-hints.ts for the service, the variable for a proxy). */
+export async function dnsCheck(host: string, where: string): Promise<CheckResult> {
   if (isIP(host.replace(/^\[|\]$/g, ''))) return result('dns', 'DNS', 'skip', `${host} is an address`);
   const started = performance.now();
   try {
@@ -78,12 +78,12 @@ export async function dnsCheck(host: string, where: string | null): Promise<Chec
     return result('dns', 'DNS', 'pass', `${host} → ${addresses.map((a) => a.address).slice(0, 3).join(', ')} (${ms} ms)`);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? 'failed';
-    return result('dns', 'DNS', 'fail', `${host} does not resolve (${code})`, where === null ? 'check the proxy\'s host name, or this machine\'s DNS' : `check the host name in ${where}, or this machine's DNS`);
+    return result('dns', 'DNS', 'fail', `${host} does not resolve (${code})`, `check the host name in ${where}, or this machine's DNS`);
   }
 }
 
-/** `where`: where the URL is changed (setting-hints.ts), or null for a proxy. */
-export function tcpCheck(host: string, port: number, timeoutMs: number, where: string | null): Promise<CheckResult> {
+/** To `host:port`, which is `what` ("the service", "the proxy"); `where`: where it is changed (setting-hints.ts, or the proxy's variable). */
+export function tcpCheck(host: string, port: number, timeoutMs: number, what: string, where: string): Promise<CheckResult> {
   return new Promise((resolve) => {
     const started = performance.now();
     const socket = tcpConnect({ host, port });
@@ -91,8 +91,7 @@ export function tcpCheck(host: string, port: number, timeoutMs: number, where: s
       socket.destroy();
       resolve(r);
     };
-    const what = where === null ? 'the proxy' : 'the service';
-    const check = where === null ? 'check the proxy variable\'s host and port' : `check ${where}`;
+    const check = `check ${where}`;
     socket.setTimeout(timeoutMs, () => done(result('connect', 'connection', 'fail', `no answer from ${host}:${port} within ${timeoutMs / 1000} s`, `a firewall, or the wrong port: ${check}`)));
     socket.once('connect', () => done(result('connect', 'connection', 'pass', `${host}:${port} in ${Math.round(performance.now() - started)} ms`)));
     socket.once('error', (e: NodeJS.ErrnoException) => {

@@ -56,14 +56,14 @@ async function networkChecks(url: URL, env: NodeJS.ProcessEnv, hints: SettingHin
     }
     const proxyHost = proxy.hostname.replace(/^\[|\]$/g, '');
     const proxyPort = Number(proxy.port || (proxy.protocol === 'https:' ? 443 : 80));
-    checks.push(await dnsCheck(proxyHost, null), await tcpCheck(proxyHost, proxyPort, NETWORK_TIMEOUT_MS, null));
+    checks.push(await dnsCheck(proxyHost, via.from), await tcpCheck(proxyHost, proxyPort, NETWORK_TIMEOUT_MS, 'the proxy', via.from));
     checks.push({ check: 'tls', title: 'TLS', status: 'skip', detail: 'through the proxy: checked by the request below' });
     return checks;
   }
   const dns = await dnsCheck(host, hints.url);
   checks.push(dns);
   if (dns.status === 'fail') return checks;
-  const tcp = await tcpCheck(host, port, NETWORK_TIMEOUT_MS, hints.url);
+  const tcp = await tcpCheck(host, port, NETWORK_TIMEOUT_MS, 'the service', hints.url);
   checks.push(tcp);
   if (tcp.status === 'fail') return checks;
   if (url.protocol === 'https:') checks.push(await tlsCheck(host, port, NETWORK_TIMEOUT_MS, env, hints.url));

@@ -141,7 +141,7 @@ describe('when the proxy is what fails, it is named, at once', () => {
     expectProxyError(list, 6, refused, /HTTPS_PROXY/);
     expect(list.stdout).toBe('');
     expect(doctor.code).toBe(1);
-    expect(doctor.stdout).toMatch(/✗ connection\s+127\.0\.0\.1:\d+: ECONNREFUSED/);
+    expect(doctor.stdout).toMatch(/✗ connection\s+127\.0\.0\.1:\d+: ECONNREFUSED\n\s+→ nothing listens there: is the proxy up, and is the port right\? check HTTPS_PROXY\n/);
     expect(doctor.stdout + doctor.stderr).not.toContain(PASSWORD);
   });
 
