@@ -97,13 +97,9 @@ describe('a wrong URL: the hint names where the URL came from', () => {
     expect(hintOf(result.stdout, 'service')).toBe(hint);
   });
 
-  it('show, URL from the config file with nothing listening: the profile\'s URL, with the commands that show and change it', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise((resolve) => closed.close(resolve));
-    const result = await runCli(['show', 'ord-1'], { env: env(DEMO_KEY, {}, `http://127.0.0.1:${port}`) });
-    expect(result.code).toBe(6);
-    expect(result.stderr).toContain('check the profile\'s URL (fraudctl config get base-url --profile local; change it with fraudctl config set base-url URL --profile local)');
+  it('show, URL from the config file that is not the service: the profile\'s URL, with the commands that show and change it', async () => {
+    const result = await runCli(['show', 'ord-1'], { env: env(DEMO_KEY, {}, htmlUrl) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('check the profile\'s URL (fraudctl config get base-url --profile local; change it with fraudctl config set base-url URL --profile local): it should be the service\'s base address');
   });
 });
