@@ -66,9 +66,9 @@ const env = (proxy: string, extra: Record<string, string> = {}) =>
   cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'config'), XDG_DATA_HOME: join(tmp.dir, 'data'), FRAUDCTL_BASE_URL: front.url, FRAUDCTL_API_KEY: DEMO_KEY, NODE_EXTRA_CA_CERTS: caFile, HTTPS_PROXY: proxy, ...extra });
 
 /** Runs fraudctl and times it. */
-async function timed(args: string[], proxy: string, input?: string): Promise<CliResult & { ms: number }> {
+async function timed(args: string[], proxy: string, input?: string, extra: Record<string, string> = {}): Promise<CliResult & { ms: number }> {
   const started = Date.now();
-  const result = await runCli(args, { env: env(proxy), ...(input !== undefined ? { input } : {}) });
+  const result = await runCli(args, { env: env(proxy, extra), ...(input !== undefined ? { input } : {}) });
   return { ...result, ms: Date.now() - started };
 }
 
@@ -147,11 +147,13 @@ describe('when the proxy is what fails, it is named, at once', () => {
 
   it('a proxy that asks for credentials (tinyproxy 407; a fake one that keeps the connection open): says how to give them, exit 1, at once; a batch stops', async () => {
     const batch = batchFile('proxy-407', 200);
-    const [tiny, fake, many, wrong] = await Promise.all([
+    const [tiny, fake, many, wrong, plain] = await Promise.all([
       timed(['show', 'ord-1'], auth.url),
       timed(['show', 'ord-1'], fakes[407]!.url),
       timed(['submit', batch.input, '--out', batch.out, '--concurrency', '4'], auth.url),
       timed(['show', 'ord-1'], `http://alice:wrong-${PASSWORD}@127.0.0.1:${auth.port}`),
+      // Plain http:// is handed to the proxy whole (no CONNECT): its 407 is told apart too.
+      timed(['show', 'ord-1'], '', undefined, { FRAUDCTL_BASE_URL: sb.url, HTTP_PROXY: fakes[407]!.url }),
     ]);
     const asks = /^error: the proxy 127\.0\.0\.1:\d+ \(HTTPS_PROXY\) asks for credentials \(407 Proxy Authentication Required\); nothing was sent to localhost:\d+$/;
     const how = /^put the credentials in HTTPS_PROXY as http:\/\/user:password@host:port$/;
@@ -161,6 +163,7 @@ describe('when the proxy is what fails, it is named, at once', () => {
     expectProxyError(many, 1, asks, how);
     expect(many.stderr).toContain('stopped: the proxy failed');
     expect(resultLines(batch.out).length).toBeLessThanOrEqual(4);
+    expectProxyError(plain, 1, /^error: the proxy 127\.0\.0\.1:\d+ \(HTTP_PROXY\) asks for credentials \(407 Proxy Authentication Required\)/, /^put the credentials in HTTP_PROXY as/);
     // Wrong ones (tinyproxy answers 401): check them, and the password given is not printed.
     expectProxyError(wrong, 1, /^error: the proxy 127\.0\.0\.1:\d+ \(HTTPS_PROXY\) did not accept the credentials given \(401 Unauthorized\)/, /^check the user name and password in HTTPS_PROXY/);
   });
