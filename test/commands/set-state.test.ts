@@ -78,6 +78,19 @@ describe('fraudctl set-state with flags', () => {
     expect(summary.comments).toBe('colleague: waiting for ID documents');
   });
 
+  it('refuses a comment over the service’s limit (4,000 characters, counted as the service counts) before sending anything', async () => {
+    const id = await reviewEvent();
+    // 4,000 emoji are 8,000 UTF-16 units but 4,000 characters: within the limit.
+    const atLimit = await cli.run(['set-state', id, '--comments', '😀'.repeat(4000)]);
+    expect(atLimit.code, atLimit.stderr).toBe(0);
+    const over = await cli.run(['set-state', id, '--state', 'APPROVED', '--comments', 'x'.repeat(4001), '--debug']);
+    expect(over.code).toBe(2);
+    expect(over.stderr).toMatch(/^error: the comment is 4,001 characters long; the service takes at most 4,000: nothing was sent$/m);
+    // Not even the read of the state before the change went out.
+    expect(over.stderr).not.toMatch(/debug: → /);
+    expect(await stateOf(id)).toBe('PENDING_REVIEW');
+  });
+
   it('--json prints the service body of the PATCH', async () => {
     const id = await reviewEvent();
     const result = await cli.run(['set-state', id, '--state', 'IN_REVIEW', '--json']);
