@@ -3,6 +3,8 @@ import type { CliContext } from './cli-context.js';
 import { ApiClient, type ApiClientOptions } from './api/api-client.js';
 import { requireApiKey, resolveSettings, type Settings } from './profiles/settings.js';
 import { readConfigFile } from './profiles/config-file.js';
+import { settingHints } from './profiles/setting-hints.js';
+import { checkTransportResolving } from './api/transport.js';
 import { createOutput, type Output } from './render/output.js';
 import { defaultSandboxDb } from './paths/xdg-paths.js';
 import type { Prompter } from './prompter/prompter.js';
@@ -111,6 +113,9 @@ export class Session {
     if (baseUrl === null) baseUrl = await this.startEmbeddedSandbox();
     let apiKey = settings.apiKey;
     if (apiKey === null) apiKey = requireApiKey(settings);
+    const hints = settingHints(settings.profile, settings.sources);
+    // A host that does not resolve is said before any refusal of plain http:// to it.
+    await checkTransportResolving(baseUrl, settings.insecureHttp, settings.profile, this.context.env, hints.url);
     const client = new ApiClient({
       baseUrl,
       apiKey,
@@ -118,6 +123,7 @@ export class Session {
       retry: { maxRetries: settings.retries },
       env: this.context.env,
       profile: settings.profile,
+      hints,
       insecureHttp: settings.insecureHttp,
       ...(this.globals.debug ? { debug: (line: string) => this.debugLine(line) } : {}),
       ...batch,

@@ -24,14 +24,14 @@ import { LineFile, MAX_LINES_IN_PROGRESS, prepareResume, type PriorRun, type Res
  * - the stops: a first Ctrl-C (no new item is taken, items in flight finish), a second one
  *   (requests in flight are aborted and their items left unrecorded: resume checks them before
  *   acting again), --max-errors, a spent retry budget, a refused key, a URL that is not the
- *   service, unreadable input, stdout closed while results go there.
+ *   service, a proxy that fails, unreadable input, stdout closed while results go there.
  *
  * The job owns what an item is: how to start it (synchronously up to its first request, so a
  * --max-errors stop is exact for items settled without one), how to name its id and where it
  * is, its result line and how to read one back, its counts, and its summary.
  */
 
-export type StopReason = 'interrupted' | 'aborted' | 'max-errors' | 'retry-budget' | 'auth' | 'input' | 'wrong-input' | 'output-closed' | 'not-the-service';
+export type StopReason = 'interrupted' | 'aborted' | 'max-errors' | 'retry-budget' | 'auth' | 'input' | 'wrong-input' | 'output-closed' | 'not-the-service' | 'proxy';
 
 /** Where an item starts in the input: what --resume keys on (a list of ids: its place in the list, column 1). */
 export interface ItemPosition {
@@ -44,8 +44,8 @@ export interface Settled<R> {
   result: R;
   /** Why the item did not get what was asked, in words, for the summary. */
   reason?: string;
-  /** A failure that stops the whole pool: the key was refused, or the URL is not the service. */
-  fatal?: { error: CliError; stop: 'auth' | 'not-the-service' };
+  /** A failure that stops the whole pool: the key was refused, the URL is not the service, or the proxy failed. */
+  fatal?: { error: CliError; stop: 'auth' | 'not-the-service' | 'proxy' };
 }
 
 /** The counts a job keeps that the pool reads and moves: errors (for --max-errors), items resume skipped. */

@@ -1,5 +1,5 @@
 import type { ApiClient } from '../api/api-client.js';
-import { ApiError, failureFields, NotTheServiceError } from '../api/api-error.js';
+import { ApiError, failureFields, NotTheServiceError, ProxyError } from '../api/api-error.js';
 import { CliError, ExitCode, type ExitCodeValue } from '../errors/cli-error.js';
 import type { IdListEntry } from '../id-lists/id-list.js';
 
@@ -34,7 +34,7 @@ export type EventRow =
   | { kind: 'invalid'; id: string | null; where: string; error: RowError }
   | { kind: 'error'; id: string; where: string; error: RowError; exitCode: ExitCodeValue };
 
-/** A row that ends the list: the key was refused, or the URL is not the service's. */
+/** A row that ends the list: the key was refused, the URL is not the service's, or the proxy failed. */
 export interface FatalRow {
   kind: 'fatal';
   error: CliError;
@@ -82,8 +82,9 @@ export async function fetchRow(client: ApiClient, entry: IdListEntry, options: F
 function failedRow(entry: IdListEntry, id: string, error: unknown): EventRow | FatalRow {
   // Every other id would get the same answer: stop at once, as a batch does. A 404 that is not
   // the service's (an HTML page, a route not found) is the wrong URL, not a missing event (the
-  // client decides, contract.md rule 2): no id would be found either.
-  if ((error instanceof ApiError && (error.status === 401 || error.status === 403)) || error instanceof NotTheServiceError) return { kind: 'fatal', error };
+  // client decides, contract.md rule 2): no id would be found either. A proxy that fails would
+  // fail every other id too.
+  if ((error instanceof ApiError && (error.status === 401 || error.status === 403)) || error instanceof NotTheServiceError || error instanceof ProxyError) return { kind: 'fatal', error };
   const fields = failureFields(error);
   if (error instanceof ApiError && error.status === 404) return { kind: 'not-found', id, error: fields };
   if (error instanceof ApiError && (error.status === 400 || error.status === 422)) return { kind: 'invalid', id, where: entry.where, error: fields };

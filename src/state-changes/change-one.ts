@@ -1,5 +1,5 @@
 import type { ApiClient } from '../api/api-client.js';
-import { ApiError, asNotTheService, BadResponseError, failureFields, NetworkError } from '../api/api-error.js';
+import { ApiError, asNotTheService, BadResponseError, failureFields, NetworkError, ProxyError } from '../api/api-error.js';
 import type { RetryKind } from '../api/retry-budget.js';
 import type { Settled } from '../batch/run-pool.js';
 import { UsageError } from '../errors/cli-error.js';
@@ -21,7 +21,8 @@ import type { ChangeResult } from './change-result.js';
  *   is settled by reading the event: the target state there is the change made; the state as
  *   before lets the PATCH go again (within the retry budget); anything else is a CONFLICT. The
  *   API client is told not to resend such a PATCH by itself.
- * - A refused key or an answer that is not the service's stops the whole run (src/batch/).
+ * - A refused key, an answer that is not the service's, or a proxy that fails stops the whole
+ *   run (src/batch/).
  */
 
 export interface BulkChange {
@@ -89,6 +90,7 @@ function failed(result: ChangeResult, error: unknown, reading: boolean, prefix =
   const { message, ...fields } = failureFields(foreign ?? error);
   const base = { ...result, ...fields, reason: `${prefix}${message}` };
   if (foreign) return { result: { ...base, outcome: 'FAILED' }, fatal: { error: foreign, stop: 'not-the-service' } };
+  if (error instanceof ProxyError) return { result: { ...base, outcome: 'FAILED' }, fatal: { error, stop: 'proxy' } };
   if (error instanceof ApiError) {
     if (error.status === 401 || error.status === 403) return { result: { ...base, outcome: 'FAILED' }, fatal: { error, stop: 'auth' } };
     if (reading && error.status === 404) return { result: { ...base, outcome: 'NOT_FOUND', reason: null } };

@@ -125,6 +125,7 @@ const STOP_TEXT: Record<StopReason, string> = {
   'output-closed': 'stopped: stdout was closed',
   'wrong-input': 'stopped: the results file was written for other ids',
   'not-the-service': 'stopped: the URL does not answer as the fraud-screening service (check --base-url)',
+  proxy: 'stopped: the proxy failed (below), so the ids it failed did not reach the service: once it works, run the same command with --resume',
 };
 
 export interface ChangeSummaryFacts {

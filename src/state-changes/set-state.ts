@@ -97,7 +97,7 @@ export async function setState(session: Session, eventId: string, options: SetSt
 
   if (options.dryRun) {
     const [{ previewRequest, eventPath }, settings] = await Promise.all([import('../api/api-client.js'), session.settings()]);
-    const request = previewRequest(settings.baseUrl, settings.apiKey, 'PATCH', eventPath(eventId, '/state'), change);
+    const request = previewRequest(settings.baseUrl, settings.apiKey, 'PATCH', eventPath(eventId, '/state'), change, settings.profile);
     if (output.json) return output.printJson(request);
     const { renderDryRun } = await import('../render/request-preview.js');
     return output.print(renderDryRun(request, output.style));

@@ -1,5 +1,5 @@
 import type { ApiClient } from '../api/api-client.js';
-import { ApiError, asNotTheService, BadResponseError, failureFields, NetworkError, NotTheServiceError } from '../api/api-error.js';
+import { ApiError, asNotTheService, BadResponseError, failureFields, NetworkError, NotTheServiceError, ProxyError } from '../api/api-error.js';
 import type { RetryKind } from '../api/retry-budget.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import type { Settled } from '../batch/run-pool.js';
@@ -40,7 +40,7 @@ export interface LineWork {
   aborted(): boolean;
 }
 
-/** A line's result, why it got no decision (for the summary), and whether it stops the batch (a refused key, not the service). */
+/** A line's result, why it got no decision (for the summary), and whether it stops the batch (a refused key, not the service, the proxy failed). */
 export type LineOutcome = Settled<LineResult>;
 
 /** A line ready to send: its text and id. */
@@ -249,5 +249,6 @@ export async function submitLine(record: InputRecord, parsed: LineToSend, work: 
   if (foreign) return finish({ result: { ...result, outcome: 'FAILED' }, reason, fatal: { error: foreign, stop: 'not-the-service' } });
   if (lastError instanceof ApiError && REJECTING_STATUSES.has(lastError.status)) return finish({ result: { ...result, outcome: 'REJECTED' }, reason });
   const auth = lastError instanceof ApiError && (lastError.status === 401 || lastError.status === 403);
-  return finish({ result: { ...result, outcome: 'FAILED' }, reason, ...(auth ? { fatal: { error: lastError as ApiError, stop: 'auth' as const } } : {}) });
+  const fatal: LineOutcome['fatal'] = auth ? { error: lastError as ApiError, stop: 'auth' } : lastError instanceof ProxyError ? { error: lastError, stop: 'proxy' } : undefined;
+  return finish({ result: { ...result, outcome: 'FAILED' }, reason, ...(fatal ? { fatal } : {}) });
 }

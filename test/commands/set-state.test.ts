@@ -117,11 +117,22 @@ describe('fraudctl set-state with flags', () => {
     const id = await reviewEvent();
     const result = await cli.run(['set-state', id, '--state', 'APPROVED', '--comments', 'ok', '--dry-run']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`PATCH ${cli.sb.url}/event/${id}/state`);
+    expect(result.stdout).toContain(`PATCH ${cli.sb.url}/event/${id}/state\nto ${cli.sb.url}/, profile sandbox\n`);
     expect(result.stdout).toContain('x-client-api-key: [redacted]');
     expect(result.stdout).toContain('"state": "APPROVED"');
     expect(result.stdout).not.toContain('sandbox-demo-key');
     expect(await stateOf(id)).toBe('PENDING_REVIEW');
+  });
+
+  it('--dry-run on the embedded sandbox: the method and the path, then where it would go, in words', async () => {
+    const result = await cli.run(['set-state', 'ord-1002', '--state', 'APPROVED', '--dry-run'], { env: { FRAUDCTL_BASE_URL: '', FRAUDCTL_API_KEY: '' } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.split('\n').slice(0, 3)).toEqual(['dry run: nothing was sent', 'PATCH /event/ord-1002/state', 'to the embedded sandbox (a local service on a loopback port, not production), profile sandbox']);
+    expect(result.stdout).not.toContain('(embedded sandbox)/');
+    const json = await cli.run(['set-state', 'ord-1002', '--state', 'APPROVED', '--dry-run', '--json'], { env: { FRAUDCTL_BASE_URL: '', FRAUDCTL_API_KEY: '' } });
+    expect(JSON.parse(json.stdout)).toMatchObject({ method: 'PATCH', path: '/event/ord-1002/state', url: null, to: expect.stringMatching(/^the embedded sandbox/) as unknown });
+    // Nothing was started to preview it: no sandbox note.
+    expect(result.stderr).not.toContain('SANDBOX');
   });
 
   it('path-encodes ids so an id with a slash reaches its own resource', async () => {
