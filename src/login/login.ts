@@ -5,17 +5,26 @@ import { ApiError, NotTheServiceError } from '../api/api-error.js';
 import { newProbeId } from '../api/api-client.js';
 import { checkTransport } from '../api/transport.js';
 import { configFilePath, readConfigFile } from '../profiles/config-file.js';
-import { saveApiKey, useProfile } from '../profiles/config-commands.js';
+import { useProfile } from '../profiles/config-commands.js';
 import { redactKey } from '../profiles/redact.js';
 import { activeProfileName } from '../profiles/settings.js';
+import { checkBaseUrl } from '../profiles/values.js';
+import { credentialStoreName } from '../credentials/credential-store.js';
+import { saveProfileKey } from '../credentials/profile-keys.js';
 
 /*
  * `fraudctl login`: read a key without it touching argv (hidden prompt, or stdin when piped),
  * prove it works — asking for an event that cannot exist: the service's own 404 means the key
- * was accepted — and only then store it in the profile (config file, mode 0600). A 404 that is
- * not the service's (an HTML page, a route the server does not have: the API client tells them
- * apart) proves nothing, and nothing is saved.
+ * was accepted — and only then store it: in the operating system's credential store when one is
+ * usable, else (or with --insecure-storage) in the config file, mode 0600 (credentials/). A 404
+ * that is not the service's (an HTML page, a route the server does not have: the API client
+ * tells them apart) proves nothing, and nothing is saved.
  */
+
+export interface LoginOptions {
+  /** --insecure-storage: keep the key in the config file even when a credential store is usable. */
+  insecureStorage?: boolean;
+}
 
 async function readKey(session: Session): Promise<string> {
   const { context } = session;
@@ -24,7 +33,7 @@ async function readKey(session: Session): Promise<string> {
   return (await readAllStdin(context)).trim();
 }
 
-export async function login(session: Session): Promise<void> {
+export async function login(session: Session, options: LoginOptions = {}): Promise<void> {
   const { context, globals } = session;
   const profile = globals.profile || context.env.FRAUDCTL_PROFILE || 'default';
   const profiles = readConfigFile(context.env, { warn: (message) => context.stderr.write(`warning: ${message}\n`) }).profiles;
@@ -72,9 +81,15 @@ export async function login(session: Session): Promise<void> {
     await probeSession.close();
   }
   // --insecure-http given at login is kept in the profile: later commands go to the same URL.
-  saveApiKey(context.env, profile, key, newBaseUrl, globals.insecureHttp === true);
+  const normalisedUrl = baseUrl === undefined ? null : ((u) => (u.ok ? u.value : baseUrl))(checkBaseUrl(baseUrl));
+  const insecureStorage = options.insecureStorage === true;
+  const saved = await saveProfileKey(context.env, { profile, key, ...(newBaseUrl !== undefined ? { newBaseUrl } : {}), baseUrl: normalisedUrl, insecureHttp: globals.insecureHttp === true, insecureStorage });
   const output = await session.output();
-  output.note(`Logged in: profile "${profile}" (${baseUrl ?? 'embedded sandbox'}) now uses key ${redactKey(key)}, saved in ${configFilePath(context.env)}`);
+  const file = `${configFilePath(context.env)} (mode 0600)`;
+  if (saved.storeUnusable) output.note(`note: no credential store is usable here (${saved.storeUnusable}): the key is kept in ${file} instead`);
+  if (saved.warning) output.note(`warning: ${saved.warning}`);
+  const where = saved.place === 'credential-store' ? credentialStoreName() : insecureStorage ? `${file}, as --insecure-storage asks` : file;
+  output.note(`Logged in: profile "${profile}" (${baseUrl ?? 'embedded sandbox'}) now uses key ${redactKey(key)}, saved in ${where}`);
   await offerToActivate(session, profile);
 }
 
