@@ -40,7 +40,7 @@ export interface CredentialStore {
 export function credentialStoreName(platform: NodeJS.Platform = process.platform): string {
   if (platform === 'darwin') return 'the macOS Keychain';
   if (platform === 'win32') return 'the Windows Credential Manager';
-  return 'the Secret Service keyring (GNOME Keyring, KWallet)';
+  return 'the Secret Service keyring';
 }
 
 /** Loads the library; every operation after it may still fail (no session bus, a locked store). */

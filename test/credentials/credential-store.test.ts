@@ -83,7 +83,7 @@ describe('API keys in the credential store', () => {
     expect(JSON.parse(list.stdout)).toContainEqual(expect.objectContaining({ name: 'prod', apiKey: '(credential store)', keyStorage: 'credential-store' }));
     const doctor = await run(['doctor', '--profile', 'prod', '--json'], desktop());
     const keyCheck = (JSON.parse(doctor.stdout) as { checks: { check: string; status: string; detail: string }[] }).checks.find((c) => c.check === 'api-key');
-    expect(keyCheck).toEqual(expect.objectContaining({ status: 'pass', detail: `****${KEY.slice(-4)} (from the Secret Service keyring (GNOME Keyring, KWallet))` }));
+    expect(keyCheck).toEqual(expect.objectContaining({ status: 'pass', detail: `****${KEY.slice(-4)} (from the Secret Service keyring)` }));
     expect(doctor.stdout).not.toContain(KEY);
 
     const logout = await run(['logout', '--profile', 'prod'], desktop());
@@ -102,7 +102,7 @@ describe('API keys in the credential store', () => {
 
     const [message, hint] = errorLines(await run(['show', eventId, '--profile', 'away'], ssh()));
     expect(message).toBe(
-      `error: cannot read the API key of profile "away" from the Secret Service keyring (GNOME Keyring, KWallet) (entry "fraudctl", account "${account('away')}"): this session has no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set), as in an SSH login, a cron job or a container`,
+      `error: cannot read the API key of profile "away" from the Secret Service keyring (entry "fraudctl", account "${account('away')}"): this session has no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set), as in an SSH login, a cron job or a container`,
     );
     expect(hint).toContain('set FRAUDCTL_API_KEY for this session');
 
@@ -118,7 +118,7 @@ describe('API keys in the credential store', () => {
     const removed = await run(['show', eventId, '--profile', 'vault'], desktop());
     expect(removed.code).toBe(3);
     expect(errorLines(removed)).toEqual([
-      `error: the API key of profile "vault" is not in the Secret Service keyring (GNOME Keyring, KWallet) (entry "fraudctl", account "${account('vault')}"): the entry was removed`,
+      `error: the API key of profile "vault" is not in the Secret Service keyring (entry "fraudctl", account "${account('vault')}"): the entry was removed`,
       'store it again: fraudctl login --profile vault (or set FRAUDCTL_API_KEY)',
     ]);
   });
