@@ -8,21 +8,22 @@
 // the two commands of a pair run one after the other (A B A B …) so that both see the same
 // machine; times are wall clock from spawn to exit, medians:
 //   fraudctl --version          against  node -e 0
-//   fraudctl show <id> --json   against  a fresh `node -e` doing one GET of the same URL with
-//                                        node:http: the floor for any CLI that makes a request
+//   fraudctl show <id> --json   against  a fresh `node get.mjs`: an ES module file that makes one
+//                                        GET of the same URL with node:http and prints the body,
+//                                        the floor for any CLI that makes a request
 //                               and against  a fresh script doing the same GET with undici (the
-//                                        Agent and request API fraudctl uses, nothing else): the
-//                                        floor for a CLI built on undici, as fraudctl is
+//                                        Agent and request API fraudctl uses, nothing else), as
+//                                        information: how much of the gap is undici's own cost
 //   fraudctl show <id> --json   with the key in the credential store  against  the same command
 //                               with the key in FRAUDCTL_API_KEY (same profile): what reading the
 //                               key from the store costs (loading @napi-rs/keyring, one D-Bus
 //                               session with the Secret Service); target: at most 15 ms more
 // The ratio is the median of the pairs' ratios. Targets (on the newest supported Node): the first
-// two at most 1.30. The third says how much of the gap to node:http is undici's own cost. The
-// store's pair gives the median of the pairs' differences, against a Secret Service of the
-// script's own (GNOME Keyring on a private D-Bus session, test/support/secret-service.mjs; not
-// measured, and said so, where that cannot start). The show runs go to a sandbox this script
-// starts (`fraudctl sandbox serve`, on the running node), holding one event. Every process gets an environment of its own (temp HOME and
+// two at most 1.30. The store's pair gives the median of the pairs' differences, against a Secret
+// Service of the script's own (GNOME Keyring on a private D-Bus session,
+// test/support/secret-service.mjs; not measured, and said so, where that cannot start). The show
+// runs go to a sandbox this script starts (`fraudctl sandbox serve`, on the running node), holding
+// one event. Every process gets an environment of its own (temp HOME and
 // XDG directories, so the compile cache starts empty and is warmed by the warm-up runs; nothing
 // inherited but PATH).
 import { spawn, spawnSync } from 'node:child_process';
@@ -123,7 +124,8 @@ try {
   if (submit.status !== 0) throw new Error(`submit failed: ${submit.stderr}`);
   const id = JSON.parse(submit.stdout).id;
   const eventUrl = new URL(`/event/${encodeURIComponent(id)}`, url);
-  const getScript = `require('node:http').get(${JSON.stringify(eventUrl.href)}, { headers: { 'x-client-api-key': ${JSON.stringify(KEY)} } }, (r) => r.resume())`;
+  const getScript = join(dir, 'get.mjs');
+  writeFileSync(getScript, httpGet(eventUrl));
   const undiciScript = join(dir, 'undici-get.cjs');
   writeFileSync(undiciScript, undiciGet(eventUrl));
   store = await keyInStore(url);
@@ -135,7 +137,7 @@ try {
     const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
     const loadBefore = os.loadavg()[0];
     const versionPair = pair(node, [BIN, '--version'], ['-e', '0'], env);
-    const showPair = pair(node, [BIN, 'show', id, '--json', '--base-url', url], ['-e', getScript], env);
+    const showPair = pair(node, [BIN, 'show', id, '--json', '--base-url', url], [getScript], env);
     const undiciPair = pair(node, [BIN, 'show', id, '--json', '--base-url', url], [undiciScript], env);
     let storePair = null;
     if (store.service) {
@@ -154,6 +156,18 @@ try {
   child.kill('SIGTERM');
   await new Promise((resolve) => child.once('exit', resolve));
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** One GET with node:http, the body printed as fraudctl prints it: an ES module, as fraudctl is. */
+function httpGet(eventUrl) {
+  return `import http from 'node:http';
+http.get(${JSON.stringify(eventUrl.href)}, { headers: { 'x-client-api-key': ${JSON.stringify(KEY)} } }, (res) => {
+  let body = '';
+  res.setEncoding('utf8');
+  res.on('data', (chunk) => (body += chunk));
+  res.on('end', () => process.stdout.write(\`\${body}\\n\`));
+});
+`;
 }
 
 /** One GET through undici's Agent and request API, as fraudctl's client makes it, in CommonJS. */
@@ -175,7 +189,7 @@ function printVersion({ version, node, versionPair, showPair, undiciPair, storeP
   console.log(`node ${version} (${node}), load average ${load[0].toFixed(2)} → ${load[1].toFixed(2)}`);
   console.log(row('node -e 0', versionPair.b));
   console.log(row('fraudctl --version', versionPair.a, verdict(versionPair.ratio)));
-  console.log(row('node -e <one GET with node:http>', showPair.b));
+  console.log(row('node get.mjs (one GET with node:http)', showPair.b));
   console.log(row('fraudctl show <id> --json', showPair.a, verdict(showPair.ratio)));
   console.log(row('one GET with undici (same Agent)', undiciPair.b));
   console.log(row('fraudctl show <id> --json', undiciPair.a, `${undiciPair.ratio.toFixed(2)}   (the undici floor against node:http: ${(undiciPair.b / showPair.b).toFixed(2)})`));

@@ -231,13 +231,14 @@ describe('fraudctl review on a terminal', () => {
 
   it('a terminal that hangs up (SIGHUP: the window closed, ssh dropped) gives the event on screen back', async () => {
     const ids = await reviewEvents('hangup', 2);
-    const pty = await terminal(['review', ...ids]);
+    const log = join(cli.dir, `hangup-${n}.log`);
+    const pty = await terminal(['review', ...ids, '--log', log]);
     await onEvent(pty, '1/2', ids[0]!);
-    expect((await summaryOf(ids[0]!)).state).toBe('IN_REVIEW');
+    await expect.poll(() => summaryOf(ids[0]!).then((s) => s.state), { timeout: 10_000 }).toBe('IN_REVIEW');
     // tmux's server going away hangs up the terminal: the program gets SIGHUP and its screen is gone.
     await pty.kill();
-    const deadline = Date.now() + 10_000;
-    while ((await summaryOf(ids[0]!)).state !== 'PENDING_REVIEW' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    // The log says what happened: the claim, then its release.
+    await expect.poll(() => readLog(log).map((l) => `${l.eventId} ${l.action} ${l.outcome}`), { timeout: 10_000 }).toEqual([`${ids[0]} claim ok`, `${ids[0]} release ok`]);
     expect((await summaryOf(ids[0]!)).state).toBe('PENDING_REVIEW');
     expect((await summaryOf(ids[1]!)).state).toBe('PENDING_REVIEW');
   });

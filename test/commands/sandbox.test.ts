@@ -100,6 +100,17 @@ describe('fraudctl sandbox serve', () => {
     await again.stop();
   });
 
+  it('on kill -HUP finishes the requests in flight, says so, then ends by SIGHUP (129 to a shell)', async () => {
+    const serving = await startServe(['--db', join(tmp.dir, 'hup.db'), '--chaos', 'latency=400']);
+    const posts = Array.from({ length: 5 }, (_, i) => rawPost(serving.url, order(`hup-${i}`)));
+    await readByServer(Number(new URL(serving.url).port), await Promise.all(posts.map((p) => p.sent)));
+    const ended = serving.stop('SIGHUP');
+    expect(await Promise.all(posts.map((p) => p.status))).toEqual(Array(5).fill(201));
+    const result = await ended;
+    expect(result.signal).toBe('SIGHUP');
+    expect(result.stderr).toMatch(/SIGHUP: finishing requests in flight/);
+  });
+
   it('on a terminal that hangs up (SIGHUP) it also finishes the requests in flight, though it can no longer say so', async () => {
     const db = join(tmp.dir, 'hangup.db');
     const pty = await startOnTerminal(['sandbox', 'serve', '--port', '0', '--db', db, '--chaos', 'latency=400'], { env: cliEnv() });

@@ -267,11 +267,11 @@ describe('a second Ctrl-C', () => {
   it('aborts the requests in flight at once, leaves their lines unrecorded, and exits 130', async () => {
     const out = path('results.jsonl');
     const run = startCli(['submit', writeInput(makeLines('aborted', 50)), '--out', out, '--concurrency', '4'], { env: envFor(stuck.url, 'plain-key') });
-    // Wait until the batch is running (its results file exists), then press Ctrl-C twice.
-    while (!existsSync(out)) await new Promise((r) => setTimeout(r, 10));
-    await new Promise((r) => setTimeout(r, 200));
+    // Wait until the batch's four requests are at the server, then press Ctrl-C, and again once
+    // the batch says it is finishing the lines in flight.
+    await expect.poll(() => stuck.maxInFlight(), { timeout: 10_000 }).toBe(4);
     run.child.kill('SIGINT');
-    await new Promise((r) => setTimeout(r, 200));
+    await expect.poll(() => run.output().stderr, { timeout: 10_000 }).toContain('stopping: finishing the lines in flight');
     run.child.kill('SIGINT');
     const result = await run.done;
     expect(result.code).toBe(130);
@@ -305,6 +305,19 @@ describe('a terminal that hangs up', () => {
     } finally {
       await pty.kill();
     }
+  }, 20_000);
+
+  it('kill -HUP: the lines in flight recorded, the summary printed as on Ctrl-C, then the process ends by SIGHUP', async () => {
+    const out = path('hup-results.jsonl');
+    const run = startCli(['submit', writeInput(makeLines('hup', 50)), '--out', out, '--concurrency', '4'], { env: envFor(held.url, 'plain-key') });
+    // All four requests have reached the server, which holds each for 1.5 s.
+    await expect.poll(() => held.inFlight(), { timeout: 10_000 }).toBe(4);
+    run.child.kill('SIGHUP');
+    const result = await run.done;
+    expect(result.signal).toBe('SIGHUP');
+    expect(result.stderr).toContain('stopping: finishing the lines in flight');
+    expect(result.stderr).toMatch(/Batch stopped: 4 lines/);
+    expect(readResults(out).map((r) => r.outcome)).toEqual(['DECIDED', 'DECIDED', 'DECIDED', 'DECIDED']);
   }, 20_000);
 });
 

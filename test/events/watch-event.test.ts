@@ -91,6 +91,16 @@ describe('fraudctl show --watch against the sandbox', () => {
     expect(result.stderr).toMatch(new RegExp(`^error: stopped watching ${id}$`, 'm'));
   });
 
+  it('a hang-up (SIGHUP: the terminal closed) stops it as Ctrl-C does, then the process ends by SIGHUP (129 to a shell)', async () => {
+    const id = await reviewEvent();
+    const run = watch([id]);
+    await expect.poll(() => run.output().stderr, { timeout: 10_000 }).toContain('watching');
+    run.child.kill('SIGHUP');
+    const result = await run.done;
+    expect(result.signal).toBe('SIGHUP');
+    expect(result.stderr).toMatch(new RegExp(`^error: stopped watching ${id}$`, 'm'));
+  });
+
   it('an id the service does not know ends it at once, as show does (exit 4)', async () => {
     const result = await runCli(['show', 'watch-nope', '--watch'], { env: cli.env() });
     expect(result.code).toBe(4);

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,6 +38,18 @@ describe('the compile cache', () => {
     expect(first.code).toBe(0);
     expect(filesUnder(join(cache, 'fraudctl', 'compile-cache')).length).toBeGreaterThan(0);
     expect(await runCli(['completion', 'bash'], { env })).toMatchObject({ code: 0, stdout: first.stdout, stderr: '' });
+  });
+
+  it.runIf(nodeHasCompileCache)('holds one Node version: the first run on a version removes the others\' code', async () => {
+    const cache = tempDir();
+    const versions = join(cache, 'fraudctl', 'compile-cache');
+    for (const old of ['20.19.0', '99.0.0']) {
+      mkdirSync(join(versions, old, 'abc123'), { recursive: true });
+      writeFileSync(join(versions, old, 'abc123', 'code'), 'old code');
+    }
+    expect((await runCli(['completion', 'bash'], { env: cliEnv({ XDG_CACHE_HOME: cache }) })).code).toBe(0);
+    expect(readdirSync(versions)).toEqual([process.versions.node]);
+    expect(filesUnder(join(versions, process.versions.node)).length).toBeGreaterThan(0);
   });
 
   it.runIf(nodeHasCompileCache)('falls back to HOME/.cache without XDG_CACHE_HOME, and is off with NODE_DISABLE_COMPILE_CACHE', async () => {

@@ -50,6 +50,8 @@ export interface PlainServer {
   answers: AnswerRecord[];
   /** The most requests the server was handling at once. */
   maxInFlight(): number;
+  /** The requests the server is handling now. */
+  inFlight(): number;
   close(): Promise<void>;
 }
 
@@ -336,6 +338,7 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
     faults,
     answers,
     maxInFlight: () => maxInFlight,
+    inFlight: () => inFlight,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
