@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv, runCli, type CliResult } from '../support/cli.js';
@@ -39,6 +39,19 @@ const configFile = () => join(ss.home.XDG_CONFIG_HOME, 'fraudctl', 'config.json'
 const profileInFile = (name: string) => (JSON.parse(readFileSync(configFile(), 'utf8')) as { profiles: Record<string, unknown> }).profiles[name];
 const lookup = (account: string) => ss.secretTool(['lookup', 'service', 'fraudctl', 'username', account]);
 const account = (profile: string) => `${profile}@${sb.url}`;
+/** A profile whose key is in the store, as login leaves it (made without login, which the first test runs). */
+async function storedProfile(profile: string): Promise<void> {
+  expect((await ss.secretTool(['store', '--label', `fraudctl ${profile}`, 'service', 'fraudctl', 'username', account(profile)], KEY)).code).toBe(0);
+  mkdirSync(join(configFile(), '..'), { recursive: true, mode: 0o700 });
+  let config: { profiles: Record<string, unknown> } = { profiles: {} };
+  try {
+    config = JSON.parse(readFileSync(configFile(), 'utf8')) as typeof config;
+  } catch {
+    // No file yet.
+  }
+  config.profiles[profile] = { baseUrl: sb.url, credentialStore: { service: 'fraudctl', account: account(profile) } };
+  writeFileSync(configFile(), JSON.stringify(config), { mode: 0o600 });
+}
 /** NODE_OPTIONS for a process that says, as it exits, whether the store's native library was loaded into it. */
 const probeLibrary = () => {
   const probe = join(tmp.dir, 'loaded-keyring.cjs');
@@ -98,7 +111,7 @@ describe('API keys in the credential store', () => {
   });
 
   it('a session that cannot reach the store gets one clear error, exit 3, and no other key; FRAUDCTL_API_KEY still wins without loading the store', async () => {
-    expect((await run(['login', '--profile', 'away', '--base-url', sb.url], desktop(), KEY)).code).toBe(0);
+    await storedProfile('away');
 
     const [message, hint] = errorLines(await run(['show', eventId, '--profile', 'away'], ssh()));
     expect(message).toBe(
@@ -113,7 +126,7 @@ describe('API keys in the credential store', () => {
   });
 
   it('an entry removed behind fraudctl\'s back: the clear error, exit 3', async () => {
-    expect((await run(['login', '--profile', 'vault', '--base-url', sb.url], desktop(), KEY)).code).toBe(0);
+    await storedProfile('vault');
     expect((await ss.secretTool(['clear', 'service', 'fraudctl', 'username', account('vault')])).code).toBe(0);
     const removed = await run(['show', eventId, '--profile', 'vault'], desktop());
     expect(removed.code).toBe(3);
@@ -153,7 +166,7 @@ describe('API keys in the credential store', () => {
 
   // Last: the keyring stays locked (it cannot be unlocked again without a prompt).
   it('a locked keyring: the clear error, exit 3, with the way out', async () => {
-    expect((await run(['login', '--profile', 'locked', '--base-url', sb.url], desktop(), KEY)).code).toBe(0);
+    await storedProfile('locked');
     expect((await ss.lock()).code).toBe(0);
     const locked = await run(['show', eventId, '--profile', 'locked'], desktop());
     expect(locked.code).toBe(3);
