@@ -85,11 +85,13 @@ export async function saveProfileKey(env: NodeJS.ProcessEnv, toSave: KeyToSave):
           why = whyOf(error);
         }
       }
-      if (why !== undefined) throw new CliError(
-        `nothing was saved: profile ${quote(profile)} keeps its key in the credential store (account ${quote(previousEntry)}), which cannot be changed from here (${why}), and a key is kept in one place only`,
-        ExitCode.AUTH,
-        `run this login where the store can be reached (the desktop session), or set FRAUDCTL_API_KEY for this session`,
-      );
+      if (why !== undefined) {
+        throw new CliError(
+          `nothing was saved: profile ${quote(profile)} keeps its key in the credential store (account ${quote(previousEntry)}), which cannot be changed from here, and a key is kept in one place only: ${why}`,
+          ExitCode.AUTH,
+          `run this login where the store can be reached (the desktop session), or set FRAUDCTL_API_KEY for this session`,
+        );
+      }
     }
     return undefined;
   };

@@ -81,9 +81,11 @@ export async function login(session: Session, options: LoginOptions = {}): Promi
     await probeSession.close();
   }
   // --insecure-http given at login is kept in the profile: later commands go to the same URL.
-  const normalisedUrl = baseUrl === undefined ? null : ((u) => (u.ok ? u.value : baseUrl))(checkBaseUrl(baseUrl));
+  // The URL as the profile will hold it (no trailing slash): part of the store entry's name.
+  const checkedUrl = baseUrl === undefined ? null : checkBaseUrl(baseUrl);
+  const entryUrl = checkedUrl === null ? null : checkedUrl.ok ? checkedUrl.value : (baseUrl as string);
   const insecureStorage = options.insecureStorage === true;
-  const saved = await saveProfileKey(context.env, { profile, key, ...(newBaseUrl !== undefined ? { newBaseUrl } : {}), baseUrl: normalisedUrl, insecureHttp: globals.insecureHttp === true, insecureStorage });
+  const saved = await saveProfileKey(context.env, { profile, key, ...(newBaseUrl !== undefined ? { newBaseUrl } : {}), baseUrl: entryUrl, insecureHttp: globals.insecureHttp === true, insecureStorage });
   const output = await session.output();
   const file = `${configFilePath(context.env)} (mode 0600)`;
   if (saved.storeUnusable) output.note(`note: no credential store is usable here (${saved.storeUnusable}): the key is kept in ${file} instead`);
