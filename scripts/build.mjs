@@ -77,9 +77,8 @@ const result = await build({
   target: 'node20.19',
   // Bundled: what client commands load (commander, undici, chalk, cli-table3, prompts), so start-up
   // reads a few files instead of hundreds. External: the sandbox's server-side packages (loaded
-  // only by sandbox commands), and the native modules: libsql, and @napi-rs/keyring (the
-  // credential store, import()ed only when a key is kept there).
-  external: ['fastify', '@fastify/swagger', 'libsql', 'json-logic-engine', '@sinclair/typebox', 'safe-stable-stringify', '@napi-rs/keyring'],
+  // only by sandbox commands) and libsql, a native module.
+  external: ['fastify', '@fastify/swagger', 'libsql', 'json-logic-engine', '@sinclair/typebox', 'safe-stable-stringify'],
   // See src/bundle-hub.ts: the small modules shared by the command tree and the lazy parts, in one chunk.
   inject: ['src/bundle-hub.ts'],
   minify: true,

@@ -9,8 +9,10 @@ import { CREDENTIAL_SERVICE, checkApiKey, quote } from '../profiles/values.js';
  * naming the profile and its URL (profiles/values.ts); the config file records the account.
  *
  * This module is small and part of the client's code; the library (JavaScript and a native
- * binary, about 3 ms to load) is import()ed only when the store is opened: a command whose key
- * comes from FRAUDCTL_API_KEY or the config file never loads it (bench:startup).
+ * binary, about 4 ms to load) is required only when the store is opened: a command whose key
+ * comes from FRAUDCTL_API_KEY or the config file never loads it (bench:startup). Required, not
+ * import()ed: it is CommonJS, and an ESM import of CommonJS first runs Node's export lexer,
+ * which costs Node 20 about 5 ms more (WebAssembly compiled at first use).
  *
  * The library's synchronous Entry is used: its constructor already connects to the store on the
  * calling thread (so AsyncEntry would save nothing), and login and logout change the store and
@@ -47,7 +49,8 @@ export function credentialStoreName(platform: NodeJS.Platform = process.platform
 export async function openCredentialStore(): Promise<CredentialStore> {
   let keyring: Keyring;
   try {
-    keyring = await import('@napi-rs/keyring');
+    const { createRequire } = process.getBuiltinModule('node:module');
+    keyring = createRequire(import.meta.url)('@napi-rs/keyring') as Keyring;
   } catch (error) {
     // No prebuilt binary for this platform, or an install without optional dependencies.
     throw new CredentialStoreError(`its library could not be loaded on this system (${detail(error)})`);
