@@ -37,8 +37,8 @@ function barProgress(stats: BatchStats, stream: NodeJS.WritableStream, total: nu
   const payload = () => ({ rateText: count(stats.rate()), counts: counts(stats), doneText: count(done()), totalText: total === null ? '' : count(total) });
   const format =
     total !== null
-      ? '{bar} {doneText}/{totalText} lines · {rateText}/s · ETA {eta_formatted} · {counts}'
-      : '{doneText} lines · {rateText}/s · {duration_formatted} · {counts}';
+      ? '{bar} {doneText}/{totalText} events · {rateText}/s · ETA {eta_formatted} · {counts}'
+      : '{doneText} events · {rateText}/s · {duration_formatted} · {counts}';
   const bar = new cliProgress.SingleBar({ format, stream, hideCursor: true, fps: 8, etaBuffer: 200, barsize: 24 }, cliProgress.Presets.shades_classic);
   bar.start(total ?? 0, done(), payload());
   return {
@@ -59,7 +59,7 @@ function plainProgress(stats: BatchStats, stream: NodeJS.WritableStream, total: 
   const line = () => {
     const done = stats.done + stats.skipped;
     const of = total !== null ? ` of ${count(total)}${total > 0 ? ` (${Math.floor((done / total) * 100)}%)` : ''}` : '';
-    stream.write(`progress: ${count(done)}${of} lines · ${count(stats.rate())} lines/s · ${counts(stats)}\n`);
+    stream.write(`progress: ${count(done)}${of} events · ${count(stats.rate())} events/s · ${counts(stats)}\n`);
   };
   const timer = setInterval(line, intervalMs);
   timer.unref();

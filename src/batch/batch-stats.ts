@@ -9,7 +9,9 @@ import type { LineResult, Outcome } from './line-result.js';
 const HISTOGRAM_MAX_MS = 120_000;
 
 export interface Problem {
+  /** Where the record starts: with the column, what tells apart records that start on one line (`[1,2]`). */
   line: number;
+  column: number;
   reason: string;
 }
 
@@ -46,7 +48,7 @@ export class BatchStats {
     } else {
       const type = result.errorType ?? 'UNKNOWN_OUTCOME';
       this.errorTypes.set(type, (this.errorTypes.get(type) ?? 0) + 1);
-      if (this.firstProblems.length < 5) this.firstProblems.push({ line: result.line, reason: reason ?? type });
+      if (this.firstProblems.length < 5) this.firstProblems.push({ line: result.line, column: result.column, reason: reason ?? type });
     }
     if (result.attempts > 0) {
       this.latencies[Math.min(HISTOGRAM_MAX_MS, Math.max(0, result.latencyMs))]!++;

@@ -46,7 +46,7 @@ export function summaryJson(f: SummaryFacts): Record<string, unknown> {
     actionTypes: Object.fromEntries(sortedEntries(s.actionTypes)),
     errorTypes: Object.fromEntries(sortedEntries(s.errorTypes)),
     elapsedMs: Math.round(s.elapsedMs()),
-    eventsPerSecond: Math.round(s.rate()),
+    eventsPerSecond: hasRate(s) ? Math.round(s.rate()) : null,
     latencyMs: { p50: s.percentile(0.5), p95: s.percentile(0.95), p99: s.percentile(0.99) },
     retries: f.retries,
     throttled: f.throttled,
@@ -55,6 +55,11 @@ export function summaryJson(f: SummaryFacts): Record<string, unknown> {
     rejects: f.rejects,
   };
 }
+
+/** A rate over less than a tenth of a second says more about the clock than the batch: none is given. */
+const MIN_RATE_MS = 100;
+const hasRate = (s: BatchStats) => s.elapsedMs() >= MIN_RATE_MS;
+const plural = (n: number, one: string, many: string) => `${count(n)} ${n === 1 ? one : many}`;
 
 export function summaryText(f: SummaryFacts): string {
   const s = f.stats;
@@ -65,7 +70,8 @@ export function summaryText(f: SummaryFacts): string {
       .join(' · ');
   const ms = (v: number | null) => (v === null ? '–' : `${count(v)} ms`);
   const lines = [
-    `${f.stopped ? 'Batch stopped' : 'Batch done'}: ${count(s.done)} lines in ${(s.elapsedMs() / 1000).toFixed(1)} s (${count(s.rate())} lines/s)${s.skipped ? `, ${count(s.skipped)} already done by the earlier run` : ''}`,
+    // Counted are the input's records, each an event (a line of JSON Lines, a value of any other layout), not its lines.
+    `${f.stopped ? 'Batch stopped' : 'Batch done'}: ${plural(s.done, 'event', 'events')} ${hasRate(s) ? `in ${(s.elapsedMs() / 1000).toFixed(1)} s (${count(s.rate())} events/s)` : 'in less than 0.1 s'}${s.skipped ? `, ${count(s.skipped)} already done by the earlier run` : ''}`,
     `  decided  ${pad(s.outcomes.DECIDED)}   ${list(s.actionTypes)}`,
   ];
   const errorTypes = list(s.errorTypes);
@@ -78,8 +84,9 @@ export function summaryText(f: SummaryFacts): string {
   if (f.results) lines.push(`  results    ${terminalSafe(f.results)}`);
   if (f.rejects && s.errors) lines.push(`  rejects    ${terminalSafe(f.rejects)} (re-run it to retry those lines)`);
   if (s.firstProblems.length) {
-    lines.push(s.errors > s.firstProblems.length ? `First ${s.firstProblems.length} of ${count(s.errors)} lines without a decision:` : 'Lines without a decision:');
-    for (const p of s.firstProblems) lines.push(`  line ${p.line}: ${terminalSafe(truncate(p.reason, 200))}`);
+    lines.push(s.errors > s.firstProblems.length ? `First ${s.firstProblems.length} of ${count(s.errors)} events without a decision:` : 'Events without a decision:');
+    // Named as --resume names them: the line, and the column when the record does not start the line.
+    for (const p of s.firstProblems) lines.push(`  line ${p.line}${p.column > 1 ? ` column ${p.column}` : ''}: ${terminalSafe(truncate(p.reason, 200))}`);
   }
   if (f.stopped) {
     lines.push(STOP_TEXT[f.stopped]);

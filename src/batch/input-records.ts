@@ -110,6 +110,11 @@ export interface OpenOptions {
   batch: boolean;
   /** Records larger than this are given problem 'too large' (default 1 MiB = the service's body limit). */
   maxRecordBytes?: number;
+  /**
+   * A results file is kept (--out), so a run after the input is fixed can skip what was done
+   * with --resume: the advice of an input that breaks off says so only then (--resume needs --out).
+   */
+  resumable?: boolean;
 }
 
 const MiB = 1024 * 1024;
@@ -218,7 +223,7 @@ export async function openInput(source: string, context: Pick<CliContext, 'stdin
     return {
       kind: 'batch',
       format: mode.format,
-      records: mode.format === 'values' ? valueRecords(input, name, maxRecordBytes, close) : lineRecords(input, maxRecordBytes, close),
+      records: mode.format === 'values' ? valueRecords(input, name, maxRecordBytes, close, options.resumable === true) : lineRecords(input, maxRecordBytes, close),
       bytesRead: () => rawBytes,
       totalBytes: raw.totalBytes,
       countRecords: () => (countable && !closed ? countLines(source, counting) : Promise.resolve(null)),
@@ -607,7 +612,8 @@ interface Broken {
  * that opens a value at its column (see the comment at the top). The input is fed to the
  * tokenizer line by line, so that the line of every token is the current one.
  */
-async function* valueRecords(input: ChunkReader, name: string, maxRecordBytes: number, release: () => void): AsyncGenerator<InputRecord> {
+async function* valueRecords(input: ChunkReader, name: string, maxRecordBytes: number, release: () => void, resumable: boolean): AsyncGenerator<InputRecord> {
+  const again = resumable ? 'run the same command again with --resume (it skips what was done)' : 'run the same command again';
   let line = 1;
   // The column cursor: characters from the line's start up to byte offset `columnAt`.
   let columnAt = 0;
@@ -759,7 +765,7 @@ async function* valueRecords(input: ChunkReader, name: string, maxRecordBytes: n
       }
     }
     if (broken) {
-      throw new CliError(`${name}: not JSON ${broken.detail}, and no later line starts a value at column ${broken.start.column}: stopped there`, ExitCode.FAILURE, 'fix the input there, then run the same command again (with --resume to skip what was done)');
+      throw new CliError(`${name}: not JSON ${broken.detail}, and no later line starts a value at column ${broken.start.column}: stopped there`, ExitCode.FAILURE, `fix the input there, then ${again}`);
     }
     // Cut short inside a value (or the array): nothing can tell where the rest would be.
     let cut = open !== null || depth > 0;
@@ -772,7 +778,7 @@ async function* valueRecords(input: ChunkReader, name: string, maxRecordBytes: n
     yield* ready.splice(0);
     if (cut) {
       const where = open ? `a value that starts at line ${open.line} column ${open.column}` : depth > 0 ? 'a JSON array' : 'a value';
-      throw new CliError(`${name} ends inside ${where}`, ExitCode.FAILURE, 'the input may be cut short: complete it, then run the same command again (with --resume to skip what was done)');
+      throw new CliError(`${name} ends inside ${where}`, ExitCode.FAILURE, `the input may be cut short: complete it, then ${again}`);
     }
   } finally {
     release();

@@ -231,7 +231,7 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
   const facts = { stats, stopped, results: options.out, rejects: options.rejects, retries: control.budget.granted, throttled: control.throttled, resumed: prior !== null };
   if (stopped === 'output-closed') {
     throw new CliError(
-      `stdout was closed after ${count(stats.done - unwritten)} results: the batch stopped; ${count(unwritten)} ${unwritten === 1 ? 'line was' : 'lines were'} sent whose results could not be written`,
+      `stdout was closed after ${count(stats.done - unwritten)} results: the batch stopped; ${count(unwritten)} ${unwritten === 1 ? 'event was' : 'events were'} sent whose results could not be written`,
       ExitCode.FAILURE,
       'to keep every result, write them to a file with --out FILE (then --resume finds what was stored)',
     );
@@ -248,11 +248,11 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
   if (inputError) throw inputError;
   if (fatal) throw fatal;
   if (stopped === 'interrupted' || stopped === 'aborted') {
-    throw new CliError(`interrupted after ${count(stats.done)} lines`, ExitCode.INTERRUPTED, options.out ? 'continue with the same command and --resume' : undefined);
+    throw new CliError(`interrupted after ${count(stats.done)} events`, ExitCode.INTERRUPTED, options.out ? 'continue with the same command and --resume' : undefined);
   }
   if (stats.errors > 0 || stopped) {
     const where = options.out ? `see ${options.out}` : options.json ? 'see the results above' : 'add --out FILE to keep every line\'s result';
-    throw new CliError(`${count(stats.errors)} of ${count(stats.done)} lines got no decision${stopped ? ' and the batch stopped early' : ''}`, ExitCode.FAILURE, `${where}${options.rejects ? `; ${options.rejects} holds those lines to send again` : ''}`);
+    throw new CliError(`${count(stats.errors)} of ${count(stats.done)} events got no decision${stopped ? ' and the batch stopped early' : ''}`, ExitCode.FAILURE, `${where}${options.rejects ? `; ${options.rejects} holds those lines to send again` : ''}`);
   }
 }
 

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { withSession } from '../session.js';
 import { showAlerts } from '../events/event-commands.js';
+import { checkIdArguments } from '../id-lists/id-arguments.js';
 
 export function alertsCommand(context: CliContext): Command {
   return new Command('alerts')
@@ -15,6 +16,7 @@ export function alertsCommand(context: CliContext): Command {
 `,
     )
     .action(async (eventId: string, _options: unknown, command: Command) => {
+      checkIdArguments([eventId]);
       await withSession(context, command, (session) => showAlerts(session, eventId));
     });
 }

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { withSession } from '../session.js';
+import { checkIdArguments } from '../id-lists/id-arguments.js';
 
 export function reviewCommand(context: CliContext): Command {
   return new Command('review')
@@ -27,6 +28,7 @@ export function reviewCommand(context: CliContext): Command {
         options: { from?: string; allDecisions?: boolean; claim: boolean; includeClaimed?: boolean; includeDecided?: boolean; log?: string },
         command: Command,
       ) => {
+        checkIdArguments(ids);
         const { runReview } = await import('../review-queue/run-review.js');
         await withSession(context, command, (session) => runReview(session, ids, options));
       },

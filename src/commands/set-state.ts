@@ -3,6 +3,7 @@ import type { CliContext } from '../cli-context.js';
 import { KNOWN_STATES, TRANSITIONS } from '../contract/states.js';
 import { withSession } from '../session.js';
 import { setState } from '../review/set-state.js';
+import { checkIdArguments } from '../id-lists/id-arguments.js';
 
 const transitions = KNOWN_STATES.map((s) => `  ${s.padEnd(16)}→ ${TRANSITIONS[s].join(', ') || '(final)'}`).join('\n');
 
@@ -27,6 +28,7 @@ export function setStateCommand(context: CliContext): Command {
     )
     .addHelpText('after', `\nStates and the transitions the sandbox allows (a real service may differ):\n${transitions}\n`)
     .action(async (eventId: string, options: { state?: string; comments?: string; dryRun?: boolean; yes?: boolean; forceState?: boolean; verbose?: boolean }, command: Command) => {
+      checkIdArguments([eventId]);
       await withSession(context, command, (session) => setState(session, eventId, options));
     });
 }

@@ -3,6 +3,8 @@ import type { CliContext } from '../cli-context.js';
 import { UsageError } from '../errors/cli-error.js';
 import { withSession, type GlobalOptions } from '../session.js';
 import { showEvent } from '../events/event-commands.js';
+import { stateFromTyped } from '../review/state-names.js';
+import { checkIdArguments } from '../id-lists/id-arguments.js';
 
 export interface ShowOptions {
   from?: string;
@@ -11,6 +13,7 @@ export interface ShowOptions {
   watch?: boolean;
   interval?: number;
   until?: string;
+  forceState?: boolean;
 }
 
 function concurrency(value: string): number {
@@ -27,15 +30,18 @@ function interval(value: string): number {
 
 /** Which of the three forms the arguments ask for, or a usage error naming the clash. */
 function mode(ids: readonly string[], options: ShowOptions, json: boolean): 'one' | 'list' | 'watch' {
+  checkIdArguments(ids);
   if (json && options.csv) throw new UsageError('--json and --csv cannot be combined: pick one output format');
   if (ids.length === 0 && options.from === undefined) throw new UsageError('show needs an event id, or --from FILE (- for stdin)', 'e.g. fraudctl show ord-1002, or fraudctl show --from ids.txt');
   if (options.watch) {
     if (ids.length !== 1 || options.from !== undefined) throw new UsageError('--watch follows one event: give exactly one id, and no --from');
     if (options.csv) throw new UsageError('--watch and --csv cannot be combined');
     if (options.concurrency !== undefined) throw new UsageError('--concurrency is for many ids, not --watch');
+    if (options.forceState && options.until === undefined) throw new UsageError('--force-state goes with --until');
     return 'watch';
   }
   if (options.interval !== undefined || options.until !== undefined) throw new UsageError(`${options.interval !== undefined ? '--interval' : '--until'} goes with --watch`);
+  if (options.forceState) throw new UsageError('--force-state goes with --watch --until');
   return ids.length === 1 && options.from === undefined && !options.csv ? 'one' : 'list';
 }
 
@@ -48,7 +54,8 @@ export function showCommand(context: CliContext): Command {
     .addOption(new Option('--concurrency <n>', 'many ids: requests in flight at once (default 8)').argParser(concurrency))
     .option('--watch', 'one id: print a line each time its state, decision or comments change, until a final state')
     .addOption(new Option('--interval <seconds>', '--watch: seconds between checks (default 5, at least 1)').argParser(interval))
-    .option('--until <state>', '--watch: stop when the event reaches this state (instead of any final state)')
+    .option('--until <state>', '--watch: stop when the event reaches this state (instead of any final state); any case, approved or in-review')
+    .option('--force-state', '--until: watch for the state as typed, even one this build does not know')
     .addHelpText(
       'before',
       `Examples:
@@ -59,16 +66,16 @@ export function showCommand(context: CliContext): Command {
   $ fraudctl show --from results.jsonl --csv > orders.csv  # the ids of a submit --out file
   $ jq -r .orderId orders.jsonl | fraudctl show --from - --json   # JSON Lines, one per id
   $ fraudctl show ord-1002 --watch                         # until APPROVED, DECLINED or FRAUD_CONFIRMED
-  $ fraudctl show ord-1002 --watch --interval 30 --until IN_REVIEW
+  $ fraudctl show ord-1002 --watch --interval 30 --until in-review
 `,
     )
     .addHelpText(
       'after',
       `
 One id is shown in full. More than one (or --from, or --csv): a row per id in input order, then
-a count line. Exit 0 when every id was found, 4 when some were not found, otherwise the code of
-the worst failure (5 an id refused, 2 an input line without an id, 6 unavailable, 1 other); a
-refused key (3) stops at once. --watch exits 0 at a final state (or --until's), 130 on Ctrl-C.
+a count line. Exit 0 when every id was found, 4 when some were not found or invalid (an id the
+service calls malformed, an input line without an id), otherwise the code of the worst failure
+(5 refused, 6 unavailable, 1 other); a refused key (3) stops at once. --watch exits 0 at a final state (or --until's), 130 on Ctrl-C.
 `,
     )
     .action(async (ids: string[], options: ShowOptions, command: Command) => {
@@ -79,7 +86,9 @@ refused key (3) stops at once. --watch exits 0 at a final state (or --until's), 
       }
       if (form === 'watch') {
         const { watchEvent } = await import('../events/watch-event.js');
-        return withSession(context, command, (session) => watchEvent(session, ids[0]!, { intervalSeconds: options.interval ?? 5, until: options.until ?? null }));
+        // The same words as set-state --state: any case and separators, a typo refused with a suggestion.
+        const until = options.until === undefined ? null : stateFromTyped(options.until, options.forceState === true, 'watch for');
+        return withSession(context, command, (session) => watchEvent(session, ids[0]!, { intervalSeconds: options.interval ?? 5, until }));
       }
       const { showList } = await import('../event-lists/show-list.js');
       return withSession(context, command, (session) =>

@@ -1,7 +1,7 @@
 import { once, setMaxListeners } from 'node:events';
 import { pMapIterable } from 'p-map';
 import { CliError, ExitCode } from '../errors/cli-error.js';
-import { readIdList } from '../id-lists/id-list.js';
+import { readIdList, type IdListEntry } from '../id-lists/id-list.js';
 import { abortOnShutdown } from '../cli-context.js';
 import type { Session } from '../session.js';
 import { fetchRow, type EventRow } from './event-row.js';
@@ -15,8 +15,8 @@ import { createProgressLine } from './progress-line.js';
  * once through the one API client (a pool of as many connections, the retry policy of any
  * `show`) and hands rows back in input order. A row is written as soon as every earlier one
  * is: at most 2 × concurrency ids are between the reader and stdout (in flight or waiting for
- * an earlier one), and a slow stdout holds the fetching back, so memory stays flat however
- * long the list.
+ * an earlier one; the table first reads a screenful of ids ahead, for its id column's width),
+ * and a slow stdout holds the fetching back, so memory stays flat however long the list.
  *
  * Stops early for a refused key or a URL that is not the service (every id would fail the
  * same way), for Ctrl-C (requests in flight are abandoned: a GET is safe to drop; rows are
@@ -40,7 +40,7 @@ interface RowWriter {
   header(): string;
 }
 
-async function rowWriter(session: Session, format: ListFormat): Promise<RowWriter> {
+async function rowWriter(session: Session, format: ListFormat, first: readonly IdListEntry[]): Promise<RowWriter> {
   if (format === 'json') {
     const { listJsonLine } = await import('../render/event-list-json.js');
     return { header: () => '', row: (row) => `${listJsonLine(row)}\n` };
@@ -50,9 +50,39 @@ async function rowWriter(session: Session, format: ListFormat): Promise<RowWrite
     return { header: csvHeader, row: csvRow };
   }
   const output = await session.output();
-  const { createListTable } = await import('../render/event-list.js');
-  const table = createListTable(output.style, output.columns);
+  const { createListTable, idText } = await import('../render/event-list.js');
+  const table = createListTable(output.style, output.columns, first.map((entry) => idText(entry.id, entry.where)));
   return { header: () => `${table.header()}\n`, row: (row) => `${table.row(row)}\n` };
+}
+
+/** The ids read ahead for the table's id column when stdout is not a terminal (which has its height). */
+const SCREENFUL = 24;
+
+/**
+ * The first `n` items of `source`, read ahead, and all of its items (those first, then the
+ * rest, from the same iterator: nothing read twice). Stopping early closes `source` (its file).
+ */
+async function readAhead<T>(source: AsyncGenerator<T>, n: number): Promise<{ first: T[]; all: AsyncIterable<T> }> {
+  const first: T[] = [];
+  try {
+    while (first.length < n) {
+      const next = await source.next();
+      if (next.done) break;
+      first.push(next.value);
+    }
+  } catch (error) {
+    await source.return(undefined);
+    throw error;
+  }
+  async function* all(): AsyncGenerator<T> {
+    try {
+      yield* first;
+      yield* { [Symbol.asyncIterator]: () => source };
+    } finally {
+      await source.return(undefined);
+    }
+  }
+  return { first, all: all() };
 }
 
 export async function showList(session: Session, options: ShowListOptions): Promise<void> {
@@ -62,7 +92,6 @@ export async function showList(session: Session, options: ShowListOptions): Prom
   // Every request in flight listens for the abort (Ctrl-C): two per id for the table and CSV.
   setMaxListeners(2 * options.concurrency + 16, abort.signal);
   const client = await session.client({ connections: options.concurrency, signal: abort.signal });
-  const writer = await rowWriter(session, options.format);
   const counts = new ListCounts();
   const progress = createProgressLine(context.stderr, { stdoutIsTerminal: Boolean(stdout.isTTY) });
 
@@ -75,9 +104,13 @@ export async function showList(session: Session, options: ShowListOptions): Prom
 
   const entries = readIdList({ args: options.ids, from: options.from, results: 'every' }, context);
   const fetchOptions = { withDecision: options.format !== 'json', aborted: () => abort.signal.aborted };
-  const rows = pMapIterable(entries, (entry) => fetchRow(client, entry, fetchOptions), { concurrency: options.concurrency, backpressure: options.concurrency * 2 });
   let fatal: CliError | undefined;
   try {
+    // The table's id column fits the ids of the first screenful: they are read ahead (ids only:
+    // no answer is waited for), so that the rows after them line up too.
+    const ahead = await readAhead(entries, options.format === 'table' ? stdout.rows || SCREENFUL : 0);
+    const writer = await rowWriter(session, options.format, ahead.first);
+    const rows = pMapIterable(ahead.all, (entry) => fetchRow(client, entry, fetchOptions), { concurrency: options.concurrency, backpressure: options.concurrency * 2 });
     for await (const row of rows) {
       if (row.kind === 'interrupted') break;
       if (row.kind === 'fatal') {

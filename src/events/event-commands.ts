@@ -25,7 +25,7 @@ async function callAndShow(session: Session, call: (client: ApiClient) => Promis
 export async function submitEvents(session: Session, source: string, options: SubmitOptions): Promise<void> {
   const { openInput } = await import('../batch/input-records.js');
   const askedForBatch = [options.concurrency, options.rate, options.maxErrors, options.out, options.rejects, options.resume].some((o) => o !== undefined);
-  const input = await openInput(source, session.context, { batch: askedForBatch, maxRecordBytes: MAX_BODY_BYTES });
+  const input = await openInput(source, session.context, { batch: askedForBatch, maxRecordBytes: MAX_BODY_BYTES, resumable: options.out !== undefined });
   if (input.kind === 'batch') {
     // The batch machinery (progress bar, results files, pacing) loads only for a batch.
     const { runBatch } = await import('../batch/run-batch.js');

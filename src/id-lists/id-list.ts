@@ -2,6 +2,7 @@ import { open } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { CliContext } from '../cli-context.js';
 import { UsageError } from '../errors/cli-error.js';
+import { checkIdArguments } from './id-arguments.js';
 
 /*
  * The ids a command works through (`show ID…`, `review`): ids given as arguments, then those of
@@ -46,10 +47,8 @@ export type IdListFormat = 'ids' | 'results';
 
 /** The ids of the arguments, then of `--from`, in order. Closes the file when the caller stops early. */
 export async function* readIdList(options: IdListOptions, context: Pick<CliContext, 'stdin'>): AsyncGenerator<IdListEntry> {
-  for (const [i, arg] of options.args.entries()) {
-    const id = arg.trim();
-    if (id !== '') yield { where: `argument ${i + 1}`, id, problem: null };
-  }
+  checkIdArguments(options.args);
+  for (const [i, arg] of options.args.entries()) yield { where: `argument ${i + 1}`, id: arg.trim(), problem: null };
   if (options.from === undefined) return;
   const source = options.from;
   const name = source === '-' ? 'stdin' : source;

@@ -37,3 +37,28 @@ export function fitToWidth(text: string, width: number): string {
   const cut = cutToWidth(text, width);
   return cut + ' '.repeat(Math.max(0, width - displayWidth(cut)));
 }
+
+/**
+ * `text` (safe, without colour) broken into lines of at most `width` columns, nothing left out,
+ * between grapheme clusters (Intl.Segmenter), for what must be shown whole on a narrower
+ * terminal (an id). No package breaks without word boundaries and without ANSI handling at
+ * this size; wrap-ansi would, but only as a dependency of a dependency.
+ */
+export function breakToWidth(text: string, width: number): string[] {
+  const max = Math.max(1, Math.floor(width));
+  const lines: string[] = [];
+  let line = '';
+  let used = 0;
+  for (const { segment } of new Intl.Segmenter().segment(text)) {
+    const w = stringWidth(segment);
+    if (used + w > max && line !== '') {
+      lines.push(line);
+      line = '';
+      used = 0;
+    }
+    line += segment;
+    used += w;
+  }
+  lines.push(line);
+  return lines;
+}

@@ -1,5 +1,5 @@
 import stringWidth from 'string-width';
-import { cutToWidth } from './display-width.js';
+import { breakToWidth, cutToWidth } from './display-width.js';
 import type { EventRow } from '../event-lists/event-row.js';
 import { createStyle, type Style } from './colours.js';
 import { money } from './cells.js';
@@ -9,9 +9,12 @@ import { jsonForTerminal, terminalSafe } from './terminal-text.js';
 /*
  * Many events, one row each (`show ID ID…`, `show --from`): a compact table that streams, so
  * its columns have widths fixed before the first row (cli-table3 sizes a table from all its
- * rows, which a stream does not have). On a terminal each row is cut to fit its width (the id
- * never: it overflows rather than becoming ambiguous); off a terminal nothing is cut. Also the
- * row's values for CSV (event-list-csv.ts); the JSON line is event-list-json.ts's.
+ * rows, which a stream does not have): from the terminal's width and the ids of the first
+ * screenful (listLayout). On a terminal a column that does not fit is left out whole, the
+ * free text (email, comments) is cut with …, and the id never: an id wider than its column goes
+ * on a line of its own, its row below it, so that every row lines up under the header. Off a
+ * terminal nothing is cut. Also the row's values for CSV (event-list-csv.ts); the JSON line is
+ * event-list-json.ts's.
  *
  * Every string from the service or the input passes terminalSafe before it is measured, cut
  * or written; widths are display columns (string-width: wide characters count two), cuts are
@@ -84,7 +87,6 @@ const GAP = '  ';
 /** money() writes its dash through a Style; the amount is measured and cut before any colour. */
 const PLAIN = createStyle(0);
 const COLUMNS = {
-  id: { head: 'id', min: 8, preferred: 20, align: 'left' },
   state: { head: 'state', min: 15, preferred: 15, align: 'left' },
   decision: { head: 'decision', min: 8, preferred: 8, align: 'left' },
   score: { head: 'score', min: 5, preferred: 5, align: 'right' },
@@ -94,84 +96,148 @@ const COLUMNS = {
 } as const satisfies Record<string, Column>;
 type Sized = keyof typeof COLUMNS;
 const SIZED = Object.keys(COLUMNS) as Sized[];
+/** The id column: at least this wide, and grows to `preferred` (or the widest id of the first screenful) when there is room. */
+const ID = { min: 8, preferred: 20 };
 /** The last column (comments) takes the rest of the line; on a terminal it shares the room as if it wanted this much. */
 const COMMENTS = { min: 10, preferred: 50 };
-
-export type Widths = Record<Sized, number>;
-
 /**
- * Column widths for a terminal `columns` wide (null: off a terminal, the preferred widths).
- * From the minimums, the room left is shared among the columns that can grow and the comments,
- * in proportion to how much each wants, up to its preferred width; the comments get the rest.
- * On a terminal too narrow for the minimums, lines are cut at its edge.
+ * On a terminal too narrow for every column, which are kept, most wanted first (then shown in
+ * table order). The id column gives way to the first three: an id too wide to leave them room
+ * goes on a line of its own.
  */
-export function columnWidths(columns: number | null): Widths {
-  const widths = Object.fromEntries(SIZED.map((k) => [k, columns === null ? COLUMNS[k].preferred : COLUMNS[k].min])) as Widths;
-  if (columns === null) return widths;
-  const used = SIZED.reduce((sum, k) => sum + widths[k] + GAP.length, 0) + COMMENTS.min;
-  const want = (k: Sized) => COLUMNS[k].preferred - COLUMNS[k].min;
-  const wanted = SIZED.reduce((sum, k) => sum + want(k), 0) + COMMENTS.preferred - COMMENTS.min;
-  const room = Math.max(0, columns - used);
-  for (const k of SIZED) widths[k] += Math.min(want(k), Math.floor((room * want(k)) / wanted));
-  return widths;
+const KEPT_FIRST: readonly (Sized | 'comments')[] = ['state', 'decision', 'amount', 'score', 'email', 'eventDate', 'comments'];
+const BESIDE_ID: readonly Sized[] = ['state', 'decision', 'amount'];
+
+/** The width of each column shown (a sized column left out has none), the id's and the comments' (null: not shown). */
+export interface ListLayout {
+  id: number;
+  widths: Partial<Record<Sized, number>>;
+  /** On a terminal the comments take what is left of the line; null when there is no room for them. */
+  comments: number | null;
 }
 
+/**
+ * The columns for a terminal `columns` wide (null: off a terminal, every column at its
+ * preferred width), given the ids of the first screenful (as shown: safe text), so that the
+ * id column fits them and the rows that follow line up under one header.
+ *
+ * The id column is as wide as the widest of those ids that still leaves room for the state,
+ * the decision and the amount (at least 8); a wider id, then or later, goes on a line of its
+ * own with its row below. On a terminal the other columns are taken most wanted first while
+ * their narrowest width fits, whole or not at all (nothing is cut at the terminal's edge);
+ * the room left is then shared among the columns that can grow, in proportion to how much
+ * each wants, up to its preferred width; the comments get the rest of the line.
+ */
+export function listLayout(columns: number | null, firstIds: readonly string[]): ListLayout {
+  const widest = (limit: number) => firstIds.map((id) => stringWidth(id)).reduce((most, w) => (w <= limit ? Math.max(most, w) : most), ID.min);
+  if (columns === null) {
+    const widths = Object.fromEntries(SIZED.map((k) => [k, COLUMNS[k].preferred])) as Record<Sized, number>;
+    return { id: Math.max(ID.preferred, widest(Infinity)), widths, comments: COMMENTS.preferred };
+  }
+  const besideId = BESIDE_ID.reduce((sum, k) => sum + GAP.length + COLUMNS[k].min, 0);
+  const idMin = widest(columns - besideId);
+  const id = { min: idMin, preferred: Math.max(ID.preferred, idMin) };
+  let left = columns - id.min;
+  const chosen = new Set<Sized | 'comments'>();
+  for (const k of KEPT_FIRST) {
+    const need = GAP.length + (k === 'comments' ? COMMENTS.min : COLUMNS[k].min);
+    if (need <= left) {
+      chosen.add(k);
+      left -= need;
+    }
+  }
+  const shown = SIZED.filter((k) => chosen.has(k));
+  const want = (c: Column | typeof ID | typeof COMMENTS) => c.preferred - c.min;
+  const wanted = want(id) + shown.reduce((sum, k) => sum + want(COLUMNS[k]), 0) + (chosen.has('comments') ? want(COMMENTS) : 0);
+  const share = (c: Column | typeof ID | typeof COMMENTS) => (wanted === 0 ? 0 : Math.min(want(c), Math.floor((left * want(c)) / wanted)));
+  const widths = Object.fromEntries(shown.map((k) => [k, COLUMNS[k].min + share(COLUMNS[k])])) as Partial<Record<Sized, number>>;
+  const idWidth = id.min + share(id);
+  const used = idWidth + shown.reduce((sum, k) => sum + GAP.length + widths[k]!, 0);
+  return { id: idWidth, widths, comments: chosen.has('comments') ? columns - used - GAP.length : null };
+}
+
+/** The id cell's text for an entry or row: the id made safe, or where the line without one was. */
+export function idText(id: string | null, where: string): string {
+  return id === null ? `(${terminalSafe(where)})` : terminalSafe(id);
+}
 
 export interface ListTable {
   /** The heading line. */
   header(): string;
-  /** One row as one line (no newline). */
+  /**
+   * One row, without a newline at the end: one line, or, for an id wider than its column, the id
+   * on a line of its own (lines, on a terminal narrower than the id) and the row's cells below it.
+   */
   row(row: EventRow): string;
 }
 
-/** `columns`: the terminal's width, or null off a terminal (nothing cut). */
-export function createListTable(style: Style, columns: number | null): ListTable {
-  const widths = columnWidths(columns);
-  const fit = (value: string, width: number, align: 'left' | 'right', cutToFit = true): string => {
-    const shown = cutToFit && columns !== null ? cutToWidth(value, width) : value;
-    const pad = ' '.repeat(Math.max(0, width - stringWidth(shown)));
-    return align === 'right' ? pad + shown : shown + pad;
+/**
+ * `columns`: the terminal's width, or null off a terminal (nothing cut). `firstIds`: the ids of
+ * the first screenful, as `idText` gives them, for the id column's width.
+ */
+export function createListTable(style: Style, columns: number | null, firstIds: readonly string[] = []): ListTable {
+  const layout = listLayout(columns, firstIds);
+  const shown = SIZED.filter((k) => layout.widths[k] !== undefined);
+  const fit = (value: string, width: number, align: 'left' | 'right'): string => {
+    const cut = columns !== null ? cutToWidth(value, width) : value;
+    const pad = ' '.repeat(Math.max(0, width - stringWidth(cut)));
+    return align === 'right' ? pad + cut : cut + pad;
+  };
+  /** What follows the id column on a terminal: the cells, then the last (comments, or a message) in what is left of the line. */
+  const rest = (cells: readonly string[], last: string | null): string => {
+    const start = cells.map((c) => GAP + c).join('');
+    if (last === null) return start;
+    if (columns === null) return `${start}${GAP}${last}`;
+    const left = columns - layout.id - stringWidth(start) - GAP.length;
+    return left > 0 ? `${start}${GAP}${cutToWidth(last, left)}` : start;
   };
   /**
-   * The cells, then `last` cut to what is left of the terminal's width, without trailing blanks.
-   * An id wider than its column pushes the rest on; the line is then cut to the width (the id,
-   * first, is cut only if it is wider than the terminal itself: then the line wraps).
+   * The id and the rest of its row. An id wider than its column is never cut: it goes on a line
+   * of its own (broken at the terminal's edge when it is wider than the terminal), and the row
+   * below it, indented to the column, so that every row's cells line up under the header.
    */
-  const line = (cells: readonly string[], last: string): string => {
-    const start = cells.join(GAP) + (last !== '' ? GAP : '');
-    if (columns === null) return (start + last).trimEnd();
-    const left = columns - stringWidth(start);
-    if (left >= 2) return start + cutToWidth(last, left);
-    return cutToWidth((start + last).trimEnd(), Math.max(columns, stringWidth(cells[0] ?? '')));
+  const line = (id: string, colour: (s: string) => string, after: string): string => {
+    const width = stringWidth(id);
+    if (width <= layout.id) return (colour(id + ' '.repeat(layout.id - width)) + after).trimEnd();
+    const idLines = columns === null ? [id] : breakToWidth(id, columns);
+    return [...idLines.map(colour), (' '.repeat(layout.id) + after).trimEnd()].join('\n');
   };
   const cell = (value: string, k: Sized, colour?: (s: string) => string): string => {
-    if (value === '') return style.dim(fit('–', widths[k], COLUMNS[k].align));
-    const fitted = fit(value, widths[k], COLUMNS[k].align);
+    const width = layout.widths[k]!;
+    if (value === '') return style.dim(fit('–', width, COLUMNS[k].align));
+    const fitted = fit(value, width, COLUMNS[k].align);
     return colour ? colour(fitted) : fitted;
   };
+  const plain = (s: string) => s;
   return {
-    header: () => line(SIZED.map((k) => style.bold(fit(COLUMNS[k].head, widths[k], COLUMNS[k].align))), style.bold('comments')),
+    header: () =>
+      line(
+        'id',
+        style.bold,
+        rest(
+          shown.map((k) => style.bold(fit(COLUMNS[k].head, layout.widths[k]!, COLUMNS[k].align))),
+          layout.comments !== null ? style.bold('comments') : null,
+        ),
+      ),
     row(row) {
       const v = listValues(row);
       // The id is never cut: a row must say which event it is.
-      const id = row.kind === 'invalid' && row.id === null ? style.dim(fit(`(${terminalSafe(row.where)})`, widths.id, 'left', false)) : fit(v.id, widths.id, 'left', false);
-      if (row.kind === 'not-found') return line([id], style.dim(v.error));
-      if (row.kind === 'invalid') return line([id], `${style.review('invalid')} ${v.error}`);
-      if (row.kind === 'error') return line([id], `${style.decline('error')} ${v.error}`);
+      const id = row.kind === 'invalid' && row.id === null ? idText(null, row.where) : v.id;
+      const colour = row.kind === 'invalid' && row.id === null ? style.dim : plain;
+      if (row.kind === 'not-found') return line(id, colour, rest([], style.dim(v.error)));
+      if (row.kind === 'invalid') return line(id, colour, rest([], `${style.review('invalid')} ${v.error}`));
+      if (row.kind === 'error') return line(id, colour, rest([], `${style.decline('error')} ${v.error}`));
       const summary = isFields(row.summary) ? row.summary : {};
       const amount = summary.amount === null || summary.amount === undefined ? '' : money(summary.amount, summary.currency, PLAIN);
-      return line(
-        [
-          id,
-          cell(v.state, 'state'),
-          cell(v.decision, 'decision', (s) => style.action(v.decision, s)),
-          cell(v.score, 'score'),
-          cell(amount, 'amount'),
-          cell(v.email, 'email'),
-          cell(v.eventDate, 'eventDate'),
-        ],
-        v.comments === '' ? style.dim('–') : v.comments,
-      );
+      const values: Record<Sized, () => string> = {
+        state: () => cell(v.state, 'state'),
+        decision: () => cell(v.decision, 'decision', (s) => style.action(v.decision, s)),
+        score: () => cell(v.score, 'score'),
+        amount: () => cell(amount, 'amount'),
+        email: () => cell(v.email, 'email'),
+        eventDate: () => cell(v.eventDate, 'eventDate'),
+      };
+      return line(id, colour, rest(shown.map((k) => values[k]()), layout.comments === null ? null : v.comments === '' ? style.dim('–') : v.comments));
     },
   };
 }

@@ -2,7 +2,7 @@ import { KNOWN_STATES, TRANSITIONS, isKnownState } from '../contract/states.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import type { Session } from '../session.js';
 import type { Prompter } from './prompter.js';
-import { matchState } from './state-names.js';
+import { matchState, stateFromTyped } from './state-names.js';
 import { terminalSafe } from '../render/terminal-text.js';
 
 /*
@@ -54,18 +54,6 @@ function currentState(summary: unknown): string | null {
   return typeof state === 'string' ? state : null;
 }
 
-/** The state to send for what was typed: a known state in any case, or as typed with --force-state. */
-function stateToSend(typed: string, force: boolean): string {
-  const match = matchState(typed);
-  if (match.state) return match.state;
-  if (force) return typed.trim();
-  const guess = match.suggestion ? `: did you mean ${match.suggestion}?` : '';
-  throw new UsageError(
-    `unknown state "${terminalSafe(typed)}"${guess}`,
-    `known states: ${KNOWN_STATES.join(', ')}; to send a state this build does not know, add --force-state`,
-  );
-}
-
 export async function setState(session: Session, eventId: string, options: SetStateOptions): Promise<void> {
   let { state, comments } = options;
   // An empty comment is never sent: the service replaces the event's comment with it, which would
@@ -75,7 +63,7 @@ export async function setState(session: Session, eventId: string, options: SetSt
     if (state === undefined) throw new UsageError('nothing to change: the comment is empty and there is no --state', 'an empty comment is never sent, so that it cannot erase the comment the event has');
     session.context.stderr.write('note: the empty --comments is not sent (it would erase the comment the event has)\n');
   }
-  if (state !== undefined) state = stateToSend(state, options.forceState === true);
+  if (state !== undefined) state = stateFromTyped(state, options.forceState === true, 'send');
   const prompting = session.canPrompt;
   if (!prompting && state === undefined && comments === undefined) {
     throw new UsageError(

@@ -35,7 +35,7 @@ describe('batch progress', () => {
     stats.add({ ...decided(3, 'X'), outcome: 'FAILED', actionType: null, errorType: 'TIMEOUT' }, 'timed out');
     await new Promise((r) => setTimeout(r, 60));
     progress.stop();
-    expect(out.text()).toMatch(/^progress: 3 of 4 \(75%\) lines · [\d,]+ lines\/s · APPROVE 1 · REVIEW 0 · DECLINE 1 · errors 1$/m);
+    expect(out.text()).toMatch(/^progress: 3 of 4 \(75%\) events · [\d,]+ events\/s · APPROVE 1 · REVIEW 0 · DECLINE 1 · errors 1$/m);
     expect(out.text()).not.toContain('\u001b');
   });
 

@@ -242,8 +242,8 @@ describe('Ctrl-C', () => {
     const interrupted = await first.done;
     expect(interrupted.code).toBe(130);
     expect(interrupted.stderr).toContain('stopping: finishing the lines in flight');
-    expect(interrupted.stderr).toMatch(/Batch stopped: [\d,]+ lines/);
-    expect(interrupted.stderr).toMatch(/^error: interrupted after [\d,]+ lines/m);
+    expect(interrupted.stderr).toMatch(/Batch stopped: [\d,]+ events/);
+    expect(interrupted.stderr).toMatch(/^error: interrupted after [\d,]+ events/m);
     // Every line written is whole, and none is missing between those in flight: readable, not corrupt.
     const partial = readResults(out);
     expect(partial.length).toBeLessThan(count);
@@ -316,7 +316,7 @@ describe('a terminal that hangs up', () => {
     const result = await run.done;
     expect(result.signal).toBe('SIGHUP');
     expect(result.stderr).toContain('stopping: finishing the lines in flight');
-    expect(result.stderr).toMatch(/Batch stopped: 4 lines/);
+    expect(result.stderr).toMatch(/Batch stopped: 4 events/);
     expect(readResults(out).map((r) => r.outcome)).toEqual(['DECIDED', 'DECIDED', 'DECIDED', 'DECIDED']);
   }, 20_000);
 });

@@ -51,7 +51,7 @@ describe('fraudctl submit: JSON values in any layout (issue 13)', () => {
     expect(repeated).toEqual([]);
     expect([...lines.keys()].sort((a, b) => a - b)).toEqual(starts);
     starts.forEach((line, i) => expect(lines.get(line)).toMatchObject({ column: 1, id: `${prefix}-${i + 1}`, outcome: 'DECIDED' }));
-    expect(result.stderr).toMatch(/Batch done: 12 lines/);
+    expect(result.stderr).toMatch(/Batch done: 12 events/);
   });
 
   it('a pretty-printed file with --out (gzip too) is a batch of one value', async () => {
@@ -96,6 +96,59 @@ describe('fraudctl submit: JSON values in any layout (issue 13)', () => {
   });
 });
 
+describe('fraudctl submit: the summary and its advice (issue 18)', () => {
+  const hintOf = (stderr: string) => stderr.trimEnd().split('\n').at(-1)!;
+
+  it('[1,2 without --out: each value named once with its column, and a hint that works as written (no --resume without --out)', async () => {
+    const path = file('arr.json', '[1,2');
+    const result = await cli.run(['submit', path]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^Batch stopped: 2 events in /m);
+    expect(result.stderr.split('\n').filter((l) => l.startsWith('  line '))).toEqual([
+      '  line 1 column 2: not a JSON object (number)',
+      '  line 1 column 4: not a JSON object (number)',
+    ]);
+    expect(result.stderr).toMatch(/^error: .*arr\.json ends inside a JSON array$/m);
+    expect(hintOf(result.stderr)).toBe('the input may be cut short: complete it, then run the same command again');
+    expect(result.stderr).not.toContain('--resume');
+
+    // Followed as written: the input completed, the same command.
+    writeFileSync(path, '[1,2]');
+    const again = await cli.run(['submit', path]);
+    expect(again.stderr).not.toContain('--resume');
+    expect(again.stderr).toMatch(/^Batch done: 2 events in /m);
+    expect(again.stderr).toMatch(/^error: 2 of 2 events got no decision$/m);
+  });
+
+  it('cut short with --out: the hint says --resume, and following it skips what was done', async () => {
+    const [e1, e2, e3] = [1, 2, 3].map((n) => JSON.stringify(makeEvent('cut-resume', n)));
+    const path = file('cut.json', `[${e1},\n${e2},\n`);
+    const out = outPath('results.jsonl');
+    const result = await cli.run(['submit', path, '--out', out]);
+    expect(result.code).toBe(1);
+    expect(hintOf(result.stderr)).toBe('the input may be cut short: complete it, then run the same command again with --resume (it skips what was done)');
+    expect(readResults(out).map((r) => r.id)).toEqual(expect.arrayContaining(['cut-resume-1', 'cut-resume-2']));
+
+    writeFileSync(path, `[${e1},\n${e2},\n${e3}]\n`);
+    const resumed = await cli.run(['submit', path, '--out', out, '--resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/^Batch done: 1 event in .*, 2 already done by the earlier run$/m);
+    const { lines, repeated } = byLine(readResults(out));
+    expect(repeated).toEqual([]);
+    expect([...lines.values()].map((r) => [r.id, r.outcome]).sort()).toEqual([
+      ['cut-resume-1', 'DECIDED'],
+      ['cut-resume-2', 'DECIDED'],
+      ['cut-resume-3', 'DECIDED'],
+    ]);
+  });
+
+  it('a broken value with nothing after it, without --out: the hint has no --resume either', async () => {
+    const result = await cli.run(['submit', '-', '--concurrency', '2'], { input: `${JSON.stringify(makeEvent('broken-no-out', 1), null, 2)}\n{"id": "x", "amount": }\n` });
+    expect(result.code).toBe(1);
+    expect(hintOf(result.stderr)).toBe('fix the input there, then run the same command again');
+  });
+});
+
 describe('fraudctl submit (batch)', () => {
   it('screens every line of a JSON Lines file: one result per line, each event stored', async () => {
     const lines = makeLines('jsonl-basic', 40);
@@ -118,7 +171,7 @@ describe('fraudctl submit (batch)', () => {
       expect(stored.status).toBe(200);
       expect((stored.json as { actionType: string }).actionType).toBe(r.actionType);
     }
-    expect(result.stderr).toMatch(/Batch done: 40 lines/);
+    expect(result.stderr).toMatch(/Batch done: 40 events/);
     expect(result.stderr).toMatch(/decided\s+40/);
     expect(result.stderr).toContain(`results    ${out}`);
     expect(result.stdout).toBe('');
@@ -152,7 +205,7 @@ describe('fraudctl submit (batch)', () => {
     expect(result.stderr).toMatch(/decided\s+4\b/);
     expect(result.stderr).toMatch(/rejected\s+5\b/);
     expect(result.stderr).toMatch(/line 2: not JSON/);
-    expect(result.stderr).toMatch(/^error: 5 of 9 lines got no decision/m);
+    expect(result.stderr).toMatch(/^error: 5 of 9 events got no decision/m);
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
@@ -307,9 +360,9 @@ describe('fraudctl submit (batch) on a terminal', () => {
     });
     expect(code).toBe(0);
     expect(nodeWarnings(screen)).toEqual([]);
-    expect(screen).toMatch(/[\d,]+\/600 lines · [\d,]+\/s · ETA \S+ · APPROVE [\d,]+ · REVIEW [\d,]+ · DECLINE [\d,]+ · errors 0/);
-    expect(screen).toMatch(/600\/600 lines/);
-    expect(screen).toMatch(/Batch done: 600 lines/);
+    expect(screen).toMatch(/[\d,]+\/600 events · [\d,]+\/s · ETA \S+ · APPROVE [\d,]+ · REVIEW [\d,]+ · DECLINE [\d,]+ · errors 0/);
+    expect(screen).toMatch(/600\/600 events/);
+    expect(screen).toMatch(/Batch done: 600 events/);
   });
 });
 
@@ -324,7 +377,7 @@ describe('fraudctl submit (batch) | head', () => {
     child.stdin.end(makeLines('epipe', 3000).join('\n'));
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code).toBe(1);
-    expect(stderr).toMatch(/^error: stdout was closed after [\d,]+ results: the batch stopped; [\d,]+ lines? (was|were) sent whose results could not be written$/m);
+    expect(stderr).toMatch(/^error: stdout was closed after [\d,]+ results: the batch stopped; [\d,]+ events? (was|were) sent whose results could not be written$/m);
     expect(stderr).not.toMatch(/\n\s+at /);
     expect(nodeWarnings(stderr)).toEqual([]);
     expect((await cli.sb.call('GET', '/event/epipe-3000')).status).toBe(404);

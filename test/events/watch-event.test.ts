@@ -160,6 +160,34 @@ describe('fraudctl show --watch against a scripted server', () => {
     expect(result.stderr).toContain('e-1 is in ON_HOLD_BY_PARTNER\\x1b[2J, a state this build does not know');
   });
 
+  it('--until matches states as set-state --state does: any case and separators', async () => {
+    steps = [state('IN_REVIEW'), state('APPROVED')];
+    const result = await runCli(['show', 'e-1', '--watch', '--interval', '1', '--until', 'approved'], { env: env(), timeoutMs: 10_000 });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('watching e-1 every 1 s until APPROVED');
+    expect(result.stderr).toContain('e-1 reached APPROVED');
+    expect(result.stderr).not.toContain('not a state this build knows');
+    expect(lines(result.stdout).at(-1)).toMatch(/state IN_REVIEW → APPROVED$/);
+  });
+
+  it('--until with a typo is a usage error with the nearest state (exit 2), and nothing is sent', async () => {
+    steps = [state('PENDING_REVIEW')];
+    const before = server.requests.length;
+    const result = await runCli(['show', 'e-1', '--watch', '--until', 'aproved'], { env: env() });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^error: unknown state "aproved": did you mean APPROVED\?$/m);
+    expect(result.stderr).toContain('to watch for a state this build does not know, add --force-state');
+    expect(server.requests.length).toBe(before);
+  });
+
+  it('--until STATE --force-state watches for a state this build does not know, as typed, past the final ones', async () => {
+    steps = [state('APPROVED'), state('ON_HOLD')];
+    const result = await runCli(['show', 'e-1', '--watch', '--interval', '1', '--until', 'ON_HOLD', '--force-state'], { env: env(), timeoutMs: 10_000 });
+    expect(result.code, result.stderr).toBe(0);
+    expect(lines(result.stdout).at(-1)).toMatch(/state APPROVED → ON_HOLD$/);
+    expect(result.stderr).toContain('e-1 reached ON_HOLD');
+  });
+
   it('the event gone (404) ends it with exit 4', async () => {
     steps = [state('PENDING_REVIEW'), (res) => send(res, 404, { requestId: 'r', errorType: 'NOT_FOUND', errorCodes: ['EVENT_NOT_FOUND'] })];
     const result = await runCli(['show', 'e-1', '--watch', '--interval', '1'], { env: env() });

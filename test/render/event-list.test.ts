@@ -3,7 +3,7 @@ import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 import type { EventRow } from '../../src/event-lists/event-row.js';
 import { createStyle } from '../../src/render/colours.js';
-import { columnWidths, createListTable } from '../../src/render/event-list.js';
+import { createListTable, listLayout } from '../../src/render/event-list.js';
 import { ACTIVE_EXCEPT_NEWLINE, CLEAR_SCREEN, OSC_TITLE, RLO, SGR, hostileJson, hostileString } from './hostile-text.js';
 
 const plain = createStyle(0);
@@ -32,30 +32,65 @@ describe('the compact list table', () => {
     expect(row).toMatch(/^e-1\s+–\s+–\s+50\s+12\.50\s+–\s+2026-11-20T22:41:17Z\s+–$/);
   });
 
-  it('on a terminal: every line fits its width, the comments cut with …', () => {
+  it('on a terminal: every line fits its width; a column that does not fit is left out whole, the comments cut with …', () => {
     for (const columns of [60, 80, 100, 120, 160, 220]) {
       const table = createListTable(coloured, columns);
+      const header = table.header().replace(SGR, '');
       const lines = [table.header(), table.row(found('ord-1002', { comments: 'x'.repeat(500) })), table.row(notFound('ord-9'))];
       for (const line of lines) expect(stringWidth(line), `${columns}: ${line}`).toBeLessThanOrEqual(columns);
-      expect(lines[1]).toMatch(/…$/);
-      expect(lines[1]).toMatch(/^ord-1002 /);
+      const row = lines[1]!.replace(SGR, '');
+      expect(row).toMatch(/^ord-1002 +PENDING_REVIEW +REVIEW +(50 +)?1,649\.00 USD/);
+      if (header.includes('event date')) expect(row).toContain('2026-11-20T22:41:17Z');
+      if (header.includes('comments')) expect(row).toMatch(/ x+…$/);
+      else expect(row).not.toContain('xxx');
     }
+    expect(createListTable(plain, 60).header()).toBe('id           state            decision  score         amount');
   });
 
   it('grows the columns that can grow as the terminal widens, the comments last', () => {
-    const narrow = columnWidths(100);
-    const wide = columnWidths(150);
-    expect(narrow).toEqual({ id: 8, state: 15, decision: 8, score: 5, amount: 12, email: 12, eventDate: 20 });
-    expect(wide.email).toBeGreaterThan(narrow.email);
+    const narrow = listLayout(100, []);
+    const wide = listLayout(150, []);
+    expect(narrow.widths.email).toBeDefined();
+    expect(wide.widths.email).toBeGreaterThan(narrow.widths.email!);
     expect(wide.id).toBeGreaterThan(narrow.id);
-    expect(columnWidths(500)).toEqual(columnWidths(null));
+    expect(wide.comments).toBeGreaterThan(10);
+    const roomy = listLayout(500, []);
+    const offTerminal = listLayout(null, []);
+    expect([roomy.id, roomy.widths]).toEqual([offTerminal.id, offTerminal.widths]);
   });
 
-  it('never cuts an id: a long one pushes its row on, and the comments take what is left', () => {
-    const id = `ord-${'9'.repeat(60)}`;
-    const line = createListTable(plain, 120).row(found(id));
-    expect(line.startsWith(`${id}  PENDING_REVIEW`)).toBe(true);
-    expect(stringWidth(line)).toBeLessThanOrEqual(120);
+  const UUID = '7c1e0b2a-5d3f-4a6b-8c9d-0e1f2a3b4c5d';
+  it('the id column fits the widest id of the first screenful when that leaves room for state, decision and amount', () => {
+    for (const columns of [80, 100, null]) {
+      const table = createListTable(plain, columns, ['ord-1', UUID]);
+      const header = table.header();
+      for (const row of [table.row(found('ord-1')), table.row(found(UUID)), table.row(notFound(UUID))]) {
+        expect(row.split('\n'), `${columns}: ${row}`).toHaveLength(1);
+        expect(row.search(/PENDING_REVIEW|not found/), `${columns}: ${row}`).toBe(header.indexOf('state'));
+      }
+    }
+  });
+
+  it('never cuts an id: one wider than its column goes on a line of its own, its row below it, lined up', () => {
+    for (const columns of [60, 120, null]) {
+      const table = createListTable(plain, columns, ['ord-1', 'ord-2']);
+      const state = table.header().indexOf('state');
+      const id = `ord-${'9'.repeat(40)}`;
+      for (const row of [found(id), notFound(id)]) {
+        const [first, second, ...more] = table.row(row).split('\n');
+        expect(first, `${columns}`).toBe(id);
+        expect(more).toEqual([]);
+        expect(second!.search(/PENDING_REVIEW|not found/), `${columns}: ${second}`).toBe(state);
+        if (columns !== null) expect(stringWidth(second!)).toBeLessThanOrEqual(columns);
+      }
+      expect(table.row(found('ord-3')).search(/PENDING_REVIEW/)).toBe(state);
+    }
+    // Wider than the terminal: broken at its edge, every character shown.
+    const huge = `ord-${'顧'.repeat(50)}-${'7'.repeat(100)}`;
+    const lines = createListTable(plain, 80, ['ord-1']).row(found(huge)).split('\n');
+    for (const line of lines) expect(stringWidth(line)).toBeLessThanOrEqual(80);
+    expect(lines.slice(0, -1).join('')).toBe(huge);
+    expect(lines.at(-1)).toMatch(/^ +PENDING_REVIEW/);
   });
 
   it('cuts by display width: wide characters count two', () => {
@@ -78,20 +113,20 @@ describe('the compact list table', () => {
     expect(line.replace(SGR, '')).toMatch(/^e-1\s+PENDING_REVIEW\s+DECLINE\s+50/);
   });
 
-  it('whatever the service sends, no row holds a terminal control or a line break, and none is wider than the terminal', () => {
+  it('whatever the service sends, no row holds a terminal control, and none of its lines is wider than the terminal', () => {
     fc.assert(
       fc.property(hostileString, hostileJson, hostileJson, hostileString, fc.integer({ min: 40, max: 300 }), (id, summary, assessment, comments, columns) => {
         const base = typeof summary === 'object' && summary !== null && !Array.isArray(summary) ? summary : { state: summary };
         const row: EventRow = { kind: 'found', id, summary: { ...base, comments }, assessment };
         for (const style of [plain, coloured]) {
           for (const width of [null, columns]) {
-            const line = createListTable(style, width).row(row).replace(SGR, '');
-            expect(line).not.toMatch(ACTIVE_EXCEPT_NEWLINE);
-            expect(line).not.toContain('\n');
+            const text = createListTable(style, width, [id]).row(row).replace(SGR, '');
+            expect(text).not.toMatch(ACTIVE_EXCEPT_NEWLINE);
+            // A line of its own for an id wider than its column, and the row below it: never more.
+            expect(text.split('\n').length).toBeLessThanOrEqual(width === null ? 2 : 2 + Math.ceil(stringWidth(id) / width));
+            if (width !== null) for (const line of text.split('\n')) expect(stringWidth(line)).toBeLessThanOrEqual(width);
           }
         }
-        const fitted = createListTable(plain, columns).row({ ...row, id: 'e-1' });
-        expect(stringWidth(fitted)).toBeLessThanOrEqual(columns);
       }),
       { numRuns: 300 },
     );
