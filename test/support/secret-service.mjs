@@ -28,6 +28,8 @@ function run(file, args, env, input) {
     const child = execFile(file, args, { env, timeout: 10_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
     });
+    // A tool that exits without reading its input (secret-tool lookup) closes the pipe: not a failure.
+    child.stdin.on('error', () => {});
     child.stdin.end(input ?? '');
   });
 }
