@@ -56,6 +56,8 @@ export function startSecretService(dir) {
     const child = spawn('dbus-run-session', ['--', 'sh', '-c', SESSION_SCRIPT], { env: { ...home, KEYRING_PASSWORD }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
+    // Its stdin only keeps it alive; a session that already ended is not an error when it is closed.
+    child.stdin.on('error', () => {});
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`the private Secret Service did not start within 10 s: ${stderr}`));
