@@ -12,6 +12,7 @@ import { logoutCommand } from './commands/logout.js';
 import { configCommand } from './commands/config.js';
 import { completionCommand } from './commands/completion.js';
 import { doctorCommand } from './commands/doctor.js';
+import { completeCommand } from './commands/complete.js';
 
 /*
  * The command tree: commander, the global options and every command's definition. main.ts
@@ -62,6 +63,8 @@ const COMMANDS: Record<string, (context: CliContext) => Command> = {
   doctor: doctorCommand,
   completion: completionCommand,
   sandbox: sandboxCommand,
+  // Hidden: what the completion scripts ask for at each Tab (profile names).
+  __complete: completeCommand,
 };
 
 /** The global options that take a value: the word after one is not a command. */
@@ -114,7 +117,7 @@ export function buildProgram(context: CliContext, argv?: readonly string[]): Com
   });
   const only = argv && commandToRun(argv);
   for (const [name, make] of Object.entries(COMMANDS)) {
-    if (only === undefined || name === only) program.addCommand(make(context));
+    if (only === undefined || name === only) program.addCommand(make(context), { hidden: name.startsWith('__') });
   }
   // Sub-commands report usage errors through the same exit path as the root.
   const inherit = (command: Command) => {

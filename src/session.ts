@@ -4,6 +4,8 @@ import { ApiClient, type ApiClientOptions } from './api/api-client.js';
 import { requireApiKey, resolveSettings, type Settings } from './profiles/settings.js';
 import { readConfigFile } from './profiles/config-file.js';
 import { readStoredKey } from './credentials/credential-store.js';
+import { settingHints } from './profiles/setting-hints.js';
+import { checkTransportResolving } from './api/transport.js';
 import { createOutput, type Output } from './render/output.js';
 import { defaultSandboxDb } from './paths/xdg-paths.js';
 import type { Prompter } from './review/prompter.js';
@@ -130,6 +132,9 @@ export class Session {
     const apiKey = await this.apiKey();
     let baseUrl = settings.baseUrl;
     if (baseUrl === null) baseUrl = await this.startEmbeddedSandbox();
+    const hints = settingHints(settings.profile, settings.sources);
+    // A host that does not resolve is said before any refusal of plain http:// to it.
+    await checkTransportResolving(baseUrl, settings.insecureHttp, settings.profile, this.context.env, hints.url);
     const client = new ApiClient({
       baseUrl,
       apiKey,
@@ -137,6 +142,7 @@ export class Session {
       retry: { maxRetries: settings.retries },
       env: this.context.env,
       profile: settings.profile,
+      hints,
       insecureHttp: settings.insecureHttp,
       ...(this.globals.debug ? { debug: (line: string) => this.debugLine(line) } : {}),
       ...batch,

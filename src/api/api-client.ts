@@ -3,14 +3,16 @@ import type { Dispatcher } from 'undici';
 import { Agent, loadEnvHttpProxyAgent } from './undici-parts.js';
 import { VERSION } from '../version.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
-import { ApiError, BadResponseError, NetworkError, NotTheServiceError, type NetworkFailure } from './api-error.js';
+import { ApiError, BadResponseError, NetworkError, NotTheServiceError, ProxyError, type NetworkFailure } from './api-error.js';
 import { ExitCode, UsageError } from '../errors/cli-error.js';
 import { readNotFound, type NotFoundReading } from './error-shape.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, GATEWAY_STATUSES, parseRetryAfter, RETRYABLE_STATUSES, type RetryPolicy } from './retry-policy.js';
 import type { RetryKind } from './retry-budget.js';
 import { redactHeaders } from './debug-log.js';
 import { eventPath } from '../contract/paths.js';
-import { checkTransport } from './transport.js';
+import { checkTransport, hostNameHint } from './transport.js';
+import { proxyFor, proxySettings, proxyShown } from './proxy.js';
+import type { SettingHints } from '../profiles/setting-hints.js';
 
 /*
  * The one place that talks HTTP to the service (undici). It owns the API key header, the
@@ -28,6 +30,8 @@ export interface ApiClientOptions {
   env: NodeJS.ProcessEnv;
   /** The profile in use, for hints such as "run fraudctl login --profile P". */
   profile?: string;
+  /** What to tell the user to change when the key is refused or the URL is wrong, by where each came from. */
+  hints?: SettingHints;
   /** Receives request/response log lines (--debug); they never hold the key. */
   debug?: (line: string) => void;
   sleep?: (ms: number) => Promise<void>;
@@ -98,16 +102,23 @@ function requestHeaders(apiKey: string | null, withBody: boolean): Record<string
 
 export interface RequestPreview {
   method: string;
-  url: string;
+  /** The resource's path, as the interface names it (`/event/ord-1/state`), under the base URL. */
+  path: string;
+  /** The whole URL; null for the embedded sandbox, which has none until a command starts it. */
+  url: string | null;
+  /** Where it would go, in words: the base URL, or "the embedded sandbox". */
+  to: string;
   headers: Record<string, string>;
   body?: unknown;
 }
 
 /** The request a call would send, key redacted, without sending it (--dry-run). `null` base: the embedded sandbox. */
-export function previewRequest(baseUrl: string | null, apiKey: string | null, method: string, path: string, body?: unknown): RequestPreview {
+export function previewRequest(baseUrl: string | null, apiKey: string | null, method: string, path: string, body?: unknown, profile?: string): RequestPreview {
   const base = baseUrl === null ? null : new URL(baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
-  const url = base === null ? `(embedded sandbox)${path}` : `${base.origin}${base.pathname}${path.replace(/^\//, '')}`;
-  return { method, url, headers: redactHeaders(requestHeaders(apiKey, body !== undefined)), ...(body !== undefined ? { body } : {}) };
+  const url = base === null ? null : `${base.origin}${base.pathname}${path.replace(/^\//, '')}`;
+  const place = base === null ? 'the embedded sandbox (a local service on a loopback port, not production)' : `${base.origin}${base.pathname}`;
+  const to = profile === undefined ? place : `${place}, profile ${profile}`;
+  return { method, path, url, to, headers: redactHeaders(requestHeaders(apiKey, body !== undefined)), ...(body !== undefined ? { body } : {}) };
 }
 
 export { eventPath } from '../contract/paths.js';
@@ -121,10 +132,6 @@ function idPath(eventId: string, suffix = ''): string {
     throw new UsageError(`the event id ${terminalSafe(JSON.stringify(eventId))} is not valid Unicode text (it holds half of a surrogate pair): it cannot be put in a URL`);
   }
   return eventPath(eventId, suffix);
-}
-
-function proxyConfigured(env: NodeJS.ProcessEnv): boolean {
-  return Boolean(env.HTTP_PROXY || env.http_proxy || env.HTTPS_PROXY || env.https_proxy);
 }
 
 export class ApiClient {
@@ -146,15 +153,16 @@ export class ApiClient {
   private dispatcher(): Promise<Dispatcher> {
     this.dispatcherValue ??= (async () => {
       const connect = { timeout: Math.min(10_000, this.options.timeoutMs) };
-      const env = this.options.env;
+      const proxies = proxySettings(this.options.env);
       const connections = this.options.connections !== undefined ? { connections: this.options.connections } : {};
-      if (!proxyConfigured(env)) return new Agent({ connect, keepAliveTimeout: 10_000, ...connections });
+      if (!proxies.http && !proxies.https) return new Agent({ connect, keepAliveTimeout: 10_000, ...connections });
       const EnvHttpProxyAgent = await loadEnvHttpProxyAgent();
+      // All three given (an empty string: none), so undici reads nothing from process.env itself.
       return new EnvHttpProxyAgent({
         connect,
-        httpProxy: env.HTTP_PROXY ?? env.http_proxy,
-        httpsProxy: env.HTTPS_PROXY ?? env.https_proxy ?? env.HTTP_PROXY ?? env.http_proxy,
-        noProxy: env.NO_PROXY ?? env.no_proxy,
+        httpProxy: proxies.http?.proxy ?? '',
+        httpsProxy: proxies.https?.proxy ?? '',
+        noProxy: proxies.noProxy,
         // Plain http:// goes to the proxy as an absolute URL, as curl does; https:// is tunnelled (CONNECT).
         proxyTunnel: false,
         ...connections,
@@ -242,7 +250,8 @@ export class ApiClient {
       } catch (error) {
         if (error instanceof ApiError || error instanceof NetworkError || error instanceof BadResponseError) error.attempts = attempt + 1;
         // A timeout used the deadline up; a TLS failure (a certificate, a scheme) would only come again.
-        const safeToRepeat = error instanceof NetworkError && error.failure !== 'timeout' && error.failure !== 'other' && error.failure !== 'tls' && (op.idempotent || !error.maybeProcessed);
+        // A proxy's failure is not the service's blip: every attempt would meet it, so it is said at once.
+        const safeToRepeat = error instanceof NetworkError && !['timeout', 'other', 'tls', 'proxy'].includes(error.failure) && (op.idempotent || !error.maybeProcessed);
         if (!safeToRepeat || attempt >= this.policy.maxRetries || this.options.signal?.aborted) throw error;
         if (error.failure === 'connect-timeout') kind = 'timeout';
         this.options.debug?.(`retrying after ${error.message}`);
@@ -358,10 +367,17 @@ export class ApiClient {
     );
   }
 
+  /** Where the service URL is changed, for hints: "check the host name in …". */
+  private urlHint(): string {
+    return this.options.hints?.url ?? '--base-url or the profile (fraudctl config list)';
+  }
+
   /** `url`: where the request went (the base URL's origin: redirects never leave it). */
   private networkError(op: Operation, url: URL, error: unknown, answered: boolean): NetworkError {
     const e = error as { name?: string; code?: string; message?: string; cause?: { code?: string } };
     const code = e.code ?? e.cause?.code ?? '';
+    const proxy = this.proxyFailure(url, code, e.message ?? '');
+    if (proxy) return proxy;
     const host = safe(url.host);
     const kind = ((): [NetworkFailure, string, boolean] => {
       if (e.name === 'TimeoutError' || e.name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return ['timeout', '', true];
@@ -376,12 +392,72 @@ export class ApiClient {
     if (failure === 'timeout') return this.timeout(op);
     const processed = answered || maybeSent;
     const hint =
-      failure === 'refused' || failure === 'dns' || failure === 'connect-timeout'
-        ? 'is the service running at that address? check --base-url or the profile (fraudctl config list)'
+      failure === 'dns'
+        ? hostNameHint(this.urlHint())
+        : failure === 'refused' || failure === 'connect-timeout'
+        ? `is the service running at that address? check ${this.urlHint()}`
         : op.method === 'POST' && op.eventId
             ? `the event may have been stored: check with fraudctl show ${safe(op.eventId)}`
             : undefined;
     return new NetworkError(message, failure, processed, hint);
+  }
+
+  /**
+   * The failure of the proxy a request to `url` goes through, when it is one: the proxy refused
+   * the connection or cannot be reached (through a proxy, every connection this process opens is
+   * to the proxy), or it answered CONNECT with another status than 200. undici says so in words
+   * only: "Proxy response (407) !== 200 when HTTP Tunneling" (ProxyAgent, an https:// URL), and
+   * "Proxy Authentication Required (407)" for a plain http:// request the proxy forwards.
+   */
+  private proxyFailure(url: URL, code: string, message: string): ProxyError | undefined {
+    const via = proxyFor(url, this.options.env);
+    if (!via) return undefined;
+    const proxy = `the proxy ${safe(proxyShown(via.proxy))} (${via.from})`;
+    const status = Number(/^Proxy response \((\d{3})\) !== 200 when HTTP Tunneling$/.exec(message)?.[1] ?? (/^Proxy Authentication Required \(407\)$/.test(message) ? 407 : 0));
+    if (status === 407 || status === 401) {
+      // 407 is the proxy's "who are you?"; some proxies (tinyproxy) answer wrong credentials with 401.
+      let credentials = false;
+      try {
+        credentials = new URL(via.proxy).username !== '';
+      } catch {
+        // not a URL: undici would not have got this far
+      }
+      const answered = status === 407 ? '407 Proxy Authentication Required' : '401 Unauthorized';
+      return new ProxyError(
+        `${proxy} ${credentials ? 'did not accept the credentials given' : 'asks for credentials'} (${answered}); nothing was sent to ${safe(url.host)}`,
+        status,
+        credentials
+          ? `check the user name and password in ${via.from} (http://user:password@host:port, with @ : / in them written as %40 %3A %2F)`
+          : `put the credentials in ${via.from} as http://user:password@host:port`,
+        ExitCode.FAILURE,
+      );
+    }
+    if (status) {
+      const phrase = process.getBuiltinModule('node:http').STATUS_CODES[status];
+      const answered = `${status}${phrase ? ` ${phrase}` : ''}`;
+      const reachable = status >= 500;
+      return new ProxyError(
+        `${proxy} refused to open a connection to ${safe(url.host)}: it answered ${answered}; nothing was sent to the service`,
+        status,
+        reachable
+          ? `the proxy could not reach the service: check the host and port of ${this.urlHint()}, or try again later`
+          : `the proxy does not let this machine reach ${safe(url.host)}: ask its administrators (or, for a service reached without a proxy, add its host to NO_PROXY)`,
+        reachable ? ExitCode.UNAVAILABLE : ExitCode.FAILURE,
+      );
+    }
+    const unreachable = `check the host and port in ${via.from}, and the network`;
+    const failed: Record<string, [string, string]> = {
+      ECONNREFUSED: ['connection refused', `is the proxy running? check the host and port in ${via.from}`],
+      ENOTFOUND: ['its host name does not resolve (DNS lookup failed)', `check the host name in ${via.from}`],
+      EAI_AGAIN: ['its host name does not resolve (DNS lookup failed)', `check the host name in ${via.from}`],
+      UND_ERR_CONNECT_TIMEOUT: ['no answer to the connection attempt', unreachable],
+      ETIMEDOUT: ['no answer to the connection attempt', unreachable],
+      EHOSTUNREACH: ['no route to it', unreachable],
+      ENETUNREACH: ['no route to it', unreachable],
+    };
+    const known = failed[code];
+    if (known) return new ProxyError(`cannot connect to ${proxy}: ${known[0]}; nothing was sent to ${safe(url.host)}`, null, known[1], ExitCode.UNAVAILABLE);
+    return undefined;
   }
 
   private finish(op: Operation, raw: RawResponse, attempts: number): ApiResponse {
@@ -420,7 +496,9 @@ export class ApiClient {
     const ref = raw.requestId ? `, request ${safe(raw.requestId)}` : '';
     const where = `${op.method} ${this.base.origin}${safe(raw.path)}`;
     const message = `${where} answered 404 with ${got}${ref}: that is not the fraud-screening service's answer, so this URL is not the service, or not its base path`;
-    const hint = `check --base-url or the profile's URL (fraudctl config get base-url${this.options.profile && this.options.profile !== 'sandbox' ? ` --profile ${this.options.profile}` : ''}): it should be the service's base address`;
+    const hint = this.options.hints
+      ? `check ${this.options.hints.url}: it should be the service's base address`
+      : `check --base-url or the profile's URL (fraudctl config get base-url${this.options.profile && this.options.profile !== 'sandbox' ? ` --profile ${this.options.profile}` : ''}): it should be the service's base address`;
     return new NotTheServiceError(this.withoutKey(message), raw.status, this.withoutKey(got), hint);
   }
 
@@ -440,7 +518,7 @@ export class ApiClient {
     const [message, hint] = ((): [string, string | undefined] => {
       switch (status) {
         case 401:
-          return [`the service did not accept the API key (${detail})`, `check the key: ${login}`];
+          return [`the service did not accept the API key (${detail})`, this.options.hints?.key ?? `check the key: ${login}`];
         case 403:
           return [`the merchant of this API key is blocked (${detail})`, 'ask the service operator to unblock the merchant'];
         case 404:

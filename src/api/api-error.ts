@@ -31,8 +31,11 @@ export class ApiError extends CliError {
   attempts = 1;
 }
 
-/** 'budget': not a network failure as such — a batch's shared retry budget refused the retry the failure called for. */
-export type NetworkFailure = 'refused' | 'dns' | 'tls' | 'timeout' | 'reset' | 'connect-timeout' | 'other' | 'budget';
+/**
+ * 'budget': not a network failure as such — a batch's shared retry budget refused the retry the
+ * failure called for. 'proxy': the proxy failed (see ProxyError), not the service.
+ */
+export type NetworkFailure = 'refused' | 'dns' | 'tls' | 'timeout' | 'reset' | 'connect-timeout' | 'other' | 'budget' | 'proxy';
 
 /** A network failure as an error type for results and rows (fraudctl's own names; the service never sent them). */
 export const NETWORK_ERROR_TYPES: Readonly<Record<NetworkFailure, string>> = {
@@ -44,6 +47,7 @@ export const NETWORK_ERROR_TYPES: Readonly<Record<NetworkFailure, string>> = {
   'connect-timeout': 'CONNECT_TIMEOUT',
   other: 'BAD_RESPONSE',
   budget: 'RETRY_BUDGET_SPENT',
+  proxy: 'PROXY_FAILURE',
 };
 
 /** No usable answer: the connection failed, timed out, or the answer was not what the interface promises. */
@@ -63,6 +67,28 @@ export class NetworkError extends CliError {
 
   /** Attempts the call made before this failure stood. */
   attempts = 1;
+}
+
+/**
+ * The proxy in the way (HTTPS_PROXY, HTTP_PROXY) failed, not the service: it refused the
+ * connection or could not be reached, asked for credentials (407), or refused to open the tunnel
+ * to the service (another status of its answer to CONNECT). Nothing reached the service. Not
+ * retried, and it stops a batch or a list at once, as a refused key does: every request would
+ * meet it. Exit 6 when waiting may help (the proxy down, or it could not reach the service: a
+ * 5xx), 1 otherwise (credentials, a destination it does not allow). Its message names the proxy
+ * by host and port only, never with a user name or password.
+ */
+export class ProxyError extends NetworkError {
+  constructor(
+    message: string,
+    /** The status of the proxy's answer to CONNECT (407, 403, 502…), or null when it never answered. */
+    readonly status: number | null,
+    hint: string,
+    exitCode: ExitCodeValue,
+  ) {
+    super(message, 'proxy', false, hint, exitCode);
+    this.name = 'ProxyError';
+  }
 }
 
 /** A 2xx (or redirect) whose body or target is not what the interface promises. */

@@ -1,4 +1,8 @@
+import { isIP } from 'node:net';
 import { UsageError } from '../errors/cli-error.js';
+import { terminalSafe } from '../render/terminal-text.js';
+import { NetworkError } from './api-error.js';
+import { proxyFor } from './proxy.js';
 
 /*
  * Transport rules the client holds to before anything is sent. Every request carries the API
@@ -31,4 +35,38 @@ export function checkTransport(baseUrl: string, insecureHttp: boolean, profile?:
     `refusing to send the API key in clear text to ${url.host}: the URL is http://, and that host is not this machine`,
     `use https://; only if the network path is trusted (a tunnel), allow it with --insecure-http or: fraudctl config set insecure-http true${forProfile}`,
   );
+}
+
+/** What to do about a host name that does not resolve; `where`: where the URL is changed (setting-hints.ts). */
+export const hostNameHint = (where: string) => `check the host name in ${where}`;
+
+/** "cannot find host x": a DNS failure, in the words the API client uses too. */
+function hostNotFound(hostname: string, where: string): NetworkError {
+  return new NetworkError(`cannot find host ${terminalSafe(hostname)} (DNS lookup failed)`, 'dns', false, hostNameHint(where));
+}
+
+/**
+ * checkTransport, but a host name that does not resolve is reported as that first: a mistyped
+ * `http://locahost:8787` gets "cannot find host locahost", not advice about --insecure-http that
+ * would not help. The look-up sends nothing to the host, so no key travels in clear either way;
+ * a name that resolves is refused as before. Through a proxy the proxy resolves names (and the
+ * key would reach it in clear), so the refusal stands as it is. `where`: where the URL is changed.
+ */
+export async function checkTransportResolving(baseUrl: string, insecureHttp: boolean, profile: string | undefined, env: NodeJS.ProcessEnv, where: string): Promise<void> {
+  try {
+    checkTransport(baseUrl, insecureHttp, profile);
+  } catch (refusal) {
+    const url = new URL(baseUrl);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host) || proxyFor(url, env) !== null) throw refusal;
+    // Taken here, not imported: only this refusal needs it (start-up, see ARCHITECTURE.md).
+    const { lookup } = process.getBuiltinModule('node:dns/promises');
+    try {
+      await lookup(host);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NODATA' || code === 'EAI_NONAME') throw hostNotFound(host, where);
+    }
+    throw refusal;
+  }
 }

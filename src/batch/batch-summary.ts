@@ -7,7 +7,7 @@ import { count } from './batch-progress.js';
  * the results are. As text for people, or as one JSON object (--json) for scripts.
  */
 
-export type StopReason = 'interrupted' | 'aborted' | 'max-errors' | 'retry-budget' | 'auth' | 'input' | 'wrong-input' | 'output-closed' | 'not-the-service';
+export type StopReason = 'interrupted' | 'aborted' | 'max-errors' | 'retry-budget' | 'auth' | 'input' | 'wrong-input' | 'output-closed' | 'not-the-service' | 'proxy';
 
 export interface SummaryFacts {
   stats: BatchStats;
@@ -30,6 +30,7 @@ const STOP_TEXT: Record<StopReason, string> = {
   'output-closed': 'stopped: stdout was closed',
   'wrong-input': 'stopped: the results file was written for another input',
   'not-the-service': 'stopped: the URL does not answer as the fraud-screening service (check --base-url)',
+  proxy: 'stopped: the proxy failed (below), so the lines it failed did not reach the service: once it works, run the same command with --resume',
 };
 
 const sortedEntries = (map: Map<string, number>) => [...map.entries()].sort((a, b) => b[1] - a[1]);
@@ -90,7 +91,7 @@ export function summaryText(f: SummaryFacts): string {
   }
   if (f.stopped) {
     lines.push(STOP_TEXT[f.stopped]);
-    if (f.results && f.stopped !== 'auth' && f.stopped !== 'input' && f.stopped !== 'wrong-input' && f.stopped !== 'not-the-service') lines.push(`Continue later with the same command and --resume.`);
+    if (f.results && f.stopped !== 'auth' && f.stopped !== 'input' && f.stopped !== 'wrong-input' && f.stopped !== 'not-the-service' && f.stopped !== 'proxy') lines.push(`Continue later with the same command and --resume.`);
   }
   return lines.join('\n');
 }

@@ -1,7 +1,7 @@
 import { once, setMaxListeners } from 'node:events';
 import { rmSync } from 'node:fs';
 import { Semaphore } from 'async-mutex';
-import { NotTheServiceError, type ApiError } from '../api/api-error.js';
+import { NotTheServiceError, ProxyError, type ApiError } from '../api/api-error.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { jsonForTerminal } from '../render/terminal-text.js';
 import type { Session } from '../session.js';
@@ -80,7 +80,7 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
   setMaxListeners(MAX_LINES_IN_PROGRESS + 16, abort.signal);
   let stopped: StopReason | null = null;
   let finished = false;
-  let fatal: ApiError | NotTheServiceError | undefined;
+  let fatal: ApiError | NotTheServiceError | ProxyError | undefined;
   let inputError: unknown;
   const stop = (reason: StopReason) => {
     stopped ??= reason;
@@ -172,7 +172,7 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
     stats.add(result, outcome.reason);
     if (outcome.fatal) {
       fatal ??= outcome.fatal;
-      stop(outcome.fatal instanceof NotTheServiceError ? 'not-the-service' : 'auth');
+      stop(outcome.fatal instanceof NotTheServiceError ? 'not-the-service' : outcome.fatal instanceof ProxyError ? 'proxy' : 'auth');
     }
     if (control.budget.spent) stop('retry-budget');
     if (options.maxErrors !== null && stats.errors >= options.maxErrors) stop('max-errors');

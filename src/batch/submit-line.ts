@@ -1,5 +1,5 @@
 import type { ApiClient } from '../api/api-client.js';
-import { ApiError, BadResponseError, NETWORK_ERROR_TYPES, NetworkError, NotTheServiceError } from '../api/api-error.js';
+import { ApiError, BadResponseError, NETWORK_ERROR_TYPES, NetworkError, NotTheServiceError, ProxyError } from '../api/api-error.js';
 import type { RetryKind } from '../api/retry-budget.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import type { InputRecord } from './input-records.js';
@@ -41,8 +41,8 @@ export interface LineOutcome {
   result: LineResult;
   /** Why the line got no decision, in words, for the summary. */
   reason?: string;
-  /** The error that should stop the whole batch: the key was refused, or the URL is not the service. */
-  fatal?: ApiError | NotTheServiceError;
+  /** The error that should stop the whole batch: the key was refused, the URL is not the service, or the proxy failed. */
+  fatal?: ApiError | NotTheServiceError | ProxyError;
 }
 
 /** A line ready to send: its text and id. */
@@ -251,6 +251,6 @@ export async function submitLine(record: InputRecord, parsed: LineToSend, work: 
   result = { ...result, ...f };
   if (lastError instanceof ApiError && REJECTING_STATUSES.has(lastError.status)) return finish({ result: { ...result, outcome: 'REJECTED' }, reason });
   const fatal =
-    (lastError instanceof ApiError && (lastError.status === 401 || lastError.status === 403)) || lastError instanceof NotTheServiceError ? lastError : undefined;
+    (lastError instanceof ApiError && (lastError.status === 401 || lastError.status === 403)) || lastError instanceof NotTheServiceError || lastError instanceof ProxyError ? lastError : undefined;
   return finish({ result: { ...result, outcome: 'FAILED' }, reason, ...(fatal ? { fatal } : {}) });
 }

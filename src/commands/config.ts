@@ -26,12 +26,14 @@ export function configCommand(context: CliContext): Command {
   config
     .command('list')
     .description('list the profiles (keys redacted), marking the active one')
+    .addHelpText('before', 'Examples:\n  $ fraudctl config list\n  $ fraudctl config list --json\n')
     .action(async (_options: unknown, command: Command) => {
       await withSession(context, command, (session) => listConfig(session));
     });
   config
     .command('get')
     .description('print one setting of a profile')
+    .addHelpText('before', 'Examples:\n  $ fraudctl config get base-url --profile prod\n  $ fraudctl config get api-key                  # redacted: ****3f9a\n')
     .addArgument(new Argument('<key>').choices(KEYS))
     .action(async (key: string, _options: unknown, command: Command) => {
       await withSession(context, command, (session) => getConfig(session, key));
@@ -39,6 +41,7 @@ export function configCommand(context: CliContext): Command {
   config
     .command('set')
     .description('change one setting of a profile (created if new); the API key is stored by fraudctl login')
+    .addHelpText('before', 'Examples:\n  $ fraudctl config set base-url https://fraud.example.com --profile prod\n  $ fraudctl config set timeout 10 --profile prod\n  $ fraudctl config set insecure-http true --profile tunnel   # http:// to another machine: the key travels in clear\n')
     .addArgument(
       new Argument('<key>', 'the setting (the key is stored by login)').choices(SETTABLE).argParser((key: string) => {
         // A key typed as an argument is already in the shell's history: refuse it, and say so.
@@ -54,6 +57,7 @@ export function configCommand(context: CliContext): Command {
   config
     .command('unset')
     .description('remove one setting from a profile')
+    .addHelpText('before', 'Examples:\n  $ fraudctl config unset timeout --profile prod   # back to the default (30 s)\n  $ fraudctl config unset api-key --profile prod   # forget the key, as fraudctl logout does\n')
     .addArgument(new Argument('<key>').choices(KEYS))
     .action(async (key: string, _options: unknown, command: Command) => {
       await withSession(context, command, (session) => unsetConfig(session, key));
@@ -61,6 +65,7 @@ export function configCommand(context: CliContext): Command {
   config
     .command('use')
     .description('make a profile the active one')
+    .addHelpText('before', 'Examples:\n  $ fraudctl config use prod\n  $ fraudctl config use sandbox   # back to the embedded sandbox\n')
     .argument('<profile>')
     .action(async (profile: string, _options: unknown, command: Command) => {
       await withSession(context, command, (session) => useConfig(session, profile));

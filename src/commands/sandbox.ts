@@ -13,7 +13,15 @@ function parsePort(value: string): number {
 }
 
 export function sandboxCommand(context: CliContext): Command {
-  const sandbox = new Command('sandbox').description('run the local implementation of the fraud-screening service');
+  const sandbox = new Command('sandbox').description('run the local implementation of the fraud-screening service').addHelpText(
+    'before',
+    `Examples:
+  $ fraudctl sandbox serve                                   # http://127.0.0.1:8787, until Ctrl-C
+  $ fraudctl login --profile local --base-url http://127.0.0.1:8787   # then, in another terminal (key: sandbox-demo-key)
+  $ fraudctl sandbox serve --port 0 --db :memory:            # any free port, nothing kept
+  $ fraudctl sandbox default-config > sandbox.json           # rules, lists and thresholds to edit for --config
+`,
+  );
 
   sandbox
     .command('serve')

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { MAX_COMMENT_LENGTH } from './limits.js';
 import { NullableString } from './nullable.js';
 
 /*
@@ -8,7 +9,6 @@ import { NullableString } from './nullable.js';
  */
 
 export const MAX_STRING = 1024;
-export const MAX_COMMENTS = 4000;
 export const MAX_ITEMS = 500;
 /** Largest amount or price the sandbox accepts: beyond it, base-currency sums lose meaning. */
 export const MAX_AMOUNT = 1e12;
@@ -47,7 +47,7 @@ export const EventPayloadSchema = Type.Object(
     userFullName: Type.Optional(text()),
     userIp: Type.Optional(text('IPv4 or IPv6 address')),
     userCreated: Type.Optional(NullableString({ format: 'date' })),
-    comments: Type.Optional(NullableString({ maxLength: MAX_COMMENTS })),
+    comments: Type.Optional(NullableString({ maxLength: MAX_COMMENT_LENGTH })),
     shippingCountry: Type.Optional(country()),
     shippingFullName: Type.Optional(text()),
     shippingCity: Type.Optional(text()),

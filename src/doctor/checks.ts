@@ -3,9 +3,12 @@ import { statSync } from 'node:fs';
 import { isIP, connect as tcpConnect } from 'node:net';
 import { connect as tlsConnect, type PeerCertificate } from 'node:tls';
 import type { ApiClient } from '../api/api-client.js';
+import { ProxyError } from '../api/api-error.js';
+import { proxyFor } from '../api/proxy.js';
 import { CliError } from '../errors/cli-error.js';
 import { eventPath } from '../contract/paths.js';
 import type { SettingSource } from '../profiles/settings.js';
+import type { SettingHints } from '../profiles/setting-hints.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 
 /*
@@ -50,21 +53,6 @@ export function configFileCheck(path: string): CheckResult {
   return result('config-file', 'config file', 'pass', `${path} (mode ${mode.toString(8)})`);
 }
 
-/** The proxy a request to `url` goes through, from HTTP(S)_PROXY and NO_PROXY, as undici decides. */
-export function proxyFor(url: URL, env: NodeJS.ProcessEnv): { proxy: string; from: string } | null {
-  const pick = (...names: string[]) => names.map((n) => [n, env[n]] as const).find(([, v]) => v !== undefined && v !== '');
-  const chosen = url.protocol === 'https:' ? pick('HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy') : pick('HTTP_PROXY', 'http_proxy');
-  if (!chosen) return null;
-  const noProxy = (env.NO_PROXY ?? env.no_proxy ?? '').split(/[\s,]+/).filter(Boolean);
-  const host = url.hostname.toLowerCase();
-  const exempt = noProxy.some((entry) => {
-    if (entry === '*') return true;
-    const name = entry.replace(/^\*?\./, '').replace(/:\d+$/, '').toLowerCase();
-    return host === name || host.endsWith(`.${name}`);
-  });
-  return exempt ? null : { proxy: chosen[1]!, from: chosen[0] };
-}
-
 export function proxyCheck(url: URL, env: NodeJS.ProcessEnv): CheckResult {
   const via = proxyFor(url, env);
   if (!via) return result('proxy', 'proxy', 'info', env.NO_PROXY || env.no_proxy ? 'none for this host (NO_PROXY)' : 'none');
@@ -80,7 +68,8 @@ export function proxyCheck(url: URL, env: NodeJS.ProcessEnv): CheckResult {
   return result('proxy', 'proxy', 'info', `${terminalSafe(shown)} (${via.from})`);
 }
 
-export async function dnsCheck(host: string): Promise<CheckResult> {
+/** `where`: where the host name is changed (setting-hints.ts for the service, the variable for a proxy). */
+export async function dnsCheck(host: string, where: string): Promise<CheckResult> {
   if (isIP(host.replace(/^\[|\]$/g, ''))) return result('dns', 'DNS', 'skip', `${host} is an address`);
   const started = performance.now();
   try {
@@ -89,11 +78,12 @@ export async function dnsCheck(host: string): Promise<CheckResult> {
     return result('dns', 'DNS', 'pass', `${host} → ${addresses.map((a) => a.address).slice(0, 3).join(', ')} (${ms} ms)`);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? 'failed';
-    return result('dns', 'DNS', 'fail', `${host} does not resolve (${code})`, 'check the host name in the service URL, or this machine\'s DNS');
+    return result('dns', 'DNS', 'fail', `${host} does not resolve (${code})`, `check the host name in ${where}, or this machine's DNS`);
   }
 }
 
-export function tcpCheck(host: string, port: number, timeoutMs: number): Promise<CheckResult> {
+/** To `host:port`, which is `what` ("the service", "the proxy"); `where`: where it is changed (setting-hints.ts, or the proxy's variable). */
+export function tcpCheck(host: string, port: number, timeoutMs: number, what: string, where: string): Promise<CheckResult> {
   return new Promise((resolve) => {
     const started = performance.now();
     const socket = tcpConnect({ host, port });
@@ -101,10 +91,11 @@ export function tcpCheck(host: string, port: number, timeoutMs: number): Promise
       socket.destroy();
       resolve(r);
     };
-    socket.setTimeout(timeoutMs, () => done(result('connect', 'connection', 'fail', `no answer from ${host}:${port} within ${timeoutMs / 1000} s`, 'a firewall, or the wrong port: check the service URL')));
+    const check = `check ${where}`;
+    socket.setTimeout(timeoutMs, () => done(result('connect', 'connection', 'fail', `no answer from ${host}:${port} within ${timeoutMs / 1000} s`, `a firewall, or the wrong port: ${check}`)));
     socket.once('connect', () => done(result('connect', 'connection', 'pass', `${host}:${port} in ${Math.round(performance.now() - started)} ms`)));
     socket.once('error', (e: NodeJS.ErrnoException) => {
-      const hint = e.code === 'ECONNREFUSED' ? 'nothing listens there: is the service up, and is the port right?' : 'check the service URL and the network';
+      const hint = e.code === 'ECONNREFUSED' ? `nothing listens there: is ${what} up, and is the port right? ${check}` : `${check}, and the network`;
       done(result('connect', 'connection', 'fail', `${host}:${port}: ${e.code ?? e.message}`, hint));
     });
   });
@@ -118,7 +109,7 @@ function describeCert(cert: PeerCertificate): string {
 }
 
 /** The TLS handshake as Node will do it (its CAs plus NODE_EXTRA_CA_CERTS), with the certificate it saw. */
-export function tlsCheck(host: string, port: number, timeoutMs: number, env: NodeJS.ProcessEnv): Promise<CheckResult> {
+export function tlsCheck(host: string, port: number, timeoutMs: number, env: NodeJS.ProcessEnv, where: string): Promise<CheckResult> {
   const extra = env.NODE_EXTRA_CA_CERTS ? `NODE_EXTRA_CA_CERTS is ${env.NODE_EXTRA_CA_CERTS}` : 'NODE_EXTRA_CA_CERTS is not set';
   return new Promise((resolve) => {
     const socket = tlsConnect({ host, port, servername: isIP(host) ? undefined : host, rejectUnauthorized: false });
@@ -133,7 +124,7 @@ export function tlsCheck(host: string, port: number, timeoutMs: number, env: Nod
       const code = error ? (typeof error === 'string' ? error : ((error as NodeJS.ErrnoException).code ?? error.message)) : null;
       if (!code) return done(result('tls', 'TLS', 'pass', `${socket.getProtocol() ?? 'TLS'}, certificate ${describeCert(cert)}`));
       if (code === 'CERT_HAS_EXPIRED') return done(result('tls', 'TLS', 'fail', `the certificate expired on ${cert.valid_to}`, 'the service must renew it; nothing to change here'));
-      if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return done(result('tls', 'TLS', 'fail', `the certificate is not for ${host} (${describeCert(cert)})`, 'check the host in the service URL'));
+      if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return done(result('tls', 'TLS', 'fail', `the certificate is not for ${host} (${describeCert(cert)})`, `check the host in ${where}`));
       if (UNTRUSTED.has(code)) {
         return done(result('tls', 'TLS', 'fail', `the certificate (${describeCert(cert)}) is not signed by a CA this machine trusts (${code})`, `for a private CA, point NODE_EXTRA_CA_CERTS at its PEM file (${extra})`));
       }
@@ -174,7 +165,7 @@ export interface ServiceFindings {
  * (EVENT_NOT_FOUND) when the URL is right and the key accepted, 401/403 when the key is not; the
  * answers also give the clock's skew (Date) and the round-trip time.
  */
-export async function serviceChecks(client: ApiClient, probeId: string, profile: string): Promise<ServiceFindings> {
+export async function serviceChecks(client: ApiClient, probeId: string, hints: SettingHints): Promise<ServiceFindings> {
   const times: number[] = [];
   let first: Awaited<ReturnType<ApiClient['probe']>>;
   try {
@@ -182,8 +173,12 @@ export async function serviceChecks(client: ApiClient, probeId: string, profile:
     times.push(first.elapsedMs);
     for (let i = 0; i < 2; i++) times.push((await client.probe(eventPath(probeId))).elapsedMs);
   } catch (e) {
-    // The client's errors are CliErrors whose messages are already safe to print.
-    const failed = result('service', 'service', 'fail', (e as Error).message, e instanceof CliError ? e.hint : undefined);
+    // The client's errors are CliErrors whose messages are already safe to print. A proxy's
+    // failure is the proxy's line, not the service's: the service was never reached.
+    const failed =
+      e instanceof ProxyError
+        ? result('proxy-connect', 'through proxy', 'fail', e.message, e.hint)
+        : result('service', 'service', 'fail', (e as Error).message, e instanceof CliError ? e.hint : undefined);
     const skipped = (check: string, title: string) => result(check, title, 'skip', 'no answer from the service');
     return { service: failed, key: skipped('api-key-accepted', 'key accepted'), clock: skipped('clock', 'clock'), roundTrip: skipped('round-trip', 'round trip') };
   }
@@ -195,12 +190,12 @@ export async function serviceChecks(client: ApiClient, probeId: string, profile:
   let service: CheckResult;
   let key: CheckResult;
   const notService = (what: string) =>
-    result('service', 'service', 'fail', `this URL is not the fraud-screening service, or not its base path: GET /event/… answered ${status} with ${what}`, 'check the path of the service URL (--base-url, or fraudctl config set base-url URL)');
+    result('service', 'service', 'fail', `this URL is not the fraud-screening service, or not its base path: GET /event/… answered ${status} with ${what}`, `check the path of ${hints.url}`);
   const keyUnknown = result('api-key-accepted', 'key accepted', 'skip', 'unknown until the URL answers as the service');
   if (shape && (status === 401 || status === 403)) {
     service = result('service', 'service', 'pass', `answers in the service's error shape (${status} ${shown}${request})`);
     key = status === 401
-      ? result('api-key-accepted', 'key accepted', 'fail', `the service refused the key (401 ${shown})`, `log in again: fraudctl login --profile ${profile}`)
+      ? result('api-key-accepted', 'key accepted', 'fail', `the service refused the key (401 ${shown})`, hints.key)
       : result('api-key-accepted', 'key accepted', 'fail', `the key is known, but its merchant is blocked (403 ${shown})`, 'ask the service\'s operators why the merchant is blocked');
   } else if (status === 404 && shape && !shape.errorCodes.some((c) => /ROUTE/i.test(c))) {
     service = result('service', 'service', 'pass', `answers as the fraud-screening service (404 ${shown} for an event that does not exist${request})`);
@@ -209,7 +204,7 @@ export async function serviceChecks(client: ApiClient, probeId: string, profile:
     service = notService(shape ? `a code that names a route (${shown})` : looksLike(first.text, first.headers));
     key = keyUnknown;
   } else {
-    service = result('service', 'service', 'fail', `GET /event/… answered ${status}${shape ? ` ${shown}` : ` with ${looksLike(first.text, first.headers)}`}, where the service answers 404 for an event that does not exist`, status >= 500 ? 'the service is failing: try again later' : 'check the service URL');
+    service = result('service', 'service', 'fail', `GET /event/… answered ${status}${shape ? ` ${shown}` : ` with ${looksLike(first.text, first.headers)}`}, where the service answers 404 for an event that does not exist`, status >= 500 ? 'the service is failing: try again later' : `check ${hints.url}`);
     key = keyUnknown;
   }
 

@@ -1,13 +1,15 @@
 import { newProbeId } from '../api/api-client.js';
+import { proxyFor } from '../api/proxy.js';
 import { CliError, ExitCode } from '../errors/cli-error.js';
 import { configFilePath } from '../profiles/config-file.js';
 import { credentialStoreName } from '../credentials/credential-store.js';
 import { redactKey } from '../profiles/redact.js';
 import type { Settings } from '../profiles/settings.js';
+import { keyHint, settingHints, type SettingHints } from '../profiles/setting-hints.js';
 import type { Style } from '../render/colours.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import type { Session } from '../session.js';
-import { configFileCheck, dnsCheck, openApiCheck, proxyCheck, proxyFor, serviceChecks, sourceWords, tcpCheck, tlsCheck, type CheckResult } from './checks.js';
+import { configFileCheck, dnsCheck, openApiCheck, proxyCheck, serviceChecks, sourceWords, tcpCheck, tlsCheck, type CheckResult } from './checks.js';
 
 /*
  * `fraudctl doctor`: is the set-up working? One line per check, ✓ or ✗ with what to do, as
@@ -34,7 +36,7 @@ function settingsChecks(settings: Settings, env: NodeJS.ProcessEnv, key: string 
   if (keyError !== null) {
     checks.push({ check: 'api-key', title: 'API key', status: 'fail', detail: keyError.message, ...(keyError.hint ? { hint: keyError.hint } : {}) });
   } else if (key === null || key === '') {
-    checks.push({ check: 'api-key', title: 'API key', status: 'fail', detail: 'none for this profile', hint: `fraudctl login --profile ${settings.profile} (or set FRAUDCTL_API_KEY)` });
+    checks.push({ check: 'api-key', title: 'API key', status: 'fail', detail: 'none for this profile', hint: keyHint(settings.profile, null) });
   } else {
     const source = settings.apiKeySource === 'sandbox-default' ? 'the sandbox\'s key' : s.apiKey === 'credential-store' ? `from ${credentialStoreName()}` : sourceWords(s.apiKey, 'FRAUDCTL_API_KEY');
     checks.push({ check: 'api-key', title: 'API key', status: 'pass', detail: `${redactKey(key)} (${source})` });
@@ -43,7 +45,7 @@ function settingsChecks(settings: Settings, env: NodeJS.ProcessEnv, key: string 
   return checks;
 }
 
-async function networkChecks(url: URL, env: NodeJS.ProcessEnv): Promise<CheckResult[]> {
+async function networkChecks(url: URL, env: NodeJS.ProcessEnv, hints: SettingHints): Promise<CheckResult[]> {
   const checks = [proxyCheck(url, env)];
   const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
   const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -58,17 +60,17 @@ async function networkChecks(url: URL, env: NodeJS.ProcessEnv): Promise<CheckRes
     }
     const proxyHost = proxy.hostname.replace(/^\[|\]$/g, '');
     const proxyPort = Number(proxy.port || (proxy.protocol === 'https:' ? 443 : 80));
-    checks.push(await dnsCheck(proxyHost), await tcpCheck(proxyHost, proxyPort, NETWORK_TIMEOUT_MS));
+    checks.push(await dnsCheck(proxyHost, via.from), await tcpCheck(proxyHost, proxyPort, NETWORK_TIMEOUT_MS, 'the proxy', via.from));
     checks.push({ check: 'tls', title: 'TLS', status: 'skip', detail: 'through the proxy: checked by the request below' });
     return checks;
   }
-  const dns = await dnsCheck(host);
+  const dns = await dnsCheck(host, hints.url);
   checks.push(dns);
   if (dns.status === 'fail') return checks;
-  const tcp = await tcpCheck(host, port, NETWORK_TIMEOUT_MS);
+  const tcp = await tcpCheck(host, port, NETWORK_TIMEOUT_MS, 'the service', hints.url);
   checks.push(tcp);
   if (tcp.status === 'fail') return checks;
-  if (url.protocol === 'https:') checks.push(await tlsCheck(host, port, NETWORK_TIMEOUT_MS, env));
+  if (url.protocol === 'https:') checks.push(await tlsCheck(host, port, NETWORK_TIMEOUT_MS, env, hints.url));
   else if (!['localhost', '127.0.0.1', '::1'].includes(host)) {
     checks.push({ check: 'tls', title: 'TLS', status: 'fail', detail: 'plain http:// to another machine: the API key travels in clear', hint: 'use the service\'s https:// URL' });
   } else checks.push({ check: 'tls', title: 'TLS', status: 'skip', detail: 'plain http:// on this machine' });
@@ -99,7 +101,8 @@ export async function runDoctor(session: Session): Promise<void> {
       }
     }
     checks.push(...settingsChecks(settings, env, key, keyError));
-    if (settings.baseUrl !== null) checks.push(...(await networkChecks(new URL(settings.baseUrl), env)));
+    const hints = settingHints(settings.profile, settings.sources);
+    if (settings.baseUrl !== null) checks.push(...(await networkChecks(new URL(settings.baseUrl), env, hints)));
     const reachable = !checks.some((c) => ['dns', 'connect', 'tls'].includes(c.check) && c.status === 'fail');
     let client: Awaited<ReturnType<Session['client']>> | null = null;
     if (reachable && key) {
@@ -112,7 +115,7 @@ export async function runDoctor(session: Session): Promise<void> {
       }
     }
     if (client && key) {
-      const found = await serviceChecks(client, newProbeId(), settings.profile);
+      const found = await serviceChecks(client, newProbeId(), hints);
       checks.push(found.service, found.key);
       if (found.service.status === 'pass') checks.push(await openApiCheck(client));
       checks.push(found.clock, found.roundTrip);

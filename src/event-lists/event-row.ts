@@ -1,5 +1,5 @@
 import type { ApiClient } from '../api/api-client.js';
-import { ApiError, BadResponseError, NETWORK_ERROR_TYPES, NetworkError, NotTheServiceError } from '../api/api-error.js';
+import { ApiError, BadResponseError, NETWORK_ERROR_TYPES, NetworkError, NotTheServiceError, ProxyError } from '../api/api-error.js';
 import { CliError, ExitCode, type ExitCodeValue } from '../errors/cli-error.js';
 import type { IdListEntry } from '../id-lists/id-list.js';
 
@@ -34,7 +34,7 @@ export type EventRow =
   | { kind: 'invalid'; id: string | null; where: string; error: RowError }
   | { kind: 'error'; id: string; where: string; error: RowError; exitCode: ExitCodeValue };
 
-/** A row that ends the list: the key was refused, or the URL is not the service's. */
+/** A row that ends the list: the key was refused, the URL is not the service's, or the proxy failed. */
 export interface FatalRow {
   kind: 'fatal';
   error: CliError;
@@ -88,6 +88,8 @@ function failedRow(entry: IdListEntry, id: string, error: unknown): EventRow | F
     if (error.status === 400 || error.status === 422) return { kind: 'invalid', id, where: entry.where, error: fields };
     return { kind: 'error', id, where: entry.where, error: fields, exitCode: error.exitCode };
   }
+  // The proxy failed: every other id would meet it too, so stop, as for a refused key.
+  if (error instanceof ProxyError) return { kind: 'fatal', error };
   if (error instanceof NetworkError) {
     return { kind: 'error', id, where: entry.where, error: { status: null, errorType: NETWORK_ERROR_TYPES[error.failure], errorCodes: [], requestId: null, message: error.message }, exitCode: error.exitCode };
   }

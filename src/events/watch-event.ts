@@ -1,5 +1,5 @@
 import type { ApiClient, RequestControl } from '../api/api-client.js';
-import { ApiError } from '../api/api-error.js';
+import { ApiError, ProxyError } from '../api/api-error.js';
 import { isKnownState } from '../contract/states.js';
 import { CliError, ExitCode } from '../errors/cli-error.js';
 import { changed, renderWatchChange, renderWatchStart, timestamp, type Watched } from '../render/event-changes.js';
@@ -46,8 +46,9 @@ function reason(state: unknown, until: string | null): string | null {
   return isKnownState(state) ? null : `is in ${terminalSafe(state)}, a state this build does not know`;
 }
 
-/** Failures after which checking again is pointless: the key, the id or the URL is wrong. */
+/** Failures after which checking again is pointless: the key, the id or the URL is wrong, or the proxy refuses (not merely down). */
 function endsTheWatch(error: unknown): boolean {
+  if (error instanceof ProxyError) return error.exitCode !== ExitCode.UNAVAILABLE;
   return error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
 }
 

@@ -3,10 +3,12 @@ import type { Session } from '../session.js';
 import { readAllStdin } from '../cli-context.js';
 import { ApiError, NotTheServiceError } from '../api/api-error.js';
 import { newProbeId } from '../api/api-client.js';
-import { checkTransport } from '../api/transport.js';
+import { checkTransportResolving } from '../api/transport.js';
+import { urlHint } from '../profiles/setting-hints.js';
 import { configFilePath, readConfigFile } from '../profiles/config-file.js';
 import { useProfile } from '../profiles/config-commands.js';
 import { redactKey } from '../profiles/redact.js';
+import { terminalSafe } from '../render/terminal-text.js';
 import { activeProfileName } from '../profiles/settings.js';
 import { checkBaseUrl } from '../profiles/values.js';
 import { credentialStoreName } from '../credentials/credential-store.js';
@@ -26,9 +28,13 @@ export interface LoginOptions {
   insecureStorage?: boolean;
 }
 
-async function readKey(session: Session): Promise<string> {
+/** The key, from a hidden prompt that names the profile and the service it is for, or from stdin. */
+async function readKey(session: Session, profile: string, baseUrl: string | undefined): Promise<string> {
   const { context } = session;
-  if (session.canPrompt) return (await (await session.prompter()).secret('API key')).trim();
+  if (session.canPrompt) {
+    const service = baseUrl === undefined ? 'the embedded sandbox' : terminalSafe(baseUrl);
+    return (await (await session.prompter()).secret(`API key for profile "${terminalSafe(profile)}" (${service})`)).trim();
+  }
   if (context.stdin.isTTY) throw new UsageError('login needs the key: run it on a terminal, or pipe the key on stdin', 'e.g. pass show fraud/key | fraudctl login --profile prod');
   return (await readAllStdin(context)).trim();
 }
@@ -48,10 +54,11 @@ export async function login(session: Session, options: LoginOptions = {}): Promi
   // Refused before the key is asked for: it would travel in clear text.
   const insecureHttp = globals.insecureHttp === true || (Object.hasOwn(profiles, profile) && profiles[profile]?.insecureHttp === true);
   if (baseUrl !== undefined) {
-    checkTransport(baseUrl, insecureHttp, profile);
+    const source = globals.baseUrl ? 'flag' : context.env.FRAUDCTL_BASE_URL ? 'env' : 'file';
+    await checkTransportResolving(baseUrl, insecureHttp, profile, context.env, urlHint(profile, source));
   }
 
-  const key = await readKey(session);
+  const key = await readKey(session, profile, baseUrl);
   if (key === '') throw new UsageError('no API key was given: nothing was saved');
   if (/\s/.test(key)) throw new UsageError('an API key has no spaces or line breaks: nothing was saved');
 

@@ -1,12 +1,15 @@
 import cliTruncate from 'cli-truncate';
 import stringWidth from 'string-width';
+import wrapAnsi from 'wrap-ansi';
 
 /*
  * How many terminal columns text takes, and text cut to a number of columns: for output laid
  * out line by line rather than through cli-table3 (the review queue's screen, the list of many
  * events). One room for it, on string-width (East Asian wide characters and emoji take two
  * columns, combining marks and zero-width characters none, escape sequences none) and
- * cli-truncate (cuts with …, keeps and closes the colours of our own Style).
+ * cli-truncate (cuts with …, keeps and closes the colours of our own Style), and wrap-ansi for
+ * what must be shown whole rather than cut (an event id on the review screen, the `?` screen, an
+ * item id in a narrow table).
  *
  * The input is text already made terminal-safe (terminalSafe), possibly coloured by Style. A
  * terminal may disagree about a rare character; a cut line then ends one column early or late,
@@ -40,25 +43,16 @@ export function fitToWidth(text: string, width: number): string {
 
 /**
  * `text` (safe, without colour) broken into lines of at most `width` columns, nothing left out,
- * between grapheme clusters (Intl.Segmenter), for what must be shown whole on a narrower
- * terminal (an id). No package breaks without word boundaries and without ANSI handling at
- * this size; wrap-ansi would, but only as a dependency of a dependency.
+ * anywhere in it (not only at spaces), for what must be shown whole on a narrower terminal (an id).
  */
 export function breakToWidth(text: string, width: number): string[] {
-  const max = Math.max(1, Math.floor(width));
-  const lines: string[] = [];
-  let line = '';
-  let used = 0;
-  for (const { segment } of new Intl.Segmenter().segment(text)) {
-    const w = stringWidth(segment);
-    if (used + w > max && line !== '') {
-      lines.push(line);
-      line = '';
-      used = 0;
-    }
-    line += segment;
-    used += w;
-  }
-  lines.push(line);
-  return lines;
+  return wrapAnsi(text, Math.max(1, Math.floor(width)), { hard: true, wordWrap: false, trim: false }).split('\n');
+}
+
+/**
+ * `text` over as many lines as it needs, none wider than `width` columns: broken at spaces, and a
+ * word longer than a line broken inside it (never cut). Colours are kept.
+ */
+export function wrapToWidth(text: string, width: number): string[] {
+  return wrapAnsi(text, Math.max(1, Math.floor(width)), { hard: true }).split('\n');
 }

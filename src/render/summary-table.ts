@@ -85,24 +85,20 @@ function summaryTable(summary: Fields, style: Style): string {
   return tableText(table, style);
 }
 
+/**
+ * The items table. On a narrow terminal the ids, quantities and amounts stay whole (the long heads
+ * shorten), the name wraps, and the seller and category go under the item.
+ */
 function itemColumns(baseCurrency: unknown): Column[] {
+  const price = (i: Fields, style: Style) => money(i.itemPrice, i.itemCurrency, style);
+  const basePrice = (i: Fields, style: Style) => money(i.itemPriceInBaseCurrency, baseCurrency, style);
   return [
-    { head: 'item', keys: ['itemId', 'itemName'], show: (i, style) => joinPresent([i.itemId, i.itemName], ' / ', style) },
-    column('quantity', 'itemQuantity', 'right'),
-    {
-      head: 'price',
-      keys: ['itemPrice', 'itemCurrency'],
-      show: (i, style) => money(i.itemPrice, i.itemCurrency, style),
-      align: 'right',
-    },
-    {
-      head: 'base-currency price',
-      keys: ['itemPriceInBaseCurrency'],
-      show: (i, style) => money(i.itemPriceInBaseCurrency, baseCurrency, style),
-      align: 'right',
-    },
-    { head: 'seller', keys: ['itemSeller', 'itemSellerCountry'], show: seller },
-    column('category', 'itemCategory'),
+    { head: 'item', keys: ['itemId', 'itemName'], show: (i, style) => joinPresent([i.itemId, i.itemName], ' / ', style), whole: (i, style) => (i.itemId != null ? cell(i.itemId, style) : ''), breakable: true },
+    { ...column('quantity', 'itemQuantity', 'right'), whole: (i, style) => cell(i.itemQuantity, style), short: 'qty' },
+    { head: 'price', keys: ['itemPrice', 'itemCurrency'], show: price, whole: price, align: 'right' },
+    { head: 'base-currency price', keys: ['itemPriceInBaseCurrency'], show: basePrice, whole: basePrice, short: 'base price', align: 'right' },
+    { head: 'seller', keys: ['itemSeller', 'itemSellerCountry'], show: seller, foldable: true },
+    { ...column('category', 'itemCategory'), foldable: true },
   ];
 }
 

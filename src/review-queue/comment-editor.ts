@@ -1,3 +1,4 @@
+import { commentLength, MAX_COMMENT_LENGTH } from '../contract/limits.js';
 import type { Key } from './queue-model.js';
 
 /*
@@ -9,9 +10,6 @@ import type { Key } from './queue-model.js';
  * that leaves the prompt without an answer but without cancelling the program. A dozen keys
  * of editing is less code than keeping two renderers from fighting over the terminal.
  */
-
-/** The longest comment the service takes (contract: 4,000); not imported from the contract's schema module, which loads TypeBox. */
-export const MAX_COMMENT_LENGTH = 4000;
 
 export interface LineState {
   text: string;
@@ -91,8 +89,9 @@ export function editLine(line: LineState, text: string | undefined, key: Key): E
   if (key.meta || text === undefined) return { kind: 'ignored' };
   const insert = typed(text);
   if (insert === '') return { kind: 'ignored' };
-  const room = MAX_COMMENT_LENGTH - value.length;
+  // The service's limit, counted as it counts (code points): what goes past it is not taken.
+  const room = MAX_COMMENT_LENGTH - commentLength(value);
   if (room <= 0) return { kind: 'ignored' };
-  const piece = insert.slice(0, room);
+  const piece = Array.from(insert).slice(0, room).join('');
   return edit(value.slice(0, cursor) + piece + value.slice(cursor), cursor + piece.length);
 }

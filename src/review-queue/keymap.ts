@@ -1,3 +1,4 @@
+import { displayWidth, wrapToWidth } from '../render/display-width.js';
 import type { ActionName, Key, Mode } from './queue-model.js';
 
 /*
@@ -37,9 +38,9 @@ export interface Binding {
 }
 
 export const KEYMAP: readonly Binding[] = [
-  { keys: ['a'], shown: 'a', label: 'approve', help: 'approve: the state becomes APPROVED (asks for a comment first)', command: 'approve', contexts: ['event'], inBar: true },
-  { keys: ['d'], shown: 'd', label: 'decline', help: 'decline: the state becomes DECLINED (asks for a comment first)', command: 'decline', contexts: ['event'], inBar: true },
-  { keys: ['e'], shown: 'e', label: 'escalate', help: 'escalate: the state becomes ESCALATED, for a senior analyst (asks for a comment first)', command: 'escalate', contexts: ['event'], inBar: true },
+  { keys: ['a'], shown: 'a', label: 'approve', help: 'approve: sets APPROVED (asks for a comment first)', command: 'approve', contexts: ['event'], inBar: true },
+  { keys: ['d'], shown: 'd', label: 'decline', help: 'decline: sets DECLINED (asks for a comment first)', command: 'decline', contexts: ['event'], inBar: true },
+  { keys: ['e'], shown: 'e', label: 'escalate', help: 'escalate: sets ESCALATED, for a senior analyst (asks for a comment first)', command: 'escalate', contexts: ['event'], inBar: true },
   {
     keys: ['f'],
     shown: 'f',
@@ -49,7 +50,7 @@ export const KEYMAP: readonly Binding[] = [
     contexts: ['event'],
     inBar: true,
   },
-  { keys: ['c'], shown: 'c', label: 'comment', help: 'comment only: record a comment and stay on the event (the state does not change)', command: 'comment', contexts: ['event'], inBar: true },
+  { keys: ['c'], shown: 'c', label: 'comment', help: 'comment only: record a comment; the event and its state stay as they are', command: 'comment', contexts: ['event'], inBar: true },
   { keys: ['s'], shown: 's', label: 'skip', help: 'skip: give the event back (PENDING_REVIEW) and go to the next one', command: 'skip', contexts: ['event', 'failed'], inBar: true },
   { keys: ['r'], shown: 'r', label: 'retry', help: 'retry what failed (after a network or service failure)', command: 'retry', contexts: ['failed'], inBar: true },
   { keys: ['v'], shown: 'v', label: 'view all', help: 'view everything: the event and alerts tables of `show` and `alerts`', command: 'view', contexts: ['event'], inBar: true },
@@ -109,19 +110,31 @@ export function keyBar(context: KeyContext): { key: string; label: string }[] {
     .map((b) => ({ key: b.shown, label: b.label }));
 }
 
-/** The `?` screen's lines, from the same table: 20 lines, so that it fits 80×24 with its title. */
-export function helpLines(): string[] {
-  const rows = (entries: readonly (readonly [string, string])[]) => entries.map(([k, h]) => `  ${k.padEnd(14)}${h}`);
-  const inline = (context: KeyContext) => `  ${keyBar(context).map(({ key, label }) => `${key} ${label}`).join('  ')}`;
+/**
+ * The `?` screen's lines for a width, from the same table: each key's text wrapped under itself,
+ * never cut. Longer than the screen, it scrolls (helpPageSize).
+ */
+export function helpLines(width: number): string[] {
+  const w = Math.max(20, width);
+  const rows = (entries: readonly (readonly [string, string])[]) => {
+    const keyWidth = Math.max(...entries.map(([k]) => displayWidth(k)));
+    const indent = 2 + keyWidth + 2;
+    return entries.flatMap(([k, h]) => wrapToWidth(h, w - indent).map((line, i) => (i === 0 ? `  ${k}${' '.repeat(keyWidth - displayWidth(k))}  ${line}` : `${' '.repeat(indent)}${line}`)));
+  };
+  const paragraph = (text: string, indent = 0) => wrapToWidth(text, w - indent).map((line) => `${' '.repeat(indent)}${line}`);
+  const bar = (context: KeyContext) => keyBar(context).map(({ key, label }) => `${key} ${label}`).join('  ');
   return [
     'On an event',
     ...rows(bindingsFor('event').map((b) => [b.shown, b.help] as const)),
     'Writing a comment',
     ...rows(COMMENT_KEYS),
-    `After a failure: ${keyBar('failed').map(({ key, label }) => `${key} ${label}`).join('  ')}`,
-    'Viewing everything (v):',
-    inline('view'),
-    `Any time: ${ALWAYS_KEYS.map(([k, h]) => `${k} ${h}`).join('; ')}`,
-    'Press any key to go back.',
+    ...paragraph(`After a failure: ${bar('failed')}`),
+    ...paragraph(`Viewing everything (v): ${bar('view')}`),
+    ...paragraph(`Any time: ${ALWAYS_KEYS.map(([k, h]) => `${k} ${h}`).join('; ')}`),
   ];
+}
+
+/** Rows of the `?` screen that show help lines: a title line above them and a line of keys below. */
+export function helpPageSize(height: number): number {
+  return Math.max(1, Math.max(4, height) - 2);
 }

@@ -18,7 +18,7 @@ export interface EffectServices {
 }
 
 export function failureOf(error: unknown): CallFailure {
-  if (error instanceof ApiError) return { status: error.status, message: error.message, requestId: error.requestId };
+  if (error instanceof ApiError) return { status: error.status, message: error.message, requestId: error.requestId, codes: error.errorCodes };
   if (error instanceof NetworkError || error instanceof BadResponseError) return { status: null, message: error.message, requestId: null };
   throw error;
 }

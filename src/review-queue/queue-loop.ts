@@ -50,6 +50,17 @@ export function runQueueLoop(initial: Model, options: LoopOptions): Promise<Mode
       else resolve(model);
     };
 
+    // Keys that arrive together (a paste, keys typed ahead) give one frame, after the last of them.
+    let drawScheduled = false;
+    const scheduleDraw = () => {
+      if (drawScheduled) return;
+      drawScheduled = true;
+      setImmediate(() => {
+        drawScheduled = false;
+        if (!settled) draw();
+      });
+    };
+
     const draw = () => {
       const { width, height } = model.screen;
       const frame = view(model, width, height, options.style);
@@ -77,7 +88,7 @@ export function runQueueLoop(initial: Model, options: LoopOptions): Promise<Mode
         const [next, effects] = update(model, msg);
         model = next;
         for (const effect of effects) run(effect);
-        if (model.mode.name !== 'done') draw();
+        if (model.mode.name !== 'done') scheduleDraw();
         if (model.mode.name === 'done' && inFlight === 0) end();
       } catch (error) {
         end(error);

@@ -27,9 +27,13 @@ export type Group =
   | 'escalated'
   | 'fraudConfirmed'
   | 'commented'
+  | 'givenBack'
+  | 'leftUndecided'
   | 'skipped'
   | 'notFound'
-  | 'alreadyHandled'
+  | 'invalidId'
+  | 'refused'
+  | 'otherState'
   | 'claimedElsewhere'
   | 'notSent'
   | 'notReached'
@@ -42,9 +46,13 @@ export const GROUP_ORDER: readonly Group[] = [
   'escalated',
   'fraudConfirmed',
   'commented',
+  'givenBack',
+  'leftUndecided',
   'skipped',
   'notFound',
-  'alreadyHandled',
+  'invalidId',
+  'refused',
+  'otherState',
   'claimedElsewhere',
   'notSent',
   'notReached',
@@ -59,7 +67,7 @@ export interface QueueEntry {
 export type LoadState =
   | { kind: 'pending' }
   | { kind: 'loaded'; summary: Fields; assessment: unknown; assessmentProblem: string | null }
-  | { kind: 'failed'; status: number | null; message: string };
+  | { kind: 'failed'; status: number | null; message: string; codes: readonly string[] };
 
 /** The event on screen. */
 export interface Current {
@@ -101,7 +109,7 @@ export type Mode =
   | { name: 'sendFailed'; sending: Sending; message: string }
   | { name: 'loadFailed'; message: string }
   | { name: 'view'; lines: readonly string[] | null; scroll: number }
-  | { name: 'help'; back: Mode }
+  | { name: 'help'; back: Mode; scroll: number }
   | { name: 'done' };
 
 export interface Model {
@@ -111,9 +119,15 @@ export interface Model {
   loads: ReadonlyMap<number, LoadState>;
   current: Current | null;
   mode: Mode;
+  /** Each id is in one group at most (the most telling: GROUP_RANK in queue-update.ts). */
   groups: Readonly<Record<Group, readonly string[]>>;
-  /** One-line notes about events passed over on the way to this one (shown on the next screen). */
-  notes: readonly string[];
+  /**
+   * Why an id is in its group, where the group alone does not say: the state as the service
+   * spelled it (otherState), the service's status and codes (invalidId, refused).
+   */
+  details: ReadonlyMap<string, string>;
+  /** Notes about events passed over on the way to this one (shown on the next screen): the id, and why. */
+  notes: readonly Note[];
   /** Claims in flight for events no longer on screen, and how to give each back when it lands. */
   abandoned: ReadonlyMap<string, 'release' | 'skip'>;
   /** Quitting was asked for (q, Ctrl-C, a signal); the session ends once nothing is being sent. */
@@ -124,6 +138,11 @@ export interface Model {
   logProblem: string | null;
   /** The terminal's size, as the loop last reported it. */
   screen: { width: number; height: number };
+}
+
+export interface Note {
+  id: string;
+  text: string;
 }
 
 export interface LogEntry {
@@ -161,6 +180,8 @@ export interface CallFailure {
   /** The HTTP status, or null for a network failure or an unreadable answer. */
   status: number | null;
   message: string;
+  /** The service's errorCodes (`eventId:INVALID_FORMAT`), when it sent the error shape. */
+  codes?: readonly string[];
   requestId: string | null;
 }
 
@@ -201,6 +222,7 @@ export function initialModel(
     current: null,
     mode: { name: 'loading' },
     groups: { ...emptyGroups(), unreadable: [...unreadable] },
+    details: new Map(),
     notes: [],
     abandoned: new Map(),
     quitting: 'no',

@@ -5,8 +5,10 @@ import { GROUP_ORDER, type Group, type Model } from './queue-model.js';
 
 /*
  * The end-of-session record, printed on stdout after the screen is gone: a count and the ids of
- * every group, then anything that needs a person's attention (claims that could not be given
- * back, a log that could not be written).
+ * every group (each id once), split by why where the group alone does not say (the state an
+ * event was in, the service's answer to an id it refused), then anything that needs a person's
+ * attention (claims that could not be given back, a log that could not be written) and the
+ * command that takes the events claimed by others.
  */
 
 export const GROUP_LABELS: Readonly<Record<Group, string>> = {
@@ -15,9 +17,13 @@ export const GROUP_LABELS: Readonly<Record<Group, string>> = {
   escalated: 'escalated',
   fraudConfirmed: 'fraud confirmed',
   commented: 'commented',
+  givenBack: 'given back',
+  leftUndecided: 'left undecided',
   skipped: 'skipped',
   notFound: 'not found',
-  alreadyHandled: 'already handled',
+  invalidId: 'invalid id',
+  refused: 'refused',
+  otherState: 'in state',
   claimedElsewhere: 'claimed by others',
   notSent: 'not sent (failed)',
   notReached: 'not reached',
@@ -25,40 +31,84 @@ export const GROUP_LABELS: Readonly<Record<Group, string>> = {
   stillClaimed: 'STILL CLAIMED',
 };
 
-/** Ids wrapped to the width, each made safe and cut (an id is at most 128 characters in the contract). */
+/** How the label names the detail: `in state ON_HOLD`, `invalid id (422 eventId:INVALID_FORMAT)`. */
+function labelWith(group: Group, detail: string | undefined): string {
+  if (detail === undefined) return GROUP_LABELS[group];
+  const safeDetail = terminalSafe(truncate(detail, 80));
+  return group === 'otherState' ? `${GROUP_LABELS[group]} ${safeDetail}` : `${GROUP_LABELS[group]} (${safeDetail})`;
+}
+
+/** An id as the summary lists it: made safe, and quoted when it holds a space (or is empty), so the list stays readable. */
+function shownId(raw: string): string {
+  // An id is at most 128 characters in the contract; one from a list that is longer is cut here.
+  const id = terminalSafe(truncate(raw, 140));
+  return id === '' || /\s/.test(id) ? JSON.stringify(id) : id;
+}
+
+/**
+ * Ids wrapped to the width after a head of `indent` columns, never cut: when the first id does not
+ * fit after the head, they all start on the next line, less indented.
+ */
 function idLines(ids: readonly string[], indent: number, width: number): string[] {
-  const lines: string[] = [];
+  const shown = ids.map(shownId);
+  const at = indent + Math.max(0, ...shown.map((id) => id.length)) <= width ? indent : 4;
+  const lines: string[] = at === indent ? [] : [''];
   let line = '';
-  for (const raw of ids) {
-    const id = terminalSafe(truncate(raw, 140));
-    if (line && indent + line.length + 2 + id.length > width) {
+  for (const id of shown) {
+    if (line && at + line.length + 2 + id.length > width) {
       lines.push(line);
       line = '';
     }
     line += line ? `  ${id}` : id;
   }
   if (line) lines.push(line);
-  return lines.map((l, i) => (i === 0 ? l : `${' '.repeat(indent)}${l}`));
+  return lines.map((l, i) => (i === 0 ? l : `${' '.repeat(at)}${l}`));
 }
 
-export function renderSessionSummary(model: Model, style: Style, width: number, logPath: string | null): string {
+/** A word for a POSIX shell, quoted only when it needs to be (a hint must work when pasted as it is). */
+export function shellWord(word: string): string {
+  return /^[A-Za-z0-9._:/@%+=,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+export interface SummaryOptions {
+  /** The --log file, if any. */
+  logPath: string | null;
+  /** Options of this run a command in a hint must repeat to reach the same service (`--profile x`). */
+  serviceFlags: readonly string[];
+}
+
+export function renderSessionSummary(model: Model, style: Style, width: number, options: SummaryOptions): string {
   const w = Math.max(40, width);
   const lines: string[] = [];
   const ended = model.fatal ? 'stopped' : model.quitting === 'interrupt' ? 'interrupted' : model.quitting === 'quit' ? 'quit' : 'queue done';
   lines.push(style.bold(`Review session (${ended}): ${model.entries.length} event${model.entries.length === 1 ? '' : 's'} in the queue`));
-  const labelWidth = Math.max(...GROUP_ORDER.map((g) => GROUP_LABELS[g].length)) + 2;
+  // One row per group, or per group and detail (the ids in the order they came).
+  const rows: { group: Group; label: string; ids: string[] }[] = [];
   for (const group of GROUP_ORDER) {
-    const ids = model.groups[group];
-    if (ids.length === 0) continue;
-    const head = `  ${GROUP_LABELS[group].padEnd(labelWidth)}${String(ids.length).padStart(4)}  `;
+    const byLabel = new Map<string, string[]>();
+    for (const id of model.groups[group]) {
+      const label = labelWith(group, model.details.get(id));
+      byLabel.set(label, [...(byLabel.get(label) ?? []), id]);
+    }
+    for (const [label, ids] of byLabel) rows.push({ group, label, ids });
+  }
+  const labelWidth = Math.max(18, ...rows.map((r) => r.label.length)) + 2;
+  for (const { group, label, ids } of rows) {
+    const head = `  ${label.padEnd(labelWidth)}${String(ids.length).padStart(4)}  `;
     const [first = '', ...rest] = idLines(ids, head.length, w);
-    const text = `${head}${first}`;
+    const text = `${head}${first}`.trimEnd();
     lines.push(group === 'stillClaimed' ? style.decline(text) : text, ...rest);
+  }
+  const claimed = model.groups.claimedElsewhere;
+  if (claimed.length > 0) {
+    const command = ['fraudctl', 'review', ...options.serviceFlags, '--include-claimed', ...claimed].map((word, i) => (i < 2 ? word : shellWord(word))).join(' ');
+    lines.push('  To take them over (when the session that claimed them ended without giving them back):', `  ${terminalSafe(command)}`);
   }
   if (model.groups.stillClaimed.length > 0) {
     lines.push(style.decline('  These events are still IN_REVIEW under this session: give them back with'));
     lines.push(style.decline('  fraudctl set-state ID --state PENDING_REVIEW'));
   }
+  const { logPath } = options;
   if (logPath) lines.push(`  log: ${terminalSafe(logPath)}${model.logProblem ? style.decline(` (incomplete: ${terminalSafe(model.logProblem)})`) : ''}`);
   return lines.map((l) => (l.length > 4 * w ? cutToWidth(l, w) : l)).join('\n');
 }

@@ -1,7 +1,8 @@
 import { TRANSITIONS, isKnownState } from '../contract/states.js';
 import type { Fields } from '../render/records.js';
 import { editLine } from './comment-editor.js';
-import { commandFor, keyContext, type Command } from './keymap.js';
+import { commandFor, helpLines, helpPageSize, keyContext, type Command } from './keymap.js';
+import { viewPageSize } from './queue-view.js';
 import {
   GROUP_ORDER,
   stringField,
@@ -68,13 +69,59 @@ export function stepsFor(action: ActionName, state: string | null): (string | nu
   return ['FRAUD_CONFIRMED'];
 }
 
-function withGroup(model: Model, group: Group, id: string): Model {
-  if (model.groups[group].includes(id)) return model;
-  return { ...model, groups: { ...model.groups, [group]: [...model.groups[group], id] } };
+/**
+ * Which group an id ends in when it could be in two (commented, then approved; given back, then
+ * the give-back failed): the higher rank. Each id is listed once in the summary.
+ */
+const GROUP_RANK: Readonly<Record<Group, number>> = {
+  stillClaimed: 5,
+  approved: 4,
+  declined: 4,
+  escalated: 4,
+  fraudConfirmed: 4,
+  notSent: 3,
+  commented: 2,
+  givenBack: 1,
+  leftUndecided: 1,
+  skipped: 1,
+  notFound: 0,
+  invalidId: 0,
+  refused: 0,
+  otherState: 0,
+  claimedElsewhere: 0,
+  unreadable: 0,
+  notReached: 0,
+};
+
+/** Puts `id` in `group` (with why, for the summary), unless it is in a group that says more already. */
+function withGroup(model: Model, group: Group, id: string, detail?: string): Model {
+  const was = GROUP_ORDER.find((g) => model.groups[g].includes(id));
+  if (was !== undefined && GROUP_RANK[was] >= GROUP_RANK[group]) return model;
+  const groups = { ...model.groups };
+  if (was !== undefined) groups[was] = groups[was].filter((other) => other !== id);
+  groups[group] = [...groups[group], id];
+  const details = detail === undefined ? model.details : new Map(model.details).set(id, detail);
+  return { ...model, groups, details };
 }
 
-function note(model: Model, text: string): Model {
-  return { ...model, notes: [...model.notes, text] };
+function note(model: Model, id: string, text: string): Model {
+  return { ...model, notes: [...model.notes, { id, text }] };
+}
+
+/** An event the service refused to show (a 4xx other than the key's): where it goes in the summary, and the note. */
+function refusedLoad(failure: CallFailure): { group: Group; detail?: string; text: string } {
+  const detail = `${failure.status}${failure.codes && failure.codes.length > 0 ? ` ${failure.codes.join(', ')}` : ''}`;
+  if (failure.status === 404) return { group: 'notFound', text: 'not found' };
+  // As `show` has it: the id names no event at all (the service's 422 eventId:INVALID_FORMAT).
+  if (failure.status === 400 || failure.status === 422) return { group: 'invalidId', detail, text: `invalid id (${detail})` };
+  return { group: 'refused', detail, text: failure.message };
+}
+
+/** An event not awaiting review: the state as the service spelled it, and the note. */
+function otherState(state: string | null): { detail: string; text: string } {
+  if (state === null) return { detail: '(none)', text: 'the service sent no state' };
+  if (isKnownState(state)) return { detail: state, text: `${state}, no longer awaiting review` };
+  return { detail: state, text: `${state}, a state this build does not know (--include-decided shows it)` };
 }
 
 function log(entry: LogEntry): Effect {
@@ -90,7 +137,7 @@ function isAuthFailure(failure: CallFailure): boolean {
 }
 
 function withFatal(model: Model, failure: CallFailure, effects: Effect[] = []): Result {
-  const left = leave(model, 'skipped', 'release', effects);
+  const left = leave(model, 'givenBack', 'release', effects);
   return finish({ ...left, fatal: { message: failure.message, status: failure.status ?? 0 } }, effects);
 }
 
@@ -112,7 +159,9 @@ function leave(model: Model, group: Group, action: 'release' | 'skip', effects: 
   const current = model.current;
   if (!current) return model;
   let next: Model = { ...model, current: null };
-  next = withGroup(next, current.decidedAs ?? group, current.id);
+  // Given back only what this session holds (or is claiming); with --no-claim the event is just left.
+  const left: Group = group === 'givenBack' && current.claim === 'none' ? 'leftUndecided' : group;
+  next = withGroup(next, current.decidedAs ?? left, current.id);
   if (current.claim === 'held') {
     effects.push({ type: 'release', id: current.id, action });
   } else if (current.claim === 'claiming') {
@@ -148,9 +197,12 @@ function open(model: Model, effects: Effect[]): Result {
   loads.delete(model.index);
   const base: Model = { ...model, loads };
   if (load.kind === 'failed') {
-    const failure = { status: load.status, message: load.message, requestId: null };
+    const failure: CallFailure = { status: load.status, message: load.message, requestId: null, codes: load.codes };
     if (isAuthFailure(failure)) return withFatal(base, failure);
-    if (isRefusal(failure)) return advance(note(withGroup(base, 'notFound', id), `${id}: ${load.status === 404 ? 'not found' : load.message}`), effects);
+    if (isRefusal(failure)) {
+      const { group, detail, text } = refusedLoad(failure);
+      return advance(note(withGroup(base, group, id, detail), id, text), effects);
+    }
     // Kept, so that retry knows what to fetch again.
     return [{ ...model, mode: { name: 'loadFailed', message: load.message } }, effects];
   }
@@ -168,12 +220,15 @@ function open(model: Model, effects: Effect[]): Result {
   };
   const { options } = model;
   if (state === 'IN_REVIEW') {
-    if (!options.includeClaimed) return advance(note(withGroup(base, 'claimedElsewhere', id), `${id}: IN_REVIEW, claimed by another session (--include-claimed takes these)`), effects);
+    if (!options.includeClaimed) return advance(note(withGroup(base, 'claimedElsewhere', id), id, 'IN_REVIEW, claimed by another session (--include-claimed takes these)'), effects);
     // Taken over: this session gives it back if it leaves it undecided.
     return [{ ...base, current: { ...current, claim: 'held', notice: { tone: 'warn', lines: ['taken over: this event was IN_REVIEW, claimed by another session'] } }, mode: { name: 'keys' } }, effects];
   }
   if (state === null || !REVIEWABLE.has(state)) {
-    if (!options.includeDecided) return advance(note(withGroup(base, 'alreadyHandled', id), `${id}: ${state ?? 'no state'}, no longer awaiting review`), effects);
+    if (!options.includeDecided) {
+      const { detail, text } = otherState(state);
+      return advance(note(withGroup(base, 'otherState', id, detail), id, text), effects);
+    }
     return [{ ...base, current, mode: { name: 'keys' } }, effects];
   }
   if (state === 'PENDING_REVIEW' && options.claim) {
@@ -196,7 +251,7 @@ function quit(model: Model, how: 'quit' | 'interrupt', effects: Effect[]): Resul
   const next: Model = { ...model, quitting: model.quitting === 'interrupt' ? 'interrupt' : how };
   if (model.mode.name === 'done') return [next, effects];
   if (model.mode.name === 'sending') return [next, effects];
-  const group: Group = model.mode.name === 'sendFailed' ? 'notSent' : 'skipped';
+  const group: Group = model.mode.name === 'sendFailed' ? 'notSent' : 'givenBack';
   return finish(leave(next, group, 'release', effects), effects);
 }
 
@@ -231,7 +286,8 @@ function onCommand(model: Model, command: Command, effects: Effect[]): Result {
         const id = model.entries[model.index]!.id;
         const loads = new Map(model.loads);
         loads.delete(model.index);
-        return advance(note(withGroup({ ...model, loads }, 'skipped', id), `${id}: skipped, it could not be loaded`), effects);
+        effects.push(log({ eventId: id, action: 'skip', from: null, to: null, comments: null, requestId: null, outcome: 'ok', status: null, message: `skipped: it could not be loaded (${model.mode.message})` }));
+        return advance(note(withGroup({ ...model, loads }, 'skipped', id), id, 'skipped, it could not be loaded'), effects);
       }
       const group: Group = model.mode.name === 'sendFailed' ? 'notSent' : 'skipped';
       const left = leave(model, group, 'skip', effects);
@@ -255,7 +311,7 @@ function onCommand(model: Model, command: Command, effects: Effect[]): Result {
       effects.push({ type: 'renderView', id: current.id, summary: current.summary, assessment: current.assessment });
       return [{ ...model, mode: { name: 'view', lines: null, scroll: 0 } }, effects];
     case 'help':
-      return [{ ...model, mode: { name: 'help', back: model.mode } }, effects];
+      return [{ ...model, mode: { name: 'help', back: model.mode, scroll: 0 } }, effects];
     case 'quit':
       return quit(model, 'quit', effects);
     case 'back':
@@ -265,7 +321,7 @@ function onCommand(model: Model, command: Command, effects: Effect[]): Result {
     case 'pageDown':
     case 'pageUp': {
       if (model.mode.name !== 'view') return [model, effects];
-      const page = Math.max(1, viewPageSize(model.screen.height));
+      const page = viewPageSize(model, model.screen.width, model.screen.height);
       const delta = command === 'scrollDown' ? 1 : command === 'scrollUp' ? -1 : command === 'pageDown' ? page : -page;
       const max = Math.max(0, (model.mode.lines?.length ?? 0) - page);
       const scroll = Math.min(max, Math.max(0, model.mode.scroll + delta));
@@ -274,17 +330,19 @@ function onCommand(model: Model, command: Command, effects: Effect[]): Result {
   }
 }
 
-/** Lines of the view screen that show content (a header line and a key bar around them). */
-export function viewPageSize(height: number): number {
-  return Math.max(1, height - 2);
-}
-
 function onKey(model: Model, text: string | undefined, key: Key): Result {
   const effects: Effect[] = [];
   if (key.ctrl && key.name === 'c') return quit(model, 'interrupt', effects);
   const mode = model.mode;
-  // Any key goes back to where `?` was pressed.
-  if (mode.name === 'help') return [{ ...model, mode: mode.back }, effects];
+  // A help longer than the screen scrolls with the keys that scroll the view; any other key goes back to where `?` was pressed.
+  if (mode.name === 'help') {
+    const command = commandFor('view', text, key);
+    const page = helpPageSize(model.screen.height);
+    const max = Math.max(0, helpLines(model.screen.width).length - page);
+    const delta = command === 'scrollDown' ? 1 : command === 'scrollUp' ? -1 : command === 'pageDown' ? page : command === 'pageUp' ? -page : null;
+    if (delta === null || max === 0) return [{ ...model, mode: mode.back }, effects];
+    return [{ ...model, mode: { ...mode, scroll: Math.min(max, Math.max(0, mode.scroll + delta)) } }, effects];
+  }
   if (mode.name === 'comment') {
     const result = editLine({ text: mode.text, cursor: mode.cursor }, text, key);
     switch (result.kind) {
@@ -403,10 +461,11 @@ function onPatched(model: Model, id: string, summary: Fields | null, requestId: 
   }
   if (sending.action === 'comment') {
     next = withGroup(next, 'commented', id);
-    if (next.quitting !== 'no') return finish(leave(next, 'skipped', 'release', effects), effects);
+    if (next.quitting !== 'no') return finish(leave(next, 'givenBack', 'release', effects), effects);
     return [{ ...withCurrent(next, { notice: notice('info', 'comment recorded') }), mode: { name: 'keys' } }, effects];
   }
-  const left = leave(next, 'skipped', 'release', effects);
+  // Decided: leave() lists it under its decision.
+  const left = leave(next, 'givenBack', 'release', effects);
   return advance({ ...left, current: null, notes: [] }, effects);
 }
 
@@ -443,9 +502,26 @@ function onPatchFailed(model: Model, id: string, failure: CallFailure): Result {
 
 function onRereadFailed(model: Model, id: string, failure: CallFailure): Result {
   const effects: Effect[] = [];
-  if (!isCurrent(model, id) || model.mode.name !== 'sending') return [model, effects];
-  if (isAuthFailure(failure)) return withFatal(model, failure);
-  const next: Model = { ...model, mode: { name: 'sendFailed', sending: model.mode.sending, message: `not sent: could not read the event again first: ${failure.message}` } };
+  const step = sendingStep(model, id);
+  if (!step) return [model, effects];
+  const { current, sending, target, last } = step;
+  const message = `not sent: could not read the event again first: ${failure.message}`;
+  // The decision was attempted and not sent: the log says so, whatever comes next.
+  effects.push(
+    log({
+      eventId: id,
+      action: sending.action,
+      from: current.seenState,
+      to: target,
+      comments: last ? sending.comments : null,
+      requestId: failure.requestId,
+      outcome: isRefusal(failure) ? 'refused' : 'failed',
+      status: failure.status,
+      message,
+    }),
+  );
+  if (isAuthFailure(failure)) return withFatal(model, failure, effects);
+  const next: Model = { ...model, mode: { name: 'sendFailed', sending, message } };
   if (next.quitting !== 'no') return finish(leave(next, 'notSent', 'release', effects), effects);
   return [next, effects];
 }
@@ -485,8 +561,10 @@ function onClaimLost(model: Model, id: string, summary: Fields): Result {
   const abandoned = new Map(model.abandoned);
   const wasAbandoned = abandoned.delete(id);
   const current = model.current;
-  if (wasAbandoned || !current || current.id !== id) return [{ ...model, abandoned }, effects];
   const state = stringField(summary, 'state');
+  // Attempted, not sent: the read before the PATCH found the event in another state.
+  effects.push(log({ eventId: id, action: 'claim', from: 'PENDING_REVIEW', to: 'IN_REVIEW', comments: null, requestId: null, outcome: 'conflict', status: null, message: `the state is now ${state ?? 'none'}: not claimed` }));
+  if (wasAbandoned || !current || current.id !== id) return [{ ...model, abandoned }, effects];
   if (model.mode.name === 'keys' || model.mode.name === 'view' || model.mode.name === 'help') {
     const loads = new Map(model.loads).set(model.index, { kind: 'loaded', summary, assessment: current.assessment, assessmentProblem: current.assessmentProblem });
     const [next, more] = open({ ...model, loads, current: null }, effects);
@@ -502,7 +580,8 @@ function onClaimFailed(model: Model, id: string, failure: CallFailure): Result {
   const abandoned = new Map(model.abandoned);
   const wasAbandoned = abandoned.delete(id);
   effects.push(log({ eventId: id, action: 'claim', from: 'PENDING_REVIEW', to: 'IN_REVIEW', comments: null, requestId: failure.requestId, outcome: isRefusal(failure) ? 'refused' : 'failed', status: failure.status, message: failure.message }));
-  if (isAuthFailure(failure)) return withFatal({ ...model, abandoned }, failure);
+  // The claim did not happen: nothing of this event to give back.
+  if (isAuthFailure(failure)) return withFatal(isCurrent(model, id) ? withCurrent({ ...model, abandoned }, { claim: 'none' }) : { ...model, abandoned }, failure, effects);
   if (wasAbandoned || !isCurrent(model, id)) return [{ ...model, abandoned }, effects];
   const next = withCurrent({ ...model, abandoned }, { claim: 'none', notice: notice('warn', `not claimed (colleagues' queues will not skip it): ${failure.message}`) });
   return afterClaimSettled(model, next, id, effects);
@@ -529,7 +608,7 @@ export function update(model: Model, msg: Msg): Result {
         msg.index,
         msg.type === 'loaded'
           ? { kind: 'loaded', summary: msg.summary, assessment: msg.assessment, assessmentProblem: msg.assessmentProblem }
-          : { kind: 'failed', status: msg.failure.status, message: msg.failure.message },
+          : { kind: 'failed', status: msg.failure.status, message: msg.failure.message, codes: msg.failure.codes ?? [] },
       );
       const next = { ...model, loads };
       if (msg.index === model.index && model.mode.name === 'loading') return open(next, []);
@@ -547,8 +626,9 @@ export function update(model: Model, msg: Msg): Result {
       const effects: Effect[] = [
         log({ eventId: msg.id, action: msg.action, from: 'IN_REVIEW', to: 'PENDING_REVIEW', comments: null, requestId: msg.failure.requestId, outcome: isRefusal(msg.failure) ? 'refused' : 'failed', status: msg.failure.status, message: msg.failure.message }),
       ];
-      // Refused: the event is in another state now (someone moved it), so it is not held by this session.
-      if (isRefusal(msg.failure)) return [note(model, `${msg.id}: not given back: ${msg.failure.message}`), effects];
+      // Refused: the event is in another state now (someone moved it), so it is not held by this
+      // session; unless the refusal is of the key, which leaves it IN_REVIEW.
+      if (isRefusal(msg.failure) && !isAuthFailure(msg.failure)) return [note(model, msg.id, `not given back: ${msg.failure.message}`), effects];
       return [withGroup(model, 'stillClaimed', msg.id), effects];
     }
     case 'reread':

@@ -1,10 +1,10 @@
+import { commentLength, MAX_COMMENT_LENGTH } from '../contract/limits.js';
 import type { Style } from '../render/colours.js';
-import { cutToWidth, displayWidth } from '../render/display-width.js';
+import { cutToWidth, displayWidth, wrapToWidth } from '../render/display-width.js';
 import { isFields, type Fields } from '../render/records.js';
 import { jsonForTerminal, terminalSafe } from '../render/terminal-text.js';
-import { helpLines, keyBar, keyContext } from './keymap.js';
+import { helpLines, helpPageSize, keyBar, keyContext } from './keymap.js';
 import { stringField, type Current, type Model, type Mode } from './queue-model.js';
-import { viewPageSize } from './queue-update.js';
 
 /*
  * view(model, width, height, style) → the whole screen as text: at most `height` lines, none
@@ -63,22 +63,54 @@ function scoreOf(current: Current): unknown {
   return current.summary.totalScore;
 }
 
-function claimLabel(current: Current): string {
-  if (current.claim === 'held') return ' (claimed by you)';
+/** `(claimed by you)`, or shorter when the line needs the room. */
+function claimLabel(current: Current, short: boolean): string {
+  if (current.claim === 'held') return short ? ' (yours)' : ' (claimed by you)';
   if (current.claim === 'claiming') return ' (claiming…)';
   return '';
 }
 
-function header(model: Model, id: string, width: number, style: Style, current: Current | null): string {
-  const position = `${Math.min(model.index + 1, model.entries.length)}/${model.entries.length}`;
-  let right = '';
-  if (current) {
-    const action = actionOf(current);
-    const decision = typeof action === 'string' ? style.action(action, safe(action, 12, style)) : safe(action, 12, style);
-    right = `${decision}  ${style.dim('score')} ${safe(scoreOf(current), 6, style)}  ${style.bold(safe(current.seenState, 24, style))}${style.dim(claimLabel(current))}`;
+/** The most of an id the screen wraps: beyond the contract's 128 characters it names no event anyway. */
+const MAX_ID_SHOWN = 256;
+
+/**
+ * `3/5  ord-1002`: the position and the id, the id whole on as many lines as it needs (the
+ * analyst must see which event they are deciding), continuation lines under the id.
+ */
+function positionOf(model: Model): string {
+  return `${Math.min(model.index + 1, model.entries.length)}/${model.entries.length}`;
+}
+
+function idLines(model: Model, id: string, width: number, style: Style): string[] {
+  const position = positionOf(model);
+  const indent = displayWidth(position) + 2;
+  const parts = wrapToWidth(terminalSafe(head(id, MAX_ID_SHOWN)), width - indent);
+  return parts.map((part, i) => (i === 0 ? `${style.bold(position)}  ${style.bold(part)}` : `${' '.repeat(indent)}${style.bold(part)}`));
+}
+
+/**
+ * The top of an event's screen: position and id, then decision, score and state. They share the
+ * first line when it has the room, the claim written short if that makes it fit; otherwise the
+ * decision, score and state go to a line of their own. The id is never cut.
+ */
+function header(model: Model, id: string, width: number, style: Style, current: Current | null): string[] {
+  const lines = idLines(model, id, width, style);
+  if (!current) return lines;
+  const action = actionOf(current);
+  const decision = typeof action === 'string' ? style.action(action, safe(action, 12, style)) : safe(action, 12, style);
+  // A state is at most 64 characters in the contract: shown whole.
+  const facts = (short: boolean) => `${decision}  ${style.dim('score')} ${safe(scoreOf(current), 8, style)}  ${style.bold(safe(current.seenState, 64, style))}${style.dim(claimLabel(current, short))}`;
+  const last = lines.length - 1;
+  for (const short of [false, true]) {
+    const right = facts(short);
+    if (displayWidth(lines[last]!) + 3 + displayWidth(right) <= width) {
+      lines[last] = `${lines[last]!}   ${right}`;
+      return lines;
+    }
   }
-  const idRoom = Math.max(8, width - displayWidth(position) - displayWidth(right) - 6);
-  return cutToWidth(`${style.bold(position)}  ${style.bold(safe(id, idRoom, style))}${right ? `   ${right}` : ''}`, width);
+  const indent = displayWidth(positionOf(model)) + 2;
+  const right = displayWidth(facts(false)) + indent <= width ? facts(false) : facts(true);
+  return [...lines, `${displayWidth(right) + indent <= width ? ' '.repeat(indent) : ''}${right}`];
 }
 
 /** Whole days from `created` (YYYY-MM-DD) to the event's date, or null. */
@@ -102,33 +134,96 @@ function itemValue(item: Fields): number {
   return price * quantity;
 }
 
-/** The event's facts, a line each, most useful first. */
+/**
+ * A fact of a line: `keep` pieces (money, the country comparison, an email) are never cut and go
+ * to the next line when the room runs out; the others (dates, names, free text) are written
+ * `short` first, then cut to the room left, when that helps.
+ */
+interface Piece {
+  text: string;
+  short?: string;
+  keep?: boolean;
+}
+
+/** Columns a free piece must have left to be cut into rather than moved to the next line. */
+const MIN_CUT = 8;
+
+/**
+ * `label` and its pieces, on as many lines as the kept pieces need; continuation lines under the
+ * first piece. A kept piece that does not fit first has the pieces before it on its line written
+ * short, then goes to the next line.
+ */
+function flowLines(label: string, pieces: readonly Piece[], separator: string, width: number, style: Style): string[] {
+  const room = Math.max(1, width - LABEL);
+  const lines: string[] = [];
+  let line: { piece: Piece; text: string }[] = [];
+  const join = (items: readonly { text: string }[]) => items.map((item) => item.text).join(separator);
+  for (const piece of pieces) {
+    const fitting = [piece.text, ...(piece.short !== undefined ? [piece.short] : [])].find((text) => displayWidth(join([...line, { text }])) <= room);
+    if (fitting !== undefined) {
+      line.push({ piece, text: fitting });
+      continue;
+    }
+    const text = piece.short ?? piece.text;
+    if (piece.keep) {
+      const shortened = line.map((item) => ({ piece: item.piece, text: item.piece.short ?? item.text }));
+      if (displayWidth(join([...shortened, { text }])) <= room) {
+        line = [...shortened, { piece, text }];
+        continue;
+      }
+    } else {
+      const left = room - (line.length === 0 ? 0 : displayWidth(join(line)) + displayWidth(separator));
+      if (line.length === 0 || left >= MIN_CUT) {
+        line.push({ piece, text: cutToWidth(text, left) });
+        continue;
+      }
+    }
+    if (line.length > 0) lines.push(join(line));
+    line = [{ piece, text: piece.keep ? text : cutToWidth(text, room) }];
+  }
+  lines.push(join(line));
+  return lines.map((l, i) => (i === 0 ? labelled(label, l, style) : `${' '.repeat(LABEL)}${l}`));
+}
+
+/** `2 × Laptop 14"  1,649.00 USD  electronics`: quantity and price whole; the category, then the name, give way. */
+function itemLine(item: Fields, currency: unknown, width: number, style: Style): string {
+  const room = Math.max(1, width - LABEL);
+  const quantity = typeof item.itemQuantity === 'number' ? String(item.itemQuantity) : safe(item.itemQuantity, 12, style);
+  const price = money(item.itemPrice, item.itemCurrency ?? currency, 40, style);
+  const free = room - displayWidth(`${quantity} × `) - 2 - displayWidth(price);
+  const name = cutToWidth(safe(item.itemName ?? item.itemId, 60, style), Math.max(1, free));
+  const wholeCategory = item.itemCategory === undefined || item.itemCategory === null ? '' : safe(item.itemCategory, 20, style);
+  const categoryRoom = free - displayWidth(name) - 2;
+  const category = displayWidth(wholeCategory) <= categoryRoom ? wholeCategory : categoryRoom >= MIN_CUT ? cutToWidth(wholeCategory, categoryRoom) : '';
+  return `${' '.repeat(LABEL)}${quantity} × ${name}  ${price}${category ? `  ${style.dim(category)}` : ''}`;
+}
+
+/** The event's facts, most useful first: a line each when the width allows, more when a fact must stay whole. */
 function factLines(current: Current, width: number, style: Style, maxItems: number): string[] {
   const s = current.summary;
   const room = Math.max(0, width - LABEL);
   const lines: string[] = [];
-  const amount = money(s.amount, s.currency, room, style);
-  const base = s.amountInBaseCurrency !== undefined || s.baseCurrency !== undefined ? `  ${style.dim('·')} ${money(s.amountInBaseCurrency, s.baseCurrency, room, style)} ${style.dim('base')}` : '';
-  const date = s.eventDate !== undefined ? `  ${style.dim('·')} ${safe(s.eventDate, 24, style)}` : '';
-  lines.push(labelled('amount', `${amount}${base}${date}`, style));
-  const third = Math.max(12, Math.floor((room - 6) / 3));
-  const user = [s.userName, s.userEmail, s.userIp].map((v) => safe(v, third, style)).join(`  ${style.dim('·')} `);
-  lines.push(labelled('user', user, style));
+  const dot = `  ${style.dim('·')} `;
+  const amount: Piece[] = [{ text: money(s.amount, s.currency, room, style), keep: true }];
+  if (s.amountInBaseCurrency !== undefined || s.baseCurrency !== undefined) amount.push({ text: `${money(s.amountInBaseCurrency, s.baseCurrency, room, style)} ${style.dim('base')}`, keep: true });
+  if (s.eventDate !== undefined) amount.push({ text: safe(s.eventDate, 24, style) });
+  lines.push(...flowLines('amount', amount, dot, width, style));
+  // The name gives way; the email and the IP are whole, on the next line if they must.
+  const user: Piece[] = [{ text: safe(s.userName, 24, style) }, { text: safe(s.userEmail, room, style), keep: true }, { text: safe(s.userIp, 45, style), keep: true }];
+  lines.push(...flowLines('user', user, dot, width, style));
   const age = accountAgeDays(s);
-  const ageText = age === null ? safe(s.userCreated, 12, style) : `${age} day${age === 1 ? '' : 's'} old ${style.dim(`(created ${safe(s.userCreated, 12, style)})`)}`;
+  const created = safe(s.userCreated, 12, style);
+  const ageText: Piece = age === null ? { text: created } : { text: `${age} day${age === 1 ? '' : 's'} old ${style.dim(`(created ${created})`)}`, short: `${age} day${age === 1 ? '' : 's'} old` };
   const ship = s.shippingCountry;
   const bill = s.billingCountry;
   const differ = typeof ship === 'string' && typeof bill === 'string' && ship !== bill ? `  ${style.decline('differ')}` : '';
-  lines.push(labelled('account', `${ageText}   ${style.dim('ship')} ${safe(ship, 8, style)} ${style.dim('bill')} ${safe(bill, 8, style)}${differ}`, style));
+  const countries: Piece = { text: `${style.dim('ship')} ${safe(ship, 8, style)} ${style.dim('bill')} ${safe(bill, 8, style)}${differ}`, keep: true };
+  lines.push(...flowLines('account', [ageText, countries], '   ', width, style));
   const list = items(s);
   const count = list.reduce((n, item) => n + (typeof item.itemQuantity === 'number' ? item.itemQuantity : 1), 0);
   lines.push(labelled('items', list.length === 0 ? style.dim('none') : `${count} in ${list.length} line${list.length === 1 ? '' : 's'}`, style));
   const top = [...list].sort((a, b) => itemValue(b) - itemValue(a)).slice(0, maxItems);
-  for (const item of top) {
-    const price = money(item.itemPrice, item.itemCurrency ?? s.currency, 24, style);
-    const name = safe(item.itemName ?? item.itemId, Math.max(10, room - 40), style);
-    lines.push(`${' '.repeat(LABEL)}${safe(item.itemQuantity, 5, style)} × ${name}  ${price}  ${style.dim(safe(item.itemCategory, 20, style))}`);
-  }
+  for (const item of top) lines.push(itemLine(item, s.currency, width, style));
   if (list.length > top.length) lines.push(`${' '.repeat(LABEL)}${style.dim(`+${list.length - top.length} more (v)`)}`);
   return lines;
 }
@@ -183,30 +278,57 @@ function noticeLines(current: Current | null, width: number, style: Style): stri
 function noteLines(model: Model, width: number, style: Style, max: number): string[] {
   if (model.notes.length === 0 || max <= 0) return [];
   const shown = model.notes.slice(-max);
-  const lines = shown.map((n) => style.dim(`passed over ${safe(n, width - 12, style)}`));
+  // The id whole (it is the user's own, from the list), then why, in the room left.
+  const lines = shown.map((n) => {
+    const head = `passed over ${terminalSafe(n.id)}: `;
+    return style.dim(`${head}${safe(n.text, width - displayWidth(head), style)}`);
+  });
   if (model.notes.length > shown.length) lines[0] = style.dim(`passed over ${model.notes.length} events (see the summary at the end)`);
   return lines;
 }
 
-/** The key bar, wrapped to the width: `a approve  d decline …`. */
-function keyBarLines(mode: Mode, width: number, style: Style): string[] {
+/** The key bar's entries in rows that fit the width: `a approve  d decline …`. */
+function keyBarRows(mode: Mode, width: number): { key: string; label: string }[][] {
   const context = keyContext(mode);
   if (context === null) return [];
-  const lines: string[] = [];
-  let line = '';
+  const rows: { key: string; label: string }[][] = [];
+  let row: { key: string; label: string }[] = [];
   let used = 0;
-  for (const { key, label } of keyBar(context)) {
-    const w = displayWidth(key) + 1 + displayWidth(label);
+  for (const entry of keyBar(context)) {
+    const w = displayWidth(entry.key) + 1 + displayWidth(entry.label);
     if (used > 0 && used + 2 + w > width) {
-      lines.push(line);
-      line = '';
+      rows.push(row);
+      row = [];
       used = 0;
     }
-    line += `${used > 0 ? '  ' : ''}${style.bold(key)} ${style.dim(label)}`;
+    row.push(entry);
     used += (used > 0 ? 2 : 0) + w;
   }
-  if (line) lines.push(line);
-  return lines;
+  if (row.length > 0) rows.push(row);
+  return rows;
+}
+
+/** The key bar, wrapped to the width. */
+function keyBarLines(mode: Mode, width: number, style: Style): string[] {
+  return keyBarRows(mode, width).map((row) => row.map(({ key, label }) => `${style.bold(key)} ${style.dim(label)}`).join('  '));
+}
+
+/** `i` clamped to the text and moved off the middle of a surrogate pair. */
+function codePointStart(text: string, i: number): number {
+  const at = Math.min(text.length, Math.max(0, i));
+  const code = text.charCodeAt(at);
+  return at > 0 && code >= 0xdc00 && code <= 0xdfff ? at - 1 : at;
+}
+
+/** From this many characters on, the comment line shows how many it has of the limit. */
+export const COMMENT_COUNTER_FROM = MAX_COMMENT_LENGTH - 400;
+
+/** The comment's length against the service's limit: nothing until near it, then a count, then a message at it. */
+function commentCounter(length: number, style: Style): string[] {
+  const limit = MAX_COMMENT_LENGTH.toLocaleString('en-US');
+  if (length >= MAX_COMMENT_LENGTH) return [style.decline(`${limit} of ${limit} characters: the limit, no more is taken`)];
+  if (length >= COMMENT_COUNTER_FROM) return [style.review(`${length.toLocaleString('en-US')} of ${limit} characters`)];
+  return [];
 }
 
 const ACTION_WORDS = { approve: 'approve', decline: 'decline', escalate: 'escalate', fraud: 'confirm fraud', comment: 'comment' } as const;
@@ -216,17 +338,20 @@ function promptLines(model: Model, width: number, style: Style): string[] {
   switch (mode.name) {
     case 'comment': {
       const hint = style.dim(`Enter sends${mode.action === 'comment' ? '' : ' (empty: the state alone)'} · Esc: back, nothing sent`);
+      const counter = commentCounter(commentLength(mode.text), style);
       const label = `${ACTION_WORDS[mode.action]} · comment: `;
       const room = Math.max(4, width - displayWidth(label) - 1);
-      const before = terminalSafe(mode.text.slice(0, mode.cursor));
-      const after = terminalSafe(mode.text.slice(mode.cursor));
+      // Only what can be in sight is made safe and measured (a comment may be 4,000 characters
+      // long, and this runs at every key): no character takes less than one UTF-16 unit.
+      const before = terminalSafe(mode.text.slice(codePointStart(mode.text, mode.cursor - 2 * room), mode.cursor));
+      const after = terminalSafe(mode.text.slice(mode.cursor, codePointStart(mode.text, mode.cursor + 2 * room)));
       // Scrolled so the cursor stays in sight.
       let shownBefore = before;
       while (displayWidth(shownBefore) > room - 1) shownBefore = shownBefore.slice(Math.max(1, Math.floor(shownBefore.length / 8)));
       const rest = cutToWidth(after, Math.max(0, room - displayWidth(shownBefore) - 1));
       const cursorChar = rest === '' ? ' ' : (Array.from(rest)[0] ?? ' ');
       const tail = rest === '' ? '' : rest.slice(cursorChar.length);
-      return [hint, `${style.bold(label)}${shownBefore}${style.level > 0 ? `\x1b[7m${cursorChar}\x1b[27m` : '▏'}${tail}`];
+      return [...counter, hint, `${style.bold(label)}${shownBefore}${style.level > 0 ? `\x1b[7m${cursorChar}\x1b[27m` : '▏'}${tail}`];
     }
     case 'sending': {
       const s = mode.sending;
@@ -245,7 +370,7 @@ function promptLines(model: Model, width: number, style: Style): string[] {
 }
 
 function eventScreen(model: Model, current: Current, width: number, height: number, style: Style): string[] {
-  const top = [header(model, current.id, width, style, current), style.dim('─'.repeat(width))];
+  const top = [...header(model, current.id, width, style, current), style.dim('─'.repeat(width))];
   const bottom = [...noticeLines(current, width, style), ...promptLines(model, width, style), ...keyBarLines(model.mode, width, style)];
   const notes = noteLines(model, width, style, 2);
   const comments = labelled('comments', safe(current.seenComments, width - LABEL, style), style);
@@ -259,13 +384,34 @@ function eventScreen(model: Model, current: Current, width: number, height: numb
   return [...top, ...facts, ...alerts, lists, comments, ...notes, ...bottom];
 }
 
+/** Rows of the view screen that show the tables: what the id (whole) and the key bar leave. */
+export function viewPageSize(model: Model, width: number, height: number): number {
+  const w = Math.max(20, width);
+  const idRows = model.current ? wrapToWidth(terminalSafe(head(model.current.id, MAX_ID_SHOWN)), w - displayWidth(positionOf(model)) - 2).length : 1;
+  return Math.max(1, Math.max(4, height) - idRows - keyBarRows({ name: 'view', lines: null, scroll: 0 }, w).length);
+}
+
 function viewScreen(model: Model, mode: Extract<Mode, { name: 'view' }>, current: Current, width: number, height: number, style: Style): string[] {
-  const page = viewPageSize(height);
+  const page = viewPageSize(model, width, height);
   const lines = mode.lines ?? [style.dim('loading the tables…')];
   const start = Math.min(mode.scroll, Math.max(0, lines.length - page));
   const shown = lines.slice(start, start + page);
-  const position = lines.length > page ? style.dim(`  lines ${start + 1}–${start + shown.length} of ${lines.length}`) : '';
-  return [`${style.bold(`${model.index + 1}/${model.entries.length}`)}  ${style.bold(safe(current.id, width - 40, style))}  ${style.dim('everything')}${position}`, ...shown, ...keyBarLines(mode, width, style)];
+  const top = idLines(model, current.id, width, style);
+  // `everything` and where in the tables, after the id when there is room.
+  const more = `  ${style.dim('everything')}${lines.length > page ? style.dim(`  lines ${start + 1}–${start + shown.length} of ${lines.length}`) : ''}`;
+  const last = top.length - 1;
+  if (displayWidth(top[last]!) + displayWidth(more) <= width) top[last] = `${top[last]!}${more}`;
+  return [...top, ...shown, ...keyBarLines(mode, width, style)];
+}
+
+/** The `?` screen: the help for the width, scrolled when it is longer than the screen. */
+function helpScreen(mode: Extract<Mode, { name: 'help' }>, width: number, height: number, style: Style): string[] {
+  const lines = helpLines(width);
+  const page = helpPageSize(height);
+  const start = Math.min(mode.scroll, Math.max(0, lines.length - page));
+  const shown = lines.slice(start, start + page);
+  if (lines.length <= page) return [style.heading('fraudctl review: keys'), ...shown, style.dim('Press any key to go back.')];
+  return [`${style.heading('fraudctl review: keys')}${style.dim(`  lines ${start + 1}–${start + shown.length} of ${lines.length}`)}`, ...shown, style.dim('j ↓ space: down · k ↑ b: up · any other key: back')];
 }
 
 /** The whole screen: at most `height` lines of at most `width` columns, joined by `\n`. */
@@ -276,7 +422,7 @@ export function view(model: Model, width: number, height: number, style: Style):
   let lines: string[];
   const current = model.current;
   if (mode.name === 'help') {
-    lines = [style.heading('fraudctl review: keys'), '', ...helpLines()];
+    lines = helpScreen(mode, w, h, style);
   } else if (mode.name === 'view' && current) {
     lines = viewScreen(model, mode, current, w, h, style);
   } else if (current) {
@@ -287,7 +433,7 @@ export function view(model: Model, width: number, height: number, style: Style):
     const entry = model.entries[model.index];
     const id = entry ? entry.id : '';
     const status = mode.name === 'loadFailed' ? [style.decline(safe(`could not load this event: ${mode.message}`, w, style))] : [style.dim('loading…')];
-    lines = [header(model, id, w, style, null), style.dim('─'.repeat(w)), ...status, ...noteLines(model, w, style, 3), ...keyBarLines(mode, w, style)];
+    lines = [...header(model, id, w, style, null), style.dim('─'.repeat(w)), ...status, ...noteLines(model, w, style, 3), ...keyBarLines(mode, w, style)];
   }
   if (lines.length > h) lines = [...lines.slice(0, h - 1), lines[lines.length - 1]!];
   return lines.map((line) => cutToWidth(line, w)).join('\n');

@@ -1,3 +1,4 @@
+import { commentTooLong, MAX_COMMENT_LENGTH } from '../contract/limits.js';
 import { KNOWN_STATES, TRANSITIONS, isKnownState } from '../contract/states.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import type { Session } from '../session.js';
@@ -54,6 +55,11 @@ function currentState(summary: unknown): string | null {
   return typeof state === 'string' ? state : null;
 }
 
+function refuseLongComment(comments: string): void {
+  const problem = commentTooLong(comments);
+  if (problem) throw new UsageError(`${problem}: nothing was sent`, `shorten it to ${MAX_COMMENT_LENGTH.toLocaleString('en-US')} characters or fewer`);
+}
+
 export async function setState(session: Session, eventId: string, options: SetStateOptions): Promise<void> {
   let { state, comments } = options;
   // An empty comment is never sent: the service replaces the event's comment with it, which would
@@ -64,6 +70,8 @@ export async function setState(session: Session, eventId: string, options: SetSt
     session.context.stderr.write('note: the empty --comments is not sent (it would erase the comment the event has)\n');
   }
   if (state !== undefined) state = stateFromTyped(state, options.forceState === true, 'send');
+  // Before anything is sent: the service would refuse it (422 comments:TOO_LONG).
+  if (comments !== undefined) refuseLongComment(comments);
   const prompting = session.canPrompt;
   if (!prompting && state === undefined && comments === undefined) {
     throw new UsageError(
@@ -81,6 +89,7 @@ export async function setState(session: Session, eventId: string, options: SetSt
     const prompter = await session.prompter();
     if (state === undefined) state = await askState(prompter, current);
     if (comments === undefined) comments = (await prompter.input('Comments (optional)')).trim() || undefined;
+    if (comments !== undefined) refuseLongComment(comments);
   }
   if (state === undefined && comments === undefined) throw new UsageError('nothing to change: give a state or a comment', 'an empty comment is never sent, so that it cannot erase the event\'s comment');
   const change = { ...(state !== undefined ? { state } : {}), ...(comments !== undefined ? { comments } : {}) };
@@ -89,7 +98,7 @@ export async function setState(session: Session, eventId: string, options: SetSt
     const [{ previewRequest, eventPath }, settings] = await Promise.all([import('../api/api-client.js'), session.settings()]);
     // A key in the credential store is not read for a dry run: the header is shown redacted all the same.
     const key = settings.apiKey ?? (settings.apiKeySource === 'credential-store' ? '[redacted]' : null);
-    const request = previewRequest(settings.baseUrl, key, 'PATCH', eventPath(eventId, '/state'), change);
+    const request = previewRequest(settings.baseUrl, key, 'PATCH', eventPath(eventId, '/state'), change, settings.profile);
     if (output.json) return output.printJson(request);
     const { renderDryRun } = await import('../render/request-preview.js');
     return output.print(renderDryRun(request, output.style));

@@ -632,7 +632,9 @@ describe('paths', () => {
     const preview = previewRequest('http://127.0.0.1:9/api/v1', KEY, 'PATCH', eventPath('..', '/state'), { state: 'APPROVED' });
     expect(preview).toEqual({
       method: 'PATCH',
+      path: '/event/%2E%2E/state',
       url: 'http://127.0.0.1:9/api/v1/event/%2E%2E/state',
+      to: 'http://127.0.0.1:9/api/v1/',
       headers: expect.objectContaining({ 'x-client-api-key': '[redacted]', 'content-type': 'application/json' }) as unknown,
       body: { state: 'APPROVED' },
     });

@@ -1,31 +1,177 @@
 import { spawnSync } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, cliEnv, runCli } from '../support/cli.js';
+import { startProgramOnTerminal } from '../support/pty.js';
+import { tempDir } from '../support/sandbox.js';
 
-describe('fraudctl completion', () => {
-  it('prints a bash script that bash accepts and that completes commands, options and states', async () => {
-    const result = await runCli(['completion', 'bash']);
-    expect(result.code).toBe(0);
-    expect(spawnSync('bash', ['-n'], { input: result.stdout }).status).toBe(0);
-    const complete = (line: string) => {
+/*
+ * The completion scripts, run by the real shells: bash (its completion function, as bash calls
+ * it on Tab), zsh (on a real terminal, Tab pressed), fish (its own completion engine,
+ * `complete -C`). Values come from the tree (keys, shells, states) and, for profile names, from
+ * the config file at the moment of the Tab, asked of fraudctl itself (`fraudctl __complete
+ * profiles`): the scripts find `fraudctl` on PATH as a user's shell would.
+ *
+ * Needs bash, zsh, fish and tmux (CI installs them: .ci/run).
+ */
+
+const tmp = tempDir('fraudctl-completion-');
+const KEY = 'completion-secret-key-0123';
+/** PATH with a `fraudctl` on it, and a config file with profiles prod and local (prod active, holding a key). */
+let env: NodeJS.ProcessEnv;
+const scripts: Record<string, string> = {};
+
+beforeAll(async () => {
+  const bin = join(tmp.dir, 'bin');
+  mkdirSync(bin);
+  symlinkSync(BIN, join(bin, 'fraudctl'));
+  // `#!/usr/bin/env node` finds the node running these tests.
+  const config = join(tmp.dir, 'config');
+  mkdirSync(join(config, 'fraudctl'), { recursive: true });
+  writeFileSync(join(config, 'fraudctl', 'config.json'), JSON.stringify({ activeProfile: 'prod', profiles: { prod: { baseUrl: 'https://fraud.example.com', apiKey: KEY }, local: { baseUrl: 'http://127.0.0.1:8787' } } }));
+  chmodSync(join(config, 'fraudctl', 'config.json'), 0o600);
+  env = cliEnv({ PATH: `${bin}:${join(process.execPath, '..')}:${process.env.PATH}`, HOME: tmp.dir, XDG_CONFIG_HOME: config });
+  for (const shell of ['bash', 'zsh', 'fish']) {
+    const result = await runCli(['completion', shell], { env });
+    expect(result.code, result.stderr).toBe(0);
+    scripts[shell] = join(tmp.dir, `fraudctl.${shell}`);
+    writeFileSync(scripts[shell], result.stdout);
+  }
+});
+afterAll(() => tmp.remove());
+
+describe('bash', () => {
+  /** What bash offers for each line (its last word is the one being completed), through the script's completion function, in one bash. */
+  const complete = (...lines: string[]): string[][] => {
+    const calls = lines.map((line) => {
       const words = line.split(' ');
-      const script = `${result.stdout}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _fraudctl; printf '%s\\n' "\${COMPREPLY[@]}"`;
-      return spawnSync('bash', ['-c', script], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
-    };
-    expect(complete('fraudctl se')).toEqual(expect.arrayContaining(['set-state']));
-    expect(complete('fraudctl set-state ord-1 --st')).toEqual(['--state']);
-    expect(complete('fraudctl set-state ord-1 --state ESC')).toEqual(['ESCALATED']);
-    expect(complete('fraudctl sandbox s')).toEqual(['serve']);
+      return `COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; COMPREPLY=(); _fraudctl; printf '%s\\n' "\${COMPREPLY[@]}" --end--`;
+    });
+    const result = spawnSync('bash', ['--norc', '-c', `source '${scripts.bash}'; ${calls.join('; ')}`], { encoding: 'utf8', env });
+    expect(result.stderr).toBe('');
+    expect(result.stdout).not.toContain(KEY);
+    return result.stdout
+      .split('--end--\n')
+      .slice(0, lines.length)
+      .map((block) => block.split('\n').filter(Boolean));
+  };
+
+  it('the script is valid bash', () => {
+    expect(spawnSync('bash', ['-n', scripts.bash!]).status).toBe(0);
   });
 
-  it('prints zsh and fish scripts naming every command', async () => {
-    for (const shell of ['zsh', 'fish']) {
-      const result = await runCli(['completion', shell]);
-      expect(result.code).toBe(0);
-      for (const command of ['submit', 'show', 'alerts', 'set-state', 'login', 'config', 'sandbox']) expect(result.stdout).toContain(command);
+  it('completes commands, options, states, and values: config set <key>, completion <shell>, config use <profile>, --profile <profile>', () => {
+    expect(
+      complete(
+        'fraudctl se',
+        'fraudctl set-state ord-1 --st',
+        'fraudctl set-state ord-1 --state ESC',
+        'fraudctl sandbox s',
+        'fraudctl config set ',
+        'fraudctl config get ti',
+        'fraudctl completion ',
+        'fraudctl config use ',
+        'fraudctl config use p',
+        'fraudctl --profile ',
+        'fraudctl show ord-1 --profile l',
+        // After a global option's value, the command still completes.
+        'fraudctl --profile prod config u',
+      ),
+    ).toEqual([
+      ['set-state'],
+      ['--state'],
+      ['ESCALATED'],
+      ['serve'],
+      ['base-url', 'timeout', 'retries', 'insecure-http'],
+      ['timeout'],
+      ['bash', 'zsh', 'fish'],
+      ['local', 'prod', 'sandbox'],
+      ['prod'],
+      ['local', 'prod', 'sandbox'],
+      ['local'],
+      ['unset', 'use'],
+    ]);
+    // The second argument of config set is a value, not a key.
+    expect(complete('fraudctl config set timeout ')[0]).not.toContain('base-url');
+  });
+});
+
+describe('zsh (bashcompinit), on a real terminal', () => {
+  it('Tab after config use lists the profiles; after completion, the shells', async () => {
+    const rc = join(tmp.dir, 'zdotdir');
+    mkdirSync(rc, { recursive: true });
+    writeFileSync(join(rc, '.zshrc'), `PS1='%% '\nautoload -U compinit && compinit -u\nsource '${scripts.zsh}'\n`);
+    const zsh = await startProgramOnTerminal(['zsh', '-i'], { env: { ...env, ZDOTDIR: rc }, width: 100, height: 12 });
+    try {
+      await zsh.waitFor(/^%$/m, 'the prompt');
+      await zsh.type('fraudctl config use ');
+      await zsh.send('Tab');
+      await zsh.waitFor(/^local\s+prod\s+sandbox$/m, 'the profiles offered');
+      await zsh.send('C-u');
+      await zsh.type('fraudctl completion ');
+      await zsh.send('Tab');
+      expect(await zsh.waitFor(/^bash\s+fish\s+zsh$/m, 'the shells offered')).not.toContain(KEY);
+    } finally {
+      await zsh.kill();
     }
   });
+});
 
+describe('fish', () => {
+  /** What fish's completion engine offers for each line (`complete -C`), values only. */
+  const complete = (...lines: string[]): string[][] => {
+    const script = `source '${scripts.fish}'; ${lines.map((l) => `complete -C '${l}'; echo '--end--'`).join('; ')}`;
+    const result = spawnSync('fish', ['--no-config', '-c', script], { encoding: 'utf8', env });
+    expect(result.stderr).toBe('');
+    expect(result.stdout).not.toContain(KEY);
+    return result.stdout
+      .split('--end--\n')
+      .slice(0, lines.length)
+      .map((block) => block.split('\n').filter(Boolean).map((l) => l.split('\t')[0]!));
+  };
+
+  it('completes commands, values of arguments and options, and profiles from the config file', () => {
+    const [top, configVerbs, keys, shells, profiles, globalProfile, states, afterUse] = complete(
+      'fraudctl ',
+      'fraudctl config ',
+      'fraudctl config set ',
+      'fraudctl completion ',
+      'fraudctl config use ',
+      'fraudctl show x --profile ',
+      'fraudctl set-state x --state ESC',
+      'fraudctl config use prod ',
+    );
+    expect(top).toEqual(expect.arrayContaining(['submit', 'show', 'config', 'completion', 'sandbox']));
+    expect(top).not.toContain('__complete');
+    expect(configVerbs).toEqual(['get', 'list', 'set', 'unset', 'use']);
+    expect(keys).toEqual(['base-url', 'insecure-http', 'retries', 'timeout']);
+    expect(shells).toEqual(['bash', 'fish', 'zsh']);
+    expect(profiles).toEqual(['local', 'prod', 'sandbox']);
+    expect(globalProfile).toEqual(['local', 'prod', 'sandbox']);
+    expect(states).toEqual(['ESCALATED']);
+    expect(afterUse).toEqual([]);
+  });
+});
+
+describe('fraudctl __complete (what the scripts ask at each Tab)', () => {
+  it('prints the profile names, one a line, never a key; it is not in the help', async () => {
+    const result = await runCli(['__complete', 'profiles'], { env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('local\nprod\nsandbox\n');
+    expect((await runCli(['--help'], { env })).stdout).not.toContain('__complete');
+  });
+
+  it('with a config file that cannot be read, prints nothing (a Tab must not print errors)', async () => {
+    const broken = join(tmp.dir, 'broken');
+    mkdirSync(join(broken, 'fraudctl'), { recursive: true });
+    writeFileSync(join(broken, 'fraudctl', 'config.json'), '{ "profiles": ', { mode: 0o600 });
+    const result = await runCli(['__complete', 'profiles'], { env: { ...env, XDG_CONFIG_HOME: broken } });
+    expect(result).toMatchObject({ code: 0, stdout: '', stderr: '' });
+  });
+});
+
+describe('fraudctl completion', () => {
   it('exits 2 for a shell it does not know', async () => {
     const result = await runCli(['completion', 'tcsh']);
     expect(result.code).toBe(2);

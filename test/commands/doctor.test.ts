@@ -70,12 +70,12 @@ describe('fraudctl doctor', () => {
     expect(line(result.stdout, 'TLS')).toMatch(/^– TLS\s+plain http:\/\/ on this machine/);
   });
 
-  it('a refused key: ✗ with the status and how to log in again, exit 1', async () => {
+  it('a refused key: ✗ with the status and what to fix (the variable it came from), exit 1', async () => {
     const result = await runCli(['doctor'], { env: env({ FRAUDCTL_BASE_URL: sb.url, FRAUDCTL_API_KEY: 'not-a-key-of-this-service' }) });
     expect(result.code).toBe(1);
     expect(line(result.stdout, 'service')).toMatch(/^✓/);
     expect(line(result.stdout, 'key accepted')).toMatch(/^✗ key accepted\s+the service refused the key \(401 UNAUTHORIZED: API_KEY_INVALID\)/);
-    expect(result.stdout).toContain('fraudctl login --profile');
+    expect(result.stdout).toContain('unset FRAUDCTL_API_KEY');
     expect(result.stderr).toMatch(/^error: 1 of \d+ checks failed: key accepted$/m);
     expect(result.stdout + result.stderr).not.toContain('not-a-key-of-this-service');
   });

@@ -97,6 +97,8 @@ describe('login: making the profile the one in use, and logout', () => {
       cli.env(bare),
     );
     expect(code, screen).toBe(0);
+    // The prompt says which profile and service the key is for.
+    expect(screen).toContain(`API key for profile "third" (${cli.sb.url})`);
     expect(screen).toContain('"third" is now the active profile');
     expect(screen).not.toContain(DEMO_KEY);
     expect(await activeProfile()).toBe('third');

@@ -78,6 +78,19 @@ describe('fraudctl set-state with flags', () => {
     expect(summary.comments).toBe('colleague: waiting for ID documents');
   });
 
+  it('refuses a comment over the service’s limit (4,000 characters, counted as the service counts) before sending anything', async () => {
+    const id = await reviewEvent();
+    // 4,000 emoji are 8,000 UTF-16 units but 4,000 characters: within the limit.
+    const atLimit = await cli.run(['set-state', id, '--comments', '😀'.repeat(4000)]);
+    expect(atLimit.code, atLimit.stderr).toBe(0);
+    const over = await cli.run(['set-state', id, '--state', 'APPROVED', '--comments', 'x'.repeat(4001), '--debug']);
+    expect(over.code).toBe(2);
+    expect(over.stderr).toMatch(/^error: the comment is 4,001 characters long; the service takes at most 4,000: nothing was sent$/m);
+    // Not even the read of the state before the change went out.
+    expect(over.stderr).not.toMatch(/debug: → /);
+    expect(await stateOf(id)).toBe('PENDING_REVIEW');
+  });
+
   it('--json prints the service body of the PATCH', async () => {
     const id = await reviewEvent();
     const result = await cli.run(['set-state', id, '--state', 'IN_REVIEW', '--json']);
@@ -104,11 +117,22 @@ describe('fraudctl set-state with flags', () => {
     const id = await reviewEvent();
     const result = await cli.run(['set-state', id, '--state', 'APPROVED', '--comments', 'ok', '--dry-run']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`PATCH ${cli.sb.url}/event/${id}/state`);
+    expect(result.stdout).toContain(`PATCH ${cli.sb.url}/event/${id}/state\nto ${cli.sb.url}/, profile sandbox\n`);
     expect(result.stdout).toContain('x-client-api-key: [redacted]');
     expect(result.stdout).toContain('"state": "APPROVED"');
     expect(result.stdout).not.toContain('sandbox-demo-key');
     expect(await stateOf(id)).toBe('PENDING_REVIEW');
+  });
+
+  it('--dry-run on the embedded sandbox: the method and the path, then where it would go, in words', async () => {
+    const result = await cli.run(['set-state', 'ord-1002', '--state', 'APPROVED', '--dry-run'], { env: { FRAUDCTL_BASE_URL: '', FRAUDCTL_API_KEY: '' } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.split('\n').slice(0, 3)).toEqual(['dry run: nothing was sent', 'PATCH /event/ord-1002/state', 'to the embedded sandbox (a local service on a loopback port, not production), profile sandbox']);
+    expect(result.stdout).not.toContain('(embedded sandbox)/');
+    const json = await cli.run(['set-state', 'ord-1002', '--state', 'APPROVED', '--dry-run', '--json'], { env: { FRAUDCTL_BASE_URL: '', FRAUDCTL_API_KEY: '' } });
+    expect(JSON.parse(json.stdout)).toMatchObject({ method: 'PATCH', path: '/event/ord-1002/state', url: null, to: expect.stringMatching(/^the embedded sandbox/) as unknown });
+    // Nothing was started to preview it: no sandbox note.
+    expect(result.stderr).not.toContain('SANDBOX');
   });
 
   it('path-encodes ids so an id with a slash reaches its own resource', async () => {

@@ -46,6 +46,18 @@ describe('http:// to a host that is not this machine', () => {
     expect(proxy.requests).toHaveLength(0);
   });
 
+  it('a mistyped host name (http://locahost) gets the DNS failure and "check the host name", not --insecure-http', async () => {
+    const result = await run(['show', 'ord-1', '--base-url', 'http://locahost:8787']);
+    expectOneLine(result, 6, /^error: cannot find host locahost \(DNS lookup failed\)$/, /^check the host name in --base-url$/);
+    const fromEnv = await run(['show', 'ord-1'], { FRAUDCTL_BASE_URL: 'http://locahost:8787' });
+    expectOneLine(fromEnv, 6, /^error: cannot find host locahost/, /^check the host name in FRAUDCTL_BASE_URL/);
+    // login says so before asking for a key.
+    const login = await run(['login', '--profile', 'typo', '--base-url', 'http://locahost:8787'], { FRAUDCTL_API_KEY: '' }, `${DEMO_KEY}\n`);
+    expectOneLine(login, 6, /^error: cannot find host locahost/, /^check the host name in --base-url$/);
+    // A name that resolves, or an address, is refused as before (no look-up needed for an address).
+    expectOneLine(await run(['show', 'ord-1', '--base-url', 'http://192.0.2.10:8787']), 2, /^error: refusing to send the API key in clear text to 192\.0\.2\.10:8787/, /--insecure-http/);
+  });
+
   it('is sent with --insecure-http (here to a proxy on this machine)', async () => {
     proxy.script(json(404, { requestId: 'p-1', errorType: 'NOT_FOUND', errorCodes: ['EVENT_NOT_FOUND'] }));
     const result = await run(['show', 'ord-1', '--base-url', 'http://fraud.example.com', '--insecure-http'], { HTTP_PROXY: proxy.url });

@@ -97,12 +97,17 @@ describe('opening events', () => {
     expect(d.model.current?.id).toBe('open');
     // ESCALATED cannot go to IN_REVIEW: shown, not claimed.
     expect(d.model.current?.claim).toBe('none');
-    expect(d.model.groups.alreadyHandled).toEqual(['done', 'odd']);
+    expect(d.model.groups.otherState).toEqual(['done', 'odd']);
     expect(d.model.groups.claimedElsewhere).toEqual(['theirs']);
+    // The state as the service spelled it, for the summary.
+    expect([...d.model.details]).toEqual([
+      ['done', 'APPROVED'],
+      ['odd', 'ON_HOLD'],
+    ]);
     expect(d.model.notes).toEqual([
-      'done: APPROVED, no longer awaiting review',
-      'theirs: IN_REVIEW, claimed by another session (--include-claimed takes these)',
-      'odd: ON_HOLD, no longer awaiting review',
+      { id: 'done', text: 'APPROVED, no longer awaiting review' },
+      { id: 'theirs', text: 'IN_REVIEW, claimed by another session (--include-claimed takes these)' },
+      { id: 'odd', text: 'ON_HOLD, a state this build does not know (--include-decided shows it)' },
     ]);
     expect(d.effects.filter((e) => e.type === 'claim' || e.type === 'patch')).toEqual([]);
   });
@@ -303,7 +308,7 @@ describe('leaving and quitting', () => {
     d.open(0);
     expect(d.key('q')).toContainEqual({ type: 'release', id: 'e1', action: 'release' });
     expect(d.model.mode.name).toBe('done');
-    expect(d.model.groups).toMatchObject({ skipped: ['e1'], notReached: ['e2', 'e3'] });
+    expect(d.model.groups).toMatchObject({ givenBack: ['e1'], skipped: [], notReached: ['e2', 'e3'] });
   });
 
   it('Ctrl-C while a decision is being sent waits for it, then ends without claiming the next event', () => {
@@ -373,5 +378,165 @@ describe('view and help', () => {
     expect(d.model.mode.name).toBe('help');
     d.key('x');
     expect(d.model.mode.name).toBe('keys');
+  });
+});
+
+describe('the log: every action the queue attempts has its line, whatever ends it', () => {
+  const REFUSED_KEY = { status: 401, message: 'the service did not accept the API key', requestId: 'k1' };
+  const BLOCKED = { status: 403, message: 'the service refused the key (403 FORBIDDEN: MERCHANT_BLOCKED)', requestId: 'k2' };
+  const DOWN = { status: 503, message: 'the service is unavailable', requestId: 'u1' };
+  const NETWORK = { status: null, message: 'the connection dropped', requestId: null };
+  const TRANSITION = { status: 422, message: 'the service rejected the request (422 VALIDATION_ERROR: INVALID_STATE_TRANSITION)', requestId: 'v1' };
+
+  /** A decision on e1 sent as far as the re-read before the PATCH. */
+  function deciding(): Driver {
+    const d = new Driver(['e1', 'e2']);
+    d.send({ type: 'start' });
+    d.open(0);
+    d.key('a');
+    d.type('ok');
+    d.enter();
+    return d;
+  }
+
+  it.each([
+    ['a refused key (401)', REFUSED_KEY, 'e1 claim PENDING_REVIEW→IN_REVIEW refused'],
+    ['a blocked merchant (403)', BLOCKED, 'e1 claim PENDING_REVIEW→IN_REVIEW refused'],
+    ['an unavailable service (503)', DOWN, 'e1 claim PENDING_REVIEW→IN_REVIEW failed'],
+    ['the network', NETWORK, 'e1 claim PENDING_REVIEW→IN_REVIEW failed'],
+  ])('a claim that fails on %s', (_what, failure, line) => {
+    const d = new Driver(['e1', 'e2']);
+    d.send({ type: 'start' });
+    d.loaded(0, 'PENDING_REVIEW');
+    const effects = d.send({ type: 'claimFailed', id: 'e1', failure });
+    expect(d.logs()).toEqual([line]);
+    const entry = ofType(effects, 'log')[0]!.entry;
+    expect(entry).toMatchObject({ status: failure.status, message: failure.message, requestId: failure.requestId });
+    // A refused key ends the session; any other failure leaves the event on screen, unclaimed.
+    expect(d.model.mode.name).toBe(failure.status === 401 || failure.status === 403 ? 'done' : 'keys');
+  });
+
+  it('a claim that finds the event moved on before the PATCH', () => {
+    const d = new Driver(['e1', 'e2']);
+    d.send({ type: 'start' });
+    d.loaded(0, 'PENDING_REVIEW');
+    d.send({ type: 'claimLost', id: 'e1', summary: summary('e1', 'APPROVED') });
+    expect(d.logs()).toEqual(['e1 claim PENDING_REVIEW→IN_REVIEW conflict']);
+  });
+
+  it.each([
+    ['a refused key (401)', REFUSED_KEY, 'e1 approve IN_REVIEW→APPROVED refused'],
+    ['a blocked merchant (403)', BLOCKED, 'e1 approve IN_REVIEW→APPROVED refused'],
+    ['an unavailable service (503)', DOWN, 'e1 approve IN_REVIEW→APPROVED failed'],
+    ['the network', NETWORK, 'e1 approve IN_REVIEW→APPROVED failed'],
+  ])('a decision whose re-read fails on %s: not sent, and logged so', (_what, failure, line) => {
+    const d = deciding();
+    d.send({ type: 'rereadFailed', id: 'e1', failure });
+    expect(d.logs().slice(1)).toEqual([line]);
+    const entry = ofType(d.effects, 'log').at(-1)!.entry;
+    expect(entry.comments).toBe('ok');
+    expect(entry.message).toMatch(/^not sent: could not read the event again first/);
+  });
+
+  it.each([
+    ['a refused key (401)', REFUSED_KEY, 'refused'],
+    ['a blocked merchant (403)', BLOCKED, 'refused'],
+    ['a transition the service does not allow (422)', TRANSITION, 'refused'],
+    ['an unavailable service (503)', DOWN, 'failed'],
+    ['the network', NETWORK, 'failed'],
+  ])('a decision whose PATCH fails on %s', (_what, failure, outcome) => {
+    const d = deciding();
+    d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') });
+    d.send({ type: 'patchFailed', id: 'e1', failure });
+    expect(d.logs().slice(1)).toEqual([`e1 approve IN_REVIEW→APPROVED ${outcome}`]);
+  });
+
+  it.each([
+    ['a refused key (401)', REFUSED_KEY, 'refused'],
+    ['a state moved on (422)', TRANSITION, 'refused'],
+    ['the network', NETWORK, 'failed'],
+  ])('a give-back that fails on %s', (_what, failure, outcome) => {
+    const d = new Driver(['e1', 'e2']);
+    d.send({ type: 'start' });
+    d.open(0);
+    d.key('s');
+    d.send({ type: 'releaseFailed', id: 'e1', action: 'skip', failure });
+    expect(d.logs()).toEqual(['e1 claim PENDING_REVIEW→IN_REVIEW ok', `e1 skip IN_REVIEW→PENDING_REVIEW ${outcome}`]);
+  });
+
+  it('skipping an event that could not be loaded', () => {
+    const d = new Driver(['e1', 'e2']);
+    d.send({ type: 'start' });
+    d.send({ type: 'loadFailed', index: 0, failure: DOWN });
+    d.key('s');
+    expect(d.logs()).toEqual(['e1 skip null→null ok']);
+  });
+
+  it('a refused key at a claim ends the session with the claim logged and the event given back', () => {
+    const d = new Driver(['e1', 'e2']);
+    d.send({ type: 'start' });
+    d.open(0);
+    d.key('s');
+    d.send({ type: 'released', id: 'e1', action: 'skip', requestId: 'r' });
+    d.loaded(1, 'PENDING_REVIEW');
+    d.send({ type: 'claimFailed', id: 'e2', failure: BLOCKED });
+    expect(d.model.fatal).toEqual({ message: BLOCKED.message, status: 403 });
+    expect(d.logs()).toEqual(['e1 claim PENDING_REVIEW→IN_REVIEW ok', 'e1 skip IN_REVIEW→PENDING_REVIEW ok', 'e2 claim PENDING_REVIEW→IN_REVIEW refused']);
+    // Its claim never happened: nothing to give back.
+    expect(ofType(d.effects, 'release').map((e) => e.id)).toEqual(['e1']);
+    expect(d.model.groups).toMatchObject({ skipped: ['e1'], leftUndecided: ['e2'], givenBack: [] });
+  });
+});
+
+describe('the summary’s groups: each passed-over id with why, each id once', () => {
+  it('tells a malformed id (the service’s 422 eventId:INVALID_FORMAT) from one not found, and keeps other refusals apart', () => {
+    const d = new Driver(['ord/1', 'gone', 'odd', 'e4']);
+    d.send({ type: 'start' });
+    d.send({ type: 'loadFailed', index: 0, failure: { status: 422, message: 'rejected', requestId: 'x', codes: ['eventId:INVALID_FORMAT'] } });
+    d.send({ type: 'loadFailed', index: 1, failure: { status: 404, message: 'no event', requestId: 'y', codes: ['EVENT_NOT_FOUND'] } });
+    d.send({ type: 'loadFailed', index: 2, failure: { status: 410, message: 'gone for good', requestId: 'z', codes: ['EVENT_ARCHIVED'] } });
+    expect(d.model.groups).toMatchObject({ invalidId: ['ord/1'], notFound: ['gone'], refused: ['odd'] });
+    expect(d.model.details.get('ord/1')).toBe('422 eventId:INVALID_FORMAT');
+    expect(d.model.details.get('odd')).toBe('410 EVENT_ARCHIVED');
+    expect(d.model.notes[0]).toEqual({ id: 'ord/1', text: 'invalid id (422 eventId:INVALID_FORMAT)' });
+  });
+
+  it('the event on screen at q or Ctrl-C is given back, not skipped; with --no-claim it is left undecided', () => {
+    for (const how of ['q', 'ctrl-c'] as const) {
+      const d = new Driver(['e1', 'e2']);
+      d.send({ type: 'start' });
+      d.open(0);
+      if (how === 'q') d.key('q');
+      else d.send({ type: 'key', text: '\x03', key: { name: 'c', ctrl: true } });
+      expect(d.model.groups).toMatchObject({ givenBack: ['e1'], skipped: [], notReached: ['e2'] });
+    }
+    const unclaimed = new Driver(['e1'], { claim: false });
+    unclaimed.send({ type: 'start' });
+    unclaimed.loaded(0, 'PENDING_REVIEW');
+    unclaimed.key('q');
+    expect(unclaimed.model.groups).toMatchObject({ leftUndecided: ['e1'], givenBack: [] });
+  });
+
+  it('lists an event once: a comment then a decision is the decision; a give-back that failed is still claimed, not given back', () => {
+    const d = new Driver(['e1', 'e2']);
+    d.send({ type: 'start' });
+    d.open(0);
+    d.key('c');
+    d.type('note');
+    d.enter();
+    d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') });
+    d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'note'), requestId: 'r' });
+    d.key('a');
+    d.enter();
+    d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'note') });
+    d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'APPROVED', 'note'), requestId: 'r2' });
+    d.open(1);
+    d.key('q');
+    d.send({ type: 'releaseFailed', id: 'e2', action: 'release', failure: { status: null, message: 'reset', requestId: null } });
+    const listed = Object.entries(d.model.groups).filter(([, ids]) => ids.length > 0);
+    expect(listed).toEqual([
+      ['approved', ['e1']],
+      ['stillClaimed', ['e2']],
+    ]);
   });
 });

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createStyle } from '../../src/render/colours.js';
 import { cutToWidth, displayWidth } from '../../src/render/display-width.js';
-import { editLine, MAX_COMMENT_LENGTH } from '../../src/review-queue/comment-editor.js';
-import { MAX_COMMENTS } from '../../src/contract/event-payload.js';
+import { editLine } from '../../src/review-queue/comment-editor.js';
+import { MAX_COMMENT_LENGTH } from '../../src/contract/limits.js';
 import { KEYMAP } from '../../src/review-queue/keymap.js';
 import { initialModel, type Model, type Msg } from '../../src/review-queue/queue-model.js';
 import { renderSessionSummary } from '../../src/review-queue/queue-summary.js';
@@ -196,7 +196,7 @@ describe('a hostile event', () => {
   it('the view of everything and the summary are made safe too', () => {
     let model = showing(hostileSummary(), hostileAssessment());
     model = update(model, { type: 'viewReady', id: model.current!.id, lines: [] })[0];
-    const summary = renderSessionSummary({ ...model, groups: { ...model.groups, skipped: [big(nasty)] } }, plain, 80, null);
+    const summary = renderSessionSummary({ ...model, groups: { ...model.groups, skipped: [big(nasty)] } }, plain, 80, { logPath: null, serviceFlags: [] });
     expect(summary).not.toMatch(ACTIVE_EXCEPT_NEWLINE);
   });
 });
@@ -236,10 +236,13 @@ describe('the comment editor', () => {
     expect(apply('\x1b', key('escape'))).toBe('cancel');
   });
 
-  it('stops at the service’s comment limit', () => {
-    expect(MAX_COMMENT_LENGTH).toBe(MAX_COMMENTS);
-    const r = editLine({ text: 'x'.repeat(MAX_COMMENT_LENGTH), cursor: MAX_COMMENT_LENGTH }, 'y', key('y'));
-    expect(r.kind).toBe('ignored');
+  it('stops at the service’s comment limit, counted as the service counts (an emoji is one character)', () => {
+    const full = '😀'.repeat(MAX_COMMENT_LENGTH);
+    expect(editLine({ text: full, cursor: full.length }, 'y', key('y')).kind).toBe('ignored');
+    // One short of it: a paste takes as much as fits.
+    const almost = '😀'.repeat(MAX_COMMENT_LENGTH - 1);
+    const r = editLine({ text: almost, cursor: almost.length }, 'abc', { sequence: 'abc' });
+    expect(r).toEqual({ kind: 'edit', line: { text: `${almost}a`, cursor: almost.length + 1 } });
   });
 });
 

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
 
@@ -107,6 +108,44 @@ export async function startTlsServer(pem: Pem): Promise<TlsServer> {
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * TLS in front of a plain-HTTP service (the sandbox): https://localhost:PORT, each connection
+ * decrypted and piped to `target` (http://127.0.0.1:PORT), as a load balancer terminating TLS
+ * would. `connections` counts the TLS connections made to it.
+ */
+export async function startTlsFront(pem: Pem, target: string): Promise<TlsServer> {
+  const { hostname, port: targetPort } = new URL(target);
+  let connections = 0;
+  const sockets = new Set<Socket>();
+  const server = createTlsServer({ key: pem.key, cert: pem.cert }, (client) => {
+    const upstream = connect(Number(targetPort), hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+    }
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+    client.pipe(upstream).pipe(client);
+  });
+  server.on('tlsClientError', () => {});
+  server.on('connection', () => connections++);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `https://localhost:${port}`,
+    port,
+    requests: 0,
+    get connections() {
+      return connections;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
         server.close(() => resolve());
       }),
   };

@@ -52,7 +52,12 @@ function quote(arg: string): string {
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Starts `node bin/fraudctl.js …args` on a new terminal (80×24 unless told). */
-export async function startOnTerminal(args: readonly string[], options: PtyOptions): Promise<Pty> {
+export function startOnTerminal(args: readonly string[], options: PtyOptions): Promise<Pty> {
+  return startProgramOnTerminal([process.execPath, BIN, ...args], options);
+}
+
+/** Starts any program (`argv[0]` found on the test's PATH) on a new terminal: a shell, for completion. */
+export async function startProgramOnTerminal(argv: readonly string[], options: PtyOptions): Promise<Pty> {
   const width = options.width ?? 80;
   const height = options.height ?? 24;
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -64,7 +69,7 @@ export async function startOnTerminal(args: readonly string[], options: PtyOptio
     .filter((e): e is [string, string] => e[1] !== undefined)
     .map(([k, v]) => quote(`${k}=${v}`));
   // env -i: exactly the test's environment; the pane stays (remain-on-exit) so its last screen can be read.
-  const command = ['env', '-i', ...env, quote(process.execPath), quote(BIN), ...args.map(quote), ...(options.stdinFile ? ['<', quote(options.stdinFile)] : []), ';', 'echo', '$?', '>', quote(`${statusFile}.tmp`), '&&', 'mv', quote(`${statusFile}.tmp`), quote(statusFile)].join(' ');
+  const command = ['env', '-i', ...env, ...argv.map(quote), ...(options.stdinFile ? ['<', quote(options.stdinFile)] : []), ';', 'echo', '$?', '>', quote(`${statusFile}.tmp`), '&&', 'mv', quote(`${statusFile}.tmp`), quote(statusFile)].join(' ');
   const tmux = (...a: string[]) => run('tmux', ['-S', socket, ...a], { env: { PATH: process.env.PATH, TERM: 'xterm-256color' } });
   // remain-on-exit in the same tmux command, so that even a program that ends at once keeps its pane and exit status.
   await tmux('new-session', '-d', '-x', String(width), '-y', String(height), '-s', 'pty', `sh -c ${quote(command)}`, ';', 'set-option', '-t', 'pty', 'remain-on-exit', 'on');

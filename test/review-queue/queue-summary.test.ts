@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { createStyle } from '../../src/render/colours.js';
+import { emptyGroups, initialModel, type Group, type Model } from '../../src/review-queue/queue-model.js';
+import { renderSessionSummary, shellWord } from '../../src/review-queue/queue-summary.js';
+
+/*
+ * The session summary: each passed-over id under why it was passed over, each id once, and the
+ * command that takes the events claimed by others.
+ */
+
+const plain = createStyle(0);
+
+function ended(groups: Partial<Record<Group, string[]>>, details: [string, string][] = []): Model {
+  const ids = Object.values(groups).flat();
+  const model = initialModel(
+    ids.map((id) => ({ id })),
+    { claim: true, includeClaimed: false, includeDecided: false },
+    { width: 80, height: 24 },
+  );
+  return { ...model, quitting: 'quit', mode: { name: 'done' }, groups: { ...emptyGroups(), ...groups }, details: new Map(details) };
+}
+
+describe('the session summary', () => {
+  it('names the state each passed-over event was in, the invalid ids with the service’s answer, and the given-back event', () => {
+    const model = ended(
+      { givenBack: ['ord-1'], notFound: ['ord-9'], invalidId: ['ord/1', 'ördér', 'a b'], otherState: ['evt-1', 'evt-2', 'ord-7'] },
+      [
+        ['ord/1', '422 eventId:INVALID_FORMAT'],
+        ['ördér', '422 eventId:INVALID_FORMAT'],
+        ['a b', '422 eventId:INVALID_FORMAT'],
+        ['evt-1', 'ON_HOLD'],
+        ['evt-2', 'ON_HOLD'],
+        ['ord-7', 'APPROVED'],
+      ],
+    );
+    const text = renderSessionSummary(model, plain, 100, { logPath: null, serviceFlags: [] });
+    expect(text.split('\n')).toEqual([
+      'Review session (quit): 8 events in the queue',
+      '  given back                                  1  ord-1',
+      '  not found                                   1  ord-9',
+      '  invalid id (422 eventId:INVALID_FORMAT)     3  ord/1  ördér  "a b"',
+      '  in state ON_HOLD                            2  evt-1  evt-2',
+      '  in state APPROVED                           1  ord-7',
+    ]);
+  });
+
+  it('gives the command that takes the events claimed by others, reaching the same service', () => {
+    const model = ended({ claimedElsewhere: ['e2', 'e4'] });
+    const text = renderSessionSummary(model, plain, 80, { logPath: null, serviceFlags: ['--profile', 'night shift'] });
+    expect(text).toMatch(/claimed by others\s+2 {2}e2 {2}e4/);
+    expect(text).toContain("\n  fraudctl review --profile 'night shift' --include-claimed e2 e4");
+    expect(shellWord("it's")).toBe(`'it'\\''s'`);
+    expect(shellWord('https://fraud.example.com:8443/api')).toBe('https://fraud.example.com:8443/api');
+  });
+
+  it('never cuts an id: one longer than the room after the label starts on the next line', () => {
+    const long = `evt-${'x'.repeat(60)}`;
+    const text = renderSessionSummary(ended({ givenBack: [long] }), plain, 60, { logPath: null, serviceFlags: [] });
+    expect(text.split('\n').slice(1)).toEqual(['  given back             1', `    ${long}`]);
+  });
+});
