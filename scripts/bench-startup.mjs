@@ -14,9 +14,16 @@
 //                               and against  a fresh script doing the same GET with undici (the
 //                                        Agent and request API fraudctl uses, nothing else), as
 //                                        information: how much of the gap is undici's own cost
+//   fraudctl show <id> --json   with the key in the credential store  against  the same command
+//                               with the key in FRAUDCTL_API_KEY (same profile): what reading the
+//                               key from the store costs (loading @napi-rs/keyring, one D-Bus
+//                               session with the Secret Service); target: at most 15 ms more
 // The ratio is the median of the pairs' ratios. Targets (on the newest supported Node): the first
-// two at most 1.30. The show runs go to a sandbox this script starts (`fraudctl sandbox serve`, on the
-// running node), holding one event. Every process gets an environment of its own (temp HOME and
+// two at most 1.30. The store's pair gives the median of the pairs' differences, against a Secret
+// Service of the script's own (GNOME Keyring on a private D-Bus session,
+// test/support/secret-service.mjs; not measured, and said so, where that cannot start). The show
+// runs go to a sandbox this script starts (`fraudctl sandbox serve`, on the running node), holding
+// one event. Every process gets an environment of its own (temp HOME and
 // XDG directories, so the compile cache starts empty and is warmed by the warm-up runs; nothing
 // inherited but PATH).
 import { spawn, spawnSync } from 'node:child_process';
@@ -25,11 +32,13 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startSecretService } from '../test/support/secret-service.mjs';
 
 const require = createRequire(import.meta.url);
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
 const WARMUP = 3;
 const TARGET = 1.3;
+const STORE_TARGET_MS = 15;
 const BIN = fileURLToPath(new URL('../bin/fraudctl.js', import.meta.url));
 const KEY = 'sandbox-demo-key';
 
@@ -53,18 +62,35 @@ function timeOnce(node, args, env) {
   return ms;
 }
 
-/** A and B in turn, WARMUP + RUNS times each: medians of both and of the pairs' ratios. */
-function pair(node, a, b, env) {
-  const times = { a: [], b: [], ratio: [] };
+/** A and B in turn, WARMUP + RUNS times each: medians of both, of the pairs' ratios and of their differences. */
+function pair(node, a, b, env, envB = env) {
+  const times = { a: [], b: [], ratio: [], difference: [] };
   for (let i = 0; i < WARMUP + RUNS; i++) {
     const ta = timeOnce(node, a, env);
-    const tb = timeOnce(node, b, env);
+    const tb = timeOnce(node, b, envB);
     if (i < WARMUP) continue;
     times.a.push(ta);
     times.b.push(tb);
     times.ratio.push(ta / tb);
+    times.difference.push(ta - tb);
   }
-  return { a: median(times.a), b: median(times.b), ratio: median(times.ratio) };
+  return { a: median(times.a), b: median(times.b), ratio: median(times.ratio), difference: median(times.difference) };
+}
+
+/** A Secret Service of the script's own, with the bench's key stored by `fraudctl login` (profile "bench"); or why not. */
+async function keyInStore(url) {
+  let service;
+  try {
+    service = await startSecretService(join(dir, 'keyring'));
+  } catch (error) {
+    return { reason: error.message.split('\n')[0] };
+  }
+  const login = spawnSync(process.execPath, [BIN, 'login', '--profile', 'bench', '--base-url', url], { env: { ...service.env, NO_COLOR: '1' }, input: KEY, encoding: 'utf8' });
+  if (login.status !== 0 || !/saved in the Secret Service/.test(login.stderr)) {
+    await service.stop();
+    return { reason: `login did not store the key in the credential store: ${login.stderr.trim()}` };
+  }
+  return { service };
 }
 
 function startSandbox(dbPath, env) {
@@ -91,6 +117,7 @@ const dir = mkdtempSync(join(os.tmpdir(), 'fraudctl-bench-'));
 const sandboxEnv = { PATH: process.env.PATH, HOME: join(dir, 'sandbox-home'), NO_COLOR: '1' };
 const { child, url } = await startSandbox(join(dir, 'bench.db'), sandboxEnv);
 const results = [];
+let store = { reason: 'not started' };
 try {
   const submitEnv = { ...sandboxEnv, FRAUDCTL_API_KEY: KEY };
   const submit = spawnSync(process.execPath, [BIN, 'submit', 'examples/review.json', '--base-url', url, '--json'], { env: submitEnv, encoding: 'utf8' });
@@ -101,6 +128,7 @@ try {
   writeFileSync(getScript, httpGet(eventUrl));
   const undiciScript = join(dir, 'undici-get.cjs');
   writeFileSync(undiciScript, undiciGet(eventUrl));
+  store = await keyInStore(url);
 
   console.log(`${RUNS} runs of each command after ${WARMUP} warm-up runs, in pairs; medians. ${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(2)}`);
   for (const [n, node] of nodes.entries()) {
@@ -111,12 +139,20 @@ try {
     const versionPair = pair(node, [BIN, '--version'], ['-e', '0'], env);
     const showPair = pair(node, [BIN, 'show', id, '--json', '--base-url', url], [getScript], env);
     const undiciPair = pair(node, [BIN, 'show', id, '--json', '--base-url', url], [undiciScript], env);
-    const result = { version, node, versionPair, showPair, undiciPair, load: [loadBefore, os.loadavg()[0]] };
+    let storePair = null;
+    if (store.service) {
+      // Same profile, home and bus; only where the key comes from differs. The compile cache is this Node's.
+      const storeEnv = { ...store.service.env, NO_COLOR: '1', XDG_CACHE_HOME: env.XDG_CACHE_HOME };
+      const show = [BIN, 'show', id, '--json', '--profile', 'bench'];
+      storePair = pair(node, show, show, storeEnv, { ...storeEnv, FRAUDCTL_API_KEY: KEY });
+    }
+    const result = { version, node, versionPair, showPair, undiciPair, storePair, load: [loadBefore, os.loadavg()[0]] };
     results.push(result);
     printVersion(result);
   }
   if (results.length > 1) printSummary(results);
 } finally {
+  await store.service?.stop();
   child.kill('SIGTERM');
   await new Promise((resolve) => child.once('exit', resolve));
   rmSync(dir, { recursive: true, force: true });
@@ -146,7 +182,7 @@ agent
 `;
 }
 
-function printVersion({ version, node, versionPair, showPair, undiciPair, load }) {
+function printVersion({ version, node, versionPair, showPair, undiciPair, storePair, load }) {
   const verdict = (ratio) => `${ratio.toFixed(2)}   target <= ${TARGET.toFixed(2)}: ${ratio <= TARGET ? 'met' : 'NOT met'}`;
   const row = (name, ms, ratio = '') => `  ${name.padEnd(40)}${ms.toFixed(1).padStart(7)} ms   ${ratio}`;
   console.log();
@@ -157,14 +193,22 @@ function printVersion({ version, node, versionPair, showPair, undiciPair, load }
   console.log(row('fraudctl show <id> --json', showPair.a, verdict(showPair.ratio)));
   console.log(row('one GET with undici (same Agent)', undiciPair.b));
   console.log(row('fraudctl show <id> --json', undiciPair.a, `${undiciPair.ratio.toFixed(2)}   (the undici floor against node:http: ${(undiciPair.b / showPair.b).toFixed(2)})`));
+  if (!storePair) {
+    console.log(`  the key in the credential store: not measured (${store.reason})`);
+    return;
+  }
+  const difference = `+${storePair.difference.toFixed(1)} ms   target <= +${STORE_TARGET_MS} ms: ${storePair.difference <= STORE_TARGET_MS ? 'met' : 'NOT met'}`;
+  console.log(row('show --json, key in FRAUDCTL_API_KEY', storePair.b));
+  console.log(row('show --json, key in the credential store', storePair.a, difference));
 }
 
 function printSummary(rows) {
   console.log();
-  console.log('| Node | `node -e 0` | `fraudctl --version` | ratio | `node:http` GET | undici GET | `fraudctl show <id> --json` | ratio to node:http | ratio to undici |');
-  console.log('|---|---|---|---|---|---|---|---|---|');
+  console.log('| Node | `node -e 0` | `fraudctl --version` | ratio | `node:http` GET | undici GET | `fraudctl show <id> --json` | ratio to node:http | ratio to undici | key in the store: more |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
   const ms = (x) => `${Math.round(x)} ms`;
-  for (const { version, versionPair: v, showPair: s, undiciPair: u } of rows) {
-    console.log(`| ${version} | ${ms(v.b)} | ${ms(v.a)} | ${v.ratio.toFixed(2)} | ${ms(s.b)} | ${ms(u.b)} | ${ms(s.a)} | ${s.ratio.toFixed(2)} | ${u.ratio.toFixed(2)} |`);
+  for (const { version, versionPair: v, showPair: s, undiciPair: u, storePair: k } of rows) {
+    const store = k ? `+${k.difference.toFixed(1)} ms` : 'not measured';
+    console.log(`| ${version} | ${ms(v.b)} | ${ms(v.a)} | ${v.ratio.toFixed(2)} | ${ms(s.b)} | ${ms(u.b)} | ${ms(s.a)} | ${s.ratio.toFixed(2)} | ${u.ratio.toFixed(2)} | ${store} |`);
   }
 }

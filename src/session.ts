@@ -3,6 +3,7 @@ import type { CliContext } from './cli-context.js';
 import { ApiClient, type ApiClientOptions } from './api/api-client.js';
 import { requireApiKey, resolveSettings, type Settings } from './profiles/settings.js';
 import { readConfigFile } from './profiles/config-file.js';
+import { readStoredKey } from './credentials/credential-store.js';
 import { settingHints } from './profiles/setting-hints.js';
 import { checkTransportResolving } from './api/transport.js';
 import { createOutput, type Output } from './render/output.js';
@@ -13,7 +14,8 @@ import type { Prompter } from './prompter/prompter.js';
  * Everything a client command may need for one run, built lazily from the global options:
  * settings, the API client (starting the embedded sandbox when no service is configured),
  * the output (colour, JSON, sanitising) and the prompter, each constructed when first asked
- * for. The client's own code is imported statically (one file to load, see scripts/build.mjs);
+ * for. The client's own code is imported statically (one file to load, see scripts/build.mjs),
+ * the credential store's wrapper too (it loads its native library only when a key is there);
  * what is heavy and only some commands need (prompts, the sandbox) is import()ed.
  */
 
@@ -34,6 +36,7 @@ interface EmbeddedSandbox {
 
 export class Session {
   private settingsValue?: Settings;
+  private storedKey?: Promise<string>;
   private clientValue?: ApiClient;
   private outputValue?: Output;
   private sandbox?: EmbeddedSandbox;
@@ -90,6 +93,22 @@ export class Session {
     return this.settingsValue;
   }
 
+  /**
+   * The API key of the settings in force, or the error saying how to give one (exit 3). A key in
+   * the credential store is read here, at the first call: only commands that send a request pay
+   * for it, and a command whose key comes from FRAUDCTL_API_KEY never loads the store's library.
+   */
+  async apiKey(): Promise<string> {
+    const settings = await this.settings();
+    if (settings.apiKey !== null && settings.apiKey !== '') return settings.apiKey;
+    if (settings.apiKeySource === 'credential-store' && settings.credentialAccount !== null) {
+      const account = settings.credentialAccount;
+      this.storedKey ??= readStoredKey(settings.profile, account);
+      return this.storedKey;
+    }
+    return requireApiKey(settings);
+  }
+
   async output(): Promise<Output> {
     if (!this.outputValue) {
       this.outputValue = createOutput(this.context, { json: this.json, noColorFlag: this.globals.color === false });
@@ -109,10 +128,10 @@ export class Session {
   async client(batch?: Pick<ApiClientOptions, 'connections' | 'control' | 'signal'>): Promise<ApiClient> {
     if (this.clientValue) return this.clientValue;
     const settings = await this.settings();
+    // The key first: a key that cannot be read starts no sandbox.
+    const apiKey = await this.apiKey();
     let baseUrl = settings.baseUrl;
     if (baseUrl === null) baseUrl = await this.startEmbeddedSandbox();
-    let apiKey = settings.apiKey;
-    if (apiKey === null) apiKey = requireApiKey(settings);
     const hints = settingHints(settings.profile, settings.sources);
     // A host that does not resolve is said before any refusal of plain http:// to it.
     await checkTransportResolving(baseUrl, settings.insecureHttp, settings.profile, this.context.env, hints.url);

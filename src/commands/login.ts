@@ -6,17 +6,22 @@ import { login } from '../login/login.js';
 export function loginCommand(context: CliContext): Command {
   return new Command('login')
     .description('store an API key for a profile, after checking it against the service')
+    .option('--insecure-storage', 'keep the key in the config file (plain text, mode 0600) instead of the credential store')
     .addHelpText(
       'before',
       `Examples:
   $ fraudctl login --profile prod --base-url https://fraud.example.com   # asks for the key, hidden
   $ pass show fraud/prod-key | fraudctl login --profile prod             # reads the key from stdin
   $ fraudctl login --profile sandbox                                     # the embedded sandbox's key
+  $ fraudctl login --profile ci --insecure-storage < key.txt             # in the config file, not the store
 
 The key is never taken as an argument, so it stays out of shell history and process lists.
+It is kept in the system's credential store (Keychain, Credential Manager, Secret Service) when
+one is usable, else in the config file (mode 0600); where there is no store (SSH, CI), commands
+can take the key from FRAUDCTL_API_KEY instead.
 `,
     )
-    .action(async (_options: unknown, command: Command) => {
-      await withSession(context, command, (session) => login(session));
+    .action(async (options: { insecureStorage?: boolean }, command: Command) => {
+      await withSession(context, command, (session) => login(session, { insecureStorage: options.insecureStorage === true }));
     });
 }

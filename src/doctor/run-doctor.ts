@@ -2,6 +2,7 @@ import { newProbeId } from '../api/api-client.js';
 import { proxyFor } from '../api/proxy.js';
 import { CliError, ExitCode } from '../errors/cli-error.js';
 import { configFilePath } from '../profiles/config-file.js';
+import { credentialStoreName } from '../credentials/credential-store.js';
 import { redactKey } from '../profiles/redact.js';
 import type { Settings } from '../profiles/settings.js';
 import { keyHint, settingHints, type SettingHints } from '../profiles/setting-hints.js';
@@ -19,7 +20,8 @@ import { configFileCheck, dnsCheck, openApiCheck, proxyCheck, serviceChecks, sou
 
 const NETWORK_TIMEOUT_MS = 5_000;
 
-function settingsChecks(settings: Settings, env: NodeJS.ProcessEnv): CheckResult[] {
+/** `key`: the key in force (read from the credential store when it is there), or why it could not be read. */
+function settingsChecks(settings: Settings, env: NodeJS.ProcessEnv, key: string | null, keyError: CliError | null): CheckResult[] {
   const s = settings.sources;
   const checks: CheckResult[] = [
     configFileCheck(configFilePath(env)),
@@ -31,11 +33,13 @@ function settingsChecks(settings: Settings, env: NodeJS.ProcessEnv): CheckResult
       detail: settings.baseUrl === null ? 'the embedded sandbox: a local service started for each command, not production' : `${terminalSafe(settings.baseUrl)} (${sourceWords(s.baseUrl, 'FRAUDCTL_BASE_URL', '--base-url')})`,
     },
   ];
-  if (settings.apiKey === null || settings.apiKey === '') {
+  if (keyError !== null) {
+    checks.push({ check: 'api-key', title: 'API key', status: 'fail', detail: keyError.message, ...(keyError.hint ? { hint: keyError.hint } : {}) });
+  } else if (key === null || key === '') {
     checks.push({ check: 'api-key', title: 'API key', status: 'fail', detail: 'none for this profile', hint: keyHint(settings.profile, null) });
   } else {
-    const source = settings.apiKeySource === 'sandbox-default' ? 'the sandbox\'s key' : sourceWords(s.apiKey, 'FRAUDCTL_API_KEY');
-    checks.push({ check: 'api-key', title: 'API key', status: 'pass', detail: `${redactKey(settings.apiKey)} (${source})` });
+    const source = settings.apiKeySource === 'sandbox-default' ? 'the sandbox\'s key' : s.apiKey === 'credential-store' ? `from ${credentialStoreName()}` : sourceWords(s.apiKey, 'FRAUDCTL_API_KEY');
+    checks.push({ check: 'api-key', title: 'API key', status: 'pass', detail: `${redactKey(key)} (${source})` });
   }
   checks.push({ check: 'timeout', title: 'timeout', status: 'info', detail: `${settings.timeoutMs / 1000} s (${sourceWords(s.timeout, 'FRAUDCTL_TIMEOUT', '--timeout')}); ${settings.retries} retries (${sourceWords(s.retries)})` });
   return checks;
@@ -86,12 +90,22 @@ export async function runDoctor(session: Session): Promise<void> {
     checks.push({ check: 'settings', title: 'settings', status: 'fail', detail: error.message, ...(error.hint ? { hint: error.hint } : {}) });
   }
   if (settings) {
-    checks.push(...settingsChecks(settings, env));
+    let key = settings.apiKey;
+    let keyError: CliError | null = null;
+    if (settings.apiKeySource === 'credential-store') {
+      try {
+        key = await session.apiKey();
+      } catch (error) {
+        if (!(error instanceof CliError)) throw error;
+        keyError = error;
+      }
+    }
+    checks.push(...settingsChecks(settings, env, key, keyError));
     const hints = settingHints(settings.profile, settings.sources);
     if (settings.baseUrl !== null) checks.push(...(await networkChecks(new URL(settings.baseUrl), env, hints)));
     const reachable = !checks.some((c) => ['dns', 'connect', 'tls'].includes(c.check) && c.status === 'fail');
     let client: Awaited<ReturnType<Session['client']>> | null = null;
-    if (reachable && settings.apiKey) {
+    if (reachable && key) {
       try {
         client = await session.client();
       } catch (error) {
@@ -100,7 +114,7 @@ export async function runDoctor(session: Session): Promise<void> {
         checks.push({ check: 'service', title: 'service', status: 'fail', detail: error.message, ...(error.hint ? { hint: error.hint } : {}) });
       }
     }
-    if (client && settings.apiKey) {
+    if (client && key) {
       const found = await serviceChecks(client, newProbeId(), hints);
       checks.push(found.service, found.key);
       if (found.service.status === 'pass') checks.push(await openApiCheck(client));

@@ -6,18 +6,27 @@ import { newProbeId } from '../api/api-client.js';
 import { checkTransportResolving } from '../api/transport.js';
 import { urlHint } from '../profiles/setting-hints.js';
 import { configFilePath, readConfigFile } from '../profiles/config-file.js';
-import { saveApiKey, useProfile } from '../profiles/config-commands.js';
+import { useProfile } from '../profiles/config-commands.js';
 import { redactKey } from '../profiles/redact.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import { activeProfileName } from '../profiles/settings.js';
+import { checkBaseUrl } from '../profiles/values.js';
+import { credentialStoreName } from '../credentials/credential-store.js';
+import { saveProfileKey } from '../credentials/profile-keys.js';
 
 /*
  * `fraudctl login`: read a key without it touching argv (hidden prompt, or stdin when piped),
  * prove it works — asking for an event that cannot exist: the service's own 404 means the key
- * was accepted — and only then store it in the profile (config file, mode 0600). A 404 that is
- * not the service's (an HTML page, a route the server does not have: the API client tells them
- * apart) proves nothing, and nothing is saved.
+ * was accepted — and only then store it: in the operating system's credential store when one is
+ * usable, else (or with --insecure-storage) in the config file, mode 0600 (credentials/). A 404
+ * that is not the service's (an HTML page, a route the server does not have: the API client
+ * tells them apart) proves nothing, and nothing is saved.
  */
+
+export interface LoginOptions {
+  /** --insecure-storage: keep the key in the config file even when a credential store is usable. */
+  insecureStorage?: boolean;
+}
 
 /** The key, from a hidden prompt that names the profile and the service it is for, or from stdin. */
 async function readKey(session: Session, profile: string, baseUrl: string | undefined): Promise<string> {
@@ -30,7 +39,7 @@ async function readKey(session: Session, profile: string, baseUrl: string | unde
   return (await readAllStdin(context)).trim();
 }
 
-export async function login(session: Session): Promise<void> {
+export async function login(session: Session, options: LoginOptions = {}): Promise<void> {
   const { context, globals } = session;
   const profile = globals.profile || context.env.FRAUDCTL_PROFILE || 'default';
   const profiles = readConfigFile(context.env, { warn: (message) => context.stderr.write(`warning: ${message}\n`) }).profiles;
@@ -79,9 +88,17 @@ export async function login(session: Session): Promise<void> {
     await probeSession.close();
   }
   // --insecure-http given at login is kept in the profile: later commands go to the same URL.
-  saveApiKey(context.env, profile, key, newBaseUrl, globals.insecureHttp === true);
+  // The URL as the profile will hold it (no trailing slash): part of the store entry's name.
+  const checkedUrl = baseUrl === undefined ? null : checkBaseUrl(baseUrl);
+  const entryUrl = checkedUrl === null ? null : checkedUrl.ok ? checkedUrl.value : (baseUrl as string);
+  const insecureStorage = options.insecureStorage === true;
+  const saved = await saveProfileKey(context.env, { profile, key, ...(newBaseUrl !== undefined ? { newBaseUrl } : {}), baseUrl: entryUrl, insecureHttp: globals.insecureHttp === true, insecureStorage });
   const output = await session.output();
-  output.note(`Logged in: profile "${profile}" (${baseUrl ?? 'embedded sandbox'}) now uses key ${redactKey(key)}, saved in ${configFilePath(context.env)}`);
+  const file = `${configFilePath(context.env)} (mode 0600)`;
+  if (saved.storeUnusable) output.note(`note: no credential store is usable here (${saved.storeUnusable}): the key is kept in ${file} instead`);
+  if (saved.warning) output.note(`warning: ${saved.warning}`);
+  const where = saved.place === 'credential-store' ? credentialStoreName() : insecureStorage ? `${file}, as --insecure-storage asks` : file;
+  output.note(`Logged in: profile "${profile}" (${baseUrl ?? 'embedded sandbox'}) now uses key ${redactKey(key)}, saved in ${where}`);
   await offerToActivate(session, profile);
 }
 

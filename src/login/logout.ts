@@ -1,24 +1,26 @@
 import type { Session } from '../session.js';
-import { configFilePath, readConfigFile } from '../profiles/config-file.js';
-import { listProfiles, unsetSetting } from '../profiles/config-commands.js';
-import { ownProfile } from '../profiles/values.js';
+import { configFilePath } from '../profiles/config-file.js';
+import { listProfiles } from '../profiles/config-commands.js';
+import { credentialStoreName } from '../credentials/credential-store.js';
+import { forgetProfileKey } from '../credentials/profile-keys.js';
 
 /*
- * `fraudctl logout`: forget the key stored for a profile (the profile, its URL and its other
- * settings stay, so `fraudctl login --profile P` puts a key back). Nothing to forget is not an
- * error: logging out twice ends in the same place.
+ * `fraudctl logout`: forget the key stored for a profile, from wherever it is kept (the
+ * credential store or the config file; the profile, its URL and its other settings stay, so
+ * `fraudctl login --profile P` puts a key back). Nothing to forget is not an error: logging out
+ * twice ends in the same place.
  */
 export async function logout(session: Session): Promise<void> {
   const { context, globals } = session;
   const profile = globals.profile || context.env.FRAUDCTL_PROFILE || (listProfiles(context.env).find((p) => p.active)?.name ?? 'default');
-  const stored = ownProfile(readConfigFile(context.env).profiles, profile);
+  const forgotten = await forgetProfileKey(context.env, profile);
   const output = await session.output();
-  if (stored?.apiKey === undefined) {
-    // unsetSetting also says "no profile" (exit 2) when the profile does not exist at all.
-    unsetSetting(context.env, profile, 'api-key');
+  if (forgotten.place === null) {
     output.note(`profile "${profile}" has no stored key: nothing to do`);
+  } else if (forgotten.place === 'credential-store') {
+    const gone = forgotten.entryWasThere ? 'removed from' : 'its entry was already gone from';
+    output.note(`Logged out: profile "${profile}" has no key any more (${gone} ${credentialStoreName()})`);
   } else {
-    unsetSetting(context.env, profile, 'api-key');
     output.note(`Logged out: profile "${profile}" has no key any more (removed from ${configFilePath(context.env)})`);
   }
   if (context.env.FRAUDCTL_API_KEY) output.note('note: FRAUDCTL_API_KEY is set in this environment, and commands still use it; unset it too');

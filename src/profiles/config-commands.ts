@@ -1,5 +1,5 @@
 import { UsageError } from '../errors/cli-error.js';
-import { readConfigFile, updateConfigFile, type ConfigFile, type ProfileConfig } from './config-file.js';
+import { readConfigFile, updateConfigFile, type ConfigFile, type CredentialStoreEntry, type ProfileConfig } from './config-file.js';
 import { redactKey } from './redact.js';
 import { activeProfileName, knownProfiles, noSuchProfile } from './settings.js';
 import {
@@ -35,8 +35,10 @@ export interface ProfileListing {
   active: boolean;
   /** The service URL, `(embedded sandbox)` for the built-in profile, `(not set)` when missing. */
   baseUrl: string;
-  /** Redacted: `****` and at most the last 4 characters, `(none)`, or `(sandbox default)`. */
+  /** Redacted: `****` and at most the last 4 characters, `(none)`, `(sandbox default)`, or `(credential store)`. */
   apiKey: string;
+  /** Where the key is kept. */
+  keyStorage: KeyStorage;
   timeoutSeconds: number;
   retries: number;
   /** The profile allows http:// to another machine (the key then travels in clear text). */
@@ -46,6 +48,17 @@ export interface ProfileListing {
 
 export const EMBEDDED_SANDBOX_LABEL = '(embedded sandbox)';
 export const SANDBOX_DEFAULT_KEY_LABEL = '(sandbox default)';
+/** A key in the credential store is not read to be listed (that costs a few ms, or a prompt to unlock). */
+export const CREDENTIAL_STORE_LABEL = '(credential store)';
+
+/** Where a profile's key is kept: the credential store, the config file (in plain text), nowhere, or the sandbox's own. */
+export type KeyStorage = 'credential-store' | 'file' | 'none' | 'sandbox-default';
+
+export function keyStorage(stored: ProfileConfig, builtIn: boolean): KeyStorage {
+  if (stored.credentialStore !== undefined) return 'credential-store';
+  if (stored.apiKey !== undefined && stored.apiKey !== '') return 'file';
+  return builtIn ? 'sandbox-default' : 'none';
+}
 
 /**
  * Every profile (the file's in name order, then the built-in "sandbox"), with the one in force
@@ -62,6 +75,7 @@ export function listProfiles(env: NodeJS.ProcessEnv, activeOverride?: string): P
       active: name === active,
       baseUrl: builtIn ? EMBEDDED_SANDBOX_LABEL : stored.baseUrl !== undefined ? normalisedUrl(stored.baseUrl) : '(not set)',
       apiKey: shownKey(stored, builtIn),
+      keyStorage: keyStorage(stored, builtIn),
       timeoutSeconds: stored.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
       retries: stored.retries ?? DEFAULT_RETRIES,
       insecureHttp: stored.insecureHttp === true,
@@ -147,25 +161,39 @@ export function useProfile(env: NodeJS.ProcessEnv, name: string): void {
 }
 
 /**
- * For `login`, once the key has been checked against the service: stores the key (and the URL,
- * if given) in the profile, creating it if new. The key never appears in an error.
+ * For `login`, once the key has been checked against the service: records the key (and the URL,
+ * if given) in the profile, creating it if new. The key goes into the file, unless `inStore`,
+ * called under the file's lock with the profile as it is, has put it in the credential store and
+ * returns its entry; either way the profile keeps its key in that one place only (the other is
+ * dropped from the file; `inStore` is where the store's side of a move is done). The key never
+ * appears in an error.
  */
-export function saveApiKey(env: NodeJS.ProcessEnv, profile: string, apiKey: string, baseUrl?: string, insecureHttp?: boolean): void {
+export function saveApiKey(
+  env: NodeJS.ProcessEnv,
+  profile: string,
+  apiKey: string,
+  baseUrl?: string,
+  insecureHttp?: boolean,
+  inStore?: (previous: ProfileConfig) => CredentialStoreEntry | undefined,
+): void {
   const name = profileName(profile);
   const key = checkApiKey(apiKey);
   if (!key.ok) throw new UsageError(`the API key ${key.problem}: nothing was saved`);
-  const change: ProfileConfig = { apiKey };
+  const change: ProfileConfig = {};
   if (baseUrl !== undefined) {
     if (name === SANDBOX_PROFILE) throw sandboxHasNoUrl();
     change.baseUrl = orThrow(checkBaseUrl(baseUrl), 'base URL', showUrl(baseUrl));
   }
   if (insecureHttp === true) change.insecureHttp = true;
   updateConfigFile(env, (file) => {
-    file.profiles[name] = { ...ownProfile(file.profiles, name), ...change };
+    const { apiKey: _inFile, credentialStore: _inStore, ...previous } = ownProfile(file.profiles, name) ?? {};
+    const entry = inStore?.(ownProfile(file.profiles, name) ?? {});
+    file.profiles[name] = { ...previous, ...change, ...(entry !== undefined ? { credentialStore: entry } : { apiKey }) };
   });
 }
 
 function shownKey(stored: ProfileConfig, builtIn: boolean): string {
+  if (stored.credentialStore !== undefined) return CREDENTIAL_STORE_LABEL;
   if (stored.apiKey !== undefined && stored.apiKey !== '') return redactKey(stored.apiKey);
   return builtIn ? SANDBOX_DEFAULT_KEY_LABEL : redactKey(null);
 }

@@ -4,11 +4,12 @@ import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { configDir } from '../paths/xdg-paths.js';
 import { withFileLock } from './config-lock.js';
 import { terminalSafe } from '../render/terminal-text.js';
-import { SANDBOX_PROFILE, checkApiKey, checkBaseUrl, checkProfileName, checkRetries, checkTimeoutSeconds, quote } from './values.js';
+import { CREDENTIAL_SERVICE, SANDBOX_PROFILE, checkApiKey, checkBaseUrl, checkCredentialAccount, checkProfileName, checkRetries, checkTimeoutSeconds, quote } from './values.js';
 
 /*
  * The CLI's configuration file, `<config dir>/config.json`: the active profile and, per
- * profile, the service URL, the API key, the timeout and the retries. It holds keys, so it is
+ * profile, the service URL, where the API key is (the entry in the credential store, or the key
+ * itself when it is kept in the file), the timeout and the retries. It may hold keys, so it is
  * written with mode 0600 in a 0700 directory, and atomically (temp file + rename) so that a
  * crash leaves either the old file or the new one, never half of one.
  *
@@ -16,9 +17,18 @@ import { SANDBOX_PROFILE, checkApiKey, checkBaseUrl, checkProfileName, checkRetr
  * and a hand check gives messages in the words of the file ("profiles.prod.timeoutSeconds").
  */
 
+/** The entry of the operating system's credential store that holds a profile's key. */
+export interface CredentialStoreEntry {
+  service: typeof CREDENTIAL_SERVICE;
+  account: string;
+}
+
 export interface ProfileConfig {
   baseUrl?: string;
+  /** The key itself, in this file (`login --insecure-storage`, no usable credential store, or an older fraudctl). */
   apiKey?: string;
+  /** The key is in the credential store, under this entry. Never together with apiKey: a key is kept in one place. */
+  credentialStore?: CredentialStoreEntry;
   timeoutSeconds?: number;
   retries?: number;
   /** Allows http:// to a host that is not this machine (the key then travels in clear text). */
@@ -31,7 +41,7 @@ export interface ConfigFile {
 }
 
 const TOP_KEYS = ['activeProfile', 'profiles'] as const;
-const PROFILE_KEYS = ['baseUrl', 'apiKey', 'timeoutSeconds', 'retries', 'insecureHttp'] as const;
+const PROFILE_KEYS = ['baseUrl', 'apiKey', 'credentialStore', 'timeoutSeconds', 'retries', 'insecureHttp'] as const;
 const EDIT_HINT = 'fix it in an editor (or move it away to start again with no profiles)';
 
 export function configFilePath(env: NodeJS.ProcessEnv): string {
@@ -116,6 +126,17 @@ function checkProfile(value: unknown, where: string, isSandbox: boolean, fail: (
     const key = checkApiKey(value.apiKey);
     if (!key.ok) fail(`${where}.apiKey ${key.problem}`);
     profile.apiKey = value.apiKey as string;
+  }
+  if (value.credentialStore !== undefined) {
+    const entry = value.credentialStore;
+    const shape = `${where}.credentialStore must be {"service": "${CREDENTIAL_SERVICE}", "account": "…"} (fraudctl login writes it)`;
+    if (!isPlainObject(entry) || Object.keys(entry).some((k) => k !== 'service' && k !== 'account') || entry.service !== CREDENTIAL_SERVICE) fail(shape);
+    const account = checkCredentialAccount((entry as Record<string, unknown>).account);
+    if (!account.ok) fail(`${where}.credentialStore.account ${account.problem}`);
+    if (profile.apiKey !== undefined) {
+      fail(`${where} has both apiKey and credentialStore, and a key is kept in one place only: remove one of them`);
+    }
+    profile.credentialStore = { service: CREDENTIAL_SERVICE, account: (entry as Record<string, unknown>).account as string };
   }
   if (value.timeoutSeconds !== undefined) {
     const timeout = checkTimeoutSeconds(value.timeoutSeconds);

@@ -1,5 +1,6 @@
 import type { Session } from '../session.js';
 import { getSetting, listProfiles, setSetting, unsetSetting, useProfile, type SettingKey } from './config-commands.js';
+import { forgetProfileKey } from '../credentials/profile-keys.js';
 
 /*
  * `fraudctl config …` as the user sees it: which profile a verb acts on, and what it prints.
@@ -32,7 +33,9 @@ export async function setConfig(session: Session, key: string, value: string): P
 
 export async function unsetConfig(session: Session, key: string): Promise<void> {
   const profile = targetProfile(session);
-  unsetSetting(session.context.env, profile, key as SettingKey);
+  // The key goes from wherever it is kept, as with logout.
+  if (key === 'api-key') await forgetProfileKey(session.context.env, profile);
+  else unsetSetting(session.context.env, profile, key as SettingKey);
   (await session.output()).note(`profile "${profile}": ${key} removed`);
 }
 

@@ -1,4 +1,4 @@
-import type { SettingSource } from './settings.js';
+import type { SettingSource, SettingSources } from './settings.js';
 
 /*
  * What to tell the user to change when the key or the service URL fails, by where that setting
@@ -16,7 +16,7 @@ export interface SettingHints {
 }
 
 /** What to do about a key the service refused, given where the key came from. */
-export function keyHint(profile: string, source: SettingSource | null): string {
+export function keyHint(profile: string, source: SettingSources['apiKey']): string {
   if (source === 'env') return 'the key comes from FRAUDCTL_API_KEY, which wins over the profile\'s: fix its value, or unset FRAUDCTL_API_KEY to use the key stored by fraudctl login';
   if (source === null) return `log in: fraudctl login --profile ${profile} (or set FRAUDCTL_API_KEY)`;
   return `log in again: fraudctl login --profile ${profile} (or set FRAUDCTL_API_KEY)`;
@@ -29,6 +29,6 @@ export function urlHint(profile: string, source: SettingSource): string {
   return '--base-url';
 }
 
-export function settingHints(profile: string, sources: { apiKey: SettingSource | null; baseUrl: SettingSource }): SettingHints {
+export function settingHints(profile: string, sources: Pick<SettingSources, 'apiKey' | 'baseUrl'>): SettingHints {
   return { key: keyHint(profile, sources.apiKey), url: urlHint(profile, sources.baseUrl) };
 }

@@ -36,9 +36,12 @@ export interface Settings {
   profile: string;
   /** null = the embedded sandbox (the CLI starts it in-process). */
   baseUrl: string | null;
+  /** null also when the key is in the credential store: it is read only when a command needs it (Session.apiKey). */
   apiKey: string | null;
-  /** Where the key came from, for messages. */
-  apiKeySource: 'env' | 'profile' | 'sandbox-default' | null;
+  /** Where the key came from, for messages: 'profile' is the config file itself. */
+  apiKeySource: 'env' | 'profile' | 'credential-store' | 'sandbox-default' | null;
+  /** The account of the key's entry in the credential store, when the key is there. */
+  credentialAccount: string | null;
   timeoutMs: number;
   retries: number;
   /** True when baseUrl is null (embedded): output gets marked as sandbox. */
@@ -54,7 +57,7 @@ export type SettingSource = 'flag' | 'env' | 'file' | 'default';
 export interface SettingSources {
   profile: SettingSource;
   baseUrl: SettingSource;
-  apiKey: SettingSource | null;
+  apiKey: SettingSource | 'credential-store' | null;
   timeout: SettingSource;
   retries: SettingSource;
 }
@@ -113,6 +116,7 @@ export function resolveSettings(flags: SettingsFlags, env: NodeJS.ProcessEnv, fi
 
   let apiKey: string | null = null;
   let apiKeySource: Settings['apiKeySource'] = null;
+  let credentialAccount: string | null = null;
   const envKey = envValue(env, 'FRAUDCTL_API_KEY');
   if (envKey !== undefined) {
     // Checked because it goes into a header; never quoted back.
@@ -121,6 +125,9 @@ export function resolveSettings(flags: SettingsFlags, env: NodeJS.ProcessEnv, fi
     [apiKey, apiKeySource] = [envKey, 'env'];
   } else if (stored.apiKey !== undefined && stored.apiKey !== '') {
     [apiKey, apiKeySource] = [stored.apiKey, 'profile'];
+  } else if (stored.credentialStore !== undefined) {
+    // Not read here: only a command that sends a request needs it, and reading costs a few ms.
+    [apiKeySource, credentialAccount] = ['credential-store', stored.credentialStore.account];
   } else if (isSandbox) {
     [apiKey, apiKeySource] = [envValue(env, 'FRAUDCTL_SANDBOX_KEY') ?? SANDBOX_DEFAULT_KEY, 'sandbox-default'];
   }
@@ -142,12 +149,12 @@ export function resolveSettings(flags: SettingsFlags, env: NodeJS.ProcessEnv, fi
   const sources: SettingSources = {
     profile: flags.profile !== undefined ? 'flag' : envValue(env, 'FRAUDCTL_PROFILE') !== undefined ? 'env' : file.activeProfile !== undefined || profile !== SANDBOX_PROFILE ? 'file' : 'default',
     baseUrl: flags.baseUrl !== undefined ? 'flag' : envValue(env, 'FRAUDCTL_BASE_URL') !== undefined ? 'env' : stored.baseUrl !== undefined ? 'file' : 'default',
-    apiKey: apiKeySource === 'env' ? 'env' : apiKeySource === 'profile' ? 'file' : apiKeySource === 'sandbox-default' ? 'default' : null,
+    apiKey: apiKeySource === 'env' ? 'env' : apiKeySource === 'profile' ? 'file' : apiKeySource === 'sandbox-default' ? 'default' : apiKeySource,
     timeout: flags.timeoutSeconds !== undefined ? 'flag' : envValue(env, 'FRAUDCTL_TIMEOUT') !== undefined ? 'env' : stored.timeoutSeconds !== undefined ? 'file' : 'default',
     retries: stored.retries !== undefined ? 'file' : 'default',
   };
   const insecureHttp = flags.insecureHttp === true || stored.insecureHttp === true;
-  return { profile, baseUrl, apiKey, apiKeySource, timeoutMs: Math.ceil(timeoutSeconds * 1000), retries, isSandbox, insecureHttp, sources };
+  return { profile, baseUrl, apiKey, apiKeySource, credentialAccount, timeoutMs: Math.ceil(timeoutSeconds * 1000), retries, isSandbox, insecureHttp, sources };
 }
 
 function resolveBaseUrl(profile: string, stored: ProfileConfig, flags: SettingsFlags, env: NodeJS.ProcessEnv, fileSource: (key: string) => string): string | null {

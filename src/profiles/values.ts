@@ -25,6 +25,24 @@ export const SANDBOX_PROFILE = 'sandbox';
  */
 export const SANDBOX_DEFAULT_KEY = 'sandbox-demo-key';
 
+/*
+ * A key kept in the operating system's credential store (src/credentials/credential-store.ts) is
+ * one entry: this service name, and an account naming the profile and the URL it was logged in
+ * to, so that two config directories with a profile of the same name for two services do not
+ * share an entry. The account is recorded in the config file, so that a later change of the
+ * profile's URL does not lose the key.
+ */
+export const CREDENTIAL_SERVICE = 'fraudctl';
+
+export function credentialAccount(profile: string, baseUrl: string | null): string {
+  return `${profile}@${baseUrl ?? 'embedded-sandbox'}`;
+}
+
+/** An account as fraudctl writes one: printable ASCII, no spaces, of a sensible length. */
+export function checkCredentialAccount(value: unknown): Checked<string> {
+  return typeof value === 'string' && /^[\x21-\x7e]{1,2100}$/.test(value) ? ok(value) : bad('must be a string of 1 to 2100 printable characters without spaces');
+}
+
 export const DEFAULT_TIMEOUT_SECONDS = 30;
 export const DEFAULT_RETRIES = 3;
 /** A day. Also keeps the deadline far below setTimeout's limit (2^31-1 ms), past which Node fires at once. */

@@ -4,7 +4,10 @@ import type { Style } from './colours.js';
 import { terminalSafe } from './terminal-text.js';
 import { tableText } from './tables.js';
 
-/** `fraudctl config list`: one row a profile, the active one marked; keys arrive redacted. */
+/**
+ * `fraudctl config list`: one row a profile, the active one marked; keys arrive redacted, and
+ * a key kept in the config file (not the credential store) is marked so.
+ */
 export function renderProfiles(profiles: readonly ProfileListing[], style: Style): string {
   const table = new Table({ head: ['', 'profile', 'service', 'key', 'timeout', 'retries'].map((h) => style.heading(h)), style: { head: [], border: [] } });
   for (const p of profiles) {
@@ -13,7 +16,7 @@ export function renderProfiles(profiles: readonly ProfileListing[], style: Style
       terminalSafe(p.name) + (p.builtIn ? style.dim(' (built-in)') : ''),
       // Said where the URL is: this profile would send its key in clear text to another machine.
       terminalSafe(p.baseUrl) + (p.insecureHttp ? `\n${style.decline('insecure-http: key in clear text')}` : ''),
-      terminalSafe(p.apiKey),
+      terminalSafe(p.apiKey) + (p.keyStorage === 'file' ? `\n${style.dim('in the config file')}` : ''),
       `${p.timeoutSeconds} s`,
       String(p.retries),
     ]);

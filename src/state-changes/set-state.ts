@@ -97,7 +97,9 @@ export async function setState(session: Session, eventId: string, options: SetSt
 
   if (options.dryRun) {
     const [{ previewRequest, eventPath }, settings] = await Promise.all([import('../api/api-client.js'), session.settings()]);
-    const request = previewRequest(settings.baseUrl, settings.apiKey, 'PATCH', eventPath(eventId, '/state'), change, settings.profile);
+    // A key in the credential store is not read for a dry run: the header is shown redacted all the same.
+    const key = settings.apiKey ?? (settings.apiKeySource === 'credential-store' ? '[redacted]' : null);
+    const request = previewRequest(settings.baseUrl, key, 'PATCH', eventPath(eventId, '/state'), change, settings.profile);
     if (output.json) return output.printJson(request);
     const { renderDryRun } = await import('../render/request-preview.js');
     return output.print(renderDryRun(request, output.style));

@@ -36,7 +36,7 @@ describe('listProfiles', () => {
   it('with no file, lists only the built-in sandbox, active', () => {
     const t = tempEnv();
     expect(listProfiles(t.env)).toEqual([
-      { name: 'sandbox', active: true, baseUrl: '(embedded sandbox)', apiKey: '(sandbox default)', timeoutSeconds: 30, retries: 3, insecureHttp: false, builtIn: true },
+      { name: 'sandbox', active: true, baseUrl: '(embedded sandbox)', apiKey: '(sandbox default)', keyStorage: 'sandbox-default', timeoutSeconds: 30, retries: 3, insecureHttp: false, builtIn: true },
     ]);
     expect(existsSync(t.configDir)).toBe(false);
   });
@@ -44,10 +44,28 @@ describe('listProfiles', () => {
   it('lists the profiles by name, then sandbox, with keys redacted and defaults filled in', () => {
     const t = configured();
     expect(listProfiles(t.env)).toEqual([
-      { name: 'prod', active: true, baseUrl: 'https://fraud.example.com', apiKey: '****ABCD', timeoutSeconds: 10, retries: 1, insecureHttp: false, builtIn: false },
-      { name: 'staging', active: false, baseUrl: 'https://staging.example.com', apiKey: '****7766', timeoutSeconds: 30, retries: 3, insecureHttp: false, builtIn: false },
-      { name: 'sandbox', active: false, baseUrl: '(embedded sandbox)', apiKey: '(sandbox default)', timeoutSeconds: 30, retries: 3, insecureHttp: false, builtIn: true },
+      { name: 'prod', active: true, baseUrl: 'https://fraud.example.com', apiKey: '****ABCD', keyStorage: 'file', timeoutSeconds: 10, retries: 1, insecureHttp: false, builtIn: false },
+      { name: 'staging', active: false, baseUrl: 'https://staging.example.com', apiKey: '****7766', keyStorage: 'file', timeoutSeconds: 30, retries: 3, insecureHttp: false, builtIn: false },
+      { name: 'sandbox', active: false, baseUrl: '(embedded sandbox)', apiKey: '(sandbox default)', keyStorage: 'sandbox-default', timeoutSeconds: 30, retries: 3, insecureHttp: false, builtIn: true },
     ]);
+  });
+
+  it('says where each key is kept: the credential store (not read to be listed), the config file, or nowhere', () => {
+    const t = tempEnv();
+    writeConfigFile(t.env, {
+      profiles: {
+        stored: { baseUrl: 'https://fraud.example.com', credentialStore: { service: 'fraudctl', account: 'stored@https://fraud.example.com' } },
+        filed: { baseUrl: 'https://fraud.example.com', apiKey: PROD_KEY },
+        bare: { baseUrl: 'https://fraud.example.com' },
+      },
+    });
+    expect(listProfiles(t.env).map(({ name, apiKey, keyStorage }) => ({ name, apiKey, keyStorage }))).toEqual([
+      { name: 'bare', apiKey: '(none)', keyStorage: 'none' },
+      { name: 'filed', apiKey: '****ABCD', keyStorage: 'file' },
+      { name: 'stored', apiKey: '(credential store)', keyStorage: 'credential-store' },
+      { name: 'sandbox', apiKey: '(sandbox default)', keyStorage: 'sandbox-default' },
+    ]);
+    expect(getSetting(t.env, 'stored', 'api-key')).toBe('(credential store)');
   });
 
   it('never contains a key', () => {

@@ -45,6 +45,9 @@ describe('readConfigFile', () => {
     const t = tempEnv();
     writeConfigFile(t.env, prod);
     expect(readConfigFile(t.env)).toEqual(prod);
+    const stored: ConfigFile = { profiles: { prod: { baseUrl: 'https://fraud.example.com', credentialStore: { service: 'fraudctl', account: 'prod@https://fraud.example.com' } } } };
+    writeConfigFile(t.env, stored);
+    expect(readConfigFile(t.env)).toEqual(stored);
   });
 
   it('accepts a file with only some of the fields, and a byte-order mark', () => {
@@ -81,7 +84,7 @@ describe('readConfigFile', () => {
     ['a profile name with a space', { profiles: { 'my prod': {} } }, 'profile name "my prod" must be 1 to 64 letters, digits, _ or -'],
     ['a profile name of 65 characters', { profiles: { ['p'.repeat(65)]: {} } }, `profile name "${'p'.repeat(65)}" must be`],
     ['a profile that is a string', { profiles: { prod: 'https://x' } }, 'profiles.prod must be an object'],
-    ['a typo in a profile key', { profiles: { prod: { timeout: 30 } } }, 'profiles.prod has an unknown key "timeout" (known: baseUrl, apiKey, timeoutSeconds, retries, insecureHttp)'],
+    ['a typo in a profile key', { profiles: { prod: { timeout: 30 } } }, 'profiles.prod has an unknown key "timeout" (known: baseUrl, apiKey, credentialStore, timeoutSeconds, retries, insecureHttp)'],
     ['a base URL in the sandbox profile', { profiles: { sandbox: { baseUrl: 'https://x.example' } } }, 'profiles.sandbox cannot have a baseUrl'],
     ['a base URL that is not http(s)', { profiles: { prod: { baseUrl: 'ftp://fraud.example.com' } } }, 'profiles.prod.baseUrl must be an absolute http:// or https:// URL'],
     ['a relative base URL', { profiles: { prod: { baseUrl: 'fraud.example.com' } } }, 'profiles.prod.baseUrl must be an absolute'],
@@ -95,6 +98,14 @@ describe('readConfigFile', () => {
     ['a timeout over a day', { profiles: { prod: { timeoutSeconds: 86_401 } } }, 'profiles.prod.timeoutSeconds must be a positive number of seconds, at most 86400'],
     ['too many retries', { profiles: { prod: { retries: 11 } } }, 'profiles.prod.retries must be a whole number from 0 to 10'],
     ['fractional retries', { profiles: { prod: { retries: 1.5 } } }, 'profiles.prod.retries must be a whole number'],
+    ['a credential store entry that is a string', { profiles: { prod: { credentialStore: 'prod' } } }, 'profiles.prod.credentialStore must be {"service": "fraudctl", "account": "…"}'],
+    ['a credential store entry of another service', { profiles: { prod: { credentialStore: { service: 'gh:github.com', account: 'me' } } } }, 'profiles.prod.credentialStore must be {"service": "fraudctl"'],
+    ['a credential store entry with a blank account', { profiles: { prod: { credentialStore: { service: 'fraudctl', account: 'a b' } } } }, 'profiles.prod.credentialStore.account must be a string of 1 to 2100 printable characters'],
+    [
+      'a key both in the file and in the credential store',
+      { profiles: { prod: { apiKey: 'live-key-0123456789', credentialStore: { service: 'fraudctl', account: 'prod@https://fraud.example.com' } } } },
+      'profiles.prod has both apiKey and credentialStore, and a key is kept in one place only: remove one of them',
+    ],
   ])('refuses a file with %s, naming the file and the field', (_name, content, message) => {
     const t = tempEnv();
     writeRaw(t.configPath, content);

@@ -25,6 +25,7 @@ describe('with nothing configured', () => {
       baseUrl: null,
       apiKey: WELL_KNOWN_SANDBOX_KEY,
       apiKeySource: 'sandbox-default',
+      credentialAccount: null,
       timeoutMs: 30_000,
       retries: 3,
       isSandbox: true,
@@ -170,6 +171,14 @@ describe('the API key', () => {
     expect(error.message).toBe('FRAUDCTL_API_KEY must be a non-empty string of printable characters without spaces or line breaks');
     expect(`${error.message}${error.hint}`).not.toContain('env-secret');
   });
+  it('a key in the credential store is not read to resolve the settings: its entry is, and FRAUDCTL_API_KEY beats it', () => {
+    const f: ConfigFile = { profiles: { kept: { baseUrl: 'https://kept.example.com', credentialStore: { service: 'fraudctl', account: 'kept@https://kept.example.com' } } } };
+    expect(resolveSettings({ profile: 'kept' }, env(), f)).toMatchObject({ apiKey: null, apiKeySource: 'credential-store', credentialAccount: 'kept@https://kept.example.com', sources: { apiKey: 'credential-store' } });
+    expect(resolveSettings({ profile: 'kept' }, env({ FRAUDCTL_API_KEY: 'env-key-0123456789' }), f)).toMatchObject({ apiKey: 'env-key-0123456789', apiKeySource: 'env', credentialAccount: null });
+    // Never the sandbox's key in its place either.
+    const sandbox: ConfigFile = { profiles: { sandbox: { credentialStore: { service: 'fraudctl', account: 'sandbox@embedded-sandbox' } } } };
+    expect(resolveSettings({}, env(), sandbox)).toMatchObject({ apiKey: null, apiKeySource: 'credential-store', isSandbox: true });
+  });
   it('is null for a real service with no key anywhere (not an error yet)', () => {
     expect(resolveSettings({ profile: 'beta' }, env(), file)).toMatchObject({ apiKey: null, apiKeySource: null });
   });
@@ -246,6 +255,7 @@ describe('from a file on disk', () => {
       baseUrl: 'https://fraud.example.com',
       apiKey: 'prod-key-0123456789',
       apiKeySource: 'profile',
+      credentialAccount: null,
       timeoutMs: 8_000,
       retries: 1,
       isSandbox: false,
