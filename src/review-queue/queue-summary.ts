@@ -105,8 +105,9 @@ export function renderSessionSummary(model: Model, style: Style, width: number, 
     lines.push('  To take them over (when the session that claimed them ended without giving them back):', `  ${terminalSafe(command)}`);
   }
   if (model.groups.stillClaimed.length > 0) {
+    const giveBack = ['fraudctl', 'set-state', ...options.serviceFlags, ...model.groups.stillClaimed, '--state', 'PENDING_REVIEW'].map((word, i) => (i < 2 ? word : shellWord(word))).join(' ');
     lines.push(style.decline('  These events are still IN_REVIEW under this session: give them back with'));
-    lines.push(style.decline('  fraudctl set-state ID --state PENDING_REVIEW'));
+    lines.push(style.decline(`  ${terminalSafe(giveBack)}`));
   }
   const { logPath } = options;
   if (logPath) lines.push(`  log: ${terminalSafe(logPath)}${model.logProblem ? style.decline(` (incomplete: ${terminalSafe(model.logProblem)})`) : ''}`);

@@ -23,7 +23,7 @@ export interface ReviewOptions {
   log?: string;
 }
 
-const NOT_A_TERMINAL_HINT = 'review is for a person at a terminal; scripts change states with: fraudctl set-state ID --state APPROVED --comments "…"';
+const NOT_A_TERMINAL_HINT = 'review is for a person at a terminal; scripts change states with set-state (one id or many): fraudctl set-state --help';
 
 /** The flags of this run that choose the service, for a command in a hint to reach the same one. */
 function serviceFlags(session: Session): string[] {

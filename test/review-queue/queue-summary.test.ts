@@ -53,6 +53,12 @@ describe('the session summary', () => {
     expect(shellWord('https://fraud.example.com:8443/api')).toBe('https://fraud.example.com:8443/api');
   });
 
+  it('gives the command that gives back the events still claimed, with their ids, reaching the same service', () => {
+    const text = renderSessionSummary(ended({ stillClaimed: ['e1', 'e 3'] }), plain, 80, { logPath: null, serviceFlags: ['--base-url', 'https://fraud.example.com'] });
+    expect(text).toContain("\n  fraudctl set-state --base-url https://fraud.example.com e1 'e 3' --state PENDING_REVIEW");
+    expect(text).not.toContain(' ID ');
+  });
+
   it('never cuts an id: one longer than the room after the label starts on the next line', () => {
     const long = `evt-${'x'.repeat(60)}`;
     const text = renderSessionSummary(ended({ givenBack: [long] }), plain, 60, { logPath: null, serviceFlags: [] });
