@@ -147,6 +147,13 @@ export class ApiClient {
     // A batch's abort (second Ctrl-C) ends a wait at once: the next attempt then fails as aborted,
     // instead of the process lingering for a Retry-After of up to 30 s.
     this.sleep = options.sleep ?? ((ms) => sleepFor(ms, undefined, options.signal ? { signal: options.signal } : {}).catch(() => {}));
+    // The batch's abort ends every request in flight by destroying the connection pool: one
+    // listener for the client's life. Not a listener per attempt, nor a set of the attempts in
+    // flight: anything long-lived that points at each attempt (thousands a second) makes V8
+    // promote the attempts' objects and grow its young generation to the maximum, 30 MB more RSS
+    // on Node 26 for a bulk change (npm run bench:bulk).
+    const batchSignal = options.signal;
+    batchSignal?.addEventListener('abort', () => void this.dispatcherValue?.then((d) => d.destroy(batchSignal.reason)).catch(() => {}), { once: true });
   }
 
   /** The connection pool, made at the first request (the proxy agent is loaded only when a proxy is set). */
@@ -222,7 +229,8 @@ export class ApiClient {
   }
 
   close(): Promise<void> {
-    return this.dispatcherValue ? this.dispatcherValue.then((d) => d.close()) : Promise.resolve();
+    // After the batch's abort the pool is destroyed already: closing it would fail.
+    return this.dispatcherValue ? this.dispatcherValue.then((d) => (this.options.signal?.aborted ? d.destroy() : d.close())) : Promise.resolve();
   }
 
   private headers(withBody: boolean): Record<string, string> {
@@ -325,12 +333,11 @@ export class ApiClient {
     // One controller per attempt, its timer cleared at the end: AbortSignal.timeout would keep
     // every request's signal and timer alive for the whole timeout, and AbortSignal.any ties
     // each one to the batch's long-lived signal — hundreds of thousands of them in a big batch.
+    // The batch's abort reaches requests already sent by destroying the pool (see the constructor).
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new DOMException('the deadline passed', 'TimeoutError')), remaining);
     const batchSignal = this.options.signal;
-    const onBatchAbort = () => controller.abort(batchSignal?.reason);
-    if (batchSignal?.aborted) onBatchAbort();
-    batchSignal?.addEventListener('abort', onBatchAbort, { once: true });
+    if (batchSignal?.aborted) controller.abort(batchSignal.reason);
     const signal = controller.signal;
     let sent = false;
     try {
@@ -353,7 +360,6 @@ export class ApiClient {
       throw this.networkError(op, url, error, sent);
     } finally {
       clearTimeout(timer);
-      batchSignal?.removeEventListener('abort', onBatchAbort);
     }
   }
 

@@ -125,7 +125,8 @@ export interface PoolRun {
 export async function poolRuntime(session: Session, options: { concurrency: number; rate: number | null }): Promise<PoolRuntime> {
   const control = new BatchControl(options.rate, options.concurrency);
   const abort = new AbortController();
-  // Every item in progress, sending or waiting to retry, listens for the abort (second Ctrl-C).
+  // Every item waiting to retry listens for the abort (second Ctrl-C); requests in flight end
+  // through the client, which listens once (api-client.ts).
   setMaxListeners(MAX_LINES_IN_PROGRESS + 16, abort.signal);
   const client = await session.client({ connections: options.concurrency, control, signal: abort.signal });
   return { client, control, abort };
