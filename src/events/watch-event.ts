@@ -1,6 +1,6 @@
 import type { ApiClient, RequestControl } from '../api/api-client.js';
 import { ApiError, ProxyError } from '../api/api-error.js';
-import { isKnownState } from '../contract/states.js';
+import { isKnownState, TRANSITIONS } from '../contract/states.js';
 import { CliError, ExitCode } from '../errors/cli-error.js';
 import { changed, renderWatchChange, renderWatchStart, timestamp, type Watched } from '../render/event-changes.js';
 import { renderEventSummary } from '../render/event-tables.js';
@@ -44,6 +44,15 @@ function reason(state: unknown, until: string | null): string | null {
   if (typeof state !== 'string') return 'is in a state this build does not know';
   if (FINAL_STATES.has(state)) return `reached ${state}, a final state`;
   return isKnownState(state) ? null : `is in ${terminalSafe(state)}, a state this build does not know`;
+}
+
+/**
+ * With --until: the event is in a state the contract lets nothing follow (FRAUD_CONFIRMED), so
+ * the state waited for can no longer come. Watching on would never end: it ends as a failure.
+ */
+function unreachable(id: string, state: unknown, until: string | null): CliError | null {
+  if (until === null || typeof state !== 'string' || state === until || !isKnownState(state) || TRANSITIONS[state].length > 0) return null;
+  return new CliError(`${id} reached ${terminalSafe(state)}, which no state follows: ${terminalSafe(until)} can no longer come`, ExitCode.FAILURE);
 }
 
 /** Failures after which checking again is pointless: the key, the id or the URL is wrong, or the proxy refuses (not merely down). */
@@ -112,6 +121,8 @@ export async function watchEvent(session: Session, eventId: string, options: Wat
     show(null, last);
     let over = reason(last.state, options.until);
     if (over) return output.note(`${id} ${over}: nothing to watch`);
+    const dead = unreachable(id, last.state, options.until);
+    if (dead) throw dead;
     const target = options.until !== null ? options.until : 'APPROVED, DECLINED or FRAUD_CONFIRMED';
     output.note(`watching ${id} every ${options.intervalSeconds} s until ${terminalSafe(target)} (Ctrl-C to stop)`);
     if (options.until !== null && !isKnownState(options.until)) output.note(`${terminalSafe(options.until)} is not a state this build knows; watching for it all the same`);
@@ -142,6 +153,8 @@ export async function watchEvent(session: Session, eventId: string, options: Wat
       last = now;
       over = reason(now.state, options.until);
       if (over) return output.note(`${id} ${over}`);
+      const ended = unreachable(id, now.state, options.until);
+      if (ended) throw ended;
     }
   } finally {
     shutdown.done();

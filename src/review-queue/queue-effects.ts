@@ -3,7 +3,7 @@ import { ApiError, failureFields } from '../api/api-error.js';
 import type { Style } from '../render/colours.js';
 import { isFields, type Fields } from '../render/records.js';
 import type { CallFailure, Effect, Msg } from './queue-model.js';
-import type { SessionLog } from './session-log.js';
+import type { SessionLog } from '../action-log/action-log.js';
 
 /*
  * The effects the queue asks for, run against the service and the log; each ends in the message

@@ -145,18 +145,8 @@ export interface Note {
   text: string;
 }
 
-export interface LogEntry {
-  eventId: string;
-  /** What was done; `set-state`: a change by `fraudctl set-state` for many events to a state the queue has no action for. */
-  action: 'claim' | 'release' | ActionName | 'skip' | 'set-state';
-  from: string | null;
-  to: string | null;
-  comments: string | null;
-  requestId: string | null;
-  outcome: 'ok' | 'refused' | 'failed' | 'conflict';
-  status: number | null;
-  message?: string;
-}
+export type { LogEntry } from '../action-log/action-log.js';
+import type { LogEntry } from '../action-log/action-log.js';
 
 export type Effect =
   | { type: 'load'; index: number; id: string }

@@ -5,7 +5,7 @@ import { runEffect } from './queue-effects.js';
 import { runQueueLoop } from './queue-loop.js';
 import { initialModel, type Model, type QueueEntry } from './queue-model.js';
 import { renderSessionSummary } from './queue-summary.js';
-import { openSessionLog, type SessionLog } from './session-log.js';
+import { openSessionLog, type SessionLog } from '../action-log/action-log.js';
 import { openKeyStream, openTerminal } from './terminal-screen.js';
 
 /*

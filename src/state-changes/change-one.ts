@@ -5,7 +5,7 @@ import type { Settled } from '../batch/run-pool.js';
 import { UsageError } from '../errors/cli-error.js';
 import type { IdListEntry } from '../id-lists/id-list.js';
 import { terminalSafe } from '../render/terminal-text.js';
-import type { LogEntry } from '../review-queue/queue-model.js';
+import type { LogEntry } from '../action-log/action-log.js';
 import { decideChange, type ChangeGuard, type SkipReason } from './change-rules.js';
 import type { ChangeResult } from './change-result.js';
 

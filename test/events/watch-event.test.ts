@@ -61,6 +61,17 @@ describe('fraudctl show --watch against the sandbox', () => {
     expect(result.stderr).toContain(`${id} reached ESCALATED`);
   });
 
+  it('--until a state that can no longer come (the event reached FRAUD_CONFIRMED, which nothing follows): exit 1, saying so', async () => {
+    const id = await reviewEvent();
+    expect((await cli.run(['set-state', id, '--state', 'DECLINED'])).code).toBe(0);
+    const run = watch([id, '--until', 'approved']);
+    await expect.poll(() => run.output().stderr, { timeout: 10_000 }).toContain('until APPROVED');
+    expect((await cli.run(['set-state', id, '--state', 'FRAUD_CONFIRMED'])).code).toBe(0);
+    const result = await run.done;
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(new RegExp(`^error: ${id} reached FRAUD_CONFIRMED, which no state follows: APPROVED can no longer come$`, 'm'));
+  });
+
   it('an event already in a final state: the summary, and done (exit 0)', async () => {
     expect((await cli.sb.call('POST', '/event', { body: { id: 'watch-final', amount: 5, currency: 'EUR' } })).status).toBe(201);
     const result = await runCli(['show', 'watch-final', '--watch'], { env: cli.env() });

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openSessionLog } from '../../src/review-queue/session-log.js';
+import { openSessionLog } from '../../src/action-log/action-log.js';
 import type { LogEntry } from '../../src/review-queue/queue-model.js';
 import { tempDir } from '../support/sandbox.js';
 

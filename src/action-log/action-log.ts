@@ -1,14 +1,27 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { UsageError } from '../errors/cli-error.js';
 import { jsonForTerminal } from '../render/terminal-text.js';
-import type { LogEntry } from './queue-model.js';
 
 /*
- * `--log FILE`: one JSON line per action, appended as it happens, so a supervisor can audit a
- * session. The file is opened for append (O_APPEND: every write lands at the end, even with two
+ * `--log FILE` of `review` and of `set-state` for many events: one JSON line per action, appended
+ * as it happens, so a supervisor can audit a session. The file is opened for append (O_APPEND: every write lands at the end, even with two
  * sessions logging to one file) and each line is one write(2), so lines never interleave and a
  * session that dies leaves whole lines. Lines are written in the order the actions happened.
  */
+
+/** One action on one event, as the log records it (no API key can be in any field). */
+export interface LogEntry {
+  eventId: string;
+  /** What was done: the review queue's claim, release, skip and decisions; `set-state`, a change by `fraudctl set-state` for many events. */
+  action: 'claim' | 'release' | 'approve' | 'decline' | 'escalate' | 'fraud' | 'comment' | 'skip' | 'set-state';
+  from: string | null;
+  to: string | null;
+  comments: string | null;
+  requestId: string | null;
+  outcome: 'ok' | 'refused' | 'failed' | 'conflict';
+  status: number | null;
+  message?: string;
+}
 
 export interface SessionLog {
   readonly path: string;
