@@ -199,7 +199,9 @@ async function fraudctl(sandbox, settings, idFile, count, state, label) {
   const out = path.join(tempDir, `${label}-results.jsonl`);
   const args = ['set-state', '--from', idFile, '--state', state, '--yes', '--out', out, '--concurrency', String(settings.connections), '--base-url', sandbox.url];
   return step(`${label}: fraudctl ${args.join(' ').replace(tempDir, '$TMP').replace(tempDir, '$TMP')}`, async () => {
-    const result = await runNode([BIN, ...args], { env: isolatedEnv({ FRAUDCTL_API_KEY: SANDBOX_KEY }), outFile: path.join(tempDir, `${label}-stdout.txt`), timeoutMs: Math.max(60_000, (count / SLOWEST_IDS_PER_SECOND) * 1000) });
+    // BENCH_CLI_NODE_OPTIONS: Node options for fraudctl's runs only (e.g. --max-semi-space-size=16, --trace-gc).
+    const nodeOptions = process.env.BENCH_CLI_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_CLI_NODE_OPTIONS } : {};
+    const result = await runNode([BIN, ...args], { env: isolatedEnv({ FRAUDCTL_API_KEY: SANDBOX_KEY, ...nodeOptions }), outFile: path.join(tempDir, `${label}-stdout.txt`), timeoutMs: Math.max(60_000, (count / SLOWEST_IDS_PER_SECOND) * 1000) });
     const problems = [];
     if (result.timedOut) problems.push(`killed after ${result.seconds.toFixed(0)} s`);
     else if (result.code !== 0) problems.push(`fraudctl exited ${result.signal ?? `with code ${result.code}`}\n${result.stderr.trim().split('\n').slice(-8).join('\n')}`);
