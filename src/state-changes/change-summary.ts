@@ -96,9 +96,10 @@ export class ChangeStats implements PoolStats, ProgressView {
   }
 }
 
+// Most first, then by name: ids settle in completion order, and the same run must read the same.
 const list = (map: Map<string, number>) =>
   [...map.entries()]
-    .sort((a, b) => b[1] - a[1])
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0], 'en'))
     .map(([k, n]) => `${terminalSafe(truncate(k, 80))} ${count(n)}`)
     .join(' · ');
 

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import type { ChangeResult } from '../../src/state-changes/change-result.js';
+import { ChangeStats, planText } from '../../src/state-changes/change-summary.js';
+
+/*
+ * Ids settle in the order their requests complete, which no run repeats: the plan and the summary
+ * must read the same whatever that order was.
+ */
+
+function result(id: string, outcome: ChangeResult['outcome'], from: string, reason: string | null = null): ChangeResult {
+  return { id, from, to: 'DECLINED', outcome, reason, status: null, errorType: null, errorCodes: [], requestId: null, item: 1, where: 'argument 1' } as ChangeResult;
+}
+
+const results = [
+  result('a', 'PLANNED', 'PENDING_REVIEW'),
+  result('b', 'PLANNED', 'ESCALATED'),
+  result('c', 'SKIPPED', 'FRAUD_CONFIRMED', 'FRAUD_CONFIRMED → DECLINED is not allowed'),
+  result('d', 'SKIPPED', 'DECLINED', 'already DECLINED'),
+  result('e', 'PLANNED', 'PENDING_REVIEW'),
+];
+
+function plan(order: readonly ChangeResult[]): string {
+  const stats = new ChangeStats();
+  for (const r of order) stats.add(r);
+  return planText(stats, 'DECLINED');
+}
+
+describe('the plan of a change of many events', () => {
+  it('lists states and reasons most first, then by name, whatever order the ids settled in', () => {
+    const forward = plan(results);
+    expect(plan([...results].reverse())).toBe(forward);
+    expect(forward).toMatch(/PENDING_REVIEW 2 · ESCALATED 1/);
+    expect(forward).toMatch(/already DECLINED 1 · FRAUD_CONFIRMED → DECLINED is not allowed 1/);
+  });
+});
