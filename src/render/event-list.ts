@@ -165,8 +165,9 @@ export interface ListTable {
   /** The heading line. */
   header(): string;
   /**
-   * One row, without a newline at the end: one line, or, for an id wider than its column, the id
-   * on a line of its own (lines, on a terminal narrower than the id) and the row's cells below it.
+   * One row, without a newline at the end: one line, or, on a terminal, for an id wider than its
+   * column, the id on a line of its own (lines, on a terminal narrower than the id) and the row's
+   * cells below it. Off a terminal always one line: the id column widens for a longer id.
    */
   row(row: EventRow): string;
 }
@@ -178,6 +179,8 @@ export interface ListTable {
 export function createListTable(style: Style, columns: number | null, firstIds: readonly string[] = []): ListTable {
   const layout = listLayout(columns, firstIds);
   const shown = SIZED.filter((k) => layout.widths[k] !== undefined);
+  /** The id column; off a terminal it widens for a longer id (a row stays one line there). */
+  let idWidth = layout.id;
   const fit = (value: string, width: number, align: 'left' | 'right'): string => {
     const cut = columns !== null ? cutToWidth(value, width) : value;
     const pad = ' '.repeat(Math.max(0, width - stringWidth(cut)));
@@ -188,7 +191,7 @@ export function createListTable(style: Style, columns: number | null, firstIds: 
     const start = cells.map((c) => GAP + c).join('');
     if (last === null) return start;
     if (columns === null) return `${start}${GAP}${last}`;
-    const left = columns - layout.id - stringWidth(start) - GAP.length;
+    const left = columns - idWidth - stringWidth(start) - GAP.length;
     return left > 0 ? `${start}${GAP}${cutToWidth(last, left)}` : start;
   };
   /**
@@ -198,9 +201,10 @@ export function createListTable(style: Style, columns: number | null, firstIds: 
    */
   const line = (id: string, colour: (s: string) => string, after: string): string => {
     const width = stringWidth(id);
-    if (width <= layout.id) return (colour(id + ' '.repeat(layout.id - width)) + after).trimEnd();
-    const idLines = columns === null ? [id] : breakToWidth(id, columns);
-    return [...idLines.map(colour), (' '.repeat(layout.id) + after).trimEnd()].join('\n');
+    // Off a terminal a row stays one line, for grep and awk: the id column widens from here on.
+    if (columns === null && width > idWidth) idWidth = width;
+    if (width <= idWidth) return (colour(id + ' '.repeat(idWidth - width)) + after).trimEnd();
+    return [...breakToWidth(id, columns ?? width).map(colour), (' '.repeat(idWidth) + after).trimEnd()].join('\n');
   };
   const cell = (value: string, k: Sized, colour?: (s: string) => string): string => {
     const width = layout.widths[k]!;

@@ -27,6 +27,15 @@ describe('the compact list table', () => {
     expect(table.row(notFound('ord-9'))).toBe('ord-9                 not found');
   });
 
+  it('off a terminal a row is always one line: a longer id widens the id column from that row on', () => {
+    const table = createListTable(plain, null, ['ord-1', 'ord-2']);
+    const uuid = '7c1e0b2a-5d3f-4a6b-8c9d-0e1f2a3b4c5d-and-more';
+    const rows = [table.row(found('ord-1')), table.row(found(uuid)), table.row(found('ord-3')), table.row(notFound(`${uuid}-x`))];
+    for (const row of rows) expect(row).not.toContain('\n');
+    expect(rows[1]!.startsWith(`${uuid}  PENDING_REVIEW`)).toBe(true);
+    expect(rows[2]!.indexOf('PENDING_REVIEW')).toBe(rows[1]!.indexOf('PENDING_REVIEW'));
+  });
+
   it('nulls and missing fields are dashes; an amount without a currency is the number alone', () => {
     const row = createListTable(plain, null).row(found('e-1', { state: null, amount: 12.5, currency: null, userEmail: undefined, comments: null }, null));
     expect(row).toMatch(/^e-1\s+–\s+–\s+50\s+12\.50\s+–\s+2026-11-20T22:41:17Z\s+–$/);
@@ -71,8 +80,8 @@ describe('the compact list table', () => {
     }
   });
 
-  it('never cuts an id: one wider than its column goes on a line of its own, its row below it, lined up', () => {
-    for (const columns of [60, 120, null]) {
+  it('never cuts an id: on a terminal one wider than its column goes on a line of its own, its row below it, lined up', () => {
+    for (const columns of [60, 120]) {
       const table = createListTable(plain, columns, ['ord-1', 'ord-2']);
       const state = table.header().indexOf('state');
       const id = `ord-${'9'.repeat(40)}`;
