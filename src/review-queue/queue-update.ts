@@ -460,25 +460,29 @@ function onPatched(model: Model, id: string, summary: Fields | null, requestId: 
   return advance({ ...left, current: null, notes: [] }, effects);
 }
 
+/** The log line of a step of a decision that was not sent (refused, failed, or not read again first). */
+function failedStepLog(id: string, step: NonNullable<ReturnType<typeof sendingStep>>, failure: CallFailure, message: string): Effect {
+  const { current, sending, target, last } = step;
+  return log({
+    eventId: id,
+    action: sending.action,
+    from: current.seenState,
+    to: target,
+    comments: last ? sending.comments : null,
+    requestId: failure.requestId,
+    outcome: isRefusal(failure) ? 'refused' : 'failed',
+    status: failure.status,
+    message,
+  });
+}
+
 function onPatchFailed(model: Model, id: string, failure: CallFailure): Result {
   const effects: Effect[] = [];
   const step = sendingStep(model, id);
   if (!step) return [model, effects];
-  const { current, sending, target, last } = step;
+  const { current, sending, target } = step;
   const refused = isRefusal(failure);
-  effects.push(
-    log({
-      eventId: id,
-      action: sending.action,
-      from: current.seenState,
-      to: target,
-      comments: last ? sending.comments : null,
-      requestId: failure.requestId,
-      outcome: refused ? 'refused' : 'failed',
-      status: failure.status,
-      message: failure.message,
-    }),
-  );
+  effects.push(failedStepLog(id, step, failure, failure.message));
   if (isAuthFailure(failure)) return withFatal(model, failure, effects);
   const partial = sending.step > 0 ? `${current.seenState ?? ''} was set, then ` : '';
   if (refused) {
@@ -495,22 +499,10 @@ function onRereadFailed(model: Model, id: string, failure: CallFailure): Result 
   const effects: Effect[] = [];
   const step = sendingStep(model, id);
   if (!step) return [model, effects];
-  const { current, sending, target, last } = step;
+  const { sending } = step;
   const message = `not sent: could not read the event again first: ${failure.message}`;
   // The decision was attempted and not sent: the log says so, whatever comes next.
-  effects.push(
-    log({
-      eventId: id,
-      action: sending.action,
-      from: current.seenState,
-      to: target,
-      comments: last ? sending.comments : null,
-      requestId: failure.requestId,
-      outcome: isRefusal(failure) ? 'refused' : 'failed',
-      status: failure.status,
-      message,
-    }),
-  );
+  effects.push(failedStepLog(id, step, failure, message));
   if (isAuthFailure(failure)) return withFatal(model, failure, effects);
   const next: Model = { ...model, mode: { name: 'sendFailed', sending, message } };
   if (next.quitting !== 'no') return finish(leave(next, 'notSent', 'release', effects), effects);
