@@ -26,6 +26,17 @@ export interface RecordedResult {
 /** A job's reader of its own result lines: undefined for a line that is not one of its results. */
 export type ResultReader = (text: string) => RecordedResult | undefined;
 
+/** A line of a results file as the JSON object it should be, or undefined (not JSON, not an object): each job's reader starts here. */
+export function resultObject(text: string): Record<string, unknown> | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
 /** The most requests one batch has in flight (--concurrency is capped at this). */
 export const MAX_CONCURRENCY = 256;
 

@@ -1,4 +1,4 @@
-import type { RecordedResult } from '../batch/results-file.js';
+import { resultObject, type RecordedResult } from '../batch/results-file.js';
 import { jsonForTerminal, terminalSafe } from '../render/terminal-text.js';
 
 /*
@@ -53,13 +53,8 @@ export function formatChangeResult(r: ChangeResult): string {
 
 /** What resume needs of a results line: FAILED is done again (read first, as every id is); the rest stay settled. */
 export function readChangeResult(text: string): RecordedResult | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null) return undefined;
+  const value = resultObject(text);
+  if (value === undefined) return undefined;
   const r = value as Partial<ChangeResult>;
   if (!Number.isSafeInteger(r.item) || (r.item as number) < 1) return undefined;
   if (!(CHANGE_OUTCOMES as readonly unknown[]).includes(r.outcome)) return undefined;

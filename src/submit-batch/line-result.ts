@@ -1,4 +1,4 @@
-import type { RecordedResult } from '../batch/results-file.js';
+import { resultObject, type RecordedResult } from '../batch/results-file.js';
 import { jsonForTerminal } from '../render/terminal-text.js';
 
 /*
@@ -52,13 +52,8 @@ export function formatResult(r: LineResult): string {
 
 /** A line of a results file read back, or undefined when it is not one of ours. */
 export function parseResult(text: string): LineResult | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null) return undefined;
+  const value = resultObject(text);
+  if (value === undefined) return undefined;
   const r = value as Partial<LineResult>;
   if (!Number.isSafeInteger(r.line) || (r.line as number) < 1) return undefined;
   if (!OUTCOMES.includes(r.outcome as Outcome)) return undefined;
