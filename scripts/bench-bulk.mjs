@@ -36,6 +36,7 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { fmtInt, fmtMb, installCleanup, isolatedEnv as sandboxedEnv, readCpuSeconds, readPeakRssKb, stopChild, track } from './bench/processes.mjs';
+import { failedSteps, step } from './bench/steps.mjs';
 import { positiveIntFromEnv } from './bench/settings.mjs';
 
 const require = createRequire(import.meta.url);
@@ -173,26 +174,6 @@ Promise.all(Array.from({ length: ${connections} }, worker)).then(() => agent.clo
 `;
 }
 
-const steps = [];
-
-async function step(name, work) {
-  console.log(`\n▶ ${name}`);
-  try {
-    const value = await work();
-    const problem = value && typeof value === 'object' && 'problem' in value ? value.problem : undefined;
-    if (problem) {
-      console.log(`  FAILED: ${problem}`);
-      steps.push({ name, ok: false, problem });
-      return null;
-    }
-    steps.push({ name, ok: true });
-    return value;
-  } catch (error) {
-    console.log(`  FAILED: ${error.message}`);
-    steps.push({ name, ok: false, problem: error.message });
-    return null;
-  }
-}
 
 /** fraudctl set-state on every id of `idFile`, checking one CHANGED result line per id. */
 async function fraudctl(sandbox, settings, idFile, count, state, label) {
@@ -302,13 +283,7 @@ async function main(settings) {
     const peakMb = memory.peakKb / 1024;
     console.log(`memory: ${fmtInt(settings.memoryIds)} ids in ${memory.seconds.toFixed(1)} s (${fmtInt(memory.idsPerSecond)} ids/s), RSS by tenth of the run: ${tenths.map((kb) => (kb === null ? '–' : (kb / 1024).toFixed(0))).join(' ')} MB; peak ${peakMb.toFixed(1)} MB (target < ${MEMORY_TARGET_MB} MB: ${peakMb < MEMORY_TARGET_MB ? 'met' : 'NOT met'})`);
   }
-  const failed = steps.filter((s) => !s.ok);
-  if (failed.length) {
-    console.error(`\nbench-bulk: ${failed.length} step(s) failed:`);
-    for (const s of failed) console.error(`  - ${s.name}: ${s.problem.split('\n')[0]}`);
-    return 1;
-  }
-  return 0;
+  return failedSteps('bench-bulk');
 }
 
 main(readSettings()).then(

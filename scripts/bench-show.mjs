@@ -38,6 +38,7 @@ import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { fmtInt, fmtMb, installCleanup, isolatedEnv as sandboxedEnv, readCpuSeconds, readPeakRssKb, stopChild, track } from './bench/processes.mjs';
+import { failedSteps, step } from './bench/steps.mjs';
 import { positiveIntFromEnv } from './bench/settings.mjs';
 import { createEventGenerator } from './bench/event-payloads.mjs';
 
@@ -190,26 +191,6 @@ Promise.all(Array.from({ length: ${connections} }, worker)).then(() => agent.clo
 // ---------------------------------------------------------------------------------------------
 // The steps.
 
-const steps = [];
-
-async function step(name, work) {
-  console.log(`\n▶ ${name}`);
-  try {
-    const value = await work();
-    const problem = value && typeof value === 'object' && 'problem' in value ? value.problem : undefined;
-    if (problem) {
-      console.log(`  FAILED: ${problem}`);
-      steps.push({ name, ok: false, problem });
-      return null;
-    }
-    steps.push({ name, ok: true });
-    return value;
-  } catch (error) {
-    console.log(`  FAILED: ${error.message}`);
-    steps.push({ name, ok: false, problem: error.message });
-    return null;
-  }
-}
 
 
 /** One comparison: autocannon, fraudctl, autocannon, on the same GETs. */
@@ -313,13 +294,7 @@ async function main(settings) {
       console.log(`${''.padEnd(7)} bare undici script ${fmtInt(r.bare)} ids/s: fraudctl / bare undici ${(r.cli / r.bare).toFixed(2)} (target ≥ ${TARGET_RATIO.toFixed(2)}: ${verdict}), bare undici / autocannon ${(r.bare / r.baseline).toFixed(2)}`);
     }
   }
-  const failed = steps.filter((s) => !s.ok);
-  if (failed.length) {
-    console.error(`\nbench-show: ${failed.length} step(s) failed:`);
-    for (const s of failed) console.error(`  - ${s.name}: ${s.problem.split('\n')[0]}`);
-    return 1;
-  }
-  return 0;
+  return failedSteps('bench-show');
 }
 
 main(readSettings()).then(
