@@ -9,6 +9,7 @@ import type { Session } from '../session.js';
 import { BatchControl } from './batch-control.js';
 import { createProgress, type Progress, type ProgressView } from './batch-progress.js';
 import { LineFile, MAX_LINES_IN_PROGRESS, prepareResume, type PriorRun, type ResultReader } from './results-file.js';
+import { capYoungGeneration } from './young-generation.js';
 
 /*
  * The pool for items with results: it takes the items of a job in input order while one of
@@ -24,7 +25,8 @@ import { LineFile, MAX_LINES_IN_PROGRESS, prepareResume, type PriorRun, type Res
  * - the stops: a first Ctrl-C (no new item is taken, items in flight finish), a second one
  *   (requests in flight are aborted and their items left unrecorded: resume checks them before
  *   acting again), --max-errors, a spent retry budget, a refused key, a URL that is not the
- *   service, a proxy that fails, unreadable input, stdout closed while results go there.
+ *   service, a proxy that fails, unreadable input, stdout closed while results go there;
+ * - memory that stays flat over a long run: V8's young generation is capped (young-generation.ts).
  *
  * The job owns what an item is: how to start it (synchronously up to its first request, so a
  * --max-errors stop is exact for items settled without one), how to name its id and where it
@@ -213,6 +215,8 @@ export async function runPool<I extends ItemPosition, R>(context: CliContext, ru
   const { stats } = job;
   const stops = new Stops();
   let finished = false;
+  // A run over many items allocates for every request: keep V8's young generation from growing with it.
+  capYoungGeneration();
   const { prior, results } = await openResults(job, options);
 
   // Counting the input first (a fast second read of a file) gives the bar its total and an ETA.
