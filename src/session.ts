@@ -64,6 +64,12 @@ export class Session {
     return this.globals.input !== false && Boolean(this.context.stdin.isTTY) && Boolean(this.context.stdout.isTTY);
   }
 
+  /** The flags of this run that choose the service, for a command in a hint to reach the same one. */
+  serviceFlags(): string[] {
+    const { baseUrl, profile, insecureHttp } = this.globals;
+    return [...(profile !== undefined ? ['--profile', profile] : []), ...(baseUrl !== undefined ? ['--base-url', baseUrl] : []), ...(insecureHttp ? ['--insecure-http'] : [])];
+  }
+
   debugLine(line: string): void {
     if (this.globals.debug) this.context.stderr.write(`debug: ${line}\n`);
   }

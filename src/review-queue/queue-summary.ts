@@ -2,6 +2,7 @@ import type { Style } from '../render/colours.js';
 import { cutToWidth } from '../render/display-width.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import { GROUP_ORDER, type Group, type Model } from './queue-model.js';
+import { shellCommand } from '../render/shell-command.js';
 
 /*
  * The end-of-session record, printed on stdout after the screen is gone: a count and the ids of
@@ -65,11 +66,6 @@ function idLines(ids: readonly string[], indent: number, width: number): string[
   return lines.map((l, i) => (i === 0 ? l : `${' '.repeat(at)}${l}`));
 }
 
-/** A word for a POSIX shell, quoted only when it needs to be (a hint must work when pasted as it is). */
-export function shellWord(word: string): string {
-  return /^[A-Za-z0-9._:/@%+=,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
 export interface SummaryOptions {
   /** The --log file, if any. */
   logPath: string | null;
@@ -101,11 +97,11 @@ export function renderSessionSummary(model: Model, style: Style, width: number, 
   }
   const claimed = model.groups.claimedElsewhere;
   if (claimed.length > 0) {
-    const command = ['fraudctl', 'review', ...options.serviceFlags, '--include-claimed', ...claimed].map((word, i) => (i < 2 ? word : shellWord(word))).join(' ');
+    const command = shellCommand(['fraudctl', 'review', ...options.serviceFlags, '--include-claimed', ...claimed]);
     lines.push('  To take them over (when the session that claimed them ended without giving them back):', `  ${terminalSafe(command)}`);
   }
   if (model.groups.stillClaimed.length > 0) {
-    const giveBack = ['fraudctl', 'set-state', ...options.serviceFlags, ...model.groups.stillClaimed, '--state', 'PENDING_REVIEW'].map((word, i) => (i < 2 ? word : shellWord(word))).join(' ');
+    const giveBack = shellCommand(['fraudctl', 'set-state', ...options.serviceFlags, ...model.groups.stillClaimed, '--state', 'PENDING_REVIEW']);
     lines.push(style.decline('  These events are still IN_REVIEW under this session: give them back with'));
     lines.push(style.decline(`  ${terminalSafe(giveBack)}`));
   }

@@ -25,12 +25,6 @@ export interface ReviewOptions {
 
 const NOT_A_TERMINAL_HINT = 'review is for a person at a terminal; scripts change states with set-state (one id or many): fraudctl set-state --help';
 
-/** The flags of this run that choose the service, for a command in a hint to reach the same one. */
-function serviceFlags(session: Session): string[] {
-  const { baseUrl, profile, insecureHttp } = session.globals;
-  return [...(profile !== undefined ? ['--profile', profile] : []), ...(baseUrl !== undefined ? ['--base-url', baseUrl] : []), ...(insecureHttp ? ['--insecure-http'] : [])];
-}
-
 async function readQueue(session: Session, ids: readonly string[], options: ReviewOptions): Promise<{ entries: QueueEntry[]; unreadable: string[] }> {
   const entries: QueueEntry[] = [];
   const unreadable: string[] = [];
@@ -81,7 +75,7 @@ export async function runReview(session: Session, ids: readonly string[], option
       interrupted: Promise.race([context.waitForShutdown(), terminal.hungUp]),
     });
     restore();
-    output.print(renderSessionSummary(model, output.style, terminal.screen.size().width, { logPath: log?.path ?? null, serviceFlags: serviceFlags(session) }));
+    output.print(renderSessionSummary(model, output.style, terminal.screen.size().width, { logPath: log?.path ?? null, serviceFlags: session.serviceFlags() }));
   } finally {
     restore();
     await log?.close();

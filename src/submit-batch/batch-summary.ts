@@ -1,3 +1,4 @@
+import { shellCommand } from '../render/shell-command.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import type { BatchStats } from './batch-stats.js';
 import { count } from '../batch/batch-progress.js';
@@ -18,6 +19,8 @@ export interface SummaryFacts {
   throttled: number;
   /** Lines an earlier run already settled (--resume). */
   resumed: boolean;
+  /** The flags of this run that choose the service, for the command that sends the rejects again. */
+  serviceFlags: readonly string[];
 }
 
 const STOP_TEXT: Record<StopReason, string> = {
@@ -83,7 +86,10 @@ export function summaryText(f: SummaryFacts): string {
   lines.push(`  latency    p50 ${ms(s.percentile(0.5))} · p95 ${ms(s.percentile(0.95))} · p99 ${ms(s.percentile(0.99))}`);
   if (f.retries || f.throttled) lines.push(`  retries    ${count(f.retries)}${f.throttled ? ` (${count(f.throttled)} answers asked to slow down)` : ''}`);
   if (f.results) lines.push(`  results    ${terminalSafe(f.results)}`);
-  if (f.rejects && s.errors) lines.push(`  rejects    ${terminalSafe(f.rejects)} (re-run it to retry those lines)`);
+  if (f.rejects && s.errors) {
+    lines.push(`  rejects    ${terminalSafe(f.rejects)} (the events without a decision, as they were)`);
+    lines.push(`             to send them again: ${terminalSafe(shellCommand(['fraudctl', 'submit', f.rejects, ...f.serviceFlags]))}`);
+  }
   if (s.firstProblems.length) {
     lines.push(s.errors > s.firstProblems.length ? `First ${s.firstProblems.length} of ${count(s.errors)} events without a decision:` : 'Events without a decision:');
     // Named as --resume names them: the line, and the column when the record does not start the line.

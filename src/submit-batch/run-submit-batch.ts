@@ -85,7 +85,7 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
   const run = await runPool(context, runtime, job, { maxErrors: options.maxErrors, out: options.out, resume: options.resume, quiet: options.quiet });
   const { stopped } = run;
 
-  const facts = { stats, stopped, results: options.out, rejects: options.rejects, retries: run.retries, throttled: run.throttled, resumed: run.resumed };
+  const facts = { stats, stopped, results: options.out, rejects: options.rejects, retries: run.retries, throttled: run.throttled, resumed: run.resumed, serviceFlags: session.serviceFlags() };
   if (stopped === 'output-closed') {
     throw new CliError(
       `stdout was closed after ${count(stats.done - run.unwritten)} results: the batch stopped; ${count(run.unwritten)} ${run.unwritten === 1 ? 'event was' : 'events were'} sent whose results could not be written`,

@@ -207,6 +207,13 @@ describe('fraudctl submit (batch)', () => {
     expect(result.stderr).toMatch(/line 2: not JSON/);
     expect(result.stderr).toMatch(/^error: 5 of 9 events got no decision/m);
     expect(result.stderr).not.toMatch(/\n\s+at /);
+    // The summary says how to send the rejects again, as a command that works as printed: here it
+    // sends the five lines, which are rejected again for the same reasons (none was fixed).
+    const hint = /to send them again: (fraudctl submit .*)$/m.exec(result.stderr)?.[1];
+    expect(hint).toBe(`fraudctl submit ${rejects}`);
+    const again = await cli.run(hint!.split(' ').slice(1));
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/^error: 5 of 5 events got no decision/m);
   });
 
   it('reads JSON Lines from stdin and, with --json and no --out, prints the results on stdout and the summary as JSON on stderr', async () => {

@@ -31,7 +31,7 @@ const result = (line: number, column: number, outcome: LineResult['outcome'] = '
   attempts: 0,
   latencyMs: 0,
 });
-const facts = (stats: BatchStats): SummaryFacts => ({ stats, stopped: null, results: null, rejects: null, retries: 0, throttled: 0, resumed: false });
+const facts = (stats: BatchStats): SummaryFacts => ({ stats, stopped: null, results: null, rejects: null, retries: 0, throttled: 0, resumed: false, serviceFlags: [] });
 const firstLine = (stats: BatchStats) => summaryText(facts(stats)).split('\n')[0];
 
 describe('batch summary', () => {
