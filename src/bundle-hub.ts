@@ -16,3 +16,4 @@ import './contract/states.js';
 import './contract/paths.js';
 import './paths/xdg-paths.js';
 import './profiles/config-file.js';
+import './stranded-calls.js';

@@ -2,6 +2,7 @@ import { VERSION } from './version.js';
 import type { CliContext } from './cli-context.js';
 import { CliError, ExitCode, type ExitCodeValue } from './errors/cli-error.js';
 import { enableCompileCache } from './startup/compile-cache.js';
+import { hasStrandedCalls } from './stranded-calls.js';
 
 /*
  * The entry point: runs the command tree (program.ts), and is the one place that turns an
@@ -141,6 +142,42 @@ export async function runProcess(): Promise<void> {
   };
   process.exitCode = await main(argv, context);
   if (hungUp || terminalGone) await endAsHungUp();
+  else if (hasStrandedCalls()) await endPastStrandedCalls(process.exitCode);
+}
+
+/** Whatever stdout and stderr still hold (a pipe on some systems is written asynchronously) goes first; at most a second. */
+async function flushOutput(): Promise<void> {
+  await Promise.all(
+    [process.stdout, process.stderr].map((stream) =>
+      stream.writableLength > 0 && !stream.destroyed
+        ? new Promise((resolve) => {
+            const timer = setTimeout(resolve, 1000);
+            stream.once('drain', () => resolve(clearTimeout(timer)));
+          })
+        : undefined,
+    ),
+  );
+}
+
+/**
+ * The command is over, its error said, but a credential-store call it gave up on is still
+ * running in libuv's thread pool (stranded-calls.ts): the process would live until that call
+ * returns (an unlock prompt nobody answers: never), and process.exit() would wait for it too.
+ * Replacing the process image ends every thread at once: process.execve (Node >= 22.15, not on
+ * Windows, whose Credential Manager does not prompt) runs `sh -c 'exit N'` in its place, so the
+ * shell still sees the command's own exit code. Without it (Node 20) the process ends by
+ * SIGTERM, as a timeout(1) would end it: status 143, a failure all the same.
+ */
+async function endPastStrandedCalls(code: number): Promise<void> {
+  await flushOutput();
+  const withExecve = process as { execve?: (file: string, args: string[], env: NodeJS.ProcessEnv) => never };
+  try {
+    withExecve.execve?.('/bin/sh', ['sh', '-c', `exit ${code}`], {});
+  } catch {
+    // No /bin/sh: ended as on Node 20.
+  }
+  process.removeAllListeners('SIGTERM');
+  process.kill(process.pid, 'SIGTERM');
 }
 
 /**

@@ -109,7 +109,7 @@ export class Session {
     if (settings.apiKey !== null && settings.apiKey !== '') return settings.apiKey;
     if (settings.apiKeySource === 'credential-store' && settings.credentialAccount !== null) {
       const account = settings.credentialAccount;
-      this.storedKey ??= readStoredKey(settings.profile, account);
+      this.storedKey ??= readStoredKey(settings.profile, account, this.context.env);
       return this.storedKey;
     }
     return requireApiKey(settings);

@@ -2,13 +2,26 @@ import { CliError, ExitCode } from '../errors/cli-error.js';
 import { readConfigFile, updateConfigFile, type CredentialStoreEntry, type ProfileConfig } from '../profiles/config-file.js';
 import { saveApiKey, unsetSetting } from '../profiles/config-commands.js';
 import { CREDENTIAL_SERVICE, credentialAccount, ownProfile, quote } from '../profiles/values.js';
-import { CredentialStoreError, openCredentialStore, type CredentialStore } from './credential-store.js';
+import { shellCommand } from '../render/shell-command.js';
+import { CredentialStoreError, credentialStoreName, keyringTimeoutMs, openCredentialStore, type CredentialStore } from './credential-store.js';
 
 /*
  * Where `login` keeps a profile's key, and how `logout` forgets it: in the operating system's
  * credential store when one is usable, else (or with --insecure-storage) in the config file.
- * A key is kept in one place only: storing it in one place removes it from the other, in the
- * same locked update of the config file; when the other place cannot be changed, nothing is.
+ * A key is kept in one place only: storing it in one place removes it from the other; when the
+ * other place cannot be changed, nothing is.
+ *
+ * The store's calls are asynchronous and may take up to their time limit (credential-store.ts),
+ * longer than the config file's lock may be held (config-lock.ts takes over a lock 10 s old), so
+ * they are made before the file is changed under its lock, never under it:
+ *   - into the store: the entry is written, then the file records it (and drops a key it held);
+ *     if the file cannot be written, the entry made for it is removed again;
+ *   - into the file, from the store: the entry is removed, then the file gets the key;
+ *   - logout: the entry is removed, then the file forgets it.
+ * A store that answers that it cannot be used (no session bus, no keyring) sends a login's key
+ * to the file, with a note. A store that does not answer in time changes nothing in the file
+ * (exit 3): it may yet carry the call out, so the key is not put in the file as if it could not
+ * have been stored, and the profile is not made to name an entry that may not exist.
  */
 
 export type KeyPlace = 'credential-store' | 'file';
@@ -35,74 +48,95 @@ export interface KeyToSave {
 
 type StoreOpening = { store: CredentialStore } | { unusable: string };
 
-async function openStore(): Promise<StoreOpening> {
+async function openStore(env: NodeJS.ProcessEnv): Promise<StoreOpening> {
   try {
-    return { store: await openCredentialStore() };
+    return { store: await openCredentialStore(keyringTimeoutMs(env)) };
   } catch (error) {
     if (error instanceof CredentialStoreError) return { unusable: error.why };
     throw error;
   }
 }
 
-/** The message of a store failure (CredentialStoreError), or the error itself when it is another. */
-function whyOf(error: unknown): string {
-  if (error instanceof CredentialStoreError) return error.why;
+/** The store's failure (a CredentialStoreError), or the error itself thrown again when it is another. */
+function storeFailure(error: unknown): CredentialStoreError {
+  if (error instanceof CredentialStoreError) return error;
   throw error;
+}
+
+/** The login command again, with this one's service flags, and `--insecure-storage`: a way past a store that does not answer. */
+function insecureLogin(toSave: KeyToSave): string {
+  const words = ['fraudctl', 'login', '--profile', toSave.profile];
+  if (toSave.newBaseUrl !== undefined) words.push('--base-url', toSave.newBaseUrl);
+  if (toSave.insecureHttp) words.push('--insecure-http');
+  return shellCommand([...words, '--insecure-storage']);
 }
 
 export async function saveProfileKey(env: NodeJS.ProcessEnv, toSave: KeyToSave): Promise<SavedKey> {
   const { profile, key, insecureStorage } = toSave;
-  const before = ownProfile(readConfigFile(env).profiles, profile);
+  const previousEntry = ownProfile(readConfigFile(env).profiles, profile)?.credentialStore?.account;
   // The store is opened when the key goes there, or when it must leave it.
-  const opening: StoreOpening | null = !insecureStorage || before?.credentialStore !== undefined ? await openStore() : null;
+  const opening: StoreOpening | null = !insecureStorage || previousEntry !== undefined ? await openStore(env) : null;
   const store = opening && 'store' in opening ? opening.store : null;
   let storeUnusable = opening && 'unusable' in opening ? opening.unusable : undefined;
   const account = credentialAccount(profile, toSave.baseUrl);
-  let place = 'file' as KeyPlace;
-  let storedNow = false;
-  let previousEntry: string | undefined;
+  let place: KeyPlace = 'file';
 
-  const inStore = (previous: ProfileConfig): CredentialStoreEntry | undefined => {
-    previousEntry = previous.credentialStore?.account;
-    place = 'file';
-    if (!insecureStorage && store) {
-      try {
-        store.set(account, key);
-        [place, storedNow] = ['credential-store', true];
-      } catch (error) {
-        storeUnusable = whyOf(error);
-      }
-    }
-    if (place === 'credential-store') return { service: CREDENTIAL_SERVICE, account };
-    if (previousEntry !== undefined) {
-      // The key moves to the file: its entry in the store goes first, or nothing is saved.
-      let why: string | undefined = storeUnusable ?? 'it could not be opened';
-      if (store) {
-        try {
-          store.delete(previousEntry);
-          why = undefined;
-        } catch (error) {
-          why = whyOf(error);
-        }
-      }
-      if (why !== undefined) {
+  if (!insecureStorage && store) {
+    try {
+      await store.set(account, key);
+      place = 'credential-store';
+    } catch (error) {
+      const failure = storeFailure(error);
+      if (failure.unanswered) {
         throw new CliError(
-          `nothing was saved: profile ${quote(profile)} keeps its key in the credential store (account ${quote(previousEntry)}), which cannot be changed from here, and a key is kept in one place only: ${why}`,
+          `nothing was saved: the key could not be stored in ${credentialStoreName()}: ${failure.why}`,
           ExitCode.AUTH,
-          `run this login where the store can be reached (the desktop session), or set FRAUDCTL_API_KEY for this session`,
+          previousEntry === undefined
+            ? `unlock the keyring and run this login again, or keep the key in the config file: ${insecureLogin(toSave)}`
+            : `unlock the keyring and run this login again (the profile's key is in the store, and only there can it be changed)`,
         );
       }
+      storeUnusable = failure.why;
+    }
+  }
+  if (place === 'file' && previousEntry !== undefined) {
+    // The key moves to the file: its entry in the store goes first, or nothing is saved.
+    let why: string | undefined = storeUnusable ?? 'it could not be opened';
+    if (store) {
+      try {
+        await store.delete(previousEntry);
+        why = undefined;
+      } catch (error) {
+        why = storeFailure(error).why;
+      }
+    }
+    if (why !== undefined) {
+      throw new CliError(
+        `nothing was saved: profile ${quote(profile)} keeps its key in the credential store (account ${quote(previousEntry)}), which cannot be changed from here, and a key is kept in one place only: ${why}`,
+        ExitCode.AUTH,
+        `run this login where the store can be reached and answers (the desktop session, the keyring unlocked), or set FRAUDCTL_API_KEY for this session`,
+      );
+    }
+  }
+
+  // Under the file's lock, the profile as it is now: another login may have changed it meanwhile.
+  let entryAtLock: string | undefined;
+  const inStore = (now: ProfileConfig): CredentialStoreEntry | undefined => {
+    entryAtLock = now.credentialStore?.account;
+    if (place === 'credential-store') return { service: CREDENTIAL_SERVICE, account };
+    if (entryAtLock !== undefined && entryAtLock !== previousEntry) {
+      throw new CliError(`nothing was saved: profile ${quote(profile)} was given a key in the credential store while this login ran`, ExitCode.FAILURE, 'run this login again');
     }
     return undefined;
   };
-
   try {
     saveApiKey(env, profile, key, toSave.newBaseUrl, toSave.insecureHttp, inStore);
   } catch (error) {
-    // The file was not written: an entry made by this call must not outlive it.
-    if (storedNow && store && previousEntry !== account) {
+    // The file was not written: an entry made by this login must not outlive it. (An entry the
+    // profile already named keeps the new key: the file still names it, and the key works.)
+    if (place === 'credential-store' && store && account !== previousEntry) {
       try {
-        store.delete(account);
+        await store.delete(account);
       } catch {
         // The first error is the one to report.
       }
@@ -111,12 +145,15 @@ export async function saveProfileKey(env: NodeJS.ProcessEnv, toSave: KeyToSave):
   }
 
   let warning: string | undefined;
-  if (place === 'credential-store' && store && previousEntry !== undefined && previousEntry !== account) {
+  if (place === 'credential-store' && store) {
     // The profile's entry was under its earlier URL: the new one is recorded, the old one goes.
-    try {
-      store.delete(previousEntry);
-    } catch (error) {
-      warning = `the profile's earlier entry in the credential store (account ${quote(previousEntry)}) could not be removed (${whyOf(error)}): remove it with the store's own tool`;
+    const earlier = [...new Set([previousEntry, entryAtLock])].filter((e): e is string => e !== undefined && e !== account);
+    for (const entry of earlier) {
+      try {
+        await store.delete(entry);
+      } catch (error) {
+        warning = `the profile's earlier entry in the credential store (account ${quote(entry)}) could not be removed (${storeFailure(error).why}): remove it with the store's own tool`;
+      }
     }
   }
   return { place, ...(place === 'file' && !insecureStorage && storeUnusable !== undefined ? { storeUnusable } : {}), ...(warning ? { warning } : {}) };
@@ -131,7 +168,8 @@ export interface ForgottenKey {
 
 /**
  * Forgets a profile's key, wherever it is kept. A key in the store that cannot be removed from
- * here is an error (exit 3), and the profile is left as it was.
+ * here (or whose store does not answer in time) is an error (exit 3), and the profile is left
+ * as it was.
  */
 export async function forgetProfileKey(env: NodeJS.ProcessEnv, profile: string): Promise<ForgottenKey> {
   const stored = ownProfile(readConfigFile(env).profiles, profile);
@@ -140,33 +178,27 @@ export async function forgetProfileKey(env: NodeJS.ProcessEnv, profile: string):
     unsetSetting(env, profile, 'api-key');
     return { place: stored?.apiKey !== undefined ? 'file' : null };
   }
-  const opening = await openStore();
+  const { account } = stored.credentialStore;
   const cannot = (why: string) =>
     new CliError(
-      `cannot remove the API key of profile ${quote(profile)} from the credential store (account ${quote(stored.credentialStore!.account)}): ${why}; nothing was changed`,
+      `cannot remove the API key of profile ${quote(profile)} from the credential store (account ${quote(account)}): ${why}; nothing was changed`,
       ExitCode.AUTH,
-      `run fraudctl logout --profile ${profile} where the store can be reached (the desktop session)`,
+      `run fraudctl logout --profile ${profile} where the store can be reached and answers (the desktop session, the keyring unlocked)`,
     );
+  const opening = await openStore(env);
   if ('unusable' in opening) throw cannot(opening.unusable);
-  let result: ForgottenKey = { place: null };
+  let entryWasThere: boolean;
+  try {
+    entryWasThere = await opening.store.delete(account);
+  } catch (error) {
+    throw cannot(storeFailure(error).why);
+  }
   updateConfigFile(env, (file) => {
     const now = ownProfile(file.profiles, profile);
-    if (now === undefined) return false;
-    const { apiKey, credentialStore, ...rest } = now;
-    if (credentialStore !== undefined) {
-      let deleted: boolean;
-      try {
-        deleted = opening.store.delete(credentialStore.account);
-      } catch (error) {
-        throw cannot(whyOf(error));
-      }
-      result = { place: 'credential-store', entryWasThere: deleted };
-    } else if (apiKey !== undefined) {
-      result = { place: 'file' };
-    } else {
-      return false;
-    }
+    // Gone, or given another entry by a login meanwhile: that one is not this logout's to forget.
+    if (now?.credentialStore?.account !== account) return false;
+    const { apiKey: _apiKey, credentialStore: _credentialStore, ...rest } = now;
     file.profiles[profile] = rest;
   });
-  return result;
+  return { place: 'credential-store', entryWasThere };
 }

@@ -163,10 +163,10 @@ export function useProfile(env: NodeJS.ProcessEnv, name: string): void {
 /**
  * For `login`, once the key has been checked against the service: records the key (and the URL,
  * if given) in the profile, creating it if new. The key goes into the file, unless `inStore`,
- * called under the file's lock with the profile as it is, has put it in the credential store and
- * returns its entry; either way the profile keeps its key in that one place only (the other is
- * dropped from the file; `inStore` is where the store's side of a move is done). The key never
- * appears in an error.
+ * called under the file's lock with the profile as it is, returns the credential-store entry that
+ * holds it (credentials/profile-keys.ts writes the store first; `inStore` may also refuse the
+ * change by throwing); either way the profile keeps its key in that one place only (the other is
+ * dropped from the file). The key never appears in an error.
  */
 export function saveApiKey(
   env: NodeJS.ProcessEnv,

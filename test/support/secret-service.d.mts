@@ -19,8 +19,13 @@ export interface SecretService {
   secretTool(args: string[], input?: string): Promise<ToolResult>;
   /** Locks the login keyring (Secret Service Lock); it cannot be unlocked again without a prompt. */
   lock(): Promise<ToolResult>;
+  /** The pid of gnome-keyring-daemon (to stop and continue it: a keyring that hangs). */
+  keyringPid(): Promise<number>;
+  /** Whether a process owns `name` on the private bus (org.gnome.keyring.SystemPrompter: a prompt was asked for). */
+  hasOwner(name: string): Promise<boolean>;
   stop(): Promise<void>;
 }
 
 export function privateHome(dir: string): HomeEnv;
-export function startSecretService(dir: string): Promise<SecretService>;
+/** `display`: an X display where the keyring can show its unlock prompt. */
+export function startSecretService(dir: string, options?: { display?: string }): Promise<SecretService>;

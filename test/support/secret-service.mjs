@@ -5,7 +5,8 @@
 // Plain JavaScript (with secret-service.d.mts) because bench:startup uses it too.
 //
 // Needs dbus-run-session, gnome-keyring-daemon, secret-tool and dbus-send (Debian: dbus,
-// gnome-keyring, libsecret-tools); .ci/run installs them when missing.
+// gnome-keyring, libsecret-tools), and for a prompt on a display Xvfb (xvfb); .ci/run installs
+// them when missing.
 import { execFile, spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -49,11 +50,17 @@ export function privateHome(dir) {
   return env;
 }
 
-/** Starts the private bus and keyring under `dir`; resolves once the keyring answers on the bus. */
-export function startSecretService(dir) {
+/**
+ * Starts the private bus and keyring under `dir`; resolves once the keyring answers on the bus.
+ * With `display` (an X display, e.g. Xvfb's), the keyring can show its unlock prompt there
+ * (gcr-prompter, started by the bus when asked for): a prompt nobody answers. Without one, a
+ * locked keyring refuses at once, as on a headless server.
+ */
+export function startSecretService(dir, { display } = {}) {
   const home = privateHome(dir);
   return new Promise((resolve, reject) => {
-    const child = spawn('dbus-run-session', ['--', 'sh', '-c', SESSION_SCRIPT], { env: { ...home, KEYRING_PASSWORD }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const sessionEnv = { ...home, KEYRING_PASSWORD, ...(display ? { DISPLAY: display } : {}) };
+    const child = spawn('dbus-run-session', ['--', 'sh', '-c', SESSION_SCRIPT], { env: sessionEnv, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     // Its stdin only keeps it alive; a session that already ended is not an error when it is closed.
@@ -83,6 +90,17 @@ export function startSecretService(dir) {
         home,
         secretTool: (args, input) => run('secret-tool', args, env, input),
         lock: () => run('dbus-send', ['--session', '--dest=org.freedesktop.secrets', '--print-reply', '/org/freedesktop/secrets', 'org.freedesktop.Secret.Service.Lock', `array:objpath:${COLLECTION}`], env),
+        // The daemon left dbus-run-session's tree when it forked: the bus knows which process owns the name.
+        keyringPid: async () => {
+          const reply = await run('dbus-send', ['--session', '--dest=org.freedesktop.DBus', '--print-reply', '/org/freedesktop/DBus', 'org.freedesktop.DBus.GetConnectionUnixProcessID', 'string:org.freedesktop.secrets'], env);
+          const m = /uint32 (\d+)/.exec(reply.stdout);
+          if (!m) throw new Error(`no process owns org.freedesktop.secrets on the private bus: ${reply.stderr}`);
+          return Number(m[1]);
+        },
+        hasOwner: async (name) => {
+          const reply = await run('dbus-send', ['--session', '--dest=org.freedesktop.DBus', '--print-reply', '/org/freedesktop/DBus', 'org.freedesktop.DBus.NameHasOwner', `string:${name}`], env);
+          return /boolean true/.test(reply.stdout);
+        },
         stop: async () => {
           if (child.exitCode === null && child.signalCode === null) {
             const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
