@@ -64,12 +64,14 @@ const SCREENFUL = 24;
  * How long the read-ahead waits for more ids: it ends when no new id has come for QUIET_MS, and
  * at the latest LONGEST_MS after the first id, even with a screenful not yet read. Ids from a
  * file, from arguments or from a program that writes them as fast as it can come in bursts (a
- * screenful takes a millisecond or less; a gap between a pipe's writes is far shorter than
- * 250 ms, even on a loaded machine), so the whole screenful sizes the id column as before. Ids
- * that trickle in (`tail -f`, a script that finds one every few seconds) would otherwise hold
- * back rows that could be shown: 250 ms is a pause a person hardly notices, and the 1 s bound
- * (where attention starts to wander) caps the wait for ids that come steadily but a little
- * faster than one per 250 ms. Before the first id there is nothing to show, so nothing is timed.
+ * screenful takes a millisecond or less, and the gaps between a pipe's writes are milliseconds
+ * even with the machine busy), so the whole screenful sizes the id column as before; only a
+ * producer stalled for longer sizes it from fewer ids, and a longer id after them then follows
+ * the rules for one (its own line on a terminal, a wider column off one). Ids that trickle in
+ * (`tail -f`, a script that finds one every few seconds) would otherwise hold back rows that
+ * could be shown: 250 ms is a pause a person hardly notices, and the 1 s bound (where attention
+ * starts to wander) caps the wait for ids that come steadily but a little faster than one per
+ * 250 ms. Before the first id there is nothing to show, so nothing is timed.
  */
 const QUIET_MS = 250;
 const LONGEST_MS = 1000;
