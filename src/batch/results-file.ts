@@ -37,9 +37,6 @@ export function resultObject(text: string): Record<string, unknown> | undefined 
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
-/** The most requests one batch has in flight (--concurrency is capped at this). */
-export const MAX_CONCURRENCY = 256;
-
 /**
  * The most lines one batch has taken and not yet recorded: those sending (at most
  * --concurrency) and those waiting out a backoff or Retry-After, which give up their request

@@ -1,9 +1,10 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { KNOWN_STATES, TRANSITIONS } from '../contract/states.js';
 import { UsageError } from '../errors/cli-error.js';
 import { withSession } from '../session.js';
 import { checkIdArguments } from '../id-lists/id-arguments.js';
+import { concurrencyOption } from './number-options.js';
 import { setState } from '../state-changes/set-state.js';
 
 const transitions = KNOWN_STATES.map((s) => `  ${s.padEnd(16)}→ ${TRANSITIONS[s].join(', ') || '(final)'}`).join('\n');
@@ -23,12 +24,6 @@ interface SetStateCommandOptions {
   log?: string;
 }
 
-function concurrency(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 256) throw new InvalidArgumentError('the concurrency is a whole number from 1 to 256');
-  return n;
-}
-
 export function setStateCommand(context: CliContext): Command {
   return new Command('set-state')
     .description('change the state of events and/or add a comment: one event (manual review), or many at once with a plan and a confirmation')
@@ -40,7 +35,7 @@ export function setStateCommand(context: CliContext): Command {
     .option('--force-state', 'send --state as typed, even a state or transition this build does not know or allow')
     .option('--out <file>', 'many: write one JSON result per id to this file (as soon as each is settled)')
     .option('--resume', 'many: continue the run whose results are in --out, skipping ids already settled')
-    .addOption(new Option('--concurrency <n>', 'many: events read and changed at once (default 8, at most 256)').argParser(concurrency))
+    .addOption(concurrencyOption('many: events read and changed at once (default 8, at most 256)'))
     .option('--log <file>', 'many: append a JSON line per change sent (as review --log does)')
     .option('--verbose', 'one event: print the updated summary as tables instead of one line')
     .option('--dry-run', 'one event: print the request it would send; many: read them, print the plan and a line per id; send nothing')

@@ -4,6 +4,7 @@ import { UsageError } from '../errors/cli-error.js';
 import { withSession, type GlobalOptions } from '../session.js';
 import { showEvent } from '../events/event-commands.js';
 import { stateFromTyped } from '../state-changes/state-names.js';
+import { concurrencyOption } from './number-options.js';
 import { checkIdArguments } from '../id-lists/id-arguments.js';
 
 export interface ShowOptions {
@@ -14,12 +15,6 @@ export interface ShowOptions {
   interval?: number;
   until?: string;
   forceState?: boolean;
-}
-
-function concurrency(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 256) throw new InvalidArgumentError('the concurrency is a whole number from 1 to 256');
-  return n;
 }
 
 function interval(value: string): number {
@@ -51,7 +46,7 @@ export function showCommand(context: CliContext): Command {
     .argument('[eventIds...]', 'event ids')
     .option('--from <file>', 'also the ids in FILE (one per line; # comments) or a submit --out results file; - for stdin')
     .option('--csv', 'many ids: CSV with a header row, for spreadsheets')
-    .addOption(new Option('--concurrency <n>', 'many ids: requests in flight at once (default 8)').argParser(concurrency))
+    .addOption(concurrencyOption('many ids: requests in flight at once (default 8)'))
     .option('--watch', 'one id: print a line each time its state, decision or comments change, until a final state')
     .addOption(new Option('--interval <seconds>', '--watch: seconds between checks (default 5, at least 1)').argParser(interval))
     .option('--until <state>', '--watch: stop when the event reaches this state (instead of any final state); any case, approved or in-review')

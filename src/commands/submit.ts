@@ -1,15 +1,8 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { withSession } from '../session.js';
+import { concurrencyOption, wholeNumber } from './number-options.js';
 import { submitEvents } from '../events/event-commands.js';
-
-function wholeNumber(min: number, max: number, what: string) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${what} is a whole number from ${min} to ${max}`);
-    return n;
-  };
-}
 
 function positiveNumber(value: string): number {
   const n = Number(value);
@@ -31,7 +24,7 @@ export function submitCommand(context: CliContext): Command {
   return new Command('submit')
     .description('screen one event and show its decision, or a batch of events (JSON Lines, a JSON array, gzip) with a results file')
     .argument('<file>', 'a JSON file holding one event, a batch file (.jsonl, a JSON array, .gz of either), or - for stdin')
-    .addOption(new Option('--concurrency <n>', 'batch: requests in flight at once (default 16)').argParser(wholeNumber(1, 256, 'the concurrency')))
+    .addOption(concurrencyOption('batch: requests in flight at once (default 16)'))
     .addOption(new Option('--rate <n>', 'batch: at most this many requests per second').argParser(positiveNumber))
     .addOption(new Option('--max-errors <n>', 'batch: stop after this many lines without a decision').argParser(wholeNumber(1, Number.MAX_SAFE_INTEGER, '--max-errors')))
     .option('--out <file>', 'batch: write one JSON result per input line to this file')

@@ -2,7 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatResult, readLineResult, type LineResult } from '../../src/submit-batch/line-result.js';
-import { LineFile, MAX_CONCURRENCY, MAX_LINES_IN_PROGRESS, prepareResume } from '../../src/batch/results-file.js';
+import { LineFile, MAX_LINES_IN_PROGRESS, prepareResume } from '../../src/batch/results-file.js';
+import { MAX_CONCURRENCY } from '../../src/commands/number-options.js';
 import { UsageError } from '../../src/errors/cli-error.js';
 import { tempDir } from '../support/sandbox.js';
 
