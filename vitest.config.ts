@@ -13,8 +13,9 @@ export default defineConfig({
     // another file could see (each starts its own sandboxes, processes and temp directories).
     isolate: false,
     // A Node warning fails the run; a collection after each file surfaces handles left to the
-    // garbage collector (test/support/no-warnings.ts).
-    setupFiles: ['test/support/no-warnings.ts'],
+    // garbage collector (test/support/no-warnings.ts). Property tests draw from one fixed seed
+    // (test/support/seeded-properties.ts).
+    setupFiles: ['test/support/no-warnings.ts', 'test/support/seeded-properties.ts'],
     execArgv: ['--expose-gc'],
   },
 });

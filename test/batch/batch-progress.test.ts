@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createProgress } from '../../src/batch/batch-progress.js';
 import { BatchStats } from '../../src/submit-batch/batch-stats.js';
 import type { LineResult } from '../../src/submit-batch/line-result.js';
@@ -26,26 +26,30 @@ function capture(isTTY: boolean) {
 }
 
 describe('batch progress', () => {
-  it('without a terminal: a plain line every interval with done/total, percentage and counts', async () => {
+  // The interval is the progress line's own timer: the test moves the clock instead of sleeping.
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('without a terminal: a plain line every interval with done/total, percentage and counts', () => {
     const stats = new BatchStats();
     const out = capture(false);
     const progress = createProgress(stats, out.stream, { quiet: false, total: 4, intervalMs: 20 });
     stats.add(decided(1, 'APPROVE'), undefined);
     stats.add(decided(2, 'DECLINE'), undefined);
     stats.add({ ...decided(3, 'X'), outcome: 'FAILED', actionType: null, errorType: 'TIMEOUT' }, 'timed out');
-    await new Promise((r) => setTimeout(r, 60));
+    vi.advanceTimersByTime(20);
     progress.stop();
     expect(out.text()).toMatch(/^progress: 3 of 4 \(75%\) events · [\d,]+ events\/s · APPROVE 1 · REVIEW 0 · DECLINE 1 · errors 1$/m);
     expect(out.text()).not.toContain('\u001b');
   });
 
-  it('--quiet: nothing at all', async () => {
+  it('--quiet: nothing at all', () => {
     const stats = new BatchStats();
     const out = capture(true);
     const progress = createProgress(stats, out.stream, { quiet: true, total: 2, intervalMs: 10 });
     stats.add(decided(1, 'APPROVE'), undefined);
     progress.tick();
-    await new Promise((r) => setTimeout(r, 30));
+    vi.advanceTimersByTime(1_000);
     progress.stop();
     expect(out.text()).toBe('');
   });

@@ -103,11 +103,9 @@ describe('fraudctl doctor', () => {
   });
 
   it('nothing listening: ✗ connection (refused), and the service checks are not attempted', async () => {
-    const url = await serve(() => {});
-    const port = new URL(url).port;
-    const last = servers.pop()!;
-    await new Promise((resolve) => last.close(resolve));
-    const result = await runCli(['doctor'], { env: env({ FRAUDCTL_BASE_URL: `http://127.0.0.1:${port}`, FRAUDCTL_API_KEY: 'k' }) });
+    // Port 1: privileged, and no test listens there. A port freed by closing a server could be
+    // taken again at any moment by a listen(0) of the other worker or of a CLI under test.
+    const result = await runCli(['doctor'], { env: env({ FRAUDCTL_BASE_URL: 'http://127.0.0.1:1', FRAUDCTL_API_KEY: 'k' }) });
     expect(result.code).toBe(1);
     expect(line(result.stdout, 'connection')).toMatch(/^✗ connection\s+127\.0\.0\.1:\d+: ECONNREFUSED/);
     expect(line(result.stdout, 'service')).toBe('');

@@ -281,43 +281,73 @@ describe('a second Ctrl-C', () => {
   }, 20_000);
 });
 
-describe('a terminal that hangs up', () => {
-  let held: PlainServer;
-  beforeAll(async () => {
-    held = await startPlainEventServer({ latencyMs: 1_500 });
-  });
-  afterAll(() => held.close());
+/** The state of process `pid` as /proc/PID/stat gives it (R, S, Z…), or null once it is gone. */
+function processState(pid: number): string | null {
+  try {
+    return /^\d+ \(.*\) (\S)/s.exec(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1] ?? null;
+  } catch {
+    return null;
+  }
+}
 
+/** Whether SIGHUP is pending for process `pid` (sent, its handler not yet run), in either pending set of /proc/PID/status. */
+function hangUpPending(pid: number): boolean {
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return false;
+  }
+  return [/^SigPnd:\s*([0-9a-f]+)$/m, /^ShdPnd:\s*([0-9a-f]+)$/m].some((mask) => (BigInt(`0x${mask.exec(status)?.[1] ?? '0'}`) & 1n) !== 0n);
+}
+
+const ended = (pid: number) => [null, 'Z'].includes(processState(pid));
+
+/*
+ * The server holds the four requests until the test has seen the stop begin, then answers: had it
+ * answered after a latency instead, a machine slow to deliver the signal would have let the batch
+ * take more lines first, and the test fail by chance.
+ */
+describe('a terminal that hangs up', () => {
   it('finishes the lines in flight and records them, sending no more (SIGHUP, as Ctrl-C)', async () => {
+    const held = await startPlainEventServer({ hold: true });
     const out = path('hangup-results.jsonl');
     const pty = await startOnTerminal(['submit', writeInput(makeLines('hangup', 50)), '--out', out, '--concurrency', '4'], { env: envFor(held.url, 'plain-key') });
     try {
-      // All four requests have reached the server, which holds each for 1.5 s.
-      for (const until = Date.now() + 10_000; held.maxInFlight() < 4; await new Promise((r) => setTimeout(r, 10))) {
-        if (Date.now() > until) throw new Error(`${held.maxInFlight()} of 4 requests reached the server within 10 s`);
-      }
+      await expect.poll(() => held.inFlight(), { timeout: 10_000 }).toBe(4);
+      const { shell, program } = await pty.pids();
       await pty.kill();
-      const deadline = Date.now() + 10_000;
-      while (lineCount(out) < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      // The kernel sends SIGHUP to the program as the session's shell ends; once it is no longer
+      // pending, the program has taken it. Only then do the answers come.
+      await expect.poll(() => ended(shell) && !hangUpPending(program), { timeout: 10_000 }).toBe(true);
+      held.release();
+      await expect.poll(() => ended(program), { timeout: 10_000 }).toBe(true);
       const results = readResults(out);
       expect(results.map((r) => r.outcome)).toEqual(['DECIDED', 'DECIDED', 'DECIDED', 'DECIDED']);
       expect(held.processed()).toBe(4);
     } finally {
       await pty.kill();
+      await held.close();
     }
   }, 20_000);
 
   it('kill -HUP: the lines in flight recorded, the summary printed as on Ctrl-C, then the process ends by SIGHUP', async () => {
-    const out = path('hup-results.jsonl');
-    const run = startCli(['submit', writeInput(makeLines('hup', 50)), '--out', out, '--concurrency', '4'], { env: envFor(held.url, 'plain-key') });
-    // All four requests have reached the server, which holds each for 1.5 s.
-    await expect.poll(() => held.inFlight(), { timeout: 10_000 }).toBe(4);
-    run.child.kill('SIGHUP');
-    const result = await run.done;
-    expect(result.signal).toBe('SIGHUP');
-    expect(result.stderr).toContain('stopping: finishing the lines in flight');
-    expect(result.stderr).toMatch(/Batch stopped: 4 events/);
-    expect(readResults(out).map((r) => r.outcome)).toEqual(['DECIDED', 'DECIDED', 'DECIDED', 'DECIDED']);
+    const held = await startPlainEventServer({ hold: true });
+    try {
+      const out = path('hup-results.jsonl');
+      const run = startCli(['submit', writeInput(makeLines('hup', 50)), '--out', out, '--concurrency', '4'], { env: envFor(held.url, 'plain-key') });
+      await expect.poll(() => held.inFlight(), { timeout: 10_000 }).toBe(4);
+      run.child.kill('SIGHUP');
+      await expect.poll(() => run.output().stderr, { timeout: 10_000 }).toContain('stopping: finishing the lines in flight');
+      held.release();
+      const result = await run.done;
+      expect(result.signal).toBe('SIGHUP');
+      expect(result.stderr).toMatch(/Batch stopped: 4 events/);
+      expect(readResults(out).map((r) => r.outcome)).toEqual(['DECIDED', 'DECIDED', 'DECIDED', 'DECIDED']);
+      expect(held.processed()).toBe(4);
+    } finally {
+      await held.close();
+    }
   }, 20_000);
 });
 

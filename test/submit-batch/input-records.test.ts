@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { KEEP_BYTES, openInput as openInputOf, type BatchInput, type InputRecord, type SingleInput } from '../../src/submit-batch/input-records.js';
 import { CliError, ExitCode, UsageError } from '../../src/errors/cli-error.js';
+import { descriptorsOn as fdsOn } from '../support/open-files.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'fraudctl-input-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -70,17 +71,6 @@ const errorOf = (promise: Promise<unknown>) => promise.then(
   },
   (e: unknown) => e as Error,
 );
-/** How many of this process's file descriptors are open on `path` (null where /proc cannot tell). */
-const fdsOn = (path: string): number | null =>
-  existsSync('/proc/self/fd')
-    ? readdirSync('/proc/self/fd').filter((fd) => {
-        try {
-          return readlinkSync(`/proc/self/fd/${fd}`) === path;
-        } catch {
-          return false;
-        }
-      }).length
-    : null;
 async function expectReleased(path: string) {
   for (let i = 0; i < 50 && (fdsOn(path) ?? 0) > 0; i++) await sleep(10);
   expect(fdsOn(path) ?? 0).toBe(0);

@@ -52,6 +52,8 @@ export interface PlainServer {
   maxInFlight(): number;
   /** The requests the server is handling now. */
   inFlight(): number;
+  /** Lets the requests held by `hold` go on, and every later one pass. */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -66,6 +68,11 @@ export interface PlainServerOptions {
   seed?: number;
   /** Delay before processing every authorised request, in ms (default 0). */
   latencyMs?: number;
+  /**
+   * Holds every authorised request before processing it until `release()` (default false): the
+   * test decides when answers come, after something it can observe, instead of racing a latency.
+   */
+  hold?: boolean;
   /**
    * Routes the server lacks (default: none): a request for one is a 404 for the route, as an
    * older version of a service or a gateway in front of it would answer. `summary` is
@@ -157,6 +164,8 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
   if (FAULT_ORDER.reduce((sum, kind) => sum + shares[kind], 0) > 1) throw new RangeError('the fault shares add up to more than 1');
   const draws = seededDraws(options.seed ?? 1);
   const latencyMs = options.latencyMs ?? 0;
+  let release = () => {};
+  const released = options.hold ? new Promise<void>((resolve) => (release = resolve)) : null;
 
   const stored = new Map<string, number>();
   const latest = new Map<string, StoredEvent>();
@@ -271,6 +280,7 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
     const payloadId = (payload as { id?: unknown } | null | undefined)?.id;
     const fault = drawFault(route, route === 'post' ? (typeof payloadId === 'string' ? payloadId : null) : pathId);
     if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
+    if (released) await released;
     if (fault === 'unavailable') {
       faults.unavailable++;
       return sendError(503, 'SERVICE_UNAVAILABLE', ['OVERLOADED'], { 'retry-after': '0' });
@@ -339,6 +349,7 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
     answers,
     maxInFlight: () => maxInFlight,
     inFlight: () => inFlight,
+    release: () => release(),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));

@@ -41,6 +41,8 @@ export interface Pty {
   exited(): Promise<{ code: number; screen: string }>;
   /** The terminal's title (what an OSC 0/2 sequence would set). */
   title(): Promise<string>;
+  /** Process ids: the pane's shell (the session leader) and the program it runs, for tests that watch a signal reach it. */
+  pids(): Promise<{ shell: number; program: number }>;
   /** Ends the terminal and its tmux server (always call it: afterEach or finally). */
   kill(): Promise<void>;
 }
@@ -131,6 +133,15 @@ export async function startProgramOnTerminal(argv: readonly string[], options: P
         return { code, screen: text };
       }, 'the program to exit'),
     title: async () => (await tmux('display-message', '-p', '-t', 'pty', '#{pane_title}')).stdout.trim(),
+    pids: async () => {
+      const shell = Number((await tmux('display-message', '-p', '-t', 'pty', '#{pane_pid}')).stdout.trim());
+      // `env` execs the program: the shell's one child.
+      const program = await poll(async () => {
+        const children = await readFile(`/proc/${shell}/task/${shell}/children`, 'utf8').catch(() => '');
+        return children.trim() === '' ? undefined : Number(children.trim().split(/\s+/)[0]);
+      }, 'the program to start');
+      return { shell, program };
+    },
     kill: async () => {
       if (killed) return;
       killed = true;
