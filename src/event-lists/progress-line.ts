@@ -6,7 +6,9 @@ import { count, type ListCounts } from './list-counts.js';
  * a progress line would help. Only numbers fraudctl counted itself, no text from the service.
  *
  * When stdout is a terminal too, the rows and the line share the screen: the line is erased
- * before rows are written and drawn again after them, so it stays at the bottom.
+ * before rows are written and drawn again after them, so it stays at the bottom. Otherwise it is
+ * drawn a few times a second at most, and a count left undrawn is drawn when that time is up, so
+ * that while the ids come slowly the line does not stay behind the rows written.
  */
 
 export interface ProgressLine {
@@ -32,8 +34,26 @@ export function createProgressLine(
   let shown = false;
   let erased = false;
   let drawnAt = -Infinity;
+  /** The draw put off by the interval, and the counts it is to show. */
+  let later: NodeJS.Timeout | undefined;
+  let latest: ListCounts | undefined;
+  const cancelLater = () => {
+    clearTimeout(later);
+    later = undefined;
+  };
+  const draw = (counts: ListCounts, t: number) => {
+    cancelLater();
+    const seconds = (t - started) / 1000;
+    const rate = seconds > 0 ? ` · ${count(counts.total / seconds)}/s` : '';
+    const failed = counts.errors > 0 ? ` · ${count(counts.errors)} ${counts.errors === 1 ? 'error' : 'errors'}` : '';
+    stderr.write(`${ERASE}${count(counts.total)} ids · ${count(counts.found)} found · ${count(counts.notFound)} not found${failed}${rate}`);
+    shown = true;
+    erased = false;
+    drawnAt = t;
+  };
   return {
     beforeRows() {
+      cancelLater();
       if (shown && options.stdoutIsTerminal && !erased) {
         stderr.write(ERASE);
         erased = true;
@@ -43,16 +63,14 @@ export function createProgressLine(
       if (counts.total <= screenful) return;
       const t = now();
       // Drawn again at once when the rows erased it, otherwise a few times a second at most.
-      if (!erased && t - drawnAt < intervalMs) return;
-      const seconds = (t - started) / 1000;
-      const rate = seconds > 0 ? ` · ${count(counts.total / seconds)}/s` : '';
-      const failed = counts.errors > 0 ? ` · ${count(counts.errors)} ${counts.errors === 1 ? 'error' : 'errors'}` : '';
-      stderr.write(`${ERASE}${count(counts.total)} ids · ${count(counts.found)} found · ${count(counts.notFound)} not found${failed}${rate}`);
-      shown = true;
-      erased = false;
-      drawnAt = t;
+      if (erased || t - drawnAt >= intervalMs) return draw(counts, t);
+      // The latest counts, when the interval is up, unless newer rows draw them first. It holds
+      // no process open: the list's end stops the line.
+      latest = counts;
+      later ??= setTimeout(() => draw(latest!, now()), intervalMs - (t - drawnAt)).unref();
     },
     stop() {
+      cancelLater();
       if (shown && !erased) stderr.write(ERASE);
       shown = false;
     },

@@ -15,12 +15,14 @@ import { createProgressLine } from './progress-line.js';
  * once through the one API client (a pool of as many connections, the retry policy of any
  * `show`) and hands rows back in input order. A row is written as soon as every earlier one
  * is: at most 2 × concurrency ids are between the reader and stdout (in flight or waiting for
- * an earlier one; the table first reads a screenful of ids ahead, for its id column's width),
- * and a slow stdout holds the fetching back, so memory stays flat however long the list.
+ * an earlier one; the table first reads a screenful of ids ahead, for its id column's width,
+ * or fewer when they come slowly), and a slow stdout holds the fetching back, so memory stays
+ * flat however long the list.
  *
  * Stops early for a refused key or a URL that is not the service (every id would fail the
- * same way), for Ctrl-C (requests in flight are abandoned: a GET is safe to drop; rows are
- * written up to the first one not finished, exit 130), and for a closed stdout (`| head`).
+ * same way), for Ctrl-C (requests in flight are abandoned: a GET is safe to drop; no more ids
+ * are read, even while waiting for one on stdin; rows are written up to the first one not
+ * finished, exit 130), and for a closed stdout (`| head`).
  */
 
 export type ListFormat = 'table' | 'json' | 'csv';
@@ -59,15 +61,44 @@ async function rowWriter(session: Session, format: ListFormat, first: readonly I
 const SCREENFUL = 24;
 
 /**
- * The first `n` items of `source`, read ahead, and all of its items (those first, then the
- * rest, from the same iterator: nothing read twice). Stopping early closes `source` (its file).
+ * How long the read-ahead waits for more ids: it ends when no new id has come for QUIET_MS, and
+ * at the latest LONGEST_MS after the first id, even with a screenful not yet read. Ids from a
+ * file, from arguments or from a program that writes them as fast as it can come in bursts (a
+ * screenful takes a millisecond or less, and the gaps between a pipe's writes are milliseconds
+ * even with the machine busy), so the whole screenful sizes the id column as before; only a
+ * producer stalled for longer sizes it from fewer ids, and a longer id after them then follows
+ * the rules for one (its own line on a terminal, a wider column off one). Ids that trickle in
+ * (`tail -f`, a script that finds one every few seconds) would otherwise hold back rows that
+ * could be shown: 250 ms is a pause a person hardly notices, and the 1 s bound (where attention
+ * starts to wander) caps the wait for ids that come steadily but a little faster than one per
+ * 250 ms. Before the first id there is nothing to show, so nothing is timed.
+ */
+const QUIET_MS = 250;
+const LONGEST_MS = 1000;
+
+/**
+ * The first items of `source`, read ahead (at most `n`, and only while they keep coming: see
+ * QUIET_MS), and all of its items (those first, then the rest, from the same iterator: nothing
+ * read twice; an item still awaited when the read-ahead ended comes next). Stopping early closes
+ * `source` (its file).
  */
 async function readAhead<T>(source: AsyncGenerator<T>, n: number): Promise<{ first: T[]; all: AsyncIterable<T> }> {
   const first: T[] = [];
+  /** The read still under way when the read-ahead stopped waiting for it. */
+  let pending: Promise<IteratorResult<T>> | undefined;
+  let deadline = Infinity;
   try {
     while (first.length < n) {
-      const next = await source.next();
+      const read = source.next();
+      const next = first.length === 0 ? await read : await quietOrNext(read, Math.min(QUIET_MS, deadline - performance.now()));
+      if (next === null) {
+        pending = read;
+        // Awaited by all() when the rows are read; a failure until then is not left unhandled.
+        pending.catch(() => {});
+        break;
+      }
       if (next.done) break;
+      if (first.length === 0) deadline = performance.now() + LONGEST_MS;
       first.push(next.value);
     }
   } catch (error) {
@@ -77,12 +108,31 @@ async function readAhead<T>(source: AsyncGenerator<T>, n: number): Promise<{ fir
   async function* all(): AsyncGenerator<T> {
     try {
       yield* first;
+      if (pending) {
+        const next = await pending;
+        if (next.done) return;
+        yield next.value;
+      }
       yield* { [Symbol.asyncIterator]: () => source };
     } finally {
       await source.return(undefined);
     }
   }
   return { first, all: all() };
+}
+
+/** What `read` gives, or null when it gives nothing within `ms`. */
+async function quietOrNext<T>(read: Promise<T>, ms: number): Promise<T | null> {
+  if (ms <= 0) return null;
+  let timer: NodeJS.Timeout | undefined;
+  const quiet = new Promise<null>((resolve) => {
+    timer = setTimeout(resolve, ms, null);
+  });
+  try {
+    return await Promise.race([read, quiet]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export async function showList(session: Session, options: ShowListOptions): Promise<void> {
@@ -102,12 +152,14 @@ export async function showList(session: Session, options: ShowListOptions): Prom
     if (!stdout.write(text)) await Promise.race([once(stdout, 'drain'), once(stdout, 'close')]).catch(() => {});
   };
 
-  const entries = readIdList({ args: options.ids, from: options.from, results: 'every' }, context);
+  // Ctrl-C stops the reading too: it ends the list even while no id comes (a slow pipe).
+  const entries = readIdList({ args: options.ids, from: options.from, results: 'every', signal: abort.signal }, context);
   const fetchOptions = { withDecision: options.format !== 'json', aborted: () => abort.signal.aborted };
   let fatal: CliError | undefined;
   try {
     // The table's id column fits the ids of the first screenful: they are read ahead (ids only:
-    // no answer is waited for), so that the rows after them line up too.
+    // no answer is waited for), so that the rows after them line up too; ids that come slowly
+    // end the read-ahead early (QUIET_MS), so the first rows are not held back.
     const ahead = await readAhead(entries, options.format === 'table' ? stdout.rows || SCREENFUL : 0);
     const writer = await rowWriter(session, options.format, ahead.first);
     const rows = pMapIterable(ahead.all, (entry) => fetchRow(client, entry, fetchOptions), { concurrency: options.concurrency, backpressure: options.concurrency * 2 });

@@ -41,6 +41,11 @@ export interface IdListOptions {
   /** A path, `-` for stdin, or undefined for arguments only. */
   from?: string | undefined;
   results: ResultsSelection;
+  /**
+   * Stops the reading: the list ends at once (after what was already read), even while waiting
+   * for a line that may never come (ids trickling in on stdin), and stdin is no longer read.
+   */
+  signal?: AbortSignal;
 }
 
 export type IdListFormat = 'ids' | 'results';
@@ -72,7 +77,7 @@ export async function* readIdList(options: IdListOptions, context: Pick<CliConte
     close = () => handle.close();
   }
   // readline splits lines; a list of ids has short ones, so its unbounded line length is no worry here.
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  const lines = createInterface({ input: stream, crlfDelay: Infinity, ...(options.signal ? { signal: options.signal } : {}) });
   let format: IdListFormat | null = null;
   let n = 0;
   try {

@@ -36,6 +36,21 @@ describe('the progress line of a long list', () => {
     expect(err.text()).toBe('\r\x1b[K5 ids · 4 found · 1 not found · 5/s\r\x1b[K7 ids · 6 found · 1 not found · 4/s\r\x1b[K');
   });
 
+  it('a count put off by the interval is drawn when the interval is up, though no row follows (ids that come slowly)', async () => {
+    const err = capture(true);
+    let clock = 0;
+    const progress = createProgressLine(err.stream, { stdoutIsTerminal: false, screenful: 0, now: () => clock, intervalMs: 20 });
+    const counts = new ListCounts();
+    counts.add(row);
+    progress.update(counts);
+    counts.add(missing);
+    progress.update(counts); // within the interval: put off
+    expect(err.text()).toBe('\r\x1b[K1 ids · 1 found · 0 not found');
+    clock = 1000;
+    await expect.poll(() => err.text(), { timeout: 5000 }).toBe('\r\x1b[K1 ids · 1 found · 0 not found\r\x1b[K2 ids · 1 found · 1 not found · 2/s');
+    progress.stop();
+  });
+
   it('with the rows on the same terminal: erased before rows, drawn again after them', () => {
     const err = capture(true);
     const progress = createProgressLine(err.stream, { stdoutIsTerminal: true, screenful: 0, now: () => 0 });

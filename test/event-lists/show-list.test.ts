@@ -164,6 +164,30 @@ describe('fraudctl show with many ids', () => {
     expect(result.stdout.trimEnd().split('\n').map((l) => (JSON.parse(l) as { id: string }).id)).toEqual(['sl-1', 'sl-2', 'sl-3']);
   });
 
+  it('the table with ids that come slowly: each row is shown before the next id comes (no screenful awaited); a longer id widens the column from its row on; Ctrl-C while waiting ends at once, exit 130, with every row', async () => {
+    const run = startCli(['show', '--from', '-'], { env: cli.env(), keepStdinOpen: true });
+    const LONG = 'sl-unknown-a-longer-id-than-twenty';
+    try {
+      const rows = () => run.output().stdout.split('\n').slice(1, -1);
+      for (const [i, id] of ['sl-1', LONG, 'sl-2'].entries()) {
+        run.child.stdin.write(`${id}\n`);
+        await expect.poll(() => rows().length, { timeout: 5000, message: `the row of ${id} while the next id has not come:\n${run.output().stdout}` }).toBe(i + 1);
+      }
+      run.child.kill('SIGINT');
+      const result = await Promise.race([run.done, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`still running 5 s after SIGINT:\n${run.output().stdout}`)), 5000))]);
+      expect(result.code, result.stderr).toBe(130);
+      const lines = result.stdout.trimEnd().split('\n');
+      expect(lines[0]).toMatch(/^id {20}state {12}decision/);
+      expect(lines[1]).toMatch(/^sl-1 {18}(APPROVED|PENDING_REVIEW|DECLINED) /);
+      expect(lines[2]).toBe(`${LONG}  not found`);
+      expect(lines[3]).toMatch(new RegExp(`^sl-2 {${LONG.length - 4 + 2}}(APPROVED|PENDING_REVIEW|DECLINED) `));
+      expect(lines.slice(4)).toEqual(['interrupted after 3 ids: 2 found · 1 not found']);
+      expect(result.stderr).toBe('error: interrupted after 3 ids\n');
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+  });
+
   it('makes what the service sent harmless in the table and in CSV', async () => {
     const hostile = 'x\u001b]0;pwned\u0007\u001b[2J\u202e';
     expect((await cli.sb.call('POST', '/event', { body: { id: 'sl-hostile', amount: 1, currency: 'EUR', userEmail: 'a@example.com', comments: hostile } })).status).toBe(201);

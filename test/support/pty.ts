@@ -71,7 +71,9 @@ export async function startProgramOnTerminal(argv: readonly string[], options: P
     .filter((e): e is [string, string] => e[1] !== undefined)
     .map(([k, v]) => quote(`${k}=${v}`));
   // env -i: exactly the test's environment; the pane stays (remain-on-exit) so its last screen can be read.
-  const command = ['env', '-i', ...env, ...argv.map(quote), ...(options.stdinFile ? ['<', quote(options.stdinFile)] : []), ';', 'echo', '$?', '>', quote(`${statusFile}.tmp`), '&&', 'mv', quote(`${statusFile}.tmp`), quote(statusFile)].join(' ');
+  // The shell outlives a Ctrl-C (C-c) sent to the program's process group, as a user's shell
+  // does, to write the program's exit status: a trap (not an ignored signal) is not inherited.
+  const command = ['trap', ':', 'INT;', 'env', '-i', ...env, ...argv.map(quote), ...(options.stdinFile ? ['<', quote(options.stdinFile)] : []), ';', 'echo', '$?', '>', quote(`${statusFile}.tmp`), '&&', 'mv', quote(`${statusFile}.tmp`), quote(statusFile)].join(' ');
   const tmux = (...a: string[]) => run('tmux', ['-S', socket, ...a], { env: { PATH: process.env.PATH, TERM: 'xterm-256color' } });
   // remain-on-exit in the same tmux command, so that even a program that ends at once keeps its pane and exit status.
   await tmux('new-session', '-d', '-x', String(width), '-y', String(height), '-s', 'pty', `sh -c ${quote(command)}`, ';', 'set-option', '-t', 'pty', 'remain-on-exit', 'on');
