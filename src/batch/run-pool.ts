@@ -107,6 +107,8 @@ export interface PoolRuntime {
   control: BatchControl;
   /** Aborted at the second Ctrl-C: every request in flight ends. */
   abort: AbortController;
+  /** Aborted at the first Ctrl-C: a job's input stops being read, even while it waits for an item that may never come (ids trickling in on stdin). */
+  interrupt: AbortController;
 }
 
 /** What a run came to, for the job's summary and exit. */
@@ -131,7 +133,7 @@ export async function poolRuntime(session: Session, options: { concurrency: numb
   // through the client, which listens once (api-client.ts).
   setMaxListeners(MAX_LINES_IN_PROGRESS + 16, abort.signal);
   const client = await session.client({ connections: options.concurrency, control, signal: abort.signal });
-  return { client, control, abort };
+  return { client, control, abort, interrupt: new AbortController() };
 }
 
 /** Why the run stopped taking items, and what goes with it. The first reason stays, but an abort overrides an interrupt. */
@@ -227,6 +229,7 @@ export async function runPool<I extends ItemPosition, R>(context: CliContext, ru
     await context.waitForShutdown();
     if (finished) return;
     stops.stop('interrupted');
+    runtime.interrupt.abort();
     progress.note(`stopping: finishing ${job.inFlight}; press Ctrl-C again to abort them`);
     await context.waitForShutdown();
     if (finished) return;
@@ -247,6 +250,8 @@ export async function runPool<I extends ItemPosition, R>(context: CliContext, ru
         const r = await iterator.next();
         return r.done ? null : r.value;
       } catch (error) {
+        // A read ended by the stop itself (the first Ctrl-C) is not a failure of the input.
+        if (stops.reason) return null;
         stops.inputError ??= error;
         stops.stop('input');
         return null;

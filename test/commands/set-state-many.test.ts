@@ -170,6 +170,28 @@ describe('set-state for many events: the guard, a result per id, exit codes', ()
     expect([...changesOf(db, ids).values()]).toEqual(before);
   });
 
+  it('ids that come slowly on stdin: each is changed as it comes; Ctrl-C while waiting for the next ends at once, exit 130, nothing lost', async () => {
+    const ids = await pending(sb.url, 'trickle', 2);
+    const before = changesOf(db, ids);
+    const running = startCli(['set-state', '--from', '-', '--state', 'declined', '--yes'], { env: env(sb.url), keepStdinOpen: true });
+    try {
+      for (const [i, id] of ids.entries()) {
+        running.child.stdin.write(`${id}\n`);
+        await expect.poll(() => running.output().stdout.trim().split('\n').filter(Boolean).length, { timeout: 5000, message: `the line of ${id} while the next id has not come:\n${running.output().stdout}` }).toBe(i + 1);
+      }
+      running.child.kill('SIGINT');
+      const result = await Promise.race([running.done, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`still running 5 s after SIGINT (stdin still open):\n${running.output().stderr}`)), 5000))]);
+      expect(result.code, result.stderr).toBe(130);
+      expect(result.stdout.trim().split('\n')).toEqual(ids.map((id) => `${id}  PENDING_REVIEW → DECLINED  changed`));
+      expect(result.stderr).toContain('interrupted: the ids in flight were finished, no new id was read');
+      expect(result.stderr).not.toMatch(/could not be read|AbortError/);
+      // Each changed once.
+      expect([...changesOf(db, ids).entries()]).toEqual([...before.entries()].map(([id, n]) => [id, n + 1]));
+    } finally {
+      running.child.kill('SIGKILL');
+    }
+  });
+
   it('--dry-run reads, prints the plan and a line per id, and sends nothing (counted at the sandbox)', async () => {
     const ids = await pending(sb.url, 'dry', 4);
     await patch(ids[3]!, 'DECLINED');
