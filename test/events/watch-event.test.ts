@@ -28,7 +28,8 @@ describe('fraudctl show --watch against the sandbox', () => {
     const run = watch([id]);
     await expect.poll(() => run.output().stdout, { timeout: 10_000 }).toMatch(new RegExp(`${STAMP}  state PENDING_REVIEW · decision REVIEW · comments –\\n$`));
     expect(run.output().stdout).toMatch(/│ state\s+│ PENDING_REVIEW/);
-    expect(run.output().stderr).toContain(`watching ${id} every 1 s until APPROVED, DECLINED or FRAUD_CONFIRMED`);
+    // stderr is another pipe: what the process wrote there first may reach this process after stdout's summary.
+    await expect.poll(() => run.output().stderr, { timeout: 10_000 }).toContain(`watching ${id} every 1 s until APPROVED, DECLINED or FRAUD_CONFIRMED`);
 
     expect((await cli.run(['set-state', id, '--state', 'IN_REVIEW', '--comments', 'called the customer'])).code).toBe(0);
     await expect.poll(() => run.output().stdout, { timeout: 10_000 }).toMatch(new RegExp(`${STAMP}  state PENDING_REVIEW → IN_REVIEW · comments "called the customer"\\n$`));
