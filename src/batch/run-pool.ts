@@ -107,8 +107,12 @@ export interface PoolRuntime {
   control: BatchControl;
   /** Aborted at the second Ctrl-C: every request in flight ends. */
   abort: AbortController;
-  /** Aborted at the first Ctrl-C: a job's input stops being read, even while it waits for an item that may never come (ids trickling in on stdin). */
-  interrupt: AbortController;
+  /**
+   * Aborted when a run stops taking items, whatever the reason (a first Ctrl-C, a refused key,
+   * --max-errors, …): a job's input stops being read, even while it waits for an item that may
+   * never come (ids trickling in on stdin).
+   */
+  stopReading: AbortController;
 }
 
 /** What a run came to, for the job's summary and exit. */
@@ -133,7 +137,7 @@ export async function poolRuntime(session: Session, options: { concurrency: numb
   // through the client, which listens once (api-client.ts).
   setMaxListeners(MAX_LINES_IN_PROGRESS + 16, abort.signal);
   const client = await session.client({ connections: options.concurrency, control, signal: abort.signal });
-  return { client, control, abort, interrupt: new AbortController() };
+  return { client, control, abort, stopReading: new AbortController() };
 }
 
 /** Why the run stopped taking items, and what goes with it. The first reason stays, but an abort overrides an interrupt. */
@@ -144,8 +148,14 @@ class Stops {
   /** A bug in an item's work: rethrown once the items in flight are done. */
   crash: { error: unknown } | undefined;
 
+  /** `onStop`: the input stops being read at the first stop, so that a read waiting for input that may never come ends now. */
+  constructor(private readonly onStop: () => void) {}
+
   stop(reason: StopReason): void {
-    this.reason ??= reason;
+    if (this.reason === null) {
+      this.reason = reason;
+      this.onStop();
+    }
   }
 }
 
@@ -215,7 +225,10 @@ async function openResults<I extends ItemPosition, R>(job: PoolJob<I, R>, option
 export async function runPool<I extends ItemPosition, R>(context: CliContext, runtime: PoolRuntime, job: PoolJob<I, R>, options: PoolOptions): Promise<PoolRun> {
   const { control, abort } = runtime;
   const { stats } = job;
-  const stops = new Stops();
+  const stops = new Stops(() => {
+    runtime.stopReading.abort();
+    job.closeInput();
+  });
   let finished = false;
   // A run over many items allocates for every request: keep V8's young generation from growing with it.
   capYoungGeneration();
@@ -229,7 +242,6 @@ export async function runPool<I extends ItemPosition, R>(context: CliContext, ru
     await context.waitForShutdown();
     if (finished) return;
     stops.stop('interrupted');
-    runtime.interrupt.abort();
     progress.note(`stopping: finishing ${job.inFlight}; press Ctrl-C again to abort them`);
     await context.waitForShutdown();
     if (finished) return;
@@ -248,7 +260,8 @@ export async function runPool<I extends ItemPosition, R>(context: CliContext, ru
       if (stops.reason) return null;
       try {
         const r = await iterator.next();
-        return r.done ? null : r.value;
+        // An item that came while the run was stopping is not taken.
+        return r.done || stops.reason ? null : r.value;
       } catch (error) {
         // A read ended by the stop itself (the first Ctrl-C) is not a failure of the input.
         if (stops.reason) return null;

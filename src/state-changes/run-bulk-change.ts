@@ -60,7 +60,7 @@ export function parseIfState(typed: string, force: boolean): string[] {
   });
 }
 
-/** The ids as pool items, numbered in input order; the reading ends at the pool's first Ctrl-C, even while an id is awaited. */
+/** The ids as pool items, numbered in input order; the reading ends when the pool stops taking items, even while an id is awaited. */
 async function* idItems(session: Session, options: BulkOptions, stopReading: AbortSignal): AsyncGenerator<IdItem> {
   let n = 0;
   for await (const entry of readIdList({ args: options.ids, from: options.from, results: 'every', signal: stopReading }, session.context)) {
@@ -69,7 +69,7 @@ async function* idItems(session: Session, options: BulkOptions, stopReading: Abo
 }
 
 function job(session: Session, runtime: PoolRuntime, options: BulkOptions, change: BulkChange, work: ChangeWork, mode: 'plan' | 'change', stats: ChangeStats, onSettled: (item: IdItem, r: ChangeResult) => void, printing: boolean): PoolJob<IdItem, ChangeResult> {
-  const items = idItems(session, options, runtime.interrupt.signal);
+  const items = idItems(session, options, runtime.stopReading.signal);
   return {
     unit: 'ids',
     inFlight: 'the ids in flight',

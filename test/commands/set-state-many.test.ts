@@ -192,6 +192,19 @@ describe('set-state for many events: the guard, a result per id, exit codes', ()
     }
   });
 
+  it('a refused key stops at once also while the next id has not come on stdin: exit 3 without waiting for it', async () => {
+    const [id] = await pending(sb.url, 'trickle-badkey', 1);
+    const running = startCli(['set-state', '--from', '-', '--state', 'declined', '--yes'], { env: env(sb.url, { FRAUDCTL_API_KEY: 'wrong-key' }), keepStdinOpen: true });
+    try {
+      running.child.stdin.write(`${id}\n`);
+      const result = await Promise.race([running.done, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`still running 5 s after the key was refused (stdin still open):\n${running.output().stderr}`)), 5000))]);
+      expect(result.code, result.stderr).toBe(3);
+      expect(result.stderr).toContain('stopped: the service refused the API key');
+    } finally {
+      running.child.kill('SIGKILL');
+    }
+  });
+
   it('--dry-run reads, prints the plan and a line per id, and sends nothing (counted at the sandbox)', async () => {
     const ids = await pending(sb.url, 'dry', 4);
     await patch(ids[3]!, 'DECLINED');

@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { byLine, makeEvent, makeLines, readResults } from '../support/batch-events.js';
-import { BIN, nodeWarnings } from '../support/cli.js';
+import { BIN, nodeWarnings, startCli } from '../support/cli.js';
 
 /*
  * fraudctl submit in batch mode, as a process against the real sandbox: formats, results and
@@ -214,6 +214,26 @@ describe('fraudctl submit (batch)', () => {
     const again = await cli.run(hint!.split(' ').slice(1));
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/^error: 5 of 5 events got no decision/m);
+  });
+
+  it('events that come slowly on stdin: each is decided as it comes; Ctrl-C while waiting for the next ends at once (exit 130) and sends nothing more', async () => {
+    const out = outPath('results.jsonl');
+    const running = startCli(['submit', '-', '--out', out], { env: cli.env(), keepStdinOpen: true });
+    const recorded = () => (existsSync(out) ? readFileSync(out, 'utf8').split('\n').filter(Boolean).length : 0);
+    try {
+      const lines = makeLines('trickle', 3);
+      // Two lines make it a batch; each is decided before the next comes.
+      running.child.stdin.write(`${lines[0]}\n${lines[1]}\n`);
+      await expect.poll(recorded, { timeout: 5000, message: `two results while no more input comes:\n${running.output().stderr}` }).toBe(2);
+      running.child.kill('SIGINT');
+      const result = await Promise.race([running.done, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`still running 5 s after SIGINT (stdin still open):\n${running.output().stderr}`)), 5000))]);
+      expect(result.code, result.stderr).toBe(130);
+      expect(result.stderr).toContain('interrupted: lines in flight were finished, no new line was read');
+      expect(recorded()).toBe(2);
+      expect((await cli.sb.call('GET', '/event/trickle-3')).status).toBe(404);
+    } finally {
+      running.child.kill('SIGKILL');
+    }
   });
 
   it('reads JSON Lines from stdin and, with --json and no --out, prints the results on stdout and the summary as JSON on stderr', async () => {
