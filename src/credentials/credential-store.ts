@@ -186,7 +186,8 @@ export async function readStoredKey(profile: string, account: string, env: NodeJ
     key = await (await openCredentialStore(keyringTimeoutMs(env))).get(account);
   } catch (error) {
     if (!(error instanceof CredentialStoreError)) throw error;
-    const locked = /locked/.test(error.why);
+    // Not "blocked": D-Bus's NoReply text says "the message bus security policy blocked the reply".
+    const locked = /\blocked\b/i.test(error.why);
     throw new CliError(
       `cannot read the API key of profile ${quote(profile)} from ${where}: ${error.why}`,
       ExitCode.AUTH,
