@@ -88,7 +88,10 @@ export function summaryText(f: SummaryFacts): string {
   if (f.results) lines.push(`  results    ${terminalSafe(f.results)}`);
   if (f.rejects && s.errors) {
     lines.push(`  rejects    ${terminalSafe(f.rejects)} (the events without a decision, as they were)`);
-    lines.push(`             to send them again: ${terminalSafe(shellCommand(['fraudctl', 'submit', f.rejects, ...f.serviceFlags]))}`);
+    // The command only when sending the file again cannot store an event twice (no unknown
+    // outcome among them) and the file is all that is left (the batch read its whole input).
+    if (s.outcomes.UNKNOWN > 0) lines.push(`             ${count(s.outcomes.UNKNOWN)} of them may have been stored (unknown): check those before sending the file again`);
+    else if (!f.stopped) lines.push(`             to send them again: ${terminalSafe(shellCommand(['fraudctl', 'submit', f.rejects, ...f.serviceFlags]))}`);
   }
   if (s.firstProblems.length) {
     lines.push(s.errors > s.firstProblems.length ? `First ${s.firstProblems.length} of ${count(s.errors)} events without a decision:` : 'Events without a decision:');

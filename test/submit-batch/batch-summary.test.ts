@@ -52,6 +52,24 @@ describe('batch summary', () => {
     expect(firstLine(one)).toBe('Batch done: 1 event in 0.1 s (10 events/s)');
   });
 
+  it('gives the command that sends the rejects again only when it cannot store an event twice and the whole input was read', () => {
+    const withRejects = (stats: BatchStats, stopped: SummaryFacts['stopped'] = null): string =>
+      summaryText({ ...facts(stats), stopped, rejects: 'rejects file.jsonl', serviceFlags: ['--profile', 'prod'] });
+    const rejected = new StatsAt(5);
+    rejected.add(result(1, 1), undefined);
+    rejected.add(result(2, 1, 'REJECTED'), 'not JSON');
+    expect(withRejects(rejected)).toContain("\n             to send them again: fraudctl submit 'rejects file.jsonl' --profile prod\n");
+    // Stopped early: the rest of the input is in neither file, so the rejects are not all that is left.
+    expect(withRejects(rejected, 'max-errors')).not.toContain('fraudctl submit');
+    // An unknown outcome may have been stored: sending it again blindly could store it twice.
+    const unknown = new StatsAt(5);
+    unknown.add(result(1, 1, 'REJECTED'), 'not JSON');
+    unknown.add(result(2, 1, 'UNKNOWN'), 'no answer');
+    const text = withRejects(unknown);
+    expect(text).not.toContain('fraudctl submit');
+    expect(text).toContain('1 of them may have been stored (unknown): check those before sending the file again');
+  });
+
   it('names each event without a decision once, by its line and, when several start on it, its column', () => {
     const stats = new StatsAt(5);
     stats.add(result(1, 2, 'REJECTED'), 'not a JSON object (number)');
