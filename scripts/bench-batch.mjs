@@ -42,9 +42,8 @@ import { createServer } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { fmtInt, fmtMb, installCleanup, isolatedEnv as sandboxedEnv, readCpuSeconds, readPeakRssKb, stopChild, track } from './bench/processes.mjs';
+import { fmtInt, fmtMb, installCleanup, isolatedEnv as sandboxedEnv, readCpuSeconds, readPeakRssKb, startListening, stopChild, track } from './bench/processes.mjs';
 import { positiveIntFromEnv } from './bench/settings.mjs';
 import { createEventGenerator } from './bench/event-payloads.mjs';
 
@@ -84,34 +83,8 @@ function readSettings() {
 let tempDir;
 const isolatedEnv = (extra = {}) => sandboxedEnv(tempDir, extra);
 
-/** Spawns `node <args>` and resolves once it prints `… listening on http://…` on stdout. */
-async function startServer(name, args, env) {
-  const child = track(spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] }));
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk) => {
-    stderr += chunk;
-  });
-  const url = await new Promise((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout });
-    const done = (error, value) => {
-      clearTimeout(timer);
-      child.off('exit', onExit);
-      lines.off('line', onLine);
-      if (error) reject(new Error(`${name} ${error}${stderr ? `\n${stderr.trimEnd()}` : ''}`));
-      else resolve(value);
-    };
-    const onExit = (code, signal) => done(`exited (${signal ?? `code ${code}`}) before listening`);
-    const onLine = (line) => {
-      const match = /listening on (http:\/\/\S+)/.exec(line);
-      if (match) done(null, match[1]);
-    };
-    const timer = setTimeout(() => done(`did not print its URL within ${START_TIMEOUT_MS / 1000} s`), START_TIMEOUT_MS);
-    child.once('exit', onExit);
-    lines.on('line', onLine);
-  });
-  child.stdout.resume();
-  return { name, child, url };
-}
+/** Spawns `node <args>` and resolves once it prints `… listening on http://…` on stdout (scripts/bench/processes.mjs). */
+const startServer = (name, args, env) => startListening(name, args, { cwd: ROOT, env, timeoutMs: START_TIMEOUT_MS });
 
 const stopServer = ({ child }) => stopChild(child);
 

@@ -28,16 +28,13 @@
 // A step that fails is reported with its stderr, the other steps still run, and the script
 // exits 1 at the end.
 import autocannon from 'autocannon';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { readFileSync, writeFileSync, createWriteStream } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { fmtInt, fmtMb, installCleanup, isolatedEnv as sandboxedEnv, readCpuSeconds, readPeakRssKb, stopChild, track } from './bench/processes.mjs';
+import { fmtInt, fmtMb, installCleanup, isolatedEnv as sandboxedEnv, runTimed, startListening, stopChild } from './bench/processes.mjs';
 import { failedSteps, step } from './bench/steps.mjs';
 import { positiveIntFromEnv } from './bench/settings.mjs';
 import { createEventGenerator } from './bench/event-payloads.mjs';
@@ -64,25 +61,7 @@ function readSettings() {
 let tempDir;
 const isolatedEnv = (extra = {}) => sandboxedEnv(tempDir, extra);
 
-async function startSandbox(dbPath) {
-  const child = track(spawn(process.execPath, [BIN, 'sandbox', 'serve', '--port', '0', '--db', dbPath], { cwd: ROOT, env: isolatedEnv(), stdio: ['ignore', 'pipe', 'pipe'] }));
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
-  const lines = createInterface({ input: child.stdout });
-  const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the sandbox did not print its URL within ${START_TIMEOUT_MS / 1000} s\n${stderr}`)), START_TIMEOUT_MS);
-    child.once('exit', (code, signal) => reject(new Error(`the sandbox exited (${signal ?? `code ${code}`}) before listening\n${stderr}`)));
-    lines.on('line', (line) => {
-      const match = /listening on (http:\/\/\S+)/.exec(line);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-  });
-  child.stdout.resume();
-  return { child, url };
-}
+const startSandbox = (dbPath) => startListening('the sandbox', [BIN, 'sandbox', 'serve', '--port', '0', '--db', dbPath], { cwd: ROOT, env: isolatedEnv(), timeoutMs: START_TIMEOUT_MS });
 
 const stopSandbox = ({ child }) => stopChild(child);
 
@@ -91,35 +70,8 @@ function runFraudctl(args, options) {
   return runNode([BIN, ...args], options);
 }
 
-/** Runs `node <args>` with stdout to `outFile`, timing it wall clock and polling its peak RSS and CPU time. */
-async function runNode(args, { env, outFile, timeoutMs }) {
-  const out = createWriteStream(outFile);
-  await once(out, 'open');
-  const started = performance.now();
-  const child = track(spawn(process.execPath, args, { cwd: tempDir, env, stdio: ['ignore', out, 'pipe'] }));
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
-  let peakKb = null;
-  let cpuSeconds = null;
-  const poller = setInterval(() => {
-    const kb = readPeakRssKb(child.pid);
-    if (kb !== null) peakKb = Math.max(peakKb ?? 0, kb);
-    cpuSeconds = readCpuSeconds(child.pid) ?? cpuSeconds;
-  }, 100);
-  let timedOut = false;
-  const killer = setTimeout(() => {
-    timedOut = true;
-    child.kill('SIGKILL');
-  }, timeoutMs);
-  try {
-    const [code, signal] = await once(child, 'close');
-    return { code, signal, stderr, seconds: (performance.now() - started) / 1000, peakKb, cpuSeconds, timedOut };
-  } finally {
-    clearInterval(poller);
-    clearTimeout(killer);
-    out.close();
-  }
-}
+/** Runs `node <args>` in the temp dir with stdout to `outFile` (scripts/bench/processes.mjs: wall clock, peak RSS, CPU time). */
+const runNode = (args, options) => runTimed(args, { cwd: tempDir, ...options });
 
 // ---------------------------------------------------------------------------------------------
 // autocannon: a list of requests, each sent exactly once.

@@ -1,10 +1,14 @@
 // What the benchmark scripts share about the processes they start: a temp dir that goes, and
-// children that die, however the script ends; an environment with nothing of the user's; and the
-// peak memory and CPU time of a running child, read from /proc (Linux; null elsewhere).
+// children that die, however the script ends; an environment with nothing of the user's; a
+// server started and its URL read; a run timed; and the peak memory and CPU time of a running
+// child, read from /proc (Linux; null elsewhere).
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
 
 /** USER_HZ of /proc/<pid>/stat: 100 on every common Linux build. */
 const CLOCK_TICKS_PER_SECOND = 100;
@@ -86,3 +90,82 @@ export function readCpuSeconds(pid) {
 
 export const fmtInt = (n) => (n === null || n === undefined || Number.isNaN(n) ? '–' : Math.round(n).toLocaleString('en-US'));
 export const fmtMb = (kb) => (kb === null || kb === undefined ? 'n/a' : `${(kb / 1024).toFixed(1)} MB`);
+
+/**
+ * Spawns `node <args>` (tracked) and resolves with `{ name, child, url }` once it prints
+ * `… listening on http://…` on stdout; rejects, naming it and with its stderr, if it exits first
+ * or has not printed its URL within `timeoutMs`.
+ */
+export async function startListening(name, args, { env, cwd, timeoutMs = 15_000 }) {
+  const child = track(spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }));
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const url = await new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout });
+    const done = (error, value) => {
+      clearTimeout(timer);
+      child.off('exit', onExit);
+      lines.off('line', onLine);
+      if (error) reject(new Error(`${name} ${error}${stderr ? `\n${stderr.trimEnd()}` : ''}`));
+      else resolve(value);
+    };
+    const onExit = (code, signal) => done(`exited (${signal ?? `code ${code}`}) before listening`);
+    const onLine = (line) => {
+      const match = /listening on (http:\/\/\S+)/.exec(line);
+      if (match) done(null, match[1]);
+    };
+    const timer = setTimeout(() => done(`did not print its URL within ${timeoutMs / 1000} s`), timeoutMs);
+    child.once('exit', onExit);
+    lines.on('line', onLine);
+  });
+  child.stdout.resume();
+  return { name, child, url };
+}
+
+/** VmRSS in kB now (not the peak), or null. */
+function currentRssKb(pid) {
+  try {
+    return Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) || null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Runs `node <args>` (tracked) with stdout to `outFile`, timing it wall clock and polling every
+ * 100 ms its peak RSS, its CPU time and, as `samples` ({ at: ms since start, kb }), its RSS then;
+ * killed after `timeoutMs` (`timedOut`).
+ */
+export async function runTimed(args, { env, cwd, outFile, timeoutMs }) {
+  const out = createWriteStream(outFile);
+  await once(out, 'open');
+  const started = performance.now();
+  const child = track(spawn(process.execPath, args, { cwd, env, stdio: ['ignore', out, 'pipe'] }));
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
+  let peakKb = null;
+  let cpuSeconds = null;
+  const samples = [];
+  const poller = setInterval(() => {
+    const kb = readPeakRssKb(child.pid);
+    if (kb !== null) peakKb = Math.max(peakKb ?? 0, kb);
+    const now = currentRssKb(child.pid);
+    if (now !== null) samples.push({ at: performance.now() - started, kb: now });
+    cpuSeconds = readCpuSeconds(child.pid) ?? cpuSeconds;
+  }, 100);
+  let timedOut = false;
+  const killer = setTimeout(() => {
+    timedOut = true;
+    child.kill('SIGKILL');
+  }, timeoutMs);
+  try {
+    const [code, signal] = await once(child, 'close');
+    return { code, signal, stderr, seconds: (performance.now() - started) / 1000, peakKb, cpuSeconds, samples, timedOut };
+  } finally {
+    clearInterval(poller);
+    clearTimeout(killer);
+    out.close();
+  }
+}
