@@ -5,17 +5,12 @@ import { UsageError } from '../errors/cli-error.js';
 import { withSession } from '../session.js';
 import { checkIdArguments } from '../id-lists/id-arguments.js';
 import { concurrencyOption } from './number-options.js';
-import { setState } from '../state-changes/set-state.js';
+import { setState, type SetStateOptions } from '../state-changes/set-state.js';
 
 const transitions = KNOWN_STATES.map((s) => `  ${s.padEnd(16)}→ ${TRANSITIONS[s].join(', ') || '(final)'}`).join('\n');
 
-interface SetStateCommandOptions {
-  state?: string;
-  comments?: string;
-  dryRun?: boolean;
-  yes?: boolean;
-  forceState?: boolean;
-  verbose?: boolean;
+/** One event's options (state-changes/set-state.ts), and those of many. */
+interface SetStateCommandOptions extends SetStateOptions {
   from?: string;
   ifState?: string;
   out?: string;

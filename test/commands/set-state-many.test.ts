@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import Database from 'libsql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/contract/index.js';
+import type { ChangeResult } from '../../src/state-changes/change-result.js';
 import { cliEnv, runCli, startCli } from '../support/cli.js';
 import { startOnTerminal } from '../support/pty.js';
 import { DEMO_KEY, send, startTestSandbox, tempDir, type TestSandbox } from '../support/sandbox.js';
@@ -75,19 +76,8 @@ function changesOf(dbPath: string, ids: readonly string[]): Map<string, number> 
   }
 }
 
-interface Line {
-  id: string | null;
-  from: string | null;
-  to: string;
-  outcome: string;
-  reason: string | null;
-  status: number | null;
-  errorType: string | null;
-  errorCodes: string[];
-  requestId: string | null;
-  item: number;
-  where: string;
-}
+/** A line of a results file, as the product writes it. */
+type Line = ChangeResult;
 const readLines = (path: string): Line[] =>
   readFileSync(path, 'utf8')
     .split('\n')
