@@ -68,7 +68,11 @@ export interface PoolJob<I extends ItemPosition, R> {
   readonly items: AsyncIterable<I>;
   /** Counts the items before the run, for the progress bar's total (null: not known). */
   countItems(): Promise<number | null>;
-  /** Closes the input; called once, whatever happened. */
+  /**
+   * Stops reading the input and closes it, also while a read waits for input that may never come
+   * (ids trickling in on stdin), so that the pending read ends: called at the run's first stop
+   * (a Ctrl-C, a refused key, --max-errors, …) and again at its end, whatever happened.
+   */
   closeInput(): void;
   /** Reads one line of the job's results file back (--resume). */
   readResult: ResultReader;
@@ -107,12 +111,6 @@ export interface PoolRuntime {
   control: BatchControl;
   /** Aborted at the second Ctrl-C: every request in flight ends. */
   abort: AbortController;
-  /**
-   * Aborted when a run stops taking items, whatever the reason (a first Ctrl-C, a refused key,
-   * --max-errors, …): a job's input stops being read, even while it waits for an item that may
-   * never come (ids trickling in on stdin).
-   */
-  stopReading: AbortController;
 }
 
 /** What a run came to, for the job's summary and exit. */
@@ -137,7 +135,7 @@ export async function poolRuntime(session: Session, options: { concurrency: numb
   // through the client, which listens once (api-client.ts).
   setMaxListeners(MAX_LINES_IN_PROGRESS + 16, abort.signal);
   const client = await session.client({ connections: options.concurrency, control, signal: abort.signal });
-  return { client, control, abort, stopReading: new AbortController() };
+  return { client, control, abort };
 }
 
 /** Why the run stopped taking items, and what goes with it. The first reason stays, but an abort overrides an interrupt. */
@@ -225,10 +223,7 @@ async function openResults<I extends ItemPosition, R>(job: PoolJob<I, R>, option
 export async function runPool<I extends ItemPosition, R>(context: CliContext, runtime: PoolRuntime, job: PoolJob<I, R>, options: PoolOptions): Promise<PoolRun> {
   const { control, abort } = runtime;
   const { stats } = job;
-  const stops = new Stops(() => {
-    runtime.stopReading.abort();
-    job.closeInput();
-  });
+  const stops = new Stops(() => job.closeInput());
   let finished = false;
   // A run over many items allocates for every request: keep V8's young generation from growing with it.
   capYoungGeneration();

@@ -60,7 +60,7 @@ export function parseIfState(typed: string, force: boolean): string[] {
   });
 }
 
-/** The ids as pool items, numbered in input order; the reading ends when the pool stops taking items, even while an id is awaited. */
+/** The ids as pool items, numbered in input order; `stopReading` ends the reading, even while an id is awaited. */
 async function* idItems(session: Session, options: BulkOptions, stopReading: AbortSignal): AsyncGenerator<IdItem> {
   let n = 0;
   for await (const entry of readIdList({ args: options.ids, from: options.from, results: 'every', signal: stopReading }, session.context)) {
@@ -68,15 +68,19 @@ async function* idItems(session: Session, options: BulkOptions, stopReading: Abo
   }
 }
 
-function job(session: Session, runtime: PoolRuntime, options: BulkOptions, change: BulkChange, work: ChangeWork, mode: 'plan' | 'change', stats: ChangeStats, onSettled: (item: IdItem, r: ChangeResult) => void, printing: boolean): PoolJob<IdItem, ChangeResult> {
-  const items = idItems(session, options, runtime.stopReading.signal);
+function job(session: Session, options: BulkOptions, change: BulkChange, work: ChangeWork, mode: 'plan' | 'change', stats: ChangeStats, onSettled: (item: IdItem, r: ChangeResult) => void, printing: boolean): PoolJob<IdItem, ChangeResult> {
+  const stopReading = new AbortController();
+  const items = idItems(session, options, stopReading.signal);
   return {
     unit: 'ids',
     inFlight: 'the ids in flight',
     stats,
     items,
     countItems: async () => null,
-    closeInput: () => void items.return(undefined),
+    closeInput: () => {
+      stopReading.abort();
+      void items.return(undefined);
+    },
     readResult: readChangeResult,
     formatResult: formatChangeResult,
     idOf: (item) => item.entry.id,
@@ -134,7 +138,7 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
     }
 
     const stats = new ChangeStats();
-    const run = await runPool(context, runtime, job(session, runtime, options, change, work, 'change', stats, () => {}, options.out === null), {
+    const run = await runPool(context, runtime, job(session, options, change, work, 'change', stats, () => {}, options.out === null), {
       maxErrors: null,
       out: options.out,
       resume: options.resume,
@@ -159,7 +163,7 @@ async function plan(session: Session, runtime: PoolRuntime, options: BulkOptions
     else if (r.outcome === 'NOT_FOUND' || r.outcome === 'INVALID') items.set(item.line, { state: null, send: false });
   };
   // The plan's lines go to stdout with --dry-run only; a confirmation shows the plan alone.
-  const run = await runPool(session.context, runtime, job(session, runtime, options, change, work, 'plan', stats, remember, options.dryRun), { maxErrors: null, out: null, resume: false, quiet: false });
+  const run = await runPool(session.context, runtime, job(session, options, change, work, 'plan', stats, remember, options.dryRun), { maxErrors: null, out: null, resume: false, quiet: false });
   if (run.stopped || run.fatal || run.inputError) {
     finish(session, options, change, stats, run, null);
     return null;
