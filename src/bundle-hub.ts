@@ -17,3 +17,4 @@ import './contract/paths.js';
 import './paths/xdg-paths.js';
 import './profiles/config-file.js';
 import './stranded-calls.js';
+import './render/shell-command.js';
