@@ -1,6 +1,8 @@
-import { closeSync, createReadStream, existsSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, copyFileSync, createReadStream, existsSync, fsyncSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { UsageError } from '../errors/cli-error.js';
+import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
+import { writeFully } from '../files/write-fully.js';
+import { appendLine, FileWriteError } from '../files/append-line.js';
 
 /*
  * The results file (--out) of any job on the pool, and the side files a job keeps (submit's
@@ -184,7 +186,7 @@ export class PriorRun {
  */
 export async function prepareResume(path: string, read: ResultReader): Promise<PriorRun> {
   const prior = new PriorRun(read);
-  if (!existsSync(path)) return prior;
+  refuseMissing(path);
   const temp = `${path}.resume-${process.pid}.tmp`;
   const fd = openSync(temp, 'w', 0o644);
   let lineNo = 0;
@@ -211,7 +213,7 @@ export async function prepareResume(path: string, read: ResultReader): Promise<P
       prior.settled.add(result.line, result.column);
       prior.settledCount++;
       prior.offsets.set(result.line, result.column, written);
-      written += writeSync(fd, `${text}\n`);
+      written += writeFully(fd, `${text}\n`);
     }
     if (pendingBad !== undefined) prior.dropped++;
     fsyncSync(fd);
@@ -222,8 +224,20 @@ export async function prepareResume(path: string, read: ResultReader): Promise<P
   } catch (error) {
     closeSync(fd);
     rmSync(temp, { force: true });
+    const code = (error as NodeJS.ErrnoException).code;
+    // A full disk while rewriting: the results file itself is untouched (the rename never came).
+    if (typeof code === 'string' && !(error instanceof CliError)) throw new CliError(`cannot prepare ${path} for --resume: ${code} writing ${temp} (${path} is unchanged)`, ExitCode.FAILURE, 'free space on its disk, then run the same command again');
     throw error;
   }
+}
+
+/**
+ * --resume continues the run a results file records: with no file there is nothing to continue,
+ * and starting afresh could send again everything a run whose file was lost (deleted, another
+ * directory) had sent.
+ */
+export function refuseMissing(path: string): void {
+  if (!existsSync(path)) throw new UsageError(`no results file ${path} to resume`, 'run without --resume to start');
 }
 
 function notOurs(path: string, line: number): UsageError {
@@ -261,8 +275,29 @@ export class LineFile {
     if (existsSync(path)) throw new UsageError(`${path} already exists`, `add --resume to continue the run that wrote it, or remove it, or choose another ${what}`);
   }
 
+  /**
+   * Adds a line whole or not at all (src/files/append-line.ts); throws a FileWriteError naming
+   * the file (a full disk, the file deleted). A file deleted while open still holds its lines
+   * until it is closed: they are copied back to its path (never over a file made there since),
+   * so that --resume has them.
+   */
   write(line: string): void {
-    writeSync(this.fd, `${line}\n`);
+    try {
+      appendLine(this.fd, this.path, `${line}\n`);
+    } catch (error) {
+      if (error instanceof FileWriteError && error.deleted) throw this.writtenBack(error);
+      throw error;
+    }
+  }
+
+  private writtenBack(error: FileWriteError): FileWriteError {
+    try {
+      // Linux: the open file, by its descriptor; elsewhere this fails and the loss is reported.
+      copyFileSync(`/proc/self/fd/${this.fd}`, this.path, constants.COPYFILE_EXCL);
+      return new FileWriteError(this.path, 'DELETED', 'deleted', { writtenBack: true, words: `what it held up to then was written back to ${this.path}` });
+    } catch (e) {
+      return new FileWriteError(this.path, 'DELETED', 'deleted', { writtenBack: false, words: `what it held could not be written back (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}) and is lost` });
+    }
   }
 
   close(): void {

@@ -3,7 +3,9 @@ import { rmSync } from 'node:fs';
 import { Semaphore } from 'async-mutex';
 import type { ApiClient } from '../api/api-client.js';
 import type { CliContext } from '../cli-context.js';
-import { UsageError, type CliError } from '../errors/cli-error.js';
+import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
+import { FileWriteError } from '../files/append-line.js';
+import { count } from './batch-progress.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import type { Session } from '../session.js';
 import { BatchControl } from './batch-control.js';
@@ -25,7 +27,11 @@ import { capYoungGeneration } from './young-generation.js';
  * - the stops: a first Ctrl-C (no new item is taken, items in flight finish), a second one
  *   (requests in flight are aborted and their items left unrecorded: resume checks them before
  *   acting again), --max-errors, a spent retry budget, a refused key, a URL that is not the
- *   service, a proxy that fails, unreadable input, stdout closed while results go there;
+ *   service, a proxy that fails, unreadable input, stdout closed while results go there, a file
+ *   that cannot be written (the results file, --rejects, an audit --log: a full disk, a file
+ *   deleted under the run): the file is kept whole (src/files/append-line.ts), nothing more is
+ *   written to the results file, items in flight finish unrecorded (--resume checks them, as
+ *   after a crash), and the error names the file, the cause and what to do;
  * - memory that stays flat over a long run: V8's young generation is capped (young-generation.ts).
  *
  * The job owns what an item is: how to start it (synchronously up to its first request, so a
@@ -33,7 +39,7 @@ import { capYoungGeneration } from './young-generation.js';
  * is, its result line and how to read one back, its counts, and its summary.
  */
 
-export type StopReason = 'interrupted' | 'aborted' | 'max-errors' | 'retry-budget' | 'auth' | 'input' | 'wrong-input' | 'output-closed' | 'not-the-service' | 'proxy';
+export type StopReason = 'interrupted' | 'aborted' | 'max-errors' | 'retry-budget' | 'auth' | 'input' | 'wrong-input' | 'output-closed' | 'not-the-service' | 'proxy' | 'write-failed';
 
 /** Where an item starts in the input: what --resume keys on (a list of ids: its place in the list, column 1). */
 export interface ItemPosition {
@@ -46,8 +52,8 @@ export interface Settled<R> {
   result: R;
   /** Why the item did not get what was asked, in words, for the summary. */
   reason?: string;
-  /** A failure that stops the whole pool: the key was refused, the URL is not the service, or the proxy failed. */
-  fatal?: { error: CliError; stop: 'auth' | 'not-the-service' | 'proxy' };
+  /** A failure that stops the whole pool: the key was refused, the URL is not the service, the proxy failed, or a file of the job's (an audit --log) could not be written. */
+  fatal?: { error: CliError; stop: 'auth' | 'not-the-service' | 'proxy' | 'write-failed' };
 }
 
 /** The counts a job keeps that the pool reads and moves: errors (for --max-errors), items resume skipped. */
@@ -143,6 +149,8 @@ class Stops {
   reason: StopReason | null = null;
   fatal: CliError | undefined;
   inputError: unknown;
+  /** The first file that could not be written. */
+  writeFailure: FileWriteError | undefined;
   /** A bug in an item's work: rethrown once the items in flight are done. */
   crash: { error: unknown } | undefined;
 
@@ -269,15 +277,39 @@ export async function runPool<I extends ItemPosition, R>(context: CliContext, ru
     return next;
   };
 
+  const writeFailed = (error: FileWriteError) => {
+    stops.writeFailure ??= error;
+    stops.stop('write-failed');
+  };
+  // Items settled once the results file could not be written: in no file, left for --resume to check.
+  let unrecorded = 0;
+  let resultsWritable = true;
+
   /** Writes and counts a settled item, and makes the stops it calls for. Synchronous. */
   const record = (item: I, settled: Settled<R>): string | null => {
-    if (settled.fatal) {
+    if (settled.fatal?.error instanceof FileWriteError) writeFailed(settled.fatal.error);
+    else if (settled.fatal) {
       stops.fatal ??= settled.fatal.error;
       stops.stop(settled.fatal.stop);
     }
     if (control.budget.spent) stops.stop('retry-budget');
-    results?.write(job.formatResult(settled.result));
-    job.settled(item, settled);
+    try {
+      if (results && !resultsWritable) throw stops.writeFailure;
+      results?.write(job.formatResult(settled.result));
+    } catch (error) {
+      if (!(error instanceof FileWriteError)) throw error;
+      resultsWritable = false;
+      writeFailed(error);
+      unrecorded++;
+      progress.tick();
+      return null;
+    }
+    try {
+      job.settled(item, settled);
+    } catch (error) {
+      if (!(error instanceof FileWriteError)) throw error;
+      writeFailed(error);
+    }
     if (options.maxErrors !== null && stats.errors >= options.maxErrors) stops.stop('max-errors');
     progress.tick();
     return printing ? job.stdoutLine!(settled.result) : null;
@@ -348,13 +380,28 @@ export async function runPool<I extends ItemPosition, R>(context: CliContext, ru
   }
   return {
     stopped: stops.reason,
-    fatal: stops.fatal,
+    fatal: stops.writeFailure ? writeStop(stops.writeFailure, job.unit, unrecorded, options.out) : stops.fatal,
     inputError: stops.inputError,
     unwritten: stdout.unwritten,
     retries: control.budget.granted,
     throttled: control.throttled,
     resumed: prior !== null,
   };
+}
+
+/**
+ * The error that ends a run stopped by a file it could not write: the file and the cause (its
+ * message), then what to do. The results file is whole (a torn line is cut back), so once the
+ * disk has room --resume continues, checking the items that were settled unrecorded.
+ */
+function writeStop(error: FileWriteError, unit: string, unrecorded: number, out: string | null): CliError {
+  const left = unrecorded > 0 ? `: the results of ${count(unrecorded)} ${unit} in flight are in no file, and it checks those before acting on them again` : '';
+  if (out === null) return new CliError(error.message, ExitCode.FAILURE, error.deleted ? undefined : 'free space on its disk and run again');
+  if (error.deleted && !error.kept) {
+    return new CliError(error.message, ExitCode.FAILURE, `without ${out} nothing tells which ${unit} were done: check them before running again (a new run without --resume does every one again)`);
+  }
+  const first = error.deleted ? 'keep it where nothing removes it (a tmp cleaner)' : error.path === out ? 'free space on its disk' : `free space on the disk of ${error.path}`;
+  return new CliError(error.message, ExitCode.FAILURE, `${first}, then run the same command with --resume${left}`);
 }
 
 /**

@@ -127,6 +127,7 @@ const STOP_TEXT: Record<StopReason, string> = {
   'wrong-input': 'stopped: the results file was written for other ids',
   'not-the-service': 'stopped: the URL does not answer as the fraud-screening service (check --base-url)',
   proxy: 'stopped: the proxy failed (below), so the ids it failed did not reach the service: once it works, run the same command with --resume',
+  'write-failed': 'stopped: a file could not be written (below), so no change was sent after it; the ids in flight were finished',
 };
 
 export interface ChangeSummaryFacts {

@@ -34,6 +34,7 @@ const STOP_TEXT: Record<StopReason, string> = {
   'wrong-input': 'stopped: the results file was written for another input',
   'not-the-service': 'stopped: the URL does not answer as the fraud-screening service (check --base-url)',
   proxy: 'stopped: the proxy failed (below), so the lines it failed did not reach the service: once it works, run the same command with --resume',
+  'write-failed': 'stopped: a file could not be written (below); the lines in flight were finished',
 };
 
 const sortedEntries = (map: Map<string, number>) => [...map.entries()].sort((a, b) => b[1] - a[1]);
@@ -100,7 +101,7 @@ export function summaryText(f: SummaryFacts): string {
   }
   if (f.stopped) {
     lines.push(STOP_TEXT[f.stopped]);
-    if (f.results && f.stopped !== 'auth' && f.stopped !== 'input' && f.stopped !== 'wrong-input' && f.stopped !== 'not-the-service' && f.stopped !== 'proxy') lines.push(`Continue later with the same command and --resume.`);
+    if (f.results && f.stopped !== 'auth' && f.stopped !== 'input' && f.stopped !== 'wrong-input' && f.stopped !== 'not-the-service' && f.stopped !== 'proxy' && f.stopped !== 'write-failed') lines.push(`Continue later with the same command and --resume.`);
   }
   return lines.join('\n');
 }

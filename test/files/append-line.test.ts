@@ -1,0 +1,54 @@
+import { closeSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { appendLine, FileWriteError } from '../../src/files/append-line.js';
+import { tempDir } from '../support/sandbox.js';
+import { smallDisk, type SmallDisk } from '../support/small-disk.js';
+
+const tmp = tempDir('fraudctl-append-');
+let disk: SmallDisk | undefined;
+afterAll(() => {
+  disk?.remove();
+  tmp.remove();
+});
+
+describe('appendLine', () => {
+  it.skipIf(!smallDisk.available)(`cuts a line the full disk took only part of back off, so the file holds whole lines only${smallDisk.skipReason}`, () => {
+    disk = smallDisk.mount(64 * 1024);
+    // One page (4 KiB) free: the first line fills most of it, the second only partly fits.
+    disk.fill(4096);
+    const path = join(disk.path, 'lines');
+    const fd = openSync(path, 'a');
+    try {
+      const first = `${'a'.repeat(3999)}\n`;
+      appendLine(fd, path, first);
+      let thrown: unknown;
+      try {
+        appendLine(fd, path, `${'b'.repeat(299)}\n`);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(FileWriteError);
+      expect((thrown as FileWriteError).message).toBe(`cannot write ${path}: no space left on the disk (ENOSPC)`);
+      expect(readFileSync(path, 'utf8')).toBe(first);
+      // Room again: the next line lands right after the last whole one.
+      disk.free();
+      appendLine(fd, path, 'c\n');
+      expect(readFileSync(path, 'utf8')).toBe(`${first}c\n`);
+    } finally {
+      closeSync(fd);
+    }
+  });
+
+  it('refuses to write to a file deleted since it was opened', () => {
+    const path = join(tmp.dir, 'deleted');
+    writeFileSync(path, 'kept\n');
+    const fd = openSync(path, 'a');
+    try {
+      rmSync(path);
+      expect(() => appendLine(fd, path, 'lost\n')).toThrow(expect.objectContaining({ code: 'DELETED', message: `${path} was deleted while fraudctl was writing it` }));
+    } finally {
+      closeSync(fd);
+    }
+  });
+});
