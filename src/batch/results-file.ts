@@ -285,12 +285,12 @@ export class LineFile {
     try {
       appendLine(this.fd, this.path, `${line}\n`);
     } catch (error) {
-      if (error instanceof FileWriteError && error.deleted) throw this.writtenBack(error);
+      if (error instanceof FileWriteError && error.deleted) throw this.writtenBack();
       throw error;
     }
   }
 
-  private writtenBack(error: FileWriteError): FileWriteError {
+  private writtenBack(): FileWriteError {
     try {
       // Linux: the open file, by its descriptor; elsewhere this fails and the loss is reported.
       copyFileSync(`/proc/self/fd/${this.fd}`, this.path, constants.COPYFILE_EXCL);
