@@ -1,7 +1,7 @@
 import { closeSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { appendLine, FileWriteError } from '../../src/files/append-line.js';
+import { FileWriteError, LineAppender } from '../../src/files/append-line.js';
 import { tempDir } from '../support/sandbox.js';
 import { smallDisk, type SmallDisk } from '../support/small-disk.js';
 
@@ -12,19 +12,21 @@ afterAll(() => {
   tmp.remove();
 });
 
-describe('appendLine', () => {
-  it.skipIf(!smallDisk.available)(`cuts a line the full disk took only part of back off, so the file holds whole lines only${smallDisk.skipReason}`, () => {
+describe('LineAppender', () => {
+  it.skipIf(!smallDisk.available).each([0, 100])(`cuts a line the full disk took only part of back off, so the file holds whole lines only (looked at every %i ms)${smallDisk.skipReason}`, (every) => {
+    disk?.remove();
     disk = smallDisk.mount(64 * 1024);
     // One page (4 KiB) free: the first line fills most of it, the second only partly fits.
     disk.fill(4096);
     const path = join(disk.path, 'lines');
     const fd = openSync(path, 'a');
+    const lines = new LineAppender(fd, path, every);
     try {
       const first = `${'a'.repeat(3999)}\n`;
-      appendLine(fd, path, first);
+      lines.append(first);
       let thrown: unknown;
       try {
-        appendLine(fd, path, `${'b'.repeat(299)}\n`);
+        lines.append(`${'b'.repeat(299)}\n`);
       } catch (error) {
         thrown = error;
       }
@@ -33,7 +35,7 @@ describe('appendLine', () => {
       expect(readFileSync(path, 'utf8')).toBe(first);
       // Room again: the next line lands right after the last whole one.
       disk.free();
-      appendLine(fd, path, 'c\n');
+      lines.append('c\n');
       expect(readFileSync(path, 'utf8')).toBe(`${first}c\n`);
     } finally {
       closeSync(fd);
@@ -46,7 +48,7 @@ describe('appendLine', () => {
     const fd = openSync(path, 'a');
     try {
       rmSync(path);
-      expect(() => appendLine(fd, path, 'lost\n')).toThrow(expect.objectContaining({ code: 'DELETED', message: `${path} was deleted while fraudctl was writing it` }));
+      expect(() => new LineAppender(fd, path).append('lost\n')).toThrow(expect.objectContaining({ code: 'DELETED', message: `${path} was deleted while fraudctl was writing it` }));
     } finally {
       closeSync(fd);
     }
