@@ -21,6 +21,9 @@ import type { ChangeResult } from './change-result.js';
  *   is settled by reading the event: the target state there is the change made; the state as
  *   before lets the PATCH go again (within the retry budget); anything else is a CONFLICT. The
  *   API client is told not to resend such a PATCH by itself.
+ * - With --log, every PATCH is logged before it is sent (`sending`, src/action-log/) and its
+ *   outcome after: a PATCH whose line cannot be written is not sent (the id is FAILED, not
+ *   sent, and the run stops: run-bulk-change.ts).
  * - A refused key, an answer that is not the service's, or a proxy that fails stops the whole
  *   run (src/batch/).
  */
@@ -56,8 +59,11 @@ export interface ChangeWork {
   aborted(): boolean;
   /** The plan the person confirmed, by item; null without one (--yes). */
   planned: ReadonlyMap<number, PlannedItem> | null;
-  /** Appends a --log line (the review queue's format). */
-  log(entry: LogEntry): Promise<void>;
+  /**
+   * Appends a --log line (the review queue's format); false when it could not be written (the
+   * run then stops). A `sending` line is written before each PATCH, which is not sent without it.
+   */
+  log(entry: LogEntry): Promise<boolean>;
 }
 
 /** The review queue's action for a target state, so that both write the same --log lines. */
@@ -156,6 +162,9 @@ export async function changeOne(item: IdItem, change: BulkChange, work: ChangeWo
     const entry = { eventId: id, action: ACTIONS[change.target] ?? 'set-state', from: state, to, comments: body.comments ?? null } as const;
     const partial = i > 0 ? `${decision.steps.slice(0, i).map(terminalSafe).join(', then ')} was set, then: ` : '';
     for (let resends = 0; ; resends++) {
+      if (!(await work.log({ ...entry, requestId: null, outcome: 'sending', status: null }))) {
+        return { result: { ...result, outcome: 'FAILED', reason: `${partial}not sent: the change could not be written to the log first` } };
+      }
       try {
         const reply = await work.client.changeState(id, body, { resendWhenUnsure: false });
         result.requestId = reply.requestId;

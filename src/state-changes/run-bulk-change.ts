@@ -1,6 +1,7 @@
 import { poolRuntime, runPool, type PoolJob, type PoolRun, type PoolRuntime, type Settled } from '../batch/run-pool.js';
 import { count } from '../batch/batch-progress.js';
-import { LineFile } from '../batch/results-file.js';
+import { LineFile, refuseMissing } from '../batch/results-file.js';
+import { FileWriteError } from '../files/append-line.js';
 import { KNOWN_STATES } from '../contract/states.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { readIdList } from '../id-lists/id-list.js';
@@ -68,7 +69,17 @@ async function* idItems(session: Session, options: BulkOptions, stopReading: Abo
   }
 }
 
-function job(session: Session, options: BulkOptions, change: BulkChange, work: ChangeWork, mode: 'plan' | 'change', stats: ChangeStats, onSettled: (item: IdItem, r: ChangeResult) => void, printing: boolean): PoolJob<IdItem, ChangeResult> {
+function job(
+  session: Session,
+  options: BulkOptions,
+  change: BulkChange,
+  work: ChangeWork,
+  mode: 'plan' | 'change',
+  stats: ChangeStats,
+  onSettled: (item: IdItem, r: ChangeResult) => void,
+  printing: boolean,
+  after: (settled: Settled<ChangeResult> | undefined) => Settled<ChangeResult> | undefined = (settled) => settled,
+): PoolJob<IdItem, ChangeResult> {
   const stopReading = new AbortController();
   const items = idItems(session, options, stopReading.signal);
   return {
@@ -85,7 +96,7 @@ function job(session: Session, options: BulkOptions, change: BulkChange, work: C
     formatResult: formatChangeResult,
     idOf: (item) => item.entry.id,
     where: (item) => `id ${item.line} (${item.entry.where})`,
-    start: (item) => (item.entry.id === null ? unnamed(item, change) : changeOne(item, change, work, mode)),
+    start: (item) => (item.entry.id === null ? unnamed(item, change) : changeOne(item, change, work, mode).then(after)),
     settled(item, settled: Settled<ChangeResult>) {
       stats.add(settled.result);
       onSettled(item, settled.result);
@@ -106,13 +117,15 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
   if (options.resume && !options.out) throw new UsageError('--resume needs --out: the results file of the run to continue');
   if (options.dryRun && options.out) throw new UsageError('--dry-run changes nothing and keeps no results file: leave out --out (the plan and a line per id are printed)');
   if (options.out && !options.resume) LineFile.refuseExisting(options.out, '--out');
+  if (options.out && options.resume) refuseMissing(options.out);
   const confirm = !options.dryRun && !options.yes;
   if (confirm && !session.canPrompt) {
     throw new UsageError('set-state for many events asks for a confirmation, and there is no terminal to ask on (or --no-input)', 'add --yes, or --dry-run to see the plan');
   }
   if (options.comments !== null && comments === null) context.stderr.write('note: the empty --comments is not sent (it would erase the comment each event has)\n');
   let log: SessionLog | null = null;
-  let logProblem: string | null = null;
+  // The first line the log could not take: the run stops, and no PATCH is sent after it.
+  let logFailure: FileWriteError | undefined;
   if (options.log !== null && !options.dryRun) log = await openSessionLog(options.log);
   try {
     const runtime = await poolRuntime(session, { concurrency: options.concurrency, rate: null });
@@ -123,11 +136,20 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
       aborted: () => runtime.abort.signal.aborted,
       planned: null,
       log: async (entry: LogEntry) => {
-        await log?.append(entry).catch((error: NodeJS.ErrnoException) => {
-          logProblem ??= `cannot write to ${log!.path}: ${error.code ?? error.message}`;
-        });
+        if (!log) return true;
+        if (logFailure && entry.outcome === 'sending') return false;
+        try {
+          await log.append(entry);
+          return true;
+        } catch (error) {
+          logFailure ??= error instanceof FileWriteError ? error : new FileWriteError(log.path, 'EIO', (error as Error).message);
+          return false;
+        }
       },
     };
+    // An id whose log line failed stops the pool (stop 'write-failed'), as a results file that cannot be written does.
+    const stopOnLogFailure = (settled: Settled<ChangeResult> | undefined): Settled<ChangeResult> | undefined =>
+      settled && logFailure && !settled.fatal ? { ...settled, fatal: { error: logFailure, stop: 'write-failed' } } : settled;
 
     if (options.dryRun || confirm) {
       const planned = await plan(session, runtime, options, change, work);
@@ -138,13 +160,13 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
     }
 
     const stats = new ChangeStats();
-    const run = await runPool(context, runtime, job(session, options, change, work, 'change', stats, () => {}, options.out === null), {
+    const run = await runPool(context, runtime, job(session, options, change, work, 'change', stats, () => {}, options.out === null, stopOnLogFailure), {
       maxErrors: null,
       out: options.out,
       resume: options.resume,
       quiet: false,
     });
-    finish(session, options, change, stats, run, logProblem);
+    finish(session, options, change, stats, run, logFailure?.message ?? null);
   } finally {
     await log?.close();
   }

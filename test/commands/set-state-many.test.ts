@@ -112,16 +112,22 @@ describe('set-state for many events: the guard, a result per id, exit codes', ()
     expect(all.stderr).toMatch(/changed\s+3\s+to DECLINED, from PENDING_REVIEW 2 · ESCALATED 1/);
     expect(all.stderr).toMatch(/skipped\s+2\s+already DECLINED 1 · FRAUD_CONFIRMED → DECLINED is not allowed/);
     expect(all.stderr).toMatch(/^error: 2 of 7 ids were not changed: 1 not found, 1 invalid$/m);
-    // The same action lines as review --log: one per change sent.
+    // The same action lines as review --log: one before each change is sent, one for its outcome.
     const logged = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { eventId: string; action: string; from: string; to: string; outcome: string });
-    expect(logged.map((l) => [l.eventId, l.action, l.from, l.to, l.outcome])).toEqual(
-      expect.arrayContaining([
-        [e, 'decline', 'PENDING_REVIEW', 'DECLINED', 'ok'],
-        [a, 'decline', 'PENDING_REVIEW', 'DECLINED', 'ok'],
-        [c, 'decline', 'ESCALATED', 'DECLINED', 'ok'],
-      ]),
-    );
-    expect(logged).toHaveLength(3);
+    const perEvent = (id: string | undefined) => logged.filter((l) => l.eventId === id).map((l) => [l.action, l.from, l.to, l.outcome]);
+    expect(perEvent(e)).toEqual([
+      ['decline', 'PENDING_REVIEW', 'DECLINED', 'sending'],
+      ['decline', 'PENDING_REVIEW', 'DECLINED', 'ok'],
+    ]);
+    expect(perEvent(a)).toEqual([
+      ['decline', 'PENDING_REVIEW', 'DECLINED', 'sending'],
+      ['decline', 'PENDING_REVIEW', 'DECLINED', 'ok'],
+    ]);
+    expect(perEvent(c)).toEqual([
+      ['decline', 'ESCALATED', 'DECLINED', 'sending'],
+      ['decline', 'ESCALATED', 'DECLINED', 'ok'],
+    ]);
+    expect(logged).toHaveLength(6);
   });
 
   it('without --out: a line per id on stdout (JSON Lines with --json); ids from a submit --out file; --if-state with a typo gets a did-you-mean', async () => {
