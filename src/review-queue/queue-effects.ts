@@ -2,13 +2,16 @@ import type { ApiClient, ApiResponse } from '../api/api-client.js';
 import { ApiError, failureFields } from '../api/api-error.js';
 import type { Style } from '../render/colours.js';
 import { isFields, type Fields } from '../render/records.js';
-import type { CallFailure, Effect, Msg } from './queue-model.js';
+import type { CallFailure, Effect, LogEntry, Msg } from './queue-model.js';
 import type { SessionLog } from '../action-log/action-log.js';
+import { FileWriteError } from '../files/append-line.js';
 
 /*
  * The effects the queue asks for, run against the service and the log; each ends in the message
  * that reports it. A failure of the service or the network is a message, never a throw: only a
- * bug throws, and the loop then restores the terminal and lets it travel up.
+ * bug throws, and the loop then restores the terminal and lets it travel up. A claim or a
+ * change is logged before it is sent, and not sent when the log cannot take its line
+ * (src/action-log/): the message is then `logFailed`, naming what was not sent.
  */
 
 export interface EffectServices {
@@ -43,14 +46,33 @@ async function load(client: ApiClient, index: number, id: string): Promise<Msg> 
  * event has is allowed), so a PATCH alone cannot tell a claim from taking a colleague's. What the
  * read leaves open is the moment between it and the PATCH (README: no compare-and-set).
  */
-async function claim(client: ApiClient, id: string): Promise<Msg> {
+async function claim(client: ApiClient, log: SessionLog | null, id: string): Promise<Msg> {
   try {
     const fresh = fieldsOf(await client.getEvent(id));
     if (fresh && fresh.state !== 'PENDING_REVIEW') return { type: 'claimLost', id, summary: fresh };
+    const unlogged = await logFirst(log, { eventId: id, action: 'claim', from: 'PENDING_REVIEW', to: 'IN_REVIEW', comments: null, requestId: null, outcome: 'sending', status: null });
+    if (unlogged) return { ...unlogged, notSent: { id, what: 'claim' } };
     const response = await client.changeState(id, { state: 'IN_REVIEW' });
     return { type: 'claimed', id, summary: fieldsOf(response), requestId: response.requestId };
   } catch (error) {
     return { type: 'claimFailed', id, failure: failureOf(error) };
+  }
+}
+
+/** Why a line could not be written to the log, as the message that says so. */
+function logFailed(log: SessionLog, error: unknown): Extract<Msg, { type: 'logFailed' }> {
+  if (error instanceof FileWriteError) return { type: 'logFailed', message: error.message };
+  return { type: 'logFailed', message: `cannot write ${log.path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` };
+}
+
+/** Writes the line of a change about to be sent; a failure, as a message, when it cannot (the change is then not sent). */
+async function logFirst(log: SessionLog | null, entry: LogEntry): Promise<Extract<Msg, { type: 'logFailed' }> | null> {
+  if (!log) return null;
+  try {
+    await log.append(entry);
+    return null;
+  } catch (error) {
+    return logFailed(log, error);
   }
 }
 
@@ -60,7 +82,7 @@ export async function runEffect(effect: Effect, services: EffectServices): Promi
     case 'load':
       return load(client, effect.index, effect.id);
     case 'claim':
-      return claim(client, effect.id);
+      return claim(client, services.log, effect.id);
     case 'release':
       try {
         const response = await client.changeState(effect.id, { state: 'PENDING_REVIEW' });
@@ -77,21 +99,18 @@ export async function runEffect(effect: Effect, services: EffectServices): Promi
       } catch (error) {
         return { type: 'rereadFailed', id: effect.id, failure: failureOf(error) };
       }
-    case 'patch':
+    case 'patch': {
+      const unlogged = await logFirst(services.log, effect.logged);
+      if (unlogged) return { ...unlogged, notSent: { id: effect.id, what: 'patch' } };
       try {
         const response = await client.changeState(effect.id, effect.change);
         return { type: 'patched', id: effect.id, summary: fieldsOf(response), requestId: response.requestId };
       } catch (error) {
         return { type: 'patchFailed', id: effect.id, failure: failureOf(error) };
       }
+    }
     case 'log':
-      if (!services.log) return null;
-      try {
-        await services.log.append(effect.entry);
-        return null;
-      } catch (error) {
-        return { type: 'logFailed', message: `cannot write to ${services.log.path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` };
-      }
+      return logFirst(services.log, effect.entry);
     case 'renderView': {
       const { renderEventSummary, renderRiskAssessment } = await import('../render/event-tables.js');
       const text = `${renderEventSummary(effect.summary, services.style)}\n\n${renderRiskAssessment(effect.assessment, services.style)}`;

@@ -134,7 +134,7 @@ export interface Model {
   quitting: 'no' | 'quit' | 'interrupt';
   /** A failure that ends the session (the key was refused): its message. */
   fatal: { message: string; status: number } | null;
-  /** Why the log file could not be written, once it could not. */
+  /** Why the log file could not be written, once it could not (the session then ends). */
   logProblem: string | null;
   /** The terminal's size, as the loop last reported it. */
   screen: { width: number; height: number };
@@ -153,7 +153,8 @@ export type Effect =
   | { type: 'claim'; id: string }
   | { type: 'release'; id: string; action: 'release' | 'skip' }
   | { type: 'reread'; id: string }
-  | { type: 'patch'; id: string; change: { state?: string; comments?: string } }
+  /** `logged`: the log's line for it, written before it is sent (not sent when it cannot be: src/action-log/). */
+  | { type: 'patch'; id: string; change: { state?: string; comments?: string }; logged: LogEntry }
   | { type: 'log'; entry: LogEntry }
   | { type: 'renderView'; id: string; summary: Fields; assessment: unknown };
 
@@ -193,7 +194,8 @@ export type Msg =
   | { type: 'rereadFailed'; id: string; failure: CallFailure }
   | { type: 'patched'; id: string; summary: Fields | null; requestId: string | null }
   | { type: 'patchFailed'; id: string; failure: CallFailure }
-  | { type: 'logFailed'; message: string };
+  /** The log could not take a line; `notSent`: the claim or change that was therefore not sent. */
+  | { type: 'logFailed'; message: string; notSent?: { id: string; what: 'claim' | 'patch' } };
 
 export function emptyGroups(): Record<Group, string[]> {
   return Object.fromEntries(GROUP_ORDER.map((g) => [g, []])) as unknown as Record<Group, string[]>;

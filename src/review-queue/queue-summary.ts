@@ -106,6 +106,7 @@ export function renderSessionSummary(model: Model, style: Style, width: number, 
     lines.push(style.decline(`  ${terminalSafe(giveBack)}`));
   }
   const { logPath } = options;
-  if (logPath) lines.push(`  log: ${terminalSafe(logPath)}${model.logProblem ? style.decline(` (incomplete: ${terminalSafe(model.logProblem)})`) : ''}`);
+  // The session ended at the log's first failure, sending nothing it could not log; only claims given back after it may be missing.
+  if (logPath) lines.push(`  log: ${terminalSafe(logPath)}${model.logProblem ? style.decline(` (the session ended here: ${terminalSafe(model.logProblem)}; claims given back after that may be missing from it)`) : ''}`);
   return lines.map((l) => (l.length > 4 * w ? cutToWidth(l, w) : l)).join('\n');
 }

@@ -157,7 +157,7 @@ function leave(model: Model, group: Group, action: 'release' | 'skip', effects: 
   const left: Group = group === 'givenBack' && current.claim === 'none' ? 'leftUndecided' : group;
   next = withGroup(next, current.decidedAs ?? left, current.id);
   if (current.claim === 'held') {
-    effects.push({ type: 'release', id: current.id, action });
+    release(effects, current.id, action);
   } else if (current.claim === 'claiming') {
     next = { ...next, abandoned: new Map(next.abandoned).set(current.id, action) };
   } else if (action === 'skip' && current.decidedAs === null) {
@@ -256,13 +256,20 @@ function startSending(model: Model, action: ActionName, comments: string | null)
   return [next, sending.phase === 'reread' ? [{ type: 'reread', id: current.id }] : []];
 }
 
-function patchEffect(id: string, sending: Sending): Effect {
+/** The PATCH of the step being sent, from the state `from`, with its log line (written before it is sent). */
+function patchEffect(id: string, sending: Sending, from: string | null): Effect {
   const state = sending.steps[sending.step];
   const last = sending.step === sending.steps.length - 1;
   const change: { state?: string; comments?: string } = {};
   if (state !== null && state !== undefined) change.state = state;
   if (last && sending.comments !== null) change.comments = sending.comments;
-  return { type: 'patch', id, change };
+  const logged: LogEntry = { eventId: id, action: sending.action, from, to: state ?? null, comments: last ? sending.comments : null, requestId: null, outcome: 'sending', status: null };
+  return { type: 'patch', id, change, logged };
+}
+
+/** Gives a claim back, its log line first (giving back is done even when the log cannot take the line: src/action-log/). */
+function release(effects: Effect[], id: string, action: 'release' | 'skip'): void {
+  effects.push(log({ eventId: id, action, from: 'IN_REVIEW', to: 'PENDING_REVIEW', comments: null, requestId: null, outcome: 'sending', status: null }), { type: 'release', id, action });
 }
 
 function onCommand(model: Model, command: Command, effects: Effect[]): Result {
@@ -393,7 +400,7 @@ function onReread(model: Model, id: string, summary: Fields): Result {
   }
   const changed = changeSeen(current, summary);
   if (changed === null) {
-    effects.push(patchEffect(id, sending));
+    effects.push(patchEffect(id, sending, current.seenState));
     return [{ ...model, mode: { name: 'sending', sending: { ...sending, phase: 'patch' } } }, effects];
   }
   effects.push(
@@ -447,7 +454,7 @@ function onPatched(model: Model, id: string, summary: Fields | null, requestId: 
   });
   if (!last) {
     const step: Sending = { ...sending, step: sending.step + 1, phase: 'patch' };
-    effects.push(patchEffect(id, step));
+    effects.push(patchEffect(id, step, next.current?.seenState ?? null));
     return [{ ...next, mode: { name: 'sending', sending: step } }, effects];
   }
   if (sending.action === 'comment') {
@@ -518,7 +525,7 @@ function onClaimed(model: Model, id: string, summary: Fields | null, requestId: 
   if (abandonedAs !== undefined || !current || current.id !== id) {
     const abandoned = new Map(model.abandoned);
     abandoned.delete(id);
-    effects.push({ type: 'release', id, action: abandonedAs ?? 'release' });
+    release(effects, id, abandonedAs ?? 'release');
     return [{ ...model, abandoned }, effects];
   }
   const updated = summary ?? { ...current.summary, state: 'IN_REVIEW' };
@@ -568,6 +575,25 @@ function onClaimFailed(model: Model, id: string, failure: CallFailure): Result {
   if (wasAbandoned || !isCurrent(model, id)) return [{ ...model, abandoned }, effects];
   const next = withCurrent({ ...model, abandoned }, { claim: 'none', notice: notice('warn', `not claimed (colleagues' queues will not skip it): ${failure.message}`) });
   return afterClaimSettled(model, next, id, effects);
+}
+
+/**
+ * The log could not take a line: the session ends (src/action-log/), as on q, but with the
+ * problem as its end. A claim or a change whose line failed was not sent: a decision waiting on
+ * it is not sent either. A change being sent is let finish, then claims are given back.
+ */
+function onLogFailed(model: Model, message: string, notSent: { id: string; what: 'claim' | 'patch' } | undefined): Result {
+  let next: Model = { ...model, logProblem: model.logProblem ?? message, fatal: model.fatal ?? { message, status: 0 } };
+  if (notSent) {
+    const abandoned = new Map(next.abandoned);
+    abandoned.delete(notSent.id);
+    next = { ...next, abandoned };
+    if (notSent.what === 'claim' && isCurrent(next, notSent.id)) next = withCurrent(next, { claim: 'none' });
+    const mode = next.mode;
+    const waiting = mode.name === 'sending' && isCurrent(next, notSent.id) && (notSent.what === 'patch' || mode.sending.phase === 'waitClaim');
+    if (waiting) next = { ...next, mode: { name: 'sendFailed', sending: mode.sending, message: 'not sent: it could not be written to the log first' } };
+  }
+  return quit(next, 'quit', []);
 }
 
 export function update(model: Model, msg: Msg): Result {
@@ -623,6 +649,6 @@ export function update(model: Model, msg: Msg): Result {
     case 'patchFailed':
       return onPatchFailed(model, msg.id, msg.failure);
     case 'logFailed':
-      return [model.logProblem ? model : { ...model, logProblem: msg.message }, []];
+      return onLogFailed(model, msg.message, msg.notSent);
   }
 }

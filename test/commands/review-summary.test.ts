@@ -155,7 +155,7 @@ describe('--log when the service refuses the key in the middle of a session', ()
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { eventId: string; action: string; outcome: string; status: number | null; message?: string });
-    expect(lines.map((l) => `${l.eventId} ${l.action} ${l.outcome} ${l.status}`)).toEqual(['key-1 claim ok null', 'key-1 skip refused 403', 'key-2 claim refused 403']);
+    expect(lines.map((l) => `${l.eventId} ${l.action} ${l.outcome} ${l.status}`)).toEqual(['key-1 claim sending null', 'key-1 claim ok null', 'key-1 skip sending null', 'key-1 skip refused 403', 'key-2 claim refused 403']);
     expect(lines.at(-1)!.message).toContain('MERCHANT_BLOCKED');
     // The refused give-back left key-1 claimed, and key-2 was never claimed: the summary says so.
     expect(screen).toMatch(/STILL CLAIMED\s+1 {2}key-1/);

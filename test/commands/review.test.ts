@@ -132,21 +132,24 @@ describe('fraudctl review on a terminal', () => {
     ]);
 
     const lines = readLog(log);
+    // Each change is logged before it is sent (sending), then its outcome.
+    const sentThenOk = (line: string) => [line.replace(/ok$/, 'sending'), line];
     expect(actions(lines)).toEqual([
-      `${a} claim PENDING_REVIEW→IN_REVIEW ok`,
-      `${a} approve IN_REVIEW→APPROVED ok`,
-      `${b} claim PENDING_REVIEW→IN_REVIEW ok`,
-      `${b} decline IN_REVIEW→DECLINED "card reported stolen" ok`,
-      `${c} claim PENDING_REVIEW→IN_REVIEW ok`,
-      `${c} escalate IN_REVIEW→ESCALATED ok`,
-      `${d} claim PENDING_REVIEW→IN_REVIEW ok`,
-      `${d} skip IN_REVIEW→PENDING_REVIEW ok`,
-      `${e} claim PENDING_REVIEW→IN_REVIEW ok`,
-      `${e} release IN_REVIEW→PENDING_REVIEW ok`,
+      ...sentThenOk(`${a} claim PENDING_REVIEW→IN_REVIEW ok`),
+      ...sentThenOk(`${a} approve IN_REVIEW→APPROVED ok`),
+      ...sentThenOk(`${b} claim PENDING_REVIEW→IN_REVIEW ok`),
+      ...sentThenOk(`${b} decline IN_REVIEW→DECLINED "card reported stolen" ok`),
+      ...sentThenOk(`${c} claim PENDING_REVIEW→IN_REVIEW ok`),
+      ...sentThenOk(`${c} escalate IN_REVIEW→ESCALATED ok`),
+      ...sentThenOk(`${d} claim PENDING_REVIEW→IN_REVIEW ok`),
+      ...sentThenOk(`${d} skip IN_REVIEW→PENDING_REVIEW ok`),
+      ...sentThenOk(`${e} claim PENDING_REVIEW→IN_REVIEW ok`),
+      ...sentThenOk(`${e} release IN_REVIEW→PENDING_REVIEW ok`),
     ]);
     for (const line of lines) {
       expect(Object.keys(line)).toEqual(['time', 'eventId', 'action', 'from', 'to', 'comments', 'requestId', 'outcome', 'status']);
-      expect(line.requestId).toMatch(/^[0-9a-f-]{36}$/);
+      if (line.outcome === 'sending') expect(line.requestId).toBeNull();
+      else expect(line.requestId).toMatch(/^[0-9a-f-]{36}$/);
       expect(Number.isNaN(Date.parse(line.time))).toBe(false);
     }
     expect(readFileSync(log, 'utf8')).not.toContain('sandbox-demo-key');
@@ -240,7 +243,7 @@ describe('fraudctl review on a terminal', () => {
     // tmux's server going away hangs up the terminal: the program gets SIGHUP and its screen is gone.
     await pty.kill();
     // The log says what happened: the claim, then its release.
-    await expect.poll(() => readLog(log).map((l) => `${l.eventId} ${l.action} ${l.outcome}`), { timeout: 10_000 }).toEqual([`${ids[0]} claim ok`, `${ids[0]} release ok`]);
+    await expect.poll(() => readLog(log).map((l) => `${l.eventId} ${l.action} ${l.outcome}`), { timeout: 10_000 }).toEqual([`${ids[0]} claim sending`, `${ids[0]} claim ok`, `${ids[0]} release sending`, `${ids[0]} release ok`]);
     expect((await summaryOf(ids[0]!)).state).toBe('PENDING_REVIEW');
     expect((await summaryOf(ids[1]!)).state).toBe('PENDING_REVIEW');
   });

@@ -51,8 +51,12 @@ class Driver {
     const id = this.model.entries[index]!.id;
     this.send({ type: 'claimed', id, summary: summary(id, 'IN_REVIEW'), requestId: `req-claim-${id}` });
   }
-  logs(): string[] {
-    return this.effects.filter((e): e is Extract<Effect, { type: 'log' }> => e.type === 'log').map((e) => `${e.entry.eventId} ${e.entry.action} ${e.entry.from}→${e.entry.to} ${e.entry.outcome}`);
+  /** The log lines asked for, in order; the lines written before a change is sent (`sending`) only with `sending`. */
+  logs(sending = false): string[] {
+    return this.effects
+      .flatMap((e) => (e.type === 'log' ? [e.entry] : e.type === 'patch' ? [e.logged] : []))
+      .filter((entry) => sending || entry.outcome !== 'sending')
+      .map((entry) => `${entry.eventId} ${entry.action} ${entry.from}→${entry.to} ${entry.outcome}`);
   }
 }
 
@@ -173,7 +177,15 @@ describe('deciding', () => {
     expect(d.model.mode).toMatchObject({ name: 'comment', action: 'decline' });
     d.type('card stolen');
     expect(d.enter()).toEqual([{ type: 'reread', id: 'e1' }]);
-    expect(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') })).toEqual([{ type: 'patch', id: 'e1', change: { state: 'DECLINED', comments: 'card stolen' } }]);
+    expect(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') })).toEqual([
+      {
+        type: 'patch',
+        id: 'e1',
+        change: { state: 'DECLINED', comments: 'card stolen' },
+        // Logged before it is sent (src/action-log/): not sent if the line cannot be written.
+        logged: { eventId: 'e1', action: 'decline', from: 'IN_REVIEW', to: 'DECLINED', comments: 'card stolen', requestId: null, outcome: 'sending', status: null },
+      },
+    ]);
     d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'DECLINED', 'card stolen'), requestId: 'r2' });
     expect(d.model.groups.declined).toEqual(['e1']);
     expect(d.model.index).toBe(1);
@@ -190,7 +202,7 @@ describe('deciding', () => {
     expect(d.model.current?.notice?.lines[0]).toMatch(/not sent/);
     d.key('a');
     d.enter();
-    expect(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'a colleague’s note') })).toEqual([{ type: 'patch', id: 'e1', change: { state: 'APPROVED' } }]);
+    expect(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'a colleague’s note') })).toEqual([expect.objectContaining({ type: 'patch', id: 'e1', change: { state: 'APPROVED' } })]);
   });
 
   it('a comment alone needs text, and keeps the event on screen', () => {
@@ -201,7 +213,7 @@ describe('deciding', () => {
     d.key('c');
     d.type('waiting for documents');
     d.enter();
-    expect(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') })).toEqual([{ type: 'patch', id: 'e1', change: { comments: 'waiting for documents' } }]);
+    expect(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') })).toEqual([expect.objectContaining({ type: 'patch', id: 'e1', change: { comments: 'waiting for documents' } })]);
     d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'waiting for documents'), requestId: 'r' });
     expect(d.model.current).toMatchObject({ id: 'e1', claim: 'held', seenComments: 'waiting for documents' });
     expect(d.model.groups.commented).toEqual(['e1']);
@@ -238,8 +250,10 @@ describe('deciding', () => {
     d.key('f');
     d.type('chargeback');
     d.enter();
-    expect(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') })).toEqual([{ type: 'patch', id: 'e1', change: { state: 'DECLINED' } }]);
-    expect(d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'DECLINED'), requestId: 'r1' })).toContainEqual({ type: 'patch', id: 'e1', change: { state: 'FRAUD_CONFIRMED', comments: 'chargeback' } });
+    expect(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') })).toEqual([expect.objectContaining({ type: 'patch', id: 'e1', change: { state: 'DECLINED' }, logged: expect.objectContaining({ action: 'fraud', from: 'IN_REVIEW', to: 'DECLINED', comments: null }) })]);
+    expect(d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'DECLINED'), requestId: 'r1' })).toContainEqual(
+      expect.objectContaining({ type: 'patch', id: 'e1', change: { state: 'FRAUD_CONFIRMED', comments: 'chargeback' }, logged: expect.objectContaining({ from: 'DECLINED', to: 'FRAUD_CONFIRMED', comments: 'chargeback' }) }),
+    );
     d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'FRAUD_CONFIRMED', 'chargeback'), requestId: 'r2' });
     expect(d.model.groups.fraudConfirmed).toEqual(['e1']);
     expect(d.model.groups.declined).toEqual([]);
@@ -331,7 +345,7 @@ describe('leaving and quitting', () => {
     const d = new Driver(['e1']);
     d.send({ type: 'start' });
     d.open(0);
-    expect(d.send({ type: 'interrupt' })).toEqual([{ type: 'release', id: 'e1', action: 'release' }]);
+    expect(ofType(d.send({ type: 'interrupt' }), 'release')).toEqual([{ type: 'release', id: 'e1', action: 'release' }]);
     expect(d.model.quitting).toBe('interrupt');
   });
 
@@ -433,7 +447,7 @@ describe('the log: every action the queue attempts has its line, whatever ends i
     const d = deciding();
     d.send({ type: 'rereadFailed', id: 'e1', failure });
     expect(d.logs().slice(1)).toEqual([line]);
-    const entry = ofType(d.effects, 'log').at(-1)!.entry;
+    const entry = ofType(d.effects, 'log').filter((e) => e.entry.action === 'approve').at(-1)!.entry;
     expect(entry.comments).toBe('ok');
     expect(entry.message).toMatch(/^not sent: could not read the event again first/);
   });
@@ -538,5 +552,68 @@ describe('the summary’s groups: each passed-over id with why, each id once', (
       ['approved', ['e1']],
       ['stillClaimed', ['e2']],
     ]);
+  });
+});
+
+describe('a log that cannot be written: no action it cannot show, the session ends, claims are given back', () => {
+  const FULL = 'cannot write review.log: no space left on the disk (ENOSPC)';
+
+  it('each change and each give-back has its line before it is sent', () => {
+    const d = new Driver(['e1', 'e2']);
+    d.send({ type: 'start' });
+    d.open(0);
+    d.key('a');
+    d.enter();
+    d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') });
+    d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'APPROVED'), requestId: 'r1' });
+    d.open(1);
+    const effects = d.key('s');
+    expect(effects.map((e) => (e.type === 'log' ? `log ${e.entry.action} ${e.entry.outcome}` : e.type))).toEqual(['log skip sending', 'release']);
+    expect(d.logs(true)).toEqual(['e1 claim PENDING_REVIEW→IN_REVIEW ok', 'e1 approve IN_REVIEW→APPROVED sending', 'e1 approve IN_REVIEW→APPROVED ok', 'e2 claim PENDING_REVIEW→IN_REVIEW ok', 'e2 skip IN_REVIEW→PENDING_REVIEW sending']);
+  });
+
+  it('a decision whose line could not be written is not sent: the session ends with the problem, the event given back, listed as not sent', () => {
+    const d = new Driver(['e1', 'e2']);
+    d.send({ type: 'start' });
+    d.open(0);
+    d.key('d');
+    d.enter();
+    d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') });
+    const effects = d.send({ type: 'logFailed', message: FULL, notSent: { id: 'e1', what: 'patch' } });
+    expect(d.model.mode.name).toBe('done');
+    expect(d.model.fatal).toEqual({ message: FULL, status: 0 });
+    expect(d.model.logProblem).toBe(FULL);
+    expect(ofType(effects, 'release')).toEqual([{ type: 'release', id: 'e1', action: 'release' }]);
+    expect(ofType(effects, 'patch')).toEqual([]);
+    expect(d.model.groups).toMatchObject({ notSent: ['e1'], declined: [], notReached: ['e2'] });
+  });
+
+  it('a claim whose line could not be written was not sent: nothing to give back, and a decision waiting on it is not sent', () => {
+    const d = new Driver(['e1', 'e2']);
+    d.send({ type: 'start' });
+    d.loaded(0, 'PENDING_REVIEW');
+    d.key('a');
+    d.enter();
+    expect(d.model.mode).toMatchObject({ name: 'sending', sending: { phase: 'waitClaim' } });
+    const effects = d.send({ type: 'logFailed', message: FULL, notSent: { id: 'e1', what: 'claim' } });
+    expect(d.model.mode.name).toBe('done');
+    expect(effects).toEqual([]);
+    expect(d.model.groups).toMatchObject({ notSent: ['e1'], givenBack: [] });
+  });
+
+  it('an outcome line that fails while a change is being sent: the change finishes, then the session ends and gives the event back', () => {
+    const d = new Driver(['e1', 'e2']);
+    d.send({ type: 'start' });
+    d.open(0);
+    d.key('e');
+    d.enter();
+    d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') });
+    d.send({ type: 'logFailed', message: FULL });
+    expect(d.model.mode.name).toBe('sending');
+    const effects = d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'ESCALATED'), requestId: 'r1' });
+    expect(d.model.mode.name).toBe('done');
+    expect(d.model.fatal?.message).toBe(FULL);
+    expect(ofType(effects, 'patch')).toEqual([]);
+    expect(d.model.groups).toMatchObject({ escalated: ['e1'], notReached: ['e2'] });
   });
 });
