@@ -8,7 +8,9 @@ import { FileWriteError, LineAppender } from '../files/append-line.js';
  * The results file (--out) of any job on the pool, and the side files a job keeps (submit's
  * --rejects). Each line is written with one write(2) as soon as its result is known, so a run
  * killed at any moment (even SIGKILL) leaves every finished line on disk and at worst one
- * cut-off last line, which resume drops. What a result line holds is the job's: the pool reads
+ * cut-off last line, which resume drops. A write that fails (a full disk) is cut back, so the
+ * file holds whole lines only and resume works once there is room; a file deleted while the run
+ * writes it is noticed and written back (LineFile.write). What a result line holds is the job's: the pool reads
  * back only what resume needs of it (RecordedResult), through the job's reader.
  */
 

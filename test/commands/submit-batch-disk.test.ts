@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { byLine, makeLines, readResults } from '../support/batch-events.js';
@@ -79,6 +79,31 @@ describe('a results file on a full disk', () => {
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toContain(`${kept} already done by the earlier run`);
     expectEachOnce(server, 'full', 120, out);
+  });
+});
+
+describe('--resume on a full disk', () => {
+  it.skipIf(!smallDisk.available)(`says it cannot prepare the results file, leaves it as it was, and works once there is room${smallDisk.skipReason}`, async () => {
+    const disk = smallDisk.mount(256 * 1024);
+    disks.push(disk);
+    const out = join(disk.path, 'results.jsonl');
+    const events = input('resfull', 30);
+    const first = await runCli(['submit', events, '--out', out], { env: env(server.url) });
+    expect(first.code, first.stderr).toBe(0);
+    const before = readFileSync(out, 'utf8');
+    // No room for the rewritten copy --resume makes before it renames it over the file.
+    disk.fill();
+    const second = await runCli(['submit', events, '--out', out, '--resume'], { env: env(server.url) });
+    expect(second.code, second.stderr).toBe(1);
+    expect(second.stderr).toContain(`error: cannot prepare ${out} for --resume: ENOSPC`);
+    expect(second.stderr).toContain('free space on its disk, then run the same command again');
+    expect(readFileSync(out, 'utf8')).toBe(before);
+    expect(readdirSync(disk.path).sort()).toEqual(['filler', 'results.jsonl']);
+    disk.free();
+    const third = await runCli(['submit', events, '--out', out, '--resume'], { env: env(server.url) });
+    expect(third.code, third.stderr).toBe(0);
+    expect(third.stderr).toContain('30 already done by the earlier run');
+    expectEachOnce(server, 'resfull', 30, out);
   });
 });
 
