@@ -63,11 +63,9 @@ describe('prepareResume', () => {
     expect(readFileSync(p, 'utf8')).toBe(content);
   });
 
-  it('starts fresh when the file does not exist yet', async () => {
-    const prior = await prepareResume(join(tmp.dir, 'none.jsonl'), readLineResult);
-    expect(prior.settledCount).toBe(0);
-    expect(prior.maySentBefore(1)).toBe(true);
-    expect(prior.maySentBefore(MAX_LINES_IN_PROGRESS + 1)).toBe(false);
+  it('refuses a file that does not exist (exit 2): a lost results file is never a fresh start that sends everything again', async () => {
+    const path = join(tmp.dir, 'none.jsonl');
+    await expect(prepareResume(path, readLineResult)).rejects.toMatchObject({ exitCode: 2, message: `no results file ${path} to resume`, hint: 'run without --resume to start' });
   });
 });
 
