@@ -198,8 +198,10 @@ describe('3. a stored key goes only to its profile\'s URL', () => {
     recorded.length = 0;
     const show = await home.run(['--profile', 'prod', 'show', prodEvent], { FRAUDCTL_BASE_URL: recorderUrl });
     const batch = await home.run(['--profile', 'prod', '--base-url', recorderUrl, 'submit', new URL('../../examples/batch.jsonl', import.meta.url).pathname, '--out', join(tmp.dir, `out-${homes}.jsonl`)]);
+    const dryRun = await home.run(['--profile', 'prod', 'set-state', prodEvent, '--state', 'approved', '--dry-run'], { FRAUDCTL_BASE_URL: recorderUrl });
     expect(recorded.map((h) => h['x-client-api-key'])).toEqual([]);
-    expect([show.code, batch.code]).toEqual([2, 2]);
+    expect([show.code, batch.code, dryRun.code]).toEqual([2, 2, 2]);
+    expect(dryRun.stdout).toBe('');
   });
 
   it('a key in the OS credential store is bound the same way', async () => {
