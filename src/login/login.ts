@@ -10,7 +10,7 @@ import { useProfile } from '../profiles/config-commands.js';
 import { redactKey } from '../profiles/redact.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import { activeProfileName, envValue } from '../profiles/settings.js';
-import { SANDBOX_PROFILE, checkBaseUrl, ownProfile, quote, sameServiceUrl, showUrl } from '../profiles/values.js';
+import { SANDBOX_PROFILE, checkBaseUrl, normalisedBaseUrl, ownProfile, quote, sameServiceUrl, showUrl } from '../profiles/values.js';
 import { shellCommand } from '../render/shell-command.js';
 import { credentialStoreName } from '../credentials/credential-store.js';
 import { saveProfileKey } from '../credentials/profile-keys.js';
@@ -62,7 +62,7 @@ export async function login(session: Session, options: LoginOptions = {}): Promi
       throw new UsageError(
         `profile ${quote(profile)} has no service URL, and login does not take one from FRAUDCTL_BASE_URL`,
         checkBaseUrl(fromShell).ok
-          ? `give it with --base-url: ${shellCommand(['fraudctl', 'login', '--profile', profile, '--base-url', checkedOr(fromShell)])}`
+          ? `give it with --base-url: ${shellCommand(['fraudctl', 'login', '--profile', profile, '--base-url', normalisedBaseUrl(fromShell)])}`
           : `give it: fraudctl login --profile ${profile} --base-url https://…`,
       );
     }
@@ -71,7 +71,7 @@ export async function login(session: Session, options: LoginOptions = {}): Promi
   const output = await session.output();
   if (newBaseUrl === undefined && fromShell !== undefined && (ownUrl === undefined || !sameServiceUrl(fromShell, ownUrl))) {
     // Said before the key is asked for, so that the person typing it knows where it will be checked.
-    const own = ownUrl === undefined ? 'the embedded sandbox' : `its own URL, ${terminalSafe(checkedOr(ownUrl))} (to change it, give --base-url)`;
+    const own = ownUrl === undefined ? 'the embedded sandbox' : `its own URL, ${terminalSafe(normalisedBaseUrl(ownUrl))} (to change it, give --base-url)`;
     output.note(`note: FRAUDCTL_BASE_URL=${showUrl(fromShell)} is not used by login: profile ${quote(profile)} is logged in at ${own}`);
   }
   // Refused before the key is asked for: it would travel in clear text.
@@ -110,8 +110,7 @@ export async function login(session: Session, options: LoginOptions = {}): Promi
   }
   // --insecure-http given at login is kept in the profile: later commands go to the same URL.
   // The URL as the profile will hold it (no trailing slash): part of the store entry's name.
-  const checkedUrl = baseUrl === undefined ? null : checkBaseUrl(baseUrl);
-  const entryUrl = checkedUrl === null ? null : checkedUrl.ok ? checkedUrl.value : (baseUrl as string);
+  const entryUrl = baseUrl === undefined ? null : normalisedBaseUrl(baseUrl);
   const insecureStorage = options.insecureStorage === true;
   const saved = await saveProfileKey(context.env, { profile, key, ...(newBaseUrl !== undefined ? { newBaseUrl } : {}), baseUrl: entryUrl, insecureHttp: globals.insecureHttp === true, insecureStorage });
   const file = `${configFilePath(context.env)} (mode 0600)`;
@@ -119,17 +118,11 @@ export async function login(session: Session, options: LoginOptions = {}): Promi
   if (saved.warning) output.note(`warning: ${saved.warning}`);
   const where = saved.place === 'credential-store' ? credentialStoreName() : insecureStorage ? `${file}, as --insecure-storage asks` : file;
   // A profile that moves is said as old → new.
-  const moved = newBaseUrl !== undefined && ownUrl !== undefined && !sameServiceUrl(newBaseUrl, ownUrl) ? `${terminalSafe(checkedOr(ownUrl))} → ` : '';
-  output.note(`Logged in: profile "${profile}" (${moved}${baseUrl === undefined ? 'embedded sandbox' : terminalSafe(checkedOr(baseUrl))}) now uses key ${redactKey(key)}, saved in ${where}`);
+  const moved = newBaseUrl !== undefined && ownUrl !== undefined && !sameServiceUrl(newBaseUrl, ownUrl) ? `${terminalSafe(normalisedBaseUrl(ownUrl))} → ` : '';
+  output.note(`Logged in: profile "${profile}" (${moved}${baseUrl === undefined ? 'embedded sandbox' : terminalSafe(normalisedBaseUrl(baseUrl))}) now uses key ${redactKey(key)}, saved in ${where}`);
   await offerToActivate(session, profile);
-  const overridden = shellOverrides(context.env, { profile, baseUrl: baseUrl === undefined ? null : checkedOr(baseUrl), apiKey: true });
+  const overridden = shellOverrides(context.env, { profile, baseUrl: baseUrl === undefined ? null : normalisedBaseUrl(baseUrl), apiKey: true });
   if (overridden !== undefined) output.note(overridden);
-}
-
-/** A URL as a profile holds it (normalised), or as given when it is not one. */
-function checkedOr(url: string): string {
-  const checked = checkBaseUrl(url);
-  return checked.ok ? checked.value : url;
 }
 
 /**

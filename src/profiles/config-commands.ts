@@ -14,6 +14,7 @@ import {
   parseTimeoutSeconds,
   quote,
   orThrow,
+  normalisedBaseUrl as normalisedUrl,
   sameServiceUrl,
   showUrl,
 } from './values.js';
@@ -237,11 +238,6 @@ function shownKey(stored: ProfileConfig, builtIn: boolean): string {
   if (stored.credentialStore !== undefined) return CREDENTIAL_STORE_LABEL;
   if (stored.apiKey !== undefined && stored.apiKey !== '') return redactKey(stored.apiKey);
   return builtIn ? SANDBOX_DEFAULT_KEY_LABEL : redactKey(null);
-}
-
-function normalisedUrl(url: string): string {
-  const checked = checkBaseUrl(url);
-  return checked.ok ? checked.value : url;
 }
 
 function configKey<K extends string>(key: string, known: readonly K[]): K {

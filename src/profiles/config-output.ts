@@ -3,7 +3,7 @@ import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { getSetting, keyMoveOf, listProfiles, setSetting, unsetSetting, useProfile, type KeyMove, type SettingKey } from './config-commands.js';
 import { readConfigFile } from './config-file.js';
 import { shellOverrides, type JustSet } from './setting-hints.js';
-import { SANDBOX_PROFILE, checkBaseUrl, ownProfile, quote } from './values.js';
+import { SANDBOX_PROFILE, normalisedBaseUrl, ownProfile, quote } from './values.js';
 import { forgetProfileKey } from '../credentials/profile-keys.js';
 import { credentialStoreName } from '../credentials/credential-store.js';
 import { terminalSafe } from '../render/terminal-text.js';
@@ -54,14 +54,10 @@ export async function setConfig(session: Session, key: string, value: string, op
   }
   const move = keyMoveOf(env, profile, value);
   if (move !== null && options.yes !== true) await confirmKeyMove(session, move);
-  const normalised = (url: string) => {
-    const checked = checkBaseUrl(url);
-    return checked.ok ? checked.value : url;
-  };
   const before = ownProfile(readConfigFile(env).profiles, profile)?.baseUrl;
   setSetting(env, profile, 'base-url', value, move);
-  const to = normalised(value);
-  const from = before === undefined ? undefined : normalised(before);
+  const to = normalisedBaseUrl(value);
+  const from = before === undefined ? undefined : normalisedBaseUrl(before);
   // A profile's URL that changes is said as old → new.
   const change = from !== undefined && from !== to ? `base-url ${terminalSafe(from)} → ${terminalSafe(to)}` : `base-url set to ${terminalSafe(to)}`;
   (await session.output()).note(`profile "${profile}": ${change}${move !== null ? `; its API key now goes to ${terminalSafe(to)}` : ''}`);

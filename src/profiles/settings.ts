@@ -14,6 +14,7 @@ import {
   parseTimeoutSeconds,
   quote,
   orThrow,
+  normalisedBaseUrl,
   sameServiceUrl,
   showUrl,
 } from './values.js';
@@ -204,7 +205,7 @@ function storedKeyRefusal(profile: string, stored: ProfileConfig, url: string, s
   const message =
     own === undefined
       ? `profile ${quote(profile)} keeps an API key but no URL it is for, so it is not sent to ${shownUrl} (from ${given}): a stored key is sent only to its profile's URL, and nothing was sent`
-      : `profile ${quote(profile)} keeps its API key for ${own === null ? 'the embedded sandbox' : terminalSafe(normalised(own))}, not for ${shownUrl} (from ${given}): a stored key is sent only to its profile's URL, and nothing was sent`;
+      : `profile ${quote(profile)} keeps its API key for ${own === null ? 'the embedded sandbox' : terminalSafe(normalisedBaseUrl(own))}, not for ${shownUrl} (from ${given}): a stored key is sent only to its profile's URL, and nothing was sent`;
 
   const ways: string[] = [];
   const others = knownProfiles(file).filter((name) => name !== profile && name !== SANDBOX_PROFILE && sameServiceUrl(ownProfile(file.profiles, name)?.baseUrl, url));
@@ -214,11 +215,6 @@ function storedKeyRefusal(profile: string, stored: ProfileConfig, url: string, s
   if (own !== undefined && source === 'flag') ways.push(`leave out --base-url to go to ${own === null ? 'the embedded sandbox' : `the profile's own URL`}`);
   if (profile !== SANDBOX_PROFILE) ways.push(`or move the profile and its key there on purpose: ${shellCommand(['fraudctl', 'config', 'set', 'base-url', url, '--profile', profile])}`);
   return new UsageError(message, ways.join('; '));
-}
-
-function normalised(url: string): string {
-  const checked = checkBaseUrl(url);
-  return checked.ok ? checked.value : url;
 }
 
 function resolveBaseUrl(profile: string, stored: ProfileConfig, flags: SettingsFlags, env: NodeJS.ProcessEnv, fileSource: (key: string) => string): string | null {

@@ -81,6 +81,12 @@ export function checkBaseUrl(value: string): Checked<string> {
   return ok(url.href.replace(/\/+$/, ''));
 }
 
+/** A base URL as a profile holds it (checkBaseUrl's form), or as given when it is not one (for messages). */
+export function normalisedBaseUrl(url: string): string {
+  const checked = checkBaseUrl(url);
+  return checked.ok ? checked.value : url;
+}
+
 /**
  * Whether two base URLs name the same service, the comparison that binds a stored key to its
  * URL: both as checkBaseUrl normalises them (WHATWG URL: scheme and host in lower case, the
