@@ -1,6 +1,7 @@
 import { closeSync, constants, copyFileSync, createReadStream, existsSync, fsyncSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
+import { fileErrorCause } from '../files/file-errors.js';
 import { writeFully } from '../files/write-fully.js';
 import { FileWriteError, LineAppender } from '../files/append-line.js';
 
@@ -228,7 +229,7 @@ export async function prepareResume(path: string, read: ResultReader): Promise<P
     rmSync(temp, { force: true });
     const code = (error as NodeJS.ErrnoException).code;
     // A full disk while rewriting: the results file itself is untouched (the rename never came).
-    if (typeof code === 'string' && !(error instanceof CliError)) throw new CliError(`cannot prepare ${path} for --resume: ${code} writing ${temp} (${path} is unchanged)`, ExitCode.FAILURE, 'free space on its disk, then run the same command again');
+    if (typeof code === 'string' && !(error instanceof CliError)) throw new CliError(`cannot prepare ${path} for --resume: ${fileErrorCause(error)} writing ${temp}; ${path} is unchanged`, ExitCode.FAILURE, 'free space on its disk, then run the same command again');
     throw error;
   }
 }

@@ -1,5 +1,6 @@
 import { fstatSync, ftruncateSync } from 'node:fs';
 import { CliError } from '../errors/cli-error.js';
+import { errorCode, fileErrorCause } from './file-errors.js';
 import { writeFully } from './write-fully.js';
 
 /*
@@ -44,17 +45,8 @@ export class FileWriteError extends CliError {
   }
 }
 
-const REASONS: Readonly<Record<string, string>> = {
-  ENOSPC: 'no space left on the disk (ENOSPC)',
-  EDQUOT: 'the disk quota is used up (EDQUOT)',
-  EFBIG: 'the file is larger than this disk allows (EFBIG)',
-  EIO: 'the disk failed to write (EIO)',
-  EROFS: 'the disk is now read-only (EROFS)',
-};
-
 function failure(path: string, error: unknown): FileWriteError {
-  const code = (error as NodeJS.ErrnoException).code ?? 'EIO';
-  return new FileWriteError(path, code, REASONS[code] ?? `${code} (${(error as Error).message})`);
+  return new FileWriteError(path, errorCode(error), fileErrorCause(error));
 }
 
 /**

@@ -50,8 +50,8 @@ describe('review --log on a full disk', () => {
     expect(screen).toMatch(/not sent \(failed\)\s+1\s+disk-1/);
     // Lines longer than the terminal's 80 columns wrap on the screen.
     const unwrapped = screen.replace(/\n/g, '');
-    expect(unwrapped).toContain(`error: the session stopped: cannot write ${log}: no space left on the disk (ENOSPC)`);
-    expect(unwrapped).toContain(`log: ${log} (the session ended here: cannot write ${log}: no space left on the disk (ENOSPC)`);
+    expect(unwrapped).toContain(`error: the session stopped: cannot write ${log}: no space left on its disk (ENOSPC)`);
+    expect(unwrapped).toContain(`log: ${log} (the session ended here: cannot write ${log}: no space left on its disk (ENOSPC)`);
     // Not approved: given back.
     expect((await summaryOf('disk-1')).state).toBe('PENDING_REVIEW');
     expect((await summaryOf('disk-2')).state).toBe('PENDING_REVIEW');

@@ -65,7 +65,7 @@ describe('a results file on a full disk', () => {
     const events = input('full', 120);
     const first = await runCli(['submit', events, '--out', out, '--concurrency', '4'], { env: env(server.url), timeoutMs: 60_000 });
     expect(first.code, first.stderr).toBe(1);
-    expect(first.stderr).toContain(`error: cannot write ${out}: no space left on the disk (ENOSPC)`);
+    expect(first.stderr).toContain(`error: cannot write ${out}: no space left on its disk (ENOSPC)`);
     expect(first.stderr).toMatch(/Batch stopped: \d+ events/);
     expect(first.stderr).toContain('stopped: a file could not be written');
     expect(first.stderr).toContain('free space on its disk, then run the same command with --resume');
@@ -95,7 +95,8 @@ describe('--resume on a full disk', () => {
     disk.fill();
     const second = await runCli(['submit', events, '--out', out, '--resume'], { env: env(server.url) });
     expect(second.code, second.stderr).toBe(1);
-    expect(second.stderr).toContain(`error: cannot prepare ${out} for --resume: ENOSPC`);
+    expect(second.stderr).toContain(`error: cannot prepare ${out} for --resume: no space left on its disk (ENOSPC) writing ${out}.resume-`);
+    expect(second.stderr).toContain(`; ${out} is unchanged`);
     expect(second.stderr).toContain('free space on its disk, then run the same command again');
     expect(readFileSync(out, 'utf8')).toBe(before);
     expect(readdirSync(disk.path).sort()).toEqual(['filler', 'results.jsonl']);

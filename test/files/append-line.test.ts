@@ -31,7 +31,7 @@ describe('LineAppender', () => {
         thrown = error;
       }
       expect(thrown).toBeInstanceOf(FileWriteError);
-      expect((thrown as FileWriteError).message).toBe(`cannot write ${path}: no space left on the disk (ENOSPC)`);
+      expect((thrown as FileWriteError).message).toBe(`cannot write ${path}: no space left on its disk (ENOSPC)`);
       expect(readFileSync(path, 'utf8')).toBe(first);
       // Room again: the next line lands right after the last whole one.
       disk.free();

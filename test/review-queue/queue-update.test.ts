@@ -556,7 +556,7 @@ describe('the summary’s groups: each passed-over id with why, each id once', (
 });
 
 describe('a log that cannot be written: no action it cannot show, the session ends, claims are given back', () => {
-  const FULL = 'cannot write review.log: no space left on the disk (ENOSPC)';
+  const FULL = 'cannot write review.log: no space left on its disk (ENOSPC)';
 
   it('each change and each give-back has its line before it is sent', () => {
     const d = new Driver(['e1', 'e2']);
