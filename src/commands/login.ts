@@ -12,7 +12,7 @@ export function loginCommand(context: CliContext): Command {
       `Examples:
   $ fraudctl login --profile prod --base-url https://fraud.example.com   # asks for the key, hidden
   $ pass show fraud/prod-key | fraudctl login --profile prod             # reads the key from stdin
-  $ fraudctl login --profile sandbox                                     # a key of your own for the embedded sandbox (see below)
+  $ fraudctl login --profile local --base-url http://127.0.0.1:8787       # a sandbox serve of your own
   $ fraudctl login --profile ci --insecure-storage < key.txt             # in the config file, not the store
 
 The key is never taken as an argument, so it stays out of shell history and process lists.
@@ -22,8 +22,7 @@ can take the key from FRAUDCTL_API_KEY instead. The key is for the profile's URL
 nowhere else; that URL is set by --base-url only (FRAUDCTL_BASE_URL is not used by login).
 
 The built-in profile "sandbox" (the embedded sandbox, used when nothing is configured) needs no
-login: it uses the demo merchant's public key. Log in to it only when the sandbox's demo
-merchant has a key of your own (FRAUDCTL_SANDBOX_KEY, or a merchant in sandbox serve --config).
+login: it uses its demo merchant's key, the public default or FRAUDCTL_SANDBOX_KEY when set.
 `,
     )
     .action(async (options: { insecureStorage?: boolean }, command: Command) => {
