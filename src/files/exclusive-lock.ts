@@ -56,8 +56,12 @@ export class LockBusyError extends Error {
   constructor(
     readonly lockPath: string,
     readonly holder: LockHolder | null,
-    /** 'self': this process holds it already; 'elsewhere': a holder on another host or pid namespace, which cannot be checked. */
-    readonly kind: 'alive' | 'self' | 'elsewhere',
+    /**
+     * 'self': this process holds it already; 'elsewhere': a holder on another host or pid
+     * namespace, and 'unreadable': a lock file this user cannot read (another user's), neither of
+     * which can be checked.
+     */
+    readonly kind: 'alive' | 'self' | 'elsewhere' | 'unreadable',
   ) {
     super(`${lockPath} is held${holder ? ` by pid ${holder.pid}` : ''}`);
     this.name = 'LockBusyError';
@@ -198,8 +202,9 @@ function removeStale(path: string, staleText: string): boolean {
   const aside = `${path}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
     renameSync(path, aside);
-  } catch {
-    return false; // someone else removed it
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false; // someone else removed it
+    throw e; // a directory this process cannot change: waiting would not help
   }
   let removed = true;
   try {
@@ -239,8 +244,17 @@ export function acquireLock(lockPath: string, options: LockOptions = {}): HeldLo
   if (held.has(lockPath)) throw new LockBusyError(lockPath, self(), 'self');
   for (;;) {
     if (tryCreate(lockPath, mine)) break;
-    const text = readOr(() => readFileSync(lockPath, 'utf8'));
-    if (text === undefined) continue; // released meanwhile
+    let text: string;
+    try {
+      text = readFileSync(lockPath, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue; // released meanwhile
+      // Another user's lock (mode 0600): its holder cannot be checked, and is never broken.
+      if (performance.now() >= deadline) throw new LockBusyError(lockPath, null, 'unreadable');
+      sleepSync(pause);
+      pause = Math.min(50, pause * 2);
+      continue;
+    }
     const holder = parseHolder(text);
     const now = performance.now();
     if (holder === null) {
@@ -304,6 +318,7 @@ export function lockForOneWriter(path: string, option: string, note: (line: stri
       if (e.kind === 'self') throw new UsageError(`${path} is given to this command twice: give ${option} a file of its own`);
       const words = `${path} is being written by another fraudctl run (${holderWords(e.holder)}): one run at a time may write it, and this one did nothing`;
       if (e.kind === 'elsewhere') throw new UsageError(words, `if no fraudctl runs there any more: ${shellCommand(['rm', lockPath])}`);
+      if (e.kind === 'unreadable') throw new UsageError(`${path} is being written by another user's fraudctl run (its lock ${lockPath} cannot be read): this run did nothing`, `if no fraudctl of another user writes it: ${shellCommand(['rm', lockPath])}`);
       throw new UsageError(words);
     }
     const code = (e as NodeJS.ErrnoException).code;

@@ -22,10 +22,11 @@ export function withFileLock<T>(path: string, work: () => T, waitMs = DEFAULT_WA
   } catch (e) {
     if (e instanceof LockBusyError) {
       const hint =
-        e.kind === 'elsewhere'
+        e.kind === 'elsewhere' || e.kind === 'unreadable'
           ? `try again; if no fraudctl runs there any more: ${shellCommand(['rm', path])}`
           : `try again once it has finished (it has held the lock for more than ${waitMs / 1000} s)`;
-      throw new CliError(`the config file is locked by another fraudctl (${holderWords(e.holder)}): nothing was changed`, ExitCode.FAILURE, hint);
+      const who = e.kind === 'unreadable' ? `a lock file this user cannot read` : holderWords(e.holder);
+      throw new CliError(`the config file is locked by another fraudctl (${who}): nothing was changed`, ExitCode.FAILURE, hint);
     }
     const code = (e as NodeJS.ErrnoException).code;
     const full = code === 'ENOSPC' || code === 'EDQUOT';
