@@ -30,6 +30,7 @@ const PROGRAMS = {
   'dbus-run-session': { probe: ['--version'], from: 'Debian package dbus' },
   'gnome-keyring-daemon': { probe: ['--version'], from: 'Debian package gnome-keyring' },
   'secret-tool': { probe: ['--help'], from: 'Debian package libsecret-tools', anyStatus: true },
+  man: { probe: ['--version'], from: 'Debian package man-db' },
 } satisfies Record<string, Program>;
 
 export type ProgramName = keyof typeof PROGRAMS;
