@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { shellCommand } from '../render/shell-command.js';
+import { fileErrorCause, fileErrorHint } from './file-errors.js';
 import { writeFully } from './write-fully.js';
 
 /*
@@ -323,6 +324,11 @@ export function lockForOneWriter(path: string, option: string, note: (line: stri
     }
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new UsageError(`cannot create ${path}: no such directory`, `give ${option} a file in a directory that exists`);
-    throw new CliError(`cannot create ${lockPath}, the lock that keeps other runs from writing ${path}: ${code ?? (e as Error).message}`, code === 'ENOSPC' || code === 'EDQUOT' ? ExitCode.FAILURE : ExitCode.USAGE, `give ${option} a file in a directory you can write to`);
+    const full = code === 'ENOSPC' || code === 'EDQUOT';
+    throw new CliError(
+      `cannot create ${lockPath}, the lock that keeps other runs from writing ${path}: ${fileErrorCause(e)}`,
+      full ? ExitCode.FAILURE : ExitCode.USAGE,
+      full ? fileErrorHint(e, dirname(lockPath)) : `give ${option} a file in a directory you can write to`,
+    );
   }
 }

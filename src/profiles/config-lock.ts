@@ -1,5 +1,7 @@
+import { dirname } from 'node:path';
 import { CliError, ExitCode } from '../errors/cli-error.js';
 import { acquireLock, holderWords, LockBusyError } from '../files/exclusive-lock.js';
+import { fileErrorCause, fileErrorHint } from '../files/file-errors.js';
 import { shellCommand } from '../render/shell-command.js';
 
 /*
@@ -28,9 +30,7 @@ export function withFileLock<T>(path: string, work: () => T, waitMs = DEFAULT_WA
       const who = e.kind === 'unreadable' ? `a lock file this user cannot read` : holderWords(e.holder);
       throw new CliError(`the config file is locked by another fraudctl (${who}): nothing was changed`, ExitCode.FAILURE, hint);
     }
-    const code = (e as NodeJS.ErrnoException).code;
-    const full = code === 'ENOSPC' || code === 'EDQUOT';
-    throw new CliError(`cannot lock the config file (${path}): ${code ?? String(e)}${full ? ': the disk is full' : ''}`, ExitCode.FAILURE, full ? 'free some space on that disk, then try again' : 'check the permissions of its directory');
+    throw new CliError(`cannot lock the config file (${path}): ${fileErrorCause(e)}: nothing was changed`, ExitCode.FAILURE, fileErrorHint(e, dirname(path)));
   }
   try {
     return work();
