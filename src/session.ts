@@ -106,9 +106,12 @@ export class Session {
    * The API key of the settings in force, or the error saying how to give one (exit 3). A key in
    * the credential store is read here, at the first call: only commands that send a request pay
    * for it, and a command whose key comes from FRAUDCTL_API_KEY never loads the store's library.
+   * A stored key whose profile's URL is not the one in force is refused (exit 2), unread.
    */
   async apiKey(): Promise<string> {
     const settings = await this.settings();
+    // A stored key is sent only to its profile's URL (settings.ts): refused here, before any request.
+    if (settings.keyRefusal !== undefined) throw settings.keyRefusal;
     if (settings.apiKey !== null && settings.apiKey !== '') return settings.apiKey;
     if (settings.apiKeySource === 'credential-store' && settings.credentialAccount !== null) {
       const account = settings.credentialAccount;

@@ -91,7 +91,10 @@ export async function runDoctor(session: Session): Promise<void> {
   if (settings) {
     let key = settings.apiKey;
     let keyError: CliError | null = null;
-    if (settings.apiKeySource === 'credential-store') {
+    // A stored key for another URL than the one in force (FRAUDCTL_BASE_URL, --base-url) is
+    // not sent, here either: the check says so, naming both URLs.
+    if (settings.keyRefusal !== undefined) keyError = settings.keyRefusal;
+    else if (settings.apiKeySource === 'credential-store') {
       try {
         key = await session.apiKey();
       } catch (error) {
