@@ -49,6 +49,7 @@ export interface ProfileListing {
 }
 
 export const EMBEDDED_SANDBOX_LABEL = '(embedded sandbox)';
+export const NOT_SET_LABEL = '(not set)';
 export const SANDBOX_DEFAULT_KEY_LABEL = '(sandbox default)';
 /** A key in the credential store is not read to be listed (that costs a few ms, or a prompt to unlock). */
 export const CREDENTIAL_STORE_LABEL = '(credential store)';
@@ -75,7 +76,7 @@ export function listProfiles(env: NodeJS.ProcessEnv, activeOverride?: string): P
     return {
       name,
       active: name === active,
-      baseUrl: builtIn ? EMBEDDED_SANDBOX_LABEL : stored.baseUrl !== undefined ? normalisedUrl(stored.baseUrl) : '(not set)',
+      baseUrl: builtIn ? EMBEDDED_SANDBOX_LABEL : stored.baseUrl !== undefined ? normalisedUrl(stored.baseUrl) : NOT_SET_LABEL,
       apiKey: shownKey(stored, builtIn),
       keyStorage: keyStorage(stored, builtIn),
       timeoutSeconds: stored.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
