@@ -1,14 +1,17 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { UsageError } from '../errors/cli-error.js';
 import { LineAppender } from '../files/append-line.js';
+import { lockForOneWriter } from '../files/exclusive-lock.js';
 import { jsonForTerminal } from '../render/terminal-text.js';
 
 /*
  * `--log FILE` of `review` and of `set-state` for many events: one JSON line per action, appended
- * as it happens, so a supervisor can audit a session. The file is opened for append (O_APPEND:
- * every line lands at the end), each line is written whole or not at all (a line the disk took
- * only part of is cut back: src/files/append-line.ts), and a file deleted while open is noticed
- * before the next line. Lines are written in the order the actions happened.
+ * as it happens, so a supervisor can audit a session. One session at a time writes a log: a
+ * second one naming the same file is refused at once (src/files/exclusive-lock.ts). The file is
+ * opened for append (O_APPEND: every line lands at the end), each line is written whole or not
+ * at all (a line the disk took only part of is cut back: src/files/append-line.ts), and a file
+ * deleted while open is noticed before the next line. Lines are written in the order the
+ * actions happened.
  *
  * What an auditor needs is that nothing was done to an event that the log does not show. So a
  * change is logged before it is sent, not only after: a line with `outcome: "sending"` goes
@@ -49,11 +52,14 @@ export function logLine(entry: LogEntry, now: Date): string {
   return `${jsonForTerminal({ time: now.toISOString(), ...entry }, false)}\n`;
 }
 
-export async function openSessionLog(path: string, now: () => Date = () => new Date()): Promise<SessionLog> {
+/** Opens the log for this session alone (exit 2 when another run writes it); `note` says on stderr when a dead run's lock is taken over. */
+export async function openSessionLog(path: string, now: () => Date = () => new Date(), note: (line: string) => void = () => {}): Promise<SessionLog> {
+  const lock = lockForOneWriter(path, '--log', note);
   let handle: FileHandle;
   try {
     handle = await open(path, 'a', 0o600);
   } catch (e) {
+    lock?.release();
     const error = e as NodeJS.ErrnoException;
     throw new UsageError(`cannot open the log file ${path}: ${error.code ?? error.message}`, 'give --log a file in a directory you can write to');
   }
@@ -68,7 +74,11 @@ export async function openSessionLog(path: string, now: () => Date = () => new D
     },
     async close() {
       closed = true;
-      await handle.close();
+      try {
+        await handle.close();
+      } finally {
+        lock?.release();
+      }
     },
   };
 }
