@@ -194,7 +194,8 @@ describe('set-state for many events: two runs sharing --log or --out', () => {
     // Ids on stdin, a few at a time: the first run cannot end before the test lets it.
     const first: RunningCli = startCli(['set-state', '--from', '-', '--state', 'declined', '--comments', 'ring 9', '--yes', '--log', log, '--out', out], { env, keepStdinOpen: true });
     first.child.stdin.write(`${mine.slice(0, 4).join('\n')}\n`);
-    await expect.poll(() => lineCount(log), { timeout: 10_000 }).toBe(4);
+    // Two log lines a change: before it is sent, and its outcome.
+    await expect.poll(() => lineCount(log), { timeout: 10_000 }).toBe(8);
 
     const sameLog = await runCli(['set-state', ...theirs, '--state', 'declined', '--yes', '--log', log], { env, timeoutMs: 8_000 });
     const sameOut = await runCli(['set-state', ...mine, '--state', 'declined', '--yes', '--out', out, '--resume'], { env, timeoutMs: 8_000 });
@@ -207,11 +208,12 @@ describe('set-state for many events: two runs sharing --log or --out', () => {
     expect(sameOut.code, sameOut.stderr).toBe(2);
     expect(errorLine(sameOut)).toEqual([refusal(out, first.child.pid!)]);
     expect(done.code, done.stderr).toBe(0);
-    // The second run changed nothing; the first changed each of its events once, one log line each.
+    // The second run changed nothing; the first changed each of its events once, logged once before and once after.
     expect(changesOf(theirs)).toEqual([0, 0, 0]);
     expect(changesOf(mine)).toEqual(Array(10).fill(1));
-    const logged = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { eventId: string; action: string });
-    expect(logged.map((l) => l.eventId).sort()).toEqual([...mine].sort());
+    const logged = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { eventId: string; action: string; outcome: string });
+    for (const outcome of ['sending', 'ok']) expect(logged.filter((l) => l.outcome === outcome).map((l) => l.eventId).sort()).toEqual([...mine].sort());
+    expect(logged).toHaveLength(20);
     expect(lineCount(out)).toBe(10);
     expect(existsSync(`${log}.lock`)).toBe(false);
     expect(existsSync(`${out}.lock`)).toBe(false);

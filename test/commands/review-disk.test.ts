@@ -36,7 +36,8 @@ describe('review --log on a full disk', () => {
     const log = join(disk.path, 'review.log');
     const earlier = `${JSON.stringify({ earlier: 'x'.repeat(4096 - 500 - 16) })}\n`;
     writeFileSync(log, earlier);
-    disk.fill();
+    // A page for the log's lock file (FILE.lock), nothing more.
+    disk.fill(4096);
 
     const pty = await startOnTerminal(['review', ...ids, '--log', log], { env: cli.env() });
     opened.push(pty);

@@ -66,8 +66,8 @@ describe('set-state --log on a full disk', () => {
     const ids = await pending('logfull', 40);
     const disk = smallDisk.mount(128 * 1024);
     disks.push(disk);
-    // One page free: room for a dozen log lines, of the 80 the run would write.
-    disk.fill(4096);
+    // Two pages free: one for the log's lock file (FILE.lock), one for a dozen log lines of the 80 the run would write.
+    disk.fill(2 * 4096);
     const log = join(disk.path, 'audit.log');
     const out = join(tmp.dir, 'logfull.jsonl');
     const args = ['set-state', ...ids, '--state', 'escalated', '--comments', 'second look', '--yes', '--out', out, '--log', log, '--concurrency', '4'];
@@ -113,7 +113,8 @@ describe('set-state --out on a full disk', () => {
     const ids = await pending('outfull', 40);
     const disk = smallDisk.mount(128 * 1024);
     disks.push(disk);
-    disk.fill(4096);
+    // Two pages free: one for the lock file beside the results, one for a dozen result lines of 40.
+    disk.fill(2 * 4096);
     const out = join(disk.path, 'results.jsonl');
     const input = join(tmp.dir, 'outfull-ids.txt');
     writeFileSync(input, `${ids.join('\n')}\n`);

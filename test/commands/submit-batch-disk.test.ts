@@ -59,8 +59,8 @@ describe('a results file on a full disk', () => {
   it.skipIf(!smallDisk.available)(`stops naming the file and the cause, with the summary, keeps the file whole, and --resume completes once there is room${smallDisk.skipReason}`, async () => {
     const disk = smallDisk.mount(256 * 1024);
     disks.push(disk);
-    // Room for about 30 result lines (~270 bytes each) of the 120.
-    disk.fill(8 * 1024);
+    // A page for the lock file beside the results (FILE.lock), and room for about 30 result lines (~270 bytes each) of the 120.
+    disk.fill(12 * 1024);
     const out = join(disk.path, 'results.jsonl');
     const events = input('full', 120);
     const first = await runCli(['submit', events, '--out', out, '--concurrency', '4'], { env: env(server.url), timeoutMs: 60_000 });
@@ -91,8 +91,8 @@ describe('--resume on a full disk', () => {
     const first = await runCli(['submit', events, '--out', out], { env: env(server.url) });
     expect(first.code, first.stderr).toBe(0);
     const before = readFileSync(out, 'utf8');
-    // No room for the rewritten copy --resume makes before it renames it over the file.
-    disk.fill();
+    // Room for the lock file (a page), none for the rewritten copy --resume makes before it renames it over the file.
+    disk.fill(4096);
     const second = await runCli(['submit', events, '--out', out, '--resume'], { env: env(server.url) });
     expect(second.code, second.stderr).toBe(1);
     expect(second.stderr).toContain(`error: cannot prepare ${out} for --resume: no space left on its disk (ENOSPC) writing ${out}.resume-`);
