@@ -139,6 +139,8 @@ export interface Model {
   logProblem: string | null;
   /** The terminal's size, as the loop last reported it. */
   screen: { width: number; height: number };
+  /** Keys not taken while the window was too small for the event screen (it says how many). */
+  keysNotTaken: number;
 }
 
 export interface Note {
@@ -227,6 +229,7 @@ export function initialModel(
     fatal: null,
     logProblem: null,
     screen,
+    keysNotTaken: 0,
   };
 }
 

@@ -366,7 +366,7 @@ function onKey(model: Model, text: string | undefined, key: Key, shown?: string 
   // Typed ahead while the next event loaded: it was meant for the one before.
   if (staleInput(model, shown)) return [model, effects];
   const mode = model.mode;
-  if (tooSmall(model)) return text === 'q' && !key.ctrl && !key.meta ? quit(model, 'quit', effects) : [model, effects];
+  if (tooSmall(model)) return text === 'q' && !key.ctrl && !key.meta ? quit(model, 'quit', effects) : [{ ...model, keysNotTaken: model.keysNotTaken + 1 }, effects];
   // A help longer than the screen scrolls with the keys that scroll the view; any other key goes back to where `?` was pressed.
   if (mode.name === 'help') {
     const command = commandFor('view', text, key);
@@ -619,8 +619,11 @@ export function update(model: Model, msg: Msg): Result {
   switch (msg.type) {
     case 'start':
       return advance(model, []);
-    case 'resize':
-      return [{ ...model, screen: { width: msg.width, height: msg.height } }, []];
+    case 'resize': {
+      const next = { ...model, screen: { width: msg.width, height: msg.height } };
+      // The count is of keys not taken on this small window: it starts again once the window fits.
+      return [tooSmall(next) ? next : { ...next, keysNotTaken: 0 }, []];
+    }
     case 'key':
       return onKey(model, msg.text, msg.key, msg.shown);
     case 'paste':

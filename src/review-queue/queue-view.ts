@@ -421,7 +421,8 @@ export function eventScreenFit(model: Model, current: Current, width: number, he
 /** The screen in place of the event's when the window is too small for it: what it needs, and q. */
 function tooSmallScreen(model: Model, current: Current, need: { width: number; height: number }, width: number, height: number, style: Style): string[] {
   const words = `The window is too small for the event and its keys: make it at least ${need.width}×${need.height}. No decision is taken until then.`;
-  const lines = [...idLines(model, current.id, width, style), ...wrapToWidth(words, width).map((l) => style.review(l))];
+  const notTaken = model.keysNotTaken > 0 ? wrapToWidth(`${model.keysNotTaken} key${model.keysNotTaken === 1 ? '' : 's'} not taken`, width).map((l) => style.dim(l)) : [];
+  const lines = [...idLines(model, current.id, width, style), ...wrapToWidth(words, width).map((l) => style.review(l)), ...notTaken];
   return [...lines.slice(0, Math.max(1, height - 1)), `${style.bold('q')} ${style.dim('quit')}`];
 }
 
