@@ -27,7 +27,7 @@ async function reviewEvents(count: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 1; i <= count; i++) {
     const id = `pp-${n}-${i}`;
-    const res = await cli.sb.call('POST', '/event', { body: { ...review, id, userEmail: `${id}@example.com` } });
+    const res = await cli.sb.call('POST', '/event', { body: { ...review, id, userEmail: `${id}@example.com`, userIp: `198.51.100.${n * 3 + i}` } });
     expect((res.json as { state: string }).state).toBe('PENDING_REVIEW');
     ids.push(id);
   }
