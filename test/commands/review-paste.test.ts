@@ -103,6 +103,17 @@ describe('a paste in review', () => {
     expect(code).toBe(130);
     expectBracketedPasteOffAtTheEnd(record);
   });
+
+  it('a hang-up signal (SIGHUP) ends the session with bracketed paste off, the event given back', async () => {
+    const [a] = (await reviewEvents(1)) as [string];
+    const record = join(cli.dir, `out-${n}.bin`);
+    const pty = await terminal(['review', a], { recordTo: record });
+    await onEvent(pty, '1/1', a);
+    process.kill((await pty.pids()).program, 'SIGHUP');
+    await pty.exited();
+    expectBracketedPasteOffAtTheEnd(record);
+    expect((await summaryOf(a)).state).toBe('PENDING_REVIEW');
+  });
 });
 
 describe('keys typed ahead', () => {
