@@ -5,7 +5,7 @@ import { UsageError } from '../errors/cli-error.js';
 import { withSession } from '../session.js';
 import { checkIdArguments } from '../id-lists/id-arguments.js';
 import { concurrencyOption } from './number-options.js';
-import { setState, type SetStateOptions } from '../state-changes/set-state.js';
+import type { SetStateOptions } from '../state-changes/set-state.js';
 
 const transitions = KNOWN_STATES.map((s) => `  ${s.padEnd(16)}→ ${TRANSITIONS[s].join(', ') || '(final)'}`).join('\n');
 
@@ -77,6 +77,8 @@ ${transitions}
       const many = ids.length > 1 || [options.from, options.ifState, options.out, options.resume, options.concurrency, options.log].some((o) => o !== undefined);
       if (!many) {
         if (ids.length === 0) throw new UsageError('set-state needs an event id, or --from FILE (- for stdin)', 'e.g. fraudctl set-state ord-1002 --state approved, or fraudctl set-state --from ids.txt --state declined');
+        // The work is loaded when it runs, as many events' is: its modules stay off every other command's start-up.
+        const { setState } = await import('../state-changes/set-state.js');
         return withSession(context, command, (session) => setState(session, ids[0]!, options));
       }
       if (options.verbose) throw new UsageError('--verbose is for one event: many events print a line each');
