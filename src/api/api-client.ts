@@ -9,6 +9,7 @@ import { readErrorAnswer, readNotFound } from './error-shape.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, GATEWAY_STATUSES, parseRetryAfter, RETRYABLE_STATUSES, type RetryPolicy } from './retry-policy.js';
 import type { RetryKind } from './retry-budget.js';
 import { redactHeaders } from './debug-log.js';
+import { redactKeyIn } from '../profiles/redact.js';
 import { eventPath } from '../contract/paths.js';
 import { checkTransport, hostNameHint } from './transport.js';
 import { proxyFor, proxySettings, proxyShown } from './proxy.js';
@@ -61,7 +62,7 @@ export interface RequestControl {
   retryWait(wait: Promise<void>): Promise<void>;
   /** Asked before every retry: the cost taken from the shared budget, or false to give up now. */
   allowRetry(kind: RetryKind): number | false;
-  /** A 429 or 503 arrived; `retryAfterMs` is the server's Retry-After, already clamped. */
+  /** A 429 or 503 arrived; `retryAfterMs` is the server's Retry-After as it came (the call itself never waits past its deadline). */
   onThrottle(retryAfterMs: number | undefined): void;
   /** The call ended with an answer that needs no retry; `retryCost` is what its retries took. */
   onSettled(retryCost: number): void;
@@ -224,7 +225,7 @@ export class ApiClient {
   async probe(path: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string; requestId: string | null; elapsedMs: number }> {
     const op: Operation = { method: 'GET', path, what: `fetching ${safe(path)}`, idempotent: true };
     const started = performance.now();
-    const raw = await this.send(op, `${this.base.pathname}${path.replace(/^\//, '')}`, null, Date.now() + this.options.timeoutMs);
+    const raw = await this.send(op, `${this.base.pathname}${path.replace(/^\//, '')}`, null, started + this.options.timeoutMs);
     return { ...raw, elapsedMs: performance.now() - started };
   }
 
@@ -238,15 +239,24 @@ export class ApiClient {
   }
 
   private async call(op: Operation): Promise<ApiResponse> {
-    const deadline = Date.now() + this.options.timeoutMs;
+    // Deadlines and waits are on the monotonic clock (performance.now(), as setTimeout is): a
+    // wall clock stepped back would stretch --timeout by the step, one stepped forward would end
+    // a call that still had time, and say its POST "may have been stored".
+    let deadline = performance.now() + this.options.timeoutMs;
     const body = op.rawBody ?? (op.body === undefined ? null : JSON.stringify(op.body));
     const control = this.options.control;
     let retryCost = 0;
     for (let attempt = 0; ; attempt++) {
       let retryAfterMs: number | undefined;
       let kind: RetryKind = 'error';
+      // What stands when no retry is made: the last answer's error, or the last failure.
+      let standing: Error;
       try {
+        // A batch's pace and batch-wide pause are its queue, not this request's time: the
+        // deadline moves by the wait (--rate 1 with 10 lines in flight is not a timeout of the tenth).
+        const queued = performance.now();
         await control?.beforeAttempt();
+        deadline += performance.now() - queued;
         const response = await this.attempt(op, body, deadline);
         control?.onAnswer(response.status);
         const throttled = RETRYABLE_STATUSES.has(response.status);
@@ -255,33 +265,69 @@ export class ApiClient {
           if (response.status < 500 && !throttled) control?.onSettled(retryCost);
           return this.finish(op, response, attempt + 1);
         }
+        standing = this.answerError(op, response, attempt + 1);
         if (throttled) {
           retryAfterMs = parseRetryAfter(response.headers['retry-after']);
-          control?.onThrottle(retryAfterMs === undefined ? undefined : Math.min(retryAfterMs, this.policy.maxRetryAfterMs));
+          control?.onThrottle(retryAfterMs);
+          // The service said when to come back: not before (a retry sooner would be refused
+          // again, or be a second POST it asked not to get), and a wait past the deadline is
+          // not begun: the answer stands at once, saying so.
+          if (retryAfterMs !== undefined && performance.now() + retryAfterMs >= deadline) throw this.waitTooLong(standing, retryAfterMs);
         }
         this.options.debug?.(`retrying after ${response.status}`);
       } catch (error) {
         if (error instanceof ApiError || error instanceof NetworkError || error instanceof BadResponseError) error.attempts = attempt + 1;
+        if (error instanceof WaitTooLong) throw error.answer;
         // A timeout used the deadline up; a TLS failure (a certificate, a scheme) would only come again.
         // A proxy's failure is not the service's blip: every attempt would meet it, so it is said at once.
         const safeToRepeat = error instanceof NetworkError && !['timeout', 'other', 'tls', 'proxy'].includes(error.failure) && (op.idempotent || !error.maybeProcessed);
         if (!safeToRepeat || attempt >= this.policy.maxRetries || this.options.signal?.aborted) throw error;
         if (error.failure === 'connect-timeout') kind = 'timeout';
+        standing = error;
         this.options.debug?.(`retrying after ${error.message}`);
       }
+      const wait = backoffDelay(this.policy, attempt + 1, retryAfterMs);
+      // No time left for the wait and another attempt: the last failure is the call's, as it was
+      // (a 503 is a 503, a refused connection a refused connection: not "no answer").
+      if (performance.now() + wait >= deadline) throw standing;
       const cost = control ? control.allowRetry(kind) : 0;
       if (cost === false) throw this.budgetSpent(op, attempt + 1);
       retryCost += cost;
-      const wait = backoffDelay(this.policy, attempt + 1, retryAfterMs);
-      if (Date.now() + wait >= deadline) {
-        throw Object.assign(
-          new NetworkError(`no answer from ${this.base.origin} within ${this.options.timeoutMs / 1000} s while ${op.what} (the service asked to retry later)`, 'timeout', !op.idempotent, 'retry later, or allow more time with --timeout SECONDS'),
-          { attempts: attempt + 1 },
-        );
-      }
       const waiting = this.sleep(wait);
       await (control ? control.retryWait(waiting) : waiting);
     }
+  }
+
+  /** The error an answer that is not a success stands for (what finish() throws for it). */
+  private answerError(op: Operation, raw: RawResponse, attempts: number): Error {
+    try {
+      this.finish(op, raw, attempts);
+    } catch (error) {
+      if (error instanceof ApiError || error instanceof BadResponseError) error.attempts = attempts;
+      return error as Error;
+    }
+    return new BadResponseError(`the service answered ${raw.status} while ${op.what}`);
+  }
+
+  /**
+   * A 429/503 whose Retry-After reaches past the deadline: the answer stands, saying how long the
+   * service asked to wait and that --timeout does not allow it (never "no answer": one came).
+   */
+  private waitTooLong(answer: Error, retryAfterMs: number): WaitTooLong {
+    if (!(answer instanceof ApiError)) return new WaitTooLong(answer);
+    const seconds = Math.ceil(retryAfterMs / 1000);
+    const timeout = this.options.timeoutMs / 1000;
+    const error = new ApiError(
+      `${answer.message}, and asked to wait ${seconds} s before another try: longer than --timeout (${timeout} s) allows`,
+      answer.status,
+      answer.errorType,
+      answer.errorCodes,
+      answer.requestId,
+      `try again in ${seconds} s, or allow for the wait with --timeout ${seconds + Math.ceil(timeout)}`,
+    );
+    error.attempts = answer.attempts;
+    if (answer.notTheService) error.notTheService = answer.notTheService;
+    return new WaitTooLong(error);
   }
 
   /** The batch's shared retry budget refused a retry: the last failure stands, and says why. */
@@ -312,22 +358,23 @@ export class ApiClient {
     if (!target) throw new BadResponseError(`the service answered ${raw.status} (a redirect) without a usable Location while ${op.what}`);
     if (target.origin !== this.base.origin) {
       throw new BadResponseError(
-        `the service redirected to another origin (${safe(target.origin)}) while ${op.what}: not followed, and the API key was not sent there`,
+        `the service redirected to another origin (${safe(this.withoutKey(target.origin))}) while ${op.what}: not followed, and the API key was not sent there`,
         'check --base-url: it should name the service itself',
       );
     }
     if (op.method !== 'GET' || hop >= MAX_REDIRECTS) {
-      throw new BadResponseError(`the service answered ${raw.status} (a redirect to ${safe(target.pathname)}) while ${op.what}: not followed`, 'check --base-url');
+      throw new BadResponseError(`the service answered ${raw.status} (a redirect to ${safe(this.withoutKey(target.pathname))}) while ${op.what}: not followed`, 'check --base-url');
     }
     return target;
   }
 
   private async send(op: Operation, path: string, body: string | null, deadline: number): Promise<RawResponse> {
     const url = this.base;
-    const remaining = deadline - Date.now();
-    if (remaining <= 0) throw this.timeout(op);
+    const remaining = deadline - performance.now();
+    // Nothing of this attempt was sent, and earlier ones were retried only when nothing was processed.
+    if (remaining <= 0) throw this.timeout(op, false);
     const headers = this.headers(body !== null);
-    const started = Date.now();
+    const started = performance.now();
     // The body is the user's input: it may hold escape sequences or bidi controls, shown inert like a response's.
     this.options.debug?.(`→ ${op.method} ${terminalSafe(`${url.origin}${path}`)} ${JSON.stringify(redactHeaders(headers))}${body ? `\n  ${terminalSafe(truncate(this.withoutKey(body), 2000))}` : ''}`);
     // One controller per attempt, its timer cleared at the end: AbortSignal.timeout would keep
@@ -346,7 +393,7 @@ export class ApiClient {
       sent = true;
       const text = await readLimited(res.body);
       const requestId = headerValue(res.headers['x-request-id']);
-      this.options.debug?.(`← ${res.statusCode} in ${Date.now() - started} ms ${this.withoutKey(JSON.stringify(pickHeaders(res.headers)))}\n  ${terminalSafe(truncate(this.withoutKey(text), 2000))}`);
+      this.options.debug?.(`← ${res.statusCode} in ${Math.round(performance.now() - started)} ms ${this.withoutKey(JSON.stringify(pickHeaders(res.headers)))}\n  ${terminalSafe(truncate(this.withoutKey(text), 2000))}`);
       return { status: res.statusCode, headers: res.headers, text, requestId, path };
     } catch (error) {
       const code = (error as { code?: string }).code;
@@ -363,18 +410,18 @@ export class ApiClient {
     }
   }
 
-  /** A server may echo the key back (a page quoting the request): the log must still not hold it. */
+  /** A server may echo the key back (a page quoting the request): no log or message may hold it (redact.ts: how). */
   private withoutKey(text: string): string {
-    const key = this.options.apiKey;
-    return key ? text.split(key).join('[redacted]') : text;
+    return redactKeyIn(text, this.options.apiKey);
   }
 
-  private timeout(op: Operation): NetworkError {
+  /** `sent`: the request went out (or may have), so a POST may have been stored. */
+  private timeout(op: Operation, sent = true): NetworkError {
     return new NetworkError(
       `no complete answer from ${this.base.origin} within ${this.options.timeoutMs / 1000} s while ${op.what}`,
       'timeout',
-      !op.idempotent,
-      op.method === 'POST' && op.eventId ? `the event may have been stored: check with fraudctl show ${safe(op.eventId)}, or allow more time with --timeout` : 'allow more time with --timeout SECONDS',
+      sent && !op.idempotent,
+      sent && op.method === 'POST' && op.eventId ? `the event may have been stored: check with fraudctl show ${safe(op.eventId)}, or allow more time with --timeout` : 'allow more time with --timeout SECONDS',
     );
   }
 
@@ -477,8 +524,8 @@ export class ApiClient {
     if (raw.status >= 200 && raw.status < 300) {
       if (raw.text.trim() === '') return { status: raw.status, body: undefined, requestId: raw.requestId, attempts };
       if (parsed === undefined) {
-        throw Object.assign(new BadResponseError(`the service answered ${raw.status} while ${op.what}, but the body is not JSON (${describeBody(contentType, raw.text)})`, 'a proxy or gateway may be in the way: check --base-url'), {
-          notTheService: this.notTheService(op, raw, describeBody(contentType, raw.text)),
+        throw Object.assign(new BadResponseError(`the service answered ${raw.status} while ${op.what}, but the body is not JSON (${describeBody(contentType, this.withoutKey(raw.text))})`, 'a proxy or gateway may be in the way: check --base-url'), {
+          notTheService: this.notTheService(op, raw, describeBody(contentType, this.withoutKey(raw.text))),
         });
       }
       if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
@@ -492,7 +539,7 @@ export class ApiClient {
     if (raw.status === 404) {
       const reading = readNotFound(body);
       if (reading.kind === 'foreign') {
-        const got = reading.reason === 'route' ? `the code ${safe(reading.code ?? '')}, which names a route, not an event` : this.foreignBody(raw, contentType, reading.reason);
+        const got = reading.reason === 'route' ? `the code ${safe(this.withoutKey(reading.code ?? ''))}, which names a route, not an event` : this.foreignBody(raw, contentType, reading.reason);
         throw this.notTheService(op, raw, got);
       }
     }
@@ -507,7 +554,7 @@ export class ApiClient {
     if (raw.text.trim() === '') return 'an empty body';
     if (reason === 'not-error-shape') return 'JSON that is not the service\'s error shape';
     if (reason === 'method' && parseJson(raw.text) !== undefined) return 'JSON, to a method or route the service does not have';
-    return describeBody(contentType, raw.text);
+    return describeBody(contentType, this.withoutKey(raw.text));
   }
 
   /**
@@ -515,25 +562,27 @@ export class ApiClient {
    * service. Said in the same words by every command; `login` adds that nothing was saved.
    */
   private notTheService(op: Operation, raw: RawResponse, got: string): NotTheServiceError {
-    const ref = raw.requestId ? `, request ${safe(raw.requestId)}` : '';
+    const ref = raw.requestId ? `, request ${safe(this.withoutKey(raw.requestId))}` : '';
     const where = `${op.method} ${this.base.origin}${safe(raw.path)}`;
     const message = `${where} answered ${raw.status} with ${got}${ref}: that is not the fraud-screening service's answer, so this URL is not the service, or not its base path`;
     const hint = this.options.hints
       ? `check ${this.options.hints.url}: it should be the service's base address`
       : `check --base-url or the profile's URL (fraudctl config get base-url${this.options.profile && this.options.profile !== 'sandbox' ? ` --profile ${this.options.profile}` : ''}): it should be the service's base address`;
-    return new NotTheServiceError(this.withoutKey(message), raw.status, this.withoutKey(got), hint);
+    return new NotTheServiceError(message, raw.status, got, hint);
   }
 
   private apiError(op: Operation, raw: RawResponse, body: unknown, contentType: string): ApiError {
     const shape = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-    const errorType = typeof shape.errorType === 'string' ? safe(shape.errorType) : null;
-    const errorCodes = Array.isArray(shape.errorCodes) ? shape.errorCodes.filter((c): c is string => typeof c === 'string').map(safe) : [];
-    const requestId = typeof shape.requestId === 'string' ? safe(shape.requestId) : raw.requestId ? safe(raw.requestId) : null;
+    // What the server said, with the key taken out of it (a server may echo it back) before it is cut short or shown.
+    const fromServer = (text: string) => safe(this.withoutKey(text));
+    const errorType = typeof shape.errorType === 'string' ? fromServer(shape.errorType) : null;
+    const errorCodes = Array.isArray(shape.errorCodes) ? shape.errorCodes.filter((c): c is string => typeof c === 'string').map(fromServer) : [];
+    const requestId = typeof shape.requestId === 'string' ? fromServer(shape.requestId) : raw.requestId ? fromServer(raw.requestId) : null;
     const status = raw.status;
     const ref = requestId ? `, request ${requestId}` : '';
     const detail =
       body === undefined && raw.text.trim() !== ''
-        ? `${status}, ${describeBody(contentType, raw.text)}${ref}`
+        ? `${status}, ${describeBody(contentType, this.withoutKey(raw.text))}${ref}`
         : `${status}${errorType ? ` ${errorType}` : ''}${errorCodes.length ? `: ${errorCodes.join(', ')}` : ''}${ref}`;
     const id = op.eventId ? `"${safe(op.eventId)}"` : '';
     const login = `run fraudctl login${this.options.profile && this.options.profile !== 'sandbox' ? ` --profile ${this.options.profile}` : ''}, or set FRAUDCTL_API_KEY`;
@@ -567,8 +616,15 @@ export class ApiClient {
           return [`the service answered ${detail} while ${op.what}`, undefined];
       }
     })();
-    // A server that echoes the key back (in a quoted body or a code) must not get it printed.
-    return new ApiError(this.withoutKey(message), status, errorType, errorCodes, requestId, hint === undefined ? undefined : this.withoutKey(hint));
+    // The server's parts were redacted above; fraudctl's own words never hold the key, and are left whole.
+    return new ApiError(message, status, errorType, errorCodes, requestId, hint);
+  }
+}
+
+/** Carries an answer whose Retry-After is past the deadline out of call()'s retry loop, unretried. */
+class WaitTooLong extends Error {
+  constructor(readonly answer: Error) {
+    super(answer.message);
   }
 }
 

@@ -3,7 +3,7 @@ import type { Session } from '../session.js';
 import type { SubmitOptions } from '../commands/submit.js';
 import { parseEvent } from './event-input.js';
 import { MAX_BODY_BYTES } from '../contract/limits.js';
-import { CliError, ExitCode } from '../errors/cli-error.js';
+import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { terminalSafe } from '../render/terminal-text.js';
 
 /*
@@ -40,7 +40,16 @@ export async function submitEvents(session: Session, source: string, options: Su
       json: session.json,
     });
   }
-  const payload = parseEvent(input.text, source === '-' ? 'stdin' : source);
+  const name = source === '-' ? 'stdin' : source;
+  const payload = parseEvent(input.text, name);
+  // Over the service's body limit the event can never be accepted: said here, nothing sent.
+  const bytes = Buffer.byteLength(JSON.stringify(payload));
+  if (bytes > MAX_BODY_BYTES) {
+    throw new UsageError(
+      `${terminalSafe(name)} holds an event of ${bytes.toLocaleString('en-US')} bytes as sent; the service accepts at most ${MAX_BODY_BYTES.toLocaleString('en-US')} (1 MiB) per event, so it cannot be sent`,
+      'make the event smaller (long free text, many items) and submit it again',
+    );
+  }
   // Ctrl-C while the event is on its way: stop at once, and say what is known (nothing: the
   // service may or may not have stored it) and how to find out.
   const abort = new AbortController();
@@ -56,11 +65,37 @@ export async function submitEvents(session: Session, source: string, options: Su
         : 'it has no id to check with (the service assigns one): look for it in the service by its details, and give events an id of your own to make this checkable',
     );
   });
-  const submitted = callAndShow(session, (client) => client.submitEvent(payload), 'renderDecision');
+  const submitted = submitAndShow(session, payload);
   // Once interrupted, the aborted request's own failure is of no interest.
   submitted.catch(() => {});
   interrupted.catch(() => {});
   await Promise.race([submitted, interrupted]);
+}
+
+/**
+ * POST one event and show its decision. A 200 (not 201) means the service had the event already
+ * (an identical re-post): its answer is the decision from when the event was first screened, and
+ * the state in it may have moved since (a colleague approved it). That is said, and the state now
+ * is read (one GET) and shown in its place; --json keeps the service's body and adds
+ * `alreadyExisted: true` and `stateNow`.
+ */
+async function submitAndShow(session: Session, payload: Record<string, unknown>): Promise<void> {
+  const client = await session.client();
+  const { status, body } = await client.submitEvent(payload);
+  const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
+  const id = typeof fields?.id === 'string' ? fields.id : null;
+  let stateNow: string | null = null;
+  if (status === 200 && id !== null) {
+    const now = (await client.getEvent(id)).body;
+    const state = typeof now === 'object' && now !== null ? (now as { state?: unknown }).state : undefined;
+    stateNow = typeof state === 'string' ? state : null;
+  }
+  const output = await session.output();
+  const existed = status === 200 && id !== null;
+  if (output.json) return output.printJson(existed ? { ...fields, alreadyExisted: true, stateNow } : body);
+  if (existed) output.note(`event ${terminalSafe(id)} already existed: the service answered 200 with its first decision; its state now is ${stateNow === null ? 'unknown' : terminalSafe(stateNow)}`);
+  const tables = await import('../render/event-tables.js');
+  output.print(tables.renderDecision(existed && stateNow !== null ? { ...fields, state: stateNow } : body, output.style));
 }
 
 export const showEvent = (session: Session, eventId: string) =>
