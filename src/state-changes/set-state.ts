@@ -6,7 +6,7 @@ import type { Prompter } from '../prompter/prompter.js';
 import { matchState, stateFromTyped } from './state-names.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import { shellCommand } from '../render/shell-command.js';
-import { changedSince, changeWords, commentToSend, replacesComment, seenIn, type Seen } from './change-rules.js';
+import { changedSince, changeWords, commentToSend, KEPT_COMMENT_SEPARATOR, replacesComment, seenIn, type Seen } from './change-rules.js';
 
 /*
  * Manual review: change an event's state and/or add a comment. What is missing is asked at a
@@ -139,6 +139,8 @@ export async function setState(session: Session, eventId: string, options: SetSt
   if (state === undefined && comments === undefined) throw new UsageError('nothing to change: give a state or a comment', 'an empty comment is never sent, so that it cannot erase the event\'s comment');
 
   if (!client) {
+    // A dry run reads nothing: what the event's comment is, and so what --append-comment would send, is not known.
+    if (choice === 'append' && comments !== undefined) session.context.stderr.write(`note: with --append-comment the comment sent is the event's own, then "${KEPT_COMMENT_SEPARATOR}" and this one (a dry run does not read the event)\n`);
     const change = { ...(state !== undefined ? { state } : {}), ...(comments !== undefined ? { comments } : {}) };
     const [{ previewRequest, eventPath }, settings] = await Promise.all([import('../api/api-client.js'), session.settings()]);
     // Not a preview of a request that would be refused: a stored key for another URL is not sent.

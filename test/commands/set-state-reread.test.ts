@@ -194,6 +194,12 @@ describe('set-state off a terminal never replaces a comment it was not told to',
     expect(await summaryOf(id)).toMatchObject({ state: 'APPROVED', comments: 'keep me' });
   });
 
+  it('--dry-run with --append-comment says the event\'s comment goes first, which it does not read', async () => {
+    const result = await cli.run(['set-state', 'x-1', '--comments', 'called', '--append-comment', '--dry-run']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('note: with --append-comment the comment sent is the event\'s own, then " | " and this one (a dry run does not read the event)');
+  });
+
   it('refuses both flags together, and either without --comments', async () => {
     const both = await cli.run(['set-state', 'x-1', '--comments', 'a', '--append-comment', '--replace-comment']);
     expect(both.code).toBe(2);
