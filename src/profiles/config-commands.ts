@@ -49,6 +49,7 @@ export interface ProfileListing {
 }
 
 export const EMBEDDED_SANDBOX_LABEL = '(embedded sandbox)';
+export const NOT_SET_LABEL = '(not set)';
 export const SANDBOX_DEFAULT_KEY_LABEL = '(sandbox default)';
 /** A key in the credential store is not read to be listed (that costs a few ms, or a prompt to unlock). */
 export const CREDENTIAL_STORE_LABEL = '(credential store)';
@@ -75,7 +76,7 @@ export function listProfiles(env: NodeJS.ProcessEnv, activeOverride?: string): P
     return {
       name,
       active: name === active,
-      baseUrl: builtIn ? EMBEDDED_SANDBOX_LABEL : stored.baseUrl !== undefined ? normalisedUrl(stored.baseUrl) : '(not set)',
+      baseUrl: builtIn ? EMBEDDED_SANDBOX_LABEL : stored.baseUrl !== undefined ? normalisedUrl(stored.baseUrl) : NOT_SET_LABEL,
       apiKey: shownKey(stored, builtIn),
       keyStorage: keyStorage(stored, builtIn),
       timeoutSeconds: stored.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
@@ -168,6 +169,8 @@ export function setSetting(env: NodeJS.ProcessEnv, profile: string, key: Setting
       break;
   }
   updateConfigFile(env, (file) => {
+    // Only a base-url makes a profile: a timeout for "prdo" is a typo of "prod", not a new one.
+    if (which !== 'base-url') existingProfile(file, name);
     if (which === 'base-url') {
       // Agreed to for the profile as it was when asked: another process may have changed it since.
       const now = ownProfile(file.profiles, name);

@@ -1,6 +1,6 @@
 import type { Session } from '../session.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
-import { getSetting, keyMoveOf, listProfiles, setSetting, unsetSetting, useProfile, type KeyMove, type SettingKey } from './config-commands.js';
+import { getSetting, keyMoveOf, listProfiles, NOT_SET_LABEL, setSetting, unsetSetting, useProfile, type KeyMove, type ConfigKey, type ProfileListing, type SettingKey } from './config-commands.js';
 import { readConfigFile } from './config-file.js';
 import { shellOverrides, type JustSet } from './setting-hints.js';
 import { SANDBOX_PROFILE, normalisedBaseUrl, ownProfile, quote } from './values.js';
@@ -26,17 +26,50 @@ function targetProfile(session: Session): string {
   return globals.profile || context.env.FRAUDCTL_PROFILE || (listProfiles(context.env).find((p) => p.active)?.name ?? 'default');
 }
 
+/**
+ * A profile as `--json` gives it: values, never placeholders. An absent URL or key is null; the
+ * built-in profile says it is the embedded sandbox in a field of its own; a key is shown redacted
+ * only when the config file holds it (`keyStorage` says where any other is).
+ */
+function profileJson(p: ProfileListing) {
+  return {
+    name: p.name,
+    active: p.active,
+    baseUrl: p.builtIn || p.baseUrl === NOT_SET_LABEL ? null : p.baseUrl,
+    embeddedSandbox: p.builtIn,
+    apiKey: p.keyStorage === 'file' ? p.apiKey : null,
+    keyStorage: p.keyStorage,
+    timeoutSeconds: p.timeoutSeconds,
+    retries: p.retries,
+    insecureHttp: p.insecureHttp,
+    builtIn: p.builtIn,
+  };
+}
+
 export async function listConfig(session: Session): Promise<void> {
   const profiles = listProfiles(session.context.env, session.globals.profile);
   const output = await session.output();
-  if (output.json) return output.printJson(profiles);
+  if (output.json) return output.printJson(profiles.map(profileJson));
   const { renderProfiles } = await import('../render/profile-table.js');
   output.print(renderProfiles(profiles, output.style));
 }
 
 export async function getConfig(session: Session, key: string): Promise<void> {
   const output = await session.output();
-  output.print(getSetting(session.context.env, targetProfile(session), key as SettingKey));
+  const profile = targetProfile(session);
+  if (!output.json) return output.print(getSetting(session.context.env, profile, key as SettingKey));
+  // --json: the value as JSON (a number, a boolean, a string, or null when there is none).
+  let text: string | null;
+  try {
+    text = getSetting(session.context.env, profile, key as SettingKey);
+  } catch (error) {
+    // A profile without a base-url has none to print: null, as any absent value.
+    if (key !== 'base-url' || !(error instanceof UsageError) || !error.message.endsWith('has no base-url')) throw error;
+    text = null;
+  }
+  const listing = profileJson(listProfiles(session.context.env, profile).find((p) => p.name === profile)!);
+  const value = { 'base-url': listing.baseUrl, timeout: listing.timeoutSeconds, retries: listing.retries, 'api-key': listing.apiKey, 'insecure-http': listing.insecureHttp }[key as ConfigKey];
+  output.printJson(text === null ? null : value);
 }
 
 export interface SetOptions {
@@ -54,13 +87,16 @@ export async function setConfig(session: Session, key: string, value: string, op
   }
   const move = keyMoveOf(env, profile, value);
   if (move !== null && options.yes !== true) await confirmKeyMove(session, move);
-  const before = ownProfile(readConfigFile(env).profiles, profile)?.baseUrl;
+  const beforeProfile = ownProfile(readConfigFile(env).profiles, profile);
+  const existed = beforeProfile !== undefined;
+  const before = beforeProfile?.baseUrl;
   setSetting(env, profile, 'base-url', value, move);
   const to = normalisedBaseUrl(value);
   const from = before === undefined ? undefined : normalisedBaseUrl(before);
   // A profile's URL that changes is said as old → new.
   const change = from !== undefined && from !== to ? `base-url ${terminalSafe(from)} → ${terminalSafe(to)}` : `base-url set to ${terminalSafe(to)}`;
-  (await session.output()).note(`profile "${profile}": ${change}${move !== null ? `; its API key now goes to ${terminalSafe(to)}` : ''}`);
+  const created = ownProfile(readConfigFile(env).profiles, profile) !== undefined && !existed ? ' (a new profile)' : '';
+  (await session.output()).note(`profile "${profile}"${created}: ${change}${move !== null ? `; its API key now goes to ${terminalSafe(to)}` : ''}`);
   await warnOverrides(session, { baseUrl: to });
 }
 

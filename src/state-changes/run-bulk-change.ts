@@ -7,6 +7,7 @@ import { readIdList } from '../id-lists/id-list.js';
 import { jsonForTerminal, terminalSafe } from '../render/terminal-text.js';
 import type { LogEntry } from '../action-log/action-log.js';
 import { openSessionLog, type SessionLog } from '../action-log/action-log.js';
+import { lockForOneWriter } from '../files/exclusive-lock.js';
 import type { Session } from '../session.js';
 import { changeOne, unnamed, type BulkChange, type ChangeWork, type IdItem, type PlannedItem } from './change-one.js';
 import { changeLine, formatChangeResult, readChangeResult, type ChangeResult } from './change-result.js';
@@ -105,16 +106,19 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
   };
   if (options.resume && !options.out) throw new UsageError('--resume needs --out: the results file of the run to continue');
   if (options.dryRun && options.out) throw new UsageError('--dry-run changes nothing and keeps no results file: leave out --out (the plan and a line per id are printed)');
-  if (options.out && !options.resume) LineFile.refuseExisting(options.out, '--out');
   const confirm = !options.dryRun && !options.yes;
-  if (confirm && !session.canPrompt) {
-    throw new UsageError('set-state for many events asks for a confirmation, and there is no terminal to ask on (or --no-input)', 'add --yes, or --dry-run to see the plan');
-  }
-  if (options.comments !== null && comments === null) context.stderr.write('note: the empty --comments is not sent (it would erase the comment each event has)\n');
+  const note = (line: string) => context.stderr.write(line);
+  // One run at a time writes the results file: taken before the plan, held until the end.
+  const outLock = options.out ? lockForOneWriter(options.out, '--out', note) : null;
   let log: SessionLog | null = null;
   let logProblem: string | null = null;
-  if (options.log !== null && !options.dryRun) log = await openSessionLog(options.log);
   try {
+    if (options.out && !options.resume) LineFile.refuseExisting(options.out, '--out');
+    if (confirm && !session.canPrompt) {
+      throw new UsageError('set-state for many events asks for a confirmation, and there is no terminal to ask on (or --no-input)', 'add --yes, or --dry-run to see the plan');
+    }
+    if (options.comments !== null && comments === null) context.stderr.write('note: the empty --comments is not sent (it would erase the comment each event has)\n');
+    if (options.log !== null && !options.dryRun) log = await openSessionLog(options.log, undefined, note);
     const runtime = await poolRuntime(session, { concurrency: options.concurrency, rate: null });
     const work: ChangeWork = {
       client: runtime.client,
@@ -143,10 +147,15 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
       out: options.out,
       resume: options.resume,
       quiet: false,
+      outLocked: true,
     });
     finish(session, options, change, stats, run, logProblem);
   } finally {
-    await log?.close();
+    try {
+      await log?.close();
+    } finally {
+      outLock?.release();
+    }
   }
 }
 

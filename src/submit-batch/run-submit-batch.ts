@@ -4,6 +4,7 @@ import type { Session } from '../session.js';
 import { MAX_BODY_BYTES } from '../contract/limits.js';
 import { count } from '../batch/batch-progress.js';
 import { LineFile } from '../batch/results-file.js';
+import { lockForOneWriter, type HeldLock } from '../files/exclusive-lock.js';
 import { poolRuntime, runPool, type PoolJob, type Settled } from '../batch/run-pool.js';
 import { BatchStats } from './batch-stats.js';
 import { summaryJson, summaryText } from './batch-summary.js';
@@ -40,9 +41,13 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
   const context = session.context;
   const stats = new BatchStats();
   let runtime;
+  let outLock: HeldLock | null = null;
   try {
+    // One run at a time writes the results file: a second is refused before anything starts (an embedded sandbox too).
+    outLock = options.out ? lockForOneWriter(options.out, '--out', (line) => context.stderr.write(line)) : null;
     runtime = await poolRuntime(session, { concurrency: options.concurrency, rate: options.rate });
   } catch (error) {
+    outLock?.release();
     input.close();
     throw error;
   }
@@ -82,7 +87,12 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
     closeFiles: () => rejects?.close(),
   };
 
-  const run = await runPool(context, runtime, job, { maxErrors: options.maxErrors, out: options.out, resume: options.resume, quiet: options.quiet });
+  let run;
+  try {
+    run = await runPool(context, runtime, job, { maxErrors: options.maxErrors, out: options.out, resume: options.resume, quiet: options.quiet, outLocked: true });
+  } finally {
+    outLock?.release();
+  }
   const { stopped } = run;
 
   const facts = { stats, stopped, results: options.out, rejects: options.rejects, retries: run.retries, throttled: run.throttled, resumed: run.resumed, serviceFlags: session.serviceFlags() };

@@ -61,6 +61,41 @@ describe('fraudctl login and config', () => {
     expect((await cli.run(['config', 'list'], { env: bare })).stdout).toMatch(/\*\s+│ prod/);
   });
 
+  it('a setting for a profile that does not exist is refused as a typo (did you mean), changing nothing; only a base-url makes a profile, and says so', async () => {
+    const config = join(cli.env().HOME!, 'typo-config');
+    const env = { ...bare, XDG_CONFIG_HOME: config };
+    const made = await cli.run(['config', 'set', 'base-url', 'https://fraud.example.com', '--profile', 'prod'], { env });
+    expect(made.stderr).toBe('profile "prod" (a new profile): base-url set to https://fraud.example.com\n');
+    const before = readFileSync(join(config, 'fraudctl', 'config.json'), 'utf8');
+    const typo = await cli.run(['config', 'set', 'timeout', '10', '--profile', 'prdo'], { env });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toBe('error: no profile "prdo" (known: prod, sandbox); did you mean "prod"?\nto create it: fraudctl login --profile prdo --base-url URL\n');
+    expect(readFileSync(join(config, 'fraudctl', 'config.json'), 'utf8')).toBe(before);
+    expect((await cli.run(['config', 'set', 'timeout', '10', '--profile', 'prod'], { env })).stderr).toBe('profile "prod": timeout set\n');
+  });
+
+  it('config get and config list with --json print JSON: typed values, null where there is none, no placeholder', async () => {
+    const config = join(cli.env().HOME!, 'json-config');
+    const env = { ...bare, XDG_CONFIG_HOME: config };
+    expect((await cli.run(['config', 'set', 'base-url', 'https://fraud.example.com', '--profile', 'prod'], { env })).code).toBe(0);
+    const get = async (...args: string[]) => {
+      const result = await cli.run(['config', 'get', ...args, '--json'], { env });
+      expect(result.code, result.stderr).toBe(0);
+      return JSON.parse(result.stdout) as unknown;
+    };
+    expect(await get('base-url', '--profile', 'prod')).toBe('https://fraud.example.com');
+    expect(await get('timeout', '--profile', 'prod')).toBe(30);
+    expect(await get('insecure-http', '--profile', 'prod')).toBe(false);
+    expect(await get('api-key', '--profile', 'prod')).toBeNull();
+    expect(await get('base-url', '--profile', 'sandbox')).toBeNull();
+    const list = JSON.parse((await cli.run(['config', 'list', '--json'], { env })).stdout) as Record<string, unknown>[];
+    expect(list).toEqual([
+      expect.objectContaining({ name: 'prod', baseUrl: 'https://fraud.example.com', embeddedSandbox: false, apiKey: null, keyStorage: 'none' }),
+      expect.objectContaining({ name: 'sandbox', baseUrl: null, embeddedSandbox: true, apiKey: null, keyStorage: 'sandbox-default' }),
+    ]);
+    expect(JSON.stringify(list)).not.toMatch(/\((embedded sandbox|sandbox default|none|not set)\)/);
+  });
+
   it('takes flags over environment over the config file', async () => {
     // The file says prod (https://fraud.example.com, unreachable here); the environment and a flag win over it.
     const viaEnv = await cli.run(['show', 'missing-2'], { env: { FRAUDCTL_BASE_URL: cli.sb.url, FRAUDCTL_API_KEY: DEMO_KEY } });
