@@ -34,7 +34,8 @@ describe('fraudctl show --watch against the sandbox', () => {
 
     expect((await cli.run(['set-state', id, '--state', 'IN_REVIEW', '--comments', 'called the customer'])).code).toBe(0);
     await expect.poll(() => run.output().stdout, { timeout: 10_000 }).toMatch(new RegExp(`${STAMP}  state PENDING_REVIEW → IN_REVIEW · comments "called the customer"\\n$`));
-    expect((await cli.run(['set-state', id, '--comments', 'waiting for documents'])).code).toBe(0);
+    // It replaces the comment the event has: said so (set-state refuses otherwise, off a terminal).
+    expect((await cli.run(['set-state', id, '--comments', 'waiting for documents', '--replace-comment'])).code).toBe(0);
     await expect.poll(() => run.output().stdout, { timeout: 10_000 }).toMatch(new RegExp(`${STAMP}  comments "waiting for documents"\\n$`));
     expect((await cli.run(['set-state', id, '--state', 'DECLINED'])).code).toBe(0);
 
