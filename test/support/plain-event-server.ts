@@ -73,6 +73,8 @@ export interface PlainServerOptions {
    * test decides when answers come, after something it can observe, instead of racing a latency.
    */
   hold?: boolean;
+  /** With `hold`: the first `holdFrom` requests pass, only later ones are held (default 0: all held). */
+  holdFrom?: number;
   /**
    * Routes the server lacks (default: none): a request for one is a 404 for the route, as an
    * older version of a service or a gateway in front of it would answer. `summary` is
@@ -197,7 +199,8 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const requestId = `plain-${++requestCount}`;
+    const requestNumber = ++requestCount;
+    const requestId = `plain-${requestNumber}`;
     /** Set once the request is authorised and its route known: its answer is recorded. */
     let answering: { method: string; id: string | null } | null = null;
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -280,7 +283,7 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
     const payloadId = (payload as { id?: unknown } | null | undefined)?.id;
     const fault = drawFault(route, route === 'post' ? (typeof payloadId === 'string' ? payloadId : null) : pathId);
     if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
-    if (released) await released;
+    if (released && requestNumber > (options.holdFrom ?? 0)) await released;
     if (fault === 'unavailable') {
       faults.unavailable++;
       return sendError(503, 'SERVICE_UNAVAILABLE', ['OVERLOADED'], { 'retry-after': '0' });
