@@ -250,6 +250,7 @@ export class PriorRun {
   undecidedCount = 0;
   /** Settled records this run's input reached (skipped): fewer than settledCount at the input's end means records past it. */
   reached = 0;
+  readonly reachedPositions = new PositionSet();
   /** Unrecorded items met so far, in input order (maySentBefore). */
   private unrecordedSeen = 0;
   /** Where each settled record's result is in the (rewritten) results file. */
@@ -294,6 +295,19 @@ export class PriorRun {
     return this.recordedResult(line, column)?.id ?? null;
   }
 
+  /**
+   * The first line of the results file holding a settled result the input never reached (a line
+   * past its end), for the message that says so; undefined when there is none.
+   */
+  async strayLine(): Promise<number | undefined> {
+    if (this.path === null) return undefined;
+    for await (const { text, lineNo } of boundedLines(this.path, MAX_RESULT_LINE_BYTES)) {
+      const result = this.read(text);
+      if (result?.settled && !this.reachedPositions.has(result.line, result.column)) return lineNo;
+    }
+    return undefined;
+  }
+
   /** Closes the file recordedResult reads from. */
   close(): void {
     if (this.fd !== null) closeSync(this.fd);
@@ -329,7 +343,7 @@ export class PriorRun {
  * a last line cut off by a crash), one result twice, a byte order mark, a line longer than any
  * result — is refused, saying what and where, and left as it was.
  */
-export async function prepareResume(path: string, read: ResultReader, header: string | null = null): Promise<PriorRun> {
+export async function prepareResume(path: string, read: ResultReader, header: string | null = null, noun: 'line' | 'id' = 'line'): Promise<PriorRun> {
   const prior = new PriorRun(read);
   if (!existsSync(path)) return prior;
   const temp = `${path}.resume-${process.pid}.tmp`;
@@ -365,7 +379,7 @@ export async function prepareResume(path: string, read: ResultReader, header: st
       if (seen.has(result.line, result.column)) {
         const key = positionKey(result.line, result.column);
         throw new UsageError(
-          `${path} line ${lineNo} is a second result for input ${result.column > 1 ? `line ${result.line} column ${result.column}` : `item ${result.line}`} (line ${firstLineOf.get(key) ?? '?'} is the first): the file was edited or put together by hand`,
+          `${path} line ${lineNo} is a second result for ${noun} ${result.line}${result.column > 1 ? ` column ${result.column}` : ''} of the input (line ${firstLineOf.get(key) ?? 'before it'} is the first): the file was edited or put together by hand`,
           `remove one of the two lines, or give a new --out without --resume`,
         );
       }

@@ -206,7 +206,7 @@ class StdoutResults {
 async function openResults<I extends ItemPosition, R>(job: PoolJob<I, R>, options: PoolOptions) {
   try {
     if (options.resume && !options.out) throw new UsageError('--resume needs --out: the results file of the run to continue');
-    const prior: PriorRun | null = options.resume && options.out ? await prepareResume(options.out, job.readResult, options.header ?? null) : null;
+    const prior: PriorRun | null = options.resume && options.out ? await prepareResume(options.out, job.readResult, options.header ?? null, job.unit === 'ids' ? 'id' : 'line') : null;
     const results = options.out ? LineFile.open(options.out, options.resume ? 'append' : 'create', '--out') : null;
     try {
       if (results && !options.resume && options.header !== undefined) results.write(options.header);
@@ -296,6 +296,7 @@ export async function runPool<I extends ItemPosition, R>(context: CliContext, ru
     if (prior?.isSettled(item.line, item.column)) {
       recorded++;
       prior.reached++;
+      prior.reachedPositions.add(item.line, item.column);
       const mismatch = otherInput(job, item, prior.recordedResult(item.line, item.column), options.out!);
       if (mismatch) {
         stops.inputError ??= mismatch;
@@ -352,9 +353,11 @@ export async function runPool<I extends ItemPosition, R>(context: CliContext, ru
     if (results && options.header !== undefined && taken === recorded) markClosed(results.path, options.header);
     // The input was read to its end, and results remain that none of its items reached: lines past its end (or for another input).
     if (prior && stops.reason === null && !stops.inputError && prior.reached < prior.settledCount) {
+      const stray = prior.settledCount - prior.reached;
+      const first = await prior.strayLine();
       stops.inputError = new UsageError(
-        `${options.out!} holds ${count(prior.settledCount - prior.reached)} ${prior.settledCount - prior.reached === 1 ? 'result' : 'results'} for ${job.unit} the input does not have (past its end: the file was edited, or written for a longer input)`,
-        `check ${options.out!} against the input: each ${job.unit === 'events' ? 'line' : 'id'} has one result, by its "${job.unit === 'events' ? 'line' : 'item'}"`,
+        `${options.out!} holds ${count(stray)} ${stray === 1 ? 'result' : 'results'} for ${job.unit} the input does not have${first === undefined ? '' : ` (the first at its line ${first})`}: past the input's end, the file was edited or written for a longer input`,
+        `remove ${stray === 1 ? 'that line' : 'those lines'} from ${options.out!}: each ${job.unit === 'events' ? 'event' : 'id'} of the input has one result, by its "${job.unit === 'events' ? 'line' : 'item'}"`,
       );
     }
   } finally {
