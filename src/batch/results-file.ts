@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { UsageError } from '../errors/cli-error.js';
 import { writeFully } from '../files/write-fully.js';
@@ -199,10 +199,15 @@ export async function* boundedLines(path: string, maxBytes: number): AsyncGenera
         const end = nl === -1 || nl >= bytesRead ? bytesRead : nl;
         held += end - from;
         if (held > maxBytes) throw new UsageError(`${path} line ${lineNo + 1} is longer than any result (over ${maxBytes / 1024 / 1024} MiB without a line break): the file was not written by fraudctl, or was damaged`, 'give a new --out without --resume');
-        pieces.push(Buffer.from(chunk.subarray(from, end)));
-        if (end === bytesRead) break;
+        if (end === bytesRead) {
+          // The line goes on in the next chunk: keep a copy of this part (the chunk is reused).
+          pieces.push(Buffer.from(chunk.subarray(from, end)));
+          break;
+        }
         lineNo++;
-        yield { text: Buffer.concat(pieces).toString('utf8'), lineNo, ended: true };
+        // A line within one chunk (nearly all) is decoded where it is, without a copy.
+        const text = pieces.length === 0 ? chunk.toString('utf8', from, end) : Buffer.concat([...pieces, chunk.subarray(from, end)]).toString('utf8');
+        yield { text, lineNo, ended: true };
         pieces = [];
         held = 0;
         from = end + 1;
@@ -349,11 +354,27 @@ export async function prepareResume(path: string, read: ResultReader, header: st
   const temp = `${path}.resume-${process.pid}.tmp`;
   const fd = openSync(temp, 'w', 0o600);
   let written = 0;
+  // The kept lines go out in 256 KiB writes, not one write(2) each: the rewrite is not a record
+  // of results as they come (the rename makes it whole or absent), and a million lines take a
+  // fraction of the time.
+  let pending: string[] = [];
+  let pendingBytes = 0;
+  const flush = () => {
+    if (pending.length > 0) writeFully(fd, pending.join(''));
+    pending = [];
+    pendingBytes = 0;
+  };
+  const keep = (line: string) => {
+    const bytes = Buffer.byteLength(line);
+    pending.push(line);
+    pendingBytes += bytes;
+    written += bytes;
+    if (pendingBytes >= 256 * 1024) flush();
+  };
   let pendingBad: number | undefined;
   const seen = new PositionSet();
-  const firstLineOf = new Map<string, number>();
   try {
-    if (header !== null) written += writeFully(fd, `${header}\n`);
+    if (header !== null) keep(`${header}\n`);
     for await (const { text, lineNo, ended } of boundedLines(path, MAX_RESULT_LINE_BYTES)) {
       if (lineNo === 1 && text.startsWith('\uFEFF')) throw bomError(path);
       if (text.trim() === '') continue;
@@ -377,15 +398,13 @@ export async function prepareResume(path: string, read: ResultReader, header: st
         continue;
       }
       if (seen.has(result.line, result.column)) {
-        const key = positionKey(result.line, result.column);
+        const first = await firstLineFor(path, read, result);
         throw new UsageError(
-          `${path} line ${lineNo} is a second result for ${noun} ${result.line}${result.column > 1 ? ` column ${result.column}` : ''} of the input (line ${firstLineOf.get(key) ?? 'before it'} is the first): the file was edited or put together by hand`,
+          `${path} line ${lineNo} is a second result for ${noun} ${result.line}${result.column > 1 ? ` column ${result.column}` : ''} of the input (line ${first} is the first): the file was edited or put together by hand`,
           `remove one of the two lines, or give a new --out without --resume`,
         );
       }
       seen.add(result.line, result.column);
-      // Only positions seen twice need their first line named; keeping one per position would cost memory on a large file.
-      if (firstLineOf.size < 100_000) firstLineOf.set(positionKey(result.line, result.column), lineNo);
       prior.recorded.add(result.line, result.column);
       prior.highestLine = Math.max(prior.highestLine, result.line);
       const undecided = result.undecided === true ? prior.undecidedCount++ : -1;
@@ -398,9 +417,10 @@ export async function prepareResume(path: string, read: ResultReader, header: st
       prior.settled.add(result.line, result.column);
       prior.settledCount++;
       prior.offsets.set(result.line, result.column, written);
-      written += writeFully(fd, `${text}\n`);
+      keep(`${text}\n`);
     }
     if (pendingBad !== undefined) prior.dropped++;
+    flush();
     fsyncSync(fd);
     closeSync(fd);
     renameSync(temp, path);
@@ -411,6 +431,15 @@ export async function prepareResume(path: string, read: ResultReader, header: st
     rmSync(temp, { force: true });
     throw error;
   }
+}
+
+/** The first line of the file holding a result for the same input position (a second one was found: the message names both). */
+async function firstLineFor(path: string, read: ResultReader, twice: RecordedResult): Promise<number> {
+  for await (const { text, lineNo } of boundedLines(path, MAX_RESULT_LINE_BYTES)) {
+    const r = read(text);
+    if (r && r.line === twice.line && r.column === twice.column) return lineNo;
+  }
+  return 0; // cannot happen: the second one was read from this file
 }
 
 function notOurs(path: string, line: number): UsageError {
@@ -425,6 +454,7 @@ function notOurs(path: string, line: number): UsageError {
 export function markClosed(path: string, header: string): void {
   const fd = openSync(path, 'r+');
   try {
+    if (!fstatSync(fd).isFile()) return;
     const head = Buffer.alloc(Buffer.byteLength(header));
     readSync(fd, head, 0, head.length, 0);
     // Only the header this run wrote: never a file someone replaced meanwhile.
