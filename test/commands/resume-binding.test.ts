@@ -129,3 +129,24 @@ describe('set-state --resume is bound to the service and the intent of the first
     expect(crossed.stderr).toContain(`error: ${submitOut} holds the results of fraudctl submit, not of set-state`);
   });
 });
+
+describe('a results file written before headers existed', () => {
+  it('is resumed as before, with a warning that its service and options cannot be checked, and gets this run\'s header', async () => {
+    const ids = ['old-1', 'old-2', 'old-3'];
+    const input = path('old.jsonl');
+    writeFileSync(input, `${ids.map((id) => JSON.stringify({ id, amount: 5, currency: 'EUR' })).join('\n')}\n`);
+    const out = path('old.out');
+    expect((await run(['--profile', 'staging', 'submit', input, '--out', out])).code).toBe(0);
+    // As today's version wrote it: the results alone.
+    writeFileSync(out, `${readFileSync(out, 'utf8').split('\n').slice(1).join('\n')}`);
+    const resumed = await run(['--profile', 'staging', 'submit', input, '--out', out, '--resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain(`warning: ${out} was written by an older fraudctl, which did not record the service and options of its run: they cannot be checked. Resuming against ${staging.url}`);
+    expect(resumed.stderr).toContain('3 already done by the earlier run');
+    const file = readResultsFile(out);
+    expect(file.header).toMatchObject({ service: staging.url, closed: true });
+    expect(file.results).toHaveLength(3);
+    const wrong = await run(['--profile', 'prod', 'submit', input, '--out', out, '--resume']);
+    expect(wrong.code).toBe(2);
+  });
+});
