@@ -15,6 +15,8 @@ export default defineConfig({
     // A Node warning fails the run; a collection after each file surfaces handles left to the
     // garbage collector (test/support/no-warnings.ts). Property tests draw from one fixed seed
     // (test/support/seeded-properties.ts).
+    // The run's end lists tests skipped because a program they drive cannot run here.
+    reporters: ['default', './test/support/skip-reporter.ts'],
     setupFiles: ['test/support/no-warnings.ts', 'test/support/seeded-properties.ts'],
     execArgv: ['--expose-gc'],
   },

@@ -109,6 +109,20 @@ function writeStdoutSync(text: string): boolean {
   }
 }
 
+/**
+ * fraudctl decides colour itself (render/colours.ts: NO_COLOR wins over FORCE_COLOR). With both
+ * set, Node 22+ warns "The 'NO_COLOR' env is ignored due to the 'FORCE_COLOR' env being set" as
+ * soon as a module loads its own colour support (node:assert does, under Fastify), a warning
+ * about Node's colours that fraudctl never uses. The command keeps the environment as it was;
+ * the process's own loses NO_COLOR, so Node has nothing to warn about.
+ */
+function quietColourVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (env.NO_COLOR === undefined || env.FORCE_COLOR === undefined) return env;
+  const kept = { ...env };
+  delete env.NO_COLOR;
+  return kept;
+}
+
 /** Runs the CLI for this process; used by bin/fraudctl.js. */
 export async function runProcess(): Promise<void> {
   const argv = process.argv.slice(2);
@@ -117,6 +131,7 @@ export async function runProcess(): Promise<void> {
     return;
   }
   const onStdoutClosed = watchOutputStreams();
+  const env = quietColourVariables(process.env);
   const context: CliContext = {
     onStdoutClosed,
     // A getter: Node makes process.stdin when first asked for it, and for a file or a pipe that
@@ -126,7 +141,7 @@ export async function runProcess(): Promise<void> {
     },
     stdout: process.stdout,
     stderr: process.stderr,
-    env: process.env,
+    env,
     debug: false,
     // SIGHUP too: a terminal closed or an ssh session dropped must end a command as Ctrl-C
     // does (the review queue gives its claims back), not kill it where it stands.

@@ -13,6 +13,8 @@ import { configCommand } from './commands/config.js';
 import { completionCommand } from './commands/completion.js';
 import { doctorCommand } from './commands/doctor.js';
 import { completeCommand } from './commands/complete.js';
+import { helpCommand } from './commands/help.js';
+import { topicsHelp } from './help-topics/topic-names.js';
 
 /*
  * The command tree: commander, the global options and every command's definition. main.ts
@@ -111,7 +113,9 @@ export function buildProgram(context: CliContext, argv?: readonly string[]): Com
       writeErr: (s) => context.stderr.write(s),
     })
     .addHelpText('before', EXAMPLES)
-    .addHelpText('after', EXIT_CODES_HELP);
+    .addHelpText('after', () => `${EXIT_CODES_HELP}${topicsHelp()}`)
+    // `fraudctl help` takes a topic as well as a command (commands/help.ts).
+    .helpCommand(false);
   program.hook('preAction', (root) => {
     context.debug = Boolean(root.opts<{ debug?: boolean }>().debug);
   });
@@ -119,6 +123,7 @@ export function buildProgram(context: CliContext, argv?: readonly string[]): Com
   for (const [name, make] of Object.entries(COMMANDS)) {
     if (only === undefined || name === only) program.addCommand(make(context), { hidden: name.startsWith('__') });
   }
+  if (only === undefined) program.addCommand(helpCommand(context, program));
   // Sub-commands report usage errors through the same exit path as the root.
   const inherit = (command: Command) => {
     for (const sub of command.commands) {

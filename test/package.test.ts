@@ -1,4 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import semver from 'semver';
 import { describe, expect, it } from 'vitest';
 import pkg from '../package.json' with { type: 'json' };
@@ -23,5 +26,35 @@ describe('engines', () => {
 
   it('the running Node has what dist/ calls', () => {
     expect(typeof process.getBuiltinModule).toBe('function');
+  });
+});
+
+describe('the published package', () => {
+  it('has no install-time script, so npm i -g of its tarball warns about none (dist/ is in the tarball)', () => {
+    const scripts = pkg.scripts as Record<string, string>;
+    for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) expect(scripts[hook], hook).toBeUndefined();
+    expect(pkg.files).toContain('dist');
+  });
+
+  it('installs its man page (an array: npm links only that form) and the page is in the package', () => {
+    expect(pkg.man).toEqual(['./man/fraudctl.1']);
+    expect(pkg.files).toContain('man');
+    expect(readFileSync(new URL(`../${pkg.man[0]}`, import.meta.url), 'utf8')).toMatch(/^\.TH FRAUDCTL 1 /m);
+  });
+
+  it('pins light-my-request where the lock file has it, so a global install (which ignores overrides) does not pull cookie@2, which refuses Node 20', () => {
+    expect(pkg.dependencies['light-my-request']).toBe(pkg.overrides['light-my-request']);
+  });
+});
+
+describe('bin/fraudctl.js in a checkout not yet built', () => {
+  it('says how to build it, in one line and a hint, exit 1, instead of a stack trace', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fraudctl-unbuilt-'));
+    mkdirSync(join(dir, 'bin'));
+    copyFileSync(new URL('../bin/fraudctl.js', import.meta.url), join(dir, 'bin', 'fraudctl.js'));
+    const result = spawnSync(process.execPath, [join(dir, 'bin', 'fraudctl.js'), '--version'], { encoding: 'utf8' });
+    rmSync(dir, { recursive: true, force: true });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe(`error: fraudctl is not built (no dist/ in ${dir}/)\nrun npm run build in ${dir}/, then run fraudctl again\n`);
   });
 });

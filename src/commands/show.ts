@@ -59,7 +59,7 @@ export function showCommand(context: CliContext): Command {
   $ fraudctl show ord-1002 ord-1003 ord-1004              # one row each
   $ fraudctl show --from orders.txt                        # ids one per line (# comments)
   $ fraudctl show --from results.jsonl --csv > orders.csv  # the ids of a submit --out file
-  $ jq -r .orderId orders.jsonl | fraudctl show --from - --json   # JSON Lines, one per id
+  $ jq -r .id orders.jsonl | fraudctl show --from - --json   # JSON Lines, one per id
   $ fraudctl show ord-1002 --watch                         # until APPROVED, DECLINED or FRAUD_CONFIRMED
   $ fraudctl show ord-1002 --watch --interval 30 --until in-review
 `,

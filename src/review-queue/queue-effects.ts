@@ -41,7 +41,7 @@ async function load(client: ApiClient, index: number, id: string): Promise<Msg> 
 /**
  * Claiming reads the state first: the service accepts IN_REVIEW → IN_REVIEW (setting a state an
  * event has is allowed), so a PATCH alone cannot tell a claim from taking a colleague's. What the
- * read leaves open is the moment between it and the PATCH (README: no compare-and-set).
+ * read leaves open is the moment between it and the PATCH (docs/review.md: no compare-and-set).
  */
 async function claim(client: ApiClient, id: string): Promise<Msg> {
   try {

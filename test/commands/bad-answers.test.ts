@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TERMINAL_CONTROLS, useSandboxForCli } from '../support/cli-against-sandbox.js';
 
 /*
- * Every refusal of an answer exits with the code its meaning has (README "Exit codes"): an
+ * Every refusal of an answer exits with the code its meaning has (`fraudctl help exit-codes`): an
  * answer the interface never promises — too large, not JSON, a redirect that is not followed,
  * a 404 that is not the service's — is a bad answer, exit 1; 6 is only for "try again later".
  */

@@ -3,6 +3,7 @@ import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cliEnv, runCli } from '../support/cli.js';
+import { describeNeeding } from '../support/prerequisites.js';
 import { startProgramOnTerminal } from '../support/pty.js';
 import { tempDir } from '../support/sandbox.js';
 
@@ -13,7 +14,8 @@ import { tempDir } from '../support/sandbox.js';
  * the config file at the moment of the Tab, asked of fraudctl itself (`fraudctl __complete
  * profiles`): the scripts find `fraudctl` on PATH as a user's shell would.
  *
- * Needs bash, zsh, fish and tmux (CI installs them: .ci/run).
+ * Needs bash, zsh, fish and tmux: each block is skipped, naming the program, where it cannot run
+ * (prerequisites.ts); CI installs them (.ci/run).
  */
 
 const tmp = tempDir('fraudctl-completion-');
@@ -41,7 +43,7 @@ beforeAll(async () => {
 });
 afterAll(() => tmp.remove());
 
-describe('bash', () => {
+describeNeeding(['bash'], 'bash', () => {
   /** What bash offers for each line (its last word is the one being completed), through the script's completion function, in one bash. */
   const complete = (...lines: string[]): string[][] => {
     const calls = lines.map((line) => {
@@ -97,7 +99,7 @@ describe('bash', () => {
   });
 });
 
-describe('zsh (bashcompinit), on a real terminal', () => {
+describeNeeding(['zsh', 'tmux'], 'zsh (bashcompinit), on a real terminal', () => {
   it('Tab after config use lists the profiles; after completion, the shells', async () => {
     const rc = join(tmp.dir, 'zdotdir');
     mkdirSync(rc, { recursive: true });
@@ -118,7 +120,7 @@ describe('zsh (bashcompinit), on a real terminal', () => {
   });
 });
 
-describe('fish', () => {
+describeNeeding(['fish'], 'fish', () => {
   /** What fish's completion engine offers for each line (`complete -C`), values only. */
   const complete = (...lines: string[]): string[][] => {
     const script = `source '${scripts.fish}'; ${lines.map((l) => `complete -C '${l}'; echo '--end--'`).join('; ')}`;

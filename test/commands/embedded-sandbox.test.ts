@@ -25,4 +25,13 @@ describe('the embedded sandbox', () => {
       expect(mode(`${tmp.dir}/data/fraudctl/sandbox.db`)).toBe(0o600);
     }
   });
+
+  it('with FORCE_COLOR and NO_COLOR both set: no Node warning about them (Node 22+ printed one), and no colour (NO_COLOR wins)', async () => {
+    // runCli fails the test on any Node warning in the process's stderr.
+    const show = await runCli(['submit', 'examples/review.json'], { env: { ...env, FORCE_COLOR: '1', NO_COLOR: '1' } });
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stderr).not.toContain('Warning');
+    expect(show.stdout).not.toContain('\u001b[');
+    expect(show.stdout).toContain('REVIEW');
+  });
 });

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { byLine, makeEvent, makeLines, readResults } from '../support/batch-events.js';
 import { BIN, nodeWarnings, startCli } from '../support/cli.js';
+import { describeNeeding } from '../support/prerequisites.js';
 
 /*
  * fraudctl submit in batch mode, as a process against the real sandbox: formats, results and
@@ -369,7 +370,7 @@ describe('fraudctl submit (batch)', () => {
   });
 });
 
-describe('fraudctl submit (batch) on a terminal', () => {
+describeNeeding(['script'], 'fraudctl submit (batch) on a terminal', () => {
   it('shows a progress bar with done/total, rate, ETA and running counts, then the summary', async () => {
     const input = file('tty.jsonl', `${makeLines('tty-progress', 600).join('\n')}\n`);
     const command = [process.execPath, BIN, 'submit', input, '--concurrency', '1'].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');

@@ -1,8 +1,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { cliEnv, runCli, type CliResult } from '../support/cli.js';
 import { startTestSandbox, tempDir, writeConfig, type TestSandbox } from '../support/sandbox.js';
+import { describeNeeding, missing } from '../support/prerequisites.js';
 import { startSecretService, type SecretService } from '../support/secret-service.mjs';
 import { startXvfb, type VirtualDisplay } from '../support/xvfb.js';
 
@@ -21,7 +22,12 @@ let ss: SecretService;
 let sb: TestSandbox;
 let eventId: string;
 
+/** A private GNOME Keyring on its own D-Bus (and an X display for its prompt): programs from outside npm. */
+const PROGRAMS = ['dbus-run-session', 'gnome-keyring-daemon', 'secret-tool', 'Xvfb'] as const;
+
 beforeAll(async () => {
+  // Its tests are skipped, naming the program, where one cannot run (describeNeeding).
+  if (missing(...PROGRAMS)) return;
   xvfb = await startXvfb();
   [ss, sb] = await Promise.all([startSecretService(tmp.dir, { display: xvfb.display }), startTestSandbox({ configFile: writeConfig({ merchants: [{ id: 'shop', apiKey: KEY }] }) })]);
   const posted = await sb.call('POST', '/event', { key: KEY, body: JSON.parse(readFileSync(new URL('../../examples/review.json', import.meta.url), 'utf8')) });
@@ -64,7 +70,7 @@ function errorLines(result: CliResult): string[] {
   return lines;
 }
 
-describe('a credential store that does not answer', () => {
+describeNeeding([...PROGRAMS], 'a credential store that does not answer', () => {
   it('a keyring that hangs (SIGSTOP): show ends after the time limit with one error, exit 3; login and logout leave the config file as it was, and the hint works', async () => {
     await storedProfiles('hung', 'leaving');
     const before = readFileSync(configFile(), 'utf8');

@@ -1,8 +1,9 @@
 import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { cliEnv, runCli, type CliResult } from '../support/cli.js';
 import { startTestSandbox, tempDir, writeConfig, type TestSandbox } from '../support/sandbox.js';
+import { describeNeeding, missing } from '../support/prerequisites.js';
 import { startSecretService, type SecretService } from '../support/secret-service.mjs';
 
 /*
@@ -19,7 +20,12 @@ let ss: SecretService;
 let sb: TestSandbox;
 let eventId: string;
 
+/** A private GNOME Keyring on its own D-Bus (and an X display for its prompt): programs from outside npm. */
+const PROGRAMS = ['dbus-run-session', 'gnome-keyring-daemon', 'secret-tool'] as const;
+
 beforeAll(async () => {
+  // Its tests are skipped, naming the program, where one cannot run (describeNeeding).
+  if (missing(...PROGRAMS)) return;
   [ss, sb] = await Promise.all([startSecretService(tmp.dir), startTestSandbox({ configFile: writeConfig({ merchants: [{ id: 'shop', apiKey: KEY }] }) })]);
   const posted = await sb.call('POST', '/event', { key: KEY, body: JSON.parse(readFileSync(new URL('../../examples/review.json', import.meta.url), 'utf8')) });
   expect(posted.status).toBe(201);
@@ -75,7 +81,7 @@ function errorLines(result: CliResult): string[] {
   return lines;
 }
 
-describe('API keys in the credential store', () => {
+describeNeeding([...PROGRAMS], 'API keys in the credential store', () => {
   it('login keeps the key in the store and not in any file; commands read it from there; logout removes it', async () => {
     const login = await run(['login', '--profile', 'prod', '--base-url', sb.url], desktop(), `${KEY}\n`);
     expect(login.code, login.stderr).toBe(0);

@@ -72,7 +72,7 @@ async function startTinyproxyOnce(dir: string, name: string, options: TinyproxyO
     child.stderr.on('data', read);
     child.on('error', (error) => {
       clearTimeout(timer);
-      reject(new Error(`tinyproxy could not be started (apt-get install tinyproxy): ${error.message}`));
+      reject(new Error(`tinyproxy could not be started (Debian package tinyproxy): ${error.message}`));
     });
     child.on('exit', () => {
       clearTimeout(timer);

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { BIN, nodeWarnings } from './cli.js';
+import { need } from './prerequisites.js';
 
 /*
  * A program on a real pseudo-terminal of a given size, through tmux: keys in (send-keys), the
@@ -13,7 +14,8 @@ import { BIN, nodeWarnings } from './cli.js';
  * never touches a developer's tmux. Waits poll the screen until the text is there or the time
  * is up, and a failure shows the screen: no fixed sleeps.
  *
- * Needs tmux (CI installs it: apt-get install -y tmux).
+ * Needs tmux: a test that starts a terminal is skipped, naming it, where tmux cannot run
+ * (prerequisites.ts); CI installs it.
  */
 
 const run = promisify(execFile);
@@ -60,6 +62,7 @@ export function startOnTerminal(args: readonly string[], options: PtyOptions): P
 
 /** Starts any program (`argv[0]` found on the test's PATH) on a new terminal: a shell, for completion. */
 export async function startProgramOnTerminal(argv: readonly string[], options: PtyOptions): Promise<Pty> {
+  need('tmux');
   const width = options.width ?? 80;
   const height = options.height ?? 24;
   const timeoutMs = options.timeoutMs ?? 10_000;

@@ -1,16 +1,18 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './support/cli.js';
 
 /*
- * Every fraudctl command the README shows is one that exists, with options that exist: the
- * README is where a new user copies from, so an example that drifted from the CLI is a bug.
+ * Every fraudctl command the README and the guides in docs/ show is one that exists, with
+ * options that exist: they are where a new user copies from, so an example that drifted from the
+ * CLI is a bug. (The reference in docs/reference/ is generated from the command tree itself.)
  */
 
-const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const PAGES = ['README.md', ...readdirSync(new URL('../docs', import.meta.url)).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 
-/** The fraudctl invocations in the README's code blocks, as written (after `$`, `|`, `&&`, `npx`). */
-function examples(): string[] {
+/** The fraudctl invocations in a page's code blocks, as written (after `$`, `|`, `&&`, `npx`). */
+function examples(page: string): string[] {
+  const README = readFileSync(new URL(`../${page}`, import.meta.url), 'utf8');
   // Fenced blocks, paired in order; only shell ones (no language, sh, bash, console) hold commands.
   const blocks: string[] = [];
   let open: { language: string; lines: string[] } | null = null;
@@ -49,12 +51,13 @@ function commandsIn(help: string): string[] {
   return [...section.matchAll(/^ {2}([a-z][\w-]*)/gm)].map((m) => m[1]!);
 }
 
-describe('the README', () => {
-  const all = examples();
+it('the README and the guides show fraudctl examples (the checks below have something to check)', () => {
+  expect(PAGES.length).toBeGreaterThan(8);
+  expect(PAGES.flatMap(examples).length).toBeGreaterThan(40);
+});
 
-  it('shows fraudctl examples (the check below has something to check)', () => {
-    expect(all.length).toBeGreaterThan(20);
-  });
+describe.each(PAGES.filter((page) => examples(page).length > 0))('%s', (page) => {
+  const all = examples(page);
 
   it.each(all)('fraudctl %s: the command and its options exist', async (example) => {
     const tokens = words(example);
@@ -67,7 +70,7 @@ describe('the README', () => {
     if (path.length === 0) expect(tokens[0], `not a fraudctl command: ${example}`).toMatch(/^-/);
     for (const token of tokens.filter((t) => t.startsWith('-') && t !== '-')) {
       const option = token.split('=')[0]!;
-      expect(help, `fraudctl ${path.join(' ')} has no option ${option} (README: fraudctl ${example})`).toMatch(new RegExp(`(^|[\\s,])${option.replace(/[-]/g, '\\-')}([\\s,]|$)`, 'm'));
+      expect(help, `fraudctl ${path.join(' ')} has no option ${option} (${page}: fraudctl ${example})`).toMatch(new RegExp(`(^|[\\s,])${option.replace(/[-]/g, '\\-')}([\\s,]|$)`, 'm'));
     }
   });
 });

@@ -1,0 +1,147 @@
+import type { TopicName } from './topic-names.js';
+
+/*
+ * The texts of `fraudctl help TOPIC`, also pages of the generated reference (docs/reference/)
+ * and sections of the man page. Plain text, at most 80 columns, so a terminal, a Markdown code
+ * block and roff's no-fill mode show them alike. Loaded only by `fraudctl help TOPIC`.
+ */
+
+export const TOPIC_TEXTS: Record<TopicName, string> = {
+  'exit-codes': `Exit codes
+
+  0    ok
+  1    other failure, including a bad answer: a 2xx whose body is not the JSON
+       expected, an answer over 16 MiB, a 404 that is not the service's, a
+       redirect not followed, a TLS certificate refused, a proxy asking for
+       credentials or refusing the service, a state changed by someone else
+       (CONFLICT)
+  2    usage: bad arguments, options, input file or configuration; missing
+       input without a terminal; a results file that belongs to another run
+  3    authentication or authorisation (401/403), or a credential store that
+       cannot give the key
+  4    not found (404 in the service's own error shape)
+  5    rejected by the service (400/409/413/415/422)
+  6    unavailable, try again later (429/502/503/504, connection refused or
+       dropped, DNS, timeout, the proxy down or unable to reach the service)
+  129  the terminal hung up (SIGHUP): fraudctl finished as on Ctrl-C (a batch
+       records its lines in flight, review gives its claims back), then ended
+       by SIGHUP
+  130  interrupted (Ctrl-C, a cancelled prompt or confirmation)
+  141  stdout's reader went away (fraudctl ... | head): fraudctl stops at once
+       and quietly, as a Unix tool ended by SIGPIPE does
+
+Many ids or events in one run (set-state, show, submit batches) exit with the
+worst outcome among them: 3 before 6 before 5 before 4 before 1. A batch whose
+results go to stdout finishes cleanly when stdout closes: it sends no new lines
+and says on stderr how many results could not be written (exit 1).
+`,
+
+  environment: `Environment variables
+
+fraudctl reads these; a flag given on the command line wins over its variable,
+and a variable wins over the config file (fraudctl help config).
+
+  FRAUDCTL_PROFILE          the profile to use (as --profile)
+  FRAUDCTL_BASE_URL         the service's URL (as --base-url)
+  FRAUDCTL_API_KEY          the API key; never put a key in a flag, where other
+                            users of the machine can read it (ps)
+  FRAUDCTL_TIMEOUT          seconds before a request is given up (as --timeout;
+                            default 30)
+  FRAUDCTL_KEYRING_TIMEOUT  seconds to wait for the OS credential store, e.g.
+                            an unlock prompt (default 30)
+  FRAUDCTL_SANDBOX_KEY      the API key of the sandbox's demo merchant (default:
+                            the public sandbox key; needed to serve beyond
+                            loopback)
+  HTTPS_PROXY, HTTP_PROXY,  a forward proxy, with credentials in the URL if it
+  NO_PROXY                  asks for them; lower-case forms are honoured too
+  NODE_EXTRA_CA_CERTS       a PEM file of a private CA to trust
+  NO_COLOR, FORCE_COLOR     no colour; colour even off a terminal
+  TERM                      TERM=dumb: no colour
+  XDG_CONFIG_HOME           where the config file is (default ~/.config)
+  XDG_DATA_HOME             where the embedded sandbox keeps its events
+                            (default ~/.local/share)
+  XDG_CACHE_HOME            where Node's compile cache for fraudctl is
+                            (default ~/.cache)
+
+Tests only: FRAUDCTL_REQUIRE_ALL_TESTS=1 makes a test skipped for a missing
+program (tmux, zsh, ...) fail instead; FRAUDCTL_PROPERTY_SEED=N draws the
+property tests from seed N.
+`,
+
+  config: `The config file and profiles
+
+Each setting comes from, in this order: a flag, the environment, the profile in
+the config file, a default. A message that names a setting also names where it
+came from, so a variable that overrides a profile is never a surprise.
+
+  setting      flag             environment        config (per profile)
+  profile      --profile        FRAUDCTL_PROFILE   activeProfile (config use)
+  service URL  --base-url       FRAUDCTL_BASE_URL  baseUrl
+  API key      (none)           FRAUDCTL_API_KEY   the credential store (login)
+                                                   or apiKey (no store, or
+                                                   login --insecure-storage)
+  timeout      --timeout        FRAUDCTL_TIMEOUT   timeoutSeconds (default 30)
+  retries      (none)           (none)             retries (default 3)
+  plain http   --insecure-http  (none)             insecureHttp
+
+With nothing configured, fraudctl runs the sandbox in-process (the built-in
+profile "sandbox") and says so on stderr.
+
+The file is $XDG_CONFIG_HOME/fraudctl/config.json (~/.config/fraudctl/ by
+default), mode 0600, written whole or not at all (a temp file, fsync, rename)
+under a lock (config.json.lock), so two changes at once both land.
+
+  fraudctl login --profile prod --base-url https://fraud.example.com
+  fraudctl config list
+  fraudctl config use prod
+  fraudctl config set timeout 60 --profile prod
+  fraudctl doctor
+`,
+
+  results: `The results file (--out) and --resume
+
+submit (a batch) and set-state (many events) write one JSON object per input
+item to --out (mode 0600), each with one write(2) as soon as the item is
+settled: in completion order, not input order. A run that dies any way (even
+kill -9) leaves whole lines, at worst a cut-off last one, which --resume drops.
+
+The first line is the run's header, {"fraudctl":"results","version":1,
+"command":…,"service":…,"options":{…},"closed":…}: the service the run
+sent to (its URL, never the key) and the options that decide what is sent
+(set-state: state, comments, ifState, forceState; submit: rejects). Every
+other line is a result. submit's lines: line, id, outcome (DECIDED, REJECTED,
+FAILED, UNKNOWN), status, actionType, totalRiskScore, errorType, errorCodes,
+attempts, latencyMs, column, idAssigned. set-state's lines: id, from, to,
+outcome (CHANGED, SKIPPED, NOT_FOUND, INVALID, REFUSED, FAILED, CONFLICT),
+reason, status, errorType, errorCodes, requestId, item (its place in the
+input), where (argument 2, ids.txt:14).
+
+Run the same command again with --resume and the same --out: items settled are
+skipped, FAILED ones are done again, an item whose request may have reached the
+service is read back before anything is sent (without an id it is UNKNOWN),
+and the file ends with exactly one line per input item, as if the run had never
+stopped. A resume against another service, or with other options, is refused
+(exit 2); an option left out is taken from the header.
+
+  fraudctl submit orders.jsonl --out results.jsonl --rejects rejects.jsonl
+  fraudctl submit orders.jsonl --out results.jsonl --resume   # same --rejects
+  jq -c 'select(.outcome and .outcome != "DECIDED")' results.jsonl
+  jq -c 'select(.fraudctl | not)' results.jsonl       # every result, no header
+`,
+
+  log: `The action log (--log)
+
+review --log FILE and set-state --log FILE (many events) append one JSON line
+per action as it happens, for an audit of the session. The file is created
+mode 0600 and opened for append, and each line is one write(2): lines never
+interleave, even with two sessions logging to one file.
+
+Each line: time (UTC, ISO 8601), eventId, action (claim, release, approve,
+decline, escalate, fraud, comment, skip, set-state), from and to (states),
+comments, requestId (the service's), outcome (ok, refused, failed, conflict),
+status (HTTP), and a message when something went wrong.
+
+  fraudctl review --from queue.txt --log review.log
+  jq -c 'select(.outcome != "ok")' review.log
+`,
+};

@@ -1,0 +1,54 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { TOPIC_TEXTS } from '../../src/help-topics/topics.js';
+import { runCli } from '../support/cli.js';
+
+const SRC = fileURLToPath(new URL('../../src', import.meta.url));
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sourceFiles(path) : /\.(ts|json)$/.test(name) ? [path] : [];
+  });
+}
+
+describe('fraudctl help TOPIC', () => {
+  it('prints exit-codes and environment, exit 0; a command\'s help as --help does', async () => {
+    const [codes, environment, configSet, setHelp] = await Promise.all([runCli(['help', 'exit-codes']), runCli(['help', 'environment']), runCli(['help', 'config', 'set']), runCli(['config', 'set', '--help'])]);
+    expect(codes.code).toBe(0);
+    expect(codes.stdout).toMatch(/^ {2}141 {2}stdout's reader went away/m);
+    expect(environment.code).toBe(0);
+    expect(environment.stdout).toContain('FRAUDCTL_BASE_URL');
+    expect(configSet.code).toBe(0);
+    expect(configSet.stdout).toBe(setHelp.stdout);
+  });
+
+  it('names the topics in the root help, and refuses one it does not know: exit 2 with a hint that works', async () => {
+    const root = await runCli(['--help']);
+    expect(root.stdout).toMatch(/^Help topics \(fraudctl help TOPIC\):\n {2}exit-codes /m);
+    const unknown = await runCli(['help', 'exit-code']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe('error: no command or help topic "exit-code"\nrun fraudctl help to list the commands and the topics\n');
+    const listed = await runCli(['help']);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toBe(root.stdout);
+  });
+
+  it('environment names every FRAUDCTL_ variable the product reads', () => {
+    const read = new Set<string>();
+    for (const file of sourceFiles(SRC)) {
+      // An error code of the client's own spelled like one is not a variable.
+      for (const m of readFileSync(file, 'utf8').matchAll(/\bFRAUDCTL_[A-Z_]+\b/g)) if (m[0] !== 'FRAUDCTL_BODY_TOO_LARGE') read.add(m[0]);
+    }
+    expect(read.size).toBeGreaterThanOrEqual(6);
+    for (const name of read) expect(TOPIC_TEXTS.environment, name).toContain(name);
+  });
+
+  it('every topic fits 80 columns, so a terminal, the reference and the man page show it alike', () => {
+    for (const [topic, text] of Object.entries(TOPIC_TEXTS)) {
+      for (const line of text.split('\n')) expect(line.length, `${topic}: ${line}`).toBeLessThanOrEqual(80);
+    }
+  });
+});

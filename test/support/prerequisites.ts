@@ -1,0 +1,91 @@
+import { spawnSync } from 'node:child_process';
+import { beforeEach, describe, TestRunner } from 'vitest';
+
+/*
+ * Programs from outside npm that some tests drive for real (a terminal, shells, a proxy, a
+ * keyring, an X display). `npm test` must pass on a machine with only Node and npm, so a test
+ * that needs one checks that it can run it and otherwise is skipped, saying which program and
+ * which package brings it — as git's own test suite treats its prerequisites. The run's end lists
+ * what was skipped and why (skip-reporter.ts). FRAUDCTL_REQUIRE_ALL_TESTS=1 (set by .ci/run after
+ * it installs them all) turns every such skip into a failure, so CI never skips.
+ */
+
+interface Program {
+  /** Arguments that make it print its version and exit 0: proof that it runs, not only that it is on PATH. */
+  probe: readonly string[];
+  /** Where it comes from (Debian's package names; the same on Ubuntu). */
+  from: string;
+  /** It has no version flag: having started and exited (any status) is the proof. */
+  anyStatus?: boolean;
+}
+
+const PROGRAMS = {
+  tmux: { probe: ['-V'], from: 'Debian package tmux' },
+  script: { probe: ['--version'], from: 'util-linux (Debian package bsdutils)' },
+  bash: { probe: ['--version'], from: 'Debian package bash' },
+  zsh: { probe: ['--version'], from: 'Debian package zsh' },
+  fish: { probe: ['--version'], from: 'Debian package fish' },
+  tinyproxy: { probe: ['-v'], from: 'Debian package tinyproxy' },
+  Xvfb: { probe: ['-help'], from: 'Debian package xvfb', anyStatus: true },
+  'dbus-run-session': { probe: ['--version'], from: 'Debian package dbus' },
+  'gnome-keyring-daemon': { probe: ['--version'], from: 'Debian package gnome-keyring' },
+  'secret-tool': { probe: ['--help'], from: 'Debian package libsecret-tools', anyStatus: true },
+  man: { probe: ['--version'], from: 'Debian package man-db' },
+} satisfies Record<string, Program>;
+
+export type ProgramName = keyof typeof PROGRAMS;
+
+/** Whether every skip should fail instead (CI). */
+export const requireAll = process.env.FRAUDCTL_REQUIRE_ALL_TESTS === '1';
+
+const verdicts = new Map<string, string | null>();
+
+function cannotRun(name: ProgramName): string | null {
+  let verdict = verdicts.get(name);
+  if (verdict === undefined) {
+    const program: Program = PROGRAMS[name];
+    const result = spawnSync(name, program.probe, { stdio: 'ignore', timeout: 10_000 });
+    const ran = result.error === undefined && (result.status === 0 || (program.anyStatus === true && result.status !== null));
+    verdict = ran ? null : `needs ${name} (${program.from}): ${result.error ? ((result.error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found on PATH' : result.error.message) : `\`${name} ${program.probe.join(' ')}\` exited ${result.status ?? result.signal}`}`;
+    verdicts.set(name, verdict);
+  }
+  return verdict;
+}
+
+/** Why these programs cannot be used here (the first that cannot), or null when all can. */
+export function missing(...names: ProgramName[]): string | null {
+  for (const name of names) {
+    const why = cannotRun(name);
+    if (why) return why;
+  }
+  return null;
+}
+
+/**
+ * Skips the running test, saying why, or fails it under FRAUDCTL_REQUIRE_ALL_TESTS=1. For a
+ * reason found while the test runs (a program that is there but cannot start).
+ */
+export function skipTest(why: string): never {
+  if (requireAll) throw new Error(`${why} (FRAUDCTL_REQUIRE_ALL_TESTS=1: CI installs every program a test needs)`);
+  const test = TestRunner.getCurrentTest();
+  if (!test?.context) throw new Error(`${why} (and no test is running to skip: call it from a test or beforeEach)`);
+  return test.context.skip(why) as never;
+}
+
+/** Inside a test (or a support function it calls): skip it unless these programs can run. */
+export function need(...names: ProgramName[]): void {
+  const why = missing(...names);
+  if (why) skipTest(why);
+}
+
+/**
+ * A describe block whose every test needs these programs: each is skipped (with the reason) or,
+ * under FRAUDCTL_REQUIRE_ALL_TESTS=1, failed when one cannot run. Its beforeAll hooks should
+ * return early when `missing(...)` says so (they run before any test could be skipped).
+ */
+export function describeNeeding(names: ProgramName[], title: string, body: () => void): void {
+  describe(title, () => {
+    beforeEach(() => need(...names));
+    body();
+  });
+}
