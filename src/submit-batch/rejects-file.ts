@@ -62,6 +62,12 @@ export function checkRejectsPath(rejects: string, run: { input: string; out: str
  */
 export async function openRejects(path: string, prior: PriorRun | null, warn: (text: string) => void): Promise<LineFile> {
   if (prior === null) return LineFile.open(path, 'create', '--rejects');
+  // A results file from before headers does not say which rejects file its run kept: the one
+  // given may be another file, so it is only appended to, as that version did.
+  if (prior.header === null) {
+    if (existsSync(path)) warn(`${path} is only added to: the results file, from an older fraudctl, does not record that it belongs to its run, so lines decided since stay listed in it`);
+    return LineFile.open(path, 'append', '--rejects');
+  }
   if (!existsSync(path)) {
     if (prior.undecidedCount > 0) warn(`${path} is gone: it holds only the lines without a decision from this run on (the results file has them all)`);
     return LineFile.open(path, 'append', '--rejects');

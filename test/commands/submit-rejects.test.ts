@@ -105,3 +105,19 @@ describe('--resume without --rejects', () => {
     expect(another.stderr).toContain(`was written with --rejects ${rejects}, this run has --rejects`);
   });
 });
+
+describe('--resume of a results file from before headers, with --rejects', () => {
+  it('never truncates the file given: it is only added to, and a warning says why', async () => {
+    const lines = makeLines('rej-legacy', 2);
+    const input = file('legacy.jsonl', `${lines[0]}\nnot json\n${lines[1]}\n`);
+    const out = file('legacy.out');
+    expect((await cli.run(['submit', input, '--out', out, '--concurrency', '1', '--max-errors', '1'])).code).toBe(1);
+    // As an older fraudctl wrote it: the results alone.
+    writeFileSync(out, readFileSync(out, 'utf8').split('\n').slice(1).join('\n'));
+    const notes = file('notes.txt', 'my notes\n');
+    const resumed = await cli.run(['submit', input, '--out', out, '--resume', '--rejects', notes]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain(`warning: ${notes} is only added to`);
+    expect(readFileSync(notes, 'utf8')).toBe('my notes\n');
+  });
+});
