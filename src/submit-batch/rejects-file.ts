@@ -85,7 +85,7 @@ export async function openRejects(path: string, prior: PriorRun | null, warn: (t
     if (n < prior.undecidedCount) {
       closeSync(fd);
       rmSync(temp, { force: true });
-      warn(`${path} has ${n} lines for ${prior.undecidedCount} results without a decision: it was not written with these results; this run adds its lines to it as they are`);
+      warn(`${path} has ${n} ${n === 1 ? 'line' : 'lines'} for ${prior.undecidedCount} results without a decision: it was not written with these results; this run adds its lines to it as they are`);
       return LineFile.open(path, 'append', '--rejects');
     }
     fsyncSync(fd);
