@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { CliContext } from './cli-context.js';
+import { CliError } from './errors/cli-error.js';
 import { ApiClient, type ApiClientOptions } from './api/api-client.js';
 import { requireApiKey, resolveSettings, type Settings } from './profiles/settings.js';
 import { readConfigFile } from './profiles/config-file.js';
@@ -40,6 +41,8 @@ export class Session {
   private clientValue?: ApiClient;
   private outputValue?: Output;
   private sandbox?: EmbeddedSandbox;
+  /** The first fault of the embedded sandbox's database file (damaged, disk full): the real cause of its 500s. */
+  sandboxFault?: Error;
 
   constructor(
     readonly context: CliContext,
@@ -103,9 +106,12 @@ export class Session {
    * The API key of the settings in force, or the error saying how to give one (exit 3). A key in
    * the credential store is read here, at the first call: only commands that send a request pay
    * for it, and a command whose key comes from FRAUDCTL_API_KEY never loads the store's library.
+   * A stored key whose profile's URL is not the one in force is refused (exit 2), unread.
    */
   async apiKey(): Promise<string> {
     const settings = await this.settings();
+    // A stored key is sent only to its profile's URL (settings.ts): refused here, before any request.
+    if (settings.keyRefusal !== undefined) throw settings.keyRefusal;
     if (settings.apiKey !== null && settings.apiKey !== '') return settings.apiKey;
     if (settings.apiKeySource === 'credential-store' && settings.credentialAccount !== null) {
       const account = settings.credentialAccount;
@@ -160,7 +166,17 @@ export class Session {
   private async startEmbeddedSandbox(): Promise<string> {
     const { startSandbox } = await import('./sandbox/serve.js');
     const dbPath = defaultSandboxDb(this.context.env);
-    const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, dbPath, dbInOwnDirectory: true, env: this.context.env });
+    const sandbox = await startSandbox({
+      host: '127.0.0.1',
+      port: 0,
+      dbPath,
+      dbInOwnDirectory: true,
+      env: this.context.env,
+      onUnexpectedError: (error) => {
+        // startSandbox gives a fault of the database file as a CliError (its other errors are plain).
+        if (error instanceof CliError) this.sandboxFault ??= error;
+      },
+    });
     this.sandbox = sandbox;
     const output = await this.output();
     output.note(`${output.style.sandboxBadge(' SANDBOX ')} embedded local service, not production · data: ${dbPath}`);
@@ -178,6 +194,9 @@ export async function withSession(context: CliContext, command: Command, work: (
   const session = new Session(context, command.optsWithGlobals<GlobalOptions>());
   try {
     await work(session);
+  } catch (error) {
+    // The embedded sandbox's 500s said only "internal error": its database file is the cause to name.
+    throw session.sandboxFault ?? error;
   } finally {
     await session.close();
   }

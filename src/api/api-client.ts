@@ -9,6 +9,7 @@ import { readErrorAnswer, readNotFound } from './error-shape.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, GATEWAY_STATUSES, parseRetryAfter, RETRYABLE_STATUSES, type RetryPolicy } from './retry-policy.js';
 import type { RetryKind } from './retry-budget.js';
 import { redactHeaders } from './debug-log.js';
+import { redactKeyIn } from '../profiles/redact.js';
 import { eventPath } from '../contract/paths.js';
 import { checkTransport, hostNameHint } from './transport.js';
 import { proxyFor, proxySettings, proxyShown } from './proxy.js';
@@ -312,12 +313,12 @@ export class ApiClient {
     if (!target) throw new BadResponseError(`the service answered ${raw.status} (a redirect) without a usable Location while ${op.what}`);
     if (target.origin !== this.base.origin) {
       throw new BadResponseError(
-        `the service redirected to another origin (${safe(target.origin)}) while ${op.what}: not followed, and the API key was not sent there`,
+        `the service redirected to another origin (${safe(this.withoutKey(target.origin))}) while ${op.what}: not followed, and the API key was not sent there`,
         'check --base-url: it should name the service itself',
       );
     }
     if (op.method !== 'GET' || hop >= MAX_REDIRECTS) {
-      throw new BadResponseError(`the service answered ${raw.status} (a redirect to ${safe(target.pathname)}) while ${op.what}: not followed`, 'check --base-url');
+      throw new BadResponseError(`the service answered ${raw.status} (a redirect to ${safe(this.withoutKey(target.pathname))}) while ${op.what}: not followed`, 'check --base-url');
     }
     return target;
   }
@@ -363,10 +364,9 @@ export class ApiClient {
     }
   }
 
-  /** A server may echo the key back (a page quoting the request): the log must still not hold it. */
+  /** A server may echo the key back (a page quoting the request): no log or message may hold it (redact.ts: how). */
   private withoutKey(text: string): string {
-    const key = this.options.apiKey;
-    return key ? text.split(key).join('[redacted]') : text;
+    return redactKeyIn(text, this.options.apiKey);
   }
 
   private timeout(op: Operation): NetworkError {
@@ -477,8 +477,8 @@ export class ApiClient {
     if (raw.status >= 200 && raw.status < 300) {
       if (raw.text.trim() === '') return { status: raw.status, body: undefined, requestId: raw.requestId, attempts };
       if (parsed === undefined) {
-        throw Object.assign(new BadResponseError(`the service answered ${raw.status} while ${op.what}, but the body is not JSON (${describeBody(contentType, raw.text)})`, 'a proxy or gateway may be in the way: check --base-url'), {
-          notTheService: this.notTheService(op, raw, describeBody(contentType, raw.text)),
+        throw Object.assign(new BadResponseError(`the service answered ${raw.status} while ${op.what}, but the body is not JSON (${describeBody(contentType, this.withoutKey(raw.text))})`, 'a proxy or gateway may be in the way: check --base-url'), {
+          notTheService: this.notTheService(op, raw, describeBody(contentType, this.withoutKey(raw.text))),
         });
       }
       if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
@@ -492,7 +492,7 @@ export class ApiClient {
     if (raw.status === 404) {
       const reading = readNotFound(body);
       if (reading.kind === 'foreign') {
-        const got = reading.reason === 'route' ? `the code ${safe(reading.code ?? '')}, which names a route, not an event` : this.foreignBody(raw, contentType, reading.reason);
+        const got = reading.reason === 'route' ? `the code ${safe(this.withoutKey(reading.code ?? ''))}, which names a route, not an event` : this.foreignBody(raw, contentType, reading.reason);
         throw this.notTheService(op, raw, got);
       }
     }
@@ -507,7 +507,7 @@ export class ApiClient {
     if (raw.text.trim() === '') return 'an empty body';
     if (reason === 'not-error-shape') return 'JSON that is not the service\'s error shape';
     if (reason === 'method' && parseJson(raw.text) !== undefined) return 'JSON, to a method or route the service does not have';
-    return describeBody(contentType, raw.text);
+    return describeBody(contentType, this.withoutKey(raw.text));
   }
 
   /**
@@ -515,25 +515,27 @@ export class ApiClient {
    * service. Said in the same words by every command; `login` adds that nothing was saved.
    */
   private notTheService(op: Operation, raw: RawResponse, got: string): NotTheServiceError {
-    const ref = raw.requestId ? `, request ${safe(raw.requestId)}` : '';
+    const ref = raw.requestId ? `, request ${safe(this.withoutKey(raw.requestId))}` : '';
     const where = `${op.method} ${this.base.origin}${safe(raw.path)}`;
     const message = `${where} answered ${raw.status} with ${got}${ref}: that is not the fraud-screening service's answer, so this URL is not the service, or not its base path`;
     const hint = this.options.hints
       ? `check ${this.options.hints.url}: it should be the service's base address`
       : `check --base-url or the profile's URL (fraudctl config get base-url${this.options.profile && this.options.profile !== 'sandbox' ? ` --profile ${this.options.profile}` : ''}): it should be the service's base address`;
-    return new NotTheServiceError(this.withoutKey(message), raw.status, this.withoutKey(got), hint);
+    return new NotTheServiceError(message, raw.status, got, hint);
   }
 
   private apiError(op: Operation, raw: RawResponse, body: unknown, contentType: string): ApiError {
     const shape = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-    const errorType = typeof shape.errorType === 'string' ? safe(shape.errorType) : null;
-    const errorCodes = Array.isArray(shape.errorCodes) ? shape.errorCodes.filter((c): c is string => typeof c === 'string').map(safe) : [];
-    const requestId = typeof shape.requestId === 'string' ? safe(shape.requestId) : raw.requestId ? safe(raw.requestId) : null;
+    // What the server said, with the key taken out of it (a server may echo it back) before it is cut short or shown.
+    const fromServer = (text: string) => safe(this.withoutKey(text));
+    const errorType = typeof shape.errorType === 'string' ? fromServer(shape.errorType) : null;
+    const errorCodes = Array.isArray(shape.errorCodes) ? shape.errorCodes.filter((c): c is string => typeof c === 'string').map(fromServer) : [];
+    const requestId = typeof shape.requestId === 'string' ? fromServer(shape.requestId) : raw.requestId ? fromServer(raw.requestId) : null;
     const status = raw.status;
     const ref = requestId ? `, request ${requestId}` : '';
     const detail =
       body === undefined && raw.text.trim() !== ''
-        ? `${status}, ${describeBody(contentType, raw.text)}${ref}`
+        ? `${status}, ${describeBody(contentType, this.withoutKey(raw.text))}${ref}`
         : `${status}${errorType ? ` ${errorType}` : ''}${errorCodes.length ? `: ${errorCodes.join(', ')}` : ''}${ref}`;
     const id = op.eventId ? `"${safe(op.eventId)}"` : '';
     const login = `run fraudctl login${this.options.profile && this.options.profile !== 'sandbox' ? ` --profile ${this.options.profile}` : ''}, or set FRAUDCTL_API_KEY`;
@@ -567,8 +569,8 @@ export class ApiClient {
           return [`the service answered ${detail} while ${op.what}`, undefined];
       }
     })();
-    // A server that echoes the key back (in a quoted body or a code) must not get it printed.
-    return new ApiError(this.withoutKey(message), status, errorType, errorCodes, requestId, hint === undefined ? undefined : this.withoutKey(hint));
+    // The server's parts were redacted above; fraudctl's own words never hold the key, and are left whole.
+    return new ApiError(message, status, errorType, errorCodes, requestId, hint);
   }
 }
 

@@ -5,7 +5,8 @@ import { getConfig, listConfig, setConfig, unsetConfig, useConfig } from '../pro
 
 /*
  * `fraudctl config …`: profiles (base URL, timeout, retries; keys come from `login`).
- * The profile acted on is --profile, else FRAUDCTL_PROFILE, else the active one.
+ * The profile acted on is --profile, else FRAUDCTL_PROFILE, else the active one. A profile's
+ * stored key goes only to its URL: a new base-url moves it, asked for or with --yes.
  */
 
 const KEYS = ['base-url', 'timeout', 'retries', 'insecure-http', 'api-key'];
@@ -41,7 +42,11 @@ export function configCommand(context: CliContext): Command {
   config
     .command('set')
     .description('change one setting of a profile (created if new); the API key is stored by fraudctl login')
-    .addHelpText('before', 'Examples:\n  $ fraudctl config set base-url https://fraud.example.com --profile prod\n  $ fraudctl config set timeout 10 --profile prod\n  $ fraudctl config set insecure-http true --profile tunnel   # http:// to another machine: the key travels in clear\n')
+    .option('-y, --yes', 'move a stored key with its profile to a new base URL without asking (needed off a terminal)')
+    .addHelpText(
+      'before',
+      'Examples:\n  $ fraudctl config set base-url https://fraud.example.com --profile prod\n  $ fraudctl config set base-url https://fraud-eu.example.com --profile prod --yes   # the stored key now goes there\n  $ fraudctl config set timeout 10 --profile prod\n  $ fraudctl config set insecure-http true --profile tunnel   # http:// to another machine: the key travels in clear\n',
+    )
     .addArgument(
       new Argument('<key>', 'the setting (the key is stored by login)').choices(SETTABLE).argParser((key: string) => {
         // A key typed as an argument is already in the shell's history: refuse it, and say so.
@@ -51,8 +56,8 @@ export function configCommand(context: CliContext): Command {
       }),
     )
     .argument('<value>')
-    .action(async (key: string, value: string, _options: unknown, command: Command) => {
-      await withSession(context, command, (session) => setConfig(session, key, value));
+    .action(async (key: string, value: string, options: { yes?: boolean }, command: Command) => {
+      await withSession(context, command, (session) => setConfig(session, key, value, { yes: options.yes === true }));
     });
   config
     .command('unset')

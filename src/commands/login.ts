@@ -18,7 +18,8 @@ export function loginCommand(context: CliContext): Command {
 The key is never taken as an argument, so it stays out of shell history and process lists.
 It is kept in the system's credential store (Keychain, Credential Manager, Secret Service) when
 one is usable, else in the config file (mode 0600); where there is no store (SSH, CI), commands
-can take the key from FRAUDCTL_API_KEY instead.
+can take the key from FRAUDCTL_API_KEY instead. The key is for the profile's URL and is sent
+nowhere else; that URL is set by --base-url only (FRAUDCTL_BASE_URL is not used by login).
 `,
     )
     .action(async (options: { insecureStorage?: boolean }, command: Command) => {

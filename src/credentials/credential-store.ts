@@ -1,6 +1,7 @@
 import { CliError, ExitCode } from '../errors/cli-error.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import { CREDENTIAL_SERVICE, checkApiKey, orThrow, parseTimeoutSeconds, quote } from '../profiles/values.js';
+import { redactKeyIn } from '../profiles/redact.js';
 import { strandCall } from '../stranded-calls.js';
 
 /*
@@ -156,7 +157,7 @@ async function within<T>(timeoutMs: number, entry: () => AsyncEntry, operation: 
 /** The library's message, shown inert, shortened, and never holding the key being stored. */
 function detail(error: unknown, key?: string): string {
   let text = error instanceof Error ? error.message : String(error);
-  if (key) text = text.split(key).join('[redacted]');
+  text = redactKeyIn(text, key);
   return terminalSafe(truncate(text.replace(/\s+/g, ' ').trim(), 200));
 }
 

@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { isIP, connect as tcpConnect } from 'node:net';
 import { connect as tlsConnect, type PeerCertificate } from 'node:tls';
 import type { ApiClient } from '../api/api-client.js';
@@ -7,6 +8,7 @@ import { ProxyError } from '../api/api-error.js';
 import { proxyFor } from '../api/proxy.js';
 import { CliError } from '../errors/cli-error.js';
 import { eventPath } from '../contract/paths.js';
+import { configFilePath, configPermissionProblems } from '../profiles/config-file.js';
 import type { SettingSource } from '../profiles/settings.js';
 import type { SettingHints } from '../profiles/setting-hints.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
@@ -39,18 +41,30 @@ export function sourceWords(source: SettingSource | null, envName?: string, flag
   return source ? SOURCE_WORDS[source] : 'not set';
 }
 
-/** The config file: where it is, and that only its owner can read it (it holds keys). */
-export function configFileCheck(path: string): CheckResult {
-  let mode: number;
-  try {
-    mode = statSync(path).mode & 0o777;
-  } catch {
-    return result('config-file', 'config file', 'info', `${path} (none yet: nothing configured)`);
+/**
+ * The config directory and file: where they are, and that only their owner can change the one
+ * and read the other (it holds keys; see configPermissionProblems). ✗ with the chmod that fixes it.
+ */
+export function configFileChecks(env: NodeJS.ProcessEnv): CheckResult[] {
+  const path = configFilePath(env);
+  const dir = dirname(path);
+  const problems = configPermissionProblems(env);
+  const checks: CheckResult[] = [];
+  const modeWords = (p: string): string | null => {
+    try {
+      return `mode ${(statSync(p).mode & 0o7777).toString(8).padStart(3, '0')}`;
+    } catch {
+      return null;
+    }
+  };
+  for (const [what, title, shown] of [['config-directory', 'config directory', dir], ['config-file', 'config file', path]] as const) {
+    const problem = problems.find((p) => p.what === what);
+    const mode = modeWords(shown);
+    if (problem) checks.push(result(what, title, 'fail', `${problem.path} ${problem.problem}`, problem.fix));
+    else if (mode === null) checks.push(result(what, title, 'info', `${terminalSafe(shown)} (none yet: nothing configured)`));
+    else checks.push(result(what, title, 'pass', `${terminalSafe(shown)} (${mode})`));
   }
-  if ((mode & 0o077) !== 0) {
-    return result('config-file', 'config file', 'fail', `${path} is readable by others (mode ${mode.toString(8)}), and it holds API keys`, `chmod 600 ${path}`);
-  }
-  return result('config-file', 'config file', 'pass', `${path} (mode ${mode.toString(8)})`);
+  return checks;
 }
 
 export function proxyCheck(url: URL, env: NodeJS.ProcessEnv): CheckResult {

@@ -1,7 +1,6 @@
 import { newProbeId } from '../api/api-client.js';
 import { proxyFor } from '../api/proxy.js';
 import { CliError, ExitCode } from '../errors/cli-error.js';
-import { configFilePath } from '../profiles/config-file.js';
 import { credentialStoreName } from '../credentials/credential-store.js';
 import { redactKey } from '../profiles/redact.js';
 import type { Settings } from '../profiles/settings.js';
@@ -9,7 +8,7 @@ import { keyHint, settingHints, type SettingHints } from '../profiles/setting-hi
 import type { Style } from '../render/colours.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import type { Session } from '../session.js';
-import { configFileCheck, dnsCheck, openApiCheck, proxyCheck, serviceChecks, sourceWords, tcpCheck, tlsCheck, type CheckResult } from './checks.js';
+import { configFileChecks, dnsCheck, openApiCheck, proxyCheck, serviceChecks, sourceWords, tcpCheck, tlsCheck, type CheckResult } from './checks.js';
 
 /*
  * `fraudctl doctor`: is the set-up working? One line per check, ✓ or ✗ with what to do, as
@@ -24,7 +23,7 @@ const NETWORK_TIMEOUT_MS = 5_000;
 function settingsChecks(settings: Settings, env: NodeJS.ProcessEnv, key: string | null, keyError: CliError | null): CheckResult[] {
   const s = settings.sources;
   const checks: CheckResult[] = [
-    configFileCheck(configFilePath(env)),
+    ...configFileChecks(env),
     { check: 'profile', title: 'profile', status: 'pass', detail: `${settings.profile} (${sourceWords(s.profile, 'FRAUDCTL_PROFILE', '--profile')})` },
     {
       check: 'service-url',
@@ -86,13 +85,16 @@ export async function runDoctor(session: Session): Promise<void> {
     settings = await session.settings();
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
-    checks.push(configFileCheck(configFilePath(env)));
+    checks.push(...configFileChecks(env));
     checks.push({ check: 'settings', title: 'settings', status: 'fail', detail: error.message, ...(error.hint ? { hint: error.hint } : {}) });
   }
   if (settings) {
     let key = settings.apiKey;
     let keyError: CliError | null = null;
-    if (settings.apiKeySource === 'credential-store') {
+    // A stored key for another URL than the one in force (FRAUDCTL_BASE_URL, --base-url) is
+    // not sent, here either: the check says so, naming both URLs.
+    if (settings.keyRefusal !== undefined) keyError = settings.keyRefusal;
+    else if (settings.apiKeySource === 'credential-store') {
       try {
         key = await session.apiKey();
       } catch (error) {

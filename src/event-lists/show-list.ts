@@ -180,10 +180,9 @@ export async function showList(session: Session, options: ShowListOptions): Prom
     progress.stop();
     if (fatal) throw fatal;
     if (!headerWritten) await write(writer.header());
-    // The count line belongs to the table; beside JSON Lines or CSV it goes to stderr, so stdout stays data.
+    // The count line goes to stderr in every format, so stdout holds only rows (grep, awk, wc -l count events).
     const summary = shutdown.interrupted ? `interrupted after ${count(counts.total)} ids: ${counts.text()}` : counts.text();
-    if (options.format === 'table') await write(`${summary}\n`);
-    else context.stderr.write(`${summary}\n`);
+    context.stderr.write(`${summary}\n`);
   } finally {
     shutdown.done();
     progress.stop();

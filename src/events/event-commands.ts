@@ -62,11 +62,37 @@ export async function submitEvents(session: Session, source: string, options: Su
         : 'it has no id to check with (the service assigns one): look for it in the service by its details, and give events an id of your own to make this checkable',
     );
   });
-  const submitted = callAndShow(session, (client) => client.submitEvent(payload), 'renderDecision');
+  const submitted = submitAndShow(session, payload);
   // Once interrupted, the aborted request's own failure is of no interest.
   submitted.catch(() => {});
   interrupted.catch(() => {});
   await Promise.race([submitted, interrupted]);
+}
+
+/**
+ * POST one event and show its decision. A 200 (not 201) means the service had the event already
+ * (an identical re-post): its answer is the decision from when the event was first screened, and
+ * the state in it may have moved since (a colleague approved it). That is said, and the state now
+ * is read (one GET) and shown in its place; --json keeps the service's body and adds
+ * `alreadyExisted: true` and `stateNow`.
+ */
+async function submitAndShow(session: Session, payload: Record<string, unknown>): Promise<void> {
+  const client = await session.client();
+  const { status, body } = await client.submitEvent(payload);
+  const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
+  const id = typeof fields?.id === 'string' ? fields.id : null;
+  let stateNow: string | null = null;
+  if (status === 200 && id !== null) {
+    const now = (await client.getEvent(id)).body;
+    const state = typeof now === 'object' && now !== null ? (now as { state?: unknown }).state : undefined;
+    stateNow = typeof state === 'string' ? state : null;
+  }
+  const output = await session.output();
+  const existed = status === 200 && id !== null;
+  if (output.json) return output.printJson(existed ? { ...fields, alreadyExisted: true, stateNow } : body);
+  if (existed) output.note(`event ${terminalSafe(id)} already existed: the service answered 200 with its first decision; its state now is ${stateNow === null ? 'unknown' : terminalSafe(stateNow)}`);
+  const tables = await import('../render/event-tables.js');
+  output.print(tables.renderDecision(existed && stateNow !== null ? { ...fields, state: stateNow } : body, output.style));
 }
 
 export const showEvent = (session: Session, eventId: string) =>

@@ -87,6 +87,11 @@ came from, so a variable that overrides a profile is never a surprise.
 With nothing configured, fraudctl runs the sandbox in-process (the built-in
 profile "sandbox") and says so on stderr.
 
+A key stored by login is sent only to its profile's URL: a --base-url or
+FRAUDCTL_BASE_URL naming another service is refused (exit 2) unless the key
+comes from FRAUDCTL_API_KEY. login takes a URL from --base-url only; config set
+base-url moves a profile and its key (asked on a terminal, else --yes).
+
 The file is $XDG_CONFIG_HOME/fraudctl/config.json (~/.config/fraudctl/ by
 default), mode 0600, written whole or not at all (a temp file, fsync, rename)
 under a lock (config.json.lock), so two changes at once both land.

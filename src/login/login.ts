@@ -4,13 +4,14 @@ import { readAllStdin } from '../cli-context.js';
 import { ApiError, NotTheServiceError } from '../api/api-error.js';
 import { newProbeId } from '../api/api-client.js';
 import { checkTransportResolving } from '../api/transport.js';
-import { urlHint } from '../profiles/setting-hints.js';
+import { shellOverrides, urlHint } from '../profiles/setting-hints.js';
 import { configFilePath, readConfigFile } from '../profiles/config-file.js';
 import { useProfile } from '../profiles/config-commands.js';
 import { redactKey } from '../profiles/redact.js';
 import { terminalSafe } from '../render/terminal-text.js';
-import { activeProfileName } from '../profiles/settings.js';
-import { checkBaseUrl } from '../profiles/values.js';
+import { activeProfileName, envValue } from '../profiles/settings.js';
+import { SANDBOX_PROFILE, checkBaseUrl, normalisedBaseUrl, ownProfile, quote, sameServiceUrl, showUrl } from '../profiles/values.js';
+import { shellCommand } from '../render/shell-command.js';
 import { credentialStoreName } from '../credentials/credential-store.js';
 import { saveProfileKey } from '../credentials/profile-keys.js';
 
@@ -20,7 +21,9 @@ import { saveProfileKey } from '../credentials/profile-keys.js';
  * was accepted — and only then store it: in the operating system's credential store when one is
  * usable, else (or with --insecure-storage) in the config file, mode 0600 (credentials/). A 404
  * that is not the service's (an HTML page, a route the server does not have: the API client
- * tells them apart) proves nothing, and nothing is saved.
+ * tells them apart) proves nothing, and nothing is saved. The key is for the profile and its URL
+ * (settings.ts sends it nowhere else); that URL comes from --base-url or the profile, never from
+ * FRAUDCTL_BASE_URL, and a profile that moves is said as old → new.
  */
 
 export interface LoginOptions {
@@ -43,20 +46,38 @@ export async function login(session: Session, options: LoginOptions = {}): Promi
   const { context, globals } = session;
   const profile = globals.profile || context.env.FRAUDCTL_PROFILE || 'default';
   const profiles = readConfigFile(context.env, { warn: (message) => context.stderr.write(`warning: ${message}\n`) }).profiles;
-  const newBaseUrl = globals.baseUrl || context.env.FRAUDCTL_BASE_URL || undefined;
-  if (profile === 'sandbox' && newBaseUrl !== undefined) {
+  const existing = ownProfile(profiles, profile);
+  // A profile's URL is set or changed only by an explicit --base-url, never by FRAUDCTL_BASE_URL
+  // (as `gh auth login` takes its host from --hostname, not GH_HOST): a variable exported for
+  // other commands must not silently move a profile, or create one for the wrong service.
+  const newBaseUrl = globals.baseUrl || undefined;
+  const fromShell = envValue(context.env, 'FRAUDCTL_BASE_URL');
+  if (profile === SANDBOX_PROFILE && newBaseUrl !== undefined) {
     throw new UsageError('the built-in sandbox profile has no URL to set', 'log in to a service under a profile of its own: fraudctl login --profile NAME --base-url URL');
   }
-  const baseUrl = newBaseUrl ?? (Object.hasOwn(profiles, profile) ? profiles[profile]?.baseUrl : undefined);
-  if (baseUrl === undefined && profile !== 'sandbox') {
+  const ownUrl = profile === SANDBOX_PROFILE ? undefined : existing?.baseUrl;
+  const baseUrl = newBaseUrl ?? ownUrl;
+  if (baseUrl === undefined && profile !== SANDBOX_PROFILE) {
+    if (fromShell !== undefined) {
+      throw new UsageError(
+        `profile ${quote(profile)} has no service URL, and login does not take one from FRAUDCTL_BASE_URL`,
+        checkBaseUrl(fromShell).ok
+          ? `give it with --base-url: ${shellCommand(['fraudctl', 'login', '--profile', profile, '--base-url', normalisedBaseUrl(fromShell)])}`
+          : `give it: fraudctl login --profile ${profile} --base-url https://…`,
+      );
+    }
     throw new UsageError(`profile "${profile}" has no service URL`, `give it: fraudctl login --profile ${profile} --base-url https://…`);
   }
-  // Refused before the key is asked for: it would travel in clear text.
-  const insecureHttp = globals.insecureHttp === true || (Object.hasOwn(profiles, profile) && profiles[profile]?.insecureHttp === true);
-  if (baseUrl !== undefined) {
-    const source = globals.baseUrl ? 'flag' : context.env.FRAUDCTL_BASE_URL ? 'env' : 'file';
-    await checkTransportResolving(baseUrl, insecureHttp, profile, context.env, urlHint(profile, source));
+  const output = await session.output();
+  if (newBaseUrl === undefined && fromShell !== undefined && (ownUrl === undefined || !sameServiceUrl(fromShell, ownUrl))) {
+    // Said before the key is asked for, so that the person typing it knows where it will be checked.
+    const own = ownUrl === undefined ? 'the embedded sandbox' : `its own URL, ${terminalSafe(normalisedBaseUrl(ownUrl))} (to change it, give --base-url)`;
+    output.note(`note: FRAUDCTL_BASE_URL=${showUrl(fromShell)} is not used by login: profile ${quote(profile)} is logged in at ${own}`);
   }
+  // Refused before the key is asked for: it would travel in clear text.
+  const insecureHttp = globals.insecureHttp === true || existing?.insecureHttp === true;
+  const whereUrl = urlHint(profile, newBaseUrl !== undefined ? 'flag' : 'file');
+  if (baseUrl !== undefined) await checkTransportResolving(baseUrl, insecureHttp, profile, context.env, whereUrl);
 
   const key = await readKey(session, profile, baseUrl);
   if (key === '') throw new UsageError('no API key was given: nothing was saved');
@@ -71,16 +92,16 @@ export async function login(session: Session, options: LoginOptions = {}): Promi
     throw new CliError(
       'nothing was saved: the server answered a request for an event that cannot exist with success, so it is not the fraud-screening service',
       ExitCode.FAILURE,
-      'check the profile\'s URL (--base-url): it should be the service\'s base address',
+      `check ${whereUrl}: it should be the service's base address`,
     );
   } catch (error) {
     if (error instanceof NotTheServiceError) {
-      throw new CliError(`nothing was saved: ${error.message}`, ExitCode.FAILURE, 'check the URL given with --base-url: it should be the service\'s base address');
+      throw new CliError(`nothing was saved: ${error.message}`, ExitCode.FAILURE, `check ${whereUrl}: it should be the service's base address`);
     } else if (error instanceof ApiError && error.status === 404) {
       // The key works: the service looked for the event and did not find it.
     } else if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
       const why = error.status === 401 ? 'did not accept this key' : 'accepted the key, but its merchant is blocked';
-      throw new CliError(`the service ${why}: nothing was saved (${error.status}${error.errorType ? ` ${error.errorType}` : ''})`, ExitCode.AUTH, 'check the key and the profile\'s URL (--base-url)');
+      throw new CliError(`the service ${why}: nothing was saved (${error.status}${error.errorType ? ` ${error.errorType}` : ''})`, ExitCode.AUTH, `check the key, and ${whereUrl}`);
     } else {
       throw error;
     }
@@ -89,17 +110,19 @@ export async function login(session: Session, options: LoginOptions = {}): Promi
   }
   // --insecure-http given at login is kept in the profile: later commands go to the same URL.
   // The URL as the profile will hold it (no trailing slash): part of the store entry's name.
-  const checkedUrl = baseUrl === undefined ? null : checkBaseUrl(baseUrl);
-  const entryUrl = checkedUrl === null ? null : checkedUrl.ok ? checkedUrl.value : (baseUrl as string);
+  const entryUrl = baseUrl === undefined ? null : normalisedBaseUrl(baseUrl);
   const insecureStorage = options.insecureStorage === true;
   const saved = await saveProfileKey(context.env, { profile, key, ...(newBaseUrl !== undefined ? { newBaseUrl } : {}), baseUrl: entryUrl, insecureHttp: globals.insecureHttp === true, insecureStorage });
-  const output = await session.output();
   const file = `${configFilePath(context.env)} (mode 0600)`;
   if (saved.storeUnusable) output.note(`note: no credential store is usable here (${saved.storeUnusable}): the key is kept in ${file} instead`);
   if (saved.warning) output.note(`warning: ${saved.warning}`);
   const where = saved.place === 'credential-store' ? credentialStoreName() : insecureStorage ? `${file}, as --insecure-storage asks` : file;
-  output.note(`Logged in: profile "${profile}" (${baseUrl ?? 'embedded sandbox'}) now uses key ${redactKey(key)}, saved in ${where}`);
+  // A profile that moves is said as old → new.
+  const moved = newBaseUrl !== undefined && ownUrl !== undefined && !sameServiceUrl(newBaseUrl, ownUrl) ? `${terminalSafe(normalisedBaseUrl(ownUrl))} → ` : '';
+  output.note(`Logged in: profile "${profile}" (${moved}${baseUrl === undefined ? 'embedded sandbox' : terminalSafe(normalisedBaseUrl(baseUrl))}) now uses key ${redactKey(key)}, saved in ${where}`);
   await offerToActivate(session, profile);
+  const overridden = shellOverrides(context.env, { profile, baseUrl: baseUrl === undefined ? null : normalisedBaseUrl(baseUrl), apiKey: true });
+  if (overridden !== undefined) output.note(overridden);
 }
 
 /**

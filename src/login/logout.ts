@@ -23,5 +23,5 @@ export async function logout(session: Session): Promise<void> {
   } else {
     output.note(`Logged out: profile "${profile}" has no key any more (removed from ${configFilePath(context.env)})`);
   }
-  if (context.env.FRAUDCTL_API_KEY) output.note('note: FRAUDCTL_API_KEY is set in this environment, and commands still use it; unset it too');
+  if (context.env.FRAUDCTL_API_KEY) output.note('note: FRAUDCTL_API_KEY is set in this shell, and commands here still send that key; to stop that too, run: unset FRAUDCTL_API_KEY');
 }

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors/cli-error.js';
+import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { readConfigFile, updateConfigFile, type ConfigFile, type CredentialStoreEntry, type ProfileConfig } from './config-file.js';
 import { redactKey } from './redact.js';
 import { activeProfileName, knownProfiles, noSuchProfile } from './settings.js';
@@ -14,6 +14,8 @@ import {
   parseTimeoutSeconds,
   quote,
   orThrow,
+  normalisedBaseUrl as normalisedUrl,
+  sameServiceUrl,
   showUrl,
 } from './values.js';
 
@@ -109,8 +111,40 @@ export function getSetting(env: NodeJS.ProcessEnv, profile: string, key: ConfigK
   }
 }
 
-/** Changes one setting (the profile is created if new). The value is checked as it would be when used. */
-export function setSetting(env: NodeJS.ProcessEnv, profile: string, key: SettingKey, value: string): void {
+/**
+ * A stored key goes only to its profile's URL (settings.ts), so a new URL for a profile that
+ * has one moves the key with it: what `config set base-url` must say (and have confirmed)
+ * before it writes. The URL is checked first, as setSetting checks it.
+ */
+export interface KeyMove {
+  profile: string;
+  /** The profile's URL now, normalised (undefined: it has none). */
+  from: string | undefined;
+  /** The new URL, normalised. */
+  to: string;
+  /** Where the key is kept. */
+  keptIn: 'credential-store' | 'file';
+}
+
+/** The key that a change of `profile`'s URL to `value` would move, or null (no stored key, or the same URL). */
+export function keyMoveOf(env: NodeJS.ProcessEnv, profile: string, value: string): KeyMove | null {
+  const name = profileName(profile);
+  if (name === SANDBOX_PROFILE) throw sandboxHasNoUrl();
+  const to = orThrow(checkBaseUrl(value), 'base-url', showUrl(value));
+  const stored = ownProfile(readConfigFile(env).profiles, name);
+  if (stored === undefined) return null;
+  const keptIn = keyStorage(stored, false);
+  if (keptIn !== 'credential-store' && keptIn !== 'file') return null;
+  if (sameServiceUrl(stored.baseUrl, to)) return null;
+  return { profile: name, from: stored.baseUrl === undefined ? undefined : normalisedUrl(stored.baseUrl), to, keptIn };
+}
+
+/**
+ * Changes one setting (the profile is created if new). The value is checked as it would be when
+ * used. `confirmed`: for a base URL, the key move the user agreed to (keyMoveOf); under the
+ * file's lock the profile must still be as it was then, or nothing is changed.
+ */
+export function setSetting(env: NodeJS.ProcessEnv, profile: string, key: SettingKey, value: string, confirmed: KeyMove | null = null): void {
   if ((key as string) === 'api-key') {
     throw new UsageError(`the API key is not set with config set: run fraudctl login --profile ${safeName(profile)} (it reads the key without putting it in your shell history)`);
   }
@@ -134,6 +168,14 @@ export function setSetting(env: NodeJS.ProcessEnv, profile: string, key: Setting
       break;
   }
   updateConfigFile(env, (file) => {
+    if (which === 'base-url') {
+      // Agreed to for the profile as it was when asked: another process may have changed it since.
+      const now = ownProfile(file.profiles, name);
+      const kept = now === undefined ? 'none' : keyStorage(now, false);
+      const moves = (kept === 'credential-store' || kept === 'file') && !sameServiceUrl(now?.baseUrl, change.baseUrl);
+      const same = confirmed === null ? !moves : moves && kept === confirmed.keptIn && (now?.baseUrl === undefined ? confirmed.from === undefined : normalisedUrl(now.baseUrl) === confirmed.from);
+      if (!same) throw new CliError(`nothing was changed: profile ${quote(name)} was changed by another command meanwhile`, ExitCode.FAILURE, 'run this command again');
+    }
     file.profiles[name] = { ...ownProfile(file.profiles, name), ...change };
   });
 }
@@ -196,11 +238,6 @@ function shownKey(stored: ProfileConfig, builtIn: boolean): string {
   if (stored.credentialStore !== undefined) return CREDENTIAL_STORE_LABEL;
   if (stored.apiKey !== undefined && stored.apiKey !== '') return redactKey(stored.apiKey);
   return builtIn ? SANDBOX_DEFAULT_KEY_LABEL : redactKey(null);
-}
-
-function normalisedUrl(url: string): string {
-  const checked = checkBaseUrl(url);
-  return checked.ok ? checked.value : url;
 }
 
 function configKey<K extends string>(key: string, known: readonly K[]): K {

@@ -1,7 +1,11 @@
-import { chmodSync, closeSync, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, openSync, readFileSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, type Stats } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { configDir } from '../paths/xdg-paths.js';
+import { fileErrorCause, fileErrorHint } from '../files/file-errors.js';
+import { MakeDirectoryError, makeDirectory } from '../files/make-directory.js';
+import { writeFully } from '../files/write-fully.js';
+import { shellWord } from '../render/shell-command.js';
 import { withFileLock } from './config-lock.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import { CREDENTIAL_SERVICE, SANDBOX_PROFILE, checkApiKey, checkBaseUrl, checkCredentialAccount, checkProfileName, checkRetries, checkTimeoutSeconds, quote } from './values.js';
@@ -48,25 +52,81 @@ export function configFilePath(env: NodeJS.ProcessEnv): string {
   return join(configDir(env), 'config.json');
 }
 
+/** A permission of the config directory or file that lets others read the keys or change the file, and the command that fixes it. */
+export interface PermissionProblem {
+  what: 'config-directory' | 'config-file';
+  /** The directory or the file, shown (terminal-safe). */
+  path: string;
+  /** What is wrong, after the path: "can be read by other users (mode 0644) and may hold API keys". */
+  problem: string;
+  fix: string;
+}
+
 /**
- * The configuration; a missing (or empty) file is no profiles at all. `warn` hears of a file
- * that others may read (it holds keys): fraudctl writes it 0600, but an editor or a copy may not.
+ * What is wrong with the modes of the config directory and file, if anything (nothing on
+ * Windows, where modes mean little). A directory others can write lets them put a config of
+ * their own in place (a URL of theirs, and the key goes there): fraudctl makes it 0700. A file
+ * others can read gives them the keys it holds: fraudctl writes it 0600, an editor or a copy
+ * may not. Warned about, not refused (as ssh does for its keys): refusing would stop every
+ * command, the embedded sandbox's too, and the fix is one chmod, printed with the warning.
+ */
+export function configPermissionProblems(env: NodeJS.ProcessEnv): PermissionProblem[] {
+  if (process.platform === 'win32') return [];
+  const path = configFilePath(env);
+  const dir = dirname(path);
+  const problems: PermissionProblem[] = [];
+  const modeOf = (p: string): number | null => {
+    try {
+      return statSync(p).mode & 0o7777;
+    } catch {
+      return null; // missing (nothing configured yet), or not ours to look at: reading it says so
+    }
+  };
+  const dirMode = modeOf(dir);
+  if (dirMode !== null && (dirMode & 0o022) !== 0) {
+    const who = (dirMode & 0o002) !== 0 ? 'any user' : 'other users of its group';
+    problems.push({
+      what: 'config-directory',
+      path: terminalSafe(dir),
+      problem: `can be changed by ${who} (mode ${octal(dirMode)}), who could replace the config and send the API key elsewhere`,
+      fix: `chmod 700 ${shellWord(dir)}`,
+    });
+  }
+  const fileMode = modeOf(path);
+  if (fileMode !== null && (fileMode & 0o077) !== 0) {
+    problems.push({ what: 'config-file', path: terminalSafe(path), problem: `can be read by other users (mode ${octal(fileMode)}) and may hold API keys`, fix: `chmod 600 ${shellWord(path)}` });
+  }
+  return problems;
+}
+
+const octal = (mode: number): string => `0${mode.toString(8).padStart(3, '0')}`;
+
+/**
+ * The configuration; a missing (or empty) file is no profiles at all. `warn` hears of
+ * permissions that let others read the keys or change the file (configPermissionProblems).
+ * A config.json that is not a regular file (a FIFO, a device, a directory) is refused: opened
+ * without blocking and checked before it is read, so a FIFO never hangs a command.
  */
 export function readConfigFile(env: NodeJS.ProcessEnv, options: { warn?: (message: string) => void } = {}): ConfigFile {
   const path = configFilePath(env);
+  if (options.warn) for (const p of configPermissionProblems(env)) options.warn(`${p.what === 'config-file' ? 'config file' : 'config directory'} ${p.path} ${p.problem}: ${p.fix}`);
   let text: string;
+  let fd: number | undefined;
   try {
-    text = readFileSync(path, 'utf8');
-    if (options.warn && process.platform !== 'win32') {
-      const mode = statSync(path).mode & 0o777;
-      if ((mode & 0o077) !== 0) {
-        options.warn(`config file ${terminalSafe(path)} can be read by other users (mode 0${mode.toString(8)}) and may hold API keys: chmod 600 ${terminalSafe(path)}`);
-      }
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) {
+      throw new UsageError(`config file ${terminalSafe(path)} is ${kindOf(stat)}, not a file`, `move it away (mv ${shellWord(path)} ${shellWord(`${path}.old`)}) and try again`);
     }
+    text = readFileSync(fd, 'utf8');
   } catch (e) {
+    if (e instanceof UsageError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { profiles: emptyProfiles() };
-    throw new UsageError(`cannot read config file ${path}: ${code ?? String(e)}`, 'check that it is a file you can read');
+    if (code === 'EISDIR') throw new UsageError(`config file ${terminalSafe(path)} is a directory, not a file`, `move it away (mv ${shellWord(path)} ${shellWord(`${path}.old`)}) and try again`);
+    throw new UsageError(`cannot read config file ${terminalSafe(path)}: ${fileErrorCause(e)}`, `check that it is a file you can read: ls -l ${shellWord(path)}`);
+  } finally {
+    if (fd !== undefined) closeQuietly(fd);
   }
   text = text.replace(/^\uFEFF/, '');
   if (text.trim() === '') return { profiles: emptyProfiles() };
@@ -157,15 +217,23 @@ function checkProfile(value: unknown, where: string, isSandbox: boolean, fail: (
 
 /**
  * Writes the configuration: directory created with mode 0700, file replaced atomically and left
- * with mode exactly 0600 (whatever mode an earlier file had). A symlinked config.json (dotfile
- * managers) is followed, so the link stays and its target is replaced.
+ * with mode exactly 0600 (whatever mode an earlier file had). A failed write (a full disk, a
+ * read-only one) leaves the old file as it was and no temp file behind: every byte goes through
+ * writeFully, and the rename happens only after all of them are on disk.
+ *
+ * A symlinked config.json (dotfile managers) is written through: the link stays, the temp file
+ * is made beside its target and renamed over it. Only a regular file of this user is replaced
+ * that way; a link to anything else (a device, a FIFO, a directory), a dangling link, or a
+ * link or target of another user is refused, as is a config.json that is itself not a file:
+ * a rename would put a file where the device or FIFO was (as root, /dev/null became a copy of
+ * the config) or in a place nobody asked for.
  * Plain node:fs: temp file in the same directory, fsync, rename is simple enough by hand.
  */
 export function writeConfigFile(env: NodeJS.ProcessEnv, file: ConfigFile): void {
   const path = configFilePath(env);
   const text = serialise(checkConfigFile(file, path));
   ensureConfigDir(dirname(path));
-  const target = followSymlink(path);
+  const target = writeTarget(path);
   // node:crypto taken here, not imported: every client command reads this file, few write it.
   const { randomBytes } = process.getBuiltinModule('node:crypto');
   const temp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
@@ -173,7 +241,7 @@ export function writeConfigFile(env: NodeJS.ProcessEnv, file: ConfigFile): void 
   try {
     fd = openSync(temp, 'wx', 0o600); // O_CREAT|O_EXCL: a fresh file, never someone else's
     fchmodSync(fd, 0o600); // the umask may have taken bits off the mode given to open
-    writeSync(fd, text);
+    writeFully(fd, text);
     fsyncSync(fd);
     closeSync(fd);
     fd = undefined;
@@ -185,18 +253,88 @@ export function writeConfigFile(env: NodeJS.ProcessEnv, file: ConfigFile): void 
     } catch {
       // It was never created, or is already gone.
     }
-    throw new CliError(`cannot write config file ${path}: ${errorCode(e)}`, ExitCode.FAILURE, `check the permissions of ${dirname(target)}`);
+    const shown = target === path ? terminalSafe(path) : `${terminalSafe(path)} (a link to ${terminalSafe(target)})`;
+    throw new CliError(`cannot write config file ${shown}: ${fileErrorCause(e)}; nothing was changed`, ExitCode.FAILURE, fileErrorHint(e, dirname(target), MOVED_BY));
   }
 }
 
-/** The config directory, created with mode 0700 when missing. */
+/** What puts the config directory elsewhere (xdg-paths.ts): on macOS and Windows, nothing fraudctl reads. */
+const MOVED_BY = process.platform === 'darwin' || process.platform === 'win32' ? undefined : 'XDG_CONFIG_HOME';
+
+/** The config directory, created with mode 0700 when missing; a failure names the level and the real cause. */
 function ensureConfigDir(dir: string): void {
   try {
-    // mkdir's mode is filtered by the umask; the chmod makes a directory created here exactly 0700.
-    if (mkdirSync(dir, { recursive: true, mode: 0o700 }) !== undefined) chmodSync(dir, 0o700);
+    makeDirectory(dir, 0o700);
   } catch (e) {
-    throw new CliError(`cannot create the config directory ${dir}: ${errorCode(e)}`, ExitCode.FAILURE, 'check the permissions of its parent directory');
+    if (!(e instanceof MakeDirectoryError)) throw e;
+    const at = e.failedAt === dir ? '' : ` (at ${terminalSafe(e.failedAt)})`;
+    throw new CliError(`cannot create the config directory ${terminalSafe(dir)}${at}: ${fileErrorCause(e.error)}`, ExitCode.FAILURE, fileErrorHint(e.error, e.existingParent, MOVED_BY));
   }
+}
+
+/**
+ * Where the new content goes: the path itself (missing, or a regular file), or, for a symlink,
+ * its target, which must be an existing regular file; anything else is refused with a UsageError
+ * saying what the path is and what to do.
+ */
+function writeTarget(path: string): string {
+  const shown = terminalSafe(path);
+  let link: Stats;
+  try {
+    link = lstatSync(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return path;
+    throw new CliError(`cannot write config file ${shown}: ${fileErrorCause(e)}`, ExitCode.FAILURE, fileErrorHint(e, dirname(path)));
+  }
+  if (link.isFile()) return path;
+  if (!link.isSymbolicLink()) {
+    throw new UsageError(`config file ${shown} is ${kindOf(link)}, not a file: nothing was written`, `move it away (mv ${shellWord(path)} ${shellWord(`${path}.old`)}) and try again`);
+  }
+  const uid = process.getuid?.();
+  if (uid !== undefined && link.uid !== uid) {
+    // A link someone else put in the config directory (one others can write): never followed.
+    throw new UsageError(`config file ${shown} is a symbolic link of another user (uid ${link.uid}): nothing was written`, `remove it if you did not make it: rm ${shellWord(path)}`);
+  }
+  let target: string;
+  try {
+    target = realpathSync(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') {
+      // A dangling link is refused rather than followed: the file it names would be created in a
+      // place that may no longer be what it was (a dotfiles checkout not there, a disk not mounted).
+      const to = readlinkSync(path);
+      const absolute = resolve(dirname(path), to);
+      throw new UsageError(
+        `config file ${shown} is a link to ${terminalSafe(absolute)}, which does not exist: nothing was written`,
+        `create the file it points to (touch ${shellWord(absolute)}), or remove the link (rm ${shellWord(path)}), then try again`,
+      );
+    }
+    throw new CliError(`cannot follow the link ${shown}: ${fileErrorCause(e)}`, ExitCode.FAILURE, `check where it points: ls -l ${shellWord(path)}`);
+  }
+  const targetStat = statSync(target);
+  if (!targetStat.isFile()) {
+    throw new UsageError(
+      `config file ${shown} is a link to ${terminalSafe(target)}, which is ${kindOf(targetStat)}, not a file: nothing was written`,
+      `replace the link with a file of its own: rm ${shellWord(path)}`,
+    );
+  }
+  if (uid !== undefined && targetStat.uid !== uid) {
+    throw new UsageError(
+      `config file ${shown} is a link to ${terminalSafe(target)}, a file of another user (uid ${targetStat.uid}): nothing was written`,
+      `replace the link with a copy of your own: cp ${shellWord(target)} ${shellWord(`${path}.new`)} && mv ${shellWord(`${path}.new`)} ${shellWord(path)}`,
+    );
+  }
+  return target;
+}
+
+function kindOf(stat: Stats): string {
+  if (stat.isDirectory()) return 'a directory';
+  if (stat.isFIFO()) return 'a named pipe (FIFO)';
+  if (stat.isCharacterDevice()) return 'a character device';
+  if (stat.isBlockDevice()) return 'a block device';
+  if (stat.isSocket()) return 'a socket';
+  return 'not a regular file';
 }
 
 /**
@@ -222,25 +360,12 @@ function serialise(file: ConfigFile): string {
   return `${JSON.stringify({ ...(file.activeProfile !== undefined ? { activeProfile: file.activeProfile } : {}), profiles }, null, 2)}\n`;
 }
 
-function followSymlink(path: string): string {
-  try {
-    if (lstatSync(path).isSymbolicLink()) return realpathSync(path);
-  } catch {
-    // Missing, or a dangling link: write at the path itself.
-  }
-  return path;
-}
-
 function closeQuietly(fd: number): void {
   try {
     closeSync(fd);
   } catch {
     // Already failing; the first error is the one to report.
   }
-}
-
-function errorCode(e: unknown): string {
-  return (e as NodeJS.ErrnoException).code ?? String(e);
 }
 
 /** A profiles record without a prototype: any valid name, "__proto__" included, is an ordinary key. */

@@ -1,11 +1,25 @@
 import type { Session } from '../session.js';
-import { getSetting, listProfiles, setSetting, unsetSetting, useProfile, type SettingKey } from './config-commands.js';
+import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
+import { getSetting, keyMoveOf, listProfiles, setSetting, unsetSetting, useProfile, type KeyMove, type SettingKey } from './config-commands.js';
+import { readConfigFile } from './config-file.js';
+import { shellOverrides, type JustSet } from './setting-hints.js';
+import { SANDBOX_PROFILE, normalisedBaseUrl, ownProfile, quote } from './values.js';
 import { forgetProfileKey } from '../credentials/profile-keys.js';
+import { credentialStoreName } from '../credentials/credential-store.js';
+import { terminalSafe } from '../render/terminal-text.js';
+import { shellCommand } from '../render/shell-command.js';
 
 /*
  * `fraudctl config …` as the user sees it: which profile a verb acts on, and what it prints.
- * The reading and writing of the file is config-commands.ts's.
+ * The reading and writing of the file is config-commands.ts's. A variable of the shell that
+ * wins over what a verb just changed is named, with how to unset it (setting-hints.ts).
  */
+
+/** The warning line when the shell's variables override what was just set. */
+async function warnOverrides(session: Session, set: JustSet): Promise<void> {
+  const line = shellOverrides(session.context.env, set);
+  if (line !== undefined) (await session.output()).note(line);
+}
 
 function targetProfile(session: Session): string {
   const { globals, context } = session;
@@ -25,10 +39,47 @@ export async function getConfig(session: Session, key: string): Promise<void> {
   output.print(getSetting(session.context.env, targetProfile(session), key as SettingKey));
 }
 
-export async function setConfig(session: Session, key: string, value: string): Promise<void> {
+export interface SetOptions {
+  /** --yes: a new base URL may move the profile's stored key without asking. */
+  yes?: boolean;
+}
+
+export async function setConfig(session: Session, key: string, value: string, options: SetOptions = {}): Promise<void> {
   const profile = targetProfile(session);
-  setSetting(session.context.env, profile, key as SettingKey, value);
-  (await session.output()).note(`profile "${profile}": ${key} set`);
+  const { env } = session.context;
+  if (key !== 'base-url') {
+    setSetting(env, profile, key as SettingKey, value);
+    (await session.output()).note(`profile "${profile}": ${key} set`);
+    return;
+  }
+  const move = keyMoveOf(env, profile, value);
+  if (move !== null && options.yes !== true) await confirmKeyMove(session, move);
+  const before = ownProfile(readConfigFile(env).profiles, profile)?.baseUrl;
+  setSetting(env, profile, 'base-url', value, move);
+  const to = normalisedBaseUrl(value);
+  const from = before === undefined ? undefined : normalisedBaseUrl(before);
+  // A profile's URL that changes is said as old → new.
+  const change = from !== undefined && from !== to ? `base-url ${terminalSafe(from)} → ${terminalSafe(to)}` : `base-url set to ${terminalSafe(to)}`;
+  (await session.output()).note(`profile "${profile}": ${change}${move !== null ? `; its API key now goes to ${terminalSafe(to)}` : ''}`);
+  await warnOverrides(session, { baseUrl: to });
+}
+
+/**
+ * A new URL for a profile with a stored key sends that key to the new URL from now on: on a
+ * terminal the user is asked (no by default); elsewhere it takes --yes (exit 2 without).
+ */
+async function confirmKeyMove(session: Session, move: KeyMove): Promise<void> {
+  const where = move.keptIn === 'credential-store' ? credentialStoreName() : 'the config file';
+  const from = move.from === undefined ? 'no URL' : terminalSafe(move.from);
+  const words = `profile ${quote(move.profile)} keeps an API key (in ${where}) for ${from}: with this change it will be sent to ${terminalSafe(move.to)}`;
+  if (session.canPrompt) {
+    (await session.output()).note(words);
+    const go = await (await session.prompter()).confirm(`Move profile ${quote(move.profile)} and its key to ${terminalSafe(move.to)}?`, false);
+    if (!go) throw new CliError('cancelled: nothing was changed', ExitCode.INTERRUPTED);
+    return;
+  }
+  const again = shellCommand(['fraudctl', 'config', 'set', 'base-url', move.to, '--profile', move.profile, '--yes']);
+  throw new UsageError(`${words}; not changed without --yes`, `if the key is meant to go there: ${again}`);
 }
 
 export async function unsetConfig(session: Session, key: string): Promise<void> {
@@ -37,9 +88,13 @@ export async function unsetConfig(session: Session, key: string): Promise<void> 
   if (key === 'api-key') await forgetProfileKey(session.context.env, profile);
   else unsetSetting(session.context.env, profile, key as SettingKey);
   (await session.output()).note(`profile "${profile}": ${key} removed`);
+  if (key === 'api-key') await warnOverrides(session, { apiKey: true });
 }
 
 export async function useConfig(session: Session, profile: string): Promise<void> {
-  useProfile(session.context.env, profile);
+  const { env } = session.context;
+  useProfile(env, profile);
   (await session.output()).note(`profile "${profile}" is now the active one`);
+  const url = profile === SANDBOX_PROFILE ? null : ownProfile(readConfigFile(env).profiles, profile)?.baseUrl;
+  await warnOverrides(session, { profile, ...(url !== undefined ? { baseUrl: url } : {}), apiKey: true });
 }

@@ -1,4 +1,5 @@
-import type { SettingSource, SettingSources } from './settings.js';
+import { envValue, type SettingSource, type SettingSources } from './settings.js';
+import { quote, sameServiceUrl, showUrl } from './values.js';
 
 /*
  * What to tell the user to change when the key or the service URL fails, by where that setting
@@ -15,8 +16,11 @@ export interface SettingHints {
   url: string;
 }
 
-/** What to do about a key the service refused, given where the key came from. */
-export function keyHint(profile: string, source: SettingSources['apiKey']): string {
+/** What to do about a key the service refused, given where the key (and the URL) came from. */
+export function keyHint(profile: string, source: SettingSources['apiKey'], urlSource?: SettingSource): string {
+  if (source === 'env' && urlSource === 'env') {
+    return 'the key comes from FRAUDCTL_API_KEY and the URL from FRAUDCTL_BASE_URL, which win over the profile\'s: check that the key is for that URL, or unset FRAUDCTL_API_KEY FRAUDCTL_BASE_URL to use the profile\'s own';
+  }
   if (source === 'env') return 'the key comes from FRAUDCTL_API_KEY, which wins over the profile\'s: fix its value, or unset FRAUDCTL_API_KEY to use the key stored by fraudctl login';
   if (source === null) return `log in: fraudctl login --profile ${profile} (or set FRAUDCTL_API_KEY)`;
   return `log in again: fraudctl login --profile ${profile} (or set FRAUDCTL_API_KEY)`;
@@ -30,5 +34,41 @@ export function urlHint(profile: string, source: SettingSource): string {
 }
 
 export function settingHints(profile: string, sources: Pick<SettingSources, 'apiKey' | 'baseUrl'>): SettingHints {
-  return { key: keyHint(profile, sources.apiKey), url: urlHint(profile, sources.baseUrl) };
+  return { key: keyHint(profile, sources.apiKey, sources.baseUrl), url: urlHint(profile, sources.baseUrl) };
+}
+
+/** What a config command just made the configuration say, for shellOverrides. */
+export interface JustSet {
+  /** The profile that was made the one to use (`config use`, a login). */
+  profile?: string;
+  /** The service URL a profile now has (null: the embedded sandbox). */
+  baseUrl?: string | null;
+  /** A profile's key was stored or forgotten. */
+  apiKey?: boolean;
+}
+
+/**
+ * One line saying which variables of this shell win over what was just set (and so make it
+ * have no effect here), and the command that unsets them; undefined when none does. A variable
+ * equal to what was set changes nothing and is not named. The key's value is never shown.
+ */
+export function shellOverrides(env: NodeJS.ProcessEnv, set: JustSet): string | undefined {
+  const says: string[] = [];
+  const names: string[] = [];
+  const profile = envValue(env, 'FRAUDCTL_PROFILE');
+  if (set.profile !== undefined && profile !== undefined && profile !== set.profile) {
+    says.push(`FRAUDCTL_PROFILE is set to ${quote(profile)} in this shell and wins over the active profile: commands here use profile ${quote(profile)}, not ${quote(set.profile)}`);
+    names.push('FRAUDCTL_PROFILE');
+  }
+  const url = envValue(env, 'FRAUDCTL_BASE_URL');
+  if (set.baseUrl !== undefined && url !== undefined && (set.baseUrl === null || !sameServiceUrl(url, set.baseUrl))) {
+    says.push(`FRAUDCTL_BASE_URL is set to ${showUrl(url)} in this shell and wins over the profile's URL: commands here go there`);
+    names.push('FRAUDCTL_BASE_URL');
+  }
+  if (set.apiKey === true && envValue(env, 'FRAUDCTL_API_KEY') !== undefined) {
+    says.push('FRAUDCTL_API_KEY is set in this shell and wins over the profile\'s key: commands here send that key');
+    names.push('FRAUDCTL_API_KEY');
+  }
+  if (says.length === 0) return undefined;
+  return `warning: ${says.join('; ')}. To use what was just set, run: unset ${names.join(' ')}`;
 }

@@ -14,13 +14,23 @@ import {
   parseTimeoutSeconds,
   quote,
   orThrow,
+  normalisedBaseUrl,
+  sameServiceUrl,
   showUrl,
 } from './values.js';
+import { terminalSafe } from '../render/terminal-text.js';
+import { shellCommand } from '../render/shell-command.js';
 
 /*
  * The settings of one run. Each comes from the first place that has it:
  * flags > environment > config file > built-in defaults. With nothing configured at all the
  * CLI talks to the embedded sandbox (profile "sandbox", baseUrl null) with its demo key.
+ *
+ * A key stored by fraudctl (the config file or the credential store) is for its profile AND that
+ * profile's URL, as gh keeps a token per host: it is sent only there. A URL from --base-url or
+ * FRAUDCTL_BASE_URL that is not the profile's (sameServiceUrl) leaves the settings with no key and
+ * a `keyRefusal` (exit 2) that whatever would send the key throws, before any request. A key from
+ * FRAUDCTL_API_KEY goes wherever the URL in force is: the user gave both.
  */
 
 export interface SettingsFlags {
@@ -50,6 +60,12 @@ export interface Settings {
   insecureHttp: boolean;
   /** Where each setting came from, for `fraudctl doctor`. */
   sources: SettingSources;
+  /**
+   * Set when the profile's stored key is not for the URL in force (a --base-url or
+   * FRAUDCTL_BASE_URL that is not the profile's): apiKey is then null, and this is the error
+   * (exit 2) to throw instead of sending the key. Absent when the key may be sent.
+   */
+  keyRefusal?: UsageError;
 }
 
 /** A flag, an environment variable, the config file, or the built-in default. */
@@ -63,7 +79,7 @@ export interface SettingSources {
 }
 
 /** An environment variable counts only when set to something: `FRAUDCTL_PROFILE=` is the same as unset. */
-function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
+export function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const value = env[name];
   return value === undefined || value === '' ? undefined : value;
 }
@@ -154,7 +170,51 @@ export function resolveSettings(flags: SettingsFlags, env: NodeJS.ProcessEnv, fi
     retries: stored.retries !== undefined ? 'file' : 'default',
   };
   const insecureHttp = flags.insecureHttp === true || stored.insecureHttp === true;
-  return { profile, baseUrl, apiKey, apiKeySource, credentialAccount, timeoutMs: Math.ceil(timeoutSeconds * 1000), retries, isSandbox, insecureHttp, sources };
+  const keyRefusal =
+    (apiKeySource === 'profile' || apiKeySource === 'credential-store') && baseUrl !== null && (sources.baseUrl === 'flag' || sources.baseUrl === 'env')
+      ? storedKeyRefusal(profile, stored, baseUrl, sources.baseUrl, file)
+      : undefined;
+  if (keyRefusal !== undefined) [apiKey, credentialAccount] = [null, null];
+  return {
+    profile,
+    baseUrl,
+    apiKey,
+    apiKeySource,
+    credentialAccount,
+    timeoutMs: Math.ceil(timeoutSeconds * 1000),
+    retries,
+    isSandbox,
+    insecureHttp,
+    sources,
+    ...(keyRefusal !== undefined ? { keyRefusal } : {}),
+  };
+}
+
+/**
+ * The refusal to send a profile's stored key to `url` (from --base-url or FRAUDCTL_BASE_URL), or
+ * undefined when `url` is the profile's own. The key of the built-in sandbox profile is for the
+ * embedded sandbox only; a profile with a key and no URL has nowhere its key may go. The hint
+ * gives the ways out: the profile made for that URL, a key for it in FRAUDCTL_API_KEY, the
+ * profile's own URL, or moving the profile there on purpose.
+ */
+function storedKeyRefusal(profile: string, stored: ProfileConfig, url: string, source: 'flag' | 'env', file: ConfigFile): UsageError | undefined {
+  const own = profile === SANDBOX_PROFILE ? null : stored.baseUrl;
+  if (own !== null && own !== undefined && sameServiceUrl(own, url)) return undefined;
+  const given = source === 'env' ? 'FRAUDCTL_BASE_URL' : '--base-url';
+  const shownUrl = terminalSafe(url);
+  const message =
+    own === undefined
+      ? `profile ${quote(profile)} keeps an API key but no URL it is for, so it is not sent to ${shownUrl} (from ${given}): a stored key is sent only to its profile's URL, and nothing was sent`
+      : `profile ${quote(profile)} keeps its API key for ${own === null ? 'the embedded sandbox' : terminalSafe(normalisedBaseUrl(own))}, not for ${shownUrl} (from ${given}): a stored key is sent only to its profile's URL, and nothing was sent`;
+
+  const ways: string[] = [];
+  const others = knownProfiles(file).filter((name) => name !== profile && name !== SANDBOX_PROFILE && sameServiceUrl(ownProfile(file.profiles, name)?.baseUrl, url));
+  if (others.length > 0) ways.push(`use the profile for ${shownUrl}: --profile ${others.join(' or --profile ')}`);
+  ways.push(`give a key for ${shownUrl} in FRAUDCTL_API_KEY`);
+  if (own !== undefined && source === 'env') ways.push(`go to ${own === null ? 'the embedded sandbox' : `the profile's own URL`}: unset FRAUDCTL_BASE_URL`);
+  if (own !== undefined && source === 'flag') ways.push(`leave out --base-url to go to ${own === null ? 'the embedded sandbox' : `the profile's own URL`}`);
+  if (profile !== SANDBOX_PROFILE) ways.push(`or move the profile and its key there on purpose: ${shellCommand(['fraudctl', 'config', 'set', 'base-url', url, '--profile', profile])}`);
+  return new UsageError(message, ways.join('; '));
 }
 
 function resolveBaseUrl(profile: string, stored: ProfileConfig, flags: SettingsFlags, env: NodeJS.ProcessEnv, fileSource: (key: string) => string): string | null {
@@ -175,6 +235,7 @@ function resolveBaseUrl(profile: string, stored: ProfileConfig, flags: SettingsF
 
 /** The key of these settings, or the error saying how to give one (exit 3). */
 export function requireApiKey(settings: Settings): string {
+  if (settings.keyRefusal !== undefined) throw settings.keyRefusal;
   if (settings.apiKey !== null && settings.apiKey !== '') return settings.apiKey;
   throw new CliError(
     `no API key for profile ${quote(settings.profile)}`,

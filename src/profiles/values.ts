@@ -81,6 +81,26 @@ export function checkBaseUrl(value: string): Checked<string> {
   return ok(url.href.replace(/\/+$/, ''));
 }
 
+/** A base URL as a profile holds it (checkBaseUrl's form), or as given when it is not one (for messages). */
+export function normalisedBaseUrl(url: string): string {
+  const checked = checkBaseUrl(url);
+  return checked.ok ? checked.value : url;
+}
+
+/**
+ * Whether two base URLs name the same service, the comparison that binds a stored key to its
+ * URL: both as checkBaseUrl normalises them (WHATWG URL: scheme and host in lower case, the
+ * default port dropped, an IDN host in punycode, `.`/`..` segments resolved), without trailing
+ * slashes; the path is compared as written (paths are case-sensitive). Two names for one machine
+ * (localhost, 127.0.0.1) are two services, as they are for gh. Anything that is not a base URL
+ * (undefined, invalid) is the same as nothing.
+ */
+export function sameServiceUrl(a: string | undefined, b: string | undefined): boolean {
+  if (a === undefined || b === undefined) return false;
+  const [x, y] = [checkBaseUrl(a), checkBaseUrl(b)];
+  return x.ok && y.ok && x.value === y.value;
+}
+
 /** What an API key may be: it goes into an HTTP header, so printable ASCII without spaces. Never quoted back. */
 export function checkApiKey(value: unknown): Checked<string> {
   return typeof value === 'string' && /^[\x21-\x7e]+$/.test(value) ? ok(value) : bad('must be a non-empty string of printable characters without spaces or line breaks');

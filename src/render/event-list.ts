@@ -136,7 +136,9 @@ export function listLayout(columns: number | null, firstIds: readonly string[]):
   }
   const besideId = BESIDE_ID.reduce((sum, k) => sum + GAP.length + COLUMNS[k].min, 0);
   const idMin = widest(columns - besideId);
-  const id = { min: idMin, preferred: Math.max(ID.preferred, idMin) };
+  // Ids known (the first screenful): the column is as wide as they are, and the room goes to the
+  // columns that are cut (an email), not to padding; none known yet: it may grow to 20.
+  const id = { min: idMin, preferred: firstIds.length > 0 ? idMin : Math.max(ID.preferred, idMin) };
   let left = columns - id.min;
   const chosen = new Set<Sized | 'comments'>();
   for (const k of KEPT_FIRST) {

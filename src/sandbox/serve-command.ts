@@ -1,4 +1,5 @@
 import type { CliContext } from '../cli-context.js';
+import { CliError } from '../errors/cli-error.js';
 import { defaultSandboxDb } from '../paths/xdg-paths.js';
 import { startSandbox } from './serve.js';
 
@@ -16,7 +17,8 @@ export async function serveSandbox(
     ...(options.config !== undefined ? { configFile: options.config } : {}),
     ...(options.chaos !== undefined ? { chaos: options.chaos } : {}),
     onUnexpectedError: (error) => {
-      context.stderr.write(`sandbox: internal error: ${context.debug ? (error.stack ?? error.message) : error.message}\n`);
+      if (error instanceof CliError) context.stderr.write(`sandbox: ${error.message}${error.hint ? `; ${error.hint}` : ''}\n`);
+      else context.stderr.write(`sandbox: internal error: ${context.debug ? (error.stack ?? error.message) : error.message}\n`);
     },
   });
   const lines = [

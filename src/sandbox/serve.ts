@@ -6,7 +6,7 @@ import { EventService } from './event-service.js';
 import { buildSandboxApp } from './http/app.js';
 import { parseChaosSpec } from './http/chaos.js';
 import type { HttpTimeouts } from './http/socket-replies.js';
-import { openDatabase } from './store/database.js';
+import { openDatabase, servingDatabaseFault } from './store/database.js';
 import { EventStore } from './store/event-store.js';
 
 /*
@@ -27,6 +27,7 @@ export interface SandboxOptions {
   /** Limits on slow clients; the defaults suit real links, tests shorten them. */
   timeouts?: Partial<HttpTimeouts>;
   env?: NodeJS.ProcessEnv;
+  /** An error no answer explains (a 500); one the database file caused comes as a CliError naming it and what to do. */
   onUnexpectedError?: (error: Error) => void;
 }
 
@@ -56,7 +57,9 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     );
   }
   const chaos = options.chaos ? parseChaosSpec(options.chaos) : undefined;
-  const database = openDatabase(options.dbPath, { ownsDirectory: options.dbInOwnDirectory ?? false });
+  const dbOptions = { ownsDirectory: options.dbInOwnDirectory ?? false };
+  const database = openDatabase(options.dbPath, dbOptions);
+  const { onUnexpectedError } = options;
   try {
     const store = new EventStore(database.db);
     const service = new EventService(store, loaded.config);
@@ -65,7 +68,8 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       merchants: loaded.merchants,
       ...(chaos ? { chaos } : {}),
       ...(options.timeouts ? { timeouts: options.timeouts } : {}),
-      ...(options.onUnexpectedError ? { onUnexpectedError: options.onUnexpectedError } : {}),
+      // A damaged page or a full disk met while serving is said with the file behind it (a CliError).
+      ...(onUnexpectedError ? { onUnexpectedError: (error: Error) => onUnexpectedError(servingDatabaseFault(error, options.dbPath, dbOptions) ?? error) } : {}),
     });
     await app.listen({ host, port: options.port ?? 8787 });
     const { port } = app.server.address() as AddressInfo;

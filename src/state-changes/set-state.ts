@@ -97,6 +97,8 @@ export async function setState(session: Session, eventId: string, options: SetSt
 
   if (options.dryRun) {
     const [{ previewRequest, eventPath }, settings] = await Promise.all([import('../api/api-client.js'), session.settings()]);
+    // Not a preview of a request that would be refused: a stored key for another URL is not sent.
+    if (settings.keyRefusal !== undefined) throw settings.keyRefusal;
     // A key in the credential store is not read for a dry run: the header is shown redacted all the same.
     const key = settings.apiKey ?? (settings.apiKeySource === 'credential-store' ? '[redacted]' : null);
     const request = previewRequest(settings.baseUrl, key, 'PATCH', eventPath(eventId, '/state'), change, settings.profile);

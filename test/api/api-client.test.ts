@@ -581,6 +581,18 @@ describe('a server that echoes the key back', () => {
     expect(lines.length).toBeGreaterThan(0);
     for (const shown of [first.message, first.hint ?? '', second.message, second.hint ?? '', ...lines]) expect(shown).not.toContain(KEY);
   });
+
+  it('a one-letter key: fraudctl\'s own words stay whole, the echoed key is still taken out (#24.15)', async () => {
+    const server = await fake();
+    server.script(json(401, { requestId: 'req-e-1', errorType: 'UNAUTHORIZED', errorCodes: ['API_KEY_INVALID', 'e'] }), text(500, 'bad key: e', 'text/plain'));
+    const { client } = makeClient(server.url, { apiKey: 'e', retry: { maxRetries: 0 } });
+    const first = (await rejection(client.getEvent('evt-1'))) as ApiError;
+    const second = (await rejection(client.getEvent('evt-1'))) as ApiError;
+    expect(first.message).toBe('the service did not accept the API key (401 UNAUTHORIZED: API_KEY_INVALID, [redacted], request req-[redacted]-1)');
+    expect(first.hint).toBe('check the key: run fraudctl login, or set FRAUDCTL_API_KEY');
+    expect(first.errorCodes).toEqual(['API_KEY_INVALID', '[redacted]']);
+    expect(second.message).toMatch(/^the service answered 500, text\/plain: "bad key: \[redacted\]"/);
+  });
 });
 
 describe('a 409 for an event without an id', () => {

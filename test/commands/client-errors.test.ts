@@ -92,3 +92,16 @@ describe('client errors', () => {
     expect(plain.stderr).not.toMatch(/\n\s+at /);
   });
 });
+
+describe('a one-letter API key (#24.15)', () => {
+  it('against the real sandbox: messages read as written, not "API [redacted]ey"', async () => {
+    // The embedded sandbox with "e" as its key; a wrong key "e" for the served one.
+    const missing = await cli.run(['show', 'no-such-event-e'], { env: { FRAUDCTL_BASE_URL: '', FRAUDCTL_SANDBOX_KEY: 'e', FRAUDCTL_API_KEY: 'e' } });
+    expect(missing.code, missing.stderr).toBe(4);
+    expect(missing.stderr).toMatch(/^error: no event "no-such-event-e" \(404 NOT_FOUND: EVENT_NOT_FOUND, request [0-9a-f-]{36}\)\ncheck the id: ids are case-sensitive\n$/m);
+    const refused = await cli.run(['show', 'evt-1'], { env: { FRAUDCTL_API_KEY: 'e' } });
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(/^error: the service did not accept the API key \(401 UNAUTHORIZED: API_KEY_INVALID, request [0-9a-f-]{36}\)$/m);
+    expect(missing.stderr + refused.stderr).not.toContain('[redacted]');
+  });
+});

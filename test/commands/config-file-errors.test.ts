@@ -1,13 +1,18 @@
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { writeConfigFile } from '../../src/profiles/config-file.js';
 import { TERMINAL_CONTROLS, useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { DEMO_KEY } from '../support/sandbox.js';
+import { smallDisk, type SmallDisk } from '../support/small-disk.js';
+import { manyProfiles } from '../profiles/temp-env.js';
 
 /*
  * The config file as fraudctl meets it on disk (issue 11 properties, as processes): corrupt,
  * truncated, of the wrong types, hostile — a clear message and exit 2, never a stack trace;
- * readable by others — a warning, and the command still runs.
+ * readable by others, or in a directory others can change — a warning, and the command still runs;
+ * on a full or read-only disk, or a FIFO — the file and the real cause named, the old file kept.
  */
 
 const cli = useSandboxForCli();
@@ -52,5 +57,87 @@ describe('a config file others can read', () => {
     expect(result.stderr).not.toContain(DEMO_KEY);
     chmodSync(join(dir(), 'config.json'), 0o600);
     expect((await cli.run(['show', 'no-such-event-9'], { env: bare })).stderr).not.toContain('warning');
+  });
+});
+
+describe('a config directory others can change', () => {
+  it('gets one warning naming the mode and the chmod that fixes it, which works as written', async () => {
+    writeConfig(JSON.stringify({ activeProfile: 'local', profiles: { local: { baseUrl: cli.sb.url, apiKey: DEMO_KEY } } }));
+    chmodSync(dir(), 0o777);
+    const result = await cli.run(['show', 'no-such-event-9'], { env: bare });
+    expect(result.code).toBe(4);
+    const warnings = result.stderr.split('\n').filter((l) => l.startsWith('warning:'));
+    expect(warnings).toEqual([`warning: config directory ${dir()} can be changed by any user (mode 0777), who could replace the config and send the API key elsewhere: chmod 700 ${dir()}`]);
+    execFileSync('sh', ['-c', warnings[0]!.slice(warnings[0]!.lastIndexOf(': ') + 2)]);
+    expect((await cli.run(['show', 'no-such-event-9'], { env: bare })).stderr).not.toContain('warning');
+  });
+});
+
+describe('a config.json that is a FIFO', () => {
+  it('is refused at once, not waited on, exit 2', async () => {
+    mkdirSync(dir(), { recursive: true });
+    const path = join(dir(), 'config.json');
+    execFileSync('rm', ['-f', path]);
+    execFileSync('mkfifo', [path]);
+    try {
+      const result = await cli.run(['show', 'no-such-event-9'], { env: bare });
+      expect(result.signal).toBeNull(); // not killed after waiting on the FIFO
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`error: config file ${path} is a named pipe (FIFO), not a file`);
+    } finally {
+      execFileSync('rm', ['-f', path]);
+    }
+  });
+});
+
+/*
+ * #24.6 and #24.15 on real small disks (tmpfs): a config of 80 profiles (13 KB) that the new
+ * file cannot fit beside, as the fault probe found it — 4,096 bytes were written, then renamed
+ * over the good file.
+ */
+describe.skipIf(!smallDisk.available)(`the config on a full or read-only disk${smallDisk.skipReason}`, () => {
+  let disk: SmallDisk | undefined;
+  afterEach(() => {
+    disk?.remove();
+    disk = undefined;
+  });
+
+  /** A disk holding an 80-profile config, then filled to leave two pages: one for the lock, one of the 13 KB the new file needs. */
+  function nearlyFull(): { env: Record<string, string>; path: string; before: Buffer } {
+    disk = smallDisk.mount(256 * 1024);
+    const env = { XDG_CONFIG_HOME: disk.path };
+    writeConfigFile(env, manyProfiles(80, 'old'));
+    const path = join(disk.path, 'fraudctl', 'config.json');
+    const before = readFileSync(path);
+    expect(before.length).toBeGreaterThan(13_000);
+    disk.fill(8192);
+    return { env, path, before };
+  }
+
+  it('config set: exit 1, one line naming the file and "no space", the old file byte for byte, no temp file', async () => {
+    const { env, path, before } = nearlyFull();
+    const result = await cli.run(['config', 'set', 'timeout', '12', '--profile', 'profile-7'], { env: { ...bare, ...env } });
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toMatch(new RegExp(`^error: cannot write config file ${path}: no space left on its disk \\(ENOSPC\\); nothing was changed$`, 'm'));
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(readFileSync(path).equals(before)).toBe(true);
+    expect(readdirSync(join(disk!.path, 'fraudctl'))).toEqual(['config.json']);
+  });
+
+  it('login: the same, and the key it checked is not kept anywhere', async () => {
+    const { env, path, before } = nearlyFull();
+    const result = await cli.run(['login', '--profile', 'another', '--base-url', cli.sb.url], { input: `${DEMO_KEY}\n`, env: { ...bare, ...env } });
+    expect(result.code, result.stderr).not.toBe(0);
+    expect(result.stderr).toContain(`cannot write config file ${path}: no space left on its disk (ENOSPC)`);
+    expect(result.stderr).not.toContain(DEMO_KEY);
+    expect(readFileSync(path).equals(before)).toBe(true);
+  });
+
+  it('a read-only disk: the directory and EROFS named, not "ENOENT … mkdir"', async () => {
+    disk = smallDisk.mount(64 * 1024);
+    disk.readOnly();
+    const result = await cli.run(['config', 'set', 'timeout', '12'], { env: { ...bare, XDG_CONFIG_HOME: disk.path } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`error: cannot create the config directory ${join(disk.path, 'fraudctl')}: its file system is mounted read-only (EROFS)\nset XDG_CONFIG_HOME to a directory on a writable disk\n`);
   });
 });

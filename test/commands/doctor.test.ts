@@ -1,5 +1,8 @@
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv, runCli } from '../support/cli.js';
 import { DEMO_KEY, startTestSandbox, tempDir, type TestSandbox } from '../support/sandbox.js';
@@ -156,3 +159,46 @@ describe('fraudctl doctor', () => {
   });
 
 });
+
+/*
+ * #24.15: a config directory others can change (they could put a config of theirs in place, and
+ * the key goes to their URL) and a config file others can read are ✗, with the chmod that fixes
+ * each, which works as written (a path with a space in it included).
+ */
+describe('doctor and the permissions of the config', () => {
+  it('a 0777 config directory and a 0644 config file: ✗ each with its chmod, exit 1; the chmods fix them', async () => {
+    const configHome = join(tmp.dir, 'my config');
+    const dir = join(configHome, 'fraudctl');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'config.json'), '{"profiles": {}}');
+    chmodSync(dir, 0o777);
+    chmodSync(join(dir, 'config.json'), 0o644);
+    const result = await runCli(['doctor'], { env: env({ XDG_CONFIG_HOME: configHome }) });
+    expect(result.code).toBe(1);
+    expect(line(result.stdout, 'config directory')).toBe(`✗ config directory  ${dir} can be changed by any user (mode 0777), who could replace the config and send the API key elsewhere`);
+    expect(line(result.stdout, 'config file')).toMatch(/^✗ config file\s+\/.* can be read by other users \(mode 0644\) and may hold API keys$/);
+    const fixes = result.stdout.split('\n').filter((l) => l.includes('→ chmod')).map((l) => l.slice(l.indexOf('→ ') + 2));
+    expect(fixes).toEqual([`chmod 700 '${dir}'`, `chmod 600 '${join(dir, 'config.json')}'`]);
+    expect(result.stderr).toMatch(/^error: 2 of \d+ checks failed: config directory, config file$/m);
+    for (const fix of fixes) execFileSync('sh', ['-c', fix]);
+    const after = await runCli(['doctor'], { env: env({ XDG_CONFIG_HOME: configHome }) });
+    expect(after.code, after.stdout).toBe(0);
+    expect(line(after.stdout, 'config directory')).toBe(`✓ config directory  ${dir} (mode 700)`);
+    expect(line(after.stdout, 'config file')).toMatch(/^✓ config file\s+.*config\.json \(mode 600\)$/);
+  });
+
+  it('a group-writable directory is ✗ too; a directory not made yet is only noted', async () => {
+    const configHome = join(tmp.dir, 'group');
+    mkdirSync(join(configHome, 'fraudctl'), { recursive: true });
+    chmodSync(join(configHome, 'fraudctl'), 0o770);
+    const result = await runCli(['doctor'], { env: env({ XDG_CONFIG_HOME: configHome }) });
+    expect(line(result.stdout, 'config directory')).toMatch(/^✗ config directory\s+.* can be changed by other users of its group \(mode 0770\)/);
+    const none = await runCli(['doctor', '--json'], { env: env({ XDG_CONFIG_HOME: join(tmp.dir, 'nothing-here') }) });
+    const checks = (JSON.parse(none.stdout) as { checks: { check: string; status: string }[] }).checks;
+    expect(checks.filter((c) => c.check.startsWith('config-'))).toEqual([
+      expect.objectContaining({ check: 'config-directory', status: 'info' }),
+      expect.objectContaining({ check: 'config-file', status: 'info' }),
+    ]);
+  });
+});
+

@@ -88,8 +88,9 @@ describe('a refused key: the hint follows where the key came from', () => {
 
 describe('a wrong URL: the hint names where the URL came from', () => {
   it.each([
-    ['--base-url', (url: string) => ({ args: ['--base-url', url], extra: {} }), 'check the path of --base-url'],
-    ['FRAUDCTL_BASE_URL', (url: string) => ({ args: [], extra: { FRAUDCTL_BASE_URL: url } }), 'check the path of FRAUDCTL_BASE_URL, which wins over the profile\'s URL (fix it, or unset FRAUDCTL_BASE_URL)'],
+    // The key from FRAUDCTL_API_KEY: the profile's stored key is never sent to another URL than its own.
+    ['--base-url', (url: string) => ({ args: ['--base-url', url], extra: { FRAUDCTL_API_KEY: DEMO_KEY } }), 'check the path of --base-url'],
+    ['FRAUDCTL_BASE_URL', (url: string) => ({ args: [], extra: { FRAUDCTL_BASE_URL: url, FRAUDCTL_API_KEY: DEMO_KEY } }), 'check the path of FRAUDCTL_BASE_URL, which wins over the profile\'s URL (fix it, or unset FRAUDCTL_BASE_URL)'],
   ])('doctor, URL from %s that is not the service', async (_from, given, hint) => {
     const { args, extra } = given(htmlUrl);
     const result = await runCli(['doctor', ...args], { env: env(DEMO_KEY, extra) });

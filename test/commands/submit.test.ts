@@ -29,6 +29,21 @@ describe('fraudctl submit', () => {
     expect(JSON.parse(result.stdout)).toEqual(replay.json);
   });
 
+  it('an event the service already had (200, not 201): says so and shows its state now, in tables and in --json', async () => {
+    const payload = JSON.stringify({ ...example('review'), id: 'resubmit-1' });
+    expect((await cli.run(['submit', '-'], { input: payload })).stdout).toMatch(/state PENDING_REVIEW/);
+    expect((await cli.sb.call('PATCH', '/event/resubmit-1/state', { body: { state: 'APPROVED', comments: 'verified' } })).status).toBe(200);
+    const again = await cli.run(['submit', '-'], { input: payload });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toBe('event resubmit-1 already existed: the service answered 200 with its first decision; its state now is APPROVED\n');
+    expect(again.stdout.split('\n')[0]).toBe('REVIEW  score 50/100  event resubmit-1  state APPROVED');
+    const json = await cli.run(['submit', '-', '--json'], { input: payload });
+    expect(JSON.parse(json.stdout)).toMatchObject({ id: 'resubmit-1', state: 'PENDING_REVIEW', alreadyExisted: true, stateNow: 'APPROVED' });
+    // A first screening keeps the service's body exactly (no added field).
+    const first = await cli.run(['submit', '-', '--json'], { input: JSON.stringify({ ...example('review'), id: 'resubmit-2' }) });
+    expect(JSON.parse(first.stdout)).not.toHaveProperty('alreadyExisted');
+  });
+
   it('reads the event from stdin with -', async () => {
     const result = await cli.run(['submit', '-'], { input: JSON.stringify({ id: 'stdin-1', amount: 12, currency: 'EUR' }) });
     expect(result.code).toBe(0);

@@ -1,10 +1,11 @@
 import { chmodSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/errors/cli-error.js';
+import { CliError, UsageError } from '../../src/errors/cli-error.js';
 import {
   CONFIG_KEYS,
   SETTING_KEYS,
   getSetting,
+  keyMoveOf,
   listProfiles,
   saveApiKey,
   setSetting,
@@ -124,6 +125,30 @@ describe('getSetting', () => {
     const error = thrown(() => getSetting(t.env, 'prod', 'colour' as SettingKey));
     expect(error).toBeInstanceOf(UsageError);
     expect(error.message).toBe('unknown setting "colour" (known: base-url, timeout, retries, insecure-http, api-key)');
+  });
+});
+
+describe('a new base URL for a profile with a stored key (keyMoveOf)', () => {
+  it('is a move of the key only when the URL is another service; the same URL written otherwise, or no key, is none', () => {
+    const t = configured();
+    expect(keyMoveOf(t.env, 'prod', 'https://eu.example.com/')).toEqual({ profile: 'prod', from: 'https://fraud.example.com', to: 'https://eu.example.com', keptIn: 'file' });
+    expect(keyMoveOf(t.env, 'prod', 'HTTPS://FRAUD.example.com:443/')).toBeNull();
+    expect(keyMoveOf(t.env, 'fresh', 'https://eu.example.com')).toBeNull();
+    expect(thrown(() => keyMoveOf(t.env, 'sandbox', 'https://eu.example.com'))).toBeInstanceOf(UsageError);
+    expect(thrown(() => keyMoveOf(t.env, 'prod', 'ftp://x'))).toBeInstanceOf(UsageError);
+  });
+
+  it('is made only as agreed: a profile changed after the question, or a move nobody agreed to, changes nothing', () => {
+    const t = configured();
+    const move = keyMoveOf(t.env, 'prod', 'https://eu.example.com');
+    // Another process moved prod meanwhile: the answer was about another URL.
+    setSetting(t.env, 'prod', 'base-url', 'https://fraud.example.com/v2', keyMoveOf(t.env, 'prod', 'https://fraud.example.com/v2'));
+    const error = thrown(() => setSetting(t.env, 'prod', 'base-url', 'https://eu.example.com', move));
+    expect(error).toBeInstanceOf(CliError);
+    expect(error.message).toBe('nothing was changed: profile "prod" was changed by another command meanwhile');
+    expect(thrown(() => setSetting(t.env, 'staging', 'base-url', 'https://eu.example.com'))).toBeInstanceOf(CliError);
+    expect(readConfigFile(t.env).profiles.prod?.baseUrl).toBe('https://fraud.example.com/v2');
+    expect(readConfigFile(t.env).profiles.staging?.baseUrl).toBe('https://staging.example.com');
   });
 });
 

@@ -1,9 +1,15 @@
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { CliError, UsageError } from '../../src/errors/cli-error.js';
 import { configFilePath, readConfigFile, writeConfigFile, type ConfigFile } from '../../src/profiles/config-file.js';
-import { modeOf, tempEnv, thrown } from './temp-env.js';
+import { smallDisk, type SmallDisk } from '../support/small-disk.js';
+import { manyProfiles, modeOf, tempEnv, thrown } from './temp-env.js';
+
+let disk: SmallDisk | undefined;
+afterAll(() => disk?.remove());
+
 
 function writeRaw(path: string, content: unknown): void {
   mkdirSync(join(path, '..'), { recursive: true });
@@ -73,7 +79,8 @@ describe('readConfigFile', () => {
     mkdirSync(t.configPath, { recursive: true });
     const error = thrown(() => readConfigFile(t.env));
     expect(error).toBeInstanceOf(UsageError);
-    expect(error.message).toBe(`cannot read config file ${t.configPath}: EISDIR`);
+    expect(error.message).toBe(`config file ${t.configPath} is a directory, not a file`);
+    expect(error.hint).toBe(`move it away (mv ${t.configPath} ${t.configPath}.old) and try again`);
   });
 
   it.each([
@@ -186,12 +193,28 @@ describe('writeConfigFile', () => {
     expect(readFileSync(t.configPath, 'utf8')).toBe(before);
   });
 
-  it('when the rename fails, says which file and leaves no temp file', () => {
+  it('a config.json that is a directory: refused before anything is written, no temp file', () => {
     const t = tempEnv();
-    mkdirSync(t.configPath, { recursive: true }); // config.json is a directory: rename over it fails
+    mkdirSync(t.configPath, { recursive: true });
     const error = thrown(() => writeConfigFile(t.env, prod));
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).toBe(`config file ${t.configPath} is a directory, not a file: nothing was written`);
+    expect(readdirSync(t.configDir)).toEqual(['config.json']);
+  });
+
+  it.skipIf(!smallDisk.available)(`on a disk with room for 4 KB of a 13 KB file: fails naming the file and the cause, the old file byte for byte as it was, no temp file${smallDisk.skipReason}`, () => {
+    disk = smallDisk.mount(128 * 1024);
+    const t = { env: { XDG_CONFIG_HOME: disk.path, HOME: disk.path }, configDir: join(disk.path, 'fraudctl'), configPath: join(disk.path, 'fraudctl', 'config.json') };
+    writeConfigFile(t.env, manyProfiles(80, 'old'));
+    const before = readFileSync(t.configPath);
+    expect(before.length).toBeGreaterThan(12_000);
+    disk.fill(4096);
+    const error = thrown(() => writeConfigFile(t.env, manyProfiles(80, 'new')));
     expect(error).toBeInstanceOf(CliError);
-    expect(error.message).toMatch(new RegExp(`^cannot write config file ${t.configPath}: E[A-Z]+$`));
+    expect(error.exitCode).toBe(1);
+    expect(error.message).toBe(`cannot write config file ${t.configPath}: no space left on its disk (ENOSPC); nothing was changed`);
+    expect(error.hint).toBe(`free some space and try again; df -h ${t.configDir} shows how full the disk is`);
+    expect(readFileSync(t.configPath).equals(before)).toBe(true);
     expect(readdirSync(t.configDir)).toEqual(['config.json']);
   });
 
@@ -209,5 +232,106 @@ describe('writeConfigFile', () => {
     expect(modeOf(join(dotfiles, 'fraudctl.json'))).toBe(0o600);
     expect(readConfigFile(t.env)).toEqual(prod);
     expect(readdirSync(dotfiles)).toEqual(['fraudctl.json']);
+  });
+});
+
+/*
+ * #24.7: a symlinked config.json is written through to a regular file of this user, and never
+ * renamed over anything else: a link to a device, a FIFO or a directory, a dangling link, a link
+ * or target of another user, and a config.json that is itself not a file are refused, each left
+ * exactly as it was. (The device is one this test makes, never the machine's /dev/null.)
+ */
+describe('writeConfigFile and what config.json is', () => {
+  const isRoot = process.getuid?.() === 0;
+
+  function linkTo(t: ReturnType<typeof tempEnv>, target: string): void {
+    mkdirSync(t.configDir, { recursive: true });
+    symlinkSync(target, t.configPath);
+  }
+
+  function refused(t: ReturnType<typeof tempEnv>, message: RegExp): Error & { exitCode?: number; hint?: string } {
+    const error = thrown(() => writeConfigFile(t.env, prod));
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).toMatch(message);
+    expect(error.message).toMatch(/nothing was written$/);
+    expect(readdirSync(t.configDir)).toEqual(['config.json']); // no temp file left
+    return error;
+  }
+
+  it('a link to a FIFO: refused, the FIFO left a FIFO, the link a link', () => {
+    const t = tempEnv();
+    const fifo = join(t.root, 'pipe');
+    execFileSync('mkfifo', [fifo]);
+    linkTo(t, fifo);
+    const error = refused(t, new RegExp(`^config file ${t.configPath} is a link to ${fifo}, which is a named pipe \\(FIFO\\), not a file`));
+    expect(error.hint).toBe(`replace the link with a file of its own: rm ${t.configPath}`);
+    expect(statSync(fifo).isFIFO()).toBe(true);
+    expect(lstatSync(t.configPath).isSymbolicLink()).toBe(true);
+    expect(readdirSync(t.root).sort()).toEqual(['fraudctl', 'pipe']);
+  });
+
+  it.skipIf(!isRoot)('a link to a character device (one made here with mknod, like /dev/null): refused, the device left a device', () => {
+    const t = tempEnv();
+    const device = join(t.root, 'null');
+    execFileSync('mknod', [device, 'c', '1', '3']);
+    linkTo(t, device);
+    refused(t, new RegExp(`is a link to ${device}, which is a character device, not a file`));
+    expect(statSync(device).isCharacterDevice()).toBe(true);
+  });
+
+  it('a link to a directory: refused, the directory left as it was', () => {
+    const t = tempEnv();
+    const dir = join(t.root, 'elsewhere');
+    mkdirSync(dir);
+    linkTo(t, dir);
+    refused(t, /which is a directory, not a file/);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('a dangling link: refused, nothing created where it points, the hint makes it work', () => {
+    const t = tempEnv();
+    const target = join(t.root, 'dotfiles-not-there', 'fraudctl.json');
+    linkTo(t, target);
+    const error = refused(t, new RegExp(`^config file ${t.configPath} is a link to ${target}, which does not exist`));
+    expect(error.hint).toBe(`create the file it points to (touch ${target}), or remove the link (rm ${t.configPath}), then try again`);
+    expect(existsSync(join(t.root, 'dotfiles-not-there'))).toBe(false);
+    expect(readlinkSync(t.configPath)).toBe(target);
+    // The hint's first way, where the directory exists: the file is written through the link.
+    mkdirSync(join(t.root, 'dotfiles-not-there'));
+    execFileSync('sh', ['-c', `touch ${target}`]);
+    writeConfigFile(t.env, prod);
+    expect(lstatSync(t.configPath).isSymbolicLink()).toBe(true);
+    expect(readConfigFile(t.env)).toEqual(prod);
+  });
+
+  it('a relative link is followed from the config directory', () => {
+    const t = tempEnv();
+    writeRaw(join(t.root, 'mine.json'), '{}');
+    linkTo(t, '../mine.json');
+    writeConfigFile(t.env, prod);
+    expect(readlinkSync(t.configPath)).toBe('../mine.json');
+    expect(JSON.parse(readFileSync(join(t.root, 'mine.json'), 'utf8'))).toEqual(prod);
+  });
+
+  it.skipIf(!isRoot)('a link another user put there, or a target of another user: refused', () => {
+    const t = tempEnv();
+    const target = join(t.root, 'theirs.json');
+    writeRaw(target, '{}');
+    linkTo(t, target);
+    lchownSync(t.configPath, 4242, 4242);
+    refused(t, /is a symbolic link of another user \(uid 4242\)/);
+    lchownSync(t.configPath, 0, 0);
+    chownSync(target, 4242, 4242);
+    refused(t, new RegExp(`is a link to ${target}, a file of another user \\(uid 4242\\)`));
+    expect(readFileSync(target, 'utf8')).toBe('{}');
+  });
+
+  it('a config.json that is itself a FIFO: refused, not replaced', () => {
+    const t = tempEnv();
+    mkdirSync(t.configDir);
+    execFileSync('mkfifo', [t.configPath]);
+    const error = refused(t, new RegExp(`^config file ${t.configPath} is a named pipe \\(FIFO\\), not a file`));
+    expect(error.hint).toBe(`move it away (mv ${t.configPath} ${t.configPath}.old) and try again`);
+    expect(statSync(t.configPath).isFIFO()).toBe(true);
   });
 });

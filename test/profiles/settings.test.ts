@@ -194,6 +194,76 @@ describe('the API key', () => {
   });
 });
 
+describe('a stored key is bound to its profile\'s URL', () => {
+  const bound: ConfigFile = {
+    profiles: {
+      prod: { baseUrl: 'https://fraud.example.com/v1', apiKey: 'prod-key-0123456789' },
+      staging: { baseUrl: 'https://staging.example.com' },
+      kept: { baseUrl: 'https://kept.example.com', credentialStore: { service: 'fraudctl', account: 'kept@https://kept.example.com' } },
+      nourl: { apiKey: 'nourl-key-0123456789' },
+      sandbox: { apiKey: 'stored-sandbox-key' },
+    },
+  };
+  const refusal = (flags: Parameters<typeof resolveSettings>[0], extra: NodeJS.ProcessEnv = {}) => resolveSettings(flags, env(extra), bound).keyRefusal;
+
+  it.each([
+    ['scheme and host in capitals', 'HTTPS://FRAUD.Example.COM/v1'],
+    ['a trailing slash', 'https://fraud.example.com/v1/'],
+    ['the default port written out', 'https://fraud.example.com:443/v1'],
+    ['a dot segment', 'https://fraud.example.com/x/../v1'],
+  ])('the profile\'s own URL written with %s is the same service: the key is sent', (_what, url) => {
+    expect(refusal({ profile: 'prod' }, { FRAUDCTL_BASE_URL: url })).toBeUndefined();
+    expect(requireApiKey(resolveSettings({ profile: 'prod', baseUrl: url }, env(), bound))).toBe('prod-key-0123456789');
+  });
+
+  it.each([
+    ['another host', 'https://staging.example.com'],
+    ['another port', 'https://fraud.example.com:8443/v1'],
+    ['http instead of https', 'http://fraud.example.com/v1'],
+    ['another path (paths are case-sensitive)', 'https://fraud.example.com/V1'],
+  ])('%s is another service: refused (exit 2), the key not given out', (_what, url) => {
+    const s = resolveSettings({ profile: 'prod' }, env({ FRAUDCTL_BASE_URL: url }), bound);
+    expect(s.apiKey).toBeNull();
+    expect(s.keyRefusal).toBeInstanceOf(UsageError);
+    expect(s.keyRefusal?.message).toContain('(from FRAUDCTL_BASE_URL)');
+    expect(thrown(() => requireApiKey(s))).toBe(s.keyRefusal);
+    expect(`${s.keyRefusal?.message}${s.keyRefusal?.hint}`).not.toContain('prod-key');
+  });
+
+  it('names the profile made for the URL in force, and from a flag says to leave it out', () => {
+    const error = refusal({ profile: 'prod', baseUrl: 'https://staging.example.com/' });
+    expect(error?.message).toBe('profile "prod" keeps its API key for https://fraud.example.com/v1, not for https://staging.example.com (from --base-url): a stored key is sent only to its profile\'s URL, and nothing was sent');
+    expect(error?.hint).toBe(
+      'use the profile for https://staging.example.com: --profile staging; give a key for https://staging.example.com in FRAUDCTL_API_KEY; leave out --base-url to go to the profile\'s own URL; or move the profile and its key there on purpose: fraudctl config set base-url https://staging.example.com --profile prod',
+    );
+  });
+
+  it('binds a key in the credential store the same way (its entry is not even named)', () => {
+    const s = resolveSettings({ profile: 'kept' }, env({ FRAUDCTL_BASE_URL: 'https://staging.example.com' }), bound);
+    expect(s).toMatchObject({ apiKey: null, apiKeySource: 'credential-store', credentialAccount: null });
+    expect(s.keyRefusal?.message).toMatch(/^profile "kept" keeps its API key for https:\/\/kept\.example\.com, not for/);
+  });
+
+  it('the built-in sandbox profile\'s stored key is for the embedded sandbox only; its default key needs nothing configured', () => {
+    const error = refusal({}, { FRAUDCTL_BASE_URL: 'http://127.0.0.1:4010' });
+    expect(error?.message).toBe('profile "sandbox" keeps its API key for the embedded sandbox, not for http://127.0.0.1:4010 (from FRAUDCTL_BASE_URL): a stored key is sent only to its profile\'s URL, and nothing was sent');
+    expect(error?.hint).not.toContain('config set base-url');
+    expect(error?.hint).toContain('go to the embedded sandbox: unset FRAUDCTL_BASE_URL');
+    expect(resolveSettings({}, env(), bound)).toMatchObject({ apiKey: 'stored-sandbox-key', isSandbox: true });
+    expect(resolveSettings({}, env(), none).keyRefusal).toBeUndefined();
+    expect(requireApiKey(resolveSettings({}, env(), none))).toBe(SANDBOX_DEFAULT_KEY);
+  });
+
+  it('a profile with a key and no URL sends it nowhere', () => {
+    expect(refusal({ profile: 'nourl' }, { FRAUDCTL_BASE_URL: 'https://fraud.example.com/v1' })?.message).toMatch(/^profile "nourl" keeps an API key but no URL it is for, so it is not sent to https:/);
+  });
+
+  it('a key from FRAUDCTL_API_KEY goes where the user says: no refusal', () => {
+    expect(refusal({ profile: 'prod' }, { FRAUDCTL_BASE_URL: 'https://staging.example.com', FRAUDCTL_API_KEY: 'env-key-0123456789' })).toBeUndefined();
+    expect(refusal({ profile: 'staging' }, { FRAUDCTL_BASE_URL: 'https://fraud.example.com/v1' })).toBeUndefined();
+  });
+});
+
 describe('the timeout', () => {
   const f: ConfigFile = { profiles: { p: { baseUrl: 'https://p.example.com', timeoutSeconds: 20 } } };
 

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
+import type { ConfigFile } from '../../src/profiles/config-file.js';
 
 /*
  * A throwaway home for each test: XDG_CONFIG_HOME and HOME both point into a fresh temp
@@ -40,4 +41,11 @@ export function thrown(fn: () => unknown): Error & { exitCode?: number; hint?: s
     return e as Error & { exitCode?: number; hint?: string };
   }
   throw new Error('expected an error, but the call returned');
+}
+
+/** A config of `count` profiles, each with a URL and a key in the file: about 165 bytes a profile. */
+export function manyProfiles(count: number, tag: string): ConfigFile {
+  const profiles: ConfigFile['profiles'] = {};
+  for (let i = 0; i < count; i++) profiles[`profile-${i}`] = { baseUrl: `https://fraud-${i}.example.com`, apiKey: `${tag}-key-${String(i).padStart(4, '0')}-0123456789abcdef`, timeoutSeconds: 30, retries: 3 };
+  return { activeProfile: 'profile-0', profiles };
 }

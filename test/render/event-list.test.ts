@@ -68,6 +68,15 @@ describe('the compact list table', () => {
     expect([roomy.id, roomy.widths]).toEqual([offTerminal.id, offTerminal.widths]);
   });
 
+  it('at 80 columns, short ids are not padded while an email is cut: the room goes to the email', () => {
+    const ids = ['user10', 'user11', 'user12'];
+    const table = createListTable(plain, 80, ids);
+    const row = table.row(found('user10', { userEmail: 'user10@example.org' }));
+    expect(row, row).toContain('user10@example.org');
+    expect(row).toMatch(/^user10 {4}PENDING_REVIEW/);
+    expect(stringWidth(row)).toBeLessThanOrEqual(80);
+  });
+
   const UUID = '7c1e0b2a-5d3f-4a6b-8c9d-0e1f2a3b4c5d';
   it('the id column fits the widest id of the first screenful when that leaves room for state, decision and amount', () => {
     for (const columns of [80, 100, null]) {

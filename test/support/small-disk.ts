@@ -19,6 +19,8 @@ export interface SmallDisk {
   fill(leaveBytes?: number): void;
   /** Frees what fill() took. */
   free(): void;
+  /** Remounts it read-only (EROFS for every write from then on). */
+  readOnly(): void;
   /** Unmounts it and removes the directory. */
   remove(): void;
 }
@@ -61,6 +63,9 @@ export const smallDisk = {
       },
       free() {
         rmSync(filler, { force: true });
+      },
+      readOnly() {
+        execFileSync('mount', ['-o', 'remount,ro', path]);
       },
       remove() {
         try {

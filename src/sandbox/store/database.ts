@@ -1,6 +1,11 @@
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'libsql';
+import { CliError, ExitCode } from '../../errors/cli-error.js';
+import { fileErrorCause, fileErrorHint } from '../../files/file-errors.js';
+import { MakeDirectoryError, makeDirectory } from '../../files/make-directory.js';
+import { shellWord } from '../../render/shell-command.js';
+import { terminalSafe } from '../../render/terminal-text.js';
 import { startCheckpointer } from './checkpointer.js';
 
 /*
@@ -78,7 +83,7 @@ const onWindows = process.platform === 'win32';
  */
 function preparePrivateFiles(path: string, options: OpenOptions): void {
   const dir = dirname(path);
-  mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
+  makeDirectory(dir, PRIVATE_DIR);
   if (onWindows) return; // modes mean little there; the profile directory is private already
   if (options.ownsDirectory) chmodSync(dir, PRIVATE_DIR);
   if (existsSync(path)) chmodSync(path, PRIVATE_FILE);
@@ -97,14 +102,16 @@ function tightenSidecars(path: string): void {
   }
 }
 
-export function openDatabase(path: string, options: OpenOptions = {}): OpenDatabase {
+function openOrThrow(path: string, options: OpenOptions): OpenDatabase {
   const inMemory = path === ':memory:';
   if (!inMemory) preparePrivateFiles(path, options);
   const db = new Database(path);
-  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;');
-  // An older version's -wal/-shm may have been 0644; new ones take the database file's 0600.
-  if (!inMemory) tightenSidecars(path);
-  migrate(db);
+  try {
+    setUp(db, path, inMemory);
+  } catch (e) {
+    db.close();
+    throw e;
+  }
   if (inMemory) {
     return {
       db,
@@ -125,11 +132,24 @@ export function openDatabase(path: string, options: OpenOptions = {}): OpenDatab
   };
 }
 
+function setUp(db: SqliteDatabase, path: string, inMemory: boolean): void {
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;');
+  // An older version's -wal/-shm may have been 0644; new ones take the database file's 0600.
+  if (!inMemory) tightenSidecars(path);
+  migrate(db);
+}
+
+class NewerSchemaError extends Error {
+  constructor(readonly version: number) {
+    super(`schema version ${version}, newer than this fraudctl's ${SCHEMA_VERSION}`);
+  }
+}
+
 function migrate(db: SqliteDatabase): void {
   const row = db.prepare('PRAGMA user_version').get() as { user_version: number };
   const current = row.user_version;
   if (current > SCHEMA_VERSION) {
-    throw new Error(`database schema version ${current} is newer than this fraudctl understands (${SCHEMA_VERSION}); upgrade fraudctl`);
+    throw new NewerSchemaError(current);
   }
   for (let v = current; v < SCHEMA_VERSION; v++) {
     db.transaction(() => {
@@ -137,4 +157,60 @@ function migrate(db: SqliteDatabase): void {
       db.exec(`PRAGMA user_version = ${v + 1}`);
     })();
   }
+}
+
+/**
+ * Opens (creating when missing) the database at `path`. A database that cannot be used is a
+ * CliError naming the file, the cause and what to do: damaged or not a database, made by a newer
+ * fraudctl, on a full or read-only disk, or in a directory that cannot be made.
+ */
+export function openDatabase(path: string, options: OpenOptions = {}): OpenDatabase {
+  try {
+    return openOrThrow(path, options);
+  } catch (e) {
+    throw databaseFault(e, path, options) ?? e;
+  }
+}
+
+/** databaseFault for an error met while serving: only SQLite's own codes are the file's doing. */
+export function servingDatabaseFault(error: unknown, path: string, options: OpenOptions = {}): CliError | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_') ? databaseFault(error, path, options) : null;
+}
+
+/**
+ * The words for an error of the database at `path` that means the file itself cannot be used
+ * (null for any other error): at opening, and while serving (a page found damaged, a disk that
+ * fills up), so that a sandbox's 500 can be explained by the file behind it.
+ */
+export function databaseFault(error: unknown, path: string, options: OpenOptions = {}): CliError | null {
+  const shown = `the sandbox database ${terminalSafe(path)}`;
+  const dir = dirname(path);
+  // The default database's directory holds only it and its -wal and -shm: moved away whole, the
+  // sandbox starts afresh. A file given with --db is the user's to move, with its sidecars.
+  const startAfresh = options.ownsDirectory
+    ? `the sandbox starts empty once it is put aside: mv ${shellWord(dir)} ${shellWord(`${dir}.old`)}`
+    : 'give another file with --db, or move this one away together with its -wal and -shm files';
+  const movedBy = options.ownsDirectory ? 'XDG_DATA_HOME' : '--db';
+  if (error instanceof NewerSchemaError) {
+    return new CliError(`${shown} was made by a newer fraudctl (${error.message}): it was not changed`, ExitCode.FAILURE, `use that fraudctl with it; ${startAfresh}`);
+  }
+  if (error instanceof MakeDirectoryError) {
+    const at = error.failedAt === error.dir ? '' : ` (at ${terminalSafe(error.failedAt)})`;
+    return new CliError(`cannot create the directory of ${shown}${at}: ${fileErrorCause(error.error)}`, ExitCode.FAILURE, fileErrorHint(error.error, error.existingParent, movedBy));
+  }
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return null;
+  if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
+    return new CliError(`${shown} is damaged, or not a SQLite database (${code})`, ExitCode.FAILURE, startAfresh);
+  }
+  if (code === 'SQLITE_FULL') return new CliError(`cannot write ${shown}: no space left on its disk (${code})`, ExitCode.FAILURE, fileErrorHint({ code: 'ENOSPC' }, dir));
+  if (code.startsWith('SQLITE_READONLY')) {
+    return new CliError(`cannot write ${shown}: it or its directory is read-only (${code})`, ExitCode.FAILURE, `check the file and its directory: ls -ld ${shellWord(dir)} ${shellWord(path)}`);
+  }
+  if (code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_IOERR')) {
+    return new CliError(`cannot use ${shown}: ${code === 'SQLITE_CANTOPEN' ? 'it cannot be opened' : 'an input/output error'} (${code})`, ExitCode.FAILURE, `check the file and its directory: ls -ld ${shellWord(dir)} ${shellWord(path)}`);
+  }
+  if (/^E[A-Z]+$/.test(code)) return new CliError(`cannot use ${shown}: ${fileErrorCause(error)}`, ExitCode.FAILURE, fileErrorHint(error, dir, movedBy));
+  return null;
 }

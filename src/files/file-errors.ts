@@ -1,0 +1,55 @@
+import { shellWord } from '../render/shell-command.js';
+import { terminalSafe } from '../render/terminal-text.js';
+
+/*
+ * Why a local file or directory could not be written, in words a user acts on: "no space left on
+ * its disk (ENOSPC)", not a bare code, and a hint that is a command working as written. One place,
+ * so the config file, its directory and the sandbox's database say the same thing for the same
+ * cause.
+ */
+
+const CAUSES: Record<string, string> = {
+  ENOSPC: 'no space left on its disk',
+  EDQUOT: 'the disk quota is used up',
+  EROFS: 'its file system is mounted read-only',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ENOTDIR: 'a part of the path is a file, not a directory',
+  EISDIR: 'it is a directory',
+  EIO: 'an input/output error from the disk',
+  ELOOP: 'too many symbolic links in the path',
+  ENAMETOOLONG: 'the path is too long',
+};
+
+/** The error's code ("ENOSPC"), or its text when it has none. */
+export function errorCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException | undefined)?.code ?? String(error);
+}
+
+/** "no space left on its disk (ENOSPC)"; the bare code for a cause without words. */
+export function fileErrorCause(error: unknown): string {
+  const code = errorCode(error);
+  const words = CAUSES[code];
+  return words ? `${words} (${code})` : terminalSafe(code);
+}
+
+/**
+ * What to do about the cause, for a file in `dir`. `movedBy` names what puts the directory
+ * elsewhere (an environment variable, an option), for a file system that cannot be written at all.
+ */
+export function fileErrorHint(error: unknown, dir: string, movedBy?: string): string {
+  const code = errorCode(error);
+  const where = shellWord(dir);
+  switch (code) {
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return `free some space and try again; df -h ${where} shows how full the disk is`;
+    case 'EROFS':
+      return movedBy ? `set ${movedBy} to a directory on a writable disk` : `use a directory on a writable disk; df ${where} names the read-only one`;
+    case 'EACCES':
+    case 'EPERM':
+      return `check who owns it and its mode: ls -ld ${where}`;
+    default:
+      return `check the directory: ls -ld ${where}`;
+  }
+}

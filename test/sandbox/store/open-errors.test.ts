@@ -1,0 +1,65 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'libsql';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CliError } from '../../../src/errors/cli-error.js';
+import { openDatabase, SCHEMA_VERSION } from '../../../src/sandbox/store/database.js';
+import { tempDir } from '../../support/sandbox.js';
+
+/*
+ * A sandbox database that cannot be used (#24.15) is named in the error, with what to do:
+ * damaged or not a database, made by a newer fraudctl. The hint's command works as written.
+ */
+
+const tmp = tempDir('fraudctl-db-open-');
+afterAll(() => tmp.remove());
+
+function failure(fn: () => unknown): CliError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof CliError) return e;
+    throw e;
+  }
+  throw new Error('expected the database to be refused');
+}
+
+describe('opening a sandbox database that cannot be used', () => {
+  it('not a database: named, with a hint that puts it aside so the next open starts empty', async () => {
+    const dir = join(tmp.dir, 'junk', 'fraudctl');
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, 'sandbox.db');
+    writeFileSync(path, 'these are not the bytes of a SQLite database, but they are long enough to look like a header to nobody');
+    const error = failure(() => openDatabase(path, { ownsDirectory: true }));
+    expect(error.message).toBe(`the sandbox database ${path} is damaged, or not a SQLite database (SQLITE_NOTADB)`);
+    expect(error.hint).toBe(`the sandbox starts empty once it is put aside: mv ${dir} ${dir}.old`);
+    execFileSync('sh', ['-c', error.hint!.slice(error.hint!.indexOf('mv '))]);
+    const fresh = openDatabase(path, { ownsDirectory: true });
+    await fresh.close();
+    expect(readFileSync(join(`${dir}.old`, 'sandbox.db'), 'utf8')).toMatch(/^these are not the bytes/);
+  });
+
+  it('a file given with --db: the hint speaks of --db, not of a directory that is the user\'s', () => {
+    const path = join(tmp.dir, 'mine.db');
+    writeFileSync(path, 'x'.repeat(200));
+    const error = failure(() => openDatabase(path, { ownsDirectory: false }));
+    expect(error.message).toBe(`the sandbox database ${path} is damaged, or not a SQLite database (SQLITE_NOTADB)`);
+    expect(error.hint).toBe('give another file with --db, or move this one away together with its -wal and -shm files');
+  });
+
+  it('made by a newer fraudctl: named with both schema versions, and left unchanged', () => {
+    const dir = join(tmp.dir, 'newer', 'fraudctl');
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, 'sandbox.db');
+    const db = new Database(path);
+    db.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 8}`);
+    db.close();
+    const error = failure(() => openDatabase(path, { ownsDirectory: true }));
+    expect(error.message).toBe(`the sandbox database ${path} was made by a newer fraudctl (schema version ${SCHEMA_VERSION + 8}, newer than this fraudctl's ${SCHEMA_VERSION}): it was not changed`);
+    expect(error.hint).toBe(`use that fraudctl with it; the sandbox starts empty once it is put aside: mv ${dir} ${dir}.old`);
+    const again = new Database(path);
+    expect((again.prepare('PRAGMA user_version').get() as { user_version: number }).user_version).toBe(SCHEMA_VERSION + 8);
+    again.close();
+  });
+});
