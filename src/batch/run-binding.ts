@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { UsageError } from '../errors/cli-error.js';
 import { defaultSandboxDb } from '../paths/xdg-paths.js';
+import { normalisedBaseUrl } from '../profiles/values.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import type { Session } from '../session.js';
 import { boundedLines, headerText, MAX_RESULT_LINE_BYTES, readRunHeader, type ResultReader } from './results-file.js';
@@ -29,12 +30,8 @@ export interface RunIntent {
 export async function serviceOf(session: Session): Promise<string> {
   const { baseUrl } = await session.settings();
   if (baseUrl === null) return `embedded sandbox (${defaultSandboxDb(session.context.env)})`;
-  try {
-    const url = new URL(baseUrl);
-    return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
-  } catch {
-    return baseUrl;
-  }
+  // The one normalisation of a profile's URL (case of scheme and host, default port, trailing slash).
+  return normalisedBaseUrl(baseUrl);
 }
 
 /**
