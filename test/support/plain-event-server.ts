@@ -75,6 +75,8 @@ export interface PlainServerOptions {
   hold?: boolean;
   /** With `hold`: the first `holdFrom` requests pass, only later ones are held (default 0: all held). */
   holdFrom?: number;
+  /** With `hold`: only the requests this says yes to are held (default: all), e.g. POSTs of events without an id. */
+  holdOnly?: (request: { method: string; id: string | null }) => boolean;
   /**
    * Routes the server lacks (default: none): a request for one is a 404 for the route, as an
    * older version of a service or a gateway in front of it would answer. `summary` is
@@ -283,7 +285,7 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
     const payloadId = (payload as { id?: unknown } | null | undefined)?.id;
     const fault = drawFault(route, route === 'post' ? (typeof payloadId === 'string' ? payloadId : null) : pathId);
     if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
-    if (released && requestNumber > (options.holdFrom ?? 0)) await released;
+    if (released && requestNumber > (options.holdFrom ?? 0) && (options.holdOnly?.(answering) ?? true)) await released;
     if (fault === 'unavailable') {
       faults.unavailable++;
       return sendError(503, 'SERVICE_UNAVAILABLE', ['OVERLOADED'], { 'retry-after': '0' });
