@@ -1,11 +1,13 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { UsageError } from '../errors/cli-error.js';
+import { lockForOneWriter } from '../files/exclusive-lock.js';
 import { jsonForTerminal } from '../render/terminal-text.js';
 
 /*
  * `--log FILE` of `review` and of `set-state` for many events: one JSON line per action, appended
- * as it happens, so a supervisor can audit a session. The file is opened for append (O_APPEND: every write lands at the end, even with two
- * sessions logging to one file) and each line is one write(2), so lines never interleave and a
+ * as it happens, so a supervisor can audit a session. One session at a time writes a log: a
+ * second one naming the same file is refused at once (src/files/exclusive-lock.ts). The file is
+ * opened for append (O_APPEND: every write lands at the end) and each line is one write(2), so a
  * session that dies leaves whole lines. Lines are written in the order the actions happened.
  */
 
@@ -35,11 +37,14 @@ export function logLine(entry: LogEntry, now: Date): string {
   return `${jsonForTerminal({ time: now.toISOString(), ...entry }, false)}\n`;
 }
 
-export async function openSessionLog(path: string, now: () => Date = () => new Date()): Promise<SessionLog> {
+/** Opens the log for this session alone (exit 2 when another run writes it); `note` says on stderr when a dead run's lock is taken over. */
+export async function openSessionLog(path: string, now: () => Date = () => new Date(), note: (line: string) => void = () => {}): Promise<SessionLog> {
+  const lock = lockForOneWriter(path, '--log', note);
   let handle: FileHandle;
   try {
     handle = await open(path, 'a', 0o600);
   } catch (e) {
+    lock?.release();
     const error = e as NodeJS.ErrnoException;
     throw new UsageError(`cannot open the log file ${path}: ${error.code ?? error.message}`, 'give --log a file in a directory you can write to');
   }
@@ -60,7 +65,11 @@ export async function openSessionLog(path: string, now: () => Date = () => new D
     async close() {
       await chain;
       closed = true;
-      await handle.close();
+      try {
+        await handle.close();
+      } finally {
+        lock?.release();
+      }
     },
   };
 }

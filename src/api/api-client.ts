@@ -62,7 +62,7 @@ export interface RequestControl {
   retryWait(wait: Promise<void>): Promise<void>;
   /** Asked before every retry: the cost taken from the shared budget, or false to give up now. */
   allowRetry(kind: RetryKind): number | false;
-  /** A 429 or 503 arrived; `retryAfterMs` is the server's Retry-After, already clamped. */
+  /** A 429 or 503 arrived; `retryAfterMs` is the server's Retry-After as it came (the call itself never waits past its deadline). */
   onThrottle(retryAfterMs: number | undefined): void;
   /** The call ended with an answer that needs no retry; `retryCost` is what its retries took. */
   onSettled(retryCost: number): void;
@@ -225,7 +225,7 @@ export class ApiClient {
   async probe(path: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string; requestId: string | null; elapsedMs: number }> {
     const op: Operation = { method: 'GET', path, what: `fetching ${safe(path)}`, idempotent: true };
     const started = performance.now();
-    const raw = await this.send(op, `${this.base.pathname}${path.replace(/^\//, '')}`, null, Date.now() + this.options.timeoutMs);
+    const raw = await this.send(op, `${this.base.pathname}${path.replace(/^\//, '')}`, null, started + this.options.timeoutMs);
     return { ...raw, elapsedMs: performance.now() - started };
   }
 
@@ -239,15 +239,24 @@ export class ApiClient {
   }
 
   private async call(op: Operation): Promise<ApiResponse> {
-    const deadline = Date.now() + this.options.timeoutMs;
+    // Deadlines and waits are on the monotonic clock (performance.now(), as setTimeout is): a
+    // wall clock stepped back would stretch --timeout by the step, one stepped forward would end
+    // a call that still had time, and say its POST "may have been stored".
+    let deadline = performance.now() + this.options.timeoutMs;
     const body = op.rawBody ?? (op.body === undefined ? null : JSON.stringify(op.body));
     const control = this.options.control;
     let retryCost = 0;
     for (let attempt = 0; ; attempt++) {
       let retryAfterMs: number | undefined;
       let kind: RetryKind = 'error';
+      // What stands when no retry is made: the last answer's error, or the last failure.
+      let standing: Error;
       try {
+        // A batch's pace and batch-wide pause are its queue, not this request's time: the
+        // deadline moves by the wait (--rate 1 with 10 lines in flight is not a timeout of the tenth).
+        const queued = performance.now();
         await control?.beforeAttempt();
+        deadline += performance.now() - queued;
         const response = await this.attempt(op, body, deadline);
         control?.onAnswer(response.status);
         const throttled = RETRYABLE_STATUSES.has(response.status);
@@ -256,33 +265,69 @@ export class ApiClient {
           if (response.status < 500 && !throttled) control?.onSettled(retryCost);
           return this.finish(op, response, attempt + 1);
         }
+        standing = this.answerError(op, response, attempt + 1);
         if (throttled) {
           retryAfterMs = parseRetryAfter(response.headers['retry-after']);
-          control?.onThrottle(retryAfterMs === undefined ? undefined : Math.min(retryAfterMs, this.policy.maxRetryAfterMs));
+          control?.onThrottle(retryAfterMs);
+          // The service said when to come back: not before (a retry sooner would be refused
+          // again, or be a second POST it asked not to get), and a wait past the deadline is
+          // not begun: the answer stands at once, saying so.
+          if (retryAfterMs !== undefined && performance.now() + retryAfterMs >= deadline) throw this.waitTooLong(standing, retryAfterMs);
         }
         this.options.debug?.(`retrying after ${response.status}`);
       } catch (error) {
         if (error instanceof ApiError || error instanceof NetworkError || error instanceof BadResponseError) error.attempts = attempt + 1;
+        if (error instanceof WaitTooLong) throw error.answer;
         // A timeout used the deadline up; a TLS failure (a certificate, a scheme) would only come again.
         // A proxy's failure is not the service's blip: every attempt would meet it, so it is said at once.
         const safeToRepeat = error instanceof NetworkError && !['timeout', 'other', 'tls', 'proxy'].includes(error.failure) && (op.idempotent || !error.maybeProcessed);
         if (!safeToRepeat || attempt >= this.policy.maxRetries || this.options.signal?.aborted) throw error;
         if (error.failure === 'connect-timeout') kind = 'timeout';
+        standing = error;
         this.options.debug?.(`retrying after ${error.message}`);
       }
+      const wait = backoffDelay(this.policy, attempt + 1, retryAfterMs);
+      // No time left for the wait and another attempt: the last failure is the call's, as it was
+      // (a 503 is a 503, a refused connection a refused connection: not "no answer").
+      if (performance.now() + wait >= deadline) throw standing;
       const cost = control ? control.allowRetry(kind) : 0;
       if (cost === false) throw this.budgetSpent(op, attempt + 1);
       retryCost += cost;
-      const wait = backoffDelay(this.policy, attempt + 1, retryAfterMs);
-      if (Date.now() + wait >= deadline) {
-        throw Object.assign(
-          new NetworkError(`no answer from ${this.base.origin} within ${this.options.timeoutMs / 1000} s while ${op.what} (the service asked to retry later)`, 'timeout', !op.idempotent, 'retry later, or allow more time with --timeout SECONDS'),
-          { attempts: attempt + 1 },
-        );
-      }
       const waiting = this.sleep(wait);
       await (control ? control.retryWait(waiting) : waiting);
     }
+  }
+
+  /** The error an answer that is not a success stands for (what finish() throws for it). */
+  private answerError(op: Operation, raw: RawResponse, attempts: number): Error {
+    try {
+      this.finish(op, raw, attempts);
+    } catch (error) {
+      if (error instanceof ApiError || error instanceof BadResponseError) error.attempts = attempts;
+      return error as Error;
+    }
+    return new BadResponseError(`the service answered ${raw.status} while ${op.what}`);
+  }
+
+  /**
+   * A 429/503 whose Retry-After reaches past the deadline: the answer stands, saying how long the
+   * service asked to wait and that --timeout does not allow it (never "no answer": one came).
+   */
+  private waitTooLong(answer: Error, retryAfterMs: number): WaitTooLong {
+    if (!(answer instanceof ApiError)) return new WaitTooLong(answer);
+    const seconds = Math.ceil(retryAfterMs / 1000);
+    const timeout = this.options.timeoutMs / 1000;
+    const error = new ApiError(
+      `${answer.message}, and asked to wait ${seconds} s before another try: longer than --timeout (${timeout} s) allows`,
+      answer.status,
+      answer.errorType,
+      answer.errorCodes,
+      answer.requestId,
+      `try again in ${seconds} s, or allow for the wait with --timeout ${seconds + Math.ceil(timeout)}`,
+    );
+    error.attempts = answer.attempts;
+    if (answer.notTheService) error.notTheService = answer.notTheService;
+    return new WaitTooLong(error);
   }
 
   /** The batch's shared retry budget refused a retry: the last failure stands, and says why. */
@@ -325,10 +370,11 @@ export class ApiClient {
 
   private async send(op: Operation, path: string, body: string | null, deadline: number): Promise<RawResponse> {
     const url = this.base;
-    const remaining = deadline - Date.now();
-    if (remaining <= 0) throw this.timeout(op);
+    const remaining = deadline - performance.now();
+    // Nothing of this attempt was sent, and earlier ones were retried only when nothing was processed.
+    if (remaining <= 0) throw this.timeout(op, false);
     const headers = this.headers(body !== null);
-    const started = Date.now();
+    const started = performance.now();
     // The body is the user's input: it may hold escape sequences or bidi controls, shown inert like a response's.
     this.options.debug?.(`→ ${op.method} ${terminalSafe(`${url.origin}${path}`)} ${JSON.stringify(redactHeaders(headers))}${body ? `\n  ${terminalSafe(truncate(this.withoutKey(body), 2000))}` : ''}`);
     // One controller per attempt, its timer cleared at the end: AbortSignal.timeout would keep
@@ -347,7 +393,7 @@ export class ApiClient {
       sent = true;
       const text = await readLimited(res.body);
       const requestId = headerValue(res.headers['x-request-id']);
-      this.options.debug?.(`← ${res.statusCode} in ${Date.now() - started} ms ${this.withoutKey(JSON.stringify(pickHeaders(res.headers)))}\n  ${terminalSafe(truncate(this.withoutKey(text), 2000))}`);
+      this.options.debug?.(`← ${res.statusCode} in ${Math.round(performance.now() - started)} ms ${this.withoutKey(JSON.stringify(pickHeaders(res.headers)))}\n  ${terminalSafe(truncate(this.withoutKey(text), 2000))}`);
       return { status: res.statusCode, headers: res.headers, text, requestId, path };
     } catch (error) {
       const code = (error as { code?: string }).code;
@@ -369,12 +415,13 @@ export class ApiClient {
     return redactKeyIn(text, this.options.apiKey);
   }
 
-  private timeout(op: Operation): NetworkError {
+  /** `sent`: the request went out (or may have), so a POST may have been stored. */
+  private timeout(op: Operation, sent = true): NetworkError {
     return new NetworkError(
       `no complete answer from ${this.base.origin} within ${this.options.timeoutMs / 1000} s while ${op.what}`,
       'timeout',
-      !op.idempotent,
-      op.method === 'POST' && op.eventId ? `the event may have been stored: check with fraudctl show ${safe(op.eventId)}, or allow more time with --timeout` : 'allow more time with --timeout SECONDS',
+      sent && !op.idempotent,
+      sent && op.method === 'POST' && op.eventId ? `the event may have been stored: check with fraudctl show ${safe(op.eventId)}, or allow more time with --timeout` : 'allow more time with --timeout SECONDS',
     );
   }
 
@@ -571,6 +618,13 @@ export class ApiClient {
     })();
     // The server's parts were redacted above; fraudctl's own words never hold the key, and are left whole.
     return new ApiError(message, status, errorType, errorCodes, requestId, hint);
+  }
+}
+
+/** Carries an answer whose Retry-After is past the deadline out of call()'s retry loop, unretried. */
+class WaitTooLong extends Error {
+  constructor(readonly answer: Error) {
+    super(answer.message);
   }
 }
 

@@ -1,7 +1,8 @@
 /*
  * When to try a request again, and how long to wait first: full-jitter exponential backoff
  * (a random wait between 0 and min(cap, base·2^attempt)), never shorter than the server's
- * Retry-After, and never past the caller's deadline.
+ * Retry-After, in full (a wait cut short would send again before the service asked), and never
+ * past the caller's deadline: a Retry-After beyond it ends the call at once (api-client.ts).
  *
  * Written here rather than taken from a retry package because it has to honour Retry-After
  * per response and share the request's single deadline, which p-retry and undici's
@@ -13,11 +14,9 @@ export interface RetryPolicy {
   maxRetries: number;
   baseDelayMs: number;
   maxDelayMs: number;
-  /** A Retry-After longer than this is clamped to it. */
-  maxRetryAfterMs: number;
 }
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 3, baseDelayMs: 200, maxDelayMs: 5_000, maxRetryAfterMs: 30_000 };
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 3, baseDelayMs: 200, maxDelayMs: 5_000 };
 
 /** Statuses that mean "not processed, come back later": safe to retry for any method. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 503]);
@@ -25,7 +24,7 @@ export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 503]);
 /** A gateway gave up (502, 504): the request may have been processed, so only GETs are retried (a repeated PATCH could be refused as a transition already made). */
 export const GATEWAY_STATUSES: ReadonlySet<number> = new Set([502, 504]);
 
-/** Retry-After in milliseconds (delta-seconds or an HTTP date), or undefined. */
+/** Retry-After in milliseconds (delta-seconds or an HTTP date, read against the wall clock `now`, as the server wrote it), or undefined. */
 export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
   const text = Array.isArray(value) ? value[0] : value;
   if (!text) return undefined;
@@ -40,5 +39,5 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
 export function backoffDelay(policy: RetryPolicy, attempt: number, retryAfterMs: number | undefined, random = Math.random): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
   const jittered = random() * ceiling;
-  return retryAfterMs === undefined ? jittered : Math.max(jittered, Math.min(retryAfterMs, policy.maxRetryAfterMs));
+  return retryAfterMs === undefined ? jittered : Math.max(jittered, retryAfterMs);
 }

@@ -28,6 +28,13 @@ import { RETRYABLE_STATUSES } from '../api/retry-policy.js';
 /** Answers remembered to tell one line's throttle from a service that throttles the batch. */
 export const THROTTLE_WINDOW = 32;
 
+/**
+ * The longest a Retry-After pauses the whole batch. The line that got it waits it out in full,
+ * or ends with its answer when the wait would pass its --timeout (api-client.ts); other lines
+ * are not held longer than this by a service that asks for hours.
+ */
+export const MAX_BATCH_PAUSE_MS = 30_000;
+
 /** Priority of a line back from a wait over the pool starting a new line. */
 const RESUMING = 1;
 
@@ -108,7 +115,7 @@ export class BatchControl implements RequestControl {
 
   onThrottle(retryAfterMs: number | undefined): void {
     this.throttled++;
-    if (retryAfterMs !== undefined && retryAfterMs > 0 && this.slowingDown) this.pausedUntil = Math.max(this.pausedUntil, performance.now() + retryAfterMs);
+    if (retryAfterMs !== undefined && retryAfterMs > 0 && this.slowingDown) this.pausedUntil = Math.max(this.pausedUntil, performance.now() + Math.min(retryAfterMs, MAX_BATCH_PAUSE_MS));
   }
 
   onSettled(retryCost: number): void {

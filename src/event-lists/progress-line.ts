@@ -29,7 +29,8 @@ export function createProgressLine(
   if (!stderr.isTTY) return { beforeRows: () => {}, update: () => {}, stop: () => {} };
   const screenful = options.screenful ?? stderr.rows ?? 24;
   const intervalMs = options.intervalMs ?? 100;
-  const now = options.now ?? Date.now;
+  // The monotonic clock: a wall clock stepped back would hold the line for the step, or show a rate off by it.
+  const now = options.now ?? (() => performance.now());
   const started = now();
   let shown = false;
   let erased = false;

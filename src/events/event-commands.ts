@@ -3,7 +3,7 @@ import type { Session } from '../session.js';
 import type { SubmitOptions } from '../commands/submit.js';
 import { parseEvent } from './event-input.js';
 import { MAX_BODY_BYTES } from '../contract/limits.js';
-import { CliError, ExitCode } from '../errors/cli-error.js';
+import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { terminalSafe } from '../render/terminal-text.js';
 
 /*
@@ -46,7 +46,16 @@ export async function submitEvents(session: Session, source: string, options: Su
       json: session.json,
     });
   }
-  const payload = parseEvent(input.text, source === '-' ? 'stdin' : source);
+  const name = source === '-' ? 'stdin' : source;
+  const payload = parseEvent(input.text, name);
+  // Over the service's body limit the event can never be accepted: said here, nothing sent.
+  const bytes = Buffer.byteLength(JSON.stringify(payload));
+  if (bytes > MAX_BODY_BYTES) {
+    throw new UsageError(
+      `${terminalSafe(name)} holds an event of ${bytes.toLocaleString('en-US')} bytes as sent; the service accepts at most ${MAX_BODY_BYTES.toLocaleString('en-US')} (1 MiB) per event, so it cannot be sent`,
+      'make the event smaller (long free text, many items) and submit it again',
+    );
+  }
   // Ctrl-C while the event is on its way: stop at once, and say what is known (nothing: the
   // service may or may not have stored it) and how to find out.
   const abort = new AbortController();

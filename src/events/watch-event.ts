@@ -142,7 +142,8 @@ export async function watchEvent(session: Session, eventId: string, options: Wat
         failures++;
         delay = Math.max(Math.min(intervalMs * 2 ** failures, Math.max(MAX_BACKOFF_MS, intervalMs)), retryAfterMs);
         retryAfterMs = 0;
-        note(`no answer: ${(error as Error).message}; next check in ${Math.ceil(delay / 1000)} s`);
+        // "check failed", not "no answer": a 503 is an answer (and may say how long to wait).
+        note(`check failed: ${(error as Error).message}; next check in ${Math.ceil(delay / 1000)} s`);
         continue;
       }
       failures = 0;

@@ -94,7 +94,9 @@ base-url moves a profile and its key (asked on a terminal, else --yes).
 
 The file is $XDG_CONFIG_HOME/fraudctl/config.json (~/.config/fraudctl/ by
 default), mode 0600, written whole or not at all (a temp file, fsync, rename)
-under a lock (config.json.lock), so two changes at once both land.
+under a lock (config.json.lock), so two changes at once both land. A change
+waits up to 10 s for a holder that still runs, then fails naming its pid; a
+lock whose holder is gone is taken at once.
 
   fraudctl login --profile prod --base-url https://fraud.example.com
   fraudctl config list
@@ -128,6 +130,11 @@ and the file ends with exactly one line per input item, as if the run had never
 stopped. A resume against another service, or with other options, is refused
 (exit 2); an option left out is taken from the header.
 
+One run at a time writes a results file (it holds FILE.lock beside it): a
+second run on the same --out, --resume included, is refused at once (exit 2),
+naming the pid of the run that has it. A lock left by a run that is gone
+(kill -9) is taken over, with a note.
+
   fraudctl submit orders.jsonl --out results.jsonl --rejects rejects.jsonl
   fraudctl submit orders.jsonl --out results.jsonl --resume   # same --rejects
   jq -c 'select(.outcome and .outcome != "DECIDED")' results.jsonl
@@ -138,8 +145,9 @@ stopped. A resume against another service, or with other options, is refused
 
 review --log FILE and set-state --log FILE (many events) append one JSON line
 per action as it happens, for an audit of the session. The file is created
-mode 0600 and opened for append, and each line is one write(2): lines never
-interleave, even with two sessions logging to one file.
+mode 0600 and opened for append, and each line is one write(2): a session
+that dies leaves whole lines. One session at a time writes a log: another one
+naming the same file is refused at once (exit 2), naming the pid that has it.
 
 Each line: time (UTC, ISO 8601), eventId, action (claim, release, approve,
 decline, escalate, fraud, comment, skip, set-state), from and to (states),

@@ -168,6 +168,8 @@ export function setSetting(env: NodeJS.ProcessEnv, profile: string, key: Setting
       break;
   }
   updateConfigFile(env, (file) => {
+    // Only a base-url makes a profile: a timeout for "prdo" is a typo of "prod", not a new one.
+    if (which !== 'base-url') existingProfile(file, name);
     if (which === 'base-url') {
       // Agreed to for the profile as it was when asked: another process may have changed it since.
       const now = ownProfile(file.profiles, name);

@@ -54,13 +54,16 @@ export async function setConfig(session: Session, key: string, value: string, op
   }
   const move = keyMoveOf(env, profile, value);
   if (move !== null && options.yes !== true) await confirmKeyMove(session, move);
-  const before = ownProfile(readConfigFile(env).profiles, profile)?.baseUrl;
+  const beforeProfile = ownProfile(readConfigFile(env).profiles, profile);
+  const existed = beforeProfile !== undefined;
+  const before = beforeProfile?.baseUrl;
   setSetting(env, profile, 'base-url', value, move);
   const to = normalisedBaseUrl(value);
   const from = before === undefined ? undefined : normalisedBaseUrl(before);
   // A profile's URL that changes is said as old → new.
   const change = from !== undefined && from !== to ? `base-url ${terminalSafe(from)} → ${terminalSafe(to)}` : `base-url set to ${terminalSafe(to)}`;
-  (await session.output()).note(`profile "${profile}": ${change}${move !== null ? `; its API key now goes to ${terminalSafe(to)}` : ''}`);
+  const created = ownProfile(readConfigFile(env).profiles, profile) !== undefined && !existed ? ' (a new profile)' : '';
+  (await session.output()).note(`profile "${profile}"${created}: ${change}${move !== null ? `; its API key now goes to ${terminalSafe(to)}` : ''}`);
   await warnOverrides(session, { baseUrl: to });
 }
 

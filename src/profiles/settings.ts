@@ -20,6 +20,7 @@ import {
 } from './values.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import { shellCommand } from '../render/shell-command.js';
+import { closest, distance } from 'fastest-levenshtein';
 
 /*
  * The settings of one run. Each comes from the first place that has it:
@@ -89,9 +90,13 @@ export function knownProfiles(file: ConfigFile): string[] {
   return [...Object.keys(file.profiles).filter((n) => n !== SANDBOX_PROFILE).sort(), SANDBOX_PROFILE];
 }
 
-/** `no profile "x" (known: a, b, sandbox)`, saying how to create it. */
+/** `no profile "prdo" (known: prod, sandbox); did you mean "prod"?`, saying how to create it. */
 export function noSuchProfile(name: string, file: ConfigFile): UsageError {
-  return new UsageError(`no profile ${quote(name)} (known: ${knownProfiles(file).join(', ')})`, `create it with: fraudctl login --profile ${name}`);
+  const known = knownProfiles(file);
+  // A typo is one or two edits away (prdo → prod); a name further off is a new one.
+  const near = known.length === 0 ? undefined : closest(name, known);
+  const guess = near !== undefined && distance(name, near) <= 2 ? `; did you mean ${quote(near)}?` : '';
+  return new UsageError(`no profile ${quote(name)} (known: ${known.join(', ')})${guess}`, `to create it: fraudctl login --profile ${name} --base-url URL`);
 }
 
 /**

@@ -62,7 +62,7 @@ export async function runReview(session: Session, ids: readonly string[], option
     if (entries.length === 0) {
       throw new UsageError(unreadable.length > 0 ? `no events to review: ${unreadable.length} line(s) without an id (${unreadable.slice(0, 3).join(', ')})` : 'no events to review in that list');
     }
-    if (options.log !== undefined) log = await openSessionLog(options.log);
+    if (options.log !== undefined) log = await openSessionLog(options.log, undefined, (line) => context.stderr.write(line));
     const [client, output] = await Promise.all([session.client(), session.output()]);
     const terminal = openTerminal(context, keyStream);
     restore = () => terminal.restore();

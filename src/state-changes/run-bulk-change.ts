@@ -8,6 +8,7 @@ import { readIdList } from '../id-lists/id-list.js';
 import { jsonForTerminal, terminalSafe } from '../render/terminal-text.js';
 import type { LogEntry } from '../action-log/action-log.js';
 import { openSessionLog, type SessionLog } from '../action-log/action-log.js';
+import { lockForOneWriter } from '../files/exclusive-lock.js';
 import type { Session } from '../session.js';
 import { changeOne, unnamed, type BulkChange, type ChangeWork, type IdItem, type PlannedItem } from './change-one.js';
 import { changeLine, formatChangeResult, readChangeResult, type ChangeResult } from './change-result.js';
@@ -115,34 +116,37 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
     ifState: options.ifState === null ? null : [...new Set(parseIfState(options.ifState, options.force))].sort(),
     forceState: options.force,
   };
-  let intent: Record<string, unknown> = typed;
-  let header: string | undefined;
-  if (options.out) {
-    const run = { command: 'set-state', service: await serviceOf(session), options: typed };
-    const given = new Set([...(options.state !== null ? ['state'] : []), ...(options.comments !== null ? ['comments'] : []), ...(options.ifState !== null ? ['ifState'] : []), ...(options.force ? ['forceState'] : [])]);
-    const bound = options.resume ? await bindResume(session, options.out, run, given, showOption, readChangeResult) : { options: typed, header: headerText(run) };
-    intent = bound.options;
-    header = bound.header;
-  }
-  const target = intent.state as string | null;
-  if (target === null) throw new UsageError('set-state for many events needs --state', `e.g. --state declined --comments "fraud ring"; states: ${KNOWN_STATES.join(', ')}`);
-  const comments = intent.comments as string | null;
-  if (comments !== null) refuseLongComment(comments);
-  const change: BulkChange = {
-    target,
-    comments,
-    guard: { ifStates: intent.ifState as string[] | null, force: intent.forceState === true },
-  };
-  if (options.out && !options.resume) LineFile.refuseExisting(options.out, '--out');
   const confirm = !options.dryRun && !options.yes;
-  if (confirm && !session.canPrompt) {
-    throw new UsageError('set-state for many events asks for a confirmation, and there is no terminal to ask on (or --no-input)', 'add --yes, or --dry-run to see the plan');
-  }
-  if (options.comments !== null && typed.comments === null) context.stderr.write('note: the empty --comments is not sent (it would erase the comment each event has)\n');
+  const note = (line: string) => context.stderr.write(line);
+  // One run at a time writes the results file: taken before the plan (and before its header is read), held until the end.
+  const outLock = options.out ? lockForOneWriter(options.out, '--out', note) : null;
   let log: SessionLog | null = null;
   let logProblem: string | null = null;
-  if (options.log !== null && !options.dryRun) log = await openSessionLog(options.log);
   try {
+    if (options.out && !options.resume) LineFile.refuseExisting(options.out, '--out');
+    let intent: Record<string, unknown> = typed;
+    let header: string | undefined;
+    if (options.out) {
+      const run = { command: 'set-state', service: await serviceOf(session), options: typed };
+      const given = new Set([...(options.state !== null ? ['state'] : []), ...(options.comments !== null ? ['comments'] : []), ...(options.ifState !== null ? ['ifState'] : []), ...(options.force ? ['forceState'] : [])]);
+      const bound = options.resume ? await bindResume(session, options.out, run, given, showOption, readChangeResult) : { options: typed, header: headerText(run) };
+      intent = bound.options;
+      header = bound.header;
+    }
+    const target = intent.state as string | null;
+    if (target === null) throw new UsageError('set-state for many events needs --state', `e.g. --state declined --comments "fraud ring"; states: ${KNOWN_STATES.join(', ')}`);
+    const comments = intent.comments as string | null;
+    if (comments !== null) refuseLongComment(comments);
+    const change: BulkChange = {
+      target,
+      comments,
+      guard: { ifStates: intent.ifState as string[] | null, force: intent.forceState === true },
+    };
+    if (confirm && !session.canPrompt) {
+      throw new UsageError('set-state for many events asks for a confirmation, and there is no terminal to ask on (or --no-input)', 'add --yes, or --dry-run to see the plan');
+    }
+    if (options.comments !== null && typed.comments === null) context.stderr.write('note: the empty --comments is not sent (it would erase the comment each event has)\n');
+    if (options.log !== null && !options.dryRun) log = await openSessionLog(options.log, undefined, note);
     const runtime = await poolRuntime(session, { concurrency: options.concurrency, rate: null });
     const work: ChangeWork = {
       client: runtime.client,
@@ -171,11 +175,16 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
       out: options.out,
       resume: options.resume,
       quiet: false,
+      outLocked: true,
       ...(header !== undefined ? { header } : {}),
     });
     finish(session, options, change, stats, run, logProblem);
   } finally {
-    await log?.close();
+    try {
+      await log?.close();
+    } finally {
+      outLock?.release();
+    }
   }
 }
 

@@ -33,6 +33,14 @@ import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
  *
  * Text is decoded as UTF-8 only once a record is complete, so a character split between two
  * chunks is never broken.
+ *
+ * A value over the limit (the service's 1 MiB body limit: one such event can never be accepted)
+ * is known too large once that many of its bytes have gone by. The tokenizer then stops seeing it
+ * (it would hold a long string whole: 500 MB took 1.2 GB, and 1.1 GB, past V8's longest string,
+ * came out as a syntax error): ValueEnd, a scan of bytes that only follows strings and brackets,
+ * finds where it ends, and the grammar starts again after it. Such a record keeps its first
+ * `limit` bytes as its text and the `id` read from them; memory stays bounded whatever its size.
+ * The limit is per value: a large array of small events is read as before.
  */
 
 /** One record of the input: a line of JSON Lines, or a value (an element of a top-level array). */
@@ -63,6 +71,11 @@ export interface InputRecord {
   problem?: 'too large' | 'not JSON';
   /** For 'not JSON': the line and column where the value broke, and what was found there. */
   detail?: string;
+  /**
+   * For a value the reader cut short as too large (values, not JSON Lines): the string `id` of the
+   * object, when it stood in the first `maxRecordBytes` bytes (what is kept of it as `text`).
+   */
+  id?: string;
 }
 
 export type InputFormat = 'jsonl' | 'values';
@@ -132,6 +145,11 @@ const SPACE = 0x20;
 const TAB = 0x09;
 const OPEN_BRACKET = 0x5b;
 const OPEN_BRACE = 0x7b;
+const CLOSE_BRACKET = 0x5d;
+const CLOSE_BRACE = 0x7d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
 /** JSON's whitespace (and nothing else: no-break spaces and the like are text). */
 const isWs = (b: number) => b === SPACE || b === NL || b === CR || b === TAB;
 const BATCH_NAME = /\.(jsonl|ndjson)(\.gz)?$/i;
@@ -493,6 +511,11 @@ class Gathered {
     this.kept += end - from;
   }
 
+  /** The bytes kept so far (all of them while fewer than KEEP_BYTES were added), left in place. */
+  keptBytes(): Buffer {
+    return this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.kept);
+  }
+
   /** The first `length` bytes added, as text (cut to KEEP_BYTES), and a fresh start. */
   take(length: number): { text: string; truncated: boolean } {
     const keep = Math.min(length, this.kept);
@@ -574,17 +597,115 @@ async function* lineRecords(input: ChunkReader, maxRecordBytes: number, release:
  * parser is given a path no value has, and keepStack false: it then drops every finished value
  * from its parent at once, so it holds the nesting but never a value, however large.
  */
-function newParser(onToken: (token: ParsedTokenInfo) => void): { tokenizer: Tokenizer; parser: TokenParser; last: () => ParsedTokenInfo | undefined } {
-  const tokenizer = new Tokenizer();
+function newParser(onToken: (token: ParsedTokenInfo) => void, partialTokens = false): { tokenizer: Tokenizer; parser: TokenParser; last: () => ParsedTokenInfo | undefined } {
+  // Partial tokens (a string or number still open at the end of a write) tell how long a value at
+  // the top has run on; they go to `onToken` only, never to the grammar.
+  const tokenizer = new Tokenizer({ emitPartialTokens: partialTokens });
   const parser = new TokenParser({ paths: ['$.\u0000none'], keepStack: false, separator: '' });
   parser.onValue = () => {};
   let last: ParsedTokenInfo | undefined;
   tokenizer.onToken = (token) => {
-    last = token;
-    parser.write(token);
+    if (!token.partial) {
+      last = token;
+      parser.write(token);
+    }
     onToken(token);
   };
   return { tokenizer, parser, last: () => last };
+}
+
+/**
+ * Where a JSON value ends, from a scan of its bytes that follows only strings (and their
+ * escapes) and brackets: enough to find the end of a value already known too large, which is
+ * never parsed. Started at the value's first byte, or inside a string or number at the top
+ * (`inside`). Its syntax is not checked: whatever follows it is, by the grammar again.
+ */
+class ValueEnd {
+  private depth = 0;
+  private inString: boolean;
+  private escaped = false;
+  /** In a number or literal at the top: it ends at the first byte that cannot be part of it. */
+  private inAtom: boolean;
+
+  constructor(inside: 'value' | 'string' | 'atom' = 'value') {
+    this.inString = inside === 'string';
+    this.inAtom = inside === 'atom';
+  }
+
+  /** The index just past the value's end in buf[from, to), or -1 when it goes on. */
+  scan(buf: Buffer, from: number, to: number): number {
+    // Where the next backslash is (to: none before `to`), looked up again only once passed.
+    let backslash = -1;
+    for (let i = from; i < to; i++) {
+      if (this.inString) {
+        if (this.escaped) {
+          this.escaped = false;
+          continue;
+        }
+        // Straight to the string's next quote or backslash (indexOf: memchr, not a byte at a time).
+        if (backslash < i) backslash = indexIn(buf, BACKSLASH, i, to);
+        const quote = indexIn(buf, QUOTE, i, backslash);
+        if (quote < backslash) {
+          i = quote;
+          this.inString = false;
+          if (this.depth === 0) return i + 1;
+          continue;
+        }
+        if (backslash >= to) return -1;
+        i = backslash;
+        this.escaped = true;
+        continue;
+      }
+      const b = buf[i]!;
+      if (this.inAtom) {
+        if (isWs(b) || b === COMMA || b === CLOSE_BRACKET || b === CLOSE_BRACE) return i;
+      } else if (b === QUOTE) this.inString = true;
+      else if (b === OPEN_BRACE || b === OPEN_BRACKET) this.depth++;
+      else if ((b === CLOSE_BRACE || b === CLOSE_BRACKET) && --this.depth === 0) return i + 1;
+    }
+    return -1;
+  }
+}
+
+/** The index of `byte` in buf[from, to), or `to`. */
+function indexIn(buf: Buffer, byte: number, from: number, to: number): number {
+  const at = buf.subarray(0, to).indexOf(byte, from);
+  return at < 0 ? to : at;
+}
+
+/** The string `id` of an object from its first bytes (cut anywhere), as JSON.parse would read it; undefined when none is there. */
+function idIn(head: Buffer): string | undefined {
+  let depth = 0;
+  let keyNext = false;
+  let key: string | undefined;
+  let valueOf: string | undefined;
+  let id: string | undefined;
+  const tokenizer = new Tokenizer();
+  tokenizer.onToken = ({ token, value }) => {
+    if (depth === 1) {
+      if (token === TokenType.STRING && keyNext) {
+        key = value as string;
+        keyNext = false;
+      } else if (token === TokenType.COLON) {
+        valueOf = key;
+      } else if (token === TokenType.COMMA) {
+        keyNext = true;
+      } else if (valueOf !== undefined) {
+        // The last "id" counts, as in JSON.parse; one that is not a string is no id.
+        if (valueOf === 'id') id = token === TokenType.STRING ? (value as string) : undefined;
+        valueOf = undefined;
+      }
+    }
+    if (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET) {
+      if (depth++ === 0) keyNext = token === TokenType.LEFT_BRACE;
+    } else if (token === TokenType.RIGHT_BRACE || token === TokenType.RIGHT_BRACKET) depth--;
+  };
+  try {
+    tokenizer.write(head);
+  } catch {
+    // Broken further on: what came before stands.
+  }
+  return id;
 }
 
 const OPENERS = new Set([TokenType.LEFT_BRACE, TokenType.LEFT_BRACKET]);
@@ -633,6 +754,35 @@ async function* valueRecords(input: ChunkReader, name: string, maxRecordBytes: n
   const ready: InputRecord[] = [];
   // A value that broke: its record, and where reading may start again (a line opening a value at `column`).
   let broken = null as Broken | null;
+  // Where the buffer last given to the tokenizer starts in the input, and where it ends.
+  let writtenAt = 0;
+  let writtenEnd = 0;
+  // Past this many bytes a value is too large, and is skipped to its end unparsed (see the top).
+  // Half of KEEP_BYTES at most, so that all of a record up to the cut (and a chunk more) is kept.
+  // A value over it is too large whichever way it came: the record does not depend on where the
+  // input was cut into chunks (what --resume compares).
+  const cutAt = Math.min(maxRecordBytes, KEEP_BYTES / 2);
+  // The value too large being skipped: its record (bytes counted on), the scan that finds its end.
+  let skipping = null as { record: InputRecord; end: ValueEnd; list: number } | null;
+  /** A record too large: its first `cutAt` bytes as its text, and the id read from them. */
+  const tooLarge = (start: Start, kept: Buffer, bytes: number): InputRecord => {
+    const head = kept.subarray(0, cutAt);
+    const r = record(start.line, wholeCharacters(head).toString('utf8'), bytes, true, 'too large', start.column);
+    const id = idIn(head);
+    if (id !== undefined) r.id = id;
+    return r;
+  };
+  /**
+   * A string or number at the top too large (never an event): the first characters of a string
+   * as its text. `bytes` is what it took in the input when it was skipped, its length as JSON
+   * when it ended within one piece of input (the two differ only by escapes).
+   */
+  const topTooLarge = (start: Start, token: TokenType, value: unknown, bytes: number): InputRecord => {
+    const text = token === TokenType.STRING ? JSON.stringify((value as string).slice(0, Math.floor(cutAt / 8))).slice(0, -1) : '';
+    return record(start.line, text, bytes, true, 'too large', start.column);
+  };
+  // True while the placeholder value written by a restart inside an array goes through onToken.
+  let placeholder = false;
 
   /** The column (1-based, in characters) of a byte offset on the line being fed. */
   const columnOf = (offset: number): number => {
@@ -648,12 +798,24 @@ async function* valueRecords(input: ChunkReader, name: string, maxRecordBytes: n
     const start = open!;
     gathered.add(segment, from, end - segmentAt);
     const bytes = gathered.bytes;
-    const { text, truncated } = gathered.take(bytes);
-    ready.push(record(start.line, text, bytes, truncated, bytes > maxRecordBytes ? 'too large' : undefined, start.column));
+    if (bytes > cutAt) {
+      // Ended in the piece of input where it passed the cut: kept as if it had been skipped, so
+      // the record is the same however the input came in chunks.
+      ready.push(tooLarge(start, gathered.keptBytes(), bytes));
+      gathered.take(0);
+    } else {
+      const { text, truncated } = gathered.take(bytes);
+      ready.push(record(start.line, text, bytes, truncated, undefined, start.column));
+    }
     open = null;
   };
-  const onToken = ({ token, value, offset: relative }: ParsedTokenInfo) => {
+  const onToken = ({ token, value, offset: relative, partial }: ParsedTokenInfo) => {
     const offset = base + relative;
+    if (partial) {
+      // A string or number at the top still open at the end of a write: too large once it has run past the cut.
+      if (depth === list && writtenEnd - offset > cutAt && (token === TokenType.STRING || token === TokenType.NUMBER)) skipTopValue(offset, token, value);
+      return;
+    }
     if (OPENERS.has(token)) {
       if (depth++ === 0 && token === TokenType.LEFT_BRACKET) list = 1;
       else if (depth - 1 === list) {
@@ -663,27 +825,71 @@ async function* valueRecords(input: ChunkReader, name: string, maxRecordBytes: n
     } else if (CLOSERS.has(token)) {
       if (--depth === 0 && list === 1) list = 0;
       else if (depth === list) finish(offset + 1);
-    } else if (depth === list && PRIMITIVES.has(token)) {
+    } else if (depth === list && PRIMITIVES.has(token) && !placeholder) {
       const text = JSON.stringify(value);
       const start = startAt(offset);
-      ready.push(record(start.line, text, Buffer.byteLength(text), false, undefined, start.column));
+      const bytes = Buffer.byteLength(text);
+      ready.push(bytes > cutAt ? topTooLarge(start, token, value, bytes) : record(start.line, text, bytes, false, undefined, start.column));
     }
   };
 
-  let parser = newParser(onToken);
-  /** A new parser from `offset` on, inside the array again when the broken value was an element. */
-  const restart = (offset: number, inList: number) => {
-    parser = newParser(onToken);
+  let parser = newParser(onToken, true);
+  /**
+   * A new parser from `offset` on, inside the array again when the value before was an element:
+   * after a broken value at an element's start, after a skipped one (`afterValue`) at what follows
+   * it, so a placeholder element stands for it (its token is not a record).
+   */
+  const restart = (offset: number, inList: number, afterValue = false) => {
+    parser = newParser(onToken, true);
     depth = 0;
     list = 0;
-    base = offset - inList;
-    if (inList) parser.tokenizer.write('[');
+    const lead = inList ? (afterValue ? '[true' : '[') : '';
+    base = offset - lead.length;
+    if (lead) {
+      placeholder = afterValue;
+      parser.tokenizer.write(lead);
+      placeholder = false;
+    }
+  };
+  /** Gives `buf` (at `at` in the input) to the tokenizer. */
+  const write = (buf: Buffer, at: number) => {
+    writtenAt = at;
+    writtenEnd = at + buf.length;
+    parser.tokenizer.write(buf);
+  };
+  /** The open record has run past the cut: from now on its end is looked for, unparsed. */
+  const skipOpenRecord = () => {
+    const kept = gathered.keptBytes();
+    const end = new ValueEnd();
+    // The record from its first byte: the scan's state where the tokenizer stopped.
+    end.scan(kept, 0, kept.length);
+    skipping = { record: tooLarge(open!, kept, gathered.bytes), end, list };
+    gathered.take(0);
+    open = null;
+  };
+  /** A string or number at the top past the cut (never an event): its end is looked for, unparsed. */
+  const skipTopValue = (offset: number, token: TokenType, value: unknown) => {
+    skipping = { record: topTooLarge(startAt(offset), token, value, writtenEnd - offset), end: new ValueEnd(token === TokenType.STRING ? 'string' : 'atom'), list };
+  };
+  /** Looks for the skipped value's end in this piece of a line; past it, the grammar starts again. */
+  const skipOn = (): number => {
+    const s = skipping!;
+    const end = s.end.scan(segment, 0, segment.length);
+    if (end < 0) {
+      s.record.bytes += segment.length;
+      return -1;
+    }
+    s.record.bytes += end;
+    ready.push(s.record);
+    skipping = null;
+    restart(segmentAt + end, s.list, true);
+    return end;
   };
   /** Where and why the tokenizer or parser stopped, in words. */
   const describeError = (e: unknown): { offset: number; what: string } => {
     const at = /chunk position "(\d+)"/.exec((e as Error).message);
     if (at) {
-      const offset = segmentAt + Number(at[1]);
+      const offset = writtenAt + Number(at[1]);
       return { offset, what: `unexpected ${JSON.stringify(String.fromCharCode(segment[offset - segmentAt] ?? 0x20))}` };
     }
     const last = parser.last();
@@ -706,6 +912,11 @@ async function* valueRecords(input: ChunkReader, name: string, maxRecordBytes: n
   };
 
   const feed = () => {
+    let from0 = 0;
+    if (skipping) {
+      from0 = skipOn();
+      if (from0 < 0) return;
+    }
     if (broken) {
       if (!resumesHere(broken)) {
         gathered.add(segment, 0, segment.length);
@@ -721,10 +932,12 @@ async function* valueRecords(input: ChunkReader, name: string, maxRecordBytes: n
       restart(segmentAt, b.list);
     }
     try {
-      parser.tokenizer.write(segment);
+      // A skipped value ended in this piece: the rest of it, from where the grammar started again.
+      write(from0 > 0 ? segment.subarray(from0) : segment, segmentAt + from0);
       if (open) {
         gathered.add(segment, from, segment.length);
         from = 0;
+        if (gathered.bytes > cutAt) skipOpenRecord();
       }
     } catch (e) {
       const { offset, what } = describeError(e);
@@ -768,6 +981,7 @@ async function* valueRecords(input: ChunkReader, name: string, maxRecordBytes: n
       throw new CliError(`${name}: not JSON ${broken.detail}, and no later line starts a value at column ${broken.start.column}: stopped there`, ExitCode.FAILURE, `fix the input there, then ${again}`);
     }
     // Cut short inside a value (or the array): nothing can tell where the rest would be.
+    if (skipping) open = { offset: 0, line: skipping.record.line, column: skipping.record.column };
     let cut = open !== null || depth > 0;
     try {
       parser.tokenizer.end();

@@ -6,6 +6,7 @@ import { count } from '../batch/batch-progress.js';
 import { headerText, type LineFile } from '../batch/results-file.js';
 import { bindResume, serviceOf } from '../batch/run-binding.js';
 import { resolve } from 'node:path';
+import { lockForOneWriter, type HeldLock } from '../files/exclusive-lock.js';
 import { checkRejectsPath, openRejects } from './rejects-file.js';
 import { poolRuntime, runPool, type PoolJob, type Settled } from '../batch/run-pool.js';
 import { BatchStats } from './batch-stats.js';
@@ -45,13 +46,20 @@ export async function runBatch(session: Session, input: BatchInput, batchOptions
   }
   const context = session.context;
   const stats = new BatchStats();
+  let outLock: HeldLock | null = null;
   const closeAndThrow = (error: unknown): never => {
+    outLock?.release();
     input.close();
     throw error;
   };
-  const runtime = await poolRuntime(session, { concurrency: options.concurrency, rate: options.rate }).catch(closeAndThrow);
-  const { client, control } = runtime;
-  // A resume continues the run its results file records: the same service, the same --rejects.
+  try {
+    // One run at a time writes the results file: a second is refused before anything starts (an embedded sandbox too).
+    outLock = options.out ? lockForOneWriter(options.out, '--out', (line) => context.stderr.write(line)) : null;
+  } catch (error) {
+    closeAndThrow(error);
+  }
+  // A resume continues the run its results file records: the same service, the same --rejects
+  // (checked under the lock, before a client or an embedded sandbox is started).
   let header: string | undefined;
   if (options.out) {
     const intent = { command: 'submit', service: await serviceOf(session).catch(closeAndThrow), options: { rejects: options.rejects === null ? null : resolve(options.rejects) } };
@@ -69,6 +77,8 @@ export async function runBatch(session: Session, input: BatchInput, batchOptions
     }
     options = { ...options, rejects };
   }
+  const runtime = await poolRuntime(session, { concurrency: options.concurrency, rate: options.rate }).catch(closeAndThrow);
+  const { client, control } = runtime;
   const work: LineWork = {
     client,
     allowResubmit: (kind) => control.allowRetry(kind),
@@ -105,7 +115,12 @@ export async function runBatch(session: Session, input: BatchInput, batchOptions
     closeFiles: () => rejects?.close(),
   };
 
-  const run = await runPool(context, runtime, job, { maxErrors: options.maxErrors, out: options.out, resume: options.resume, quiet: options.quiet, ...(header !== undefined ? { header } : {}) });
+  let run;
+  try {
+    run = await runPool(context, runtime, job, { maxErrors: options.maxErrors, out: options.out, resume: options.resume, quiet: options.quiet, outLocked: true, ...(header !== undefined ? { header } : {}) });
+  } finally {
+    outLock?.release();
+  }
   const { stopped } = run;
 
   const facts = { stats, stopped, results: options.out, rejects: options.rejects, retries: run.retries, throttled: run.throttled, resumed: run.resumed, serviceFlags: session.serviceFlags() };

@@ -58,10 +58,11 @@ const LOCAL_REJECTIONS: Record<NonNullable<InputRecord['problem']>, string> = {
  * The event id a line carries, read the same way when its result is recorded and when resume
  * compares the input with the results file: a JSON object's string `id`, else null. A line
  * rejected locally still has its id when it can be read (a line over 1 MiB is usually whole
- * JSON); one cut short in memory (over 16 MiB) or not a JSON object has none.
+ * JSON); one cut short in memory (a line over 16 MiB) has the id the reader found in what it
+ * kept (values only: input-records.ts), if any; one not a JSON object has none.
  */
 export function lineId(record: InputRecord): string | null {
-  if (record.truncated) return null;
+  if (record.truncated) return usableId(record.id);
   let value: unknown;
   try {
     value = JSON.parse(record.text);

@@ -1,4 +1,6 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSessionLog } from '../../src/action-log/action-log.js';
@@ -27,5 +29,24 @@ describe('the session log', () => {
 
   it('a path that cannot be opened is a usage error', async () => {
     await expect(openSessionLog(join(tmp.dir, 'missing', 'dir', 'x.log'))).rejects.toMatchObject({ exitCode: 2 });
+  });
+
+  it('has one writer at a time (review and set-state alike): a log another live run writes is refused, exit 2, naming it and the pid; a session removes its lock at close', async () => {
+    const path = join(tmp.dir, 'shared.log');
+    const own = await openSessionLog(path);
+    expect(existsSync(`${path}.lock`)).toBe(true);
+    await own.close();
+    expect(existsSync(`${path}.lock`)).toBe(false);
+
+    const other = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e9)'], { stdio: 'ignore' });
+    try {
+      writeFileSync(`${path}.lock`, JSON.stringify({ pid: other.pid, host: hostname() }));
+      await expect(openSessionLog(path)).rejects.toMatchObject({
+        exitCode: 2,
+        message: `${path} is being written by another fraudctl run (pid ${other.pid}): one run at a time may write it, and this one did nothing`,
+      });
+    } finally {
+      other.kill('SIGKILL');
+    }
   });
 });

@@ -286,22 +286,41 @@ describe('retries', () => {
     expect(waits[0]).toBeLessThan(2100);
   });
 
-  it('clamps a long Retry-After to maxRetryAfterMs', async () => {
+  it('waits a Retry-After longer than 30 s in full when --timeout allows it: never sent again sooner', async () => {
     const server = await fake();
-    server.script(json(429, {}, { 'retry-after': '3600' }), json(200, { id: 'evt-1' }));
-    const { client, waits } = makeClient(server.url, { recordWaits: true, timeoutMs: 60_000, retry: { baseDelayMs: 1, maxDelayMs: 5, maxRetryAfterMs: 3000 } });
+    server.script(json(429, {}, { 'retry-after': '40' }), json(200, { id: 'evt-1' }));
+    const { client, waits } = makeClient(server.url, { recordWaits: true, timeoutMs: 60_000 });
     await client.getEvent('evt-1');
-    expect(waits).toEqual([3000]);
+    expect(waits).toEqual([40_000]);
   });
 
-  it('gives up at once, as a timeout, when Retry-After is past the deadline', async () => {
+  it('a Retry-After past the deadline: the 503 stands at once (exit 6), saying how long the service asked to wait; never "no answer"', async () => {
     const server = await fake();
-    server.script(json(503, {}, { 'retry-after': '20' }), json(200, { id: 'evt-1' }));
+    server.script(json(503, { requestId: 'r-1', errorType: 'SERVICE_UNAVAILABLE', errorCodes: ['OVERLOADED'] }, { 'retry-after': '20' }), json(200, { id: 'evt-1' }));
     const { client, waits } = makeClient(server.url, { recordWaits: true, timeoutMs: 5000 });
     const error = await rejection(client.getEvent('evt-1'));
-    expect(error).toBeInstanceOf(NetworkError);
-    expect(error).toMatchObject({ failure: 'timeout', exitCode: 6 });
-    expect(error.message).toContain('asked to retry later');
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 503, errorType: 'SERVICE_UNAVAILABLE', exitCode: 6, attempts: 1 });
+    expect(error.message).toBe('the service is unavailable while fetching event "evt-1" (503 SERVICE_UNAVAILABLE: OVERLOADED, request r-1), and asked to wait 20 s before another try: longer than --timeout (5 s) allows');
+    expect((error as ApiError).hint).toBe('try again in 20 s, or allow for the wait with --timeout 25');
+    expect(waits).toEqual([]);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('a POST whose backoff does not fit in the time left: the 503 stands, not a timeout that "may have been stored"', async () => {
+    const server = await fake();
+    server.script(json(503, { requestId: 'r-2', errorType: 'SERVICE_UNAVAILABLE', errorCodes: ['OVERLOADED'] }));
+    const { client, waits } = makeClient(server.url, { recordWaits: true, timeoutMs: 50, retry: { baseDelayMs: 60_000, maxDelayMs: 60_000 } });
+    const random = Math.random;
+    Math.random = () => 0.99;
+    try {
+      const error = await rejection(client.submitEvent({ id: 'evt-2', amount: 1 }));
+      expect(error).toBeInstanceOf(ApiError);
+      expect(error).toMatchObject({ status: 503, exitCode: 6 });
+      expect(`${error.message} ${(error as ApiError).hint}`).not.toMatch(/no answer|may have been stored/);
+    } finally {
+      Math.random = random;
+    }
     expect(waits).toEqual([]);
     expect(server.requests).toHaveLength(1);
   });

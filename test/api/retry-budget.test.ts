@@ -54,15 +54,15 @@ describe('ApiClient under a RequestControl', () => {
     };
   }
 
-  it('asks before every attempt and retry, reports every answer and Retry-After (clamped), waits through the control, and settles with the retry cost', async () => {
+  it('asks before every attempt and retry, reports every answer and Retry-After (as it came), waits through the control, and settles with the retry cost', async () => {
     server = await startFakeServer();
     server.script(json(503, { errorType: 'OVERLOADED', errorCodes: [] }, { 'retry-after': '120' }), json(201, { id: 'a', actionType: 'APPROVE', totalRiskScore: 1 }));
     const log: string[] = [];
-    const client = new ApiClient({ baseUrl: server.url, apiKey: 'k', timeoutMs: 200_000, env: {}, retry: { maxRetryAfterMs: 2_000 }, control: control(new RetryBudget(), log), sleep: () => Promise.resolve() });
+    const client = new ApiClient({ baseUrl: server.url, apiKey: 'k', timeoutMs: 200_000, env: {}, control: control(new RetryBudget(), log), sleep: () => Promise.resolve() });
     const res = await client.submitEventText('{"id":"a","amount":1}', 'a');
     await client.close();
     expect(res.attempts).toBe(2);
-    expect(log).toEqual(['attempt', 'answer:503', 'throttle:2000', 'retry:5', 'wait', 'attempt', 'answer:201', 'settled:5']);
+    expect(log).toEqual(['attempt', 'answer:503', 'throttle:120000', 'retry:5', 'wait', 'attempt', 'answer:201', 'settled:5']);
     expect(server.requests[1]!.body).toBe('{"id":"a","amount":1}');
   });
 

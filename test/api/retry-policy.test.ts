@@ -29,7 +29,7 @@ describe('parseRetryAfter', () => {
 });
 
 describe('backoffDelay', () => {
-  const policy: RetryPolicy = { maxRetries: 3, baseDelayMs: 100, maxDelayMs: 1000, maxRetryAfterMs: 5000 };
+  const policy: RetryPolicy = { maxRetries: 3, baseDelayMs: 100, maxDelayMs: 1000 };
 
   it('is full jitter: a random share of base·2^(n-1)', () => {
     expect(backoffDelay(policy, 1, undefined, () => 0.5)).toBe(50);
@@ -69,13 +69,13 @@ describe('backoffDelay', () => {
     expect(backoffDelay(policy, 4, 10, () => 0.5)).toBe(400);
   });
 
-  it('clamps a long Retry-After to maxRetryAfterMs', () => {
-    expect(backoffDelay(policy, 1, 3_600_000, () => 0.5)).toBe(5000);
+  it('waits a long Retry-After in full (the deadline, not a clamp, bounds it): never less, and no more than the jitter allows beyond it', () => {
+    expect(backoffDelay(policy, 1, 3_600_000, () => 0.5)).toBe(3_600_000);
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 0, max: 10_000_000 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (attempt, retryAfter, r) => {
         const wait = backoffDelay(policy, attempt, retryAfter, () => r);
-        expect(wait).toBeGreaterThanOrEqual(Math.min(retryAfter, policy.maxRetryAfterMs));
-        expect(wait).toBeLessThanOrEqual(Math.max(policy.maxDelayMs, policy.maxRetryAfterMs));
+        expect(wait).toBeGreaterThanOrEqual(retryAfter);
+        expect(wait).toBeLessThanOrEqual(Math.max(policy.maxDelayMs, retryAfter));
       }),
     );
   });

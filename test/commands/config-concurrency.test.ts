@@ -1,8 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliEnv, runCli } from '../support/cli.js';
 import { tempDir } from '../support/sandbox.js';
+import { smallDisk, type SmallDisk } from '../support/small-disk.js';
 import { afterAll } from 'vitest';
 
 /*
@@ -18,14 +22,79 @@ const env = cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'config') });
 describe('two config set processes at once', () => {
   it('both values end up in the file, for each of ten pairs', async () => {
     for (let i = 0; i < 10; i++) {
+      // The profile is made first: only a base-url creates one (a timeout for a new name is refused as a typo).
+      expect((await runCli(['config', 'set', 'base-url', `https://race-${i}.example.com`, '--profile', `race-${i}`], { env })).code).toBe(0);
       const [a, b] = await Promise.all([
         runCli(['config', 'set', 'timeout', String(10 + i), '--profile', `race-${i}`], { env }),
-        runCli(['config', 'set', 'base-url', `https://race-${i}.example.com`, '--profile', `race-${i}`], { env }),
+        runCli(['config', 'set', 'retries', String(i % 5), '--profile', `race-${i}`], { env }),
       ]);
       expect(a.code, a.stderr).toBe(0);
       expect(b.code, b.stderr).toBe(0);
     }
     const file = JSON.parse(readFileSync(join(tmp.dir, 'config', 'fraudctl', 'config.json'), 'utf8')) as { profiles: Record<string, unknown> };
-    for (let i = 0; i < 10; i++) expect(file.profiles[`race-${i}`]).toEqual({ baseUrl: `https://race-${i}.example.com`, timeoutSeconds: 10 + i });
+    for (let i = 0; i < 10; i++) expect(file.profiles[`race-${i}`]).toEqual({ baseUrl: `https://race-${i}.example.com`, timeoutSeconds: 10 + i, retries: i % 5 });
   }, 60_000);
+});
+
+/*
+ * Issue 24 items 8 and 15: the lock is taken from its holder only when the holder is gone, at
+ * once, and never because it has held the lock long (a slow fsync on a busy disk): a live
+ * holder's change and this one's would both be lost otherwise.
+ */
+describe('config set while another process holds the config lock', () => {
+  it('a live holder is never broken: waits 10 s, then says which pid holds it and changes nothing; once the holder is gone, the lock is taken at once', async () => {
+    const configFile = join(tmp.dir, 'config', 'fraudctl', 'config.json');
+    const lock = `${configFile}.lock`;
+    expect((await runCli(['config', 'set', 'timeout', '5', '--profile', 'held'], { env })).code).toBe(0);
+    const before = readFileSync(configFile);
+    // A process that is alive, holding the lock for a minute already.
+    const holder = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e9)'], { stdio: 'ignore' });
+    try {
+      const text = JSON.stringify({ pid: holder.pid, host: hostname(), since: new Date(Date.now() - 60_000).toISOString() });
+      writeFileSync(lock, text, { mode: 0o600 });
+      const old = new Date(Date.now() - 60_000);
+      utimesSync(lock, old, old);
+
+      const started = performance.now();
+      const waited = await runCli(['config', 'set', 'timeout', '9', '--profile', 'held'], { env, timeoutMs: 30_000 });
+      const tookMs = performance.now() - started;
+      expect(waited.code, waited.stderr).toBe(1);
+      expect(waited.stderr.split('\n')[0]).toBe(`error: the config file is locked by another fraudctl (pid ${holder.pid}): nothing was changed`);
+      expect(tookMs).toBeGreaterThanOrEqual(10_000);
+      expect(readFileSync(configFile)).toEqual(before);
+      expect(readFileSync(lock, 'utf8')).toBe(text);
+    } finally {
+      holder.kill('SIGKILL');
+      if (holder.exitCode === null && holder.signalCode === null) await once(holder, 'exit');
+    }
+
+    // The holder is gone: its lock is taken at once.
+    const started = performance.now();
+    const after = await runCli(['config', 'set', 'timeout', '9', '--profile', 'held'], { env });
+    expect(after.code, after.stderr).toBe(0);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(JSON.parse(readFileSync(configFile, 'utf8'))).toMatchObject({ profiles: { held: { timeoutSeconds: 9 } } });
+    expect(existsSync(lock)).toBe(false);
+  }, 45_000);
+});
+
+describe.skipIf(!smallDisk.available)(`config set on a full disk${smallDisk.skipReason}`, () => {
+  let disk: SmallDisk | undefined;
+  afterAll(() => disk?.remove());
+
+  it('fails saying the disk is full, and once space is freed the next change goes through at once (no lock left behind to wait out)', async () => {
+    disk = smallDisk.mount(256 * 1024);
+    const diskEnv = cliEnv({ HOME: disk.path, XDG_CONFIG_HOME: disk.path });
+    expect((await runCli(['config', 'set', 'timeout', '5', '--profile', 'full'], { env: diskEnv })).code).toBe(0);
+    disk.fill();
+    const full = await runCli(['config', 'set', 'timeout', '6', '--profile', 'full'], { env: diskEnv });
+    expect(full.code).toBe(1);
+    expect(full.stderr).toMatch(/^error: .*ENOSPC/m);
+    expect(existsSync(join(disk.path, 'fraudctl', 'config.json.lock'))).toBe(false);
+    disk.free();
+    const started = performance.now();
+    const next = await runCli(['config', 'set', 'timeout', '7', '--profile', 'full'], { env: diskEnv });
+    expect(next.code, next.stderr).toBe(0);
+    expect(performance.now() - started).toBeLessThan(5_000);
+  }, 30_000);
 });

@@ -61,6 +61,19 @@ describe('fraudctl login and config', () => {
     expect((await cli.run(['config', 'list'], { env: bare })).stdout).toMatch(/\*\s+│ prod/);
   });
 
+  it('a setting for a profile that does not exist is refused as a typo (did you mean), changing nothing; only a base-url makes a profile, and says so', async () => {
+    const config = join(cli.env().HOME!, 'typo-config');
+    const env = { ...bare, XDG_CONFIG_HOME: config };
+    const made = await cli.run(['config', 'set', 'base-url', 'https://fraud.example.com', '--profile', 'prod'], { env });
+    expect(made.stderr).toBe('profile "prod" (a new profile): base-url set to https://fraud.example.com\n');
+    const before = readFileSync(join(config, 'fraudctl', 'config.json'), 'utf8');
+    const typo = await cli.run(['config', 'set', 'timeout', '10', '--profile', 'prdo'], { env });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toBe('error: no profile "prdo" (known: prod, sandbox); did you mean "prod"?\nto create it: fraudctl login --profile prdo --base-url URL\n');
+    expect(readFileSync(join(config, 'fraudctl', 'config.json'), 'utf8')).toBe(before);
+    expect((await cli.run(['config', 'set', 'timeout', '10', '--profile', 'prod'], { env })).stderr).toBe('profile "prod": timeout set\n');
+  });
+
   it('takes flags over environment over the config file', async () => {
     // The file says prod (https://fraud.example.com, unreachable here); the environment and a flag win over it.
     const viaEnv = await cli.run(['show', 'missing-2'], { env: { FRAUDCTL_BASE_URL: cli.sb.url, FRAUDCTL_API_KEY: DEMO_KEY } });

@@ -149,7 +149,7 @@ describe('fraudctl show --watch against a scripted server', () => {
     steps = [state('PENDING_REVIEW'), unavailable, state('APPROVED')];
     const result = await runCli(['show', 'e-1', '--watch', '--interval', '1', '--timeout', '1'], { env: env(), timeoutMs: 20_000 });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toMatch(new RegExp(`^${STAMP}  no answer: .*; next check in 3 s$`, 'm'));
+    expect(result.stderr).toMatch(new RegExp(`^${STAMP}  check failed: the service is unavailable while fetching event "e-1" \\(503 SERVICE_UNAVAILABLE: OVERLOADED, request r-503\\), and asked to wait 3 s before another try: longer than --timeout \\(1 s\\) allows; next check in 3 s$`, 'm'));
     expect(summaryAt).toHaveLength(3);
     expect(summaryAt[2]! - summaryAt[1]!).toBeGreaterThanOrEqual(2_900);
     expect(lines(result.stdout).at(-1)).toMatch(/state PENDING_REVIEW → APPROVED$/);
@@ -160,7 +160,7 @@ describe('fraudctl show --watch against a scripted server', () => {
     steps = [state('PENDING_REVIEW'), drop, drop, drop, drop, state('DECLINED', 'chargeback')];
     const result = await runCli(['show', 'e-1', '--watch', '--interval', '1'], { env: env(), timeoutMs: 20_000 });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toMatch(new RegExp(`^${STAMP}  no answer: the connection to .* dropped while fetching event "e-1".*; next check in 2 s$`, 'm'));
+    expect(result.stderr).toMatch(new RegExp(`^${STAMP}  check failed: the connection to .* dropped while fetching event "e-1".*; next check in 2 s$`, 'm'));
     expect(lines(result.stdout).at(-1)).toMatch(/state PENDING_REVIEW → DECLINED · comments "chargeback"$/);
   });
 

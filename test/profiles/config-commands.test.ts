@@ -113,7 +113,8 @@ describe('getSetting', () => {
 
   it('says how to set a base URL that is missing', () => {
     const t = configured();
-    setSetting(t.env, 'fresh', 'timeout', '5');
+    setSetting(t.env, 'fresh', 'base-url', 'https://fresh.example.com');
+    unsetSetting(t.env, 'fresh', 'base-url');
     const error = thrown(() => getSetting(t.env, 'fresh', 'base-url'));
     expect(error).toBeInstanceOf(UsageError);
     expect(error.hint).toBe('set it with: fraudctl config set base-url URL --profile fresh');
@@ -287,7 +288,7 @@ describe('useProfile', () => {
     const error = thrown(() => useProfile(t.env, 'gamma'));
     expect(error).toBeInstanceOf(UsageError);
     expect(error.message).toBe('no profile "gamma" (known: prod, staging, sandbox)');
-    expect(error.hint).toBe('create it with: fraudctl login --profile gamma');
+    expect(error.hint).toBe('to create it: fraudctl login --profile gamma --base-url URL');
     expect(readConfigFile(t.env).activeProfile).toBe('prod');
   });
 });

@@ -1,12 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { withFileLock } from '../../src/profiles/config-lock.js';
 import { CliError } from '../../src/errors/cli-error.js';
 import { readConfigFile, updateConfigFile } from '../../src/profiles/config-file.js';
 import { tempEnv } from './temp-env.js';
+import { smallDisk, type SmallDisk } from '../support/small-disk.js';
 
 /* The lock around each read-modify-write of the config file: exclusive, released, stale locks taken over. */
 
@@ -35,6 +36,17 @@ describe('withFileLock', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it('a lock held on another host cannot be checked: never taken, and the hint says which file to remove', () => {
+    const { lock } = lockPath();
+    writeFileSync(lock, JSON.stringify({ pid: 4242, host: 'elsewhere.example', at: Date.now() }));
+    expect(() => withFileLock(lock, () => 'ran', 20)).toThrow('the config file is locked by another fraudctl (pid 4242 on host elsewhere.example): nothing was changed');
+    try {
+      withFileLock(lock, () => 'ran', 20);
+    } catch (e) {
+      expect((e as CliError).hint).toBe(`try again; if no fraudctl runs there any more: rm ${lock}`);
+    }
+  });
+
   it('takes over a lock whose owner on this host has died', () => {
     const { dir, lock } = lockPath();
     writeFileSync(lock, JSON.stringify({ pid: deadPid(), host: hostname(), at: Date.now() }));
@@ -42,17 +54,61 @@ describe('withFileLock', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it('takes over a lock older than the stale limit, whatever it holds', () => {
+  it('never takes a live holder’s lock because it is old (a slow fsync): #24 item 8', () => {
     const { lock } = lockPath();
-    writeFileSync(lock, 'not json');
+    // Held for a minute by a process that is still running (this one's parent).
+    const text = JSON.stringify({ pid: process.ppid, host: hostname(), at: Date.now() - 60_000 });
+    writeFileSync(lock, text);
     const old = new Date(Date.now() - 60_000);
     utimesSync(lock, old, old);
-    expect(withFileLock(lock, () => 'ran', 1_000)).toBe('ran');
+    let ran = false;
+    expect(() => withFileLock(lock, () => (ran = true), 50)).toThrow(`the config file is locked by another fraudctl (pid ${process.ppid}): nothing was changed`);
+    expect(ran).toBe(false);
+    expect(readFileSync(lock, 'utf8')).toBe(text);
+  });
+
+  it('waits on a monotonic clock: a wall clock stepped back does not make it wait for ever (#24 item 11)', () => {
+    const { lock } = lockPath();
+    writeFileSync(lock, JSON.stringify({ pid: process.ppid, host: hostname(), at: Date.now() }));
+    const realNow = Date.now.bind(Date);
+    const t0 = realNow();
+    let reads = 0;
+    Date.now = () => {
+      if (++reads > 100) throw new Error('still waiting after the clock stepped back');
+      return t0 - reads * 1_000;
+    };
+    let error: unknown;
+    try {
+      withFileLock(lock, () => 'ran', 200);
+    } catch (e) {
+      error = e;
+    } finally {
+      Date.now = realNow;
+    }
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).message).toBe(`the config file is locked by another fraudctl (pid ${process.ppid}): nothing was changed`);
+  });
+
+  describe.skipIf(!smallDisk.available)(`a full disk${smallDisk.skipReason}`, () => {
+    let disk: SmallDisk | undefined;
+    afterAll(() => disk?.remove());
+
+    it('leaves no lock file behind, so the next change does not wait (#24 item 15)', () => {
+      disk = smallDisk.mount(64 * 1024);
+      disk.fill();
+      const lock = join(disk.path, 'config.json.lock');
+      expect(() => withFileLock(lock, () => 'ran')).toThrow('cannot lock the config file');
+      expect(existsSync(lock)).toBe(false);
+      disk.free();
+      const started = performance.now();
+      expect(withFileLock(lock, () => 'ran')).toBe('ran');
+      expect(performance.now() - started).toBeLessThan(1_000);
+    });
   });
 
   it('waits for a live holder, then gives up with one line saying who holds it and what to do (exit 1)', () => {
     const { lock } = lockPath();
-    writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), at: Date.now() }));
+    writeFileSync(lock, JSON.stringify({ pid: process.ppid, host: hostname(), at: Date.now() }));
     let ran = false;
     let error: unknown;
     try {
@@ -62,8 +118,8 @@ describe('withFileLock', () => {
     }
     expect(ran).toBe(false);
     expect(error).toBeInstanceOf(CliError);
-    expect(error).toMatchObject({ exitCode: 1, message: `the config file is locked by another fraudctl (pid ${process.pid}): nothing was changed` });
-    expect((error as CliError).hint).toContain(`remove ${lock}`);
+    expect(error).toMatchObject({ exitCode: 1, message: `the config file is locked by another fraudctl (pid ${process.ppid}): nothing was changed` });
+    expect((error as CliError).hint).toBe('try again once it has finished (it has held the lock for more than 0.03 s)');
     expect(existsSync(lock)).toBe(true);
   });
 });

@@ -80,7 +80,7 @@ describe('which profile', () => {
     const error = thrown(() => resolveSettings(flags, env(extra), file));
     expect(error).toBeInstanceOf(UsageError);
     expect(error.message).toBe('no profile "gamma" (known: alpha, beta, default, sandbox)');
-    expect(error.hint).toBe('create it with: fraudctl login --profile gamma');
+    expect(error.hint).toBe('to create it: fraudctl login --profile gamma --base-url URL');
   });
 
   it('does not take Object.prototype members for profiles', () => {

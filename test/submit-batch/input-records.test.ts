@@ -1,7 +1,7 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
@@ -464,14 +464,16 @@ describe('JSON values: an array, one value over many lines, values one after ano
     expect(await readEverywhere('empty.json', content)).toEqual([]);
   });
 
-  it('a value over the limit is too large, with its full size in bytes; the next is still right', async () => {
+  it('a value over the limit is too large, with its full size in bytes and its first bytes as text; the next is still right', async () => {
     const big = JSON.stringify({ x: 'ü'.repeat(100) });
     const records = await readEverywhere('big.json', `[\n  ${big},\n  {"a":1}\n]`, { maxRecordBytes: 100 });
+    // The first 100 bytes, whole characters only: the same whether it came in one piece or in many.
+    const head = big.slice(0, 6 + 47);
     expect(placed(records)).toEqual([
-      [2, 3, big, 'too large'],
+      [2, 3, head, 'too large'],
       [3, 3, '{"a":1}', null],
     ]);
-    expect(records[0]).toMatchObject({ bytes: Buffer.byteLength(big), truncated: false });
+    expect(records[0]).toMatchObject({ bytes: Buffer.byteLength(big), truncated: true });
   });
 
   it('reads gzip values fed in tiny chunks', async () => {
@@ -482,5 +484,88 @@ describe('JSON values: an array, one value over many lines, values one after ano
       [1, 1, '{\n  "a": 1\n}', null],
       [4, 1, '{\n  "b": 2\n}', null],
     ]);
+  });
+});
+
+describe('a value over the limit, outside JSON Lines (issue 24, point 14)', () => {
+  /**
+   * stdin that really comes in chunks of `size` bytes: one at a time, after a turn of the event
+   * loop (written all at once, a PassThrough gives its reader everything buffered as one chunk).
+   */
+  const trickled = (content: string, size: number): { stdin: Stdin } => {
+    const bytes = Buffer.from(content);
+    async function* chunks() {
+      for (let i = 0; i < bytes.length; i += size) {
+        await new Promise((resolve) => setImmediate(resolve));
+        yield bytes.subarray(i, i + size);
+      }
+    }
+    return { stdin: Object.assign(Readable.from(chunks(), { objectMode: false }), { isTTY: false }) as unknown as Stdin };
+  };
+  /** The records of `content` from a file, and from stdin in chunks of each size: all must agree. */
+  const readChunked = async (name: string, content: string, maxRecordBytes: number, sizes = [1, 3, 7, 64]): Promise<InputRecord[]> => {
+    const fromFile = await all(await openInput(file(name, content), noStdin, { batch: false, maxRecordBytes }));
+    for (const size of sizes) expect(await all(await openInput('-', trickled(content, size), { batch: false, maxRecordBytes }))).toEqual(fromFile);
+    return fromFile;
+  };
+  /** Records as [line, column, text, problem, bytes, id]. */
+  const seen = (records: InputRecord[]) => records.map((r) => [r.line, r.column, r.text, r.problem ?? null, r.bytes, r.id ?? null]);
+  // Brackets, braces and quotes inside strings, escaped quotes and backslashes: where the value
+  // ends is found by following its strings, not by counting every bracket.
+  const tricky = { id: 'big-1', note: 'a ] b } c [ d { e "quoted" f \\ g \\" h', more: [1, { x: ']}"[{' }, [[]]], tail: 'z'.repeat(300) };
+  const big = JSON.stringify(tricky);
+
+  it('is skipped to its end, unparsed: its first bytes kept, its id read from them, the values after it read as before, whatever the chunks', async () => {
+    const content = `[\n  {"id":"ok-1","a":1},\n  ${big}, {"id":"ok-2","s":"]"},\n  "text",\n  {"id":"ok-3"}\n]\n`;
+    const records = await readChunked('skip.json', content, 64);
+    expect(seen(records)).toEqual([
+      [2, 3, '{"id":"ok-1","a":1}', null, 19, null],
+      [3, 3, big.slice(0, 64), 'too large', Buffer.byteLength(big), 'big-1'],
+      [3, 5 + big.length, '{"id":"ok-2","s":"]"}', null, 21, null],
+      [4, 3, '"text"', null, 6, null],
+      [5, 3, '{"id":"ok-3"}', null, 13, null],
+    ]);
+    expect(records[1]!.truncated).toBe(true);
+  });
+
+  it('values one after another (jq): the same', async () => {
+    const content = `${JSON.stringify(tricky, null, 2)}\n{"id":"ok-4"}\n`;
+    const records = await readChunked('skip-jq.json', content, 64, [1, 5, 4096]);
+    expect(records.map((r) => [r.line, r.problem ?? null, r.id ?? null])).toEqual([
+      [1, 'too large', 'big-1'],
+      [JSON.stringify(tricky, null, 2).split('\n').length + 1, null, null],
+    ]);
+    expect(records[1]!.text).toBe('{"id":"ok-4"}');
+  });
+
+  it('an id after the first bytes is not read: the record has none, the same in every run', async () => {
+    const late = JSON.stringify({ pad: 'p'.repeat(200), id: 'late-1' });
+    const records = await readChunked('late.json', `[${late}]`, 64);
+    expect(records.map((r) => [r.problem, r.id ?? null])).toEqual([['too large', null]]);
+  });
+
+  it('a string or number at the top over the limit is too large as well, and what follows is read', async () => {
+    const records = await all(await openInput('-', trickled(`["${'s'.repeat(500)}", ${'9'.repeat(500)}, {"id":"after"}]`, 16), { batch: false, maxRecordBytes: 64 }));
+    expect(records.map((r) => [r.problem ?? null, r.truncated])).toEqual([
+      ['too large', true],
+      ['too large', true],
+      [null, false],
+    ]);
+    expect(records[0]!.text.startsWith('"sss')).toBe(true);
+    expect(records[2]!.text).toBe('{"id":"after"}');
+  });
+
+  it('an input that ends inside the skipped value is cut short, saying where the value started', async () => {
+    const input = await openInput('-', trickled(`[{"id":"ok"},\n {"id":"cut","s":"${'x'.repeat(300)}`, 7), { batch: false, maxRecordBytes: 64 });
+    const error = await errorOf(all(input));
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).message).toBe('stdin ends inside a value that starts at line 2 column 2');
+  });
+
+  it('a large array of small events is read whole: the limit is per value, not per input', async () => {
+    const events = Array.from({ length: 5000 }, (_, i) => JSON.stringify({ id: `e-${i}`, amount: i }));
+    const records = await readChunked('many.json', `[${events.join(',\n')}]`, 64, [4096]);
+    expect(records.map((r) => r.text)).toEqual(events);
+    expect(records.filter((r) => r.problem)).toEqual([]);
   });
 });

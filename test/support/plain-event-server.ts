@@ -96,6 +96,8 @@ export interface AnswerRecord {
   id: string | null;
   /** null: the connection was reset instead. */
   status: number | null;
+  /** When the request arrived, in the test process's performance.now() milliseconds (a monotonic clock). */
+  at: number;
 }
 
 interface StoredEvent {
@@ -203,8 +205,9 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const requestNumber = ++requestCount;
     const requestId = `plain-${requestNumber}`;
+    const at = performance.now();
     /** Set once the request is authorised and its route known: its answer is recorded. */
-    let answering: { method: string; id: string | null } | null = null;
+    let answering: { method: string; id: string | null; at: number } | null = null;
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
       if (answering) answers.push({ ...answering, status });
       const text = JSON.stringify(body);
@@ -256,7 +259,7 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
     if (typeof given !== 'string' || given === '') return sendError(401, 'UNAUTHORIZED', ['API_KEY_MISSING']);
     if (given !== key) return sendError(401, 'UNAUTHORIZED', ['API_KEY_INVALID']);
     if (route === null) return sendError(404, 'NOT_FOUND', ['ROUTE_NOT_FOUND']);
-    answering = { method: req.method ?? '', id: route === 'post' ? postedId(chunks) : safeDecode(segments[1]!) };
+    answering = { method: req.method ?? '', id: route === 'post' ? postedId(chunks) : safeDecode(segments[1]!), at };
 
     if (route === 'post' && answering.id !== null && throttleFirstPost.has(answering.id)) {
       const seconds = throttleFirstPost.get(answering.id)!;
