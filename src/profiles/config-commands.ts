@@ -49,6 +49,7 @@ export interface ProfileListing {
 }
 
 export const EMBEDDED_SANDBOX_LABEL = '(embedded sandbox)';
+export const NOT_SET_LABEL = '(not set)';
 export const SANDBOX_DEFAULT_KEY_LABEL = '(sandbox default)';
 /** A key in the credential store is not read to be listed (that costs a few ms, or a prompt to unlock). */
 export const CREDENTIAL_STORE_LABEL = '(credential store)';
@@ -75,7 +76,7 @@ export function listProfiles(env: NodeJS.ProcessEnv, activeOverride?: string): P
     return {
       name,
       active: name === active,
-      baseUrl: builtIn ? EMBEDDED_SANDBOX_LABEL : stored.baseUrl !== undefined ? normalisedUrl(stored.baseUrl) : '(not set)',
+      baseUrl: builtIn ? EMBEDDED_SANDBOX_LABEL : stored.baseUrl !== undefined ? normalisedUrl(stored.baseUrl) : NOT_SET_LABEL,
       apiKey: shownKey(stored, builtIn),
       keyStorage: keyStorage(stored, builtIn),
       timeoutSeconds: stored.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
@@ -194,6 +195,24 @@ export function unsetSetting(env: NodeJS.ProcessEnv, profile: string, key: Confi
     delete rest[field];
     file.profiles[profile] = rest;
   });
+}
+
+/**
+ * Removes a profile from the file (its key must be gone already: profile-keys.ts removes it from
+ * wherever it is kept first). Returns whether it was the active one. The built-in sandbox cannot
+ * be removed.
+ */
+export function deleteProfile(env: NodeJS.ProcessEnv, name: string): { wasActive: boolean } {
+  if (name === SANDBOX_PROFILE) throw new UsageError('the built-in "sandbox" profile cannot be deleted: it is the embedded local service');
+  let wasActive = false;
+  updateConfigFile(env, (file) => {
+    existingProfile(file, name);
+    wasActive = file.activeProfile === name;
+    const { [name]: _gone, ...rest } = file.profiles;
+    file.profiles = rest;
+    if (wasActive) delete file.activeProfile;
+  });
+  return { wasActive };
 }
 
 /** Makes a profile the active one (it must exist, or be the built-in "sandbox"). */

@@ -1,6 +1,6 @@
 import type { Session } from '../session.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
-import { getSetting, keyMoveOf, listProfiles, setSetting, unsetSetting, useProfile, type KeyMove, type SettingKey } from './config-commands.js';
+import { deleteProfile, getSetting, keyMoveOf, listProfiles, NOT_SET_LABEL, setSetting, unsetSetting, useProfile, type KeyMove, type ConfigKey, type ProfileListing, type SettingKey } from './config-commands.js';
 import { readConfigFile } from './config-file.js';
 import { shellOverrides, type JustSet } from './setting-hints.js';
 import { SANDBOX_PROFILE, normalisedBaseUrl, ownProfile, quote } from './values.js';
@@ -26,17 +26,50 @@ function targetProfile(session: Session): string {
   return globals.profile || context.env.FRAUDCTL_PROFILE || (listProfiles(context.env).find((p) => p.active)?.name ?? 'default');
 }
 
+/**
+ * A profile as `--json` gives it: values, never placeholders. An absent URL or key is null; the
+ * built-in profile says it is the embedded sandbox in a field of its own; a key is shown redacted
+ * only when the config file holds it (`keyStorage` says where any other is).
+ */
+function profileJson(p: ProfileListing) {
+  return {
+    name: p.name,
+    active: p.active,
+    baseUrl: p.builtIn || p.baseUrl === NOT_SET_LABEL ? null : p.baseUrl,
+    embeddedSandbox: p.builtIn,
+    apiKey: p.keyStorage === 'file' ? p.apiKey : null,
+    keyStorage: p.keyStorage,
+    timeoutSeconds: p.timeoutSeconds,
+    retries: p.retries,
+    insecureHttp: p.insecureHttp,
+    builtIn: p.builtIn,
+  };
+}
+
 export async function listConfig(session: Session): Promise<void> {
   const profiles = listProfiles(session.context.env, session.globals.profile);
   const output = await session.output();
-  if (output.json) return output.printJson(profiles);
+  if (output.json) return output.printJson(profiles.map(profileJson));
   const { renderProfiles } = await import('../render/profile-table.js');
   output.print(renderProfiles(profiles, output.style));
 }
 
 export async function getConfig(session: Session, key: string): Promise<void> {
   const output = await session.output();
-  output.print(getSetting(session.context.env, targetProfile(session), key as SettingKey));
+  const profile = targetProfile(session);
+  if (!output.json) return output.print(getSetting(session.context.env, profile, key as SettingKey));
+  // --json: the value as JSON (a number, a boolean, a string, or null when there is none).
+  let text: string | null;
+  try {
+    text = getSetting(session.context.env, profile, key as SettingKey);
+  } catch (error) {
+    // A profile without a base-url has none to print: null, as any absent value.
+    if (key !== 'base-url' || !(error instanceof UsageError) || !error.message.endsWith('has no base-url')) throw error;
+    text = null;
+  }
+  const listing = profileJson(listProfiles(session.context.env, profile).find((p) => p.name === profile)!);
+  const value = { 'base-url': listing.baseUrl, timeout: listing.timeoutSeconds, retries: listing.retries, 'api-key': listing.apiKey, 'insecure-http': listing.insecureHttp }[key as ConfigKey];
+  output.printJson(text === null ? null : value);
 }
 
 export interface SetOptions {
@@ -100,4 +133,28 @@ export async function useConfig(session: Session, profile: string): Promise<void
   (await session.output()).note(`profile "${profile}" is now the active one`);
   const url = profile === SANDBOX_PROFILE ? null : ownProfile(readConfigFile(env).profiles, profile)?.baseUrl;
   await warnOverrides(session, { profile, ...(url !== undefined ? { baseUrl: url } : {}), apiKey: true });
+}
+
+/**
+ * `config delete PROFILE`: the key leaves wherever it is kept (the credential store, the file),
+ * then the profile leaves the file. On a terminal it asks (no by default); elsewhere it takes
+ * --yes. Deleting the active profile says which one is active now.
+ */
+export async function deleteConfig(session: Session, profile: string, options: { yes: boolean }): Promise<void> {
+  const { env } = session.context;
+  const file = readConfigFile(env);
+  // The built-in sandbox, or a name that is not there: refused as any verb refuses it (did you mean).
+  if (profile === SANDBOX_PROFILE || ownProfile(file.profiles, profile) === undefined) deleteProfile(env, profile);
+  const url = ownProfile(file.profiles, profile)?.baseUrl;
+  const what = `profile ${quote(profile)}${url === undefined ? '' : ` (${terminalSafe(normalisedBaseUrl(url))})`} and its API key`;
+  if (!options.yes) {
+    if (!session.canPrompt) throw new UsageError(`not deleting ${what} without --yes`, `to delete it: ${shellCommand(['fraudctl', 'config', 'delete', profile, '--yes'])}`);
+    const go = await (await session.prompter()).confirm(`Delete ${what}?`, false);
+    if (!go) throw new CliError('cancelled: nothing was deleted', ExitCode.INTERRUPTED);
+  }
+  await forgetProfileKey(env, profile);
+  const { wasActive } = deleteProfile(env, profile);
+  const output = await session.output();
+  const now = wasActive ? `; the active profile is now ${quote(listProfiles(env).find((p) => p.active)?.name ?? SANDBOX_PROFILE)}` : '';
+  output.note(`deleted ${what}${now}`);
 }

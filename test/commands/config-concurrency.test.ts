@@ -45,7 +45,7 @@ describe('config set while another process holds the config lock', () => {
   it('a live holder is never broken: waits 10 s, then says which pid holds it and changes nothing; once the holder is gone, the lock is taken at once', async () => {
     const configFile = join(tmp.dir, 'config', 'fraudctl', 'config.json');
     const lock = `${configFile}.lock`;
-    expect((await runCli(['config', 'set', 'timeout', '5', '--profile', 'held'], { env })).code).toBe(0);
+    expect((await runCli(['config', 'set', 'base-url', 'https://held.example.com', '--profile', 'held'], { env })).code).toBe(0);
     const before = readFileSync(configFile);
     // A process that is alive, holding the lock for a minute already.
     const holder = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e9)'], { stdio: 'ignore' });
@@ -85,7 +85,7 @@ describe.skipIf(!smallDisk.available)(`config set on a full disk${smallDisk.skip
   it('fails saying the disk is full, and once space is freed the next change goes through at once (no lock left behind to wait out)', async () => {
     disk = smallDisk.mount(256 * 1024);
     const diskEnv = cliEnv({ HOME: disk.path, XDG_CONFIG_HOME: disk.path });
-    expect((await runCli(['config', 'set', 'timeout', '5', '--profile', 'full'], { env: diskEnv })).code).toBe(0);
+    expect((await runCli(['config', 'set', 'base-url', 'https://full.example.com', '--profile', 'full'], { env: diskEnv })).code).toBe(0);
     disk.fill();
     const full = await runCli(['config', 'set', 'timeout', '6', '--profile', 'full'], { env: diskEnv });
     expect(full.code).toBe(1);

@@ -99,7 +99,7 @@ describeNeeding([...PROGRAMS], 'API keys in the credential store', () => {
     expect(show.stdout + show.stderr).not.toContain(KEY);
 
     const list = await run(['config', 'list', '--json'], desktop());
-    expect(JSON.parse(list.stdout)).toContainEqual(expect.objectContaining({ name: 'prod', apiKey: '(credential store)', keyStorage: 'credential-store' }));
+    expect(JSON.parse(list.stdout)).toContainEqual(expect.objectContaining({ name: 'prod', apiKey: null, keyStorage: 'credential-store' }));
     const doctor = await run(['doctor', '--profile', 'prod', '--json'], desktop());
     const keyCheck = (JSON.parse(doctor.stdout) as { checks: { check: string; status: string; detail: string }[] }).checks.find((c) => c.check === 'api-key');
     expect(keyCheck).toEqual(expect.objectContaining({ status: 'pass', detail: `****${KEY.slice(-4)} (from the Secret Service keyring)` }));
