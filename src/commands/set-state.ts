@@ -43,7 +43,7 @@ export function setStateCommand(context: CliContext): Command {
   $ fraudctl set-state --from ring.txt --state fraud-confirmed --comments "ring 2026-11-20" --out ring.jsonl
   $ fraudctl set-state --from held.txt --state approved --if-state pending-review --dry-run
   $ fraudctl set-state --from results.jsonl --state declined --yes --out declined.jsonl   # a submit --out file
-  $ fraudctl set-state --from ring.txt --state fraud-confirmed --out ring.jsonl --resume  # after Ctrl-C or a crash
+  $ fraudctl set-state --from ring.txt --state fraud-confirmed --comments "ring 2026-11-20" --out ring.jsonl --resume  # after Ctrl-C or a crash
   $ fraudctl set-state ord-1002 ord-1003 --state declined --comments "same card as ord-1001"
   $ fraudctl set-state ord-1002                     # one event: asks for the state and a comment
   $ fraudctl set-state ord-1002 --state approved --comments "customer confirmed by phone"
@@ -68,6 +68,10 @@ terminal add --yes (or --dry-run). Exit 0 when every id was changed or skipped a
 some were not found or invalid, else the worst: 5 refused, 6 unavailable, 1 other; 3 a refused
 key (stops at once); 130 on Ctrl-C (--resume continues).
 
+--resume continues the run recorded in --out: the same service and the same --state, --comments,
+--if-state and --force-state (an option left out is taken from the file, and said so; one that
+differs, or another service, is refused with exit 2 before anything is sent).
+
 States and the transitions the sandbox allows (a real service may differ):
 ${transitions}
 `,
@@ -83,13 +87,14 @@ ${transitions}
       }
       if (options.verbose) throw new UsageError('--verbose is for one event: many events print a line each');
       if (options.appendComment || options.replaceComment) throw new UsageError(`--${options.appendComment ? 'append' : 'replace'}-comment is for one event: many events get --comments as it is`);
-      if (options.state === undefined) throw new UsageError('set-state for many events needs --state', `e.g. --state declined --comments "fraud ring"; states: ${KNOWN_STATES.join(', ')}`);
+      // A --resume may leave --state out: the results file records it.
+      if (options.state === undefined && options.resume !== true) throw new UsageError('set-state for many events needs --state', `e.g. --state declined --comments "fraud ring"; states: ${KNOWN_STATES.join(', ')}`);
       const { bulkSetState } = await import('../state-changes/run-bulk-change.js');
       return withSession(context, command, (session) =>
         bulkSetState(session, {
           ids,
           from: options.from,
-          state: options.state!,
+          state: options.state ?? null,
           comments: options.comments ?? null,
           ifState: options.ifState ?? null,
           force: options.forceState === true,
