@@ -62,6 +62,11 @@ export interface RequestControl {
   retryWait(wait: Promise<void>): Promise<void>;
   /** Asked before every retry: the cost taken from the shared budget, or false to give up now. */
   allowRetry(kind: RetryKind): number | false;
+  /**
+   * Asked before every retry, when present: false ends the call at once with its failure as it
+   * is, not retried (the watch's first check on a terminal, which says so and checks again itself).
+   */
+  wantsRetries?(): boolean;
   /** A 429 or 503 arrived; `retryAfterMs` is the server's Retry-After as it came (the call itself never waits past its deadline). */
   onThrottle(retryAfterMs: number | undefined): void;
   /** The call ended with an answer that needs no retry; `retryCost` is what its retries took. */
@@ -290,6 +295,7 @@ export class ApiClient {
       // No time left for the wait and another attempt: the last failure is the call's, as it was
       // (a 503 is a 503, a refused connection a refused connection: not "no answer").
       if (performance.now() + wait >= deadline) throw standing;
+      if (control?.wantsRetries?.() === false) throw standing;
       const cost = control ? control.allowRetry(kind) : 0;
       if (cost === false) throw this.budgetSpent(op, attempt + 1);
       retryCost += cost;

@@ -1,9 +1,11 @@
-import { closeSync, constants, copyFileSync, createReadStream, existsSync, fsyncSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { closeSync, constants, copyFileSync, existsSync, fstatSync, fsyncSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
+import { FileWriteError, LineAppender } from '../files/append-line.js';
 import { fileErrorCause } from '../files/file-errors.js';
 import { writeFully } from '../files/write-fully.js';
-import { FileWriteError, LineAppender } from '../files/append-line.js';
+import { shellWord } from '../render/shell-command.js';
+import { jsonForTerminal, terminalSafe } from '../render/terminal-text.js';
 
 /*
  * The results file (--out) of any job on the pool, and the side files a job keeps (submit's
@@ -11,8 +13,8 @@ import { FileWriteError, LineAppender } from '../files/append-line.js';
  * killed at any moment (even SIGKILL) leaves every finished line on disk and at worst one
  * cut-off last line, which resume drops. A write that fails (a full disk) is cut back, so the
  * file holds whole lines only and resume works once there is room; a file deleted while the run
- * writes it is noticed and written back (LineFile.write). What a result line holds is the job's: the pool reads
- * back only what resume needs of it (RecordedResult), through the job's reader.
+ * writes it is noticed and written back (LineFile.write). What a result line holds is the job's:
+ * the pool reads back only what resume needs of it (RecordedResult), through the job's reader.
  */
 
 /** What resume needs of one line of a results file, whatever the job. */
@@ -26,6 +28,13 @@ export interface RecordedResult {
   settled: boolean;
   /** A failure after which the item may have had its effect: the job checks before acting again. */
   unsure: boolean;
+  /**
+   * The input may also have had no id: an old result (written before `idAssigned`) with the id
+   * the service assigned to an event sent without one cannot tell.
+   */
+  orNoId?: boolean;
+  /** A result without a decision (submit: kept in --rejects). */
+  undecided?: boolean;
 }
 
 /** A job's reader of its own result lines: undefined for a line that is not one of its results. */
@@ -122,14 +131,137 @@ class PositionOffsets {
   }
 }
 
+/**
+ * The first line of every results file: which run wrote it. A JSON object, so that `jq` over
+ * the file still reads every line; `"fraudctl":"results"` marks it, and no result has that
+ * field. `service` is where the run sent its requests (a URL, never the key), `options` what
+ * decided what was sent: a --resume that differs in any of them is refused, one that leaves an
+ * option out takes it from here. `closed` turns true (rewritten in place, same length) when the
+ * run ends with every item it took recorded, so that a resume knows that nothing was left in
+ * flight; a run killed with `kill -9` leaves it false.
+ */
+export interface RunHeader {
+  fraudctl: 'results';
+  version: 1;
+  command: string;
+  service: string;
+  options: Record<string, unknown>;
+  closed: boolean;
+}
+
+export const HEADER_VERSION = 1;
+
+/** The header line as written (without the newline): `closed` last, false, so that marking it closed keeps the length. */
+export function headerText(header: Omit<RunHeader, 'fraudctl' | 'version' | 'closed'>): string {
+  return jsonForTerminal({ fraudctl: 'results', version: HEADER_VERSION, command: header.command, service: header.service, options: header.options, closed: false }, false);
+}
+
+const CLOSED_FALSE = '"closed":false}';
+const CLOSED_TRUE = '"closed":true }';
+
+/** True for a line that is a results file's header (whatever it holds). */
+export function isHeaderObject(value: Record<string, unknown>): boolean {
+  return value.fraudctl === 'results';
+}
+
+/** A header line read back, or a UsageError saying what is wrong with it. */
+function parseHeader(path: string, text: string): RunHeader {
+  const value = resultObject(text);
+  const h = value as Partial<RunHeader> | undefined;
+  if (!h || !isHeaderObject(h as Record<string, unknown>)) throw new UsageError(`${path} line 1 is not a fraudctl results header`);
+  if (h.version !== HEADER_VERSION) {
+    throw new UsageError(`${path} was written by another version of fraudctl (results format ${terminalSafe(String(h.version))}; this one reads ${HEADER_VERSION})`, 'resume it with the fraudctl that wrote it, or give a new --out without --resume');
+  }
+  if (typeof h.command !== 'string' || typeof h.service !== 'string' || typeof h.options !== 'object' || h.options === null || typeof h.closed !== 'boolean') {
+    throw new UsageError(`${path} line 1: the run's header is damaged (command, service, options or closed missing)`, 'give a new --out without --resume');
+  }
+  return h as RunHeader;
+}
+
+/** The longest line a results file can hold: a result names an event id of at most 1 MiB (escaped, up to 6 bytes a character), or a header a 4,000-character comment. */
+export const MAX_RESULT_LINE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The lines of a file, read in 64 KiB chunks: the readline module holds a line of any length,
+ * so a hand-edited file with a huge region without newlines would take all memory and crash; a
+ * line over `maxBytes` is a UsageError naming it. `ended`: the line ended with a newline (a
+ * line cut off by a crash has none).
+ */
+export async function* boundedLines(path: string, maxBytes: number): AsyncGenerator<{ text: string; lineNo: number; ended: boolean }> {
+  const handle = await open(path, 'r');
+  try {
+    const chunk = Buffer.alloc(64 * 1024);
+    let pieces: Buffer[] = [];
+    let held = 0;
+    let lineNo = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      let from = 0;
+      for (;;) {
+        const nl = chunk.indexOf(0x0a, from);
+        const end = nl === -1 || nl >= bytesRead ? bytesRead : nl;
+        held += end - from;
+        if (held > maxBytes) throw new UsageError(`${path} line ${lineNo + 1} is longer than any result (over ${maxBytes / 1024 / 1024} MiB without a line break): the file was not written by fraudctl, or was damaged`, 'give a new --out without --resume');
+        if (end === bytesRead) {
+          // The line goes on in the next chunk: keep a copy of this part (the chunk is reused).
+          pieces.push(Buffer.from(chunk.subarray(from, end)));
+          break;
+        }
+        lineNo++;
+        // A line within one chunk (nearly all) is decoded where it is, without a copy.
+        const text = pieces.length === 0 ? chunk.toString('utf8', from, end) : Buffer.concat([...pieces, chunk.subarray(from, end)]).toString('utf8');
+        yield { text, lineNo, ended: true };
+        pieces = [];
+        held = 0;
+        from = end + 1;
+      }
+    }
+    if (held > 0) yield { text: Buffer.concat(pieces).toString('utf8'), lineNo: lineNo + 1, ended: false };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The first line of a results file, parsed: its header, or null for a file written before headers (or empty). */
+export async function readRunHeader(path: string): Promise<RunHeader | null> {
+  for await (const { text } of boundedLines(path, MAX_RESULT_LINE_BYTES)) {
+    if (text.startsWith('\uFEFF')) throw bomError(path);
+    const value = resultObject(text);
+    if (value && isHeaderObject(value)) return parseHeader(path, text);
+    return null;
+  }
+  return null;
+}
+
+function bomError(path: string): UsageError {
+  return new UsageError(`${path} starts with a byte order mark (U+FEFF), which fraudctl never writes: an editor saved the file`, `remove it: sed -i '1s/^\\xEF\\xBB\\xBF//' ${shellWord(path)}`);
+}
+
 /** What an earlier run of the same batch left in the results file. */
 export class PriorRun {
   readonly settled = new PositionSet();
   /** FAILED lines with an id: the event may be stored, so they are checked before being sent. */
   readonly unsure = new PositionSet();
+  /** Every result the file recorded, failed ones too: an item recorded FAILED without an id was not stored. */
+  readonly recorded = new PositionSet();
   settledCount = 0;
   dropped = 0;
   highestLine = 0;
+  /** The run's header, or null for a file written before headers. */
+  header: RunHeader | null = null;
+  /**
+   * Results without a decision (submit: every outcome but DECIDED), numbered 0, 1, … in file
+   * order as the earlier run wrote them (its --rejects file has their lines in the same order):
+   * those that stay settled, and how many there were.
+   */
+  readonly keptUndecided = new LineSet();
+  undecidedCount = 0;
+  /** Settled records this run's input reached (skipped): fewer than settledCount at the input's end means records past it. */
+  reached = 0;
+  readonly reachedPositions = new PositionSet();
+  /** Unrecorded items met so far, in input order (maySentBefore). */
+  private unrecordedSeen = 0;
   /** Where each settled record's result is in the (rewritten) results file. */
   readonly offsets = new PositionOffsets();
   private path: string | null = null;
@@ -138,29 +270,54 @@ export class PriorRun {
 
   constructor(private readonly read: ResultReader) {}
 
-  /** The file recordedId reads from (prepareResume sets it once the file is rewritten). */
+  /** The file recordedResult reads from (prepareResume sets it once the file is rewritten). */
   attach(path: string): void {
     this.path = path;
   }
 
+  /** The earlier run ended with every item it took recorded: nothing can have been sent unrecorded. */
+  get closedCleanly(): boolean {
+    return this.header?.closed === true;
+  }
+
   /**
-   * The id the results file records for a settled record, read back from the file (at the
+   * The result the results file records for a settled record, read back from the file (at the
    * offset prepareResume noted), or undefined when the record is not settled.
    */
-  recordedId(line: number, column = 1): string | null | undefined {
+  recordedResult(line: number, column = 1): RecordedResult | undefined {
     const offset = this.offsets.get(line, column);
     if (offset === undefined || this.path === null) return undefined;
     this.fd ??= openSync(this.path, 'r');
     for (;;) {
       const read = readSync(this.fd, this.buffer, 0, this.buffer.length, offset);
       const end = this.buffer.indexOf(0x0a);
-      if (end >= 0 && end < read) return this.read(this.buffer.toString('utf8', 0, end))?.id ?? null;
-      if (read < this.buffer.length) return null; // cannot happen: prepareResume wrote whole lines
+      if (end >= 0 && end < read) return this.read(this.buffer.toString('utf8', 0, end));
+      if (read < this.buffer.length) return undefined; // cannot happen: prepareResume wrote whole lines
       this.buffer = Buffer.alloc(this.buffer.length * 2);
     }
   }
 
-  /** Closes the file recordedId reads from. */
+  /** The id the results file records for a settled record (null: none), or undefined when the record is not settled. */
+  recordedId(line: number, column = 1): string | null | undefined {
+    const offset = this.offsets.get(line, column);
+    if (offset === undefined) return undefined;
+    return this.recordedResult(line, column)?.id ?? null;
+  }
+
+  /**
+   * The first line of the results file holding a settled result the input never reached (a line
+   * past its end), for the message that says so; undefined when there is none.
+   */
+  async strayLine(): Promise<number | undefined> {
+    if (this.path === null) return undefined;
+    for await (const { text, lineNo } of boundedLines(this.path, MAX_RESULT_LINE_BYTES)) {
+      const result = this.read(text);
+      if (result?.settled && !this.reachedPositions.has(result.line, result.column)) return lineNo;
+    }
+    return undefined;
+  }
+
+  /** Closes the file recordedResult reads from. */
   close(): void {
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
@@ -172,53 +329,102 @@ export class PriorRun {
   }
 
   /**
-   * Whether the earlier run may have sent this line without recording it. Lines are taken in
-   * input order and at most MAX_LINES_IN_PROGRESS are taken and not recorded, so an unrecorded
-   * line past the highest recorded one by more than that was never taken (several records on one
-   * line only make this err on the side of checking).
+   * Whether the earlier run may have sent this item without recording it; asked once for each
+   * item not settled, in input order. A FAILED result with an id may be stored (checked first);
+   * one without an id, or any other recorded result, was not. Of the items with no result at
+   * all: the earlier run took items in input order and held at most MAX_LINES_IN_PROGRESS
+   * unrecorded at any time, so only the first MAX_LINES_IN_PROGRESS of them can have been taken
+   * — and none when that run ended with everything it took recorded (its header says closed).
    */
   maySentBefore(line: number, column = 1): boolean {
-    return this.unsure.has(line, column) || line <= this.highestLine + MAX_LINES_IN_PROGRESS;
+    if (this.unsure.has(line, column)) return true;
+    if (this.recorded.has(line, column)) return false;
+    if (this.closedCleanly) return false;
+    return ++this.unrecordedSeen <= MAX_LINES_IN_PROGRESS;
   }
 }
 
 /**
  * Reads the results file of an earlier run and rewrites it (atomically: temp file, then
- * rename) holding only the lines that stay settled. Failed lines are dropped, since this run
- * writes their new result, so the file ends with exactly one line per input item.
+ * rename) holding `header` (this run's) and only the lines that stay settled. Failed lines are
+ * dropped, since this run writes their new result, so the file ends with exactly one line per
+ * input item. A file that is not what fraudctl writes — a line that is not a result (other than
+ * a last line cut off by a crash), one result twice, a byte order mark, a line longer than any
+ * result — is refused, saying what and where, and left as it was.
  */
-export async function prepareResume(path: string, read: ResultReader): Promise<PriorRun> {
+export async function prepareResume(path: string, read: ResultReader, header: string | null = null, noun: 'line' | 'id' = 'line'): Promise<PriorRun> {
   const prior = new PriorRun(read);
   refuseMissing(path);
   const temp = `${path}.resume-${process.pid}.tmp`;
-  const fd = openSync(temp, 'w', 0o644);
-  let lineNo = 0;
+  const fd = openSync(temp, 'w', 0o600);
   let written = 0;
+  // The kept lines go out in 256 KiB writes, not one write(2) each: the rewrite is not a record
+  // of results as they come (the rename makes it whole or absent), and a million lines take a
+  // fraction of the time.
+  let pending: string[] = [];
+  let pendingBytes = 0;
+  const flush = () => {
+    if (pending.length > 0) writeFully(fd, pending.join(''));
+    pending = [];
+    pendingBytes = 0;
+  };
+  const keep = (line: string) => {
+    const bytes = Buffer.byteLength(line);
+    pending.push(line);
+    pendingBytes += bytes;
+    written += bytes;
+    if (pendingBytes >= 256 * 1024) flush();
+  };
   let pendingBad: number | undefined;
+  const seen = new PositionSet();
   try {
-    const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
-    for await (const text of lines) {
-      lineNo++;
+    if (header !== null) keep(`${header}\n`);
+    for await (const { text, lineNo, ended } of boundedLines(path, MAX_RESULT_LINE_BYTES)) {
+      if (lineNo === 1 && text.startsWith('\uFEFF')) throw bomError(path);
       if (text.trim() === '') continue;
       if (pendingBad !== undefined) throw notOurs(path, pendingBad);
+      if (lineNo === 1) {
+        const value = resultObject(text);
+        if (value && isHeaderObject(value)) {
+          prior.header = parseHeader(path, text);
+          continue;
+        }
+      }
       const result = read(text);
-      // Only the last line may be unreadable: a run killed while writing it.
+      // Only a last line cut off by a crash (no line break after it) may be unreadable.
       if (!result) {
+        if (ended) {
+          const value = resultObject(text);
+          if (value && isHeaderObject(value)) throw new UsageError(`${path} line ${lineNo} is a run's header in the middle of the results: the file was put together by hand`, 'give a new --out without --resume');
+          throw notOurs(path, lineNo);
+        }
         pendingBad = lineNo;
         continue;
       }
+      if (seen.has(result.line, result.column)) {
+        const first = await firstLineFor(path, read, result);
+        throw new UsageError(
+          `${path} line ${lineNo} is a second result for ${noun} ${result.line}${result.column > 1 ? ` column ${result.column}` : ''} of the input (line ${first} is the first): the file was edited or put together by hand`,
+          `remove one of the two lines, or give a new --out without --resume`,
+        );
+      }
+      seen.add(result.line, result.column);
+      prior.recorded.add(result.line, result.column);
       prior.highestLine = Math.max(prior.highestLine, result.line);
+      const undecided = result.undecided === true ? prior.undecidedCount++ : -1;
       if (!result.settled) {
         if (result.unsure) prior.unsure.add(result.line, result.column);
         prior.dropped++;
         continue;
       }
+      if (undecided >= 0) prior.keptUndecided.add(undecided);
       prior.settled.add(result.line, result.column);
       prior.settledCount++;
       prior.offsets.set(result.line, result.column, written);
-      written += writeFully(fd, `${text}\n`);
+      keep(`${text}\n`);
     }
     if (pendingBad !== undefined) prior.dropped++;
+    flush();
     fsyncSync(fd);
     closeSync(fd);
     renameSync(temp, path);
@@ -243,8 +449,37 @@ export function refuseMissing(path: string): void {
   if (!existsSync(path)) throw new UsageError(`no results file ${path} to resume`, 'run without --resume to start');
 }
 
+/** The first line of the file holding a result for the same input position (a second one was found: the message names both). */
+async function firstLineFor(path: string, read: ResultReader, twice: RecordedResult): Promise<number> {
+  for await (const { text, lineNo } of boundedLines(path, MAX_RESULT_LINE_BYTES)) {
+    const r = read(text);
+    if (r && r.line === twice.line && r.column === twice.column) return lineNo;
+  }
+  return 0; // cannot happen: the second one was read from this file
+}
+
 function notOurs(path: string, line: number): UsageError {
   return new UsageError(`${path} line ${line} is not a fraudctl result: not resuming from it`, 'give --out the results file of the run to resume, or a new file without --resume');
+}
+
+/**
+ * Marks the run's header closed (every item it took recorded): the header's last bytes are
+ * rewritten in place, the same length, through a descriptor without O_APPEND (Linux appends a
+ * pwrite on an O_APPEND one wherever it is aimed).
+ */
+export function markClosed(path: string, header: string): void {
+  const fd = openSync(path, 'r+');
+  try {
+    if (!fstatSync(fd).isFile()) return;
+    const head = Buffer.alloc(Buffer.byteLength(header));
+    readSync(fd, head, 0, head.length, 0);
+    // Only the header this run wrote: never a file someone replaced meanwhile.
+    if (head.toString('utf8') !== header || !header.endsWith(CLOSED_FALSE)) return;
+    writeFully(fd, CLOSED_TRUE, head.length - CLOSED_TRUE.length);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** A file written one line at a time, each line one write(2). */
@@ -265,7 +500,7 @@ export class LineFile {
    */
   static open(path: string, mode: 'append' | 'create' | 'replace', what: string): LineFile {
     try {
-      return new LineFile(path, openSync(path, mode === 'append' ? 'a' : mode === 'create' ? 'wx' : 'w', 0o644));
+      return new LineFile(path, openSync(path, mode === 'append' ? 'a' : mode === 'create' ? 'wx' : 'w', 0o600));
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'EEXIST') throw new UsageError(`${path} already exists`, `add --resume to continue the run that wrote it, or remove it, or choose another ${what}`);

@@ -6,12 +6,11 @@ import type { CliContext } from '../cli-context.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { FileWriteError } from '../files/append-line.js';
 import { lockForOneWriter } from '../files/exclusive-lock.js';
-import { count } from './batch-progress.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import type { Session } from '../session.js';
 import { BatchControl } from './batch-control.js';
-import { createProgress, type Progress, type ProgressView } from './batch-progress.js';
-import { LineFile, MAX_LINES_IN_PROGRESS, prepareResume, type PriorRun, type ResultReader } from './results-file.js';
+import { count, createProgress, type Progress, type ProgressView } from './batch-progress.js';
+import { LineFile, markClosed, MAX_LINES_IN_PROGRESS, prepareResume, type PriorRun, type RecordedResult, type ResultReader } from './results-file.js';
 import { capYoungGeneration } from './young-generation.js';
 
 /*
@@ -95,12 +94,12 @@ export interface PoolJob<I extends ItemPosition, R> {
    * which stays unrecorded.
    */
   start(item: I, mayHaveRunBefore: boolean): Settled<R> | Promise<Settled<R> | undefined>;
-  /** An item was settled and its result written: the job counts it and keeps it in its own files (submit's --rejects). */
+  /** An item was settled, its result about to be written: the job counts it and keeps it in its own files (submit's --rejects). */
   settled(item: I, settled: Settled<R>): void;
   /** When results go to stdout without a results file: an item's line there (absent: nothing is printed per item). */
   stdoutLine?(result: R): string;
-  /** Opens the job's own files once the results file is open (closed by closeFiles); may throw a UsageError. */
-  openFiles?(resume: boolean): void;
+  /** Opens the job's own files once the results file is open (closed by closeFiles); may throw a UsageError. `prior`: what --resume found. */
+  openFiles?(resume: boolean, prior: PriorRun | null): Promise<void> | void;
   closeFiles?(): void;
 }
 
@@ -112,6 +111,8 @@ export interface PoolOptions {
   quiet: boolean;
   /** The job holds the lock of `out` already (a bulk change takes it before its plan); otherwise the pool takes it. */
   outLocked?: boolean;
+  /** The results file's first line (results-file.ts headerText): which run wrote it, for a later --resume. */
+  header?: string;
 }
 
 /** The client and the controls of one or more pool runs (a bulk change plans, then changes, with one client). */
@@ -218,10 +219,11 @@ async function openResults<I extends ItemPosition, R>(job: PoolJob<I, R>, option
     if (options.resume && !options.out) throw new UsageError('--resume needs --out: the results file of the run to continue');
     // One run at a time writes a results file: taken before resume reads or rewrites it.
     lock = options.out && !options.outLocked ? lockForOneWriter(options.out, '--out', note) : null;
-    const prior: PriorRun | null = options.resume && options.out ? await prepareResume(options.out, job.readResult) : null;
+    const prior: PriorRun | null = options.resume && options.out ? await prepareResume(options.out, job.readResult, options.header ?? null, job.unit === 'ids' ? 'id' : 'line') : null;
     const results = options.out ? LineFile.open(options.out, options.resume ? 'append' : 'create', '--out') : null;
     try {
-      job.openFiles?.(options.resume);
+      if (results && !options.resume && options.header !== undefined) results.write(options.header);
+      await job.openFiles?.(options.resume, prior);
     } catch (error) {
       results?.close();
       if (!options.resume && options.out) rmSync(options.out, { force: true });
@@ -300,9 +302,18 @@ export async function runPool<I extends ItemPosition, R>(context: CliContext, ru
       stops.stop(settled.fatal.stop);
     }
     if (control.budget.spent) stops.stop('retry-budget');
+    // The job's own files first (submit's --rejects): a crash between the two writes leaves a
+    // side line without a result, which resume drops, never a result whose side line is missing.
+    try {
+      job.settled(item, settled);
+    } catch (error) {
+      if (!(error instanceof FileWriteError)) throw error;
+      writeFailed(error);
+    }
     try {
       if (results && !resultsWritable) throw stops.writeFailure;
       results?.write(job.formatResult(settled.result));
+      recorded++;
     } catch (error) {
       if (!(error instanceof FileWriteError)) throw error;
       resultsWritable = false;
@@ -311,20 +322,20 @@ export async function runPool<I extends ItemPosition, R>(context: CliContext, ru
       progress.tick();
       return null;
     }
-    try {
-      job.settled(item, settled);
-    } catch (error) {
-      if (!(error instanceof FileWriteError)) throw error;
-      writeFailed(error);
-    }
     if (options.maxErrors !== null && stats.errors >= options.maxErrors) stops.stop('max-errors');
     progress.tick();
     return printing ? job.stdoutLine!(settled.result) : null;
   };
 
+  let taken = 0;
+  let recorded = 0;
   const runItem = async (item: I): Promise<void> => {
+    taken++;
     if (prior?.isSettled(item.line, item.column)) {
-      const mismatch = otherInput(job, item, prior.recordedId(item.line, item.column) ?? null, options.out!);
+      recorded++;
+      prior.reached++;
+      prior.reachedPositions.add(item.line, item.column);
+      const mismatch = otherInput(job, item, prior.recordedResult(item.line, item.column), options.out!);
       if (mismatch) {
         stops.inputError ??= mismatch;
         stops.stop('wrong-input');
@@ -376,6 +387,17 @@ export async function runPool<I extends ItemPosition, R>(context: CliContext, ru
     await pool();
     while (running.size > 0) await Promise.all(running);
     if (stops.crash) throw stops.crash.error;
+    // Every item the run took has its result: a later --resume need not fear one sent unrecorded.
+    if (results && options.header !== undefined && taken === recorded) markClosed(results.path, options.header);
+    // The input was read to its end, and results remain that none of its items reached: lines past its end (or for another input).
+    if (prior && stops.reason === null && !stops.inputError && prior.reached < prior.settledCount) {
+      const stray = prior.settledCount - prior.reached;
+      const first = await prior.strayLine();
+      stops.inputError = new UsageError(
+        `${options.out!} holds ${count(stray)} ${stray === 1 ? 'result' : 'results'} for ${job.unit} the input does not have${first === undefined ? '' : ` (the first at its line ${first})`}: past the input's end, the file was edited or written for a longer input`,
+        `remove ${stray === 1 ? 'that line' : 'those lines'} from ${options.out!}: each ${job.unit === 'events' ? 'event' : 'id'} of the input has one result, by its "${job.unit === 'events' ? 'line' : 'item'}"`,
+      );
+    }
   } finally {
     finished = true;
     stdout.done();
@@ -418,9 +440,11 @@ function writeStop(error: FileWriteError, unit: string, unrecorded: number, out:
  * back from the results file as the input reaches it), so an input that only shares its first
  * items is caught.
  */
-function otherInput<I extends ItemPosition, R>(job: PoolJob<I, R>, item: I, recordedId: string | null, out: string): UsageError | undefined {
+function otherInput<I extends ItemPosition, R>(job: PoolJob<I, R>, item: I, recorded: RecordedResult | undefined, out: string): UsageError | undefined {
   const id = job.idOf(item);
-  if (id === recordedId) return undefined;
+  const recordedId = recorded?.id ?? null;
+  // An id the service assigned is not the input's: such a result names no id of the input's.
+  if (id === recordedId || (id === null && recorded?.orNoId === true)) return undefined;
   const show = (v: string | null) => (v === null ? 'without an id' : `event ${terminalSafe(JSON.stringify(v))}`);
   return new UsageError(
     `${out} does not belong to this input: its ${job.where(item)} is ${show(recordedId)}, the input's is ${id === null ? 'without an id' : terminalSafe(JSON.stringify(id))}`,

@@ -1,7 +1,7 @@
 import { Argument, Command, InvalidArgumentError } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { withSession } from '../session.js';
-import { getConfig, listConfig, setConfig, unsetConfig, useConfig } from '../profiles/config-output.js';
+import { deleteConfig, getConfig, listConfig, setConfig, unsetConfig, useConfig } from '../profiles/config-output.js';
 
 /*
  * `fraudctl config …`: profiles (base URL, timeout, retries; keys come from `login`).
@@ -22,6 +22,7 @@ export function configCommand(context: CliContext): Command {
   $ fraudctl config set timeout 10 --profile prod
   $ fraudctl config get base-url --profile prod
   $ fraudctl config use prod
+  $ fraudctl config delete old-staging
 `,
   );
   config
@@ -74,6 +75,15 @@ export function configCommand(context: CliContext): Command {
     .argument('<profile>')
     .action(async (profile: string, _options: unknown, command: Command) => {
       await withSession(context, command, (session) => useConfig(session, profile));
+    });
+  config
+    .command('delete')
+    .description('delete a profile and its API key (from the credential store or the config file)')
+    .option('-y, --yes', 'do not ask (needed off a terminal)')
+    .addHelpText('before', 'Examples:\n  $ fraudctl config delete old-staging\n  $ fraudctl config delete ci --yes   # in a script\n')
+    .argument('<profile>')
+    .action(async (profile: string, options: { yes?: boolean }, command: Command) => {
+      await withSession(context, command, (session) => deleteConfig(session, profile, { yes: options.yes === true }));
     });
   return config;
 }

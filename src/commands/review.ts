@@ -21,7 +21,10 @@ export function reviewCommand(context: CliContext): Command {
   $ grep REVIEW results.jsonl | fraudctl review --from -      # keys are read from the terminal
 `,
     )
-    .addHelpText('after', '\nKeys: a approve, d decline, e escalate, f confirm fraud, c comment, s skip, v view all, ? help, q quit.\nWithout a terminal it exits 2: scripts use fraudctl set-state.\n')
+    .addHelpText(
+      'after',
+      '\nKeys: a approve, d decline, e escalate, f confirm fraud, c comment, s skip, v view all, ? help, q quit.\nOn the comment line, Tab keeps the comment the event has (yours after it); a paste is taken only there, as text.\nA window too small for every key takes none but q until it is resized.\nWithout a terminal it exits 2: scripts use fraudctl set-state.\n',
+    )
     .action(
       async (
         ids: string[],

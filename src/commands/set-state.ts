@@ -5,7 +5,7 @@ import { UsageError } from '../errors/cli-error.js';
 import { withSession } from '../session.js';
 import { checkIdArguments } from '../id-lists/id-arguments.js';
 import { concurrencyOption } from './number-options.js';
-import { setState, type SetStateOptions } from '../state-changes/set-state.js';
+import type { SetStateOptions } from '../state-changes/set-state.js';
 
 const transitions = KNOWN_STATES.map((s) => `  ${s.padEnd(16)}→ ${TRANSITIONS[s].join(', ') || '(final)'}`).join('\n');
 
@@ -25,6 +25,8 @@ export function setStateCommand(context: CliContext): Command {
     .argument('[eventIds...]', 'event ids (more than one, or --from, changes many at once)')
     .option('--state <state>', 'the new state (asked with a list on a terminal when missing, for one event)')
     .option('--comments <text>', 'a comment to record (asked on a terminal when missing, for one event)')
+    .option('--append-comment', 'one event: when it has a comment, keep it and add --comments after it')
+    .option('--replace-comment', 'one event: when it has a comment, replace it with --comments')
     .option('--from <file>', 'many: also the ids in FILE (one per line; # comments) or a submit --out results file; - for stdin')
     .option('--if-state <states>', 'many: change only events now in one of these states (comma-separated)')
     .option('--force-state', 'send --state as typed, even a state or transition this build does not know or allow')
@@ -41,16 +43,23 @@ export function setStateCommand(context: CliContext): Command {
   $ fraudctl set-state --from ring.txt --state fraud-confirmed --comments "ring 2026-11-20" --out ring.jsonl
   $ fraudctl set-state --from held.txt --state approved --if-state pending-review --dry-run
   $ fraudctl set-state --from results.jsonl --state declined --yes --out declined.jsonl   # a submit --out file
-  $ fraudctl set-state --from ring.txt --state fraud-confirmed --out ring.jsonl --resume  # after Ctrl-C or a crash
+  $ fraudctl set-state --from ring.txt --state fraud-confirmed --comments "ring 2026-11-20" --out ring.jsonl --resume  # after Ctrl-C or a crash
   $ fraudctl set-state ord-1002 ord-1003 --state declined --comments "same card as ord-1001"
   $ fraudctl set-state ord-1002                     # one event: asks for the state and a comment
   $ fraudctl set-state ord-1002 --state approved --comments "customer confirmed by phone"
+  $ fraudctl set-state ord-1002 --comments "customer called back" --append-comment   # keeps the note it has
   $ fraudctl set-state ord-1002 --state ESCALATED --dry-run
 `,
     )
     .addHelpText(
       'after',
       `
+One event: it is read, and read again just before the change; if it changed in between (a
+colleague's decision or note), a terminal says what changed and asks again; off one (or with
+--yes) it is a CONFLICT, exit 1, and nothing is sent. --comments on an event that has a comment
+(the service keeps one): a terminal asks whether to keep it (yours after it) or replace it; off
+one, say which with --append-comment or --replace-comment, or nothing is sent (exit 2).
+
 Many events (more than one id, --from, or any "many" option): every event is read first; one
 already in the state, outside --if-state, or whose state does not allow the change is skipped
 and says why. On a terminal the plan is shown and one question asked (default no); each event is
@@ -58,6 +67,10 @@ read again just before its change, and one whose state moved since the plan is a
 terminal add --yes (or --dry-run). Exit 0 when every id was changed or skipped as asked, 4 when
 some were not found or invalid, else the worst: 5 refused, 6 unavailable, 1 other; 3 a refused
 key (stops at once); 130 on Ctrl-C (--resume continues).
+
+--resume continues the run recorded in --out: the same service and the same --state, --comments,
+--if-state and --force-state (an option left out is taken from the file, and said so; one that
+differs, or another service, is refused with exit 2 before anything is sent).
 
 States and the transitions the sandbox allows (a real service may differ):
 ${transitions}
@@ -68,16 +81,20 @@ ${transitions}
       const many = ids.length > 1 || [options.from, options.ifState, options.out, options.resume, options.concurrency, options.log].some((o) => o !== undefined);
       if (!many) {
         if (ids.length === 0) throw new UsageError('set-state needs an event id, or --from FILE (- for stdin)', 'e.g. fraudctl set-state ord-1002 --state approved, or fraudctl set-state --from ids.txt --state declined');
+        // The work is loaded when it runs, as many events' is: its modules stay off every other command's start-up.
+        const { setState } = await import('../state-changes/set-state.js');
         return withSession(context, command, (session) => setState(session, ids[0]!, options));
       }
       if (options.verbose) throw new UsageError('--verbose is for one event: many events print a line each');
-      if (options.state === undefined) throw new UsageError('set-state for many events needs --state', `e.g. --state declined --comments "fraud ring"; states: ${KNOWN_STATES.join(', ')}`);
+      if (options.appendComment || options.replaceComment) throw new UsageError(`--${options.appendComment ? 'append' : 'replace'}-comment is for one event: many events get --comments as it is`);
+      // A --resume may leave --state out: the results file records it.
+      if (options.state === undefined && options.resume !== true) throw new UsageError('set-state for many events needs --state', `e.g. --state declined --comments "fraud ring"; states: ${KNOWN_STATES.join(', ')}`);
       const { bulkSetState } = await import('../state-changes/run-bulk-change.js');
       return withSession(context, command, (session) =>
         bulkSetState(session, {
           ids,
           from: options.from,
-          state: options.state!,
+          state: options.state ?? null,
           comments: options.comments ?? null,
           ifState: options.ifState ?? null,
           force: options.forceState === true,

@@ -38,7 +38,7 @@ export function submitCommand(context: CliContext): Command {
   $ cat event.json | fraudctl submit -
   $ fraudctl submit event.json --json | jq .actionType
   $ fraudctl submit orders.jsonl.gz --out results.jsonl --rejects rejects.jsonl
-  $ fraudctl submit orders.jsonl --out results.jsonl --resume      # after an interrupted run
+  $ fraudctl submit orders.jsonl.gz --out results.jsonl --rejects rejects.jsonl --resume   # after an interrupted run
   $ zcat day.jsonl.gz | fraudctl submit - --concurrency 32 --rate 500 --json > results.jsonl
 `,
     )
@@ -49,6 +49,9 @@ Batch mode is used for a JSON array, more than one line of JSON, a .jsonl/.ndjso
 batch option. Every line gets one result: DECIDED, REJECTED (bad line or refused by the
 service), FAILED (no answer; --resume tries it again) or UNKNOWN (sent without an id and the
 answer was lost). Exit 0 when every line was decided, 1 when any was not, 130 on Ctrl-C.
+--resume continues the run recorded in --out, against the same service (another is refused,
+exit 2) and with its --rejects (taken from the file when left out). --rejects never replaces a
+file: not the input, not --out, not one that exists (except the run's own, with --resume).
 `,
     )
     .action(async (file: string, options: SubmitOptions, command: Command) => {

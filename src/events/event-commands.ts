@@ -25,6 +25,11 @@ async function callAndShow(session: Session, call: (client: ApiClient) => Promis
 export async function submitEvents(session: Session, source: string, options: SubmitOptions): Promise<void> {
   const { openInput } = await import('../submit-batch/input-records.js');
   const askedForBatch = [options.concurrency, options.rate, options.maxErrors, options.out, options.rejects, options.resume].some((o) => o !== undefined);
+  if (options.rejects !== undefined) {
+    // Before the input is opened: a --rejects that would destroy a file is refused first.
+    const { checkRejectsPath } = await import('../submit-batch/rejects-file.js');
+    checkRejectsPath(options.rejects, { input: source, out: options.out ?? null, resume: options.resume === true, stdin: session.context.stdin });
+  }
   const input = await openInput(source, session.context, { batch: askedForBatch, maxRecordBytes: MAX_BODY_BYTES, resumable: options.out !== undefined });
   if (input.kind === 'batch') {
     // The batch machinery (progress bar, results files, pacing) loads only for a batch.
@@ -36,6 +41,7 @@ export async function submitEvents(session: Session, source: string, options: Su
       out: options.out ?? null,
       rejects: options.rejects ?? null,
       resume: options.resume === true,
+      source,
       quiet: options.quiet === true,
       json: session.json,
     });

@@ -19,7 +19,10 @@ import { abortOnShutdown } from '../cli-context.js';
  *   stderr, and the next check after a longer wait (the interval doubled per failure, up to a
  *   minute, and never sooner than a Retry-After the service sent). A refused key, or an event or
  *   URL that is not there (4xx), ends it: nothing will change that.
- * - The first check is `show`'s: a failure ends the watch as it would end `show`.
+ * - The first check is `show`'s: off a terminal a failure ends the watch as it would end `show`
+ *   (a script gets show's exit code). On a terminal a failure that may pass (the service down,
+ *   a 503, a timeout) is said at once, without the client's own retries, with when the next
+ *   check is; the summary comes with the first check that succeeds.
  * - --json: the summary as one JSON line at the start and each time state or comments change
  *   (the decision is not fetched: the line is the service's summary, which has none).
  */
@@ -81,11 +84,15 @@ export async function watchEvent(session: Session, eventId: string, options: Wat
   const abort = new AbortController();
   // The longest Retry-After the service sent since the last check (the client honours it within a call; this carries it over to the next).
   let retryAfterMs = 0;
+  // On a terminal the first check gives up at its first failure, so that it is said at once.
+  const patient = context.stderr.isTTY !== true;
+  let started = false;
   const control: RequestControl = {
     beforeAttempt: () => Promise.resolve(),
     onAnswer: () => {},
     retryWait: (wait) => wait,
     allowRetry: () => 0,
+    wantsRetries: () => patient || started,
     onThrottle: (ms) => {
       retryAfterMs = Math.max(retryAfterMs, ms ?? 0);
     },
@@ -110,26 +117,44 @@ export async function watchEvent(session: Session, eventId: string, options: Wat
     output.print(renderWatchChange(new Date(), before, now, output.style, output.columns));
   };
 
-  try {
-    let last: Snapshot;
-    try {
-      last = await check(client);
-    } catch (error) {
-      if (shutdown.interrupted) return stop();
-      throw error;
+  /** The first summary: shown, and whether there is anything to watch. */
+  const begin = (first: Snapshot): boolean => {
+    show(null, first);
+    const over = reason(first.state, options.until);
+    if (over) {
+      output.note(`${id} ${over}: nothing to watch`);
+      return false;
     }
-    show(null, last);
-    let over = reason(last.state, options.until);
-    if (over) return output.note(`${id} ${over}: nothing to watch`);
-    const dead = unreachable(id, last.state, options.until);
+    const dead = unreachable(id, first.state, options.until);
     if (dead) throw dead;
     const target = options.until !== null ? options.until : 'APPROVED, DECLINED or FRAUD_CONFIRMED';
     output.note(`watching ${id} every ${options.intervalSeconds} s until ${terminalSafe(target)} (Ctrl-C to stop)`);
     if (options.until !== null && !isKnownState(options.until)) output.note(`${terminalSafe(options.until)} is not a state this build knows; watching for it all the same`);
+    return true;
+  };
 
+  try {
     const intervalMs = options.intervalSeconds * 1000;
     let failures = 0;
     let delay = intervalMs;
+    /** A failed check: the watch ends (off a terminal at the first check, or when nothing will change), or says so and waits longer. */
+    const failed = (error: unknown) => {
+      if (endsTheWatch(error) || (last === null && patient)) throw error;
+      failures++;
+      delay = Math.max(Math.min(intervalMs * 2 ** failures, Math.max(MAX_BACKOFF_MS, intervalMs)), retryAfterMs);
+      retryAfterMs = 0;
+      // "check failed", not "no answer": a 503 is an answer (and may say how long to wait).
+      note(`check failed: ${(error as Error).message}; next check in ${Math.ceil(delay / 1000)} s`);
+    };
+    let last: Snapshot | null = null;
+    try {
+      last = await check(client);
+    } catch (error) {
+      if (shutdown.interrupted) return stop();
+      failed(error);
+    }
+    started = true;
+    if (last !== null && !begin(last)) return;
     for (;;) {
       await sleep(delay, abort.signal);
       if (abort.signal.aborted) return stop();
@@ -138,21 +163,21 @@ export async function watchEvent(session: Session, eventId: string, options: Wat
         now = await check(client);
       } catch (error) {
         if (abort.signal.aborted) return stop();
-        if (endsTheWatch(error)) throw error;
-        failures++;
-        delay = Math.max(Math.min(intervalMs * 2 ** failures, Math.max(MAX_BACKOFF_MS, intervalMs)), retryAfterMs);
-        retryAfterMs = 0;
-        // "check failed", not "no answer": a 503 is an answer (and may say how long to wait).
-        note(`check failed: ${(error as Error).message}; next check in ${Math.ceil(delay / 1000)} s`);
+        failed(error);
         continue;
       }
       failures = 0;
       delay = intervalMs;
       retryAfterMs = 0;
+      if (last === null) {
+        last = now;
+        if (!begin(now)) return;
+        continue;
+      }
       const wasChanged = output.json ? !sameJson(last.state, now.state) || !sameJson(last.comments, now.comments) : changed(last, now);
       if (wasChanged) show(last, now);
       last = now;
-      over = reason(now.state, options.until);
+      const over = reason(now.state, options.until);
       if (over) return output.note(`${id} ${over}`);
       const ended = unreachable(id, now.state, options.until);
       if (ended) throw ended;

@@ -111,23 +111,30 @@ lock whose holder is gone is taken at once.
   results: `The results file (--out) and --resume
 
 submit (a batch) and set-state (many events) write one JSON object per input
-item to --out, each with one write(2) as soon as the item is settled: in
-completion order, not input order. A run that dies any way (even kill -9)
-leaves whole lines, at worst a cut-off last one, which --resume drops. A line a
-full disk took only part of is cut back, and the run stops (exit 1) naming the
-file; a file deleted during the run is noticed and written back (Linux). Once
-there is room, --resume goes on.
+item to --out (mode 0600), each with one write(2) as soon as the item is
+settled: in completion order, not input order. A run that dies any way (even
+kill -9) leaves whole lines, at worst a cut-off last one, which --resume drops.
+A line a full disk took only part of is cut back, and the run stops (exit 1)
+naming the file; a file deleted during the run is noticed and written back
+(Linux). Once there is room, --resume goes on.
 
-submit's lines: line, id, outcome (DECIDED, REJECTED, FAILED, UNKNOWN), status,
-actionType, totalRiskScore, errorType, errorCodes, attempts, latencyMs,
-column. set-state's lines: id, from, to, outcome (CHANGED, SKIPPED, NOT_FOUND,
-INVALID, REFUSED, FAILED, CONFLICT), reason, status, errorType, errorCodes,
-requestId, item (its place in the input), where (argument 2, ids.txt:14).
+The first line is the run's header, {"fraudctl":"results","version":1,
+"command":…,"service":…,"options":{…},"closed":…}: the service the run
+sent to (its URL, never the key) and the options that decide what is sent
+(set-state: state, comments, ifState, forceState; submit: rejects). Every
+other line is a result. submit's lines: line, id, outcome (DECIDED, REJECTED,
+FAILED, UNKNOWN), status, actionType, totalRiskScore, errorType, errorCodes,
+attempts, latencyMs, column, idAssigned. set-state's lines: id, from, to,
+outcome (CHANGED, SKIPPED, NOT_FOUND, INVALID, REFUSED, FAILED, CONFLICT),
+reason, status, errorType, errorCodes, requestId, item (its place in the
+input), where (argument 2, ids.txt:14).
 
 Run the same command again with --resume and the same --out: items settled are
 skipped, FAILED ones are done again, an item whose request may have reached the
-service is read back before anything is sent, and the file ends with exactly
-one line per input item, as if the run had never stopped. --resume without the
+service is read back before anything is sent (without an id it is UNKNOWN),
+and the file ends with exactly one line per input item, as if the run had never
+stopped. A resume against another service, or with other options, is refused
+(exit 2); an option left out is taken from the header. --resume without the
 results file is an error (exit 2), never a fresh start.
 
 One run at a time writes a results file (it holds FILE.lock beside it): a
@@ -135,9 +142,10 @@ second run on the same --out, --resume included, is refused at once (exit 2),
 naming the pid of the run that has it. A lock left by a run that is gone
 (kill -9) is taken over, with a note.
 
-  fraudctl submit orders.jsonl --out results.jsonl
-  fraudctl submit orders.jsonl --out results.jsonl --resume
-  jq -c 'select(.outcome != "DECIDED")' results.jsonl
+  fraudctl submit orders.jsonl --out results.jsonl --rejects rejects.jsonl
+  fraudctl submit orders.jsonl --out results.jsonl --resume   # same --rejects
+  jq -c 'select(.outcome and .outcome != "DECIDED")' results.jsonl
+  jq -c 'select(.fraudctl | not)' results.jsonl       # every result, no header
 `,
 
   log: `The action log (--log)

@@ -110,7 +110,9 @@ function resultsEntry(text: string, where: string, selection: ResultsSelection):
     return { where, id: null, problem: 'not JSON (a results file holds one JSON object per line)', problemCode: 'NOT_JSON' };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { where, id: null, problem: 'not a JSON object', problemCode: 'NOT_AN_OBJECT' };
-  const record = value as { id?: unknown; outcome?: unknown; actionType?: unknown };
+  const record = value as { id?: unknown; outcome?: unknown; actionType?: unknown; fraudctl?: unknown };
+  // The results file's header (its first line: which run wrote it) names no event.
+  if (record.fraudctl === 'results') return null;
   const decided = record.outcome === undefined ? typeof record.actionType === 'string' : record.outcome === 'DECIDED';
   if (selection === 'review' && !(decided && record.actionType === 'REVIEW')) return null;
   if (selection === 'decided' && !decided) return null;

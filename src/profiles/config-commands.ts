@@ -197,6 +197,24 @@ export function unsetSetting(env: NodeJS.ProcessEnv, profile: string, key: Confi
   });
 }
 
+/**
+ * Removes a profile from the file (its key must be gone already: profile-keys.ts removes it from
+ * wherever it is kept first). Returns whether it was the active one. The built-in sandbox cannot
+ * be removed.
+ */
+export function deleteProfile(env: NodeJS.ProcessEnv, name: string): { wasActive: boolean } {
+  if (name === SANDBOX_PROFILE) throw new UsageError('the built-in "sandbox" profile cannot be deleted: it is the embedded local service');
+  let wasActive = false;
+  updateConfigFile(env, (file) => {
+    existingProfile(file, name);
+    wasActive = file.activeProfile === name;
+    const { [name]: _gone, ...rest } = file.profiles;
+    file.profiles = rest;
+    if (wasActive) delete file.activeProfile;
+  });
+  return { wasActive };
+}
+
 /** Makes a profile the active one (it must exist, or be the built-in "sandbox"). */
 export function useProfile(env: NodeJS.ProcessEnv, name: string): void {
   updateConfigFile(env, (file) => {

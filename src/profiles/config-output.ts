@@ -1,6 +1,6 @@
 import type { Session } from '../session.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
-import { getSetting, keyMoveOf, listProfiles, NOT_SET_LABEL, setSetting, unsetSetting, useProfile, type KeyMove, type ConfigKey, type ProfileListing, type SettingKey } from './config-commands.js';
+import { deleteProfile, getSetting, keyMoveOf, listProfiles, NOT_SET_LABEL, setSetting, unsetSetting, useProfile, type KeyMove, type ConfigKey, type ProfileListing, type SettingKey } from './config-commands.js';
 import { readConfigFile } from './config-file.js';
 import { shellOverrides, type JustSet } from './setting-hints.js';
 import { SANDBOX_PROFILE, normalisedBaseUrl, ownProfile, quote } from './values.js';
@@ -133,4 +133,28 @@ export async function useConfig(session: Session, profile: string): Promise<void
   (await session.output()).note(`profile "${profile}" is now the active one`);
   const url = profile === SANDBOX_PROFILE ? null : ownProfile(readConfigFile(env).profiles, profile)?.baseUrl;
   await warnOverrides(session, { profile, ...(url !== undefined ? { baseUrl: url } : {}), apiKey: true });
+}
+
+/**
+ * `config delete PROFILE`: the key leaves wherever it is kept (the credential store, the file),
+ * then the profile leaves the file. On a terminal it asks (no by default); elsewhere it takes
+ * --yes. Deleting the active profile says which one is active now.
+ */
+export async function deleteConfig(session: Session, profile: string, options: { yes: boolean }): Promise<void> {
+  const { env } = session.context;
+  const file = readConfigFile(env);
+  // The built-in sandbox, or a name that is not there: refused as any verb refuses it (did you mean).
+  if (profile === SANDBOX_PROFILE || ownProfile(file.profiles, profile) === undefined) deleteProfile(env, profile);
+  const url = ownProfile(file.profiles, profile)?.baseUrl;
+  const what = `profile ${quote(profile)}${url === undefined ? '' : ` (${terminalSafe(normalisedBaseUrl(url))})`} and its API key`;
+  if (!options.yes) {
+    if (!session.canPrompt) throw new UsageError(`not deleting ${what} without --yes`, `to delete it: ${shellCommand(['fraudctl', 'config', 'delete', profile, '--yes'])}`);
+    const go = await (await session.prompter()).confirm(`Delete ${what}?`, false);
+    if (!go) throw new CliError('cancelled: nothing was deleted', ExitCode.INTERRUPTED);
+  }
+  await forgetProfileKey(env, profile);
+  const { wasActive } = deleteProfile(env, profile);
+  const output = await session.output();
+  const now = wasActive ? `; the active profile is now ${quote(listProfiles(env).find((p) => p.active)?.name ?? SANDBOX_PROFILE)}` : '';
+  output.note(`deleted ${what}${now}`);
 }

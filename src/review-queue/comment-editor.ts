@@ -87,11 +87,20 @@ export function editLine(line: LineState, text: string | undefined, key: Key): E
       return { kind: 'ignored' };
   }
   if (key.meta || text === undefined) return { kind: 'ignored' };
-  const insert = typed(text);
+  return insertText(line, text);
+}
+
+/**
+ * Text put in at the cursor, as typed or pasted: one line (a paste's line breaks and tabs become
+ * spaces, a CR LF one space), controls dropped, up to the service's limit.
+ */
+export function insertText(line: LineState, text: string): EditResult {
+  const { text: value, cursor } = line;
+  const insert = typed(text.replace(/\r\n/g, '\n'));
   if (insert === '') return { kind: 'ignored' };
   // The service's limit, counted as it counts (code points): what goes past it is not taken.
   const room = MAX_COMMENT_LENGTH - commentLength(value);
   if (room <= 0) return { kind: 'ignored' };
   const piece = Array.from(insert).slice(0, room).join('');
-  return edit(value.slice(0, cursor) + piece + value.slice(cursor), cursor + piece.length);
+  return { kind: 'edit', line: { text: value.slice(0, cursor) + piece + value.slice(cursor), cursor: cursor + piece.length } };
 }

@@ -67,6 +67,7 @@ export const KEYMAP: readonly Binding[] = [
 export const COMMENT_KEYS: readonly (readonly [string, string])[] = [
   ['Enter', 'send the change with this comment (an empty comment sends the state alone)'],
   ['Esc', 'back to the keys, nothing sent'],
+  ['Tab', 'keep the comment the event has, yours after it (Tab again: replace it)'],
   ['← → Home End', 'move; Ctrl-A / Ctrl-E to the start / end'],
   ['Backspace Del', 'delete; Ctrl-U the whole line, Ctrl-W a word'],
 ];

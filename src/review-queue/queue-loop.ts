@@ -11,8 +11,8 @@ import { view } from './queue-view.js';
  */
 
 export interface KeySource {
-  /** Starts delivering keys; returns a function that stops it. */
-  start(onKey: (text: string | undefined, key: Key) => void): () => void;
+  /** Starts delivering keys, and bracketed pastes whole (when the terminal sends them); returns a function that stops it. */
+  start(onKey: (text: string | undefined, key: Key) => void, onPaste?: (text: string) => void): () => void;
 }
 
 export interface Screen {
@@ -39,6 +39,9 @@ export function runQueueLoop(initial: Model, options: LoopOptions): Promise<Mode
     let model = initial;
     let inFlight = 0;
     let lastFrame = '';
+    // The event on the last frame drawn: each key and paste is tagged with it, so that keys typed
+    // ahead while the next event loads never act on one the analyst has not seen.
+    let shown: string | null = null;
     let settled = false;
     const stops: (() => void)[] = [];
 
@@ -64,6 +67,7 @@ export function runQueueLoop(initial: Model, options: LoopOptions): Promise<Mode
     const draw = () => {
       const { width, height } = model.screen;
       const frame = view(model, width, height, options.style);
+      shown = model.current?.id ?? null;
       if (frame === lastFrame) return;
       lastFrame = frame;
       options.screen.draw(frame);
@@ -98,7 +102,12 @@ export function runQueueLoop(initial: Model, options: LoopOptions): Promise<Mode
     const { width, height } = options.screen.size();
     model = { ...model, screen: { width, height } };
     stops.push(options.screen.onResize(() => dispatch({ type: 'resize', ...options.screen.size() })));
-    stops.push(options.keys.start((text, key) => dispatch({ type: 'key', text, key })));
+    stops.push(
+      options.keys.start(
+        (text, key) => dispatch({ type: 'key', text, key, shown }),
+        (text) => dispatch({ type: 'paste', text, shown }),
+      ),
+    );
     options.interrupted?.then(
       () => dispatch({ type: 'interrupt' }),
       () => {},

@@ -104,7 +104,8 @@ export interface Sending {
 export type Mode =
   | { name: 'loading' }
   | { name: 'keys' }
-  | { name: 'comment'; action: ActionName; text: string; cursor: number }
+  /** keep: the event's comment stays, this one is added after it (Tab); otherwise this one replaces it. */
+  | { name: 'comment'; action: ActionName; text: string; cursor: number; keep: boolean }
   | { name: 'sending'; sending: Sending }
   | { name: 'sendFailed'; sending: Sending; message: string }
   | { name: 'loadFailed'; message: string }
@@ -138,6 +139,8 @@ export interface Model {
   logProblem: string | null;
   /** The terminal's size, as the loop last reported it. */
   screen: { width: number; height: number };
+  /** Keys not taken while the window was too small for the event screen (it says how many). */
+  keysNotTaken: number;
 }
 
 export interface Note {
@@ -180,7 +183,13 @@ export interface CallFailure {
 export type Msg =
   | { type: 'start' }
   | { type: 'resize'; width: number; height: number }
-  | { type: 'key'; text: string | undefined; key: Key }
+  /**
+   * A key, and the event on screen when it arrived (`shown`: the id on the last frame drawn, null
+   * for none; absent when not known): a key typed ahead never acts on an event not yet drawn.
+   */
+  | { type: 'key'; text: string | undefined; key: Key; shown?: string | null }
+  /** A bracketed paste, whole: text for the comment line, never keys. */
+  | { type: 'paste'; text: string; shown?: string | null }
   | { type: 'viewReady'; id: string; lines: readonly string[] }
   | { type: 'interrupt' }
   | { type: 'loaded'; index: number; summary: Fields; assessment: unknown; assessmentProblem: string | null }
@@ -222,6 +231,7 @@ export function initialModel(
     fatal: null,
     logProblem: null,
     screen,
+    keysNotTaken: 0,
   };
 }
 

@@ -1,9 +1,11 @@
 import { isKnownState } from '../contract/states.js';
 import type { Fields } from '../render/records.js';
-import { changedSince, stepsTo } from '../state-changes/change-rules.js';
-import { editLine } from './comment-editor.js';
+import { changedSince, changeWords, commentToSend, stepsTo } from '../state-changes/change-rules.js';
+import { commentTooLong } from '../contract/limits.js';
+import { createStyle } from '../render/colours.js';
+import { editLine, insertText } from './comment-editor.js';
 import { commandFor, helpLines, helpPageSize, keyContext, type Command } from './keymap.js';
-import { viewPageSize } from './queue-view.js';
+import { eventScreenFit, viewPageSize } from './queue-view.js';
 import {
   GROUP_ORDER,
   stringField,
@@ -40,6 +42,9 @@ import {
 export const PREFETCH_AHEAD = 1;
 
 type Result = [Model, Effect[]];
+
+/** Colour does not change what fits: the screen's fit is judged without it. */
+const PLAIN = createStyle(0);
 
 const REVIEWABLE = new Set(['PENDING_REVIEW', 'ESCALATED']);
 
@@ -281,7 +286,7 @@ function onCommand(model: Model, command: Command, effects: Effect[]): Result {
     case 'fraud':
     case 'comment':
       if (!current) return [model, effects];
-      return [{ ...model, mode: { name: 'comment', action: command, text: '', cursor: 0 } }, effects];
+      return [{ ...model, mode: { name: 'comment', action: command, text: '', cursor: 0, keep: false } }, effects];
     case 'skip': {
       if (model.mode.name === 'loadFailed') {
         const id = model.entries[model.index]!.id;
@@ -331,10 +336,44 @@ function onCommand(model: Model, command: Command, effects: Effect[]): Result {
   }
 }
 
-function onKey(model: Model, text: string | undefined, key: Key): Result {
+/**
+ * True while the window is too small for the event screen (queue-view.ts says what it needs):
+ * its keys are not all on screen, so none of them is taken, q and Ctrl-C aside.
+ */
+function tooSmall(model: Model): boolean {
+  const { current, mode } = model;
+  if (!current || mode.name === 'help' || mode.name === 'view' || mode.name === 'done') return false;
+  return !eventScreenFit(model, current, model.screen.width, model.screen.height, PLAIN).fits;
+}
+
+/** A key or a paste that arrived while another event (or none) was on screen: it was meant for that one. */
+function staleInput(model: Model, shown: string | null | undefined): boolean {
+  return shown !== undefined && shown !== (model.current?.id ?? null);
+}
+
+/**
+ * A bracketed paste: on the comment line, text (one line, up to the limit; Enter still sends);
+ * anywhere else ignored, with a word, so that pasted text is never taken as keys.
+ */
+function onPaste(model: Model, text: string, shown: string | null | undefined): Result {
+  const mode = model.mode;
+  if (staleInput(model, shown) || tooSmall(model)) return [model, []];
+  if (mode.name === 'comment') {
+    const result = insertText({ text: mode.text, cursor: mode.cursor }, text);
+    if (result.kind !== 'edit') return [model, []];
+    return [{ ...withCurrent(model, { notice: null }), mode: { ...mode, text: result.line.text, cursor: result.line.cursor } }, []];
+  }
+  if (!model.current || mode.name === 'help') return [model, []];
+  return [withCurrent(model, { notice: notice('info', 'paste ignored: a paste is taken only as a comment (press a, d, e, f or c first)') }), []];
+}
+
+function onKey(model: Model, text: string | undefined, key: Key, shown?: string | null): Result {
   const effects: Effect[] = [];
   if (key.ctrl && key.name === 'c') return quit(model, 'interrupt', effects);
+  // Typed ahead while the next event loaded: it was meant for the one before.
+  if (staleInput(model, shown)) return [model, effects];
   const mode = model.mode;
+  if (tooSmall(model)) return text === 'q' && !key.ctrl && !key.meta ? quit(model, 'quit', effects) : [{ ...model, keysNotTaken: model.keysNotTaken + 1 }, effects];
   // A help longer than the screen scrolls with the keys that scroll the view; any other key goes back to where `?` was pressed.
   if (mode.name === 'help') {
     const command = commandFor('view', text, key);
@@ -345,6 +384,12 @@ function onKey(model: Model, text: string | undefined, key: Key): Result {
     return [{ ...model, mode: { ...mode, scroll: Math.min(max, Math.max(0, mode.scroll + delta)) } }, effects];
   }
   if (mode.name === 'comment') {
+    const existing = model.current?.seenComments ?? null;
+    // Tab: keep the event's comment (this one is added after it), or replace it again.
+    if (key.name === 'tab' && !key.ctrl && !key.meta) {
+      if (existing === null || existing.trim() === '') return [model, effects];
+      return [{ ...model, mode: { ...mode, keep: !mode.keep } }, effects];
+    }
     const result = editLine({ text: mode.text, cursor: mode.cursor }, text, key);
     switch (result.kind) {
       case 'edit':
@@ -354,10 +399,14 @@ function onKey(model: Model, text: string | undefined, key: Key): Result {
       case 'ignored':
         return [model, effects];
       case 'submit': {
-        const comments = mode.text.trim() === '' ? null : mode.text.trim();
-        if (mode.action === 'comment' && comments === null) {
+        const typed = mode.text.trim() === '' ? null : mode.text.trim();
+        if (mode.action === 'comment' && typed === null) {
           return [{ ...withCurrent(model, { notice: notice('info', 'nothing sent: a comment needs some text') }), mode: { name: 'keys' } }, effects];
         }
+        const comments = typed === null ? null : commentToSend(existing, typed, mode.keep);
+        const problem = comments === null ? null : commentTooLong(comments);
+        // Kept with the comment the event has, it would be over the service's limit: nothing is sent.
+        if (problem !== null) return [withCurrent(model, { notice: notice('error', `${problem} with the comment it keeps: shorten yours, or Tab to replace it`) }), effects];
         return startSending(model, mode.action, comments);
       }
     }
@@ -403,14 +452,10 @@ function onReread(model: Model, id: string, summary: Fields): Result {
     effects.push(patchEffect(id, sending, current.seenState));
     return [{ ...model, mode: { name: 'sending', sending: { ...sending, phase: 'patch' } } }, effects];
   }
-  effects.push(
-    log({ eventId: id, action: sending.action, from: current.seenState, to: target, comments: sending.comments, requestId: null, outcome: 'conflict', status: null, message: `the state is now ${changed.state ?? 'none'}: not sent` }),
-  );
-  const lines = [
-    `not sent: changed by someone else since you opened it: ${current.seenState ?? 'none'} → ${changed.state ?? 'none'}`,
-    changed.comments !== current.seenComments ? `their comment: ${changed.comments ?? '(none)'}` : 'comments unchanged',
-    'choose again',
-  ];
+  const what = changeWords({ state: current.seenState, comments: current.seenComments }, changed).join('; ');
+  effects.push(log({ eventId: id, action: sending.action, from: current.seenState, to: target, comments: sending.comments, requestId: null, outcome: 'conflict', status: null, message: `changed since it was opened (${what}): not sent` }));
+  // Each field that changed, in words: a note alone is `comment (none) → "…"`, never `IN_REVIEW → IN_REVIEW`.
+  const lines = [`not sent: changed by someone else since you opened it: ${what}`, 'choose again'];
   const next = withCurrent(model, {
     summary,
     seenState: changed.state,
@@ -600,10 +645,15 @@ export function update(model: Model, msg: Msg): Result {
   switch (msg.type) {
     case 'start':
       return advance(model, []);
-    case 'resize':
-      return [{ ...model, screen: { width: msg.width, height: msg.height } }, []];
+    case 'resize': {
+      const next = { ...model, screen: { width: msg.width, height: msg.height } };
+      // The count is of keys not taken on this small window: it starts again once the window fits.
+      return [tooSmall(next) ? next : { ...next, keysNotTaken: 0 }, []];
+    }
     case 'key':
-      return onKey(model, msg.text, msg.key);
+      return onKey(model, msg.text, msg.key, msg.shown);
+    case 'paste':
+      return onPaste(model, msg.text, msg.shown);
     case 'interrupt':
       return quit(model, 'interrupt', []);
     case 'viewReady':

@@ -331,6 +331,15 @@ function commentCounter(length: number, style: Style): string[] {
   return [];
 }
 
+/** `replaces "fraud ring" · Tab keeps it`: what the comment does to the one the event has, and the key that changes it. */
+function keepLine(existing: string, keep: boolean, width: number, style: Style): string {
+  const key = keep ? 'Tab: replace it' : 'Tab: keep it, yours after it';
+  const head = keep ? 'keeps its comment, yours after: ' : 'replaces its comment: ';
+  // Two quotes, two spaces and `· ` around the comment, which is what gives way.
+  const room = Math.max(4, width - displayWidth(head) - displayWidth(key) - 6);
+  return `${style.review(head)}"${safe(existing, room, style)}"  ${style.dim(`· ${key}`)}`;
+}
+
 const ACTION_WORDS = { approve: 'approve', decline: 'decline', escalate: 'escalate', fraud: 'confirm fraud', comment: 'comment' } as const;
 
 function promptLines(model: Model, width: number, style: Style): string[] {
@@ -351,7 +360,10 @@ function promptLines(model: Model, width: number, style: Style): string[] {
       const rest = cutToWidth(after, Math.max(0, room - displayWidth(shownBefore) - 1));
       const cursorChar = rest === '' ? ' ' : (Array.from(rest)[0] ?? ' ');
       const tail = rest === '' ? '' : rest.slice(cursorChar.length);
-      return [...counter, hint, `${style.bold(label)}${shownBefore}${style.level > 0 ? `\x1b[7m${cursorChar}\x1b[27m` : '▏'}${tail}`];
+      // The service keeps one comment: the one the event has is replaced, or kept with this one after it (Tab).
+      const existing = model.current?.seenComments ?? null;
+      const other = existing !== null && existing.trim() !== '' ? [keepLine(existing, mode.keep, width, style)] : [];
+      return [...counter, ...other, hint, `${style.bold(label)}${shownBefore}${style.level > 0 ? `\x1b[7m${cursorChar}\x1b[27m` : '▏'}${tail}`];
     }
     case 'sending': {
       const s = mode.sending;
@@ -369,10 +381,55 @@ function promptLines(model: Model, width: number, style: Style): string[] {
   }
 }
 
+/** Rows of alerts the event screen must have: the heading and the first alert (and `+N more (v)`), or the line that says there are none. */
+function minAlertRows(current: Current): number {
+  if (current.assessmentProblem) return 1;
+  const count = alertsOf(current).length;
+  return count === 0 ? 1 : count === 1 ? 2 : 3;
+}
+
+/** Narrower than this, the event's facts and alerts are cut beyond use: the screen says so instead. */
+export const MIN_EVENT_WIDTH = 40;
+
+/** The parts of the event screen around its facts and alerts, as they are drawn now. */
+function eventParts(model: Model, current: Current, width: number, style: Style) {
+  return {
+    top: [...header(model, current.id, width, style, current), style.dim('─'.repeat(width))],
+    bottom: [...noticeLines(current, width, style), ...promptLines(model, width, style), ...keyBarLines(model.mode, width, style)],
+    notes: noteLines(model, width, style, 2),
+  };
+}
+
+/** Rows the event screen needs at this width to show the id, score and state, the facts, the first alert, and every key. */
+function rowsNeeded(model: Model, current: Current, width: number, style: Style): number {
+  const { top, bottom, notes } = eventParts(model, current, width, style);
+  return top.length + factLines(current, width, style, 0).length + minAlertRows(current) + 2 + notes.length + bottom.length;
+}
+
+/**
+ * Whether the event screen fits: when the keys, the score and the alerts cannot all be shown,
+ * the screen says how big it must be instead, and update() takes no decision keys (a key that
+ * cannot be seen is not a choice). Also what it must be: the size, at this width when that is
+ * wide enough.
+ */
+export function eventScreenFit(model: Model, current: Current, width: number, height: number, style: Style): { fits: boolean; width: number; height: number } {
+  const w = Math.max(width, MIN_EVENT_WIDTH);
+  const rows = rowsNeeded(model, current, w, style);
+  return { fits: width >= MIN_EVENT_WIDTH && height >= rows, width: w, height: rows };
+}
+
+/** The screen in place of the event's when the window is too small for it: what it needs, and q. */
+function tooSmallScreen(model: Model, current: Current, need: { width: number; height: number }, width: number, height: number, style: Style): string[] {
+  const words = `The window is too small for the event and its keys: make it at least ${need.width}×${need.height}. No decision is taken until then.`;
+  const notTaken = model.keysNotTaken > 0 ? wrapToWidth(`${model.keysNotTaken} key${model.keysNotTaken === 1 ? '' : 's'} not taken`, width).map((l) => style.dim(l)) : [];
+  const lines = [...idLines(model, current.id, width, style), ...wrapToWidth(words, width).map((l) => style.review(l)), ...notTaken];
+  return [...lines.slice(0, Math.max(1, height - 1)), `${style.bold('q')} ${style.dim('quit')}`];
+}
+
 function eventScreen(model: Model, current: Current, width: number, height: number, style: Style): string[] {
-  const top = [...header(model, current.id, width, style, current), style.dim('─'.repeat(width))];
-  const bottom = [...noticeLines(current, width, style), ...promptLines(model, width, style), ...keyBarLines(model.mode, width, style)];
-  const notes = noteLines(model, width, style, 2);
+  const fit = eventScreenFit(model, current, width, height, style);
+  if (!fit.fits) return tooSmallScreen(model, current, fit, width, height, style);
+  const { top, bottom, notes } = eventParts(model, current, width, style);
   const comments = labelled('comments', safe(current.seenComments, width - LABEL, style), style);
   const lists = listLine(current, width, style);
   // Rows for the facts (at most 3 items), then what is left for alerts.

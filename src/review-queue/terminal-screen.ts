@@ -8,13 +8,16 @@ import type { KeySource, Screen } from './queue-loop.js';
 /*
  * The terminal for the queue: keys from stdin when it is a terminal, otherwise from the
  * controlling terminal (/dev/tty, as `git add -p` does, so ids can be piped in); the screen on
- * stdout, in the alternate screen with the cursor hidden. `restore()` undoes all of it (raw mode
+ * stdout, in the alternate screen with the cursor hidden and bracketed paste on (a paste is
+ * handed over whole, as text, never as keys). `restore()` undoes all of it (raw mode
  * off, cursor shown, main screen back) and closes what was opened; it is safe to call twice,
  * and the caller calls it on every way out.
  */
 
-const ENTER = '\x1b[?1049h\x1b[?25l\x1b[H\x1b[2J';
-const LEAVE = '\x1b[?25h\x1b[?1049l';
+// Bracketed paste on (?2004h) with the screen, off (?2004l) when it is given back: a paste then
+// arrives between ESC[200~ and ESC[201~ and is handed over whole, never as keys.
+const ENTER = '\x1b[?1049h\x1b[?25l\x1b[?2004h\x1b[H\x1b[2J';
+const LEAVE = '\x1b[?2004l\x1b[?25h\x1b[?1049l';
 
 type KeyStream = NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?(on: boolean): unknown; isRaw?: boolean };
 
@@ -52,11 +55,30 @@ export function openTerminal(context: CliContext, keyStream: { stream: KeyStream
   let listener: ((text: string | undefined, key: Key | undefined) => void) | null = null;
 
   const keys: KeySource = {
-    start(onKey) {
+    start(onKey, onPaste) {
       // A lone Esc is told from the start of an escape sequence by a pause: 50 ms, not readline's 500.
       emitKeypressEvents(input, { escapeCodeTimeout: 50 } as unknown as Parameters<typeof emitKeypressEvents>[1]);
       input.setRawMode?.(true);
-      listener = (text, key) => onKey(text, key ?? { sequence: text });
+      // readline names the brackets of a paste (paste-start, paste-end); what comes between them is
+      // gathered and handed over as one paste.
+      let paste: string[] | null = null;
+      listener = (text, key) => {
+        if (key?.name === 'paste-start') {
+          paste = [];
+          return;
+        }
+        if (key?.name === 'paste-end') {
+          const whole = paste?.join('') ?? '';
+          paste = null;
+          if (onPaste) onPaste(whole);
+          return;
+        }
+        if (paste) {
+          paste.push(key?.name === 'return' || key?.name === 'enter' ? '\n' : (text ?? key?.sequence ?? ''));
+          return;
+        }
+        onKey(text, key ?? { sequence: text });
+      };
       input.on('keypress', listener);
       input.resume();
       return () => {

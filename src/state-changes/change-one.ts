@@ -6,7 +6,7 @@ import { UsageError } from '../errors/cli-error.js';
 import type { IdListEntry } from '../id-lists/id-list.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import type { LogEntry } from '../action-log/action-log.js';
-import { decideChange, type ChangeGuard, type SkipReason } from './change-rules.js';
+import { decideChange, seenIn, type ChangeGuard, type Seen, type SkipReason } from './change-rules.js';
 import type { ChangeResult } from './change-result.js';
 
 /*
@@ -113,12 +113,8 @@ function outcomeUnknown(error: unknown): boolean {
   return error instanceof BadResponseError && asNotTheService(error) === undefined;
 }
 
-type Read = { state: string | null; comments: string | null };
-
-function readOf(body: unknown): Read {
-  const b = (typeof body === 'object' && body !== null ? body : {}) as { state?: unknown; comments?: unknown };
-  return { state: typeof b.state === 'string' ? b.state : null, comments: typeof b.comments === 'string' ? b.comments : null };
-}
+type Read = Seen;
+const readOf = seenIn;
 
 /**
  * An id whose input line names none (a results line without an id): INVALID at once, without a

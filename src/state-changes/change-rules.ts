@@ -4,7 +4,10 @@ import { TRANSITIONS, isKnownState } from '../contract/states.js';
  * The one place that decides a state change, for the review queue (src/review-queue/) and for
  * `set-state` on many events (bulk-change.ts):
  * - which PATCHes a change to a state takes from the state read (stepsTo);
- * - whether an event read again just before the PATCH is still as it was seen (changedSince);
+ * - whether an event read again just before the PATCH is still as it was seen (changedSince),
+ *   and what changed, in words (changeWords);
+ * - what comment is sent when one is added to an event that has one (commentToSend: kept or
+ *   replaced; the service keeps one comment);
  * - whether a change asked for many events is sent to one of them, or passed over and why
  *   (decideChange): already there, outside --if-state, or a transition the known state machine
  *   does not allow (or a state this build does not know), unless forced.
@@ -30,10 +33,46 @@ export interface Seen {
   comments: string | null;
 }
 
+/** What a read of an event says (an answer without a string state or comments: null). */
+export function seenIn(body: unknown): Seen {
+  const b = (typeof body === 'object' && body !== null ? body : {}) as { state?: unknown; comments?: unknown };
+  return { state: typeof b.state === 'string' ? b.state : null, comments: typeof b.comments === 'string' ? b.comments : null };
+}
+
 /** What a re-read says changed against what was seen: null when nothing did. */
 export function changedSince(seen: Seen, now: Seen): Seen | null {
   if (now.state === seen.state && now.comments === seen.comments) return null;
   return now;
+}
+
+/**
+ * What changed between two reads, in words, one part per field that changed:
+ * `state PENDING_REVIEW → DECLINED`, `comment (none) → "fraud ring"`. Raw text from the
+ * service: the caller makes it safe for its terminal.
+ */
+export function changeWords(seen: Seen, now: Seen): string[] {
+  const words: string[] = [];
+  if (now.state !== seen.state) words.push(`state ${seen.state ?? '(none)'} → ${now.state ?? '(none)'}`);
+  const comment = (c: string | null) => (c === null || c === '' ? '(none)' : `"${c}"`);
+  if (now.comments !== seen.comments) words.push(`comment ${comment(seen.comments)} → ${comment(now.comments)}`);
+  return words;
+}
+
+/** Between the comment an event keeps and the one added after it (the service keeps one comment). */
+export const KEPT_COMMENT_SEPARATOR = ' | ';
+
+/**
+ * The comment to send for `added` on an event whose comment is `existing`: with `keep`, the
+ * existing one stays and `added` follows it; otherwise `added` replaces it.
+ */
+export function commentToSend(existing: string | null, added: string, keep: boolean): string {
+  if (!keep || existing === null || existing.trim() === '') return added;
+  return `${existing}${KEPT_COMMENT_SEPARATOR}${added}`;
+}
+
+/** True when sending `added` would replace a comment the event has (another, not empty). */
+export function replacesComment(existing: string | null, added: string): boolean {
+  return existing !== null && existing.trim() !== '' && existing !== added;
 }
 
 /** Why a change asked for many events passes one over. */

@@ -1,6 +1,7 @@
 import { poolRuntime, runPool, type PoolJob, type PoolRun, type PoolRuntime, type Settled } from '../batch/run-pool.js';
 import { count } from '../batch/batch-progress.js';
-import { LineFile, refuseMissing } from '../batch/results-file.js';
+import { headerText, LineFile, refuseMissing } from '../batch/results-file.js';
+import { bindResume, serviceOf } from '../batch/run-binding.js';
 import { FileWriteError } from '../files/append-line.js';
 import { KNOWN_STATES } from '../contract/states.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
@@ -29,8 +30,8 @@ import { matchState, stateFromTyped } from './state-names.js';
 export interface BulkOptions {
   ids: readonly string[];
   from?: string | undefined;
-  /** --state as typed. */
-  state: string;
+  /** --state as typed; null: not given (only a --resume may leave it out: it is then the record's). */
+  state: string | null;
   /** --comments as given; an empty one is never sent. */
   comments: string | null;
   /** --if-state as typed, comma-separated; null for none. */
@@ -42,6 +43,15 @@ export interface BulkOptions {
   resume: boolean;
   concurrency: number;
   log: string | null;
+}
+
+/** An option of a bulk change as it would be typed, for the messages of a resume. */
+function showOption(key: string, value: unknown): string {
+  const flag = { state: '--state', comments: '--comments', ifState: '--if-state', forceState: '--force-state' }[key] ?? key;
+  if (value === null || value === false) return `no ${flag}`;
+  if (value === true) return flag;
+  const text = Array.isArray(value) ? value.join(',') : String(value);
+  return `${flag} ${terminalSafe(JSON.stringify(text))}`;
 }
 
 /** --if-state A,B in any case and separator, each matched to a known state (did-you-mean), or taken as typed with --force-state. */
@@ -108,18 +118,18 @@ function job(
 
 export async function bulkSetState(session: Session, options: BulkOptions): Promise<void> {
   const context = session.context;
-  const comments = options.comments !== null && options.comments.trim() !== '' ? options.comments : null;
-  if (comments !== null) refuseLongComment(comments);
-  const change: BulkChange = {
-    target: stateFromTyped(options.state, options.force, 'send'),
-    comments,
-    guard: { ifStates: options.ifState === null ? null : parseIfState(options.ifState, options.force), force: options.force },
-  };
   if (options.resume && !options.out) throw new UsageError('--resume needs --out: the results file of the run to continue');
   if (options.dryRun && options.out) throw new UsageError('--dry-run changes nothing and keeps no results file: leave out --out (the plan and a line per id are printed)');
+  // What is sent, as the results file's header records it; a --resume must match the record.
+  const typed = {
+    state: options.state === null ? null : stateFromTyped(options.state, options.force, 'send'),
+    comments: options.comments !== null && options.comments.trim() !== '' ? options.comments : null,
+    ifState: options.ifState === null ? null : [...new Set(parseIfState(options.ifState, options.force))].sort(),
+    forceState: options.force,
+  };
   const confirm = !options.dryRun && !options.yes;
   const note = (line: string) => context.stderr.write(line);
-  // One run at a time writes the results file: taken before the plan, held until the end.
+  // One run at a time writes the results file: taken before the plan (and before its header is read), held until the end.
   const outLock = options.out ? lockForOneWriter(options.out, '--out', note) : null;
   let log: SessionLog | null = null;
   // The first line the log could not take: the run stops, and no PATCH is sent after it.
@@ -127,10 +137,28 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
   try {
     if (options.out && !options.resume) LineFile.refuseExisting(options.out, '--out');
     if (options.out && options.resume) refuseMissing(options.out);
+    let intent: Record<string, unknown> = typed;
+    let header: string | undefined;
+    if (options.out) {
+      const run = { command: 'set-state', service: await serviceOf(session), options: typed };
+      const given = new Set([...(options.state !== null ? ['state'] : []), ...(options.comments !== null ? ['comments'] : []), ...(options.ifState !== null ? ['ifState'] : []), ...(options.force ? ['forceState'] : [])]);
+      const bound = options.resume ? await bindResume(session, options.out, run, given, showOption, readChangeResult) : { options: typed, header: headerText(run) };
+      intent = bound.options;
+      header = bound.header;
+    }
+    const target = intent.state as string | null;
+    if (target === null) throw new UsageError('set-state for many events needs --state', `e.g. --state declined --comments "fraud ring"; states: ${KNOWN_STATES.join(', ')}`);
+    const comments = intent.comments as string | null;
+    if (comments !== null) refuseLongComment(comments);
+    const change: BulkChange = {
+      target,
+      comments,
+      guard: { ifStates: intent.ifState as string[] | null, force: intent.forceState === true },
+    };
     if (confirm && !session.canPrompt) {
       throw new UsageError('set-state for many events asks for a confirmation, and there is no terminal to ask on (or --no-input)', 'add --yes, or --dry-run to see the plan');
     }
-    if (options.comments !== null && comments === null) context.stderr.write('note: the empty --comments is not sent (it would erase the comment each event has)\n');
+    if (options.comments !== null && typed.comments === null) context.stderr.write('note: the empty --comments is not sent (it would erase the comment each event has)\n');
     if (options.log !== null && !options.dryRun) log = await openSessionLog(options.log, undefined, note);
     const runtime = await poolRuntime(session, { concurrency: options.concurrency, rate: null });
     const work: ChangeWork = {
@@ -170,6 +198,7 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
       resume: options.resume,
       quiet: false,
       outLocked: true,
+      ...(header !== undefined ? { header } : {}),
     });
     finish(session, options, change, stats, run, logFailure?.message ?? null);
   } finally {

@@ -5,11 +5,19 @@ import type { Session } from '../session.js';
 import type { Prompter } from '../prompter/prompter.js';
 import { matchState, stateFromTyped } from './state-names.js';
 import { terminalSafe } from '../render/terminal-text.js';
+import { shellCommand } from '../render/shell-command.js';
+import { changedSince, changeWords, commentToSend, KEPT_COMMENT_SEPARATOR, replacesComment, seenIn, type Seen } from './change-rules.js';
 
 /*
  * Manual review: change an event's state and/or add a comment. What is missing is asked at a
  * terminal (state from a list, comments as text, then a confirmation showing before → after);
  * without a terminal, or with --no-input, missing input is a usage error naming the flag.
+ *
+ * What is sent is what the person saw: the event is read first and read again just before the
+ * PATCH (change-rules.ts compares the two and words the difference). A comment that would
+ * replace the event's own (the service keeps one) is kept, with the new one after it, or
+ * replaced, as asked (a terminal) or said (--append-comment / --replace-comment); off a
+ * terminal, without either, nothing is sent.
  */
 
 export interface SetStateOptions {
@@ -21,6 +29,10 @@ export interface SetStateOptions {
   forceState?: boolean;
   /** Print the updated summary's tables instead of one line. */
   verbose?: boolean;
+  /** --comments on an event that has a comment: keep it, the new one after it. */
+  appendComment?: boolean;
+  /** --comments on an event that has a comment: replace it. */
+  replaceComment?: boolean;
 }
 
 const OTHER = Symbol('other');
@@ -61,8 +73,37 @@ export function refuseLongComment(comments: string): void {
   if (problem) throw new UsageError(`${problem}: nothing was sent`, `shorten it to ${MAX_COMMENT_LENGTH.toLocaleString('en-US')} characters or fewer`);
 }
 
+/** How `--comments` treats a comment the event has: kept with the new one after it, replaced, or not said. */
+type CommentChoice = 'append' | 'replace' | null;
+
+/**
+ * The comment to send, given what the event has now: the same text when it replaces nothing;
+ * otherwise as chosen (flag), asked (terminal), or refused (off a terminal, nothing sent).
+ */
+async function commentFor(session: Session, eventId: string, state: string | undefined, comments: string, seen: Seen, choice: CommentChoice, ask: boolean): Promise<{ text: string; kept: string | null; replaced: string | null }> {
+  const existing = seen.comments;
+  if (existing === null || !replacesComment(existing, comments)) return { text: comments, kept: null, replaced: null };
+  let keep: boolean;
+  if (choice !== null) keep = choice === 'append';
+  else if (ask) {
+    keep = await (await session.prompter()).confirm(`${terminalSafe(eventId)} has a comment: "${terminalSafe(existing)}". Keep it (yours is added after it; n replaces it)?`, true);
+  } else {
+    const words = ['fraudctl', ...session.serviceFlags(), 'set-state', eventId, ...(state !== undefined ? ['--state', state] : []), '--comments', comments];
+    throw new UsageError(
+      `${terminalSafe(eventId)} has a comment ("${terminalSafe(existing)}"), which --comments would replace: nothing was sent`,
+      `keep it and add yours after it: ${terminalSafe(shellCommand([...words, '--append-comment']))}; or replace it: add --replace-comment instead`,
+    );
+  }
+  const text = commentToSend(existing, comments, keep);
+  const problem = commentTooLong(text);
+  if (problem) throw new UsageError(`${problem} with the comment it keeps: nothing was sent`, `shorten yours, or replace the comment (--replace-comment)`);
+  return keep ? { text, kept: existing, replaced: null } : { text, kept: null, replaced: existing };
+}
+
 export async function setState(session: Session, eventId: string, options: SetStateOptions): Promise<void> {
   let { state, comments } = options;
+  if (options.appendComment && options.replaceComment) throw new UsageError('--append-comment and --replace-comment cannot be used together', 'keep the event\'s comment (--append-comment) or replace it (--replace-comment)');
+  const choice: CommentChoice = options.appendComment ? 'append' : options.replaceComment ? 'replace' : null;
   // An empty comment is never sent: the service replaces the event's comment with it, which would
   // erase a colleague's note.
   if (comments !== undefined && comments.trim() === '') {
@@ -80,22 +121,27 @@ export async function setState(session: Session, eventId: string, options: SetSt
       `pass e.g. --state APPROVED --comments "checked with the customer"; states: ${KNOWN_STATES.join(', ')}`,
     );
   }
+  if (choice !== null && comments === undefined && !prompting) throw new UsageError(`--${choice}-comment goes with --comments`, 'e.g. --comments "customer called" --append-comment');
 
-  const client = options.dryRun ? undefined : await session.client();
-  let current: string | null = null;
   const output = await session.output();
-  // The state before the change: for the list of choices, and for the line that says what changed.
-  if (client && (prompting || (!output.json && !options.verbose))) current = currentState((await client.getEvent(eventId)).body);
+  const client = options.dryRun ? undefined : await session.client();
+  // What the event was when read: the choices, the comment it has, and what a re-read compares with.
+  let seen: Seen = client ? seenIn((await client.getEvent(eventId)).body) : { state: null, comments: null };
   if (prompting) {
     const prompter = await session.prompter();
-    if (state === undefined) state = await askState(prompter, current);
-    if (comments === undefined) comments = (await prompter.input('Comments (optional)')).trim() || undefined;
+    if (state === undefined) state = await askState(prompter, seen.state);
+    if (comments === undefined) {
+      const has = seen.comments !== null && seen.comments.trim() !== '' ? `; the event has "${terminalSafe(seen.comments)}"` : '';
+      comments = (await prompter.input(`Comments (optional${has})`)).trim() || undefined;
+    }
     if (comments !== undefined) refuseLongComment(comments);
   }
   if (state === undefined && comments === undefined) throw new UsageError('nothing to change: give a state or a comment', 'an empty comment is never sent, so that it cannot erase the event\'s comment');
-  const change = { ...(state !== undefined ? { state } : {}), ...(comments !== undefined ? { comments } : {}) };
 
-  if (options.dryRun) {
+  if (!client) {
+    // A dry run reads nothing: what the event's comment is, and so what --append-comment would send, is not known.
+    if (choice === 'append' && comments !== undefined) session.context.stderr.write(`note: with --append-comment the comment sent is the event's own, then "${KEPT_COMMENT_SEPARATOR}" and this one (a dry run does not read the event)\n`);
+    const change = { ...(state !== undefined ? { state } : {}), ...(comments !== undefined ? { comments } : {}) };
     const [{ previewRequest, eventPath }, settings] = await Promise.all([import('../api/api-client.js'), session.settings()]);
     // Not a preview of a request that would be refused: a stored key for another URL is not sent.
     if (settings.keyRefusal !== undefined) throw settings.keyRefusal;
@@ -107,27 +153,49 @@ export async function setState(session: Session, eventId: string, options: SetSt
     return output.print(renderDryRun(request, output.style));
   }
 
-  if (prompting && !options.yes) {
-    const arrow = state !== undefined ? `${terminalSafe(current ?? '?')} → ${terminalSafe(state)}` : `keep ${terminalSafe(current ?? '?')}`;
-    const note = comments !== undefined ? ` with comment "${terminalSafe(comments)}"` : '';
-    const go = await (await session.prompter()).confirm(`Change ${terminalSafe(eventId)}: ${arrow}${note}?`, true);
-    if (!go) throw new CliError('cancelled: nothing was changed', ExitCode.INTERRUPTED);
+  // Ask (on a terminal), re-read just before the PATCH, and send only what was asked about: an
+  // event that changed meanwhile (a colleague's decision or note) is said, and asked about again;
+  // off a terminal (or with --yes) it is a CONFLICT and nothing is sent.
+  const confirming = prompting && !options.yes;
+  let comment = comments === undefined ? undefined : await commentFor(session, eventId, state, comments, seen, choice, prompting);
+  let conflicted = false;
+  for (;;) {
+    if (confirming) {
+      const arrow = state !== undefined ? `${terminalSafe(seen.state ?? '?')} → ${terminalSafe(state)}` : `keep ${terminalSafe(seen.state ?? '?')}`;
+      const note = comment === undefined ? '' : ` with comment "${terminalSafe(comments!)}"${comment.kept !== null ? ` after "${terminalSafe(comment.kept)}"` : comment.replaced !== null ? ` replacing "${terminalSafe(comment.replaced)}"` : ''}`;
+      // After a change by someone else, Enter does not overrule them: the default is no.
+      const go = await (await session.prompter()).confirm(`Change ${terminalSafe(eventId)}: ${arrow}${note}?`, !conflicted);
+      if (!go) throw new CliError('cancelled: nothing was changed', ExitCode.INTERRUPTED);
+    }
+    const now = seenIn((await client.getEvent(eventId)).body);
+    if (changedSince(seen, now) === null) break;
+    const what = changeWords(seen, now).map(terminalSafe).join('; ');
+    if (!confirming) {
+      throw new CliError(`CONFLICT: ${terminalSafe(eventId)} changed since it was read (${what}): nothing was sent`, ExitCode.FAILURE, `see it with ${shellCommand(['fraudctl', ...session.serviceFlags(), 'show', eventId])}, then decide again`);
+    }
+    session.context.stderr.write(`${terminalSafe(eventId)} changed since you read it: ${what}\n`);
+    seen = now;
+    conflicted = true;
+    if (comments !== undefined) comment = await commentFor(session, eventId, state, comments, seen, choice, true);
   }
 
-  const reply = await client!.changeState(eventId, change);
+  const change = { ...(state !== undefined ? { state } : {}), ...(comment !== undefined ? { comments: comment.text } : {}) };
+  const reply = await client.changeState(eventId, change);
   if (output.json) {
     if (reply.body !== undefined) output.printJson(reply.body);
     return;
   }
   if (options.verbose) {
     // A service may answer 204 with no body: show the summary as it now stands.
-    const summary = reply.body ?? (await client!.getEvent(eventId)).body;
+    const summary = reply.body ?? (await client.getEvent(eventId)).body;
     const { renderEventSummary } = await import('../render/event-tables.js');
     return output.print(renderEventSummary(summary, output.style));
   }
-  // One line: what changed (`ord-1002  IN_REVIEW → ESCALATED  comment recorded`).
+  // One line: what changed (`ord-1002  IN_REVIEW → ESCALATED  comment recorded`), from the state read just before.
+  const current = seen.state;
   const after = currentState(reply.body) ?? state ?? current;
   const before = current ?? '?';
   const move = state === undefined || after === before ? `${terminalSafe(after ?? before)}${state !== undefined ? ' (unchanged)' : ''}` : `${terminalSafe(before)} → ${terminalSafe(after ?? state)}`;
-  output.print(`${terminalSafe(eventId)}  ${move}${comments !== undefined ? '  comment recorded' : ''}`);
+  const recorded = comment === undefined ? '' : comment.kept !== null ? '  comment added after the one it had' : comment.replaced !== null ? '  comment recorded (replacing the one it had)' : '  comment recorded';
+  output.print(`${terminalSafe(eventId)}  ${move}${recorded}`);
 }

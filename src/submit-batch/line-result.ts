@@ -28,6 +28,11 @@ export interface LineResult {
    * event of any layout (several can start on one line). Added last, so older files read as 1.
    */
   column: number;
+  /**
+   * True when `id` is the one the service assigned to an event sent without one: the input had
+   * no id (resume compares the input's ids with the results'). Added last; older files lack it.
+   */
+  idAssigned: boolean;
 }
 
 /** The result as one line of JSON, fields in their fixed order, terminal controls escaped. */
@@ -45,6 +50,7 @@ export function formatResult(r: LineResult): string {
       attempts: r.attempts,
       latencyMs: r.latencyMs,
       column: r.column,
+      idAssigned: r.idAssigned,
     },
     false,
   );
@@ -60,6 +66,7 @@ export function parseResult(text: string): LineResult | undefined {
   if (r.id !== null && typeof r.id !== 'string') return undefined;
   if (r.column === undefined) r.column = 1;
   else if (!Number.isSafeInteger(r.column) || r.column < 1) return undefined;
+  if (r.idAssigned !== undefined && typeof r.idAssigned !== 'boolean') return undefined;
   return r as LineResult;
 }
 
@@ -71,5 +78,10 @@ export function readLineResult(text: string): RecordedResult | undefined {
   const r = parseResult(text);
   if (!r) return undefined;
   const failed = r.outcome === 'FAILED';
-  return { line: r.line, column: r.column, id: r.id, settled: !failed, unsure: failed && r.id !== null };
+  // The input's id: none when the service assigned the recorded one; an older line cannot tell.
+  const id = r.idAssigned === true ? null : r.id;
+  const orNoId = r.idAssigned === undefined && r.outcome === 'DECIDED' && r.id !== null;
+  // A POST answered by something that is not the service was not passed on (submit-line.ts): not stored.
+  const unsure = failed && id !== null && r.errorType !== 'NOT_THE_SERVICE';
+  return { line: r.line, column: r.column, id, settled: !failed, unsure, orNoId, undecided: r.outcome !== 'DECIDED' };
 }

@@ -1,10 +1,13 @@
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
-import { jsonForTerminal } from '../render/terminal-text.js';
+import { jsonForTerminal, terminalSafe } from '../render/terminal-text.js';
 import type { Session } from '../session.js';
 import { MAX_BODY_BYTES } from '../contract/limits.js';
 import { count } from '../batch/batch-progress.js';
-import { LineFile } from '../batch/results-file.js';
+import { headerText, type LineFile } from '../batch/results-file.js';
+import { bindResume, serviceOf } from '../batch/run-binding.js';
+import { resolve } from 'node:path';
 import { lockForOneWriter, type HeldLock } from '../files/exclusive-lock.js';
+import { checkRejectsPath, openRejects } from './rejects-file.js';
 import { poolRuntime, runPool, type PoolJob, type Settled } from '../batch/run-pool.js';
 import { BatchStats } from './batch-stats.js';
 import { summaryJson, summaryText } from './batch-summary.js';
@@ -26,6 +29,8 @@ export interface BatchOptions {
   out: string | null;
   rejects: string | null;
   resume: boolean;
+  /** The input as named on the command line (`-`: stdin). */
+  source: string;
   quiet: boolean;
   json: boolean;
 }
@@ -33,24 +38,46 @@ export interface BatchOptions {
 /** One line for the rejects file: a JSON text's line breaks are whitespace, so folding them keeps its meaning. */
 const asOneLine = (text: string) => text.replace(/\r?\n/g, ' ');
 
-export async function runBatch(session: Session, input: BatchInput, options: BatchOptions): Promise<void> {
+export async function runBatch(session: Session, input: BatchInput, batchOptions: BatchOptions): Promise<void> {
+  let options = batchOptions;
   if (options.resume && !options.out) {
     input.close();
     throw new UsageError('--resume needs --out: the results file of the run to continue');
   }
   const context = session.context;
   const stats = new BatchStats();
-  let runtime;
   let outLock: HeldLock | null = null;
-  try {
-    // One run at a time writes the results file: a second is refused before anything starts (an embedded sandbox too).
-    outLock = options.out ? lockForOneWriter(options.out, '--out', (line) => context.stderr.write(line)) : null;
-    runtime = await poolRuntime(session, { concurrency: options.concurrency, rate: options.rate });
-  } catch (error) {
+  const closeAndThrow = (error: unknown): never => {
     outLock?.release();
     input.close();
     throw error;
+  };
+  try {
+    // One run at a time writes the results file: a second is refused before anything starts (an embedded sandbox too).
+    outLock = options.out ? lockForOneWriter(options.out, '--out', (line) => context.stderr.write(line)) : null;
+  } catch (error) {
+    closeAndThrow(error);
   }
+  // A resume continues the run its results file records: the same service, the same --rejects
+  // (checked under the lock, before a client or an embedded sandbox is started).
+  let header: string | undefined;
+  if (options.out) {
+    const intent = { command: 'submit', service: await serviceOf(session).catch(closeAndThrow), options: { rejects: options.rejects === null ? null : resolve(options.rejects) } };
+    const given = new Set(options.rejects === null ? [] : ['rejects']);
+    const show = (_key: string, value: unknown) => (value === null ? 'no --rejects' : `--rejects ${terminalSafe(String(value))}`);
+    const bound = options.resume ? await bindResume(session, options.out, intent, given, show, readLineResult).catch(closeAndThrow) : { options: intent.options, header: headerText(intent) };
+    header = bound.header;
+    const rejects = bound.options.rejects as string | null;
+    if (rejects !== null && options.rejects === null) {
+      try {
+        checkRejectsPath(rejects, { input: options.source, out: options.out, resume: true, stdin: context.stdin });
+      } catch (error) {
+        closeAndThrow(error);
+      }
+    }
+    options = { ...options, rejects };
+  }
+  const runtime = await poolRuntime(session, { concurrency: options.concurrency, rate: options.rate }).catch(closeAndThrow);
   const { client, control } = runtime;
   const work: LineWork = {
     client,
@@ -81,15 +108,16 @@ export async function runBatch(session: Session, input: BatchInput, options: Bat
       if (rejects && outcome.result.outcome !== 'DECIDED') rejects.write(asOneLine(record.text));
     },
     ...(options.json ? { stdoutLine: formatResult } : {}),
-    openFiles(resume) {
-      rejects = options.rejects ? LineFile.open(options.rejects, resume ? 'append' : 'replace', '--rejects') : null;
+    async openFiles(_resume, prior) {
+      const path = options.rejects;
+      if (path !== null) rejects = await openRejects(path, prior, (text) => context.stderr.write(`warning: ${text}\n`));
     },
     closeFiles: () => rejects?.close(),
   };
 
   let run;
   try {
-    run = await runPool(context, runtime, job, { maxErrors: options.maxErrors, out: options.out, resume: options.resume, quiet: options.quiet, outLocked: true });
+    run = await runPool(context, runtime, job, { maxErrors: options.maxErrors, out: options.out, resume: options.resume, quiet: options.quiet, outLocked: true, ...(header !== undefined ? { header } : {}) });
   } finally {
     outLock?.release();
   }

@@ -97,7 +97,7 @@ function parseRecord(record: InputRecord, maxRecordBytes: number): LineToSend | 
 }
 
 function blank(record: InputRecord, id: string | null): LineResult {
-  return { line: record.line, id, outcome: 'FAILED', status: null, actionType: null, totalRiskScore: null, errorType: null, errorCodes: [], attempts: 0, latencyMs: 0, column: record.column };
+  return { line: record.line, id, outcome: 'FAILED', status: null, actionType: null, totalRiskScore: null, errorType: null, errorCodes: [], attempts: 0, latencyMs: 0, column: record.column, idAssigned: false };
 }
 
 /** actionType and totalRiskScore from a decision or risk assessment, read tolerantly. */
@@ -109,6 +109,7 @@ function decided(result: LineResult, status: number, body: unknown): LineResult 
   return {
     ...result,
     id: result.id ?? assigned,
+    idAssigned: result.id === null && assigned !== null,
     outcome: 'DECIDED',
     status,
     actionType: typeof b.actionType === 'string' ? b.actionType : null,
@@ -204,6 +205,14 @@ export async function submitLine(record: InputRecord, parsed: LineToSend, work: 
     outcome.result.latencyMs = Math.round(performance.now() - started);
     return outcome;
   };
+  // The run that stopped may have sent this line without recording it: without an id nobody can
+  // tell whether it was stored, so it is not sent again (README: such lines are UNKNOWN).
+  if (options.verifyFirst && parsed.id === null) {
+    return finish({
+      result: { ...result, outcome: 'UNKNOWN', errorType: 'UNRECORDED', errorCodes: [] },
+      reason: 'the run that stopped may have sent it without recording the answer, and without an id whether it was stored cannot be checked (not sent again)',
+    });
+  }
   let check = options.verifyFirst && parsed.id !== null;
   let lastError: unknown;
   for (let round = 0; round <= work.maxResubmits; round++) {

@@ -7,6 +7,7 @@ import type { LineResult } from '../../src/submit-batch/line-result.js';
 const decided = (line: number, actionType: string): LineResult => ({
   line,
   id: null,
+  idAssigned: false,
   outcome: 'DECIDED',
   status: 201,
   actionType,

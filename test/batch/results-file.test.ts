@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatResult, readLineResult, type LineResult } from '../../src/submit-batch/line-result.js';
-import { LineFile, MAX_LINES_IN_PROGRESS, prepareResume } from '../../src/batch/results-file.js';
+import { headerText, LineFile, markClosed, MAX_LINES_IN_PROGRESS, prepareResume } from '../../src/batch/results-file.js';
 import { MAX_CONCURRENCY } from '../../src/commands/number-options.js';
 import { UsageError } from '../../src/errors/cli-error.js';
 import { tempDir } from '../support/sandbox.js';
@@ -17,7 +17,7 @@ const file = (content: string) => {
 };
 
 const result = (line: number, outcome: LineResult['outcome'], id: string | null = `e-${line}`): string =>
-  formatResult({ line, id, outcome, status: outcome === 'DECIDED' ? 201 : null, actionType: null, totalRiskScore: null, errorType: null, errorCodes: [], attempts: 1, latencyMs: 3, column: 1 });
+  formatResult({ line, id, outcome, status: outcome === 'DECIDED' ? 201 : null, actionType: null, totalRiskScore: null, errorType: null, errorCodes: [], attempts: 1, latencyMs: 3, column: 1, idAssigned: false });
 
 describe('prepareResume', () => {
   it('keeps decided, rejected and unknown lines, drops failed ones and a line cut off by a crash, and rewrites the file with what it kept', async () => {
@@ -42,17 +42,34 @@ describe('prepareResume', () => {
     prior.close();
   });
 
-  it('checks a failed line with an id first, and any unrecorded line the dead run may have had in progress', async () => {
-    const p = file(`${result(2, 'FAILED')}\n${result(1000, 'DECIDED')}\n`);
+  it('checks a failed line with an id first, and the first unrecorded lines the dead run may have had in progress (asked in input order)', async () => {
+    const p = file(`${result(2, 'FAILED')}\n${result(3, 'FAILED', null)}\n${result(1000, 'DECIDED')}\n`);
     const prior = await prepareResume(p, readLineResult);
+    expect(prior.maySentBefore(1)).toBe(true);
     expect(prior.maySentBefore(2)).toBe(true);
-    expect(prior.maySentBefore(999)).toBe(true);
+    // Recorded FAILED without an id: nothing was stored, and it was not in progress.
+    expect(prior.maySentBefore(3)).toBe(false);
     // Lines waiting out a Retry-After give up their request slot, so more lines than
     // --concurrency (at most 256) can have been sent and not recorded: the window is the bound
-    // on lines in progress, the one the batch's pool enforces.
+    // on lines in progress, the one the batch's pool enforces, counted over unrecorded lines.
     expect(MAX_LINES_IN_PROGRESS).toBeGreaterThan(MAX_CONCURRENCY);
-    expect(prior.maySentBefore(1000 + MAX_LINES_IN_PROGRESS)).toBe(true);
-    expect(prior.maySentBefore(1001 + MAX_LINES_IN_PROGRESS)).toBe(false);
+    for (let line = 4; line < 1000; line++) expect(prior.maySentBefore(line)).toBe(true);
+    // Lines 1 and 4..999 are 997 unrecorded lines; 27 more past line 1000 make 1,024.
+    for (let line = 1001; line <= 1027; line++) expect(prior.maySentBefore(line)).toBe(true);
+    expect(prior.maySentBefore(1028)).toBe(false);
+  });
+
+  it('after a run that closed its header (everything it took recorded), no unrecorded line can have been sent', async () => {
+    const header = headerText({ command: 'submit', service: 'http://x', options: {} });
+    const p = file(`${header}\n${result(1, 'DECIDED')}\n${result(2, 'FAILED')}\n`);
+    markClosed(p, header);
+    expect(readFileSync(p, 'utf8').split('\n')[0]).toBe(header.replace('"closed":false}', '"closed":true }'));
+    const prior = await prepareResume(p, readLineResult, header);
+    expect(prior.header?.closed).toBe(true);
+    expect(prior.maySentBefore(2)).toBe(true);
+    expect(prior.maySentBefore(3)).toBe(false);
+    // The rewritten file starts with this run's header, open again.
+    expect(readFileSync(p, 'utf8')).toBe(`${header}\n${result(1, 'DECIDED')}\n`);
   });
 
   it('refuses a file whose lines are not fraudctl results, and leaves it as it was', async () => {

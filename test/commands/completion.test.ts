@@ -146,7 +146,7 @@ describeNeeding(['fish'], 'fish', () => {
     );
     expect(top).toEqual(expect.arrayContaining(['submit', 'show', 'config', 'completion', 'sandbox']));
     expect(top).not.toContain('__complete');
-    expect(configVerbs).toEqual(['get', 'list', 'set', 'unset', 'use']);
+    expect(configVerbs).toEqual(['delete', 'get', 'list', 'set', 'unset', 'use']);
     expect(keys).toEqual(['base-url', 'insecure-http', 'retries', 'timeout']);
     expect(shells).toEqual(['bash', 'fish', 'zsh']);
     expect(profiles).toEqual(['local', 'prod', 'sandbox']);

@@ -164,3 +164,48 @@ describe('login: making the profile the one in use, and logout', () => {
     expect(refused.stderr).toContain('run fraudctl login --profile NAME');
   });
 });
+
+describe('config delete', () => {
+  const env = () => ({ ...bare, XDG_CONFIG_HOME: join(cli.env().HOME!, 'delete-config') });
+  const file = () => JSON.parse(readFileSync(join(env().XDG_CONFIG_HOME, 'fraudctl', 'config.json'), 'utf8')) as { activeProfile?: string; profiles: Record<string, unknown> };
+
+  it('off a terminal takes --yes (its hint works as written); removes the profile and its key; the active one says what is active now', async () => {
+    expect((await cli.run(['login', '--profile', 'old', '--base-url', cli.sb.url, '--insecure-storage'], { input: DEMO_KEY, env: env() })).code).toBe(0);
+    expect((await cli.run(['config', 'use', 'old'], { env: env() })).code).toBe(0);
+    const asked = await cli.run(['config', 'delete', 'old'], { env: env() });
+    expect(asked.code).toBe(2);
+    expect(asked.stderr).toBe(`error: not deleting profile "old" (${cli.sb.url}) and its API key without --yes\nto delete it: fraudctl config delete old --yes\n`);
+    expect(file().profiles.old).toBeDefined();
+    const hint = asked.stderr.split('\n')[1]!.replace('to delete it: fraudctl ', '').split(' ');
+    const done = await cli.run(hint, { env: env() });
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stderr).toBe(`deleted profile "old" (${cli.sb.url}) and its API key; the active profile is now "sandbox"\n`);
+    expect(file().profiles).toEqual({});
+    expect(file().activeProfile).toBeUndefined();
+    expect(readFileSync(join(env().XDG_CONFIG_HOME, 'fraudctl', 'config.json'), 'utf8')).not.toContain(DEMO_KEY);
+    const list = await cli.run(['config', 'list', '--json'], { env: env() });
+    expect((JSON.parse(list.stdout) as { name: string }[]).map((p) => p.name)).toEqual(['sandbox']);
+  });
+
+  it('refuses the built-in sandbox and a name that is not there (did you mean), changing nothing', async () => {
+    expect((await cli.run(['config', 'set', 'base-url', 'https://fraud.example.com', '--profile', 'prod'], { env: env() })).code).toBe(0);
+    const sandbox = await cli.run(['config', 'delete', 'sandbox', '--yes'], { env: env() });
+    expect(sandbox.code).toBe(2);
+    expect(sandbox.stderr).toContain('the built-in "sandbox" profile cannot be deleted');
+    const typo = await cli.run(['config', 'delete', 'prdo', '--yes'], { env: env() });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('no profile "prdo" (known: prod, sandbox); did you mean "prod"?');
+    expect(file().profiles.prod).toEqual({ baseUrl: 'https://fraud.example.com' });
+  });
+
+  it('on a terminal asks first (no by default): n keeps the profile, y deletes it', async () => {
+    expect((await cli.run(['config', 'set', 'base-url', 'https://asked.example.com', '--profile', 'asked'], { env: env() })).code).toBe(0);
+    const no = await onTerminal(['config', 'delete', 'asked'], [[/Delete profile "asked"/, 'n\r']], cli.env(env()));
+    expect(no.code, no.screen).toBe(130);
+    expect(file().profiles.asked).toBeDefined();
+    const yes = await onTerminal(['config', 'delete', 'asked'], [[/Delete profile "asked"/, 'y\r']], cli.env(env()));
+    expect(yes.code, yes.screen).toBe(0);
+    expect(yes.screen).toContain('deleted profile "asked"');
+    expect(file().profiles.asked).toBeUndefined();
+  });
+});

@@ -80,7 +80,8 @@ function batchFile(prefix: string, count: number): { input: string; out: string 
   writeFileSync(input, `${makeLines(prefix, count).join('\n')}\n`);
   return { input, out: join(tmp.dir, `${files}-${prefix}.out.jsonl`) };
 }
-const resultLines = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean);
+/** The result lines of a results file, its header (the first line: which run wrote it) left out. */
+const resultLines = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).filter((l) => !l.startsWith('{"fraudctl":"results"'));
 
 /** One line and a hint, naming the proxy by host and port, never its password or the API key. */
 function expectProxyError(result: CliResult & { ms: number }, code: number, message: RegExp, hint: RegExp): void {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/contract/index.js';
 import type { ChangeResult } from '../../src/state-changes/change-result.js';
 import { cliEnv, runCli, startCli } from '../support/cli.js';
+import { readResultsFile } from '../support/batch-events.js';
 import { startOnTerminal } from '../support/pty.js';
 import { DEMO_KEY, send, startTestSandbox, tempDir, type TestSandbox } from '../support/sandbox.js';
 import { startStaticFileServer, type StaticServer } from '../support/static-file-server.js';
@@ -78,11 +79,7 @@ function changesOf(dbPath: string, ids: readonly string[]): Map<string, number> 
 
 /** A line of a results file, as the product writes it. */
 type Line = ChangeResult;
-const readLines = (path: string): Line[] =>
-  readFileSync(path, 'utf8')
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as Line);
+const readLines = (path: string): Line[] => readResultsFile(path).results as unknown as Line[];
 
 describe('set-state for many events: the guard, a result per id, exit codes', () => {
   it('reads before writing: changes what the guard allows, skips the rest saying why, one result line per id', async () => {
@@ -283,7 +280,8 @@ describe('set-state for many events: interrupted, faults, servers that are not t
     const list = file('kill.txt', `${ids.join('\n')}\n`);
     const out = file('kill.jsonl');
     const args = ['set-state', '--from', list, '--state', 'approved', '--yes', '--out', out, '--concurrency', '2'];
-    const recorded = () => (existsSync(out) ? readFileSync(out, 'utf8').split('\n').length - 1 : 0);
+    // Result lines, the header (the first line) not counted.
+    const recorded = () => (existsSync(out) ? Math.max(0, readFileSync(out, 'utf8').split('\n').length - 2) : 0);
     const until = async (lines: number) => {
       for (let delay = 10; recorded() < lines; delay = Math.min(100, delay * 2)) await new Promise((r) => setTimeout(r, delay));
     };

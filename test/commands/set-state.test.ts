@@ -179,7 +179,8 @@ describe('fraudctl set-state against a service that answers 204', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/state\s+│ APPROVED/);
-    expect(seen).toEqual(['PATCH /event/x-1/state', 'GET /event/x-1']);
+    // Read, read again just before the change, then the summary after the empty answer.
+    expect(seen).toEqual(['GET /event/x-1', 'GET /event/x-1', 'PATCH /event/x-1/state', 'GET /event/x-1']);
   });
 
   it('says what changed in one line after an empty 204, from the state read before', async () => {
@@ -187,7 +188,7 @@ describe('fraudctl set-state against a service that answers 204', () => {
     const result = await cli.run(['set-state', 'x-1', '--state', 'DECLINED', '--base-url', url]);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('x-1  APPROVED → DECLINED\n');
-    expect(seen).toEqual(['GET /event/x-1', 'PATCH /event/x-1/state']);
+    expect(seen).toEqual(['GET /event/x-1', 'GET /event/x-1', 'PATCH /event/x-1/state']);
   });
 
   it('prints nothing on stdout with --json, since the service sent no body', async () => {

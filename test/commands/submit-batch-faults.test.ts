@@ -276,7 +276,10 @@ describe('a second Ctrl-C', () => {
     const result = await run.done;
     expect(result.code).toBe(130);
     expect(result.stderr).toContain('aborted at the second Ctrl-C');
-    expect(readFileSync(out, 'utf8')).toBe('');
+    // Only the header: no result, and not closed (lines were left in flight).
+    const lines = readFileSync(out, 'utf8').split('\n').filter(Boolean);
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ fraudctl: 'results', closed: false });
     expect(stuck.processed()).toBe(0);
   }, 20_000);
 });

@@ -167,7 +167,7 @@ describe('fraudctl submit (batch)', () => {
       expect(r.outcome).toBe('DECIDED');
       expect(r.status).toBe(201);
       expect(['APPROVE', 'REVIEW', 'DECLINE']).toContain(r.actionType);
-      expect(Object.keys(r)).toEqual(['line', 'id', 'outcome', 'status', 'actionType', 'totalRiskScore', 'errorType', 'errorCodes', 'attempts', 'latencyMs', 'column']);
+      expect(Object.keys(r)).toEqual(['line', 'id', 'outcome', 'status', 'actionType', 'totalRiskScore', 'errorType', 'errorCodes', 'attempts', 'latencyMs', 'column', 'idAssigned']);
       const stored = await cli.sb.call('GET', `/event/jsonl-basic-${n}/risk-assessment`);
       expect(stored.status).toBe(200);
       expect((stored.json as { actionType: string }).actionType).toBe(r.actionType);
@@ -220,7 +220,8 @@ describe('fraudctl submit (batch)', () => {
   it('events that come slowly on stdin: each is decided as it comes; Ctrl-C while waiting for the next ends at once (exit 130) and sends nothing more', async () => {
     const out = outPath('results.jsonl');
     const running = startCli(['submit', '-', '--out', out], { env: cli.env(), keepStdinOpen: true });
-    const recorded = () => (existsSync(out) ? readFileSync(out, 'utf8').split('\n').filter(Boolean).length : 0);
+    // Result lines, the header (the first line) not counted.
+    const recorded = () => (existsSync(out) ? Math.max(0, readFileSync(out, 'utf8').split('\n').filter(Boolean).length - 1) : 0);
     try {
       const lines = makeLines('trickle', 3);
       // Two lines make it a batch; each is decided before the next comes.

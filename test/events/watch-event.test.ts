@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer } from '../api/fake-server.js';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { cliEnv, runCli, startCli, type RunningCli } from '../support/cli.js';
+import { startOnTerminal } from '../support/pty.js';
 
 /*
  * `fraudctl show ID --watch`, as processes: against the sandbox with a second fraudctl changing
@@ -33,7 +34,8 @@ describe('fraudctl show --watch against the sandbox', () => {
 
     expect((await cli.run(['set-state', id, '--state', 'IN_REVIEW', '--comments', 'called the customer'])).code).toBe(0);
     await expect.poll(() => run.output().stdout, { timeout: 10_000 }).toMatch(new RegExp(`${STAMP}  state PENDING_REVIEW → IN_REVIEW · comments "called the customer"\\n$`));
-    expect((await cli.run(['set-state', id, '--comments', 'waiting for documents'])).code).toBe(0);
+    // It replaces the comment the event has: said so (set-state refuses otherwise, off a terminal).
+    expect((await cli.run(['set-state', id, '--comments', 'waiting for documents', '--replace-comment'])).code).toBe(0);
     await expect.poll(() => run.output().stdout, { timeout: 10_000 }).toMatch(new RegExp(`${STAMP}  comments "waiting for documents"\\n$`));
     expect((await cli.run(['set-state', id, '--state', 'DECLINED'])).code).toBe(0);
 
@@ -153,6 +155,27 @@ describe('fraudctl show --watch against a scripted server', () => {
     expect(summaryAt).toHaveLength(3);
     expect(summaryAt[2]! - summaryAt[1]!).toBeGreaterThanOrEqual(2_900);
     expect(lines(result.stdout).at(-1)).toMatch(/state PENDING_REVIEW → APPROVED$/);
+  });
+
+  it('on a terminal, a service down at the start is said at once with when the next check is, and the summary comes when it answers; off one it ends as show does', async () => {
+    const unavailable = (res: ServerResponse) => send(res, 503, { requestId: 'r-down', errorType: 'SERVICE_UNAVAILABLE', errorCodes: ['OVERLOADED'] });
+    steps = [unavailable, state('PENDING_REVIEW'), state('APPROVED')];
+    const pty = await startOnTerminal(['show', 'e-1', '--watch', '--interval', '1'], { env: env(), width: 300, height: 120 });
+    try {
+      // The first answer is a 503: said at once (no retries of the client's first), not after a blank wait.
+      await pty.waitFor(/check failed: the service is unavailable while fetching event "e-1" \(503 SERVICE_UNAVAILABLE: OVERLOADED, request r-down\); next check in 2 s/);
+      expect(summaryAt).toHaveLength(1);
+      await pty.waitFor(/reached APPROVED/);
+      const { code, screen } = await pty.exited();
+      expect(code, screen).toBe(0);
+      expect(screen).toMatch(/PENDING_REVIEW/);
+    } finally {
+      await pty.kill();
+    }
+    // Off a terminal the first check is show's: its failure (after the client's retries) is the exit code.
+    steps = [unavailable];
+    const script = await runCli(['show', 'e-1', '--watch', '--interval', '1', '--timeout', '2'], { env: env(), timeoutMs: 20_000 });
+    expect(script.code).toBe(6);
   });
 
   it('a dropped connection is a line on stderr, not an exit; the watch goes on', async () => {

@@ -45,6 +45,14 @@ describe('readIdList', () => {
     await expect(entries({ from: '-' }, tty)).rejects.toThrow(UsageError);
   });
 
+  it('skips the header of a results file (its first line, which names the run, not an event)', async () => {
+    const header = JSON.stringify({ fraudctl: 'results', version: 1, command: 'submit', service: 'http://127.0.0.1:1', options: { rejects: null }, closed: true });
+    const path = file(`${header}\n${result(1, 'h-1', 'DECIDED', 'REVIEW')}\n${result(2, 'h-2', 'DECIDED', 'APPROVE')}\n`);
+    const every = await entries({ from: path, results: 'every' });
+    expect(every.map((e) => [e.id, e.problem])).toEqual([['h-1', null], ['h-2', null]]);
+    expect(ids(await entries({ from: path, results: 'review' }))).toEqual(['h-1']);
+  });
+
   it('recognises a results file of submit --out by its content and takes the ids asked for', async () => {
     const results = [
       result(1, 'r-1', 'DECIDED', 'APPROVE'),

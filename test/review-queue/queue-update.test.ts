@@ -234,11 +234,53 @@ describe('deciding', () => {
     const effects = d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'DECLINED', 'fraud ring') });
     expect(ofType(effects, 'patch')).toEqual([]);
     expect(d.model.mode.name).toBe('keys');
-    expect(d.model.current?.notice?.lines).toEqual(['not sent: changed by someone else since you opened it: IN_REVIEW → DECLINED', 'their comment: fraud ring', 'choose again']);
+    expect(d.model.current?.notice?.lines).toEqual(['not sent: changed by someone else since you opened it: state IN_REVIEW → DECLINED; comment (none) → "fraud ring"', 'choose again']);
     expect(d.model.current).toMatchObject({ seenState: 'DECLINED', claim: 'none' });
     expect(d.logs().at(-1)).toBe('e1 approve IN_REVIEW→APPROVED conflict');
     // Skipping now gives nothing back: the claim is gone.
     expect(ofType(d.key('s'), 'release')).toEqual([]);
+  });
+
+  it('a change of the comment alone is named as such, never as IN_REVIEW → IN_REVIEW', () => {
+    const d = onFirst();
+    d.key('a');
+    d.enter();
+    d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'call the bank first') });
+    expect(d.model.current?.notice?.lines).toEqual(['not sent: changed by someone else since you opened it: comment (none) → "call the bank first"', 'choose again']);
+  });
+
+  it('a comment replaces the one the event has unless Tab keeps it, the new one after it', () => {
+    const d = new Driver(['e1', 'e2']);
+    d.send({ type: 'start' });
+    d.loaded(0, 'PENDING_REVIEW', 'fraud ring (alice)');
+    d.send({ type: 'claimed', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'fraud ring (alice)'), requestId: 'r' });
+    d.key('d');
+    expect(d.model.mode).toMatchObject({ name: 'comment', keep: false });
+    d.send({ type: 'key', text: '\t', key: { name: 'tab', sequence: '\t' } });
+    expect(d.model.mode).toMatchObject({ name: 'comment', keep: true });
+    d.type('same card');
+    d.enter();
+    expect(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'fraud ring (alice)') })).toEqual([
+      expect.objectContaining({ type: 'patch', id: 'e1', change: { state: 'DECLINED', comments: 'fraud ring (alice) | same card' } }),
+    ]);
+  });
+
+  it('Tab does nothing when the event has no comment; kept, a comment over the limit together is not sent', () => {
+    const d = new Driver(['e1']);
+    d.send({ type: 'start' });
+    d.loaded(0, 'ESCALATED', 'x'.repeat(3990));
+    d.key('c');
+    d.send({ type: 'key', text: '\t', key: { name: 'tab', sequence: '\t' } });
+    d.send({ type: 'paste', text: 'y'.repeat(20) });
+    expect(d.enter()).toEqual([]);
+    expect(d.model.mode.name).toBe('comment');
+    expect(d.model.current?.notice?.lines[0]).toMatch(/^the comment is 4,013 characters long; the service takes at most 4,000 with the comment it keeps/);
+    const bare = new Driver(['e1']);
+    bare.send({ type: 'start' });
+    bare.loaded(0, 'ESCALATED');
+    bare.key('c');
+    bare.send({ type: 'key', text: '\t', key: { name: 'tab', sequence: '\t' } });
+    expect(bare.model.mode).toMatchObject({ name: 'comment', keep: false });
   });
 
   it('confirms fraud from review in two steps, DECLINED then FRAUD_CONFIRMED, the comment on the last', () => {
@@ -552,6 +594,107 @@ describe('the summary’s groups: each passed-over id with why, each id once', (
       ['approved', ['e1']],
       ['stillClaimed', ['e2']],
     ]);
+  });
+});
+
+describe('a paste is a message, never keys', () => {
+  function onFirst(): Driver {
+    const d = new Driver(['e1', 'e2']);
+    d.send({ type: 'start' });
+    d.open(0);
+    return d;
+  }
+
+  it('on an event screen a paste does nothing to the event, and says it was ignored', () => {
+    const d = onFirst();
+    const before = d.model;
+    expect(d.send({ type: 'paste', text: 'Customer called, address verified\r' })).toEqual([]);
+    expect(d.model.mode.name).toBe('keys');
+    expect(d.model.current).toMatchObject({ id: 'e1', claim: 'held' });
+    expect(d.model.index).toBe(before.index);
+    expect(d.model.current?.notice?.lines).toEqual(['paste ignored: a paste is taken only as a comment (press a, d, e, f or c first)']);
+  });
+
+  it('on the comment line a paste is one line of text (line breaks and tabs as spaces), and nothing is sent before Enter', () => {
+    const d = onFirst();
+    d.key('e');
+    d.type('note: ');
+    expect(d.send({ type: 'paste', text: 'line one\r\nline two\n\tindented\r' })).toEqual([]);
+    expect(d.model.mode).toMatchObject({ name: 'comment', text: 'note: line one line two  indented ', action: 'escalate' });
+    expect(ofType(d.effects, 'reread')).toEqual([]);
+    expect(d.enter()).toEqual([{ type: 'reread', id: 'e1' }]);
+    expect(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') })).toEqual([{ type: 'patch', id: 'e1', change: { state: 'ESCALATED', comments: 'note: line one line two  indented' } }]);
+  });
+
+  it('a paste on the comment line stops at the service’s limit', () => {
+    const d = onFirst();
+    d.key('c');
+    d.send({ type: 'paste', text: 'z'.repeat(5000) });
+    expect(d.model.mode).toMatchObject({ name: 'comment' });
+    expect((d.model.mode as { text: string }).text).toHaveLength(4000);
+  });
+});
+
+describe('keys typed ahead act only on the event that was on screen', () => {
+  it('a key tagged with the event before (or the loading screen) is dropped; one tagged with the event on screen acts', () => {
+    const d = new Driver(['e1', 'e2']);
+    d.send({ type: 'start' });
+    d.open(0);
+    d.loaded(1, 'PENDING_REVIEW');
+    // `s` skips e1; e2 opens at once (it was fetched ahead), but the frame still shows e1.
+    d.send({ type: 'key', text: 's', key: { name: 's', sequence: 's' }, shown: 'e1' });
+    expect(d.model.current?.id).toBe('e2');
+    d.send({ type: 'key', text: 'e', key: { name: 'e', sequence: 'e' }, shown: 'e1' });
+    expect(d.model.mode.name).toBe('keys');
+    d.send({ type: 'key', text: 'e', key: { name: 'e', sequence: 'e' }, shown: null });
+    expect(d.model.mode.name).toBe('keys');
+    d.send({ type: 'paste', text: 'x', shown: 'e1' });
+    expect(d.model.current?.notice).toBeNull();
+    d.send({ type: 'key', text: 'e', key: { name: 'e', sequence: 'e' }, shown: 'e2' });
+    expect(d.model.mode).toMatchObject({ name: 'comment', action: 'escalate' });
+  });
+
+  it('Ctrl-C acts whatever was on screen', () => {
+    const d = new Driver(['e1']);
+    d.send({ type: 'start' });
+    d.open(0);
+    d.send({ type: 'key', text: '\x03', key: { name: 'c', ctrl: true }, shown: null });
+    expect(d.model.mode.name).toBe('done');
+  });
+});
+
+describe('a window too small for the event and its keys', () => {
+  /** An event with items and alerts, as the sandbox scores one in review. */
+  function small(width: number, height: number): Driver {
+    const d = new Driver(['e1', 'e2']);
+    d.send({ type: 'start' });
+    const items = [1, 2, 3].map((i) => ({ itemId: `i${i}`, itemName: `Item ${i}`, itemQuantity: 1, itemPrice: 100 * i }));
+    const alerts = ['HIGH', 'MEDIUM', 'LOW'].map((severity, i) => ({ ruleId: `rule-${i}`, severity, score: 30 - i, description: 'a rule that fired' }));
+    d.send({ type: 'loaded', index: 0, summary: { ...summary('e1', 'PENDING_REVIEW'), amount: 1500, currency: 'EUR', items }, assessment: { ...assessment('e1'), alerts }, assessmentProblem: null });
+    d.send({ type: 'claimed', id: 'e1', summary: null, requestId: 'r' });
+    d.send({ type: 'resize', width, height });
+    return d;
+  }
+
+  it.each([
+    [80, 12],
+    [45, 11],
+    [40, 10],
+    [30, 30],
+  ])('at %i×%i no decision key is taken; q still quits and gives the claim back', (width, height) => {
+    const d = small(width, height);
+    for (const k of ['a', 'd', 'e', 'f', 'c', 's', 'v', '?']) expect(d.key(k)).toEqual([]);
+    expect(d.model.mode.name).toBe('keys');
+    expect(d.send({ type: 'paste', text: 'a' })).toEqual([]);
+    expect(ofType(d.key('q'), 'release')).toEqual([{ type: 'release', id: 'e1', action: 'release' }]);
+    expect(d.model.mode.name).toBe('done');
+  });
+
+  it('once resized back, the keys act again', () => {
+    const d = small(80, 12);
+    d.send({ type: 'resize', width: 80, height: 24 });
+    d.key('a');
+    expect(d.model.mode).toMatchObject({ name: 'comment', action: 'approve' });
   });
 });
 

@@ -128,6 +128,7 @@ describe('the event screen', () => {
   it('keeps fitting on small and large terminals', () => {
     for (const [w, h] of [
       [40, 12],
+      [40, 30],
       [60, 16],
       [80, 24],
       [132, 43],
@@ -135,6 +136,34 @@ describe('the event screen', () => {
     ] as const) {
       expectFits(view(showing(event(), assessment()), w, h, coloured), w, h);
     }
+  });
+
+  it('a window too small for the keys, the score and the alerts says so, and how big it must be; it shows no decision key', () => {
+    for (const [w, h] of [
+      [80, 12],
+      [45, 14],
+      [40, 10],
+      [30, 40],
+    ] as const) {
+      const screen = view(showing(event(), assessment()), w, h, plain);
+      expectFits(screen, w, h);
+      expect(screen.replace(/\s+/g, ' ')).toMatch(/The window is too small for the event and its keys: make it at least \d+×\d+\. No decision is taken until then\./);
+      expect(screen).not.toMatch(/approve|decline/);
+      expect(screen.split('\n').at(-1)).toBe('q quit');
+      // The size it names is one that shows the event, with every key.
+      const [, nw, nh] = /at least (\d+)×(\d+)/.exec(screen.replace(/\s+/g, ' '))!.map(Number);
+      const big = view(showing(event(), assessment()), nw!, nh!, plain);
+      expect(big).not.toContain('too small');
+      for (const word of ['approve', 'decline', 'escalate', 'fraud', 'comment', 'skip', 'quit', 'score', 'Alerts (3)', 'new_account']) expect(big).toContain(word);
+    }
+  });
+
+  it('the comment line shows the comment the event has, that it replaces, and Tab that keeps it', () => {
+    let model = showing(event(), assessment());
+    model = update(model, { type: 'key', text: 'a', key: { name: 'a' } })[0];
+    expect(view(model, 80, 24, plain)).toMatch(/replaces its comment: "called the customer" {2}· Tab: keep it, yours after it/);
+    model = update(model, { type: 'key', text: '\t', key: { name: 'tab' } })[0];
+    expect(view(model, 80, 24, plain)).toMatch(/keeps its comment, yours after: "called the customer" {2}· Tab: replace it$/m);
   });
 
   it('the comment line keeps the cursor in sight for a long comment', () => {

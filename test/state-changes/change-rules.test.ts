@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { changedSince, decideChange, stepsTo } from '../../src/state-changes/change-rules.js';
+import { changedSince, changeWords, commentToSend, decideChange, replacesComment, stepsTo } from '../../src/state-changes/change-rules.js';
 
 const any = { ifStates: null, force: false };
 
@@ -45,5 +45,23 @@ describe('decideChange: send, or pass over and why', () => {
   it('confirming fraud from a review state is allowed through DECLINED', () => {
     expect(decideChange('PENDING_REVIEW', 'FRAUD_CONFIRMED', any)).toEqual({ send: true, steps: ['DECLINED', 'FRAUD_CONFIRMED'] });
     expect(decideChange('DECLINED', 'FRAUD_CONFIRMED', any)).toEqual({ send: true, steps: ['FRAUD_CONFIRMED'] });
+  });
+});
+
+describe('what changed, and the comment that is sent', () => {
+  it('names each field that changed, the comment alone too', () => {
+    expect(changeWords({ state: 'IN_REVIEW', comments: null }, { state: 'IN_REVIEW', comments: 'call the bank' })).toEqual(['comment (none) → "call the bank"']);
+    expect(changeWords({ state: 'PENDING_REVIEW', comments: 'a' }, { state: 'DECLINED', comments: 'b' })).toEqual(['state PENDING_REVIEW → DECLINED', 'comment "a" → "b"']);
+    expect(changeWords({ state: 'X', comments: null }, { state: 'X', comments: null })).toEqual([]);
+  });
+
+  it('keeps the comment the event has, the new one after it, or replaces it', () => {
+    expect(commentToSend('fraud ring', 'called', true)).toBe('fraud ring | called');
+    expect(commentToSend('fraud ring', 'called', false)).toBe('called');
+    expect(commentToSend(null, 'called', true)).toBe('called');
+    expect(replacesComment('fraud ring', 'called')).toBe(true);
+    expect(replacesComment('called', 'called')).toBe(false);
+    expect(replacesComment('  ', 'called')).toBe(false);
+    expect(replacesComment(null, 'called')).toBe(false);
   });
 });

@@ -22,6 +22,7 @@ const result = (line: number, column: number, outcome: LineResult['outcome'] = '
   line,
   column,
   id: null,
+  idAssigned: false,
   outcome,
   status: outcome === 'DECIDED' ? 201 : null,
   actionType: outcome === 'DECIDED' ? 'APPROVE' : null,

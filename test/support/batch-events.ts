@@ -29,11 +29,19 @@ export function makeLines(prefix: string, count: number): string[] {
 /** A line of a results file, as the product writes it. */
 export type ResultLine = LineResult;
 
+/** The results of a results file, without its header (the first line: which run wrote it). */
 export function readResults(path: string): ResultLine[] {
-  return readFileSync(path, 'utf8')
+  return readResultsFile(path).results as unknown as ResultLine[];
+}
+
+/** A results file's header (null when it has none) and its results, of any command. */
+export function readResultsFile(path: string): { header: Record<string, unknown> | null; results: Record<string, unknown>[] } {
+  const values = readFileSync(path, 'utf8')
     .split('\n')
     .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as ResultLine);
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const header = values[0]?.fraudctl === 'results' ? values[0] : null;
+  return { header, results: header ? values.slice(1) : values };
 }
 
 /** Asserts-ready view: results by line number, and lines recorded more than once. */

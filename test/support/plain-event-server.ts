@@ -73,6 +73,10 @@ export interface PlainServerOptions {
    * test decides when answers come, after something it can observe, instead of racing a latency.
    */
   hold?: boolean;
+  /** With `hold`: the first `holdFrom` requests pass, only later ones are held (default 0: all held). */
+  holdFrom?: number;
+  /** With `hold`: only the requests this says yes to are held (default: all), e.g. POSTs of events without an id. */
+  holdOnly?: (request: { method: string; id: string | null }) => boolean;
   /**
    * Routes the server lacks (default: none): a request for one is a 404 for the route, as an
    * older version of a service or a gateway in front of it would answer. `summary` is
@@ -199,7 +203,8 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const requestId = `plain-${++requestCount}`;
+    const requestNumber = ++requestCount;
+    const requestId = `plain-${requestNumber}`;
     const at = performance.now();
     /** Set once the request is authorised and its route known: its answer is recorded. */
     let answering: { method: string; id: string | null; at: number } | null = null;
@@ -283,7 +288,7 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
     const payloadId = (payload as { id?: unknown } | null | undefined)?.id;
     const fault = drawFault(route, route === 'post' ? (typeof payloadId === 'string' ? payloadId : null) : pathId);
     if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
-    if (released) await released;
+    if (released && requestNumber > (options.holdFrom ?? 0) && (options.holdOnly?.(answering) ?? true)) await released;
     if (fault === 'unavailable') {
       faults.unavailable++;
       return sendError(503, 'SERVICE_UNAVAILABLE', ['OVERLOADED'], { 'retry-after': '0' });

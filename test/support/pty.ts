@@ -28,6 +28,8 @@ export interface PtyOptions {
   stdinFile?: string;
   /** How long any one wait may take (default 10 s). */
   timeoutMs?: number;
+  /** A file that gets every byte the program writes to the terminal, from its first (tmux pipe-pane). */
+  recordTo?: string;
 }
 
 export interface Pty {
@@ -39,6 +41,14 @@ export interface Pty {
   send(...keys: string[]): Promise<void>;
   /** Literal text, typed as it is. */
   type(text: string): Promise<void>;
+  /**
+   * Text pasted as a terminal pastes it (tmux paste-buffer -p): between ESC[200~ and ESC[201~
+   * when the program turned bracketed paste on, as plain keys otherwise; line breaks as CR.
+   */
+  paste(text: string): Promise<void>;
+  /** Resizes the terminal (the program gets SIGWINCH). */
+  resize(width: number, height: number): Promise<void>;
+
   /** Waits for the program to end: its exit code and the last screen. */
   exited(): Promise<{ code: number; screen: string }>;
   /** The terminal's title (what an OSC 0/2 sequence would set). */
@@ -79,7 +89,9 @@ export async function startProgramOnTerminal(argv: readonly string[], options: P
   const command = ['trap', ':', 'INT;', 'env', '-i', ...env, ...argv.map(quote), ...(options.stdinFile ? ['<', quote(options.stdinFile)] : []), ';', 'echo', '$?', '>', quote(`${statusFile}.tmp`), '&&', 'mv', quote(`${statusFile}.tmp`), quote(statusFile)].join(' ');
   const tmux = (...a: string[]) => run('tmux', ['-S', socket, ...a], { env: { PATH: process.env.PATH, TERM: 'xterm-256color' } });
   // remain-on-exit in the same tmux command, so that even a program that ends at once keeps its pane and exit status.
-  await tmux('new-session', '-d', '-x', String(width), '-y', String(height), '-s', 'pty', `sh -c ${quote(command)}`, ';', 'set-option', '-t', 'pty', 'remain-on-exit', 'on');
+  // The pipe is set up in the same command list, before tmux reads the first byte of the program's output.
+  const record = options.recordTo !== undefined ? [';', 'pipe-pane', '-o', '-t', 'pty', `cat >> ${quote(options.recordTo)}`] : [];
+  await tmux('new-session', '-d', '-x', String(width), '-y', String(height), '-s', 'pty', `sh -c ${quote(command)}`, ';', 'set-option', '-t', 'pty', 'remain-on-exit', 'on', ...record);
   let killed = false;
 
   // With history (-S -): when the program ends, tmux's "Pane is dead" line scrolls the screen up by one.
@@ -135,6 +147,13 @@ export async function startProgramOnTerminal(argv: readonly string[], options: P
         if (warnings.length > 0) throw new Error(`Node warning on the terminal: ${warnings.join(' | ')}`);
         return { code, screen: text };
       }, 'the program to exit'),
+    paste: async (text) => {
+      await tmux('set-buffer', '-b', 'paste', '--', text);
+      await tmux('paste-buffer', '-p', '-d', '-b', 'paste', '-t', 'pty');
+    },
+    resize: async (w, h) => {
+      await tmux('resize-window', '-t', 'pty', '-x', String(w), '-y', String(h));
+    },
     title: async () => (await tmux('display-message', '-p', '-t', 'pty', '#{pane_title}')).stdout.trim(),
     pids: async () => {
       const shell = Number((await tmux('display-message', '-p', '-t', 'pty', '#{pane_pid}')).stdout.trim());
