@@ -35,14 +35,14 @@ const input = (prefix: string, count: number) => {
 const env = (url: string) => cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'config'), XDG_DATA_HOME: join(tmp.dir, 'data'), FRAUDCTL_BASE_URL: url, FRAUDCTL_API_KEY: 'plain-key' });
 const ids = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}-${i + 1}`);
 
-/** Every line of the file is a whole JSON object and the file ends with a newline. */
+/** Every line of the file is a whole JSON object and the file ends with a newline; the count of results (the run's header line aside). */
 function expectWholeLines(path: string): number {
   const text = readFileSync(path, 'utf8');
   if (text === '') return 0;
   expect(text.endsWith('\n'), 'the file ends with a whole line').toBe(true);
   const lines = text.slice(0, -1).split('\n');
   for (const line of lines) expect(() => JSON.parse(line) as unknown, line).not.toThrow();
-  return lines.length;
+  return lines.filter((line) => (JSON.parse(line) as { fraudctl?: unknown }).fraudctl !== 'results').length;
 }
 
 /** The events of `prefix` each stored exactly once, and the results file one decision per input line. */
