@@ -32,6 +32,9 @@ export interface Progress {
 const grouped = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 export const count = (n: number): string => grouped.format(n);
 
+/** `1 event`, `2 events`: a count and its noun, singular for one. */
+export const plural = (n: number, one: string, many: string) => `${count(n)} ${n === 1 ? one : many}`;
+
 /**
  * `total`: the number of items when known before the run (a counted file), else null; `unit`:
  * what an item is called (`events`, the default, or `ids`).

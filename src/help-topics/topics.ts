@@ -124,7 +124,9 @@ sent to (its URL, never the key) and the options that decide what is sent
 (set-state: state, comments, ifState, forceState; submit: rejects). Every
 other line is a result. submit's lines: line, id, outcome (DECIDED, REJECTED,
 FAILED, UNKNOWN), status, actionType, totalRiskScore, errorType, errorCodes,
-attempts, latencyMs, column, idAssigned. set-state's lines: id, from, to,
+attempts, latencyMs, column, idAssigned, alreadyExisted (the service had
+the event: it answered 200, not 201) and stateNow (its state read then).
+set-state's lines: id, from, to,
 outcome (CHANGED, SKIPPED, NOT_FOUND, INVALID, REFUSED, FAILED, CONFLICT),
 reason, status, errorType, errorCodes, requestId, item (its place in the
 input), where (argument 2, ids.txt:14).

@@ -133,13 +133,18 @@ export async function changeOne(item: IdItem, change: BulkChange, work: ChangeWo
   const id = item.entry.id!;
   let result = blank(item, change);
   let read: Read;
+  let readStatus: number;
   try {
-    read = readOf((await work.client.getEvent(id)).body);
+    const reply = await work.client.getEvent(id);
+    read = readOf(reply.body);
+    readStatus = reply.status;
   } catch (error) {
     if (work.aborted()) return undefined;
     return failed(result, error, true);
   }
-  result = { ...result, from: read.state };
+  // Every line carries the status that settled it: the read's for a line settled by it (SKIPPED,
+  // PLANNED, CONFLICT), the PATCH's for a change.
+  result = { ...result, from: read.state, status: readStatus };
   const decision = decideChange(read.state, change.target, change.guard);
   const plan = mode === 'change' ? work.planned?.get(item.line) : undefined;
   if (plan && plan.state !== read.state && (plan.send ? !decision.send && decision.why !== 'already' : decision.send)) {
@@ -164,6 +169,7 @@ export async function changeOne(item: IdItem, change: BulkChange, work: ChangeWo
       try {
         const reply = await work.client.changeState(id, body, { resendWhenUnsure: false });
         result.requestId = reply.requestId;
+        result.status = reply.status;
         await work.log({ ...entry, requestId: reply.requestId, outcome: 'ok', status: null });
         break;
       } catch (error) {

@@ -1,5 +1,5 @@
 import { exitCodeForStatus } from '../api/api-error.js';
-import { count, type ProgressView } from '../batch/batch-progress.js';
+import { count, plural, type ProgressView } from '../batch/batch-progress.js';
 import type { PoolStats, StopReason } from '../batch/run-pool.js';
 import { ExitCode, type ExitCodeValue } from '../errors/cli-error.js';
 import { worse } from '../event-lists/event-row.js';
@@ -145,7 +145,7 @@ export function changeSummaryText(f: ChangeSummaryFacts): string {
   const o = s.outcomes;
   const pad = (n: number) => count(n).padStart(7);
   const lines = [
-    `${f.stopped ? 'Set-state stopped' : 'Set-state done'}: ${count(s.done)} ids in ${(s.elapsedMs() / 1000).toFixed(1)} s${s.skipped ? `, ${count(s.skipped)} already done by the earlier run` : ''}`,
+    `${f.stopped ? 'Set-state stopped' : 'Set-state done'}: ${plural(s.done, 'id', 'ids')} in ${(s.elapsedMs() / 1000).toFixed(1)} s${s.skipped ? `, ${count(s.skipped)} already done by the earlier run` : ''}`,
     `  changed   ${pad(o.CHANGED)}${o.CHANGED ? `   to ${terminalSafe(f.target)}, from ${list(s.from)}` : ''}`,
   ];
   if (o.SKIPPED) lines.push(`  skipped   ${pad(o.SKIPPED)}   ${list(s.skips)}`);

@@ -1,7 +1,7 @@
 import { shellCommand } from '../render/shell-command.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import type { BatchStats } from './batch-stats.js';
-import { count } from '../batch/batch-progress.js';
+import { count, plural } from '../batch/batch-progress.js';
 import type { StopReason } from '../batch/run-pool.js';
 
 /*
@@ -64,7 +64,6 @@ export function summaryJson(f: SummaryFacts): Record<string, unknown> {
 /** A rate over less than a tenth of a second says more about the clock than the batch: none is given. */
 const MIN_RATE_MS = 100;
 const hasRate = (s: BatchStats) => s.elapsedMs() >= MIN_RATE_MS;
-const plural = (n: number, one: string, many: string) => `${count(n)} ${n === 1 ? one : many}`;
 
 export function summaryText(f: SummaryFacts): string {
   const s = f.stats;

@@ -33,6 +33,13 @@ export interface LineResult {
    * no id (resume compares the input's ids with the results'). Added last; older files lack it.
    */
   idAssigned: boolean;
+  /**
+   * The service had the event already (it answered the POST 200, not 201): the decision is the
+   * one from its first screening, and `stateNow` is its state read after (null when not read).
+   * Added last; older files lack them.
+   */
+  alreadyExisted: boolean;
+  stateNow: string | null;
 }
 
 /** The result as one line of JSON, fields in their fixed order, terminal controls escaped. */
@@ -51,6 +58,8 @@ export function formatResult(r: LineResult): string {
       latencyMs: r.latencyMs,
       column: r.column,
       idAssigned: r.idAssigned,
+      alreadyExisted: r.alreadyExisted,
+      stateNow: r.stateNow,
     },
     false,
   );
@@ -67,6 +76,8 @@ export function parseResult(text: string): LineResult | undefined {
   if (r.column === undefined) r.column = 1;
   else if (!Number.isSafeInteger(r.column) || r.column < 1) return undefined;
   if (r.idAssigned !== undefined && typeof r.idAssigned !== 'boolean') return undefined;
+  r.alreadyExisted ??= false;
+  r.stateNow ??= null;
   return r as LineResult;
 }
 

@@ -97,7 +97,7 @@ function parseRecord(record: InputRecord, maxRecordBytes: number): LineToSend | 
 }
 
 function blank(record: InputRecord, id: string | null): LineResult {
-  return { line: record.line, id, outcome: 'FAILED', status: null, actionType: null, totalRiskScore: null, errorType: null, errorCodes: [], attempts: 0, latencyMs: 0, column: record.column, idAssigned: false };
+  return { line: record.line, id, outcome: 'FAILED', status: null, actionType: null, totalRiskScore: null, errorType: null, errorCodes: [], attempts: 0, latencyMs: 0, column: record.column, idAssigned: false, alreadyExisted: false, stateNow: null };
 }
 
 /** actionType and totalRiskScore from a decision or risk assessment, read tolerantly. */
@@ -236,7 +236,21 @@ export async function submitLine(record: InputRecord, parsed: LineToSend, work: 
     try {
       const res = await work.client.submitEventText(parsed.text, parsed.id ?? undefined);
       result.attempts += res.attempts;
-      return finish({ result: decided(result, res.status, res.body) });
+      const settled = decided(result, res.status, res.body);
+      // 200, not 201: the service had this event already; its decision is the first one, and
+      // its state may have moved since: read it once (a failed read leaves stateNow null).
+      if (res.status === 200 && settled.id !== null) {
+        settled.alreadyExisted = true;
+        try {
+          const now = await work.client.getEvent(settled.id);
+          settled.attempts += now.attempts;
+          const state = typeof now.body === 'object' && now.body !== null ? (now.body as { state?: unknown }).state : undefined;
+          settled.stateNow = typeof state === 'string' ? state : null;
+        } catch (error) {
+          settled.attempts += attemptsOf(error);
+        }
+      }
+      return finish({ result: settled });
     } catch (error) {
       result.attempts += attemptsOf(error);
       if (work.aborted()) return undefined;

@@ -8,6 +8,8 @@ const decided = (line: number, actionType: string): LineResult => ({
   line,
   id: null,
   idAssigned: false,
+  alreadyExisted: false,
+  stateNow: null,
   outcome: 'DECIDED',
   status: 201,
   actionType,

@@ -17,7 +17,7 @@ const file = (content: string) => {
 };
 
 const result = (line: number, outcome: LineResult['outcome'], id: string | null = `e-${line}`): string =>
-  formatResult({ line, id, outcome, status: outcome === 'DECIDED' ? 201 : null, actionType: null, totalRiskScore: null, errorType: null, errorCodes: [], attempts: 1, latencyMs: 3, column: 1, idAssigned: false });
+  formatResult({ line, id, outcome, status: outcome === 'DECIDED' ? 201 : null, actionType: null, totalRiskScore: null, errorType: null, errorCodes: [], attempts: 1, latencyMs: 3, column: 1, idAssigned: false, alreadyExisted: false, stateNow: null });
 
 describe('prepareResume', () => {
   it('keeps decided, rejected and unknown lines, drops failed ones and a line cut off by a crash, and rewrites the file with what it kept', async () => {

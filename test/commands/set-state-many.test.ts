@@ -104,6 +104,9 @@ describe('set-state for many events: the guard, a result per id, exit codes', ()
     expect(byId.get(c!)).toMatchObject({ from: 'ESCALATED', outcome: 'CHANGED' });
     expect(byId.get(d!)).toMatchObject({ from: 'FRAUD_CONFIRMED', outcome: 'SKIPPED', reason: 'FRAUD_CONFIRMED → DECLINED is not allowed (--force-state sends it)' });
     expect(byId.get('no-such-event')).toMatchObject({ outcome: 'NOT_FOUND', status: 404 });
+    // Every line carries the status that settled it: the PATCH's for a change, the read's for a skip.
+    expect([byId.get(e!)!.status, byId.get(a!)!.status, byId.get(b!)!.status]).toEqual([200, 200, 200]);
+    expect(lines.every((l) => typeof l.status === 'number')).toBe(true);
     expect(await Promise.all([a, c].map((id) => stateOf(id!)))).toEqual(['DECLINED', 'DECLINED']);
     expect(((await send(sb.url, 'GET', `/event/${a}`)).json as EventSummary).comments).toBe('ring 7');
     expect(all.stderr).toMatch(/changed\s+3\s+to DECLINED, from PENDING_REVIEW 2 · ESCALATED 1/);

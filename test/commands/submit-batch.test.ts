@@ -151,6 +151,19 @@ describe('fraudctl submit: the summary and its advice (issue 18)', () => {
 });
 
 describe('fraudctl submit (batch)', () => {
+  it('an event the service already had (200, not 201): its line says so and carries its state now; a new one does not', async () => {
+    const lines = makeLines('existed', 3);
+    const first = await cli.run(['submit', file('existed-1.jsonl', `${lines[0]}\n`), '--out', outPath('existed-1.jsonl')]);
+    expect(first.code, first.stderr).toBe(0);
+    expect((await cli.sb.call('PATCH', '/event/existed-1/state', { body: { state: 'DECLINED', comments: 'colleague' } })).status).toBe(200);
+    const out = outPath('existed-all.jsonl');
+    const result = await cli.run(['submit', file('existed-all.jsonl', `${lines.join('\n')}\n`), '--out', out]);
+    expect(result.code, result.stderr).toBe(0);
+    const { lines: seen } = byLine(readResults(out));
+    expect(seen.get(1)).toMatchObject({ id: 'existed-1', outcome: 'DECIDED', status: 200, alreadyExisted: true, stateNow: 'DECLINED' });
+    expect(seen.get(2)).toMatchObject({ id: 'existed-2', status: 201, alreadyExisted: false, stateNow: null });
+  });
+
   it('screens every line of a JSON Lines file: one result per line, each event stored', async () => {
     const lines = makeLines('jsonl-basic', 40);
     const input = file('events.jsonl', `${lines.join('\n')}\n`);
@@ -167,7 +180,7 @@ describe('fraudctl submit (batch)', () => {
       expect(r.outcome).toBe('DECIDED');
       expect(r.status).toBe(201);
       expect(['APPROVE', 'REVIEW', 'DECLINE']).toContain(r.actionType);
-      expect(Object.keys(r)).toEqual(['line', 'id', 'outcome', 'status', 'actionType', 'totalRiskScore', 'errorType', 'errorCodes', 'attempts', 'latencyMs', 'column', 'idAssigned']);
+      expect(Object.keys(r)).toEqual(['line', 'id', 'outcome', 'status', 'actionType', 'totalRiskScore', 'errorType', 'errorCodes', 'attempts', 'latencyMs', 'column', 'idAssigned', 'alreadyExisted', 'stateNow']);
       const stored = await cli.sb.call('GET', `/event/jsonl-basic-${n}/risk-assessment`);
       expect(stored.status).toBe(200);
       expect((stored.json as { actionType: string }).actionType).toBe(r.actionType);

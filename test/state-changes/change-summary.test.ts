@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChangeResult } from '../../src/state-changes/change-result.js';
-import { ChangeStats, planText } from '../../src/state-changes/change-summary.js';
+import { ChangeStats, changeSummaryText, planText } from '../../src/state-changes/change-summary.js';
 
 /*
  * Ids settle in the order their requests complete, which no run repeats: the plan and the summary
@@ -31,5 +31,17 @@ describe('the plan of a change of many events', () => {
     expect(plan([...results].reverse())).toBe(forward);
     expect(forward).toMatch(/PENDING_REVIEW 2 · ESCALATED 1/);
     expect(forward).toMatch(/already DECLINED 1 · FRAUD_CONFIRMED → DECLINED is not allowed 1/);
+  });
+});
+
+describe('the summary of a change of many events', () => {
+  const summary = (outcomes: ChangeResult['outcome'][]) => {
+    const stats = new ChangeStats();
+    for (const [i, outcome] of outcomes.entries()) stats.add(result(`x${i}`, outcome, 'APPROVED'));
+    return changeSummaryText({ stats, target: 'DECLINED', stopped: null, results: null, retries: 0, throttled: 0, logProblem: null }).split('\n')[0];
+  };
+  it('says "1 id" for one and "2 ids" for two', () => {
+    expect(summary(['CHANGED'])).toMatch(/^Set-state done: 1 id in /);
+    expect(summary(['CHANGED', 'CHANGED'])).toMatch(/^Set-state done: 2 ids in /);
   });
 });

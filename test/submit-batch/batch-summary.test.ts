@@ -23,6 +23,8 @@ const result = (line: number, column: number, outcome: LineResult['outcome'] = '
   column,
   id: null,
   idAssigned: false,
+  alreadyExisted: false,
+  stateNow: null,
   outcome,
   status: outcome === 'DECIDED' ? 201 : null,
   actionType: outcome === 'DECIDED' ? 'APPROVE' : null,

@@ -15,7 +15,7 @@ import { tempDir } from '../support/sandbox.js';
 const tmp = tempDir('fraudctl-rejects-');
 afterAll(() => tmp.remove());
 const result = (line: number, outcome: LineResult['outcome']) =>
-  formatResult({ line, id: `r-${line}`, outcome, status: null, actionType: null, totalRiskScore: null, errorType: null, errorCodes: [], attempts: 1, latencyMs: 1, column: 1, idAssigned: false });
+  formatResult({ line, id: `r-${line}`, outcome, status: null, actionType: null, totalRiskScore: null, errorType: null, errorCodes: [], attempts: 1, latencyMs: 1, column: 1, idAssigned: false, alreadyExisted: false, stateNow: null });
 const header = headerText({ command: 'submit', service: 'http://x', options: { rejects: null } });
 
 describe('openRejects on --resume', () => {

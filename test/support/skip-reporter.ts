@@ -12,7 +12,7 @@ export default class SkipReporter implements Reporter {
         const result = test.result();
         if (result.state !== 'skipped') continue;
         // A reason given at run time (skipTest), or in the title at collection (small-disk.ts).
-        const why = result.note?.startsWith('needs ') ? result.note : /\(skipped: (needs .*)\)$/.exec(test.name)?.[1];
+        const why = result.note?.startsWith('needs ') ? result.note : /\(skipped: (needs [^()]*(?:\([^()]*\)[^()]*)*)\)/.exec(test.fullName)?.[1];
         if (why) byReason.set(why, (byReason.get(why) ?? 0) + 1);
       }
     }
