@@ -25,8 +25,8 @@ export function setStateCommand(context: CliContext): Command {
     .argument('[eventIds...]', 'event ids (more than one, or --from, changes many at once)')
     .option('--state <state>', 'the new state (asked with a list on a terminal when missing, for one event)')
     .option('--comments <text>', 'a comment to record (asked on a terminal when missing, for one event)')
-    .option('--append-comment', 'one event: when it has a comment, keep it and add --comments after it')
-    .option('--replace-comment', 'one event: when it has a comment, replace it with --comments')
+    .option('--append-comment', 'when an event has a comment, keep it and add --comments after it')
+    .option('--replace-comment', 'when an event has a comment, replace it with --comments')
     .option('--from <file>', 'many: also the ids in FILE (one per line; # comments) or a submit --out results file; - for stdin')
     .option('--if-state <states>', 'many: change only events now in one of these states (comma-separated)')
     .option('--force-state', 'send --state as typed, even a state or transition this build does not know or allow')
@@ -61,8 +61,9 @@ colleague's decision or note), a terminal says what changed and asks again; off 
 one, say which with --append-comment or --replace-comment, or nothing is sent (exit 2).
 
 Many events (more than one id, --from, or any "many" option): every event is read first; one
-already in the state, outside --if-state, or whose state does not allow the change is skipped
-and says why. On a terminal the plan is shown and one question asked (default no); each event is
+already in the state, outside --if-state, whose state does not allow the change, or that has a
+comment of its own while --comments comes without --append-comment or --replace-comment is
+skipped and says why. On a terminal the plan is shown and one question asked (default no); each event is
 read again just before its change, and one whose state moved since the plan is a CONFLICT. Off a
 terminal add --yes (or --dry-run). Exit 0 when every id was changed or skipped as asked, 4 when
 some were not found or invalid, else the worst: 5 refused, 6 unavailable, 1 other; 3 a refused
@@ -86,7 +87,7 @@ ${transitions}
         return withSession(context, command, (session) => setState(session, ids[0]!, options));
       }
       if (options.verbose) throw new UsageError('--verbose is for one event: many events print a line each');
-      if (options.appendComment || options.replaceComment) throw new UsageError(`--${options.appendComment ? 'append' : 'replace'}-comment is for one event: many events get --comments as it is`);
+      if (options.appendComment && options.replaceComment) throw new UsageError('--append-comment and --replace-comment: one or the other');
       // A --resume may leave --state out: the results file records it.
       if (options.state === undefined && options.resume !== true) throw new UsageError('set-state for many events needs --state', `e.g. --state declined --comments "fraud ring"; states: ${KNOWN_STATES.join(', ')}`);
       const { bulkSetState } = await import('../state-changes/run-bulk-change.js');
@@ -96,6 +97,7 @@ ${transitions}
           from: options.from,
           state: options.state ?? null,
           comments: options.comments ?? null,
+          commentMode: options.appendComment ? 'append' : options.replaceComment ? 'replace' : null,
           ifState: options.ifState ?? null,
           force: options.forceState === true,
           dryRun: options.dryRun === true,

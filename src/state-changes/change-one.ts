@@ -6,8 +6,9 @@ import { UsageError } from '../errors/cli-error.js';
 import type { IdListEntry } from '../id-lists/id-list.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import type { LogEntry } from '../action-log/action-log.js';
-import { decideChange, seenIn, type ChangeGuard, type Seen, type SkipReason } from './change-rules.js';
+import { commentToSend, decideChange, replacesComment, seenIn, type ChangeGuard, type Seen, type SkipReason } from './change-rules.js';
 import type { ChangeResult } from './change-result.js';
+import { MAX_COMMENT_LENGTH } from '../contract/limits.js';
 
 /*
  * One id of `set-state` for many events, from its entry to its result. The rules that keep a
@@ -33,6 +34,8 @@ export interface BulkChange {
   target: string;
   /** The comment recorded with the last PATCH; null for none (an empty comment is never sent). */
   comments: string | null;
+  /** An event with a comment of its own: keep it and add this one after it, replace it, or (null) skip the event. */
+  commentMode: 'append' | 'replace' | null;
   guard: ChangeGuard;
 }
 
@@ -42,6 +45,9 @@ export interface IdItem {
   column: 1;
   entry: IdListEntry;
 }
+
+/** The skip of an event with a comment of its own when neither --append-comment nor --replace-comment was given (one reason, so the summary counts them together). */
+export const HAS_COMMENT = 'has a comment of its own: not changed (--append-comment keeps it, --replace-comment replaces it)';
 
 /** What the plan read of an id: the state, and whether the change was planned for it. */
 export interface PlannedItem {
@@ -154,12 +160,20 @@ export async function changeOne(item: IdItem, change: BulkChange, work: ChangeWo
   }
   if (!decision.send) return { result: { ...result, outcome: 'SKIPPED', reason: skipWords(decision.why, read.state, change.target) } };
   if (plan && !plan.send) return { result: { ...result, outcome: 'SKIPPED', reason: 'not in the plan' } };
+  // The service keeps one comment: a colleague's note is never replaced without being asked to.
+  let comments = change.comments;
+  if (comments !== null && replacesComment(read.comments, comments)) {
+    if (change.commentMode === null) return { result: { ...result, outcome: 'SKIPPED', reason: HAS_COMMENT } };
+    const sent = change.commentMode === 'append' ? commentToSend(read.comments, comments, true) : comments;
+    comments = sent;
+    if ([...sent].length > MAX_COMMENT_LENGTH) return { result: { ...result, outcome: 'SKIPPED', reason: `its comment and this one together are over ${MAX_COMMENT_LENGTH.toLocaleString('en')} characters: not sent` } };
+  }
   if (mode === 'plan') return { result: { ...result, outcome: 'PLANNED' } };
 
   let state = read.state;
   for (const [i, to] of decision.steps.entries()) {
     const last = i === decision.steps.length - 1;
-    const body = { state: to, ...(last && change.comments !== null ? { comments: change.comments } : {}) };
+    const body = { state: to, ...(last && comments !== null ? { comments } : {}) };
     const entry = { eventId: id, action: ACTIONS[change.target] ?? 'set-state', from: state, to, comments: body.comments ?? null } as const;
     const partial = i > 0 ? `${decision.steps.slice(0, i).map(terminalSafe).join(', then ')} was set, then: ` : '';
     for (let resends = 0; ; resends++) {

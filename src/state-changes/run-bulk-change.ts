@@ -34,6 +34,8 @@ export interface BulkOptions {
   state: string | null;
   /** --comments as given; an empty one is never sent. */
   comments: string | null;
+  /** What --comments does to a comment an event has: keep it (append), replace it, or neither (the event is skipped). */
+  commentMode: 'append' | 'replace' | null;
   /** --if-state as typed, comma-separated; null for none. */
   ifState: string | null;
   force: boolean;
@@ -47,6 +49,7 @@ export interface BulkOptions {
 
 /** An option of a bulk change as it would be typed, for the messages of a resume. */
 function showOption(key: string, value: unknown): string {
+  if (key === 'commentMode') return value === null || value === undefined ? 'neither --append-comment nor --replace-comment' : `--${String(value)}-comment`;
   const flag = { state: '--state', comments: '--comments', ifState: '--if-state', forceState: '--force-state' }[key] ?? key;
   if (value === null || value === false) return `no ${flag}`;
   if (value === true) return flag;
@@ -126,7 +129,9 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
     comments: options.comments !== null && options.comments.trim() !== '' ? options.comments : null,
     ifState: options.ifState === null ? null : [...new Set(parseIfState(options.ifState, options.force))].sort(),
     forceState: options.force,
+    commentMode: options.commentMode,
   };
+  if (options.commentMode !== null && options.comments === null && !options.resume) throw new UsageError(`--${options.commentMode}-comment goes with --comments`, 'e.g. --comments "ring 2026-11" --append-comment');
   const confirm = !options.dryRun && !options.yes;
   const note = (line: string) => context.stderr.write(line);
   // One run at a time writes the results file: taken before the plan (and before its header is read), held until the end.
@@ -141,7 +146,7 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
     let header: string | undefined;
     if (options.out) {
       const run = { command: 'set-state', service: await serviceOf(session), options: typed };
-      const given = new Set([...(options.state !== null ? ['state'] : []), ...(options.comments !== null ? ['comments'] : []), ...(options.ifState !== null ? ['ifState'] : []), ...(options.force ? ['forceState'] : [])]);
+      const given = new Set([...(options.state !== null ? ['state'] : []), ...(options.comments !== null ? ['comments'] : []), ...(options.ifState !== null ? ['ifState'] : []), ...(options.force ? ['forceState'] : []), ...(options.commentMode !== null ? ['commentMode'] : [])]);
       const bound = options.resume ? await bindResume(session, options.out, run, given, showOption, readChangeResult) : { options: typed, header: headerText(run) };
       intent = bound.options;
       header = bound.header;
@@ -153,6 +158,7 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
     const change: BulkChange = {
       target,
       comments,
+      commentMode: (intent.commentMode as 'append' | 'replace' | null | undefined) ?? null,
       guard: { ifStates: intent.ifState as string[] | null, force: intent.forceState === true },
     };
     if (confirm && !session.canPrompt) {

@@ -201,6 +201,37 @@ describe('set-state for many events: the guard, a result per id, exit codes', ()
     }
   });
 
+  it('--comments never silently replaces a colleague\'s note: without --append-comment or --replace-comment an event with a comment of its own is skipped, saying why; with one, kept or replaced', async () => {
+    const commented = async (prefix: string) => {
+      const [noted, plain] = await pending(sb.url, prefix, 2);
+      expect((await send(sb.url, 'PATCH', `/event/${noted}/state`, { body: { comments: 'colleague: fraud ring' } })).status).toBe(200);
+      return [noted!, plain!] as const;
+    };
+    const commentOf = async (id: string) => ((await send(sb.url, 'GET', `/event/${id}`)).json as EventSummary).comments;
+    // Neither flag: the event with a note is skipped (its state and note as they were), the other changed.
+    const [noted, plain] = await commented('note-keep');
+    const out = file('note.jsonl');
+    const result = await run(['set-state', noted, plain, '--state', 'declined', '--comments', 'ring 9', '--yes', '--out', out]);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = new Map(readLines(out).map((l) => [l.id, l]));
+    expect(lines.get(noted)).toMatchObject({ outcome: 'SKIPPED', reason: 'has a comment of its own: not changed (--append-comment keeps it, --replace-comment replaces it)' });
+    expect(lines.get(plain)).toMatchObject({ outcome: 'CHANGED' });
+    expect([await stateOf(noted), await commentOf(noted)]).toEqual(['PENDING_REVIEW', 'colleague: fraud ring']);
+    expect(await commentOf(plain)).toBe('ring 9');
+    expect(result.stderr).toMatch(/skipped\s+1\s+has a comment of its own/);
+    // --append-comment keeps the note, this one after it; --replace-comment replaces it.
+    const [kept] = await commented('note-append');
+    expect((await run(['set-state', kept, '--from', '/dev/null', '--state', 'declined', '--comments', 'ring 9', '--append-comment', '--yes'])).code).toBe(0);
+    expect(await commentOf(kept)).toBe('colleague: fraud ring | ring 9');
+    const [replaced] = await commented('note-replace');
+    expect((await run(['set-state', replaced, '--from', '/dev/null', '--state', 'declined', '--comments', 'ring 9', '--replace-comment', '--yes'])).code).toBe(0);
+    expect(await commentOf(replaced)).toBe('ring 9');
+    // A resume with another choice than the first run's is refused: the record names it.
+    const resumed = await run(['set-state', noted, plain, '--state', 'declined', '--comments', 'ring 9', '--replace-comment', '--yes', '--out', out, '--resume']);
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr).toContain('written with neither --append-comment nor --replace-comment, this run has --replace-comment');
+  });
+
   it('--dry-run reads, prints the plan and a line per id, and sends nothing (counted at the sandbox)', async () => {
     const ids = await pending(sb.url, 'dry', 4);
     await patch(ids[3]!, 'DECLINED');
