@@ -7,7 +7,7 @@ import type { IdListEntry } from '../id-lists/id-list.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import type { LogEntry } from '../action-log/action-log.js';
 import { commentToSend, decideChange, replacesComment, seenIn, type ChangeGuard, type Seen, type SkipReason } from './change-rules.js';
-import type { ChangeResult } from './change-result.js';
+import { HAS_COMMENT, type ChangeResult } from './change-result.js';
 import { MAX_COMMENT_LENGTH } from '../contract/limits.js';
 
 /*
@@ -45,9 +45,6 @@ export interface IdItem {
   column: 1;
   entry: IdListEntry;
 }
-
-/** The skip of an event with a comment of its own when neither --append-comment nor --replace-comment was given (one reason, so the summary counts them together). */
-export const HAS_COMMENT = 'has a comment of its own: not changed (--append-comment keeps it, --replace-comment replaces it)';
 
 /** What the plan read of an id: the state, and whether the change was planned for it. */
 export interface PlannedItem {

@@ -11,6 +11,13 @@ export const CHANGE_OUTCOMES = ['CHANGED', 'SKIPPED', 'NOT_FOUND', 'INVALID', 'R
 /** PLANNED: what --dry-run says of an event the change would be sent to; never in a results file. */
 export type ChangeOutcome = (typeof CHANGE_OUTCOMES)[number] | 'PLANNED';
 
+/**
+ * The skip of an event with a comment of its own when --comments came without --append-comment
+ * or --replace-comment: one reason, so the summary counts them together, and not "as asked"
+ * (exit 1), so a script notices the events it did not change.
+ */
+export const HAS_COMMENT = 'has a comment of its own: not changed (--append-comment keeps it, --replace-comment replaces it)';
+
 export interface ChangeResult {
   id: string | null;
   /** The state read before the change (null: none read). */

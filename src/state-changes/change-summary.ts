@@ -4,7 +4,7 @@ import type { PoolStats, StopReason } from '../batch/run-pool.js';
 import { ExitCode, type ExitCodeValue } from '../errors/cli-error.js';
 import { worse } from '../event-lists/event-row.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
-import type { ChangeOutcome, ChangeResult } from './change-result.js';
+import { HAS_COMMENT, type ChangeOutcome, type ChangeResult } from './change-result.js';
 
 /*
  * The counts of a bulk change, its plan (what a confirmation shows and --dry-run prints), its
@@ -18,8 +18,9 @@ const UNAVAILABLE_TYPES = new Set(['TIMEOUT', 'CONNECTION_REFUSED', 'CONNECTION_
 /** What one result makes of the exit code: 0 changed or skipped as asked; 4 not found or invalid; 5 refused; 6 unavailable; 1 other. */
 export function exitCodeOfResult(r: ChangeResult): ExitCodeValue {
   switch (r.outcome) {
-    case 'CHANGED':
     case 'SKIPPED':
+      return r.reason === HAS_COMMENT ? ExitCode.FAILURE : ExitCode.OK;
+    case 'CHANGED':
     case 'PLANNED':
       return ExitCode.OK;
     case 'NOT_FOUND':
@@ -53,6 +54,8 @@ export class ChangeStats implements PoolStats, ProgressView {
   readonly firstProblems: string[] = [];
   /** Ids an earlier run (--resume) settled. */
   skipped = 0;
+  /** Events skipped because they have a comment of their own (HAS_COMMENT): not changed as asked. */
+  keptComment = 0;
   worst: ExitCodeValue = ExitCode.OK;
   private startedAt = performance.now();
 
@@ -62,13 +65,16 @@ export class ChangeStats implements PoolStats, ProgressView {
 
   /** Ids not changed or skipped as asked. */
   get errors(): number {
-    return this.done - this.outcomes.CHANGED - this.outcomes.PLANNED - this.outcomes.SKIPPED;
+    return this.done - this.outcomes.CHANGED - this.outcomes.PLANNED - this.outcomes.SKIPPED + this.keptComment;
   }
 
   add(r: ChangeResult): void {
     this.outcomes[r.outcome]++;
     if (r.outcome === 'CHANGED' || r.outcome === 'PLANNED') bump(this.from, r.from ?? '(none)');
-    else if (r.outcome === 'SKIPPED') bump(this.skips, r.reason ?? 'skipped');
+    else if (r.outcome === 'SKIPPED') {
+      bump(this.skips, r.reason ?? 'skipped');
+      if (r.reason === HAS_COMMENT) this.keptComment++;
+    }
     else if (this.firstProblems.length < 5) {
       const who = r.id === null ? r.where : `${terminalSafe(truncate(r.id, 100))}`;
       this.firstProblems.push(`${who}: ${r.outcome === 'NOT_FOUND' ? 'not found' : truncate(r.reason ?? r.outcome, 200)}`);

@@ -284,6 +284,7 @@ function exitWith(stats: ChangeStats, options: BulkOptions, stopped: string | nu
     o.REFUSED ? `${count(o.REFUSED)} refused` : '',
     o.CONFLICT ? `${count(o.CONFLICT)} in conflict` : '',
     o.FAILED ? `${count(o.FAILED)} failed` : '',
+    stats.keptComment ? `${count(stats.keptComment)} kept a comment of ${stats.keptComment === 1 ? 'its' : 'their'} own (--append-comment or --replace-comment says what to do with it)` : '',
   ].filter(Boolean);
   if (pass === 'plan') {
     throw new CliError(`${count(stats.errors)} of ${count(stats.done)} ids cannot be changed: ${parts.join(', ')}`, stats.worst === ExitCode.OK ? ExitCode.FAILURE : stats.worst);

@@ -212,7 +212,9 @@ describe('set-state for many events: the guard, a result per id, exit codes', ()
     const [noted, plain] = await commented('note-keep');
     const out = file('note.jsonl');
     const result = await run(['set-state', noted, plain, '--state', 'declined', '--comments', 'ring 9', '--yes', '--out', out]);
-    expect(result.code, result.stderr).toBe(0);
+    // Not changed as asked: exit 1, so a script notices.
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toMatch(/^error: 1 of 2 ids were not changed: 1 kept a comment of its own \(--append-comment or --replace-comment says what to do with it\)$/m);
     const lines = new Map(readLines(out).map((l) => [l.id, l]));
     expect(lines.get(noted)).toMatchObject({ outcome: 'SKIPPED', reason: 'has a comment of its own: not changed (--append-comment keeps it, --replace-comment replaces it)' });
     expect(lines.get(plain)).toMatchObject({ outcome: 'CHANGED' });
