@@ -4,10 +4,10 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import Database from 'libsql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeLines, readResults } from '../support/batch-events.js';
-import { cliEnv, runCli, startCli, type CliResult, type RunningCli } from '../support/cli.js';
+import { batchWorkspace, makeLines, readResults } from '../support/batch-events.js';
+import { runCli, startCli, type CliResult, type RunningCli } from '../support/cli.js';
 import { startPlainEventServer, type PlainServer } from '../support/plain-event-server.js';
-import { DEMO_KEY, send, startTestSandbox, tempDir, type TestSandbox } from '../support/sandbox.js';
+import { DEMO_KEY, send, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 
 /*
  * Issue 24 item 1: a results file (--out) and an action log (--log) have one writer at a time.
@@ -23,17 +23,7 @@ import { DEMO_KEY, send, startTestSandbox, tempDir, type TestSandbox } from '../
  * running), counting the state changes the sandbox recorded.
  */
 
-const tmp = tempDir('fraudctl-one-writer-');
-afterAll(() => tmp.remove());
-let n = 0;
-const path = (name: string) => join(tmp.dir, `${++n}-${name}`);
-const writeInput = (lines: string[]) => {
-  const p = path('events.jsonl');
-  writeFileSync(p, `${lines.join('\n')}\n`);
-  return p;
-};
-const envFor = (url: string, key: string) =>
-  cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'config'), XDG_DATA_HOME: join(tmp.dir, 'data'), FRAUDCTL_BASE_URL: url, FRAUDCTL_API_KEY: key });
+const { dir, path, writeInput, envFor } = batchWorkspace('fraudctl-one-writer-');
 
 const errorLine = (r: CliResult) => r.stderr.split('\n').filter((l) => l.startsWith('error: '));
 const refusal = (file: string, pid: number) => `error: ${file} is being written by another fraudctl run (pid ${pid}): one run at a time may write it, and this one did nothing`;
@@ -161,7 +151,7 @@ describe('submit: no lock left behind after Ctrl-C or an error', () => {
 
 describe('set-state for many events: two runs sharing --log or --out', () => {
   let sb: TestSandbox;
-  const db = join(tmp.dir, 'sandbox.db');
+  const db = join(dir, 'sandbox.db');
   beforeAll(async () => {
     sb = await startTestSandbox({ dbPath: db });
   });

@@ -2,11 +2,11 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'libsql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { byLine, makeLines, readResults } from '../support/batch-events.js';
-import { cliEnv, runCli, startCli, type CliResult } from '../support/cli.js';
+import { batchWorkspace, byLine, makeLines, readResults } from '../support/batch-events.js';
+import { runCli, startCli, type CliResult } from '../support/cli.js';
 import { startPlainEventServer, type PlainServer, type PlainServerFaults } from '../support/plain-event-server.js';
 import { startOnTerminal } from '../support/pty.js';
-import { DEMO_KEY, startTestSandbox, tempDir, type TestSandbox } from '../support/sandbox.js';
+import { DEMO_KEY, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 
 /*
  * Nothing lost, nothing duplicated: batches under injected faults, killed and resumed,
@@ -14,19 +14,7 @@ import { DEMO_KEY, startTestSandbox, tempDir, type TestSandbox } from '../suppor
  * server that stores every POST it processes, as a real service may.
  */
 
-const tmp = tempDir('fraudctl-batch-faults-');
-afterAll(() => tmp.remove());
-let n = 0;
-const path = (name: string) => join(tmp.dir, `${++n}-${name}`);
-const writeInput = (lines: string[]) => {
-  const p = path('events.jsonl');
-  writeFileSync(p, `${lines.join('\n')}\n`);
-  return p;
-};
-
-function envFor(url: string, key: string): NodeJS.ProcessEnv {
-  return cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'config'), XDG_DATA_HOME: join(tmp.dir, 'data'), FRAUDCTL_BASE_URL: url, FRAUDCTL_API_KEY: key });
-}
+const { dir, path, writeInput, envFor } = batchWorkspace('fraudctl-batch-faults-');
 
 const lineCount = (p: string) => (existsSync(p) ? readFileSync(p, 'utf8').split('\n').length - 1 : 0);
 
@@ -70,8 +58,8 @@ let chaosSandbox: TestSandbox;
 let plain: PlainServer;
 let slowSandbox: TestSandbox;
 let slowPlain: PlainServer;
-const dbPath = join(tmp.dir, 'chaos.db');
-const slowDbPath = join(tmp.dir, 'slow.db');
+const dbPath = join(dir, 'chaos.db');
+const slowDbPath = join(dir, 'slow.db');
 
 function sandboxTarget(sb: () => TestSandbox, db: string, name: string): Target {
   return {

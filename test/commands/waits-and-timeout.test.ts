@@ -1,10 +1,8 @@
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { byLine, makeEvent, makeLines, readResults } from '../support/batch-events.js';
-import { cliEnv, runCli } from '../support/cli.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { batchWorkspace, byLine, makeEvent, makeLines, readResults } from '../support/batch-events.js';
+import { runCli } from '../support/cli.js';
 import { startPlainEventServer, type PlainServer } from '../support/plain-event-server.js';
-import { tempDir } from '../support/sandbox.js';
 import { json, startFakeServer, type FakeServer } from '../api/fake-server.js';
 
 /*
@@ -14,17 +12,7 @@ import { json, startFakeServer, type FakeServer } from '../api/fake-server.js';
  * (--rate) is the batch's queue, not a line's --timeout.
  */
 
-const tmp = tempDir('fraudctl-waits-');
-afterAll(() => tmp.remove());
-let n = 0;
-const path = (name: string) => join(tmp.dir, `${++n}-${name}`);
-const writeInput = (lines: string[]) => {
-  const p = path('events.jsonl');
-  writeFileSync(p, `${lines.join('\n')}\n`);
-  return p;
-};
-const envFor = (url: string, key: string) =>
-  cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'config'), XDG_DATA_HOME: join(tmp.dir, 'data'), FRAUDCTL_BASE_URL: url, FRAUDCTL_API_KEY: key });
+const { path, writeInput, envFor } = batchWorkspace('fraudctl-waits-');
 
 const OVERLOADED = { requestId: 'r-503', errorType: 'SERVICE_UNAVAILABLE', errorCodes: ['OVERLOADED'] };
 

@@ -1,5 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll } from 'vitest';
 import type { LineResult } from '../../src/submit-batch/line-result.js';
+import { cliEnv } from './cli.js';
+import { tempDir } from './sandbox.js';
 
 /*
  * Batch inputs for tests: valid, varied events with unique ids, as JSON Lines, and a way to
@@ -53,4 +57,27 @@ export function byLine(results: ResultLine[]): { lines: Map<number, ResultLine>;
     lines.set(r.line, r);
   }
   return { lines, repeated };
+}
+
+/**
+ * A batch test's own directory: numbered paths in it (`path('out.jsonl')` → `…/3-out.jsonl`), an
+ * input file of JSON Lines, and a CLI environment whose home and XDG directories are in it and
+ * whose service is `url` with `key`. Removed after the file's tests.
+ */
+export function batchWorkspace(prefix: string) {
+  const tmp = tempDir(prefix);
+  afterAll(() => tmp.remove());
+  let n = 0;
+  const path = (name: string) => join(tmp.dir, `${++n}-${name}`);
+  return {
+    dir: tmp.dir,
+    path,
+    writeInput(lines: string[]): string {
+      const p = path('events.jsonl');
+      writeFileSync(p, `${lines.join('\n')}\n`);
+      return p;
+    },
+    envFor: (url: string, key: string): NodeJS.ProcessEnv =>
+      cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'config'), XDG_DATA_HOME: join(tmp.dir, 'data'), FRAUDCTL_BASE_URL: url, FRAUDCTL_API_KEY: key }),
+  };
 }
