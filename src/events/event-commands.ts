@@ -49,7 +49,7 @@ export async function submitEvents(session: Session, source: string, options: Su
   const name = source === '-' ? 'stdin' : source;
   const payload = parseEvent(input.text, name);
   // Over the service's body limit the event can never be accepted: said here, nothing sent.
-  const bytes = Buffer.byteLength(JSON.stringify(payload));
+  const bytes = Buffer.byteLength(input.text);
   if (bytes > MAX_BODY_BYTES) {
     throw new UsageError(
       `${terminalSafe(name)} holds an event of ${bytes.toLocaleString('en-US')} bytes as sent; the service accepts at most ${MAX_BODY_BYTES.toLocaleString('en-US')} (1 MiB) per event, so it cannot be sent`,
@@ -71,7 +71,7 @@ export async function submitEvents(session: Session, source: string, options: Su
         : 'it has no id to check with (the service assigns one): look for it in the service by its details, and give events an id of your own to make this checkable',
     );
   });
-  const submitted = submitAndShow(session, payload);
+  const submitted = submitAndShow(session, payload, input.text);
   // Once interrupted, the aborted request's own failure is of no interest.
   submitted.catch(() => {});
   interrupted.catch(() => {});
@@ -85,9 +85,11 @@ export async function submitEvents(session: Session, source: string, options: Su
  * is read (one GET) and shown in its place; --json keeps the service's body and adds
  * `alreadyExisted: true` and `stateNow`.
  */
-async function submitAndShow(session: Session, payload: Record<string, unknown>): Promise<void> {
+async function submitAndShow(session: Session, payload: Record<string, unknown>, text: string): Promise<void> {
   const client = await session.client();
-  const { status, body } = await client.submitEvent(payload);
+  // The input's text as it is (JSON.parse took it): made again by JSON.stringify, an event nested
+  // thousands of levels deep overflowed the stack, and the text is what the user gave anyway.
+  const { status, body } = await client.submitEventText(text, typeof payload.id === 'string' ? payload.id : undefined);
   const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
   const id = typeof fields?.id === 'string' ? fields.id : null;
   let stateNow: string | null = null;

@@ -440,23 +440,36 @@ async function decide(input: ChunkReader, name: string, batchOption: boolean, li
   return { kind: 'single', text: whole.toString('utf8') };
 }
 
+/**
+ * Nesting past which the grammar is not asked: @streamparser/json's parser searches its whole
+ * stack at every close (TokenParser.emit), so its time grows with the square of the depth (14 s
+ * for one event 100,000 levels deep). No event nests anywhere near this deep.
+ */
+const GRAMMAR_DEPTH = 256;
+
 /** Whether a second value starts after a first one that is whole (broken JSON is one event, for the one-event error). */
 function severalValues(text: Buffer): boolean {
   let depth = 0;
   let values = 0;
   const { tokenizer } = newParser(({ token }) => {
     if (depth === 0 && ++values > 1) throw new Several();
-    if (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET) depth++;
-    else if (token === TokenType.RIGHT_BRACE || token === TokenType.RIGHT_BRACKET) depth--;
+    if (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET) {
+      if (++depth > GRAMMAR_DEPTH) throw new TooDeep();
+    } else if (token === TokenType.RIGHT_BRACE || token === TokenType.RIGHT_BRACKET) depth--;
   });
   try {
     tokenizer.write(text);
     return false;
   } catch (e) {
-    return e instanceof Several;
+    if (!(e instanceof TooDeep)) return e instanceof Several;
+    // A value this deep: its end found by a byte scan (linear), then whether anything follows it.
+    const start = skipWs(text, 0, text.length);
+    const end = new ValueEnd().scan(text, start, text.length);
+    return end >= 0 && skipWs(text, end, text.length) >= 0;
   }
 }
 class Several extends Error {}
+class TooDeep extends Error {}
 
 function isJson(text: string): boolean {
   try {

@@ -62,7 +62,8 @@ describe('one value larger than the service takes', () => {
     writeFileSync(input, JSON.stringify({ id: 'big-2', amount: 1, blob: 'b'.repeat(blob) }, null, 2));
     const result = await runCli(['submit', input], { env: env() });
     expect(result.code).toBe(2);
-    const sent = Buffer.byteLength(JSON.stringify({ id: 'big-2', amount: 1, blob: 'b'.repeat(blob) }));
+    // Sent as the file holds it (pretty-printed): its bytes.
+    const sent = Buffer.byteLength(JSON.stringify({ id: 'big-2', amount: 1, blob: 'b'.repeat(blob) }, null, 2));
     expect(result.stderr).toBe(
       `error: ${input} holds an event of ${sent.toLocaleString('en-US')} bytes as sent; the service accepts at most 1,048,576 (1 MiB) per event, so it cannot be sent\n` +
         'make the event smaller (long free text, many items) and submit it again\n',

@@ -44,6 +44,15 @@ describe('fraudctl submit', () => {
     expect(JSON.parse(first.stdout)).not.toHaveProperty('alreadyExisted');
   });
 
+  it('one event nested 20,000 levels deep is sent as given and answered by the service (it overflowed the stack making it again)', async () => {
+    const deep = `{"id":"deep-1","amount":10,"currency":"EUR","x":${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}}`;
+    const result = await cli.run(['submit', '-'], { input: deep });
+    expect(result.stderr).not.toContain('Maximum call stack');
+    // The sandbox refuses the field it does not know: the service's answer, exit 5.
+    expect(result.code, result.stderr).toBe(5);
+    expect(result.stderr).toMatch(/422 VALIDATION_ERROR: x:UNKNOWN_FIELD/);
+  });
+
   it('reads the event from stdin with -', async () => {
     const result = await cli.run(['submit', '-'], { input: JSON.stringify({ id: 'stdin-1', amount: 12, currency: 'EUR' }) });
     expect(result.code).toBe(0);

@@ -94,6 +94,9 @@ describe('openInput: one event or a batch', () => {
     ['a pretty-printed object with a syntax error (one event: its own error message)', 'bad.json', '{\n  "id": "a",\n}\n{"id":"b"}', 'single'],
     ['an empty file', 'empty.json', '', 'single'],
     ['a file of whitespace', 'blank.json', ' \n\t\r\n', 'single'],
+    // Past 256 levels the end is found by a byte scan (the grammar's time grows with the square of the depth).
+    ['one object nested 20,000 levels deep', 'deep.json', `{"id":"deep","x":${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}}\n`, 'single'],
+    ['two objects on one line, the first nested 20,000 levels deep', 'deep2.json', `{"x":${'['.repeat(20_000)}${']'.repeat(20_000)}} {"id":"b"}\n`, 'values'],
   ])('%s → %s', async (_what, name, content, expected) => {
     const input = await openInput(file(name, content), noStdin, { batch: false });
     if (input.kind === 'batch') input.close();
