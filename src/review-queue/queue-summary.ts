@@ -110,3 +110,24 @@ export function renderSessionSummary(model: Model, style: Style, width: number, 
   if (logPath) lines.push(`  log: ${terminalSafe(logPath)}${model.logProblem ? style.decline(` (the session ended here: ${terminalSafe(model.logProblem)}; claims given back after that may be missing from it)`) : ''}`);
   return lines.map((l) => (l.length > 4 * w ? cutToWidth(l, w) : l)).join('\n');
 }
+
+/** The most ids claimed by others the summary reads again (in parallel, a few at a time). */
+export const MAX_RECHECKED = 100;
+
+/**
+ * The summary as of now, not as of when the queue passed these events over: an id listed as
+ * claimed by others whose state (read again just before the summary, `now`) is no longer
+ * IN_REVIEW was decided or given back since, and is listed by its state instead, out of the
+ * --include-claimed hint. Ids not read again (a failed read, past MAX_RECHECKED) stay as they were.
+ */
+export function withClaimsRechecked(model: Model, now: ReadonlyMap<string, string>): Model {
+  const moved = model.groups.claimedElsewhere.filter((id) => now.has(id) && now.get(id) !== 'IN_REVIEW');
+  if (moved.length === 0) return model;
+  const details = new Map(model.details);
+  for (const id of moved) details.set(id, `${now.get(id)!} (changed since it was passed over)`);
+  return {
+    ...model,
+    groups: { ...model.groups, claimedElsewhere: model.groups.claimedElsewhere.filter((id) => !moved.includes(id)), otherState: [...model.groups.otherState, ...moved] },
+    details,
+  };
+}

@@ -1,10 +1,11 @@
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { readIdList } from '../id-lists/id-list.js';
 import type { Session } from '../session.js';
+import type { ApiClient } from '../api/api-client.js';
 import { runEffect } from './queue-effects.js';
 import { runQueueLoop } from './queue-loop.js';
 import { initialModel, type Model, type QueueEntry } from './queue-model.js';
-import { renderSessionSummary } from './queue-summary.js';
+import { MAX_RECHECKED, renderSessionSummary, withClaimsRechecked } from './queue-summary.js';
 import { openSessionLog, type SessionLog } from '../action-log/action-log.js';
 import { openKeyStream, openTerminal } from './terminal-screen.js';
 
@@ -75,6 +76,7 @@ export async function runReview(session: Session, ids: readonly string[], option
       interrupted: Promise.race([context.waitForShutdown(), terminal.hungUp]),
     });
     restore();
+    model = await recheckClaims(model, client);
     output.print(renderSessionSummary(model, output.style, terminal.screen.size().width, { logPath: log?.path ?? null, serviceFlags: session.serviceFlags() }));
   } finally {
     restore();
@@ -84,4 +86,24 @@ export async function runReview(session: Session, ids: readonly string[], option
   if (model.fatal) throw new CliError(`the session stopped: ${model.fatal.message}`, model.fatal.status === 401 || model.fatal.status === 403 ? ExitCode.AUTH : ExitCode.FAILURE);
   if (model.groups.stillClaimed.length > 0) throw new CliError(`${model.groups.stillClaimed.length} event(s) could not be given back and are still IN_REVIEW (listed above)`);
   if (model.quitting === 'interrupt') throw new CliError('interrupted: the session summary is above', ExitCode.INTERRUPTED);
+}
+
+/** The states now of the ids the summary would list as claimed by others (at most MAX_RECHECKED, 8 at a time); a failed read leaves an id out. */
+async function recheckClaims(model: Model, client: ApiClient): Promise<Model> {
+  const ids = model.groups.claimedElsewhere.slice(0, MAX_RECHECKED);
+  if (ids.length === 0) return model;
+  const { default: pMap } = await import('p-map');
+  const states = await pMap(
+    ids,
+    async (id) => {
+      try {
+        const state = ((await client.getEvent(id)).body as { state?: unknown } | undefined)?.state;
+        return typeof state === 'string' ? ([id, state] as const) : null;
+      } catch {
+        return null;
+      }
+    },
+    { concurrency: 8 },
+  );
+  return withClaimsRechecked(model, new Map(states.filter((s) => s !== null)));
 }

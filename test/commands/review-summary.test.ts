@@ -72,6 +72,24 @@ describe('the summary of a review session', () => {
     expect(await stateOf('sum-theirs')).toBe('PENDING_REVIEW');
   });
 
+  it('reads the events claimed by others again before the summary: one decided since is listed by its state, out of the --include-claimed hint', async () => {
+    await Promise.all(['stale-theirs', 'stale-still', 'stale-open'].map(reviewEvent));
+    await cli.sb.call('PATCH', '/event/stale-theirs/state', { body: { state: 'IN_REVIEW' } });
+    await cli.sb.call('PATCH', '/event/stale-still/state', { body: { state: 'IN_REVIEW' } });
+    const pty = await terminal(['review', 'stale-theirs', 'stale-still', 'stale-open', '--base-url', cli.sb.url]);
+    await pty.waitFor(/^3\/3 {2}stale-open .*claimed by you/m, 'the last event claimed');
+    // Meanwhile the colleague decides one of the two the queue passed over.
+    expect((await cli.sb.call('PATCH', '/event/stale-theirs/state', { body: { state: 'DECLINED' } })).status).toBe(200);
+    await pty.send('q');
+    const { code, screen: end } = await pty.exited();
+    expect(code, end).toBe(0);
+    const summary = end.slice(end.indexOf('Review session'));
+    expect(summary).toMatch(/^ {2}in state DECLINED \(changed since it was passed over\) {2,}1 {2}stale-theirs$/m);
+    expect(summary).toMatch(/^ {2}claimed by others {2,}1 {2}stale-still$/m);
+    // The hint (wrapped by the 80-column terminal) names only the one still claimed.
+    expect(summary.replace(/\n/g, '').trimEnd()).toMatch(/--include-claimed stale-still$/);
+  });
+
   describe('against a service with states this build does not know', () => {
     let plain: PlainServer;
     afterAll(() => plain?.close());
