@@ -200,7 +200,9 @@ describe('fraudctl review on a terminal', () => {
     expect(byA).toEqual([e1, e3]);
     expect(byB).toEqual([e2, e4]);
     expect(byA.filter((id) => byB.includes(id))).toEqual([]);
-    expect(a.screen).toMatch(new RegExp(`claimed by others\\s+2  ${e2}  ${e4}`));
+    // A's summary reads the two it passed over again: e2, which B declined meanwhile, by its state; e4, B's still, as claimed.
+    expect(a.screen).toMatch(new RegExp(`in state DECLINED \\(changed since it was passed over\\)\\s+1  ${e2}`));
+    expect(a.screen).toMatch(new RegExp(`claimed by others\\s+1  ${e4}`));
   });
 
   it('reads the ids from stdin and the keys from the terminal', async () => {
