@@ -123,7 +123,8 @@ describe('a results file deleted during the run', () => {
     const out = join(tmp.dir, 'deleted-results.jsonl');
     const events = input('gone', 1500);
     const run = startCli(['submit', events, '--out', out, '--concurrency', '2'], { env: env(slow.url) });
-    await waitForLines(out, 20, run);
+    // 20 results, after the run's header line.
+    await waitForLines(out, 21, run);
     rmSync(out);
     const first = await run.done;
     expect(first.code, first.stderr).toBe(1);
