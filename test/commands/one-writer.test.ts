@@ -2,12 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import Database from 'libsql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchWorkspace, makeLines, readResults } from '../support/batch-events.js';
 import { runCli, startCli, type CliResult, type RunningCli } from '../support/cli.js';
 import { startPlainEventServer, type PlainServer } from '../support/plain-event-server.js';
-import { DEMO_KEY, send, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { DEMO_KEY, send, startTestSandbox, stateChangesIn, type TestSandbox } from '../support/sandbox.js';
 
 /*
  * Issue 24 item 1: a results file (--out) and an action log (--log) have one writer at a time.
@@ -163,19 +162,7 @@ describe('set-state for many events: two runs sharing --log or --out', () => {
     return ids;
   }
 
-  /** State changes the sandbox recorded, per event id. */
-  function changesOf(ids: readonly string[]): number[] {
-    const conn = new Database(db, { readonly: true });
-    try {
-      const counts = new Map(ids.map((id) => [id, 0]));
-      for (const [id, c] of conn.prepare('SELECT event_id, count(*) FROM state_changes GROUP BY event_id').raw().all() as [string, number][]) {
-        if (counts.has(id)) counts.set(id, c);
-      }
-      return [...counts.values()];
-    } finally {
-      conn.close();
-    }
-  }
+  const changesOf = (ids: readonly string[]) => [...stateChangesIn(db, ids).values()];
 
   it('the second refuses at once, exit 2, naming the file and pid; the first changes and logs each event once', async () => {
     const mine = await pending('log-first', 10);

@@ -1,11 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'libsql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogEntry } from '../../src/action-log/action-log.js';
 import type { ChangeResult } from '../../src/state-changes/change-result.js';
 import { cliEnv, runCli } from '../support/cli.js';
-import { DEMO_KEY, send, startTestSandbox, tempDir, type TestSandbox } from '../support/sandbox.js';
+import { DEMO_KEY, send, startTestSandbox, stateChangesIn, tempDir, type TestSandbox } from '../support/sandbox.js';
 import { smallDisk, type SmallDisk } from '../support/small-disk.js';
 
 /*
@@ -36,19 +35,7 @@ async function pending(prefix: string, count: number): Promise<string[]> {
   return ids;
 }
 
-/** State changes the sandbox recorded, per event id. */
-function changesOf(ids: readonly string[]): Map<string, number> {
-  const conn = new Database(db, { readonly: true });
-  try {
-    const counts = new Map(ids.map((id) => [id, 0]));
-    for (const [id, n] of conn.prepare('SELECT event_id, count(*) FROM state_changes GROUP BY event_id').raw().all() as [string, number][]) {
-      if (counts.has(id)) counts.set(id, n);
-    }
-    return counts;
-  } finally {
-    conn.close();
-  }
-}
+const changesOf = (ids: readonly string[]) => stateChangesIn(db, ids);
 
 /** The log's lines, each a whole JSON object; the file ends with a newline. */
 function readLog(path: string): LogEntry[] {

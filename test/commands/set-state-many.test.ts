@@ -2,14 +2,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'libsql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/contract/index.js';
 import type { ChangeResult } from '../../src/state-changes/change-result.js';
 import { cliEnv, runCli, startCli } from '../support/cli.js';
 import { readResultsFile } from '../support/batch-events.js';
 import { startOnTerminal } from '../support/pty.js';
-import { DEMO_KEY, send, startTestSandbox, tempDir, type TestSandbox } from '../support/sandbox.js';
+import { DEMO_KEY, send, startTestSandbox, stateChangesIn, tempDir, type TestSandbox } from '../support/sandbox.js';
 import { startStaticFileServer, type StaticServer } from '../support/static-file-server.js';
 
 /*
@@ -63,19 +62,7 @@ async function pending(url: string, prefix: string, count: number): Promise<stri
 const stateOf = async (id: string, url = sb.url) => ((await send(url, 'GET', `/event/${encodeURIComponent(id)}`)).json as EventSummary).state;
 const patch = (id: string, state: string, url = sb.url) => send(url, 'PATCH', `/event/${id}/state`, { body: { state } });
 
-/** State changes the sandbox recorded, per event id (those asked for). */
-function changesOf(dbPath: string, ids: readonly string[]): Map<string, number> {
-  const conn = new Database(dbPath, { readonly: true });
-  try {
-    const counts = new Map(ids.map((id) => [id, 0]));
-    for (const [id, n] of conn.prepare('SELECT event_id, count(*) FROM state_changes GROUP BY event_id').raw().all() as [string, number][]) {
-      if (counts.has(id)) counts.set(id, n);
-    }
-    return counts;
-  } finally {
-    conn.close();
-  }
-}
+const changesOf = stateChangesIn;
 
 /** A line of a results file, as the product writes it. */
 type Line = ChangeResult;

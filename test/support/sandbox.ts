@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'libsql';
 import { Agent, request } from 'undici';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/serve.js';
 import { defaultSandboxConfig, type SandboxConfig } from '../../src/sandbox/config/sandbox-config.js';
@@ -69,4 +70,18 @@ export async function startTestSandbox(options: Partial<SandboxOptions> = {}): P
 export function tempDir(prefix = 'fraudctl-test-'): { dir: string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** State changes a sandbox recorded in its database file (`--db`), per event id asked for (0 for none): what "changed exactly once" is counted with. */
+export function stateChangesIn(dbPath: string, ids: readonly string[]): Map<string, number> {
+  const conn = new Database(dbPath, { readonly: true });
+  try {
+    const counts = new Map(ids.map((id) => [id, 0]));
+    for (const [id, n] of conn.prepare('SELECT event_id, count(*) FROM state_changes GROUP BY event_id').raw().all() as [string, number][]) {
+      if (counts.has(id)) counts.set(id, n);
+    }
+    return counts;
+  } finally {
+    conn.close();
+  }
 }
