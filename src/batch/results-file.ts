@@ -1,8 +1,8 @@
-import { closeSync, constants, copyFileSync, existsSync, fstatSync, fsyncSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, constants, copyFileSync, existsSync, fstatSync, fsyncSync, openSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
+import { UsageError } from '../errors/cli-error.js';
 import { FileWriteError, LineAppender } from '../files/append-line.js';
-import { fileErrorCause } from '../files/file-errors.js';
+import { rewriteForResume } from '../files/rewrite-for-resume.js';
 import { writeFully } from '../files/write-fully.js';
 import { shellWord } from '../render/shell-command.js';
 import { jsonForTerminal, terminalSafe } from '../render/terminal-text.js';
@@ -355,29 +355,15 @@ export class PriorRun {
 export async function prepareResume(path: string, read: ResultReader, header: string | null = null, noun: 'line' | 'id' = 'line'): Promise<PriorRun> {
   const prior = new PriorRun(read);
   refuseMissing(path);
-  const temp = `${path}.resume-${process.pid}.tmp`;
-  const fd = openSync(temp, 'w', 0o600);
   let written = 0;
-  // The kept lines go out in 256 KiB writes, not one write(2) each: the rewrite is not a record
-  // of results as they come (the rename makes it whole or absent), and a million lines take a
-  // fraction of the time.
-  let pending: string[] = [];
-  let pendingBytes = 0;
-  const flush = () => {
-    if (pending.length > 0) writeFully(fd, pending.join(''));
-    pending = [];
-    pendingBytes = 0;
-  };
-  const keep = (line: string) => {
-    const bytes = Buffer.byteLength(line);
-    pending.push(line);
-    pendingBytes += bytes;
-    written += bytes;
-    if (pendingBytes >= 256 * 1024) flush();
-  };
   let pendingBad: number | undefined;
   const seen = new PositionSet();
-  try {
+  // The file holding only the lines that stay settled, whole or not at all (rewrite-for-resume.ts).
+  await rewriteForResume(path, async (write) => {
+    const keep = (line: string) => {
+      written += Buffer.byteLength(line);
+      write(line);
+    };
     if (header !== null) keep(`${header}\n`);
     for await (const { text, lineNo, ended } of boundedLines(path, MAX_RESULT_LINE_BYTES)) {
       if (lineNo === 1 && text.startsWith('\uFEFF')) throw bomError(path);
@@ -424,20 +410,10 @@ export async function prepareResume(path: string, read: ResultReader, header: st
       keep(`${text}\n`);
     }
     if (pendingBad !== undefined) prior.dropped++;
-    flush();
-    fsyncSync(fd);
-    closeSync(fd);
-    renameSync(temp, path);
-    prior.attach(path);
-    return prior;
-  } catch (error) {
-    closeSync(fd);
-    rmSync(temp, { force: true });
-    const code = (error as NodeJS.ErrnoException).code;
-    // A full disk while rewriting: the results file itself is untouched (the rename never came).
-    if (typeof code === 'string' && !(error instanceof CliError)) throw new CliError(`cannot prepare ${path} for --resume: ${fileErrorCause(error)} writing ${temp}; ${path} is unchanged`, ExitCode.FAILURE, 'free space on its disk, then run the same command again');
-    throw error;
-  }
+    return true;
+  });
+  prior.attach(path);
+  return prior;
 }
 
 /**

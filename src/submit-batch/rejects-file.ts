@@ -1,8 +1,8 @@
-import { closeSync, existsSync, fstatSync, fsyncSync, openSync, renameSync, rmSync, statSync, type Stats } from 'node:fs';
+import { existsSync, fstatSync, statSync, type Stats } from 'node:fs';
 import { resolve } from 'node:path';
 import { boundedLines, LineFile, type PriorRun } from '../batch/results-file.js';
 import { UsageError } from '../errors/cli-error.js';
-import { writeFully } from '../files/write-fully.js';
+import { rewriteForResume } from '../files/rewrite-for-resume.js';
 import { MAX_BODY_BYTES } from '../contract/limits.js';
 
 /*
@@ -72,33 +72,18 @@ export async function openRejects(path: string, prior: PriorRun | null, warn: (t
     if (prior.undecidedCount > 0) warn(`${path} is gone: it holds only the lines without a decision from this run on (the results file has them all)`);
     return LineFile.open(path, 'append', '--rejects');
   }
-  const temp = `${path}.resume-${process.pid}.tmp`;
-  const fd = openSync(temp, 'w', 0o600);
-  let n = 0;
-  try {
+  // Rewritten to the lines whose results stay undecided, whole or not at all (rewrite-for-resume.ts).
+  await rewriteForResume(path, async (write) => {
+    let n = 0;
     // A line is one event as it was read (a rejected one up to the 16 MiB the reader holds), its line breaks folded.
     for await (const { text, ended } of boundedLines(path, MAX_BODY_BYTES * 32)) {
       if (!ended && n >= prior.undecidedCount) break; // cut off by a crash: its result was never written
-      if (prior.keptUndecided.has(n)) writeFully(fd, `${text}\n`);
+      if (prior.keptUndecided.has(n)) write(`${text}\n`);
       n++;
     }
-    if (n < prior.undecidedCount) {
-      closeSync(fd);
-      rmSync(temp, { force: true });
-      warn(`${path} has ${n} ${n === 1 ? 'line' : 'lines'} for ${prior.undecidedCount} results without a decision: it was not written with these results; this run adds its lines to it as they are`);
-      return LineFile.open(path, 'append', '--rejects');
-    }
-    fsyncSync(fd);
-    closeSync(fd);
-    renameSync(temp, path);
-  } catch (error) {
-    try {
-      closeSync(fd);
-    } catch {
-      // already closed
-    }
-    rmSync(temp, { force: true });
-    throw error;
-  }
+    if (n >= prior.undecidedCount) return true;
+    warn(`${path} has ${n} ${n === 1 ? 'line' : 'lines'} for ${prior.undecidedCount} results without a decision: it was not written with these results; this run adds its lines to it as they are`);
+    return false;
+  });
   return LineFile.open(path, 'append', '--rejects');
 }
