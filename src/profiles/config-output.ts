@@ -58,18 +58,12 @@ export async function getConfig(session: Session, key: string): Promise<void> {
   const output = await session.output();
   const profile = targetProfile(session);
   if (!output.json) return output.print(getSetting(session.context.env, profile, key as SettingKey));
-  // --json: the value as JSON (a number, a boolean, a string, or null when there is none).
-  let text: string | null;
-  try {
-    text = getSetting(session.context.env, profile, key as SettingKey);
-  } catch (error) {
-    // A profile without a base-url has none to print: null, as any absent value.
-    if (key !== 'base-url' || !(error instanceof UsageError) || !error.message.endsWith('has no base-url')) throw error;
-    text = null;
-  }
-  const listing = profileJson(listProfiles(session.context.env, profile).find((p) => p.name === profile)!);
-  const value = { 'base-url': listing.baseUrl, timeout: listing.timeoutSeconds, retries: listing.retries, 'api-key': listing.apiKey, 'insecure-http': listing.insecureHttp }[key as ConfigKey];
-  output.printJson(text === null ? null : value);
+  // --json: the value as JSON (a number, a boolean, a string, or null when there is none), from
+  // the same listing as config list --json; a profile that is not there is refused as without it.
+  const listed = listProfiles(session.context.env, profile).find((p) => p.name === profile);
+  if (listed === undefined) return void getSetting(session.context.env, profile, key as SettingKey);
+  const json = profileJson(listed);
+  output.printJson({ 'base-url': json.baseUrl, timeout: json.timeoutSeconds, retries: json.retries, 'api-key': json.apiKey, 'insecure-http': json.insecureHttp }[key as ConfigKey]);
 }
 
 export interface SetOptions {
