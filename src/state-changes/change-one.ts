@@ -8,7 +8,7 @@ import { terminalSafe } from '../render/terminal-text.js';
 import type { LogEntry } from '../action-log/action-log.js';
 import { commentToSend, decideChange, replacesComment, seenIn, type ChangeGuard, type Seen, type SkipReason } from './change-rules.js';
 import { HAS_COMMENT, type ChangeResult } from './change-result.js';
-import { MAX_COMMENT_LENGTH } from '../contract/limits.js';
+import { commentTooLong, MAX_COMMENT_LENGTH } from '../contract/limits.js';
 
 /*
  * One id of `set-state` for many events, from its entry to its result. The rules that keep a
@@ -163,7 +163,8 @@ export async function changeOne(item: IdItem, change: BulkChange, work: ChangeWo
     if (change.commentMode === null) return { result: { ...result, outcome: 'SKIPPED', reason: HAS_COMMENT } };
     const sent = change.commentMode === 'append' ? commentToSend(read.comments, comments, true) : comments;
     comments = sent;
-    if ([...sent].length > MAX_COMMENT_LENGTH) return { result: { ...result, outcome: 'SKIPPED', reason: `its comment and this one together are over ${MAX_COMMENT_LENGTH.toLocaleString('en')} characters: not sent` } };
+    // Counted as the service counts (contract/limits.ts), as one event's set-state does.
+    if (commentTooLong(sent) !== null) return { result: { ...result, outcome: 'SKIPPED', reason: `its comment and this one together are over ${MAX_COMMENT_LENGTH.toLocaleString('en-US')} characters: not sent` } };
   }
   if (mode === 'plan') return { result: { ...result, outcome: 'PLANNED' } };
 
