@@ -5,7 +5,6 @@ import type { ApiClient } from '../api/api-client.js';
 import type { CliContext } from '../cli-context.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { FileWriteError } from '../files/append-line.js';
-import { lockForOneWriter } from '../files/exclusive-lock.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import type { Session } from '../session.js';
 import { BatchControl } from './batch-control.js';
@@ -105,12 +104,14 @@ export interface PoolJob<I extends ItemPosition, R> {
 
 export interface PoolOptions {
   maxErrors: number | null;
-  /** The results file, or null (results on stdout, or none). */
+  /**
+   * The results file, or null (results on stdout, or none). The job holds its lock
+   * (files/exclusive-lock.ts) for the whole run: taken before it reads the file's header, starts
+   * a client, or plans, so the pool never meets a second writer.
+   */
   out: string | null;
   resume: boolean;
   quiet: boolean;
-  /** The job holds the lock of `out` already (a bulk change takes it before its plan); otherwise the pool takes it. */
-  outLocked?: boolean;
   /** The results file's first line (results-file.ts headerText): which run wrote it, for a later --resume. */
   header?: string;
 }
@@ -213,12 +214,9 @@ class StdoutResults {
 }
 
 /** The results file and the earlier run it continues. Until the run takes over, the input is this function's to close when anything fails. */
-async function openResults<I extends ItemPosition, R>(job: PoolJob<I, R>, options: PoolOptions, note: (line: string) => void) {
-  let lock = null;
+async function openResults<I extends ItemPosition, R>(job: PoolJob<I, R>, options: PoolOptions) {
   try {
     if (options.resume && !options.out) throw new UsageError('--resume needs --out: the results file of the run to continue');
-    // One run at a time writes a results file: taken before resume reads or rewrites it.
-    lock = options.out && !options.outLocked ? lockForOneWriter(options.out, '--out', note) : null;
     const prior: PriorRun | null = options.resume && options.out ? await prepareResume(options.out, job.readResult, options.header ?? null, job.unit === 'ids' ? 'id' : 'line') : null;
     const results = options.out ? LineFile.open(options.out, options.resume ? 'append' : 'create', '--out') : null;
     try {
@@ -229,9 +227,8 @@ async function openResults<I extends ItemPosition, R>(job: PoolJob<I, R>, option
       if (!options.resume && options.out) rmSync(options.out, { force: true });
       throw error;
     }
-    return { prior, results, lock };
+    return { prior, results };
   } catch (error) {
-    lock?.release();
     job.closeInput();
     throw error;
   }
@@ -244,7 +241,7 @@ export async function runPool<I extends ItemPosition, R>(context: CliContext, ru
   let finished = false;
   // A run over many items allocates for every request: keep V8's young generation from growing with it.
   capYoungGeneration();
-  const { prior, results, lock } = await openResults(job, options, (line) => context.stderr.write(line));
+  const { prior, results } = await openResults(job, options);
 
   // Counting the input first (a fast second read of a file) gives the bar its total and an ETA.
   const total = options.quiet ? null : await job.countItems();
@@ -405,7 +402,6 @@ export async function runPool<I extends ItemPosition, R>(context: CliContext, ru
     results?.close();
     job.closeFiles?.();
     prior?.close();
-    lock?.release();
     job.closeInput();
   }
   return {

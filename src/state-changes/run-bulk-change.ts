@@ -203,7 +203,6 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
       out: options.out,
       resume: options.resume,
       quiet: false,
-      outLocked: true,
       ...(header !== undefined ? { header } : {}),
     });
     finish(session, options, change, stats, run, logFailure?.message ?? null);

@@ -117,7 +117,7 @@ export async function runBatch(session: Session, input: BatchInput, batchOptions
 
   let run;
   try {
-    run = await runPool(context, runtime, job, { maxErrors: options.maxErrors, out: options.out, resume: options.resume, quiet: options.quiet, outLocked: true, ...(header !== undefined ? { header } : {}) });
+    run = await runPool(context, runtime, job, { maxErrors: options.maxErrors, out: options.out, resume: options.resume, quiet: options.quiet, ...(header !== undefined ? { header } : {}) });
   } finally {
     outLock?.release();
   }
