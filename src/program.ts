@@ -31,7 +31,7 @@ Exit codes:
   3    authentication or authorisation (401/403)
   4    not found
   5    rejected by the service (400/409/413/415/422)
-  6    unavailable (429/502/503/504, network, timeout)
+  6    unavailable (408/429/502/503/504, network, timeout)
   129  the terminal hung up (SIGHUP), after finishing as on Ctrl-C
   130  interrupted
   141  stdout closed by its reader (| head)

@@ -243,7 +243,15 @@ export class ApiClient {
     return requestHeaders(this.options.apiKey, withBody);
   }
 
-  private async call(op: Operation): Promise<ApiResponse> {
+  /** One call, retried as the policy allows; its failure carries the operation (src/failures/ reads it). */
+  private call(op: Operation): Promise<ApiResponse> {
+    return this.callWithRetries(op).catch((error: unknown) => {
+      if (error instanceof ApiError || error instanceof NetworkError || error instanceof BadResponseError) error.operation = { method: op.method, eventId: op.eventId ?? null };
+      throw error;
+    });
+  }
+
+  private async callWithRetries(op: Operation): Promise<ApiResponse> {
     // Deadlines and waits are on the monotonic clock (performance.now(), as setTimeout is): a
     // wall clock stepped back would stretch --timeout by the step, one stepped forward would end
     // a call that still had time, and say its POST "may have been stored".

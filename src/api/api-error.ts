@@ -9,8 +9,15 @@ export function exitCodeForStatus(status: number): ExitCodeValue {
   if (status === 401 || status === 403) return ExitCode.AUTH;
   if (status === 404) return ExitCode.NOT_FOUND;
   if ([400, 409, 413, 415, 422].includes(status)) return ExitCode.REJECTED;
-  if ([429, 502, 503, 504].includes(status)) return ExitCode.UNAVAILABLE;
+  // 408: the server did not get the whole request in time; nothing was processed, and it may go through later.
+  if ([408, 429, 502, 503, 504].includes(status)) return ExitCode.UNAVAILABLE;
   return ExitCode.FAILURE;
+}
+
+/** The call a failure is of: its method and the event it names (null: none, a POST of an event without an id). */
+export interface FailedOperation {
+  method: 'GET' | 'POST' | 'PATCH';
+  eventId: string | null;
 }
 
 /** The service answered, with a status that is not success. */
@@ -29,6 +36,9 @@ export class ApiError extends CliError {
 
   /** Attempts the call made before this failure stood. */
   attempts = 1;
+
+  /** The call that failed (set by the client). */
+  operation?: FailedOperation;
 
   /**
    * Set when the answer was not the service's (a 405 or 501, or a body that is not the error
@@ -74,6 +84,9 @@ export class NetworkError extends CliError {
 
   /** Attempts the call made before this failure stood. */
   attempts = 1;
+
+  /** The call that failed (set by the client). */
+  operation?: FailedOperation;
 }
 
 /**
@@ -107,6 +120,9 @@ export class BadResponseError extends CliError {
 
   /** Attempts the call made before this failure stood. */
   attempts = 1;
+
+  /** The call that failed (set by the client). */
+  operation?: FailedOperation;
 
   /** Set for a 2xx whose body is not JSON, or not a JSON object: not the service's answer (see ApiError.notTheService). */
   notTheService?: NotTheServiceError;

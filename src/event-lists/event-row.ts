@@ -1,5 +1,6 @@
 import type { ApiClient } from '../api/api-client.js';
-import { ApiError, failureFields, NotTheServiceError, ProxyError } from '../api/api-error.js';
+import { failureFields } from '../api/api-error.js';
+import { classifyFailure } from '../failures/failure-kind.js';
 import { CliError, ExitCode, type ExitCodeValue } from '../errors/cli-error.js';
 import type { IdListEntry } from '../id-lists/id-list.js';
 
@@ -80,15 +81,14 @@ export async function fetchRow(client: ApiClient, entry: IdListEntry, options: F
 }
 
 function failedRow(entry: IdListEntry, id: string, error: unknown): EventRow | FatalRow {
-  // Every other id would get the same answer: stop at once, as a batch does. A 404 that is not
-  // the service's (an HTML page, a route not found) is the wrong URL, not a missing event (the
-  // client decides, contract.md rule 2): no id would be found either. A proxy that fails would
-  // fail every other id too.
-  if ((error instanceof ApiError && (error.status === 401 || error.status === 403)) || error instanceof NotTheServiceError || error instanceof ProxyError) return { kind: 'fatal', error };
+  // Every other id would get the same answer (a refused key, an answer that is not the
+  // service's, a proxy that fails): stop at once, as a batch does (src/failures/ decides).
+  const failure = classifyFailure(error);
+  if (failure.stopsRun) return { kind: 'fatal', error: failure.error };
   const fields = failureFields(error);
-  if (error instanceof ApiError && error.status === 404) return { kind: 'not-found', id, error: fields };
-  if (error instanceof ApiError && (error.status === 400 || error.status === 422)) return { kind: 'invalid', id, where: entry.where, error: fields };
-  return { kind: 'error', id, where: entry.where, error: fields, exitCode: (error as CliError).exitCode };
+  if (failure.kind === 'not-found') return { kind: 'not-found', id, error: fields };
+  if (failure.kind === 'invalid') return { kind: 'invalid', id, where: entry.where, error: fields };
+  return { kind: 'error', id, where: entry.where, error: fields, exitCode: failure.exitCode };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ApiClient, RequestControl } from '../api/api-client.js';
-import { ApiError, ProxyError } from '../api/api-error.js';
+import { classifyFailure, type FailureKind } from '../failures/failure-kind.js';
 import { isKnownState, TRANSITIONS } from '../contract/states.js';
 import { CliError, ExitCode } from '../errors/cli-error.js';
 import { changed, renderWatchChange, renderWatchStart, timestamp, type Watched } from '../render/event-changes.js';
@@ -60,9 +60,13 @@ function unreachable(id: string, state: unknown, until: string | null): CliError
 
 /** Failures after which checking again is pointless: the key, the id or the URL is wrong, or the proxy refuses (not merely down). */
 function endsTheWatch(error: unknown): boolean {
-  if (error instanceof ProxyError) return error.exitCode !== ExitCode.UNAVAILABLE;
-  return error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
+  const failure = classifyFailure(error);
+  if (failure.kind === 'proxy') return failure.exitCode !== ExitCode.UNAVAILABLE;
+  return ENDING_KINDS.has(failure.kind);
 }
+
+/** The service said no (not a 408 or 429: those pass), or the key or the URL is wrong. */
+const ENDING_KINDS: ReadonlySet<FailureKind> = new Set(['auth', 'not-the-service', 'not-found', 'invalid', 'refused']);
 
 /** Waits `ms`, or less when `signal` aborts; leaves no timer behind. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -22,7 +22,7 @@ export const TOPIC_TEXTS: Record<TopicName, string> = {
        cannot give the key
   4    not found (404 in the service's own error shape)
   5    rejected by the service (400/409/413/415/422)
-  6    unavailable, try again later (429/502/503/504, connection refused or
+  6    unavailable, try again later (408/429/502/503/504, connection refused or
        dropped, DNS, timeout, the proxy down or unable to reach the service)
   129  the terminal hung up (SIGHUP): fraudctl finished as on Ctrl-C (a batch
        records its lines in flight, review gives its claims back), then ended

@@ -1,7 +1,8 @@
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import type { Session } from '../session.js';
 import { readAllStdin } from '../cli-context.js';
-import { ApiError, NotTheServiceError } from '../api/api-error.js';
+import { ApiError } from '../api/api-error.js';
+import { classifyFailure } from '../failures/failure-kind.js';
 import { newProbeId } from '../api/api-client.js';
 import { checkTransportResolving } from '../api/transport.js';
 import { shellOverrides, urlHint } from '../profiles/setting-hints.js';
@@ -95,11 +96,12 @@ export async function login(session: Session, options: LoginOptions = {}): Promi
       `check ${whereUrl}: it should be the service's base address`,
     );
   } catch (error) {
-    if (error instanceof NotTheServiceError) {
-      throw new CliError(`nothing was saved: ${error.message}`, ExitCode.FAILURE, `check ${whereUrl}: it should be the service's base address`);
-    } else if (error instanceof ApiError && error.status === 404) {
+    const failure = classifyFailure(error);
+    if (failure.kind === 'not-the-service') {
+      throw new CliError(`nothing was saved: ${failure.error.message}`, ExitCode.FAILURE, `check ${whereUrl}: it should be the service's base address`);
+    } else if (failure.kind === 'not-found') {
       // The key works: the service looked for the event and did not find it.
-    } else if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
+    } else if (failure.kind === 'auth' && error instanceof ApiError) {
       const why = error.status === 401 ? 'did not accept this key' : 'accepted the key, but its merchant is blocked';
       throw new CliError(`the service ${why}: nothing was saved (${error.status}${error.errorType ? ` ${error.errorType}` : ''})`, ExitCode.AUTH, `check the key, and ${whereUrl}`);
     } else {

@@ -22,6 +22,7 @@ import {
   type Notice,
   type Sending,
 } from './queue-model.js';
+import { answerKind, type FailureKind } from '../failures/failure-kind.js';
 
 /*
  * update(model, msg) → [model, effects]: everything the queue decides, without a terminal or a
@@ -123,16 +124,19 @@ function otherState(state: string | null): { detail: string; text: string } {
   return { detail: state, text: `${state}, a state this build does not know (--include-decided shows it)` };
 }
 
+const REFUSALS: ReadonlySet<FailureKind> = new Set(['auth', 'not-found', 'invalid', 'refused']);
+
 function log(entry: LogEntry): Effect {
   return { type: 'log', entry };
 }
 
+/** The service said no to this event (src/failures/: not found, invalid, refused, or the key): asking again gets the same answer. */
 function isRefusal(failure: CallFailure): boolean {
-  return failure.status !== null && failure.status >= 400 && failure.status < 500 && failure.status !== 429;
+  return failure.status !== null && REFUSALS.has(answerKind(failure.status, false));
 }
 
 function isAuthFailure(failure: CallFailure): boolean {
-  return failure.status === 401 || failure.status === 403;
+  return failure.status !== null && answerKind(failure.status, false) === 'auth';
 }
 
 function withFatal(model: Model, failure: CallFailure, effects: Effect[] = []): Result {

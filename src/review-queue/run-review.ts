@@ -8,6 +8,7 @@ import { initialModel, type Model, type QueueEntry } from './queue-model.js';
 import { MAX_RECHECKED, renderSessionSummary, withClaimsRechecked } from './queue-summary.js';
 import { openSessionLog, type SessionLog } from '../action-log/action-log.js';
 import { openKeyStream, openTerminal } from './terminal-screen.js';
+import { answerKind } from '../failures/failure-kind.js';
 
 /*
  * `fraudctl review`: checks there is a person at a terminal, reads the ids, opens the log, then
@@ -83,7 +84,7 @@ export async function runReview(session: Session, ids: readonly string[], option
     await log?.close();
     keepGoingWithoutScreen();
   }
-  if (model.fatal) throw new CliError(`the session stopped: ${model.fatal.message}`, model.fatal.status === 401 || model.fatal.status === 403 ? ExitCode.AUTH : ExitCode.FAILURE);
+  if (model.fatal) throw new CliError(`the session stopped: ${model.fatal.message}`, model.fatal.status > 0 && answerKind(model.fatal.status, false) === 'auth' ? ExitCode.AUTH : ExitCode.FAILURE);
   if (model.groups.stillClaimed.length > 0) throw new CliError(`${model.groups.stillClaimed.length} event(s) could not be given back and are still IN_REVIEW (listed above)`);
   if (model.quitting === 'interrupt') throw new CliError('interrupted: the session summary is above', ExitCode.INTERRUPTED);
 }

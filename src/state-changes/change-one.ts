@@ -1,5 +1,6 @@
 import type { ApiClient } from '../api/api-client.js';
-import { ApiError, asNotTheService, BadResponseError, failureFields, NetworkError, ProxyError } from '../api/api-error.js';
+import { failureFields } from '../api/api-error.js';
+import { classifyFailure, runStop, type Failure, type FailureKind } from '../failures/failure-kind.js';
 import type { RetryKind } from '../api/retry-budget.js';
 import type { Settled } from '../batch/run-pool.js';
 import { UsageError } from '../errors/cli-error.js';
@@ -92,28 +93,18 @@ function blank(item: IdItem, change: BulkChange): ChangeResult {
   return { id: item.entry.id, from: null, to: change.target, outcome: 'FAILED', reason: null, status: null, errorType: null, errorCodes: [], requestId: null, item: item.line, where: item.entry.where };
 }
 
-/** The result of a call that failed, by what the failure means for the id (and for the run). */
-function failed(result: ChangeResult, error: unknown, reading: boolean, prefix = ''): Settled<ChangeResult> {
-  if (error instanceof UsageError) return { result: { ...result, outcome: 'INVALID', reason: error.message } };
-  const foreign = asNotTheService(error);
-  const { message, ...fields } = failureFields(foreign ?? error);
-  const base = { ...result, ...fields, reason: `${prefix}${message}` };
-  if (foreign) return { result: { ...base, outcome: 'FAILED' }, fatal: { error: foreign, stop: 'not-the-service' } };
-  if (error instanceof ProxyError) return { result: { ...base, outcome: 'FAILED' }, fatal: { error, stop: 'proxy' } };
-  if (error instanceof ApiError) {
-    if (error.status === 401 || error.status === 403) return { result: { ...base, outcome: 'FAILED' }, fatal: { error, stop: 'auth' } };
-    if (reading && error.status === 404) return { result: { ...base, outcome: 'NOT_FOUND', reason: null } };
-    if (reading && (error.status === 400 || error.status === 422)) return { result: { ...base, outcome: 'INVALID' } };
-    if (error.status >= 400 && error.status < 500 && error.status !== 429) return { result: { ...base, outcome: 'REFUSED' } };
-  }
-  return { result: { ...base, outcome: 'FAILED' } };
-}
+/** The outcome of a failed call, by its kind (src/failures/): a read decides the id; a PATCH the service said no to is REFUSED. */
+const READ_OUTCOMES: Partial<Record<FailureKind, ChangeResult['outcome']>> = { 'not-found': 'NOT_FOUND', invalid: 'INVALID', refused: 'REFUSED' };
+const PATCH_OUTCOMES: Partial<Record<FailureKind, ChangeResult['outcome']>> = { 'not-found': 'REFUSED', invalid: 'REFUSED', refused: 'REFUSED' };
 
-/** True when the PATCH may have been applied although no usable answer came. */
-function outcomeUnknown(error: unknown): boolean {
-  if (error instanceof ApiError) return error.status === 502 || error.status === 504;
-  if (error instanceof NetworkError) return error.maybeProcessed && error.failure !== 'budget';
-  return error instanceof BadResponseError && asNotTheService(error) === undefined;
+/** The result of a call that failed, by what the failure means for the id (and for the run). */
+function failed(result: ChangeResult, error: unknown, reading: boolean, prefix = '', failure: Failure = classifyFailure(error)): Settled<ChangeResult> {
+  if (error instanceof UsageError) return { result: { ...result, outcome: 'INVALID', reason: error.message } };
+  const { message, ...fields } = failureFields(failure.error);
+  const base = { ...result, ...fields, reason: `${prefix}${message}` };
+  if (failure.stopsRun) return { result: { ...base, outcome: 'FAILED' }, fatal: { error: failure.error, stop: runStop(failure) } };
+  const outcome = (reading ? READ_OUTCOMES : PATCH_OUTCOMES)[failure.kind] ?? 'FAILED';
+  return { result: { ...base, outcome, ...(outcome === 'NOT_FOUND' ? { reason: null } : {}) } };
 }
 
 type Read = Seen;
@@ -186,10 +177,11 @@ export async function changeOne(item: IdItem, change: BulkChange, work: ChangeWo
         break;
       } catch (error) {
         if (work.aborted()) return undefined;
-        const settled = failed(result, error, false, partial);
+        const failure = classifyFailure(error);
+        const settled = failed(result, error, false, partial, failure);
         const refused = settled.result.outcome === 'REFUSED';
         await work.log({ ...entry, requestId: settled.result.requestId, outcome: refused ? 'refused' : 'failed', status: settled.result.status, message: settled.result.reason ?? '' });
-        if (!outcomeUnknown(error)) return settled;
+        if (!failure.mayHaveApplied) return settled;
         // Whether it landed is told by the event itself, never by sending again blindly.
         let now: Read;
         try {

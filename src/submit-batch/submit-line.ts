@@ -1,5 +1,6 @@
 import type { ApiClient } from '../api/api-client.js';
-import { ApiError, asNotTheService, BadResponseError, failureFields, NetworkError, NotTheServiceError, ProxyError } from '../api/api-error.js';
+import { ApiError, BadResponseError, failureFields, NetworkError } from '../api/api-error.js';
+import { classifyFailure, runStop } from '../failures/failure-kind.js';
 import type { RetryKind } from '../api/retry-budget.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import type { Settled } from '../batch/run-pool.js';
@@ -25,10 +26,6 @@ import type { LineResult } from './line-result.js';
  *   the error shape: error-shape.ts), is the line's FAILED result and stops the whole batch.
  */
 
-/** The service said no to this line's content: sending it again as it is would get the same answer. */
-const REJECTING_STATUSES: ReadonlySet<number> = new Set([400, 409, 413, 415, 422]);
-/** A gateway or the service gave up after the request reached it: the event may have been stored. */
-const UNKNOWN_OUTCOME_STATUSES: ReadonlySet<number> = new Set([502, 504]);
 
 export interface LineWork {
   client: ApiClient;
@@ -117,19 +114,9 @@ function decided(result: LineResult, status: number, body: unknown): LineResult 
   };
 }
 
-function failure(error: unknown): { status: number | null; errorType: string; errorCodes: string[]; reason: string } {
+function fieldsOf(error: unknown): { status: number | null; errorType: string; errorCodes: string[]; reason: string } {
   const { status, errorType, errorCodes, message } = failureFields(error);
   return { status, errorType, errorCodes, reason: message };
-}
-
-/** True when the request may have been processed although no usable answer came. */
-function outcomeUnknown(error: unknown): boolean {
-  if (error instanceof ApiError) return UNKNOWN_OUTCOME_STATUSES.has(error.status);
-  if (error instanceof NetworkError) return error.maybeProcessed && error.failure !== 'budget';
-  // A 404 that is not the service's: whatever answered did not pass the POST on.
-  if (error instanceof NotTheServiceError) return false;
-  // A 2xx whose body was not the JSON promised: the service did take the request.
-  return error instanceof BadResponseError;
 }
 
 function attemptsOf(error: unknown): number {
@@ -155,8 +142,9 @@ async function checkStored(client: ApiClient, id: string): Promise<Check & { att
   try {
     summary = await client.getEvent(id);
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return { found: false, attempts: error.attempts };
-    if (error instanceof BadResponseError) return { untold: error, attempts: error.attempts };
+    const failure = classifyFailure(error);
+    if (failure.kind === 'not-found') return { found: false, attempts: attemptsOf(error) };
+    if (failure.unreadableAnswer) return { untold: error, attempts: attemptsOf(error) };
     return { error, attempts: attemptsOf(error) };
   }
   const stored = summary.body as { id?: unknown; totalScore?: unknown };
@@ -221,12 +209,12 @@ export async function submitLine(record: InputRecord, parsed: LineToSend, work: 
       result.attempts += stored.attempts;
       if (work.aborted()) return undefined;
       if ('untold' in stored) {
-        const f = failure(stored.untold);
+        const f = fieldsOf(stored.untold);
         result = { ...result, status: f.status, errorType: f.errorType, errorCodes: f.errorCodes, outcome: 'UNKNOWN' };
         return finish({ result, reason: `sent, but whether it was stored cannot be told (not sent again): ${f.reason}` });
       }
       if ('error' in stored) {
-        const { reason, ...f } = failure(stored.error);
+        const { reason, ...f } = fieldsOf(stored.error);
         // The event may be stored and could not be checked: FAILED, and resume checks again first.
         return finish({ result: { ...result, ...f, outcome: 'FAILED' }, reason: `could not check whether it was stored: ${reason}` });
       }
@@ -255,9 +243,9 @@ export async function submitLine(record: InputRecord, parsed: LineToSend, work: 
       result.attempts += attemptsOf(error);
       if (work.aborted()) return undefined;
       lastError = error;
-      if (!outcomeUnknown(error)) break;
+      if (!classifyFailure(error).mayHaveApplied) break;
       if (parsed.id === null) {
-        const f = failure(error);
+        const f = fieldsOf(error);
         result = { ...result, status: f.status, errorType: f.errorType, errorCodes: f.errorCodes, outcome: 'UNKNOWN' };
         return finish({ result, reason: `${f.reason}; the event has no id, so whether it was stored cannot be checked` });
       }
@@ -267,12 +255,10 @@ export async function submitLine(record: InputRecord, parsed: LineToSend, work: 
   // The POST's answer is not the service's: the URL is wrong, and the batch stops at the first
   // such answer. (An answer to the duplicate check that is not the service's only makes that
   // line UNKNOWN: the POST route answered as the service, a proxy may hide the other routes.)
-  const foreign = asNotTheService(lastError);
-  const { reason, ...f } = failure(foreign ?? lastError);
+  const failure = classifyFailure(lastError);
+  const { reason, ...f } = fieldsOf(failure.error);
   result = { ...result, ...f };
-  if (foreign) return finish({ result: { ...result, outcome: 'FAILED' }, reason, fatal: { error: foreign, stop: 'not-the-service' } });
-  if (lastError instanceof ApiError && REJECTING_STATUSES.has(lastError.status)) return finish({ result: { ...result, outcome: 'REJECTED' }, reason });
-  const auth = lastError instanceof ApiError && (lastError.status === 401 || lastError.status === 403);
-  const fatal: LineOutcome['fatal'] = auth ? { error: lastError as ApiError, stop: 'auth' } : lastError instanceof ProxyError ? { error: lastError, stop: 'proxy' } : undefined;
-  return finish({ result: { ...result, outcome: 'FAILED' }, reason, ...(fatal ? { fatal } : {}) });
+  if (failure.stopsRun) return finish({ result: { ...result, outcome: 'FAILED' }, reason, fatal: { error: failure.error, stop: runStop(failure) } });
+  if (failure.kind === 'invalid' || failure.kind === 'refused') return finish({ result: { ...result, outcome: 'REJECTED' }, reason });
+  return finish({ result: { ...result, outcome: 'FAILED' }, reason });
 }
