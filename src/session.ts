@@ -6,6 +6,7 @@ import { requireApiKey, resolveSettings, type Settings } from './profiles/settin
 import { readConfigFile } from './profiles/config-file.js';
 import { readStoredKey } from './credentials/credential-store.js';
 import { settingHints } from './profiles/setting-hints.js';
+import { failureWords } from './failures/failure-words.js';
 import { checkTransportResolving } from './api/transport.js';
 import { createOutput, type Output } from './render/output.js';
 import { defaultSandboxDb } from './paths/xdg-paths.js';
@@ -145,16 +146,16 @@ export class Session {
     let baseUrl = settings.baseUrl;
     if (baseUrl === null) baseUrl = await this.startEmbeddedSandbox();
     const hints = settingHints(settings.profile, settings.sources);
+    const words = failureWords({ profile: settings.profile, hints });
     // A host that does not resolve is said before any refusal of plain http:// to it.
-    await checkTransportResolving(baseUrl, settings.insecureHttp, settings.profile, this.context.env, hints.url);
+    await checkTransportResolving(baseUrl, settings.insecureHttp, words.allowInsecureHttp, this.context.env, hints.url);
     const client = new ApiClient({
       baseUrl,
       apiKey,
       timeoutMs: settings.timeoutMs,
       retry: { maxRetries: settings.retries },
       env: this.context.env,
-      profile: settings.profile,
-      hints,
+      words,
       insecureHttp: settings.insecureHttp,
       ...(this.globals.debug ? { debug: (line: string) => this.debugLine(line) } : {}),
       ...batch,

@@ -13,7 +13,7 @@ import { redactKeyIn } from '../profiles/redact.js';
 import { eventPath } from '../contract/paths.js';
 import { checkTransport, hostNameHint } from './transport.js';
 import { proxyFor, proxySettings, proxyShown } from './proxy.js';
-import type { SettingHints } from '../profiles/setting-hints.js';
+import type { FailureWords } from './failure-words.js';
 
 /*
  * The one place that talks HTTP to the service (undici). It owns the API key header, the
@@ -29,11 +29,9 @@ export interface ApiClientOptions {
   retry?: Partial<RetryPolicy>;
   /** For HTTP(S)_PROXY / NO_PROXY. */
   env: NodeJS.ProcessEnv;
-  /** The profile in use, for hints such as "run fraudctl login --profile P". */
-  profile?: string;
-  /** What to tell the user to change when the key is refused or the URL is wrong, by where each came from. */
-  hints?: SettingHints;
-  /** Receives request/response log lines (--debug); they never hold the key. */
+  /** The commands, flags and settings a failure's hint names (src/failures/failure-words.ts). */
+  words: FailureWords;
+  /** Receives request/response log lines (the debug option); they never hold the key. */
   debug?: (line: string) => void;
   sleep?: (ms: number) => Promise<void>;
   /** Keep-alive connections per origin (batch: its concurrency). Default: undici's (unbounded). */
@@ -42,7 +40,7 @@ export interface ApiClientOptions {
   signal?: AbortSignal;
   /** A batch's say over every request: pacing, a shared retry budget, throttling. */
   control?: RequestControl;
-  /** Allows http:// to a host that is not this machine (--insecure-http); otherwise the constructor refuses it. */
+  /** Allows http:// to a host that is not this machine (the insecure-http setting); otherwise the constructor refuses it. */
   insecureHttp?: boolean;
 }
 
@@ -118,7 +116,7 @@ export interface RequestPreview {
   body?: unknown;
 }
 
-/** The request a call would send, key redacted, without sending it (--dry-run). `null` base: the embedded sandbox. */
+/** The request a call would send, key redacted, without sending it (a dry run). `null` base: the embedded sandbox. */
 export function previewRequest(baseUrl: string | null, apiKey: string | null, method: string, path: string, body?: unknown, profile?: string): RequestPreview {
   const base = baseUrl === null ? null : new URL(baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
   const url = base === null ? null : `${base.origin}${base.pathname}${path.replace(/^\//, '')}`;
@@ -147,7 +145,7 @@ export class ApiClient {
   private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(private readonly options: ApiClientOptions) {
-    checkTransport(options.baseUrl, options.insecureHttp === true, options.profile);
+    checkTransport(options.baseUrl, options.insecureHttp === true, options.words.allowInsecureHttp);
     this.base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     // A batch's abort (second Ctrl-C) ends a wait at once: the next attempt then fails as aborted,
@@ -224,7 +222,7 @@ export class ApiClient {
 
   /**
    * One GET of `path` under the base URL, no retry, no redirect, no reading of the answer as the
-   * service's (fraudctl doctor looks at it raw): status, headers, body text and round-trip time.
+   * service's (doctor looks at it raw): status, headers, body text and round-trip time.
    * A failure to get any answer is the usual NetworkError, with its message and hint.
    */
   async probe(path: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string; requestId: string | null; elapsedMs: number }> {
@@ -237,6 +235,10 @@ export class ApiClient {
   close(): Promise<void> {
     // After the batch's abort the pool is destroyed already: closing it would fail.
     return this.dispatcherValue ? this.dispatcherValue.then((d) => (this.options.signal?.aborted ? d.destroy() : d.close())) : Promise.resolve();
+  }
+
+  private get words(): FailureWords {
+    return this.options.words;
   }
 
   private headers(withBody: boolean): Record<string, string> {
@@ -253,7 +255,7 @@ export class ApiClient {
 
   private async callWithRetries(op: Operation): Promise<ApiResponse> {
     // Deadlines and waits are on the monotonic clock (performance.now(), as setTimeout is): a
-    // wall clock stepped back would stretch --timeout by the step, one stepped forward would end
+    // wall clock stepped back would stretch the timeout by the step, one stepped forward would end
     // a call that still had time, and say its POST "may have been stored".
     let deadline = performance.now() + this.options.timeoutMs;
     const body = op.rawBody ?? (op.body === undefined ? null : JSON.stringify(op.body));
@@ -266,7 +268,7 @@ export class ApiClient {
       let standing: Error;
       try {
         // A batch's pace and batch-wide pause are its queue, not this request's time: the
-        // deadline moves by the wait (--rate 1 with 10 lines in flight is not a timeout of the tenth).
+        // deadline moves by the wait (a rate of 1 a second with 10 lines in flight is not a timeout of the tenth).
         const queued = performance.now();
         await control?.beforeAttempt();
         deadline += performance.now() - queued;
@@ -325,19 +327,19 @@ export class ApiClient {
 
   /**
    * A 429/503 whose Retry-After reaches past the deadline: the answer stands, saying how long the
-   * service asked to wait and that --timeout does not allow it (never "no answer": one came).
+   * service asked to wait and that the timeout does not allow it (never "no answer": one came).
    */
   private waitTooLong(answer: Error, retryAfterMs: number): WaitTooLong {
     if (!(answer instanceof ApiError)) return new WaitTooLong(answer);
     const seconds = Math.ceil(retryAfterMs / 1000);
     const timeout = this.options.timeoutMs / 1000;
     const error = new ApiError(
-      `${answer.message}, and asked to wait ${seconds} s before another try: longer than --timeout (${timeout} s) allows`,
+      `${answer.message}, and asked to wait ${seconds} s before another try: longer than ${this.words.timeoutOption} (${timeout} s) allows`,
       answer.status,
       answer.errorType,
       answer.errorCodes,
       answer.requestId,
-      `try again in ${seconds} s, or allow for the wait with --timeout ${seconds + Math.ceil(timeout)}`,
+      `try again in ${seconds} s, or allow for the wait with ${this.words.timeoutOption} ${seconds + Math.ceil(timeout)}`,
     );
     error.attempts = answer.attempts;
     if (answer.notTheService) error.notTheService = answer.notTheService;
@@ -346,7 +348,7 @@ export class ApiClient {
 
   /** The batch's shared retry budget refused a retry: the last failure stands, and says why. */
   private budgetSpent(op: Operation, attempts: number): NetworkError {
-    const error = new NetworkError(`gave up ${op.what}: the batch's retry budget is spent (the service kept failing)`, 'budget', false, 'run the batch again later with --resume');
+    const error = new NetworkError(`gave up ${op.what}: the batch's retry budget is spent (the service kept failing)`, 'budget', false, this.words.budgetSpent);
     error.attempts = attempts;
     return error;
   }
@@ -373,11 +375,11 @@ export class ApiClient {
     if (target.origin !== this.base.origin) {
       throw new BadResponseError(
         `the service redirected to another origin (${safe(this.withoutKey(target.origin))}) while ${op.what}: not followed, and the API key was not sent there`,
-        'check --base-url: it should name the service itself',
+        `check ${this.words.urlOption}: it should name the service itself`,
       );
     }
     if (op.method !== 'GET' || hop >= MAX_REDIRECTS) {
-      throw new BadResponseError(`the service answered ${raw.status} (a redirect to ${safe(this.withoutKey(target.pathname))}) while ${op.what}: not followed`, 'check --base-url');
+      throw new BadResponseError(`the service answered ${raw.status} (a redirect to ${safe(this.withoutKey(target.pathname))}) while ${op.what}: not followed`, `check ${this.words.urlOption}`);
     }
     return target;
   }
@@ -415,7 +417,7 @@ export class ApiClient {
         // An answer the interface never promises: a bad answer (exit 1), not "try again later".
         throw new BadResponseError(
           `the answer from ${safe(url.host)} while ${op.what} is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB: not read`,
-          op.method === 'POST' && op.eventId ? `the event may have been stored: check with fraudctl show ${safe(op.eventId)}` : 'check --base-url: it should name the fraud-screening service',
+          op.method === 'POST' && op.eventId ? `the event may have been stored: check with ${this.words.showEvent(safe(op.eventId))}` : `check ${this.words.urlOption}: it should name the fraud-screening service`,
         );
       }
       throw this.networkError(op, url, error, sent);
@@ -435,13 +437,15 @@ export class ApiClient {
       `no complete answer from ${this.base.origin} within ${this.options.timeoutMs / 1000} s while ${op.what}`,
       'timeout',
       sent && !op.idempotent,
-      sent && op.method === 'POST' && op.eventId ? `the event may have been stored: check with fraudctl show ${safe(op.eventId)}, or allow more time with --timeout` : 'allow more time with --timeout SECONDS',
+      sent && op.method === 'POST' && op.eventId
+        ? `the event may have been stored: check with ${this.words.showEvent(safe(op.eventId))}, or allow more time with ${this.words.timeoutOption}`
+        : `allow more time with ${this.words.timeoutOption} SECONDS`,
     );
   }
 
   /** Where the service URL is changed, for hints: "check the host name in …". */
   private urlHint(): string {
-    return this.options.hints?.url ?? '--base-url or the profile (fraudctl config list)';
+    return this.words.urlSetting;
   }
 
   /** `url`: where the request went (the base URL's origin: redirects never leave it). */
@@ -458,7 +462,7 @@ export class ApiClient {
       if (code === 'UND_ERR_CONNECT_TIMEOUT') return ['connect-timeout', `cannot connect to ${host}: no answer to the connection attempt`, false];
       return ['reset', `the connection to ${host} dropped while ${op.what}${code ? ` (${safe(code)})` : ''}`, true];
     })();
-    const tls = kind[0] === 'timeout' ? undefined : tlsFailure(code, e.message ?? '', host);
+    const tls = kind[0] === 'timeout' ? undefined : tlsFailure(code, e.message ?? '', host, this.words.urlOption);
     if (tls) return new NetworkError(tls.message, 'tls', false, tls.hint, ExitCode.FAILURE);
     const [failure, message, maybeSent] = kind;
     if (failure === 'timeout') return this.timeout(op);
@@ -469,7 +473,7 @@ export class ApiClient {
         : failure === 'refused' || failure === 'connect-timeout'
         ? `is the service running at that address? check ${this.urlHint()}`
         : op.method === 'POST' && op.eventId
-            ? `the event may have been stored: check with fraudctl show ${safe(op.eventId)}`
+            ? `the event may have been stored: check with ${this.words.showEvent(safe(op.eventId))}`
             : undefined;
     return new NetworkError(message, failure, processed, hint);
   }
@@ -538,12 +542,12 @@ export class ApiClient {
     if (raw.status >= 200 && raw.status < 300) {
       if (raw.text.trim() === '') return { status: raw.status, body: undefined, requestId: raw.requestId, attempts };
       if (parsed === undefined) {
-        throw Object.assign(new BadResponseError(`the service answered ${raw.status} while ${op.what}, but the body is not JSON (${describeBody(contentType, this.withoutKey(raw.text))})`, 'a proxy or gateway may be in the way: check --base-url'), {
+        throw Object.assign(new BadResponseError(`the service answered ${raw.status} while ${op.what}, but the body is not JSON (${describeBody(contentType, this.withoutKey(raw.text))})`, `a proxy or gateway may be in the way: check ${this.words.urlOption}`), {
           notTheService: this.notTheService(op, raw, describeBody(contentType, this.withoutKey(raw.text))),
         });
       }
       if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
-        throw Object.assign(new BadResponseError(`the service answered ${raw.status} while ${op.what}, but the body is not the JSON object expected`, 'check --base-url: it should name the fraud-screening service'), {
+        throw Object.assign(new BadResponseError(`the service answered ${raw.status} while ${op.what}, but the body is not the JSON object expected`, `check ${this.words.urlOption}: it should name the fraud-screening service`), {
           notTheService: this.notTheService(op, raw, 'JSON that is not an object'),
         });
       }
@@ -579,10 +583,7 @@ export class ApiClient {
     const ref = raw.requestId ? `, request ${safe(this.withoutKey(raw.requestId))}` : '';
     const where = `${op.method} ${this.base.origin}${safe(raw.path)}`;
     const message = `${where} answered ${raw.status} with ${got}${ref}: that is not the fraud-screening service's answer, so this URL is not the service, or not its base path`;
-    const hint = this.options.hints
-      ? `check ${this.options.hints.url}: it should be the service's base address`
-      : `check --base-url or the profile's URL (fraudctl config get base-url${this.options.profile && this.options.profile !== 'sandbox' ? ` --profile ${this.options.profile}` : ''}): it should be the service's base address`;
-    return new NotTheServiceError(message, raw.status, got, hint);
+    return new NotTheServiceError(message, raw.status, got, this.words.notTheService);
   }
 
   private apiError(op: Operation, raw: RawResponse, body: unknown, contentType: string): ApiError {
@@ -599,21 +600,21 @@ export class ApiClient {
         ? `${status}, ${describeBody(contentType, this.withoutKey(raw.text))}${ref}`
         : `${status}${errorType ? ` ${errorType}` : ''}${errorCodes.length ? `: ${errorCodes.join(', ')}` : ''}${ref}`;
     const id = op.eventId ? `"${safe(op.eventId)}"` : '';
-    const login = `run fraudctl login${this.options.profile && this.options.profile !== 'sandbox' ? ` --profile ${this.options.profile}` : ''}, or set FRAUDCTL_API_KEY`;
+    const words = this.words;
     const [message, hint] = ((): [string, string | undefined] => {
       switch (status) {
         case 401:
-          return [`the service did not accept the API key (${detail})`, this.options.hints?.key ?? `check the key: ${login}`];
+          return [`the service did not accept the API key (${detail})`, words.keyRefused];
         case 403:
           return [`the merchant of this API key is blocked (${detail})`, 'ask the service operator to unblock the merchant'];
         case 404:
           // Only the service's own not-found gets here (finish() turned every other 404 away).
-          if (op.method === 'POST') return [`the service answered 404 while ${op.what} (${detail})`, 'check --base-url: it should be the service\'s base address'];
-          return [op.eventId ? `no event ${id} (${detail})` : `not found (${detail})`, op.eventId ? 'check the id: ids are case-sensitive' : 'check --base-url'];
+          if (op.method === 'POST') return [`the service answered 404 while ${op.what} (${detail})`, `check ${words.urlOption}: it should be the service's base address`];
+          return [op.eventId ? `no event ${id} (${detail})` : `not found (${detail})`, op.eventId ? 'check the id: ids are case-sensitive' : `check ${words.urlOption}`];
         case 409:
-          return [`${op.eventId ? `event ${id}` : 'the event'} already exists with a different payload (${detail})`, op.eventId ? `give the event a new id, or see the stored one with: fraudctl show ${safe(op.eventId)}` : undefined];
+          return [`${op.eventId ? `event ${id}` : 'the event'} already exists with a different payload (${detail})`, op.eventId ? `give the event a new id, or see the stored one with: ${words.showEvent(safe(op.eventId))}` : undefined];
         case 422:
-          return [`the service rejected the request while ${op.what} (${detail})`, errorCodes.some((c) => c.includes('STATE')) ? 'see the states and transitions in: fraudctl set-state --help' : 'fix the fields named above and try again'];
+          return [`the service rejected the request while ${op.what} (${detail})`, errorCodes.some((c) => c.includes('STATE')) ? `see the states and transitions in: ${words.stateHelp}` : 'fix the fields named above and try again'];
         case 400:
           return [`the service could not read the request while ${op.what} (${detail})`, undefined];
         case 413:
@@ -625,7 +626,7 @@ export class ApiClient {
         case 502:
         case 503:
         case 504:
-          return [`the service is unavailable while ${op.what} (${detail})`, op.method === 'POST' && status === 504 && op.eventId ? `the event may have been stored: check with fraudctl show ${safe(op.eventId)}` : 'try again later'];
+          return [`the service is unavailable while ${op.what} (${detail})`, op.method === 'POST' && status === 504 && op.eventId ? `the event may have been stored: check with ${words.showEvent(safe(op.eventId))}` : 'try again later'];
         default:
           return [`the service answered ${detail} while ${op.what}`, undefined];
       }
@@ -656,7 +657,7 @@ interface RawResponse {
  * expired (or is not valid yet), it was issued for another name, or the server does not speak
  * TLS at all. Exit 1, not 6: waiting does not fix a certificate or a scheme.
  */
-function tlsFailure(code: string, message: string, host: string): { message: string; hint: string } | undefined {
+function tlsFailure(code: string, message: string, host: string, urlOption: string): { message: string; hint: string } | undefined {
   const untrusted = ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_UNTRUSTED', 'CERT_SIGNATURE_FAILURE'];
   if (untrusted.includes(code)) {
     return {
@@ -673,7 +674,7 @@ function tlsFailure(code: string, message: string, host: string): { message: str
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID' || code === 'HOSTNAME_MISMATCH') {
     return {
       message: `the TLS certificate of ${host} is for another name (${code}): nothing was sent`,
-      hint: 'use the host name the certificate was issued for in --base-url (e.g. not an IP address)',
+      hint: `use the host name the certificate was issued for in ${urlOption} (e.g. not an IP address)`,
     };
   }
   if (/CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY|EPROTO/i.test(code) || /certificate|tls|ssl/i.test(message)) {
@@ -738,6 +739,3 @@ async function readLimited(body: AsyncIterable<Buffer> & { destroy(): unknown })
   return Buffer.concat(chunks).toString('utf8');
 }
 
-// node:crypto is taken when needed, not imported: every client command loads this file, and
-// loading node:crypto costs a command about 10 ms (bench:startup).
-export const newProbeId = () => `fraudctl-login-check-${process.getBuiltinModule('node:crypto').randomUUID()}`;

@@ -1,4 +1,4 @@
-/** Headers as they may be shown (--debug, --dry-run): the API key replaced, never shown in part. */
+/** Headers as they may be shown (the debug log, a dry run): the API key replaced, never shown in part. */
 export function redactHeaders(headers: Record<string, string>): Record<string, string> {
   const shown = { ...headers };
   if (shown['x-client-api-key'] !== undefined) shown['x-client-api-key'] = '[redacted]';

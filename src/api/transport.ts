@@ -8,7 +8,7 @@ import { proxyFor } from './proxy.js';
  * Transport rules the client holds to before anything is sent. Every request carries the API
  * key in a header, so plain http:// is allowed only where the traffic cannot leave the machine
  * (a loopback address) or where the user said, by a flag or profile setting named so nobody sets
- * it by accident, that the path is trusted (--insecure-http: an SSH tunnel, a sidecar).
+ * it by accident, that the path is trusted (the insecure-http setting: an SSH tunnel, a sidecar).
  * TLS certificates are verified by Node against its CA store (plus NODE_EXTRA_CA_CERTS for a
  * private CA); there is no option to turn verification off.
  */
@@ -21,8 +21,8 @@ export function isLoopbackHost(hostname: string): boolean {
   return v4 !== null && v4[1] === '127';
 }
 
-/** Refuses a base URL that would send the key in clear text over the network (exit 2), unless `insecureHttp`. */
-export function checkTransport(baseUrl: string, insecureHttp: boolean, profile?: string): void {
+/** Refuses a base URL that would send the key in clear text over the network (exit 2), unless `insecureHttp`. `allowWith`: how to allow it (FailureWords). */
+export function checkTransport(baseUrl: string, insecureHttp: boolean, allowWith: string): void {
   let url: URL;
   try {
     url = new URL(baseUrl);
@@ -30,10 +30,9 @@ export function checkTransport(baseUrl: string, insecureHttp: boolean, profile?:
     return; // the settings already refused it; nothing is sent to a URL that does not parse
   }
   if (url.protocol !== 'http:' || insecureHttp || isLoopbackHost(url.hostname)) return;
-  const forProfile = profile && profile !== 'sandbox' ? ` --profile ${profile}` : '';
   throw new UsageError(
     `refusing to send the API key in clear text to ${url.host}: the URL is http://, and that host is not this machine`,
-    `use https://; only if the network path is trusted (a tunnel), allow it with --insecure-http or: fraudctl config set insecure-http true${forProfile}`,
+    `use https://; only if the network path is trusted (a tunnel), allow it with ${allowWith}`,
   );
 }
 
@@ -47,14 +46,14 @@ function hostNotFound(hostname: string, where: string): NetworkError {
 
 /**
  * checkTransport, but a host name that does not resolve is reported as that first: a mistyped
- * `http://locahost:8787` gets "cannot find host locahost", not advice about --insecure-http that
+ * `http://locahost:8787` gets "cannot find host locahost", not advice about insecure http that
  * would not help. The look-up sends nothing to the host, so no key travels in clear either way;
  * a name that resolves is refused as before. Through a proxy the proxy resolves names (and the
  * key would reach it in clear), so the refusal stands as it is. `where`: where the URL is changed.
  */
-export async function checkTransportResolving(baseUrl: string, insecureHttp: boolean, profile: string | undefined, env: NodeJS.ProcessEnv, where: string): Promise<void> {
+export async function checkTransportResolving(baseUrl: string, insecureHttp: boolean, allowWith: string, env: NodeJS.ProcessEnv, where: string): Promise<void> {
   try {
-    checkTransport(baseUrl, insecureHttp, profile);
+    checkTransport(baseUrl, insecureHttp, allowWith);
   } catch (refusal) {
     const url = new URL(baseUrl);
     const host = url.hostname.replace(/^\[|\]$/g, '');

@@ -1,4 +1,4 @@
-import { newProbeId } from '../api/api-client.js';
+import { newProbeId } from '../login/probe-id.js';
 import { proxyFor } from '../api/proxy.js';
 import { CliError, ExitCode } from '../errors/cli-error.js';
 import { credentialStoreName } from '../credentials/credential-store.js';

@@ -3,6 +3,7 @@ import { getEventListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, eventPath, previewRequest, type ApiClientOptions } from '../../src/api/api-client.js';
+import { failureWords } from '../../src/failures/failure-words.js';
 import { ApiError, asNotTheService, BadResponseError, NetworkError, NotTheServiceError } from '../../src/api/api-error.js';
 import { isLoopbackHost } from '../../src/api/transport.js';
 import { UsageError } from '../../src/errors/cli-error.js';
@@ -43,12 +44,13 @@ interface TestClient {
   waits: number[];
 }
 
-function makeClient(baseUrl: string, options: Partial<ApiClientOptions> & { recordWaits?: boolean } = {}): TestClient {
+function makeClient(baseUrl: string, options: Partial<ApiClientOptions> & { recordWaits?: boolean; profile?: string } = {}): TestClient {
   const lines: string[] = [];
   const waits: number[] = [];
-  const { recordWaits, ...rest } = options;
+  const { recordWaits, profile, ...rest } = options;
   const client = new ApiClient({
     baseUrl,
+    words: failureWords(profile !== undefined ? { profile } : {}),
     apiKey: KEY,
     timeoutMs: 5000,
     env: {},

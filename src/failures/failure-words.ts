@@ -1,0 +1,35 @@
+import type { FailureWords } from '../api/failure-words.js';
+import type { SettingHints } from '../profiles/setting-hints.js';
+import { SANDBOX_PROFILE } from '../profiles/values.js';
+
+/*
+ * The words of the client's failures (the interface: src/api/failure-words.ts): every command,
+ * flag and setting a failure's message or hint names. Built by the session from the profile in
+ * use and where its key and URL came from (setting-hints.ts), so that a hint names the setting
+ * to change; without those, the flags. Tested as a table (test/failures/failure-words.test.ts).
+ */
+
+export interface WordsContext {
+  /** The profile in use (the built-in sandbox profile is never named: it needs no --profile). */
+  profile?: string;
+  /** Where the key and the URL in force came from, in words (the session's). */
+  hints?: SettingHints;
+}
+
+export function failureWords(context: WordsContext = {}): FailureWords {
+  const { profile, hints } = context;
+  const forProfile = profile !== undefined && profile !== SANDBOX_PROFILE ? ` --profile ${profile}` : '';
+  return {
+    urlOption: '--base-url',
+    urlSetting: hints?.url ?? '--base-url or the profile (fraudctl config list)',
+    notTheService: hints
+      ? `check ${hints.url}: it should be the service's base address`
+      : `check --base-url or the profile's URL (fraudctl config get base-url${forProfile}): it should be the service's base address`,
+    keyRefused: hints?.key ?? `check the key: run fraudctl login${forProfile}, or set FRAUDCTL_API_KEY`,
+    showEvent: (eventId) => `fraudctl show ${eventId}`,
+    stateHelp: 'fraudctl set-state --help',
+    timeoutOption: '--timeout',
+    budgetSpent: 'run the batch again later with --resume',
+    allowInsecureHttp: `--insecure-http or: fraudctl config set insecure-http true${forProfile}`,
+  };
+}
