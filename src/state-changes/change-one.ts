@@ -119,89 +119,129 @@ export function unnamed(item: IdItem, change: BulkChange): Settled<ChangeResult>
   return { result: { ...blank(item, change), outcome: 'INVALID', reason: item.entry.problem ?? 'no id', errorType: 'INVALID_LINE', errorCodes: code ? [code] : [] } };
 }
 
+/** What becomes of an id when it is settled early, or undefined when the run was aborted mid-id. */
+type Early = Settled<ChangeResult> | undefined;
+
 /**
  * Reads the event and decides. `plan`: only say what would be done (PLANNED, or why not);
  * `change`: do it. Undefined when the run was aborted mid-id.
  */
 export async function changeOne(item: IdItem, change: BulkChange, work: ChangeWork, mode: 'plan' | 'change'): Promise<Settled<ChangeResult> | undefined> {
   const id = item.entry.id!;
-  let result = blank(item, change);
-  let read: Read;
-  let readStatus: number;
-  try {
-    const reply = await work.client.getEvent(id);
-    read = readOf(reply.body);
-    readStatus = reply.status;
-  } catch (error) {
-    if (work.aborted()) return undefined;
-    return failed(result, error, true);
-  }
+  const first = await readFirst(id, blank(item, change), work);
+  if (!('read' in first)) return first.settled;
+  const { read } = first;
   // Every line carries the status that settled it: the read's for a line settled by it (SKIPPED,
   // PLANNED, CONFLICT), the PATCH's for a change.
-  result = { ...result, from: read.state, status: readStatus };
+  const result: ChangeResult = { ...first.result, from: read.state, status: first.status };
   const decision = decideChange(read.state, change.target, change.guard);
   const plan = mode === 'change' ? work.planned?.get(item.line) : undefined;
-  if (plan && plan.state !== read.state && (plan.send ? !decision.send && decision.why !== 'already' : decision.send)) {
-    const reason = `${show(plan.state)} at the plan, ${show(read.state)} now: ${plan.send ? 'the change no longer applies' : 'it was not in the plan'}, not sent`;
-    await work.log({ eventId: id, action: ACTIONS[change.target] ?? 'set-state', from: read.state, to: change.target, comments: change.comments, requestId: null, outcome: 'conflict', status: null, message: reason });
-    return { result: { ...result, outcome: 'CONFLICT', reason } };
-  }
+  const departed = await departedFromPlan(id, result, read, decision, plan, change, work);
+  if (departed) return departed;
   if (!decision.send) return { result: { ...result, outcome: 'SKIPPED', reason: skipWords(decision.why, read.state, change.target) } };
   if (plan && !plan.send) return { result: { ...result, outcome: 'SKIPPED', reason: 'not in the plan' } };
-  // The service keeps one comment: a colleague's note is never replaced without being asked to.
-  let comments = change.comments;
-  if (comments !== null && replacesComment(read.comments, comments)) {
-    if (change.commentMode === null) return { result: { ...result, outcome: 'SKIPPED', reason: HAS_COMMENT } };
-    const sent = change.commentMode === 'append' ? commentToSend(read.comments, comments, true) : comments;
-    comments = sent;
-    // Counted as the service counts (contract/limits.ts), as one event's set-state does.
-    if (commentTooLong(sent) !== null) return { result: { ...result, outcome: 'SKIPPED', reason: `its comment and this one together are over ${MAX_COMMENT_LENGTH.toLocaleString('en-US')} characters: not sent` } };
-  }
+  const comments = commentFor(read, change);
+  if (typeof comments === 'object' && comments !== null) return { result: { ...result, ...comments } };
   if (mode === 'plan') return { result: { ...result, outcome: 'PLANNED' } };
+  return sendSteps(id, result, read.state, decision.steps, comments, change, work);
+}
 
-  let state = read.state;
-  for (const [i, to] of decision.steps.entries()) {
-    const last = i === decision.steps.length - 1;
-    const body = { state: to, ...(last && comments !== null ? { comments } : {}) };
-    const entry = { eventId: id, action: ACTIONS[change.target] ?? 'set-state', from: state, to, comments: body.comments ?? null } as const;
-    const partial = i > 0 ? `${decision.steps.slice(0, i).map(terminalSafe).join(', then ')} was set, then: ` : '';
-    for (let resends = 0; ; resends++) {
-      if (!(await work.log({ ...entry, requestId: null, outcome: 'sending', status: null }))) {
-        return { result: { ...result, outcome: 'FAILED', reason: `${partial}not sent: the change could not be written to the log first` } };
-      }
-      try {
-        const reply = await work.client.changeState(id, body, { resendWhenUnsure: false });
-        result.requestId = reply.requestId;
-        result.status = reply.status;
-        await work.log({ ...entry, requestId: reply.requestId, outcome: 'ok', status: null });
-        break;
-      } catch (error) {
-        if (work.aborted()) return undefined;
-        const failure = classifyFailure(error);
-        const settled = failed(result, error, false, partial, failure);
-        const refused = settled.result.outcome === 'REFUSED';
-        await work.log({ ...entry, requestId: settled.result.requestId, outcome: refused ? 'refused' : 'failed', status: settled.result.status, message: settled.result.reason ?? '' });
-        if (!failure.mayHaveApplied) return settled;
-        // Whether it landed is told by the event itself, never by sending again blindly.
-        let now: Read;
-        try {
-          now = readOf((await work.client.getEvent(id)).body);
-        } catch (readError) {
-          if (work.aborted()) return undefined;
-          return failed(result, readError, false, `${partial}the change to ${terminalSafe(to)} got no answer, and reading the event failed too: `);
-        }
-        if (now.state === to) {
-          await work.log({ ...entry, requestId: null, outcome: 'ok', status: null, message: 'confirmed by reading the event again after the failure' });
-          break;
-        }
-        if (now.state !== state) {
-          const reason = `${partial}${show(state)} before the change to ${terminalSafe(to)}, ${show(now.state)} now (changed by someone else): not sent again`;
-          return { result: { ...result, from: read.state, outcome: 'CONFLICT', reason } };
-        }
-        if (resends >= work.maxResends || work.allowResend('error') === false) return settled;
-      }
-    }
+/** The read before any change: the event as it is, or the id settled (not found, a failure, aborted). */
+async function readFirst(id: string, result: ChangeResult, work: ChangeWork): Promise<{ read: Read; status: number; result: ChangeResult } | { settled: Early }> {
+  try {
+    const reply = await work.client.getEvent(id);
+    return { read: readOf(reply.body), status: reply.status, result };
+  } catch (error) {
+    return { settled: work.aborted() ? undefined : failed(result, error, true) };
+  }
+}
+
+/**
+ * After a confirmed plan: a CONFLICT when the event's state changed since the plan so that the
+ * change no longer applies, or now applies where it was not planned (logged, not sent); else null.
+ */
+async function departedFromPlan(id: string, result: ChangeResult, read: Read, decision: ReturnType<typeof decideChange>, plan: PlannedItem | undefined, change: BulkChange, work: ChangeWork): Promise<Settled<ChangeResult> | null> {
+  if (!plan || plan.state === read.state || !(plan.send ? !decision.send && decision.why !== 'already' : decision.send)) return null;
+  const reason = `${show(plan.state)} at the plan, ${show(read.state)} now: ${plan.send ? 'the change no longer applies' : 'it was not in the plan'}, not sent`;
+  await work.log({ eventId: id, action: ACTIONS[change.target] ?? 'set-state', from: read.state, to: change.target, comments: change.comments, requestId: null, outcome: 'conflict', status: null, message: reason });
+  return { result: { ...result, outcome: 'CONFLICT', reason } };
+}
+
+/**
+ * The comment to send (null: none), or why the event is skipped: the service keeps one comment,
+ * and a colleague's note is never replaced without being asked to.
+ */
+function commentFor(read: Read, change: BulkChange): string | null | { outcome: 'SKIPPED'; reason: string } {
+  const comments = change.comments;
+  if (comments === null || !replacesComment(read.comments, comments)) return comments;
+  if (change.commentMode === null) return { outcome: 'SKIPPED', reason: HAS_COMMENT };
+  const sent = change.commentMode === 'append' ? commentToSend(read.comments, comments, true) : comments;
+  // Counted as the service counts (contract/limits.ts), as one event's set-state does.
+  if (commentTooLong(sent) !== null) return { outcome: 'SKIPPED', reason: `its comment and this one together are over ${MAX_COMMENT_LENGTH.toLocaleString('en-US')} characters: not sent` };
+  return sent;
+}
+
+/** The PATCHes of the decision, one after the other (the comment with the last); CHANGED when all landed. */
+async function sendSteps(id: string, result: ChangeResult, from: string | null, steps: readonly string[], comments: string | null, change: BulkChange, work: ChangeWork): Promise<Early> {
+  let state = from;
+  for (const [i, to] of steps.entries()) {
+    const body = { state: to, ...(i === steps.length - 1 && comments !== null ? { comments } : {}) };
+    const entry: StepEntry = { eventId: id, action: ACTIONS[change.target] ?? 'set-state', from: state, to, comments: body.comments ?? null };
+    const partial = i > 0 ? `${steps.slice(0, i).map(terminalSafe).join(', then ')} was set, then: ` : '';
+    const sent = await sendStep(id, result, body, entry, partial, work);
+    if (sent !== 'landed') return sent;
     state = to;
   }
   return { result: { ...result, outcome: 'CHANGED' } };
+}
+
+type StepEntry = Pick<LogEntry, 'eventId' | 'action' | 'from' | 'comments'> & { to: string };
+
+/**
+ * One PATCH, logged before it is sent: 'landed' when it did (its answer, or the event read back
+ * after an unknown outcome), else the id's result. An outcome the failure leaves unknown
+ * (src/failures/: may have been applied) is settled by reading the event, never by sending
+ * blindly: sent again only when the event is as before, within the budget.
+ */
+async function sendStep(id: string, result: ChangeResult, body: { state: string; comments?: string }, entry: StepEntry, partial: string, work: ChangeWork): Promise<'landed' | Early> {
+  for (let resends = 0; ; resends++) {
+    if (!(await work.log({ ...entry, requestId: null, outcome: 'sending', status: null }))) {
+      return { result: { ...result, outcome: 'FAILED', reason: `${partial}not sent: the change could not be written to the log first` } };
+    }
+    try {
+      const reply = await work.client.changeState(id, body, { resendWhenUnsure: false });
+      result.requestId = reply.requestId;
+      result.status = reply.status;
+      await work.log({ ...entry, requestId: reply.requestId, outcome: 'ok', status: null });
+      return 'landed';
+    } catch (error) {
+      if (work.aborted()) return undefined;
+      const failure = classifyFailure(error);
+      const settled = failed(result, error, false, partial, failure);
+      const refused = settled.result.outcome === 'REFUSED';
+      await work.log({ ...entry, requestId: settled.result.requestId, outcome: refused ? 'refused' : 'failed', status: settled.result.status, message: settled.result.reason ?? '' });
+      if (!failure.mayHaveApplied) return settled;
+      const now = await readBack(id, result, entry, partial, work);
+      if (now !== 'as-before') return now;
+      if (resends >= work.maxResends || work.allowResend('error') === false) return settled;
+    }
+  }
+}
+
+/** After an unknown outcome: the event read again tells whether the change landed, was not made ('as-before'), or met another change (CONFLICT). */
+async function readBack(id: string, result: ChangeResult, entry: StepEntry, partial: string, work: ChangeWork): Promise<'landed' | 'as-before' | Early> {
+  let now: Read;
+  try {
+    now = readOf((await work.client.getEvent(id)).body);
+  } catch (readError) {
+    if (work.aborted()) return undefined;
+    return failed(result, readError, false, `${partial}the change to ${terminalSafe(entry.to)} got no answer, and reading the event failed too: `);
+  }
+  if (now.state === entry.to) {
+    await work.log({ ...entry, requestId: null, outcome: 'ok', status: null, message: 'confirmed by reading the event again after the failure' });
+    return 'landed';
+  }
+  if (now.state === entry.from) return 'as-before';
+  const reason = `${partial}${show(entry.from)} before the change to ${terminalSafe(entry.to)}, ${show(now.state)} now (changed by someone else): not sent again`;
+  return { result: { ...result, outcome: 'CONFLICT', reason } };
 }
