@@ -6,6 +6,8 @@ import { changed, renderWatchChange, renderWatchStart, timestamp, type Watched }
 import { renderEventSummary } from '../render/event-tables.js';
 import { jsonForTerminal, terminalSafe } from '../render/terminal-text.js';
 import type { Session } from '../session.js';
+import type { Output } from '../render/output.js';
+import { setTimeout as sleepFor } from 'node:timers/promises';
 import { abortOnShutdown } from '../cli-context.js';
 
 /*
@@ -68,130 +70,141 @@ function endsTheWatch(error: unknown): boolean {
 /** The service said no (not a 408 or 429: those pass), or the key or the URL is wrong. */
 const ENDING_KINDS: ReadonlySet<FailureKind> = new Set(['auth', 'not-the-service', 'not-found', 'invalid', 'refused']);
 
-/** Waits `ms`, or less when `signal` aborts; leaves no timer behind. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
+/**
+ * What the watch carries from one check to the next, and its say over the client's calls: the
+ * longest Retry-After the service sent since the last check (the client honours it within a
+ * call; the watch carries it over to the next check), and, on a terminal, no retries within the
+ * first check, so that a failure is said at once. Pacing and budgets are a batch's: none here.
+ */
+class CheckPacing {
+  retryAfterMs = 0;
+  started = false;
+  constructor(private readonly patient: boolean) {}
+
+  control(): RequestControl {
+    return {
+      beforeAttempt: () => Promise.resolve(),
+      onAnswer: () => {},
+      retryWait: (wait) => wait,
+      allowRetry: () => 0,
+      wantsRetries: () => this.patient || this.started,
+      onThrottle: (ms) => {
+        this.retryAfterMs = Math.max(this.retryAfterMs, ms ?? 0);
+      },
+      onSettled: () => {},
     };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
+  }
+
+  /** The wait before the next check after `failures` failed ones in a row (at least 1): doubled per failure, up to a minute, never sooner than a Retry-After. */
+  backoff(intervalMs: number, failures: number): number {
+    const delay = Math.max(Math.min(intervalMs * 2 ** failures, Math.max(MAX_BACKOFF_MS, intervalMs)), this.retryAfterMs);
+    this.retryAfterMs = 0;
+    return delay;
+  }
+}
+
+/** One check: the summary, and (for the table) the decision. */
+async function check(client: ApiClient, eventId: string, withDecision: boolean): Promise<Snapshot> {
+  const { body: summary } = await client.getEvent(eventId);
+  const fields = (typeof summary === 'object' && summary !== null ? summary : {}) as Record<string, unknown>;
+  const decision = withDecision ? ((await client.getRiskAssessment(eventId)).body as { actionType?: unknown } | undefined)?.actionType : undefined;
+  return { summary, state: fields.state, decision, comments: fields.comments };
+}
+
+/** What the watch prints: the summary, the changes, and its notes on stderr. */
+function watchView(output: Output, id: string, options: WatchOptions) {
+  const show = (before: Snapshot | null, now: Snapshot) => {
+    if (output.json) return output.print(jsonForTerminal(now.summary, false));
+    if (before === null) return output.print(`${renderEventSummary(now.summary, output.style)}\n\n${renderWatchStart(new Date(), now, output.style, output.columns)}`);
+    output.print(renderWatchChange(new Date(), before, now, output.style, output.columns));
+  };
+  return {
+    /** The first summary: shown, and whether there is anything to watch. */
+    begin(first: Snapshot): boolean {
+      show(null, first);
+      const over = reason(first.state, options.until);
+      if (over) {
+        output.note(`${id} ${over}: nothing to watch`);
+        return false;
+      }
+      const dead = unreachable(id, first.state, options.until);
+      if (dead) throw dead;
+      const target = options.until !== null ? options.until : 'APPROVED, DECLINED or FRAUD_CONFIRMED';
+      output.note(`watching ${id} every ${options.intervalSeconds} s until ${terminalSafe(target)} (Ctrl-C to stop)`);
+      if (options.until !== null && !isKnownState(options.until)) output.note(`${terminalSafe(options.until)} is not a state this build knows; watching for it all the same`);
+      return true;
+    },
+    /** A later check: the change shown, if any; true when the watch is over. */
+    next(last: Snapshot, now: Snapshot): boolean {
+      const wasChanged = output.json ? !sameJson(last.state, now.state) || !sameJson(last.comments, now.comments) : changed(last, now);
+      if (wasChanged) show(last, now);
+      const over = reason(now.state, options.until);
+      if (over) {
+        output.note(`${id} ${over}`);
+        return true;
+      }
+      const ended = unreachable(id, now.state, options.until);
+      if (ended) throw ended;
+      return false;
+    },
+    failed(error: unknown, delayMs: number): void {
+      // "check failed", not "no answer": a 503 is an answer (and may say how long to wait).
+      output.note(`${output.style.dim(timestamp(new Date()))}  check failed: ${(error as Error).message}; next check in ${Math.ceil(delayMs / 1000)} s`);
+    },
+  };
 }
 
 export async function watchEvent(session: Session, eventId: string, options: WatchOptions): Promise<void> {
   const { context } = session;
   const output = await session.output();
   const abort = new AbortController();
-  // The longest Retry-After the service sent since the last check (the client honours it within a call; this carries it over to the next).
-  let retryAfterMs = 0;
   // On a terminal the first check gives up at its first failure, so that it is said at once.
   const patient = context.stderr.isTTY !== true;
-  let started = false;
-  const control: RequestControl = {
-    beforeAttempt: () => Promise.resolve(),
-    onAnswer: () => {},
-    retryWait: (wait) => wait,
-    allowRetry: () => 0,
-    wantsRetries: () => patient || started,
-    onThrottle: (ms) => {
-      retryAfterMs = Math.max(retryAfterMs, ms ?? 0);
-    },
-    onSettled: () => {},
-  };
-  const client = await session.client({ control, signal: abort.signal });
+  const pacing = new CheckPacing(patient);
+  const client = await session.client({ control: pacing.control(), signal: abort.signal });
   const id = terminalSafe(eventId);
-  const note = (text: string) => output.note(`${output.style.dim(timestamp(new Date()))}  ${text}`);
-
-  const shutdown = abortOnShutdown(context, abort);
+  const view = watchView(output, id, options);
+  const stopped = () => new CliError(`stopped watching ${id}`, ExitCode.INTERRUPTED);
   // A reader that goes away (`| head`) ends the process at once and quietly (main.ts).
-
-  const check = async (c: ApiClient): Promise<Snapshot> => {
-    const { body: summary } = await c.getEvent(eventId);
-    const fields = (typeof summary === 'object' && summary !== null ? summary : {}) as Record<string, unknown>;
-    const decision = output.json ? undefined : ((await c.getRiskAssessment(eventId)).body as { actionType?: unknown } | undefined)?.actionType;
-    return { summary, state: fields.state, decision, comments: fields.comments };
-  };
-  const show = (before: Snapshot | null, now: Snapshot) => {
-    if (output.json) return output.print(jsonForTerminal(now.summary, false));
-    if (before === null) return output.print(`${renderEventSummary(now.summary, output.style)}\n\n${renderWatchStart(new Date(), now, output.style, output.columns)}`);
-    output.print(renderWatchChange(new Date(), before, now, output.style, output.columns));
-  };
-
-  /** The first summary: shown, and whether there is anything to watch. */
-  const begin = (first: Snapshot): boolean => {
-    show(null, first);
-    const over = reason(first.state, options.until);
-    if (over) {
-      output.note(`${id} ${over}: nothing to watch`);
-      return false;
-    }
-    const dead = unreachable(id, first.state, options.until);
-    if (dead) throw dead;
-    const target = options.until !== null ? options.until : 'APPROVED, DECLINED or FRAUD_CONFIRMED';
-    output.note(`watching ${id} every ${options.intervalSeconds} s until ${terminalSafe(target)} (Ctrl-C to stop)`);
-    if (options.until !== null && !isKnownState(options.until)) output.note(`${terminalSafe(options.until)} is not a state this build knows; watching for it all the same`);
-    return true;
-  };
-
+  const shutdown = abortOnShutdown(context, abort);
   try {
     const intervalMs = options.intervalSeconds * 1000;
     let failures = 0;
     let delay = intervalMs;
-    /** A failed check: the watch ends (off a terminal at the first check, or when nothing will change), or says so and waits longer. */
-    const failed = (error: unknown) => {
-      if (endsTheWatch(error) || (last === null && patient)) throw error;
-      failures++;
-      delay = Math.max(Math.min(intervalMs * 2 ** failures, Math.max(MAX_BACKOFF_MS, intervalMs)), retryAfterMs);
-      retryAfterMs = 0;
-      // "check failed", not "no answer": a 503 is an answer (and may say how long to wait).
-      note(`check failed: ${(error as Error).message}; next check in ${Math.ceil(delay / 1000)} s`);
-    };
     let last: Snapshot | null = null;
-    try {
-      last = await check(client);
-    } catch (error) {
-      if (shutdown.interrupted) return stop();
-      failed(error);
-    }
-    started = true;
-    if (last !== null && !begin(last)) return;
-    for (;;) {
-      await sleep(delay, abort.signal);
-      if (abort.signal.aborted) return stop();
+    for (let first = true; ; first = false) {
+      if (!first) {
+        pacing.started = true;
+        // Ends early (rejecting, caught) when the watch is stopped; leaves no timer behind.
+        await sleepFor(delay, undefined, { signal: abort.signal }).catch(() => {});
+        if (abort.signal.aborted) throw stopped();
+      }
       let now: Snapshot;
       try {
-        now = await check(client);
+        now = await check(client, eventId, !output.json);
       } catch (error) {
-        if (abort.signal.aborted) return stop();
-        failed(error);
+        if (first ? shutdown.interrupted : abort.signal.aborted) throw stopped();
+        // The watch ends when nothing will change (the key, the id or the URL is wrong), or off a terminal at the first check, as `show` would.
+        if (endsTheWatch(error) || (last === null && patient)) throw error;
+        failures++;
+        delay = pacing.backoff(intervalMs, failures);
+        view.failed(error, delay);
         continue;
       }
       failures = 0;
       delay = intervalMs;
-      retryAfterMs = 0;
+      pacing.retryAfterMs = 0;
       if (last === null) {
         last = now;
-        if (!begin(now)) return;
+        if (!view.begin(now)) return;
         continue;
       }
-      const wasChanged = output.json ? !sameJson(last.state, now.state) || !sameJson(last.comments, now.comments) : changed(last, now);
-      if (wasChanged) show(last, now);
+      const over = view.next(last, now);
       last = now;
-      const over = reason(now.state, options.until);
-      if (over) return output.note(`${id} ${over}`);
-      const ended = unreachable(id, now.state, options.until);
-      if (ended) throw ended;
+      if (over) return;
     }
   } finally {
     shutdown.done();
-  }
-
-  function stop(): void {
-    throw new CliError(`stopped watching ${id}`, ExitCode.INTERRUPTED);
   }
 }
 
