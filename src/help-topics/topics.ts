@@ -119,7 +119,7 @@ naming the file; a file deleted during the run is noticed and written back
 (Linux). Once there is room, --resume goes on.
 
 The first line is the run's header, {"fraudctl":"results","version":1,
-"command":…,"service":…,"options":{…},"closed":…}: the service the run
+"command":...,"service":...,"options":{...},"closed":...}: the service the run
 sent to (its URL, never the key) and the options that decide what is sent
 (set-state: state, comments, ifState, forceState; submit: rejects). Every
 other line is a result. submit's lines: line, id, outcome (DECIDED, REJECTED,

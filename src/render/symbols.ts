@@ -31,6 +31,9 @@ export interface Symbols {
   readonly times: string;
   /** The comment line's cursor when there is no colour to draw it in reverse. */
   readonly cursor: string;
+  /** A progress bar's done and not-done parts. */
+  readonly barDone: string;
+  readonly barLeft: string;
   /** cli-table3's border characters. */
   readonly tableChars: Readonly<Record<TableChar, string>>;
 }
@@ -42,7 +45,7 @@ export type TableChar =
 
 const UNICODE: Symbols = {
   dot: '·', arrow: '→', left: '←', up: '↑', down: '↓', ellipsis: '…', dash: '–', rule: '─',
-  pass: '✓', fail: '✗', bullet: '•', times: '×', cursor: '▏',
+  pass: '✓', fail: '✗', bullet: '•', times: '×', cursor: '▏', barDone: '█', barLeft: '░',
   // cli-table3's own defaults, written out so both sets are in one place.
   tableChars: {
     top: '─', 'top-mid': '┬', 'top-left': '┌', 'top-right': '┐',
@@ -53,7 +56,7 @@ const UNICODE: Symbols = {
 
 const ASCII: Symbols = {
   dot: '-', arrow: '->', left: '<-', up: '^', down: 'v', ellipsis: '...', dash: '-', rule: '-',
-  pass: 'ok', fail: 'x', bullet: '*', times: 'x', cursor: '|',
+  pass: 'ok', fail: 'x', bullet: '*', times: 'x', cursor: '|', barDone: '#', barLeft: '-',
   tableChars: {
     top: '-', 'top-mid': '+', 'top-left': '+', 'top-right': '+',
     bottom: '-', 'bottom-mid': '+', 'bottom-left': '+', 'bottom-right': '+',

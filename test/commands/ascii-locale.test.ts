@@ -12,7 +12,7 @@ import { startOnTerminal, type Pty } from '../support/pty.js';
 const cli = useSandboxForCli();
 const review = (await import('../../examples/review.json', { with: { type: 'json' } })).default;
 
-const NOT_ASCII = /[^\x00-\x7f]/u;
+const NOT_ASCII = /[^\t\n\r -~]/u;
 const C = { LANG: 'C' };
 const LATIN1 = { LC_ALL: 'de_DE.ISO-8859-1', LANG: 'de_DE.UTF-8' };
 const UTF8 = { LANG: 'en_US.UTF-8' };
@@ -51,17 +51,17 @@ describe('a locale that is not UTF-8 gets ASCII', () => {
     expect(submitted.code, submitted.stderr).toBe(0);
     expect(firstNonAscii(submitted.stdout + submitted.stderr)).toBe('(none)');
 
-    await cli.run(['set-state', 'ascii-4', '--state', 'APPROVED', '--comments', 'ok'], { env: C });
-    const refused = await cli.run(['set-state', 'ascii-4', '--state', 'ESCALATED'], { env: C });
-    expect(refused.code).not.toBe(0);
-    expect(firstNonAscii(refused.stdout + refused.stderr)).toBe('(none)');
-    expect(refused.stderr).toMatch(/APPROVED -> ESCALATED/);
-
     await Promise.all(['ascii-5', 'ascii-6'].map(reviewEvent));
     const planned = await cli.run(['set-state', 'ascii-5', 'ascii-6', '--state', 'APPROVED', '--dry-run'], { env: C });
     expect(planned.code, planned.stderr).toBe(0);
     expect(firstNonAscii(planned.stdout + planned.stderr)).toBe('(none)');
     expect(planned.stdout + planned.stderr).toMatch(/PENDING_REVIEW -> APPROVED/);
+
+    // A bulk change the sandbox's rules refuse for one event: the reason names the move in ASCII.
+    await cli.run(['set-state', 'ascii-4', '--state', 'APPROVED', '--comments', 'ok'], { env: C });
+    const refused = await cli.run(['set-state', 'ascii-4', 'ascii-5', '--state', 'ESCALATED', '--yes'], { env: C });
+    expect(firstNonAscii(refused.stdout + refused.stderr)).toBe('(none)');
+    expect(refused.stdout + refused.stderr).toMatch(/APPROVED -> ESCALATED is not allowed/);
   });
 
   it('doctor marks its checks ok and x', async () => {
