@@ -60,6 +60,9 @@ and a variable wins over the config file (fraudctl help config).
   NODE_EXTRA_CA_CERTS       a PEM file of a private CA to trust
   NO_COLOR, FORCE_COLOR     no colour; colour even off a terminal
   TERM                      TERM=dumb: no colour
+  LC_ALL, LC_CTYPE, LANG    the first one set names the locale; one that is
+                            not UTF-8 (LANG=C, ISO-8859-1) gets ASCII tables,
+                            arrows and separators (+-|, ->, ...)
   XDG_CONFIG_HOME           where the config file is (default ~/.config)
   XDG_DATA_HOME             where the embedded sandbox keeps its events
                             (default ~/.local/share)
