@@ -7,6 +7,7 @@ import { runQueueLoop } from './queue-loop.js';
 import { initialModel, type Model, type QueueEntry } from './queue-model.js';
 import { MAX_RECHECKED, renderSessionSummary, withClaimsRechecked } from './queue-summary.js';
 import { openSessionLog, type SessionLog } from '../action-log/action-log.js';
+import { logContextOf } from '../action-log/log-context.js';
 import { openKeyStream, openTerminal } from './terminal-screen.js';
 
 /*
@@ -63,7 +64,7 @@ export async function runReview(session: Session, ids: readonly string[], option
     if (entries.length === 0) {
       throw new UsageError(unreadable.length > 0 ? `no events to review: ${unreadable.length} line(s) without an id (${unreadable.slice(0, 3).join(', ')})` : 'no events to review in that list');
     }
-    if (options.log !== undefined) log = await openSessionLog(options.log, undefined, (line) => context.stderr.write(line));
+    if (options.log !== undefined) log = await openSessionLog(options.log, await logContextOf(session), (line) => context.stderr.write(line));
     const [client, output] = await Promise.all([session.client(), session.output()]);
     const terminal = openTerminal(context, keyStream);
     restore = () => terminal.restore();
