@@ -123,6 +123,7 @@ export async function openSessionLog(path: string, context: LogContext, note: (l
       await handle.close();
       if (!(e instanceof FileWriteError)) throw e;
       const full = e.code === 'ENOSPC' || e.code === 'EDQUOT';
+      if (e.code === 'LOCKED') throw new CliError(e.message, ExitCode.FAILURE, `if no fraudctl writes ${path} any more: rm ${lockPath}`);
       throw new CliError(e.message, full ? ExitCode.FAILURE : ExitCode.USAGE, full ? fileErrorHint({ code: e.code }, dirname(lockPath)) : 'give --log a file in a directory you can write to');
     }
   }
