@@ -22,7 +22,7 @@ export function logCommand(context: CliContext): Command {
     .addHelpText(
       'before',
       `Examples:
-  $ fraudctl log verify team.log                # team.log: 42 lines intact (last line's hash …)
+  $ fraudctl log verify team.log                # team.log: 42 lines intact (last line's hash ...)
   $ fraudctl log verify monday.log tuesday.log
   $ fraudctl log verify team.log --json
 `,
