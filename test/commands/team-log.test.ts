@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/contract/index.js';
 import { GENESIS, lineHash } from '../../src/action-log/log-chain.js';
 import { startCli } from '../support/cli.js';
+import { onTerminal } from '../support/script-terminal.js';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { DEMO_KEY } from '../support/sandbox.js';
 import pkg from '../../package.json' with { type: 'json' };
@@ -84,6 +85,27 @@ describe('set-state ID --log: one change, logged as many are', () => {
     expect(lines[2]!.session).not.toBe(lines[0]!.session);
     const verify = await cli.run(['log', 'verify', log]);
     expect(verify.code, verify.stderr).toBe(0);
+  });
+
+  it('on a terminal: asked and confirmed as one event, logged the same way (no plan, no bulk question)', async () => {
+    const [id] = await pending('tty', 1);
+    const log = join(cli.dir, 'tty.log');
+    const { code, screen } = await onTerminal(['set-state', id!, '--state', 'escalated', '--log', log], [[/Comments/, '\r'], [/PENDING_REVIEW → ESCALATED\?/, 'y\r']], cli.env());
+    expect(code, screen).toBe(0);
+    expect(screen).toContain(`${id}  PENDING_REVIEW → ESCALATED`);
+    expect(screen).not.toContain('Change 1 events');
+    expect(parsed(log).map((l) => [l.eventId, l.action, l.outcome, l.line])).toEqual([
+      [id, 'escalate', 'sending', 1],
+      [id, 'escalate', 'ok', 2],
+    ]);
+  });
+
+  it('a log that cannot be opened: exit 2 before the event is read or changed', async () => {
+    const [id] = await pending('nolog', 1);
+    const result = await cli.run(['set-state', id!, '--state', 'declined', '--log', join(cli.dir, 'no-such-dir', 'x.log')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^error: cannot open the log file .*x\.log: ENOENT$/m);
+    expect(await stateOf(id!)).toBe('PENDING_REVIEW');
   });
 
   it('config set analyst: checked (exit 2, nothing written), shown by get and list, removed by unset', async () => {
