@@ -6,9 +6,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { KEEP_BYTES, openInput as openInputOf, type BatchInput, type InputRecord, type SingleInput } from '../../src/submit-batch/input-records.js';
-import { CliError, ExitCode, UsageError } from '../../src/errors/cli-error.js';
-import { descriptorsOn as fdsOn } from '../support/open-files.js';
+import { KEEP_BYTES, openInput as openInputOf, type BatchInput, type InputRecord, type SingleInput } from '../../../src/submit-batch/input-records/open-input.js';
+import { CliError, ExitCode, UsageError } from '../../../src/errors/cli-error.js';
+import { descriptorsOn as fdsOn } from '../../support/open-files.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'fraudctl-input-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
