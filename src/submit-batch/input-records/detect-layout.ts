@@ -40,14 +40,6 @@ export type LayoutDetection = Generator<void, Detected, Buffer | null | undefine
 /** The most a single-event input may hold: more is read as a batch. */
 export const SINGLE_MAX_BYTES = 16 * 1024 * 1024;
 
-/** Runs a detection over chunks already in hand (tests, and what a caller has whole). */
-export function layoutOf(chunks: readonly Buffer[], hints: LayoutHints): Detected {
-  const detection = detectLayout(hints);
-  let step = detection.next();
-  for (let i = 0; !step.done; i++) step = detection.next(i < chunks.length ? chunks[i]! : null);
-  return step.value;
-}
-
 export function* detectLayout(hints: LayoutHints): LayoutDetection {
   const forcedBatch = hints.batchOption || hints.linesByName;
   const seen: Buffer[] = [];

@@ -2,6 +2,7 @@ import { TokenType, type ParsedTokenInfo } from '@streamparser/json';
 import { CliError, ExitCode } from '../../errors/cli-error.js';
 import type { ChunkReader } from './chunk-reader.js';
 import { NL, OPEN_BRACE, OPEN_BRACKET, ValueEnd, skipWs } from './bytes.js';
+import { LineCursor } from './line-cursor.js';
 import { GrammarError, syntax, tokenizerErrorAt, type Syntax } from './grammar.js';
 import { Gathered, record, type InputRecord } from './records.js';
 import { cutFor, tooLarge, topTooLarge, type Start } from './too-large.js';
@@ -56,20 +57,15 @@ export async function* valueRecords(input: ChunkReader, name: string, maxRecordB
 }
 
 /** The state of reading values: where the input is, the record open, and what is being skipped. */
-export class ValueScanner {
+class ValueScanner {
   /** Records complete, in input order, for the caller to take. */
   readonly ready: InputRecord[] = [];
   /** Past this many bytes a value is too large, and is skipped to its end unparsed. */
   private readonly cutAt: number;
   private readonly again: string;
 
-  // Where the input is: the line (1-based), the line being fed (its bytes and offset in the input).
-  private line = 1;
-  private segment: Buffer = Buffer.alloc(0);
-  private segmentAt = 0;
-  // The column cursor: characters from the line's start up to byte offset `columnAt`.
-  private columnAt = 0;
-  private columnChars = 0;
+  // Where the input is: the piece being fed, its line, the columns on it.
+  private readonly at = new LineCursor();
 
   // The grammar, and where the tokens' offsets start in the input (they are relative to its start).
   private syntax: Syntax;
@@ -105,10 +101,9 @@ export class ValueScanner {
   /** Reads a chunk of input, line by line; complete records go to `ready`. */
   write(chunk: Buffer): void {
     for (let i = 0; i < chunk.length; ) {
-      this.nextSegment();
       const nl = chunk.indexOf(NL, i);
       const end = nl < 0 ? chunk.length : nl + 1;
-      this.segment = chunk.subarray(i, end);
+      this.at.next(chunk.subarray(i, end));
       this.feed();
       i = end;
     }
@@ -130,20 +125,6 @@ export class ValueScanner {
     return new CliError(`${this.name} ends inside ${where}`, ExitCode.FAILURE, `the input may be cut short: complete it, then ${this.again}`);
   }
 
-  /** Done with the last segment only now, so that a number ended by the end of input still has it. */
-  private nextSegment(): void {
-    const { segment } = this;
-    if (segment.length === 0) return;
-    if (segment[segment.length - 1] === NL) {
-      this.line++;
-      this.columnAt = this.segmentAt + segment.length;
-      this.columnChars = 0;
-    } else {
-      this.columnOf(this.segmentAt + segment.length);
-    }
-    this.segmentAt += segment.length;
-  }
-
   /** One line, or the piece of one in this chunk. */
   private feed(): void {
     let from0 = 0;
@@ -154,7 +135,7 @@ export class ValueScanner {
     const broken = this.broken;
     if (broken) {
       if (!this.resumesHere(broken)) {
-        this.gathered.add(this.segment, 0, this.segment.length);
+        this.gathered.add(this.at.segment, 0, this.at.segment.length);
         return;
       }
       this.broken = null;
@@ -163,13 +144,13 @@ export class ValueScanner {
       const r = record(broken.start.line, trimmed, Buffer.byteLength(trimmed), truncated, 'not JSON', broken.start.column);
       r.detail = broken.detail;
       this.ready.push(r);
-      this.restart(this.segmentAt, broken.list);
+      this.restart(this.at.segmentAt, broken.list);
     }
     try {
       // A skipped value ended in this piece: the rest of it, from where the grammar started again.
-      this.writeSyntax(from0 > 0 ? this.segment.subarray(from0) : this.segment, this.segmentAt + from0);
+      this.writeSyntax(from0 > 0 ? this.at.segment.subarray(from0) : this.at.segment, this.at.segmentAt + from0);
       if (this.open) {
-        this.gathered.add(this.segment, this.from, this.segment.length);
+        this.gathered.add(this.at.segment, this.from, this.at.segment.length);
         this.from = 0;
         if (this.gathered.bytes > this.cutAt) this.skipOpenRecord();
       }
@@ -201,40 +182,25 @@ export class ValueScanner {
     if (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET) {
       if (depth === 0 && token === TokenType.LEFT_BRACKET) this.list = 1;
       else if (depth === list) {
-        this.open = this.startAt(offset);
-        this.from = offset - this.segmentAt;
+        this.open = this.at.startAt(offset);
+        this.from = offset - this.at.segmentAt;
       }
     } else if (token === TokenType.RIGHT_BRACE || token === TokenType.RIGHT_BRACKET) {
       if (depth === 1 && list === 1) this.list = 0;
       else if (depth - 1 === list) this.finish(offset + 1);
     } else if (depth === list && !this.placeholder && token !== TokenType.COLON && token !== TokenType.COMMA) {
       const text = JSON.stringify(value);
-      const start = this.startAt(offset);
+      const start = this.at.startAt(offset);
       const bytes = Buffer.byteLength(text);
       this.ready.push(bytes > this.cutAt ? topTooLarge(start, token, value, bytes, this.cutAt) : record(start.line, text, bytes, false, undefined, start.column));
     }
-  }
-
-  /** The column (1-based, in characters) of a byte offset on the line being fed. */
-  private columnOf(offset: number): number {
-    // Behind the cursor: a token begun in an earlier piece of the line (chunks can be that
-    // small), counted back in bytes, exact for numbers and literals (ASCII) and most strings.
-    if (offset < this.columnAt) return Math.max(1, this.columnChars + 1 - (this.columnAt - offset));
-    const { segment, segmentAt } = this;
-    for (let i = Math.max(0, this.columnAt - segmentAt), end = offset - segmentAt; i < end; i++) if ((segment[i]! & 0xc0) !== 0x80) this.columnChars++;
-    this.columnAt = offset;
-    return this.columnChars + 1;
-  }
-
-  private startAt(offset: number): Start {
-    return { offset, line: this.line, column: this.columnOf(offset) };
   }
 
   /** The open record ends just before `end`. */
   private finish(end: number): void {
     const start = this.open!;
     const { gathered } = this;
-    gathered.add(this.segment, this.from, end - this.segmentAt);
+    gathered.add(this.at.segment, this.from, end - this.at.segmentAt);
     const bytes = gathered.bytes;
     if (bytes > this.cutAt) {
       // Ended in the piece of input where it passed the cut: kept as if it had been skipped, so
@@ -278,7 +244,7 @@ export class ValueScanner {
 
   /** A string or number at the top past the cut (never an event): its end is looked for, unparsed. */
   private skipTopValue(offset: number, token: TokenType, value: unknown): void {
-    const start = this.startAt(offset);
+    const start = this.at.startAt(offset);
     const end = new ValueEnd(token === TokenType.STRING ? 'string' : 'atom');
     this.skipping = { record: topTooLarge(start, token, value, this.writtenEnd - offset, this.cutAt), end, list: this.list };
   }
@@ -286,28 +252,28 @@ export class ValueScanner {
   /** Looks for the skipped value's end in this piece of a line; past it, the grammar starts again. Its index, or -1. */
   private skipOn(): number {
     const s = this.skipping!;
-    const end = s.end.scan(this.segment, 0, this.segment.length);
+    const end = s.end.scan(this.at.segment, 0, this.at.segment.length);
     if (end < 0) {
-      s.record.bytes += this.segment.length;
+      s.record.bytes += this.at.segment.length;
       return -1;
     }
     s.record.bytes += end;
     this.ready.push(s.record);
     this.skipping = null;
-    this.restart(this.segmentAt + end, s.list, true);
+    this.restart(this.at.segmentAt + end, s.list, true);
     return end;
   }
 
   /** The grammar refused this piece: the value open (or starting where it broke) is broken. */
   private breakAt(e: unknown): void {
     const { offset, what } = this.describeError(e);
-    const start = this.open ?? this.startAt(offset);
+    const start = this.open ?? this.at.startAt(offset);
     if (!this.open) {
-      this.from = Math.max(0, offset - this.segmentAt);
+      this.from = Math.max(0, offset - this.at.segmentAt);
       this.gathered.take(0);
     }
-    this.gathered.add(this.segment, this.from, this.segment.length);
-    this.broken = { start, detail: `at line ${this.line} column ${this.columnOf(offset)}: ${what}`, list: this.list };
+    this.gathered.add(this.at.segment, this.from, this.at.segment.length);
+    this.broken = { start, detail: `at line ${this.at.line} column ${this.at.columnOf(offset)}: ${what}`, list: this.list };
     this.open = null;
   }
 
@@ -316,17 +282,17 @@ export class ValueScanner {
     const at = tokenizerErrorAt(e);
     if (at !== null) {
       const offset = this.writtenAt + at;
-      return { offset, what: `unexpected ${JSON.stringify(String.fromCharCode(this.segment[offset - this.segmentAt] ?? 0x20))}` };
+      return { offset, what: `unexpected ${JSON.stringify(String.fromCharCode(this.at.segment[offset - this.at.segmentAt] ?? 0x20))}` };
     }
     const token = e instanceof GrammarError ? e.token : this.syntax.last();
-    return { offset: token ? this.base + token.offset : this.segmentAt, what: token ? `unexpected ${JSON.stringify(token.value)}` : (e as Error).message };
+    return { offset: token ? this.base + token.offset : this.at.segmentAt, what: token ? `unexpected ${JSON.stringify(token.value)}` : (e as Error).message };
   }
 
   /** True when this piece of a line opens a value at the broken value's column: reading starts again here. */
   private resumesHere(b: Broken): boolean {
-    if (this.columnAt === this.segmentAt && this.columnChars === 0) this.indent = 0;
+    if (this.at.atLineStart()) this.indent = 0;
     if (this.indent < 0) return false;
-    const { segment } = this;
+    const { segment } = this.at;
     const first = skipWs(segment, 0, segment.length);
     if (first < 0) {
       this.indent += segment.length;
