@@ -1,4 +1,5 @@
 import { Tokenizer, TokenType } from '@streamparser/json';
+import type { ValueEnd } from './bytes.js';
 import { KEEP_BYTES, record, wholeCharacters, type InputRecord } from './records.js';
 
 /*
@@ -13,6 +14,13 @@ export interface Start {
   offset: number;
   line: number;
   column: number;
+}
+
+/** A value too large, being skipped: its record (bytes counted on), the scan that finds its end, whether it was an element of a top-level array. */
+export interface Skipping {
+  record: InputRecord;
+  end: ValueEnd;
+  list: number;
 }
 
 /** Past this many bytes a value is too large: the limit, and at most half of KEEP_BYTES, so that all of a record up to the cut (and a chunk more) is kept. */

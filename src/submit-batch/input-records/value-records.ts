@@ -5,7 +5,7 @@ import { NL, OPEN_BRACE, OPEN_BRACKET, ValueEnd, skipWs } from './bytes.js';
 import { LineCursor } from './line-cursor.js';
 import { GrammarError, syntax, tokenizerErrorAt, type Syntax } from './grammar.js';
 import { Gathered, record, type InputRecord } from './records.js';
-import { cutFor, tooLarge, topTooLarge, type Start } from './too-large.js';
+import { cutFor, tooLarge, topTooLarge, type Skipping, type Start } from './too-large.js';
 
 /*
  * Any layout but JSON Lines (a JSON array, one value over many lines, values one after another as
@@ -27,13 +27,6 @@ interface Broken {
   /** Where it broke and what was found there. */
   detail: string;
   /** Whether it was an element of a top-level array. */
-  list: number;
-}
-
-/** A value too large, being skipped: its record (bytes counted on), the scan that finds its end. */
-interface Skipping {
-  record: InputRecord;
-  end: ValueEnd;
   list: number;
 }
 
