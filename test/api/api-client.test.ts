@@ -7,7 +7,7 @@ import { ApiError, asNotTheService, BadResponseError, NetworkError, NotTheServic
 import { isLoopbackHost } from '../../src/api/transport.js';
 import { UsageError } from '../../src/errors/cli-error.js';
 import { DEMO_KEY, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
-import { closedPort, destroy, empty, hang, json, redirect, startFakeServer, text, trickle, type FakeServer } from './fake-server.js';
+import { closedPort, destroy, empty, hang, json, redirect, startFakeServer, text, trickle, type FakeServer } from '../support/fake-server.js';
 
 /*
  * ApiClient against small scripted servers (for what the real sandbox cannot produce: odd

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/contract/index.js';
@@ -8,6 +7,7 @@ import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { startPlainEventServer, type PlainServer } from '../support/plain-event-server.js';
 import { startOnTerminal, type Pty } from '../support/pty.js';
 import { startTestSandbox, writeConfig, type TestSandbox } from '../support/sandbox.js';
+import { listen } from '../support/listen.js';
 
 /*
  * What a review session leaves behind when it ends: the summary on the terminal (tmux, 80×24)
@@ -123,7 +123,7 @@ describe('the summary of a review session', () => {
 async function startSwitchingProxy(upstream: string): Promise<{ url: string; answers: string[]; switchTo(url: string): void; close(): Promise<void> }> {
   let target = new URL(upstream);
   const answers: string[] = [];
-  const server: Server = createServer((req, res) => {
+  const { url, close } = await listen((req, res) => {
     const forward = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
@@ -132,12 +132,11 @@ async function startSwitchingProxy(upstream: string): Promise<{ url: string; ans
     forward.on('error', () => res.destroy());
     req.pipe(forward);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url,
     answers,
     switchTo: (url) => (target = new URL(url)),
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close,
   };
 }
 

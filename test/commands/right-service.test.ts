@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cliEnv, runCli, type CliResult } from '../support/cli.js';
@@ -9,6 +8,7 @@ import { startTestSandbox, tempDir, writeConfig, type TestSandbox } from '../sup
 import { onTerminal } from '../support/script-terminal.js';
 import { missing, need } from '../support/prerequisites.js';
 import { startSecretService, type SecretService } from '../support/secret-service.mjs';
+import { useServer } from '../support/listen.js';
 
 /*
  * Issue 25, "the wrong service" (points 2-4), as a team works: a staging and a prod service side
@@ -35,9 +35,12 @@ let stagingEvent: string;
 let prodEvent: string;
 
 /** A stand-in "staging" that records every request (the sandbox keeps no log of who called it). */
-let recorder: Server;
-let recorderUrl: string;
 const recorded: IncomingHttpHeaders[] = [];
+const recorder = useServer((req, res) => {
+  recorded.push(req.headers);
+  res.writeHead(401, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ errorType: 'UNAUTHORIZED', errorCodes: ['INVALID_API_KEY'], requestId: 'r-1' }));
+});
 
 /** The example event under an id of its own on each service, so that finding it says which service answered. */
 const review = (id: string) => ({ ...(JSON.parse(readFileSync(new URL('../../examples/review.json', import.meta.url), 'utf8')) as object), id });
@@ -52,17 +55,9 @@ beforeAll(async () => {
   expect([s.status, p.status]).toEqual([201, 201]);
   stagingEvent = (s.json as { id: string }).id;
   prodEvent = (p.json as { id: string }).id;
-  recorder = createServer((req, res) => {
-    recorded.push(req.headers);
-    res.writeHead(401, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ errorType: 'UNAUTHORIZED', errorCodes: ['INVALID_API_KEY'], requestId: 'r-1' }));
-  });
-  await new Promise<void>((resolve) => recorder.listen(0, '127.0.0.1', resolve));
-  recorderUrl = `http://127.0.0.1:${(recorder.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  recorder?.closeAllConnections();
-  await Promise.all([staging?.close(), prod?.close(), ss?.stop(), new Promise((resolve) => (recorder ? recorder.close(resolve) : resolve(undefined)))]);
+  await Promise.all([staging?.close(), prod?.close(), ss?.stop()]);
   tmp.remove();
 });
 
@@ -196,9 +191,9 @@ describe('3. a stored key goes only to its profile\'s URL', () => {
   it('nothing at all reaches the other URL: a stand-in that records every request hears none (today it was sent prod\'s key)', async () => {
     const home = await twoProfiles();
     recorded.length = 0;
-    const show = await home.run(['--profile', 'prod', 'show', prodEvent], { FRAUDCTL_BASE_URL: recorderUrl });
-    const batch = await home.run(['--profile', 'prod', '--base-url', recorderUrl, 'submit', new URL('../../examples/batch.jsonl', import.meta.url).pathname, '--out', join(tmp.dir, `out-${homes}.jsonl`)]);
-    const dryRun = await home.run(['--profile', 'prod', 'set-state', prodEvent, '--state', 'approved', '--dry-run'], { FRAUDCTL_BASE_URL: recorderUrl });
+    const show = await home.run(['--profile', 'prod', 'show', prodEvent], { FRAUDCTL_BASE_URL: recorder.url });
+    const batch = await home.run(['--profile', 'prod', '--base-url', recorder.url, 'submit', new URL('../../examples/batch.jsonl', import.meta.url).pathname, '--out', join(tmp.dir, `out-${homes}.jsonl`)]);
+    const dryRun = await home.run(['--profile', 'prod', 'set-state', prodEvent, '--state', 'approved', '--dry-run'], { FRAUDCTL_BASE_URL: recorder.url });
     expect(recorded.map((h) => h['x-client-api-key'])).toEqual([]);
     expect([show.code, batch.code, dryRun.code]).toEqual([2, 2, 2]);
     expect(dryRun.stdout).toBe('');

@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +8,7 @@ import { readResultsFile } from '../support/batch-events.js';
 import { startOnTerminal } from '../support/pty.js';
 import { DEMO_KEY, send, startTestSandbox, stateChangesIn, tempDir, type TestSandbox } from '../support/sandbox.js';
 import { startStaticFileServer, type StaticServer } from '../support/static-file-server.js';
+import { useServer } from '../support/listen.js';
 
 /*
  * `set-state` for many events (issue 19), as processes against the real sandbox: the guard, the
@@ -359,30 +358,23 @@ describe('set-state for many events: interrupted, faults, servers that are not t
   });
 
   describe('against a tolerant-reader service whose events are in a state this build does not know', () => {
-    let server: Server;
-    let url: string;
     const patches: string[] = [];
-    beforeAll(async () => {
-      server = createServer((req, res) => {
-        if (req.method === 'PATCH') patches.push(req.url ?? '');
-        req.resume();
-        req.on('end', () => {
-          res.setHeader('content-type', 'application/json');
-          res.end(JSON.stringify({ id: 'x', totalScore: 40, state: req.method === 'PATCH' ? 'APPROVED' : 'ON_HOLD', allowlistMatch: false, denylistMatch: false, extra: { nested: true } }));
-        });
+    const server = useServer((req, res) => {
+      if (req.method === 'PATCH') patches.push(req.url ?? '');
+      req.resume();
+      req.on('end', () => {
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ id: 'x', totalScore: 40, state: req.method === 'PATCH' ? 'APPROVED' : 'ON_HOLD', allowlistMatch: false, denylistMatch: false, extra: { nested: true } }));
       });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     });
-    afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
     it('skips them naming the state as the service spelled it; --force-state sends the change', async () => {
-      const skipped = await run(['set-state', 'h-1', 'h-2', '--state', 'approved', '--yes'], url);
+      const skipped = await run(['set-state', 'h-1', 'h-2', '--state', 'approved', '--yes'], server.url);
       expect(skipped.code, skipped.stderr).toBe(0);
       // A line per id as each settles (in any order).
       expect(skipped.stdout.split('\n').sort()).toEqual(['', 'h-1  ON_HOLD  skipped: ON_HOLD is not a state this build knows (--force-state sends it)', 'h-2  ON_HOLD  skipped: ON_HOLD is not a state this build knows (--force-state sends it)']);
       expect(patches).toEqual([]);
-      const forced = await run(['set-state', 'h-1', 'h-2', '--state', 'approved', '--yes', '--force-state'], url);
+      const forced = await run(['set-state', 'h-1', 'h-2', '--state', 'approved', '--yes', '--force-state'], server.url);
       expect(forced.code, forced.stderr).toBe(0);
       expect(patches.sort()).toEqual(['/event/h-1/state', '/event/h-2/state']);
     });

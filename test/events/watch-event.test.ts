@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeServer, type FakeServer } from '../api/fake-server.js';
+import { startFakeServer, type FakeServer } from '../support/fake-server.js';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { cliEnv, runCli, startCli, type RunningCli } from '../support/cli.js';
 import { startOnTerminal } from '../support/pty.js';
