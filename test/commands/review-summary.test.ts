@@ -8,6 +8,7 @@ import { startPlainEventServer, type PlainServer } from '../support/plain-event-
 import { startOnTerminal, type Pty } from '../support/pty.js';
 import { startTestSandbox, writeConfig, type TestSandbox } from '../support/sandbox.js';
 import { listen } from '../support/listen.js';
+import { inReview, postInReview } from '../support/event-fixtures.js';
 
 /*
  * What a review session leaves behind when it ends: the summary on the terminal (tmux, 80×24)
@@ -28,10 +29,7 @@ async function terminal(args: string[], env: NodeJS.ProcessEnv = cli.env()): Pro
   return pty;
 }
 
-async function reviewEvent(id: string): Promise<void> {
-  const res = await cli.sb.call('POST', '/event', { body: { id, amount: 1500, currency: 'EUR', userEmail: `${id}@example.com` } });
-  expect((res.json as { state: string }).state).toBe('PENDING_REVIEW');
-}
+const reviewEvent = (id: string) => postInReview(cli.sb, inReview(id, { userEmail: `${id}@example.com` }));
 
 const stateOf = async (id: string) => ((await cli.sb.call('GET', `/event/${id}`)).json as EventSummary).state;
 

@@ -5,6 +5,7 @@ import type { EventSummary } from '../../src/contract/index.js';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { startOnTerminal, type Pty } from '../support/pty.js';
 import { listen } from '../support/listen.js';
+import { inReview, postInReview } from '../support/event-fixtures.js';
 
 /*
  * fraudctl review end to end: the real CLI on a real terminal (tmux, 80×24) against a real
@@ -30,10 +31,7 @@ async function reviewEvents(prefix: string, count: number): Promise<string[]> {
   n++;
   const ids: string[] = [];
   for (let i = 1; i <= count; i++) {
-    const id = `${prefix}-${n}-${i}`;
-    const res = await cli.sb.call('POST', '/event', { body: { id, amount: 1500, currency: 'EUR', userName: `buyer${i}`, userEmail: `b${i}@example.com` } });
-    expect((res.json as { state: string }).state).toBe('PENDING_REVIEW');
-    ids.push(id);
+    ids.push(await postInReview(cli.sb, inReview(`${prefix}-${n}-${i}`, { userName: `buyer${i}`, userEmail: `b${i}@example.com` })));
   }
   return ids;
 }

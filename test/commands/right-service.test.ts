@@ -9,6 +9,7 @@ import { onTerminal } from '../support/script-terminal.js';
 import { missing, need } from '../support/prerequisites.js';
 import { startSecretService, type SecretService } from '../support/secret-service.mjs';
 import { useServer } from '../support/listen.js';
+import { reviewExample } from '../support/event-fixtures.js';
 
 /*
  * Issue 25, "the wrong service" (points 2-4), as a team works: a staging and a prod service side
@@ -42,16 +43,13 @@ const recorder = useServer((req, res) => {
   res.end(JSON.stringify({ errorType: 'UNAUTHORIZED', errorCodes: ['INVALID_API_KEY'], requestId: 'r-1' }));
 });
 
-/** The example event under an id of its own on each service, so that finding it says which service answered. */
-const review = (id: string) => ({ ...(JSON.parse(readFileSync(new URL('../../examples/review.json', import.meta.url), 'utf8')) as object), id });
-
 beforeAll(async () => {
   [staging, prod, ss] = await Promise.all([
     startTestSandbox({ configFile: writeConfig({ merchants: [{ id: 'staging', apiKey: STAGING_KEY }] }) }),
     startTestSandbox({ configFile: writeConfig({ merchants: [{ id: 'prod', apiKey: PROD_KEY }] }) }),
     missing(...KEYRING) ? undefined : startSecretService(join(tmp.dir, 'keyring')),
   ]);
-  const [s, p] = await Promise.all([staging.call('POST', '/event', { key: STAGING_KEY, body: review('stg-1') }), prod.call('POST', '/event', { key: PROD_KEY, body: review('prd-1') })]);
+  const [s, p] = await Promise.all([staging.call('POST', '/event', { key: STAGING_KEY, body: reviewExample('stg-1') }), prod.call('POST', '/event', { key: PROD_KEY, body: reviewExample('prd-1') })]);
   expect([s.status, p.status]).toEqual([201, 201]);
   stagingEvent = (s.json as { id: string }).id;
   prodEvent = (p.json as { id: string }).id;

@@ -9,6 +9,7 @@ import { startOnTerminal } from '../support/pty.js';
 import { DEMO_KEY, send, startTestSandbox, stateChangesIn, tempDir, type TestSandbox } from '../support/sandbox.js';
 import { startStaticFileServer, type StaticServer } from '../support/static-file-server.js';
 import { useServer } from '../support/listen.js';
+import { inReview, postInReview } from '../support/event-fixtures.js';
 
 /*
  * `set-state` for many events (issue 19), as processes against the real sandbox: the guard, the
@@ -52,10 +53,7 @@ const file = (name: string, content = '') => {
 /** Events in PENDING_REVIEW, ids `${prefix}-1` …, created in the sandbox at `url`. */
 async function pending(url: string, prefix: string, count: number): Promise<string[]> {
   const ids = Array.from({ length: count }, (_, i) => `${prefix}-${i + 1}`);
-  for (const id of ids) {
-    const res = await send(url, 'POST', '/event', { body: { id, amount: 1500, currency: 'EUR' } });
-    expect((res.json as { state: string }).state).toBe('PENDING_REVIEW');
-  }
+  for (const id of ids) await postInReview(url, inReview(id));
   return ids;
 }
 const stateOf = async (id: string, url = sb.url) => ((await send(url, 'GET', `/event/${encodeURIComponent(id)}`)).json as EventSummary).state;

@@ -4,6 +4,7 @@ import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { startOnTerminal, type Pty } from '../support/pty.js';
 import { send } from '../support/sandbox.js';
 import { useServer } from '../support/listen.js';
+import { inReview, postInReview } from '../support/event-fixtures.js';
 
 /*
  * One-event set-state sends what the person saw: the event is read again just before the PATCH
@@ -19,12 +20,7 @@ afterEach(async () => {
 });
 
 let n = 0;
-async function reviewEvent(prefix = 'rq'): Promise<string> {
-  const id = `${prefix}-${++n}`;
-  const res = await cli.sb.call('POST', '/event', { body: { id, amount: 1500, currency: 'EUR' } });
-  expect((res.json as { state: string }).state).toBe('PENDING_REVIEW');
-  return id;
-}
+const reviewEvent = (prefix = 'rq') => postInReview(cli.sb, inReview(`${prefix}-${++n}`));
 const summaryOf = async (id: string) => (await cli.sb.call('GET', `/event/${id}`)).json as EventSummary;
 /** A colleague, through the service: decides or comments on the event. */
 const colleague = (id: string, change: { state?: string; comments?: string }) => cli.sb.call('PATCH', `/event/${id}/state`, { body: change });

@@ -3,15 +3,11 @@ import type { EventSummary } from '../../src/contract/index.js';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { onTerminal } from '../support/script-terminal.js';
 import { useServer } from '../support/listen.js';
+import { inReview, postInReview } from '../support/event-fixtures.js';
 
 const cli = useSandboxForCli();
 let n = 0;
-async function reviewEvent(): Promise<string> {
-  const id = `ss-${++n}`;
-  const res = await cli.sb.call('POST', '/event', { body: { id, amount: 1500, currency: 'EUR' } });
-  expect((res.json as { state: string }).state).toBe('PENDING_REVIEW');
-  return id;
-}
+const reviewEvent = () => postInReview(cli.sb, inReview(`ss-${++n}`));
 const stateOf = async (id: string) => ((await cli.sb.call('GET', `/event/${id}`)).json as EventSummary).state;
 
 describe('fraudctl set-state with flags', () => {

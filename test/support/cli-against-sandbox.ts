@@ -39,6 +39,4 @@ export function useSandboxForCli(): CliHarness {
   return harness;
 }
 
-/** Anything that could act on a terminal: ESC, C1 controls, bidi overrides, CR. */
-// eslint-disable-next-line no-control-regex -- finding control characters is the point
-export const TERMINAL_CONTROLS = /[\u001b\u0080-\u009f\u202a-\u202e\u2066-\u2069\r]/;
+export { TERMINAL_CONTROLS } from './terminal-controls.js';
