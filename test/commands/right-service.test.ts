@@ -4,7 +4,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cliEnv, runCli, type CliResult } from '../support/cli.js';
-import { startTestSandbox, tempDir, writeConfig, type TestSandbox } from '../support/sandbox.js';
+import { useCli } from '../support/cli-against-sandbox.js';
+import { tempDir, writeConfig } from '../support/sandbox.js';
 import { onTerminal } from '../support/script-terminal.js';
 import { missing, need } from '../support/prerequisites.js';
 import { startSecretService, type SecretService } from '../support/secret-service.mjs';
@@ -27,8 +28,10 @@ import { reviewExample } from '../support/event-fixtures.js';
 const STAGING_KEY = 'staging-merchant-key-4c1d8e2f';
 const PROD_KEY = 'prod-merchant-key-9a7b3e51';
 const tmp = tempDir('fraudctl-right-service-');
-let staging: TestSandbox;
-let prod: TestSandbox;
+const { staging, prod } = useCli({
+  staging: { configFile: writeConfig({ merchants: [{ id: 'staging', apiKey: STAGING_KEY }] }) },
+  prod: { configFile: writeConfig({ merchants: [{ id: 'prod', apiKey: PROD_KEY }] }) },
+}).sandboxes;
 /** For the one test with the key in the OS store: a private GNOME Keyring (skipped, named, where it cannot run). */
 const KEYRING = ['dbus-run-session', 'gnome-keyring-daemon', 'secret-tool'] as const;
 let ss: SecretService | undefined;
@@ -44,18 +47,14 @@ const recorder = useServer((req, res) => {
 });
 
 beforeAll(async () => {
-  [staging, prod, ss] = await Promise.all([
-    startTestSandbox({ configFile: writeConfig({ merchants: [{ id: 'staging', apiKey: STAGING_KEY }] }) }),
-    startTestSandbox({ configFile: writeConfig({ merchants: [{ id: 'prod', apiKey: PROD_KEY }] }) }),
-    missing(...KEYRING) ? undefined : startSecretService(join(tmp.dir, 'keyring')),
-  ]);
+  ss = missing(...KEYRING) ? undefined : await startSecretService(join(tmp.dir, 'keyring'));
   const [s, p] = await Promise.all([staging.call('POST', '/event', { key: STAGING_KEY, body: reviewExample('stg-1') }), prod.call('POST', '/event', { key: PROD_KEY, body: reviewExample('prd-1') })]);
   expect([s.status, p.status]).toEqual([201, 201]);
   stagingEvent = (s.json as { id: string }).id;
   prodEvent = (p.json as { id: string }).id;
 });
 afterAll(async () => {
-  await Promise.all([staging?.close(), prod?.close(), ss?.stop()]);
+  await ss?.stop();
   tmp.remove();
 });
 

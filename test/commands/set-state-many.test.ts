@@ -3,10 +3,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/contract/index.js';
 import type { ChangeResult } from '../../src/state-changes/change-result.js';
-import { cliEnv, runCli, startCli } from '../support/cli.js';
+import { runCli, startCli } from '../support/cli.js';
+import { useCli } from '../support/cli-against-sandbox.js';
 import { readResultsFile } from '../support/batch-events.js';
 import { startOnTerminal } from '../support/pty.js';
-import { DEMO_KEY, send, startTestSandbox, stateChangesIn, tempDir, type TestSandbox } from '../support/sandbox.js';
+import { DEMO_KEY, send, stateChangesIn } from '../support/sandbox.js';
 import { startStaticFileServer, type StaticServer } from '../support/static-file-server.js';
 import { useServer } from '../support/listen.js';
 import { inReview, postInReview } from '../support/event-fixtures.js';
@@ -20,32 +21,21 @@ import { inReview, postInReview } from '../support/event-fixtures.js';
  * state_changes table) can be counted: nothing sent by --dry-run, nothing changed twice.
  */
 
-const tmp = tempDir('fraudctl-bulk-');
-let sb: TestSandbox;
-let chaos: TestSandbox;
-let slow: TestSandbox;
-const db = join(tmp.dir, 'sandbox.db');
-const chaosDb = join(tmp.dir, 'chaos.db');
-const slowDb = join(tmp.dir, 'slow.db');
+const cli = useCli((dir) => ({
+  sb: { dbPath: join(dir, 'sandbox.db') },
+  chaos: { dbPath: join(dir, 'chaos.db'), chaos: '503=0.05,504=0.05,reset-before=0.03,reset-after=0.05,retry-after=0,seed=3' },
+  slow: { dbPath: join(dir, 'slow.db'), chaos: 'latency=15-30,seed=1' },
+}));
+const { sb, chaos, slow } = cli.sandboxes;
+const db = join(cli.dir, 'sandbox.db');
+const chaosDb = join(cli.dir, 'chaos.db');
+const slowDb = join(cli.dir, 'slow.db');
 
-beforeAll(async () => {
-  [sb, chaos, slow] = await Promise.all([
-    startTestSandbox({ dbPath: db }),
-    startTestSandbox({ dbPath: chaosDb, chaos: '503=0.05,504=0.05,reset-before=0.03,reset-after=0.05,retry-after=0,seed=3' }),
-    startTestSandbox({ dbPath: slowDb, chaos: 'latency=15-30,seed=1' }),
-  ]);
-});
-afterAll(async () => {
-  await Promise.all([sb.close(), chaos.close(), slow.close()]);
-  tmp.remove();
-});
-
-const env = (url: string, extra: Record<string, string> = {}) =>
-  cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'config'), XDG_DATA_HOME: join(tmp.dir, 'data'), FRAUDCTL_BASE_URL: url, FRAUDCTL_API_KEY: DEMO_KEY, ...extra });
+const env = (url: string, extra: Record<string, string> = {}) => cli.env({ FRAUDCTL_BASE_URL: url, FRAUDCTL_API_KEY: DEMO_KEY, ...extra });
 const run = (args: string[], url = sb.url) => runCli(args, { env: env(url), timeoutMs: 60_000 });
 let fileNo = 0;
 const file = (name: string, content = '') => {
-  const path = join(tmp.dir, `${++fileNo}-${name}`);
+  const path = join(cli.dir, `${++fileNo}-${name}`);
   if (content !== '') writeFileSync(path, content);
   return path;
 };
