@@ -3,7 +3,7 @@ import type { Style } from '../render/colours.js';
 import { cutToWidth, displayWidth, wrapToWidth } from '../render/display-width.js';
 import { isFields, type Fields } from '../render/records.js';
 import { jsonForTerminal, terminalSafe } from '../render/terminal-text.js';
-import { helpLines, helpPageSize } from './keymap.js';
+import { helpLines, helpPageSize } from './help-screen.js';
 import { head, keyBarRows, MAX_ID_SHOWN, positionOf } from './screen-layout.js';
 import { stringField, type Current, type Model, type Mode } from './queue-model.js';
 

@@ -761,3 +761,51 @@ describe('a log that cannot be written: no action it cannot show, the session en
     expect(groupsOf(d.model)).toMatchObject({ escalated: ['e1'], notReached: ['e2'] });
   });
 });
+
+describe('every claim is given back, even when the key is refused on the way to the next event', () => {
+  it('s on a claimed event whose next event’s fetch was refused for the key: e1 is given back, then the session stops', () => {
+    const d = new Driver(['e1', 'e2']);
+    d.send({ type: 'start' });
+    d.open(0);
+    d.send({ type: 'loadFailed', index: 1, failure: { status: 401, message: 'the service did not accept the API key', requestId: null } });
+    const effects = d.key('s');
+    expect(ofType(effects, 'release')).toEqual([{ type: 'release', id: 'e1', action: 'skip' }]);
+    expect(d.logs(true)).toContain('e1 skip IN_REVIEW→PENDING_REVIEW sending');
+    expect(d.model.mode.name).toBe('done');
+    expect(d.model.fatal).toMatchObject({ status: 401 });
+  });
+
+  it('a decision sent, and the next event’s fetch refused for the key: nothing is fetched with that key any more', () => {
+    const d = new Driver(['e1', 'e2', 'e3']);
+    d.send({ type: 'start' });
+    d.open(0);
+    d.send({ type: 'loadFailed', index: 1, failure: { status: 403, message: 'forbidden', requestId: null } });
+    d.key('a');
+    d.enter();
+    d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') });
+    const effects = d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'APPROVED'), requestId: 'r' });
+    expect(ofType(effects, 'load')).toEqual([]);
+    expect(d.logs()).toContain('e1 approve IN_REVIEW→APPROVED ok');
+    expect(d.model.fatal).toMatchObject({ status: 403 });
+  });
+});
+
+describe('the view’s page is the model’s', () => {
+  it('a page of v follows the window: after a resize, space scrolls by the new page', () => {
+    const d = new Driver(['e1']);
+    d.send({ type: 'start' });
+    d.open(0);
+    d.key('v');
+    d.send({ type: 'viewReady', id: 'e1', lines: Array.from({ length: 100 }, (_, i) => `line ${i}`) });
+    expect(d.model.mode).toMatchObject({ name: 'view', page: 22 });
+    d.send({ type: 'resize', width: 80, height: 40 });
+    expect(d.model.mode).toMatchObject({ name: 'view', page: 38 });
+    d.send({ type: 'key', text: ' ', key: { name: 'space' } });
+    expect(d.model.mode).toMatchObject({ scroll: 38 });
+    // Resized while ? is over the view: the view it goes back to has the new page.
+    d.key('?');
+    d.send({ type: 'resize', width: 80, height: 24 });
+    d.key('x');
+    expect(d.model.mode).toMatchObject({ name: 'view', page: 22 });
+  });
+});
