@@ -7,7 +7,8 @@ import { shellCommand } from '../render/shell-command.js';
 
 /*
  * The end-of-session record, printed on stdout after the screen is gone: a count and the ids of
- * every group (each id once), split by why where the group alone does not say (the state an
+ * every group (each id once: the groups are derived from the one outcome of each id,
+ * queue-outcomes.ts), split by why where the group alone does not say (the state an
  * event was in, the service's answer to an id it refused), then anything that needs a person's
  * attention (claims that could not be given back, a log that could not be written) and the
  * command that takes the events claimed by others.

@@ -11,7 +11,8 @@ import { stringField, type Current, type Model, type Mode } from './queue-model.
  * view(model, width, height, style) → the whole screen as text: at most `height` lines, none
  * wider than `width` columns. Every string from the service goes through terminalSafe and is
  * cut to the room it has (display width, so wide characters count double); whatever the
- * service sends, the layout holds.
+ * service sends, the layout holds. The measures update() shares with it (the id's and key bar's
+ * rows, the page of `v`, which the model holds) are in screen-layout.ts.
  */
 
 const MONEY = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
