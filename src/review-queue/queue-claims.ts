@@ -1,5 +1,6 @@
 import type { Fields } from '../render/records.js';
 import { logEntry } from '../action-log/log-entries.js';
+import { sym } from '../render/symbols.js';
 import { failedOutcome, isAuthFailure, isRefusal } from './queue-failures.js';
 import { isCurrent, logEffect, note, notice, open, preceded, releaseAction, releaseEffects, withCurrent, withFatal, type Result } from './queue-moves.js';
 import { withOutcome } from './queue-outcomes.js';
@@ -56,7 +57,7 @@ export function onClaimLost(model: Model, id: string, summary: Fields): Result {
   if (model.mode.name === 'keys' || model.mode.name === 'view' || model.mode.name === 'help') {
     const loads = new Map(model.loads).set(model.index, { kind: 'loaded', summary, assessment: current.assessment, assessmentProblem: current.assessmentProblem });
     const [next, more] = open({ ...model, loads, current: null });
-    return [next.current?.id === id ? withCurrent(next, { notice: notice('warn', `changed while it opened: PENDING_REVIEW → ${state ?? 'none'}`) }) : next, [lost, ...more]];
+    return [next.current?.id === id ? withCurrent(next, { notice: notice('warn', `changed while it opened: PENDING_REVIEW ${sym.arrow} ${state ?? 'none'}`) }) : next, [lost, ...more]];
   }
   // The analyst is writing a comment or sending: the re-read before sending shows the change.
   return preceded([lost], afterClaimSettled(model, withCurrent(model, { claim: 'none' }), id));
