@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { initialModel } from '../../src/review-queue/queue-model.js';
 import { update } from '../../src/review-queue/queue-update.js';
-import { startFakeServer, type FakeServer } from '../api/fake-server.js';
+import { groupsOf } from '../../src/review-queue/queue-outcomes.js';
+import { startFakeServer, type FakeServer } from '../support/fake-server.js';
 import { cliEnv, runCli } from '../support/cli.js';
 import { tempDir } from '../support/sandbox.js';
 
@@ -119,7 +120,7 @@ describe('a 408 (request timeout) is transient everywhere: FAILED and exit 6, ne
     const [started] = update(model, { type: 'start' });
     const [after] = update(started, { type: 'loadFailed', index: 0, failure: { status: 408, message: 'request timeout', requestId: null } });
     expect(after.mode).toEqual({ name: 'loadFailed', message: 'request timeout' });
-    expect(after.groups.refused).toEqual([]);
+    expect(groupsOf(after).refused).toEqual([]);
   });
 });
 

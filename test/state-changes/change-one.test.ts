@@ -4,7 +4,7 @@ import { ApiClient } from '../../src/api/api-client.js';
 import { failureWords } from '../../src/failures/failure-words.js';
 import type { LogEntry } from '../../src/action-log/action-log.js';
 import { changeOne, type BulkChange, type ChangeWork, type IdItem } from '../../src/state-changes/change-one.js';
-import { startFakeServer, type FakeServer } from '../api/fake-server.js';
+import { startFakeServer, type FakeServer } from '../support/fake-server.js';
 
 /*
  * One id of `set-state` for many events, in-process against a scripted server: read, decide,

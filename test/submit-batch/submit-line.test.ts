@@ -2,9 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/api-client.js';
 import { failureWords } from '../../src/failures/failure-words.js';
-import type { InputRecord } from '../../src/submit-batch/input-records.js';
+import type { InputRecord } from '../../src/submit-batch/input-records/records.js';
 import { prepareLine, submitLine, type LineWork } from '../../src/submit-batch/submit-line.js';
-import { destroy, startFakeServer, type FakeServer } from '../api/fake-server.js';
+import { destroy, startFakeServer, type FakeServer } from '../support/fake-server.js';
 
 /*
  * One line of a submit batch, in-process against a scripted server: the POST, and what each kind
