@@ -3,6 +3,7 @@ import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { deleteProfile, getSetting, keyMoveOf, listProfiles, NOT_SET_LABEL, setSetting, unsetSetting, useProfile, type KeyMove, type ConfigKey, type ProfileListing, type SettingKey } from './config-commands.js';
 import { readConfigFile } from './config-file.js';
 import { shellOverrides, type JustSet } from './setting-hints.js';
+import { profileActedOn } from './settings.js';
 import { SANDBOX_PROFILE, normalisedBaseUrl, ownProfile, quote } from './values.js';
 import { forgetProfileKey } from '../credentials/profile-keys.js';
 import { credentialStoreName } from '../credentials/credential-store.js';
@@ -22,8 +23,7 @@ async function warnOverrides(session: Session, set: JustSet): Promise<void> {
 }
 
 function targetProfile(session: Session): string {
-  const { globals, context } = session;
-  return globals.profile || context.env.FRAUDCTL_PROFILE || (listProfiles(context.env).find((p) => p.active)?.name ?? 'default');
+  return profileActedOn(session.globals.profile, session.context.env, 'active');
 }
 
 /**
