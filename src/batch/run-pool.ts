@@ -8,7 +8,8 @@ import { FileWriteError } from '../files/append-line.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import type { Session } from '../session.js';
 import { BatchControl } from './batch-control.js';
-import { count, createProgress, type Progress, type ProgressView } from './batch-progress.js';
+import { createProgress, type Progress, type ProgressView } from './batch-progress.js';
+import { count } from '../render/counts.js';
 import { LineFile, markClosed, MAX_LINES_IN_PROGRESS, prepareResume, type PriorRun, type RecordedResult, type ResultReader } from './results-file.js';
 import { capYoungGeneration } from './young-generation.js';
 

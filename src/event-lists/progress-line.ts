@@ -1,4 +1,5 @@
-import { count, type ListCounts } from './list-counts.js';
+import { count } from '../render/counts.js';
+import type { ListCounts } from './list-counts.js';
 
 /*
  * How far a long list has got, as one line redrawn on stderr when stderr is a terminal (never

@@ -5,7 +5,8 @@ import { readIdList, type IdListEntry } from '../id-lists/id-list.js';
 import { abortOnShutdown } from '../cli-context.js';
 import type { Session } from '../session.js';
 import { fetchRow, type EventRow } from './event-row.js';
-import { count, ListCounts } from './list-counts.js';
+import { count } from '../render/counts.js';
+import { ListCounts } from './list-counts.js';
 import { createProgressLine } from './progress-line.js';
 
 /*
