@@ -3,6 +3,7 @@ import { ApiError, asNotTheService, BadResponseError, failureFields, NetworkErro
 import type { RetryKind } from '../api/retry-budget.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import { canBeInPath } from '../contract/paths.js';
+import { stateIn } from '../contract/states.js';
 import type { Settled } from '../batch/run-pool.js';
 import type { InputRecord } from './input-records.js';
 import type { LineResult } from './line-result.js';
@@ -245,8 +246,7 @@ export async function submitLine(record: InputRecord, parsed: LineToSend, work: 
         try {
           const now = await work.client.getEvent(settled.id);
           settled.attempts += now.attempts;
-          const state = typeof now.body === 'object' && now.body !== null ? (now.body as { state?: unknown }).state : undefined;
-          settled.stateNow = typeof state === 'string' ? state : null;
+          settled.stateNow = stateIn(now.body);
         } catch (error) {
           settled.attempts += attemptsOf(error);
         }
