@@ -1,6 +1,6 @@
 import { CliError, ExitCode } from '../errors/cli-error.js';
 import { readConfigFile, updateConfigFile, type CredentialStoreEntry, type ProfileConfig } from '../profiles/config-file.js';
-import { saveApiKey, unsetSetting } from '../profiles/config-commands.js';
+import { saveApiKey, unsetSetting } from '../profiles/stored-profiles.js';
 import { CREDENTIAL_SERVICE, credentialAccount, ownProfile, quote } from '../profiles/values.js';
 import { shellCommand } from '../render/shell-command.js';
 import { CredentialStoreError, credentialStoreName, keyringTimeoutMs, openCredentialStore, type CredentialStore } from './credential-store.js';

@@ -6,7 +6,7 @@ import { newProbeId } from '../api/api-client.js';
 import { checkTransportResolving } from '../api/transport.js';
 import { shellOverrides, urlHint } from '../profiles/setting-hints.js';
 import { configFilePath, readConfigFile } from '../profiles/config-file.js';
-import { useProfile } from '../profiles/config-commands.js';
+import { useProfile } from '../profiles/stored-profiles.js';
 import { redactKey } from '../profiles/redact.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import { activeProfileName, envValue, profileActedOn } from '../profiles/settings.js';
