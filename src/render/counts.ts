@@ -5,7 +5,7 @@
  */
 
 // Made on first use: creating an Intl formatter loads ICU data, and most runs never write a
-// count (the cost is in docs/decisions/lazy-loading.md).
+// count (docs/decisions/number-format-on-first-use.md).
 let grouped: Intl.NumberFormat | undefined;
 
 /** `12,345`; a fraction (a rate) is rounded to a whole number. */
