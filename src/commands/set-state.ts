@@ -6,8 +6,9 @@ import { withSession } from '../session.js';
 import { checkIdArguments } from '../id-lists/id-arguments.js';
 import { concurrencyOption } from './number-options.js';
 import type { SetStateOptions } from '../state-changes/set-state.js';
+import { sym } from '../render/symbols.js';
 
-const transitions = KNOWN_STATES.map((s) => `  ${s.padEnd(16)}→ ${TRANSITIONS[s].join(', ') || '(final)'}`).join('\n');
+const transitions = KNOWN_STATES.map((s) => `  ${s.padEnd(16)}${sym.arrow} ${TRANSITIONS[s].join(', ') || '(final)'}`).join('\n');
 
 /** One event's options (state-changes/set-state.ts), and those of many. */
 interface SetStateCommandOptions extends SetStateOptions {

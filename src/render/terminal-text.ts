@@ -1,4 +1,5 @@
 import { count } from './counts.js';
+import { sym } from './symbols.js';
 
 /*
  * Text that came from the service, made harmless for a terminal.
@@ -67,7 +68,7 @@ export function truncate(value: string, max: number): string {
     cut += ch.length;
   }
   if (cut === value.length) return value;
-  return `${value.slice(0, cut)}… (+${count(codePointsFrom(value, cut))} chars)`;
+  return `${value.slice(0, cut)}${sym.ellipsis} (+${count(codePointsFrom(value, cut))} chars)`;
 }
 
 /** How many code points `value` has from UTF-16 index `start` on (a surrogate pair is one). */

@@ -1,5 +1,6 @@
 import { resultObject, type RecordedResult } from '../batch/results-file.js';
 import { jsonForTerminal, terminalSafe } from '../render/terminal-text.js';
+import { sym } from '../render/symbols.js';
 
 /*
  * One result per input id of `set-state` for many events: the line of its results file (--out),
@@ -84,7 +85,7 @@ const WORDS: Record<ChangeOutcome, string> = {
 export function changeLine(r: ChangeResult): string {
   const id = r.id === null ? `(${r.where})` : terminalSafe(r.id);
   const from = r.from === null ? null : terminalSafe(r.from);
-  const move = r.outcome === 'CHANGED' || r.outcome === 'PLANNED' ? `${from ?? '?'} → ${terminalSafe(r.to)}` : from;
+  const move = r.outcome === 'CHANGED' || r.outcome === 'PLANNED' ? `${from ?? '?'} ${sym.arrow} ${terminalSafe(r.to)}` : from;
   const why = r.reason === null ? '' : `: ${r.reason}`;
   return `${id}  ${move === null ? '' : `${move}  `}${WORDS[r.outcome]}${why}`;
 }

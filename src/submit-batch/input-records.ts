@@ -292,7 +292,7 @@ function openFailure(path: string, e: unknown): UsageError {
   const code = (e as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return new UsageError(`no such file: ${path}`);
   if (code === 'EISDIR') return new UsageError(`${path} is a directory, not a file of events`);
-  if (code === 'EACCES' || code === 'EPERM') return new UsageError(`cannot read ${path}: permission denied (${code})`, 'check the file’s permissions');
+  if (code === 'EACCES' || code === 'EPERM') return new UsageError(`cannot read ${path}: permission denied (${code})`, "check the file's permissions");
   return new UsageError(`cannot read ${path}: ${describe(e)}`);
 }
 
