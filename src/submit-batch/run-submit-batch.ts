@@ -11,7 +11,7 @@ import { checkRejectsPath, openRejects } from './rejects-file.js';
 import { poolRuntime, runPool, type PoolJob, type Settled } from '../batch/run-pool.js';
 import { BatchStats } from './batch-stats.js';
 import { summaryJson, summaryText } from './batch-summary.js';
-import type { BatchInput, InputRecord } from './input-records.js';
+import type { BatchInput, InputRecord } from './input-records/records.js';
 import { formatResult, readLineResult, type LineResult } from './line-result.js';
 import { lineId, prepareLine, submitLine, type LineWork } from './submit-line.js';
 
