@@ -18,3 +18,4 @@ import './paths/xdg-paths.js';
 import './profiles/config-file.js';
 import './stranded-calls.js';
 import './render/shell-command.js';
+import './review-queue/keymap.js';

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { withSession } from '../session.js';
 import { checkIdArguments } from '../id-lists/id-arguments.js';
+import { keySummary } from '../review-queue/keymap.js';
 
 export function reviewCommand(context: CliContext): Command {
   return new Command('review')
@@ -23,7 +24,7 @@ export function reviewCommand(context: CliContext): Command {
     )
     .addHelpText(
       'after',
-      '\nKeys: a approve, d decline, e escalate, f confirm fraud, c comment, s skip, v view all, ? help, q quit.\nOn the comment line, Tab keeps the comment the event has (yours after it); a paste is taken only there, as text.\nA window too small for every key takes none but q until it is resized.\nWithout a terminal it exits 2: scripts use fraudctl set-state.\n',
+      `\nKeys: ${keySummary()}.\nOn the comment line, Tab keeps the comment the event has (yours after it); a paste is taken only there, as text.\nA window too small for every key takes none but q until it is resized.\nWithout a terminal it exits 2: scripts use fraudctl set-state.\n`,
     )
     .action(
       async (

@@ -17,7 +17,6 @@ interface SetStateCommandOptions extends SetStateOptions {
   out?: string;
   resume?: boolean;
   concurrency?: number;
-  log?: string;
 }
 
 export function setStateCommand(context: CliContext): Command {
@@ -34,7 +33,7 @@ export function setStateCommand(context: CliContext): Command {
     .option('--out <file>', 'many: write one JSON result per id to this file (as soon as each is settled)')
     .option('--resume', 'many: continue the run whose results are in --out, skipping ids already settled')
     .addOption(concurrencyOption('many: events read and changed at once (default 8, at most 256)'))
-    .option('--log <file>', 'many: append a JSON line per change sent (as review --log does)')
+    .option('--log <file>', 'append JSON lines for each change sent, before and after (as review --log does; see fraudctl help log)')
     .option('--verbose', 'one event: print the updated summary as tables instead of one line')
     .option('--dry-run', 'one event: print the request it would send; many: read them, print the plan and a line per id; send nothing')
     .option('-y, --yes', 'do not ask for confirmation (needed for many events off a terminal)')
@@ -50,6 +49,7 @@ export function setStateCommand(context: CliContext): Command {
   $ fraudctl set-state ord-1002 --state approved --comments "customer confirmed by phone"
   $ fraudctl set-state ord-1002 --comments "customer called back" --append-comment   # keeps the note it has
   $ fraudctl set-state ord-1002 --state ESCALATED --dry-run
+  $ fraudctl set-state ord-1002 --state declined --comments "stolen card" --log team.log
 `,
     )
     .addHelpText(
@@ -80,7 +80,7 @@ ${transitions}
     )
     .action(async (ids: string[], options: SetStateCommandOptions, command: Command) => {
       checkIdArguments(ids);
-      const many = ids.length > 1 || [options.from, options.ifState, options.out, options.resume, options.concurrency, options.log].some((o) => o !== undefined);
+      const many = ids.length > 1 || [options.from, options.ifState, options.out, options.resume, options.concurrency].some((o) => o !== undefined);
       if (!many) {
         if (ids.length === 0) throw new UsageError('set-state needs an event id, or --from FILE (- for stdin)', 'e.g. fraudctl set-state ord-1002 --state approved, or fraudctl set-state --from ids.txt --state declined');
         // The work is loaded when it runs, as many events' is: its modules stay off every other command's start-up.

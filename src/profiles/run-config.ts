@@ -43,6 +43,7 @@ function profileJson(p: ProfileListing) {
     timeoutSeconds: p.timeoutSeconds,
     retries: p.retries,
     insecureHttp: p.insecureHttp,
+    analyst: p.analyst,
     builtIn: p.builtIn,
   };
 }
@@ -64,7 +65,7 @@ export async function getConfig(session: Session, key: string): Promise<void> {
   const listed = listProfiles(session.context.env, profile).find((p) => p.name === profile);
   if (listed === undefined) return void getSetting(session.context.env, profile, key as SettingKey);
   const json = profileJson(listed);
-  output.printJson({ 'base-url': json.baseUrl, timeout: json.timeoutSeconds, retries: json.retries, 'api-key': json.apiKey, 'insecure-http': json.insecureHttp }[key as ConfigKey]);
+  output.printJson({ 'base-url': json.baseUrl, timeout: json.timeoutSeconds, retries: json.retries, 'api-key': json.apiKey, 'insecure-http': json.insecureHttp, analyst: json.analyst }[key as ConfigKey]);
 }
 
 export interface SetOptions {

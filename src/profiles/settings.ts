@@ -59,6 +59,8 @@ export interface Settings {
   isSandbox: boolean;
   /** http:// to a host that is not this machine is allowed (--insecure-http, or the profile's insecureHttp). */
   insecureHttp: boolean;
+  /** Who the profile's action-log lines name (`config set analyst`); null: the OS user is named. */
+  analyst: string | null;
   /** Where each setting came from, for `fraudctl doctor`. */
   sources: SettingSources;
   /**
@@ -201,6 +203,8 @@ export function resolveSettings(flags: SettingsFlags, env: NodeJS.ProcessEnv, fi
     timeoutMs: Math.ceil(timeoutSeconds * 1000),
     retries,
     isSandbox,
+    // Checked when the file was read (config-file.ts).
+    analyst: stored.analyst ?? null,
     insecureHttp,
     sources,
     ...(keyRefusal !== undefined ? { keyRefusal } : {}),

@@ -34,6 +34,8 @@ export interface SetStateOptions {
   appendComment?: boolean;
   /** --comments on an event that has a comment: replace it. */
   replaceComment?: boolean;
+  /** --log FILE: the change logged before it is sent, and its outcome after (src/action-log/). */
+  log?: string;
 }
 
 const OTHER = Symbol('other');
@@ -121,6 +123,8 @@ export async function setState(session: Session, eventId: string, options: SetSt
 
   const output = await session.output();
   const client = options.dryRun ? undefined : await session.client();
+  // Opened before the event is read: a log it cannot write is said before anything happens.
+  const log = client && options.log !== undefined ? await (await import('../action-log/logged-change.js')).openChangeLog(session, options.log) : null;
   // What the event was when read: the choices, the comment it has, and what a re-read compares with.
   let seen: Seen = client ? seenIn((await client.getEvent(eventId)).body) : { state: null, comments: null };
   if (prompting) {
@@ -176,7 +180,7 @@ export async function setState(session: Session, eventId: string, options: SetSt
   }
 
   const change = { ...(state !== undefined ? { state } : {}), ...(comment !== undefined ? { comments: comment.text } : {}) };
-  const reply = await client.changeState(eventId, change);
+  const reply = log ? await log.send({ eventId, from: seen.state, to: state, comments: change.comments }, () => client.changeState(eventId, change)) : await client.changeState(eventId, change);
   if (output.json) {
     if (reply.body !== undefined) output.printJson(reply.body);
     return;

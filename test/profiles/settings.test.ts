@@ -30,6 +30,7 @@ describe('with nothing configured', () => {
       retries: 3,
       isSandbox: true,
       insecureHttp: false,
+      analyst: null,
       sources: { profile: 'default', baseUrl: 'default', apiKey: 'default', timeout: 'default', retries: 'default' },
     });
   });
@@ -330,6 +331,7 @@ describe('from a file on disk', () => {
       retries: 1,
       isSandbox: false,
       insecureHttp: false,
+      analyst: null,
       sources: { profile: 'file', baseUrl: 'file', apiKey: 'file', timeout: 'file', retries: 'file' },
     });
   });
