@@ -1,7 +1,7 @@
 import { Argument, Command, InvalidArgumentError } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { withSession } from '../session.js';
-import { deleteConfig, getConfig, listConfig, setConfig, unsetConfig, useConfig } from '../profiles/config-output.js';
+import { deleteConfig, getConfig, listConfig, setConfig, unsetConfig, useConfig } from '../profiles/run-config.js';
 
 /*
  * `fraudctl config …`: profiles (base URL, timeout, retries; keys come from `login`).

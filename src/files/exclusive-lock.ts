@@ -199,7 +199,7 @@ function tryCreate(path: string, text: string): boolean {
  * rather than overwrite if yet another process has taken the lock since). True when removed.
  */
 function removeStale(path: string, staleText: string): boolean {
-  // node:crypto taken here, not imported (it costs every command that loads this file ~10 ms).
+  // node:crypto taken here, not imported: every command loads this file (docs/decisions/node-crypto-where-used.md).
   const { randomBytes } = process.getBuiltinModule('node:crypto');
   const aside = `${path}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {

@@ -1,5 +1,5 @@
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
-import { configFilePath, type ConfigFile, type ProfileConfig } from './config-file.js';
+import { configFilePath, readConfigFile, type ConfigFile, type ProfileConfig } from './config-file.js';
 import {
   DEFAULT_RETRIES,
   DEFAULT_TIMEOUT_SECONDS,
@@ -127,6 +127,18 @@ export function activeProfileName(env: NodeJS.ProcessEnv, file: ConfigFile, over
   }
   if (ownProfile(file.profiles, 'default') !== undefined) return 'default';
   return SANDBOX_PROFILE;
+}
+
+/**
+ * The profile that login, logout and the `config` verbs act on: --profile > FRAUDCTL_PROFILE >
+ * `otherwise`, which is "default" for login and the profile in force (activeProfileName) for the
+ * others. An empty --profile or FRAUDCTL_PROFILE counts as not given. The name is not checked
+ * here: each verb checks it as it uses it (login may create the profile).
+ */
+export function profileActedOn(flag: string | undefined, env: NodeJS.ProcessEnv, otherwise: 'default' | 'active'): string {
+  const named = flag !== undefined && flag !== '' ? flag : envValue(env, 'FRAUDCTL_PROFILE');
+  if (named !== undefined) return named;
+  return otherwise === 'default' ? 'default' : activeProfileName(env, readConfigFile(env));
 }
 
 export function resolveSettings(flags: SettingsFlags, env: NodeJS.ProcessEnv, file: ConfigFile): Settings {

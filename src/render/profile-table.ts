@@ -1,5 +1,5 @@
 import Table from 'cli-table3';
-import type { ProfileListing } from '../profiles/config-commands.js';
+import type { ProfileListing } from '../profiles/stored-profiles.js';
 import type { Style } from './colours.js';
 import { terminalSafe } from './terminal-text.js';
 import { tableText } from './tables.js';

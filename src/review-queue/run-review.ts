@@ -2,6 +2,7 @@ import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { readIdList } from '../id-lists/id-list.js';
 import type { Session } from '../session.js';
 import type { ApiClient } from '../api/api-client.js';
+import { stateIn } from '../contract/states.js';
 import { runEffect } from './queue-effects.js';
 import { runQueueLoop } from './queue-loop.js';
 import { initialModel, type Model, type QueueEntry } from './queue-model.js';
@@ -101,8 +102,8 @@ async function recheckClaims(model: Model, client: ApiClient): Promise<Model> {
     ids,
     async (id) => {
       try {
-        const state = ((await client.getEvent(id)).body as { state?: unknown } | undefined)?.state;
-        return typeof state === 'string' ? ([id, state] as const) : null;
+        const state = stateIn((await client.getEvent(id)).body);
+        return state !== null ? ([id, state] as const) : null;
       } catch {
         return null;
       }

@@ -1,5 +1,5 @@
 import { poolRuntime, runPool, type PoolJob, type PoolRun, type PoolRuntime, type Settled } from '../batch/run-pool.js';
-import { count } from '../batch/batch-progress.js';
+import { count } from '../render/counts.js';
 import { headerText, LineFile, refuseMissing } from '../batch/results-file.js';
 import { bindResume, serviceOf } from '../batch/run-binding.js';
 import { FileWriteError } from '../files/append-line.js';

@@ -1,5 +1,5 @@
 import { commentTooLong, MAX_COMMENT_LENGTH } from '../contract/limits.js';
-import { KNOWN_STATES, TRANSITIONS, isKnownState } from '../contract/states.js';
+import { KNOWN_STATES, TRANSITIONS, isKnownState, stateIn } from '../contract/states.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import type { Session } from '../session.js';
 import type { Prompter } from '../prompter/prompter.js';
@@ -63,11 +63,6 @@ async function askState(prompter: Prompter, current: string | null): Promise<str
     return matchState(typed).state ?? typed;
   }
   return picked;
-}
-
-function currentState(summary: unknown): string | null {
-  const state = typeof summary === 'object' && summary !== null ? (summary as { state?: unknown }).state : undefined;
-  return typeof state === 'string' ? state : null;
 }
 
 /** A comment over the contract's limit is refused before anything is sent (the service would answer 422 comments:TOO_LONG). */
@@ -198,7 +193,7 @@ export async function setState(session: Session, eventId: string, options: SetSt
   }
   // One line: what changed (`ord-1002  IN_REVIEW → ESCALATED  comment recorded`), from the state read just before.
   const current = seen.state;
-  const after = currentState(reply.body) ?? state ?? current;
+  const after = stateIn(reply.body) ?? state ?? current;
   const before = current ?? '?';
   const move = state === undefined || after === before ? `${terminalSafe(after ?? before)}${state !== undefined ? ' (unchanged)' : ''}` : `${terminalSafe(before)} ${sym.arrow} ${terminalSafe(after ?? state)}`;
   const recorded = comment === undefined ? '' : comment.kept !== null ? '  comment added after the one it had' : comment.replaced !== null ? '  comment recorded (replacing the one it had)' : '  comment recorded';

@@ -21,8 +21,10 @@ import {
 } from './values.js';
 
 /*
- * The work behind `fraudctl config …` and the saving half of `login`: read the file, change
- * it, write it back (mode 0600). Everything returns data or text; printing is the caller's.
+ * The profiles as the config file stores them, for `fraudctl config …` (run-config.ts) and the
+ * saving half of `login`: list, read, change, delete, make active, record a key, each a read of
+ * the file or a change under its lock (mode 0600). Everything returns data or text; printing is
+ * the caller's.
  * Keys only ever leave here redacted, and none is ever taken from a command-line value.
  */
 

@@ -12,7 +12,7 @@ import {
   unsetSetting,
   useProfile,
   type SettingKey,
-} from '../../src/profiles/config-commands.js';
+} from '../../src/profiles/stored-profiles.js';
 import { readConfigFile, writeConfigFile } from '../../src/profiles/config-file.js';
 import { resolveSettings } from '../../src/profiles/settings.js';
 import { modeOf, tempEnv, thrown } from './temp-env.js';
