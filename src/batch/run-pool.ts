@@ -216,7 +216,6 @@ class StdoutResults {
 /** The results file and the earlier run it continues. Until the run takes over, the input is this function's to close when anything fails. */
 async function openResults<I extends ItemPosition, R>(job: PoolJob<I, R>, options: PoolOptions) {
   try {
-    if (options.resume && !options.out) throw new UsageError('--resume needs --out: the results file of the run to continue');
     const prior: PriorRun | null = options.resume && options.out ? await prepareResume(options.out, job.readResult, options.header ?? null, job.unit === 'ids' ? 'id' : 'line') : null;
     const results = options.out ? LineFile.open(options.out, options.resume ? 'append' : 'create', '--out') : null;
     try {

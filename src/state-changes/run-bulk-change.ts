@@ -27,6 +27,7 @@ import { matchState, stateFromTyped } from './state-names.js';
  * read: a usage error says what to add.
  */
 
+/** What many-id `set-state` is asked (commands/set-state.ts maps argv to it and checks the flag combinations). */
 export interface BulkOptions {
   ids: readonly string[];
   from?: string | undefined;
@@ -121,8 +122,6 @@ function job(
 
 export async function bulkSetState(session: Session, options: BulkOptions): Promise<void> {
   const context = session.context;
-  if (options.resume && !options.out) throw new UsageError('--resume needs --out: the results file of the run to continue');
-  if (options.dryRun && options.out) throw new UsageError('--dry-run changes nothing and keeps no results file: leave out --out (the plan and a line per id are printed)');
   // What is sent, as the results file's header records it; a --resume must match the record.
   const typed = {
     state: options.state === null ? null : stateFromTyped(options.state, options.force, 'send'),
@@ -131,7 +130,6 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
     forceState: options.force,
     commentMode: options.commentMode,
   };
-  if (options.commentMode !== null && options.comments === null && !options.resume) throw new UsageError(`--${options.commentMode}-comment goes with --comments`, 'e.g. --comments "ring 2026-11" --append-comment');
   const confirm = !options.dryRun && !options.yes;
   const note = (line: string) => context.stderr.write(line);
   // One run at a time writes the results file: taken before the plan (and before its header is read), held until the end.

@@ -20,19 +20,22 @@ import { changedSince, changeWords, commentToSend, KEPT_COMMENT_SEPARATOR, repla
  * terminal, without either, nothing is sent.
  */
 
+/** What one-event `set-state` is asked (commands/set-state.ts maps argv to it; --append-comment and --replace-comment are not both set). */
 export interface SetStateOptions {
-  state?: string;
-  comments?: string;
-  dryRun?: boolean;
-  yes?: boolean;
+  /** --state as typed (matched to a known state here), or undefined: asked on a terminal. */
+  state: string | undefined;
+  /** --comments as given, or undefined: asked on a terminal. */
+  comments: string | undefined;
+  dryRun: boolean;
+  yes: boolean;
   /** Send --state as typed, even when this build does not know it. */
-  forceState?: boolean;
+  forceState: boolean;
   /** Print the updated summary's tables instead of one line. */
-  verbose?: boolean;
+  verbose: boolean;
   /** --comments on an event that has a comment: keep it, the new one after it. */
-  appendComment?: boolean;
+  appendComment: boolean;
   /** --comments on an event that has a comment: replace it. */
-  replaceComment?: boolean;
+  replaceComment: boolean;
 }
 
 const OTHER = Symbol('other');
@@ -102,7 +105,6 @@ async function commentFor(session: Session, eventId: string, state: string | und
 
 export async function setState(session: Session, eventId: string, options: SetStateOptions): Promise<void> {
   let { state, comments } = options;
-  if (options.appendComment && options.replaceComment) throw new UsageError('--append-comment and --replace-comment cannot be used together', 'keep the event\'s comment (--append-comment) or replace it (--replace-comment)');
   const choice: CommentChoice = options.appendComment ? 'append' : options.replaceComment ? 'replace' : null;
   // An empty comment is never sent: the service replaces the event's comment with it, which would
   // erase a colleague's note.

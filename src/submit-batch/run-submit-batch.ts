@@ -1,4 +1,4 @@
-import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
+import { CliError, ExitCode } from '../errors/cli-error.js';
 import { jsonForTerminal, terminalSafe } from '../render/terminal-text.js';
 import type { Session } from '../session.js';
 import { MAX_BODY_BYTES } from '../contract/limits.js';
@@ -21,6 +21,7 @@ import { lineId, prepareLine, submitLine, type LineWork } from './submit-line.js
  * without a request. With --rejects, every line without a decision is also kept as it was.
  */
 
+/** What a batch is asked (commands/submit.ts checks the flag combinations: --resume has --out). */
 export interface BatchOptions {
   concurrency: number;
   /** Attempts per second across the batch, or null for no cap. */
@@ -40,10 +41,6 @@ const asOneLine = (text: string) => text.replace(/\r?\n/g, ' ');
 
 export async function runBatch(session: Session, input: BatchInput, batchOptions: BatchOptions): Promise<void> {
   let options = batchOptions;
-  if (options.resume && !options.out) {
-    input.close();
-    throw new UsageError('--resume needs --out: the results file of the run to continue');
-  }
   const context = session.context;
   const stats = new BatchStats();
   let outLock: HeldLock | null = null;
