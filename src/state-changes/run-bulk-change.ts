@@ -1,5 +1,6 @@
 import { poolRuntime, runPool, type PoolJob, type PoolRun, type PoolRuntime, type Settled } from '../batch/run-pool.js';
 import { count } from '../batch/batch-progress.js';
+import { endOfRun } from '../batch/end-of-run.js';
 import { headerText, LineFile, refuseMissing } from '../batch/results-file.js';
 import { bindResume, serviceOf } from '../batch/run-binding.js';
 import { FileWriteError } from '../files/append-line.js';
@@ -247,27 +248,19 @@ async function plan(session: Session, runtime: PoolRuntime, options: BulkOptions
 }
 
 function finish(session: Session, options: BulkOptions, change: BulkChange, stats: ChangeStats, run: PoolRun, logProblem: string | null): void {
-  const context = session.context;
   const facts = { stats, target: change.target, stopped: run.stopped, results: options.out, retries: run.retries, throttled: run.throttled, logProblem };
-  if (run.stopped === 'output-closed') {
-    throw new CliError(
-      `stdout was closed after ${count(stats.done - run.unwritten)} results: the change stopped; ${count(run.unwritten)} ${run.unwritten === 1 ? 'id was' : 'ids were'} done whose results could not be written`,
-      ExitCode.FAILURE,
-      'to keep every result, write them to a file with --out FILE (then --resume finds what was done)',
-    );
-  }
-  if (session.json) {
-    const text = `${jsonForTerminal(changeSummaryJson(facts), true)}\n`;
-    if (options.out) context.stdout.write(text);
-    else context.stderr.write(text);
-  } else {
-    context.stderr.write(`${changeSummaryText(facts)}\n`);
-  }
-  if (run.inputError) throw run.inputError;
-  if (run.fatal) throw run.fatal;
-  if (run.stopped === 'interrupted' || run.stopped === 'aborted') {
-    throw new CliError(`interrupted after ${count(stats.done)} ids`, ExitCode.INTERRUPTED, options.out ? 'continue with the same command and --resume' : undefined);
-  }
+  endOfRun(session.context, run, {
+    unit: 'ids',
+    stopped: 'the change',
+    unwrittenWere: 'done',
+    resumeFinds: 'what was done',
+    done: stats.done,
+    out: options.out,
+    json: session.json,
+    showSummary: true,
+    summaryJson: () => changeSummaryJson(facts),
+    summaryText: () => changeSummaryText(facts),
+  });
   exitWith(stats, options, run.stopped, 'change');
 }
 
