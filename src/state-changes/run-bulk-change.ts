@@ -13,7 +13,7 @@ import { openSessionLog, type SessionLog } from '../action-log/action-log.js';
 import { lockForOneWriter } from '../files/exclusive-lock.js';
 import type { Session } from '../session.js';
 import { changeOne, unnamed, type BulkChange, type ChangeWork, type IdItem, type PlannedItem } from './change-one.js';
-import { changeLine, formatChangeResult, readChangeResult, type ChangeResult } from './change-result.js';
+import { changeLine, formatChangeResult, planLines, readChangeResult, type ChangeResult } from './change-result.js';
 import { changeSummaryJson, changeSummaryText, ChangeStats, planText } from './change-summary.js';
 import { refuseLongComment } from './set-state.js';
 import { matchState, stateFromTyped } from './state-names.js';
@@ -117,7 +117,8 @@ function job(
       stats.add(settled.result);
       onSettled(item, settled.result);
     },
-    ...(printing ? { stdoutLine: session.json ? formatChangeResult : changeLine } : {}),
+    // A dry run's plan is printed in columns; the change pass prints each line as it is settled.
+    ...(printing ? { stdoutLine: session.json ? formatChangeResult : mode === 'plan' ? planLines(change.target, options.ids) : changeLine } : {}),
   };
 }
 
