@@ -2,6 +2,7 @@ import { VERSION } from './version.js';
 import type { CliContext } from './cli-context.js';
 import { CliError, ExitCode, type ExitCodeValue } from './errors/cli-error.js';
 import { enableCompileCache } from './startup/compile-cache.js';
+import { useSymbolsFor } from './render/symbols.js';
 import { hasStrandedCalls } from './stranded-calls.js';
 
 /*
@@ -33,6 +34,8 @@ export async function main(argv: readonly string[], context: CliContext): Promis
     return ExitCode.OK;
   }
   enableCompileCache(context.env);
+  // Before the command tree loads: the marks every renderer draws with follow the locale.
+  useSymbolsFor(context.env, process.platform);
   const { buildProgram, CommanderError } = await import('./program.js');
   const program = buildProgram(context, argv);
   try {

@@ -10,6 +10,7 @@ import { checkTransportResolving } from './api/transport.js';
 import { createOutput, type Output } from './render/output.js';
 import { defaultSandboxDb } from './paths/xdg-paths.js';
 import type { Prompter } from './prompter/prompter.js';
+import { sym } from './render/symbols.js';
 
 /*
  * Everything a client command may need for one run, built lazily from the global options:
@@ -183,7 +184,7 @@ export class Session {
     });
     this.sandbox = sandbox;
     const output = await this.output();
-    output.note(`${output.style.sandboxBadge(' SANDBOX ')} embedded local service, not production · data: ${dbPath}`);
+    output.note(`${output.style.sandboxBadge(' SANDBOX ')} embedded local service, not production ${sym.dot} data: ${dbPath}`);
     return sandbox.url;
   }
 

@@ -14,6 +14,7 @@ import { eventPath } from '../contract/paths.js';
 import { checkTransport, hostNameHint } from './transport.js';
 import { proxyFor, proxySettings, proxyShown } from './proxy.js';
 import type { SettingHints } from '../profiles/setting-hints.js';
+import { sym } from '../render/symbols.js';
 
 /*
  * The one place that talks HTTP to the service (undici). It owns the API key header, the
@@ -382,7 +383,7 @@ export class ApiClient {
     const headers = this.headers(body !== null);
     const started = performance.now();
     // The body is the user's input: it may hold escape sequences or bidi controls, shown inert like a response's.
-    this.options.debug?.(`→ ${op.method} ${terminalSafe(`${url.origin}${path}`)} ${JSON.stringify(redactHeaders(headers))}${body ? `\n  ${terminalSafe(truncate(this.withoutKey(body), 2000))}` : ''}`);
+    this.options.debug?.(`${sym.arrow} ${op.method} ${terminalSafe(`${url.origin}${path}`)} ${JSON.stringify(redactHeaders(headers))}${body ? `\n  ${terminalSafe(truncate(this.withoutKey(body), 2000))}` : ''}`);
     // One controller per attempt, its timer cleared at the end: AbortSignal.timeout would keep
     // every request's signal and timer alive for the whole timeout, and AbortSignal.any ties
     // each one to the batch's long-lived signal — hundreds of thousands of them in a big batch.
@@ -399,7 +400,7 @@ export class ApiClient {
       sent = true;
       const text = await readLimited(res.body);
       const requestId = headerValue(res.headers['x-request-id']);
-      this.options.debug?.(`← ${res.statusCode} in ${Math.round(performance.now() - started)} ms ${this.withoutKey(JSON.stringify(pickHeaders(res.headers)))}\n  ${terminalSafe(truncate(this.withoutKey(text), 2000))}`);
+      this.options.debug?.(`${sym.left} ${res.statusCode} in ${Math.round(performance.now() - started)} ms ${this.withoutKey(JSON.stringify(pickHeaders(res.headers)))}\n  ${terminalSafe(truncate(this.withoutKey(text), 2000))}`);
       return { status: res.statusCode, headers: res.headers, text, requestId, path };
     } catch (error) {
       const code = (error as { code?: string }).code;
@@ -713,7 +714,7 @@ function describeBody(contentType: string, text: string): string {
     return `an HTML page${title ? ` titled "${safe(title.trim())}"` : ''}`;
   }
   const words = text.trim().slice(0, 80);
-  return `${contentType ? `${safe(contentType)}: ` : ''}"${safe(words)}${text.trim().length > 80 ? '…' : ''}"`;
+  return `${contentType ? `${safe(contentType)}: ` : ''}"${safe(words)}${text.trim().length > 80 ? sym.ellipsis : ''}"`;
 }
 
 async function readLimited(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {

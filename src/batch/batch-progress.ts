@@ -1,4 +1,5 @@
 import cliProgress from 'cli-progress';
+import { sym } from '../render/symbols.js';
 
 /*
  * How a running batch shows itself on stderr: a live bar on a terminal (cli-progress), a
@@ -54,9 +55,9 @@ function barProgress(stats: ProgressView, stream: NodeJS.WritableStream, total: 
   const payload = () => ({ rateText: count(stats.rate()), counts: stats.countsText(), doneText: count(done()), totalText: total === null ? '' : count(total) });
   const format =
     total !== null
-      ? `{bar} {doneText}/{totalText} ${unit} · {rateText}/s · ETA {eta_formatted} · {counts}`
-      : `{doneText} ${unit} · {rateText}/s · {duration_formatted} · {counts}`;
-  const bar = new cliProgress.SingleBar({ format, stream, hideCursor: true, fps: 8, etaBuffer: 200, barsize: 24 }, cliProgress.Presets.shades_classic);
+      ? `{bar} {doneText}/{totalText} ${unit} ${sym.dot} {rateText}/s ${sym.dot} ETA {eta_formatted} ${sym.dot} {counts}`
+      : `{doneText} ${unit} ${sym.dot} {rateText}/s ${sym.dot} {duration_formatted} ${sym.dot} {counts}`;
+  const bar = new cliProgress.SingleBar({ format, stream, hideCursor: true, fps: 8, etaBuffer: 200, barsize: 24 }, { ...cliProgress.Presets.shades_classic, barCompleteChar: sym.barDone, barIncompleteChar: sym.barLeft });
   bar.start(total ?? 0, done(), payload());
   return {
     tick: () => bar.update(done(), payload()),
@@ -85,7 +86,7 @@ function plainProgress(stats: ProgressView, stream: NodeJS.WritableStream, total
   const line = () => {
     const done = stats.done + stats.skipped;
     const of = total !== null ? ` of ${count(total)}${total > 0 ? ` (${Math.floor((done / total) * 100)}%)` : ''}` : '';
-    stream.write(`progress: ${count(done)}${of} ${unit} · ${count(stats.rate())} ${unit}/s · ${stats.countsText()}\n`);
+    stream.write(`progress: ${count(done)}${of} ${unit} ${sym.dot} ${count(stats.rate())} ${unit}/s ${sym.dot} ${stats.countsText()}\n`);
   };
   const timer = setInterval(line, intervalMs);
   timer.unref();

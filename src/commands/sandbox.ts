@@ -43,7 +43,7 @@ export function sandboxCommand(context: CliContext): Command {
     .addOption(
       new Option(
         '--chaos <spec>',
-        'inject faults: 503=P,504=P,reset-before=P,reset-after=P,latency=MIN-MAX,retry-after=S,seed=N (seed=N: each event id meets the same faults on its 1st, 2nd, … request in every run; the ids seen are kept in memory, ~150 bytes each)',
+        'inject faults: 503=P,504=P,reset-before=P,reset-after=P,latency=MIN-MAX,retry-after=S,seed=N (seed=N: each event id meets the same faults on its 1st, 2nd, ... request in every run; the ids seen are kept in memory, ~150 bytes each)',
       ),
     )
     .action(async (options: { host: string; port: number; db?: string; config?: string; chaos?: string }) => {

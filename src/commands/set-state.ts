@@ -7,8 +7,9 @@ import { checkIdArguments } from '../id-lists/id-arguments.js';
 import { concurrencyOption, givenOnCommandLine } from './number-options.js';
 import type { SetStateOptions } from '../state-changes/set-state.js';
 import type { BulkOptions } from '../state-changes/run-bulk-change.js';
+import { sym } from '../render/symbols.js';
 
-const transitions = KNOWN_STATES.map((s) => `  ${s.padEnd(16)}→ ${TRANSITIONS[s].join(', ') || '(final)'}`).join('\n');
+const transitions = KNOWN_STATES.map((s) => `  ${s.padEnd(16)}${sym.arrow} ${TRANSITIONS[s].join(', ') || '(final)'}`).join('\n');
 
 /*
  * `set-state`: argv → the options of one event (state-changes/set-state.ts) or of many

@@ -12,6 +12,7 @@ import { configFilePath, configPermissionProblems } from '../profiles/config-fil
 import type { SettingSource } from '../profiles/settings.js';
 import type { SettingHints } from '../profiles/setting-hints.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
+import { sym } from '../render/symbols.js';
 
 /*
  * The checks of `fraudctl doctor`, each a small function returning a result the renderer prints
@@ -89,7 +90,7 @@ export async function dnsCheck(host: string, where: string): Promise<CheckResult
   try {
     const addresses = await lookup(host, { all: true });
     const ms = Math.round(performance.now() - started);
-    return result('dns', 'DNS', 'pass', `${host} → ${addresses.map((a) => a.address).slice(0, 3).join(', ')} (${ms} ms)`);
+    return result('dns', 'DNS', 'pass', `${host} ${sym.arrow} ${addresses.map((a) => a.address).slice(0, 3).join(', ')} (${ms} ms)`);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? 'failed';
     return result('dns', 'DNS', 'fail', `${host} does not resolve (${code})`, `check the host name in ${where}, or this machine's DNS`);
@@ -204,7 +205,7 @@ export async function serviceChecks(client: ApiClient, probeId: string, hints: S
   let service: CheckResult;
   let key: CheckResult;
   const notService = (what: string) =>
-    result('service', 'service', 'fail', `this URL is not the fraud-screening service, or not its base path: GET /event/… answered ${status} with ${what}`, `check the path of ${hints.url}`);
+    result('service', 'service', 'fail', `this URL is not the fraud-screening service, or not its base path: GET /event/${sym.ellipsis} answered ${status} with ${what}`, `check the path of ${hints.url}`);
   const keyUnknown = result('api-key-accepted', 'key accepted', 'skip', 'unknown until the URL answers as the service');
   if (shape && (status === 401 || status === 403)) {
     service = result('service', 'service', 'pass', `answers in the service's error shape (${status} ${shown}${request})`);
@@ -218,7 +219,7 @@ export async function serviceChecks(client: ApiClient, probeId: string, hints: S
     service = notService(shape ? `a code that names a route (${shown})` : looksLike(first.text, first.headers));
     key = keyUnknown;
   } else {
-    service = result('service', 'service', 'fail', `GET /event/… answered ${status}${shape ? ` ${shown}` : ` with ${looksLike(first.text, first.headers)}`}, where the service answers 404 for an event that does not exist`, status >= 500 ? 'the service is failing: try again later' : `check ${hints.url}`);
+    service = result('service', 'service', 'fail', `GET /event/${sym.ellipsis} answered ${status}${shape ? ` ${shown}` : ` with ${looksLike(first.text, first.headers)}`}, where the service answers 404 for an event that does not exist`, status >= 500 ? 'the service is failing: try again later' : `check ${hints.url}`);
     key = keyUnknown;
   }
 

@@ -9,6 +9,7 @@ import type { Style } from '../render/colours.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import type { Session } from '../session.js';
 import { configFileChecks, dnsCheck, openApiCheck, proxyCheck, serviceChecks, sourceWords, tcpCheck, tlsCheck, type CheckResult } from './checks.js';
+import { sym } from '../render/symbols.js';
 
 /*
  * `fraudctl doctor`: is the set-up working? One line per check, ✓ or ✗ with what to do, as
@@ -132,15 +133,15 @@ export async function runDoctor(session: Session): Promise<void> {
   }
 }
 
-const MARKS = { pass: '✓', fail: '✗', skip: '–', info: '•' } as const;
+const marks = () => ({ pass: sym.pass, fail: sym.fail, skip: sym.dash, info: sym.bullet });
 
 function render(checks: CheckResult[], style: Style): string {
   const width = Math.max(...checks.map((c) => c.title.length));
   return checks
     .map((c) => {
-      const mark = c.status === 'pass' ? style.approve(MARKS.pass) : c.status === 'fail' ? style.decline(MARKS.fail) : style.dim(MARKS[c.status]);
+      const mark = c.status === 'pass' ? style.approve(marks().pass) : c.status === 'fail' ? style.decline(marks().fail) : style.dim(marks()[c.status]);
       const line = `${mark} ${c.title.padEnd(width)}  ${c.detail}`;
-      return c.hint ? `${line}\n  ${' '.repeat(width)}  ${style.dim(`→ ${c.hint}`)}` : line;
+      return c.hint ? `${line}\n  ${' '.repeat(width)}  ${style.dim(`${sym.arrow} ${c.hint}`)}` : line;
     })
     .join('\n');
 }

@@ -1,6 +1,7 @@
 import { ExitCode, type ExitCodeValue } from '../errors/cli-error.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import { exitCodeOf, worse, type EventRow } from './event-row.js';
+import { sym } from '../render/symbols.js';
 
 /* What a list of ids came to: the count line (`198 found · 2 not found`) and the exit code. */
 
@@ -42,6 +43,6 @@ export class ListCounts {
       const types = [...this.byType].sort((a, b) => b[1] - a[1]).map(([type, n]) => `${type} ${count(n)}`);
       parts.push(`${count(this.errors)} ${this.errors === 1 ? 'error' : 'errors'} (${types.join(', ')})`);
     }
-    return parts.join(' · ');
+    return parts.join(` ${sym.dot} `);
   }
 }

@@ -1,4 +1,5 @@
 import { count, type ListCounts } from './list-counts.js';
+import { sym } from '../render/symbols.js';
 
 /*
  * How far a long list has got, as one line redrawn on stderr when stderr is a terminal (never
@@ -45,9 +46,9 @@ export function createProgressLine(
   const draw = (counts: ListCounts, t: number) => {
     cancelLater();
     const seconds = (t - started) / 1000;
-    const rate = seconds > 0 ? ` · ${count(counts.total / seconds)}/s` : '';
-    const failed = counts.errors > 0 ? ` · ${count(counts.errors)} ${counts.errors === 1 ? 'error' : 'errors'}` : '';
-    stderr.write(`${ERASE}${count(counts.total)} ids · ${count(counts.found)} found · ${count(counts.notFound)} not found${failed}${rate}`);
+    const rate = seconds > 0 ? ` ${sym.dot} ${count(counts.total / seconds)}/s` : '';
+    const failed = counts.errors > 0 ? ` ${sym.dot} ${count(counts.errors)} ${counts.errors === 1 ? 'error' : 'errors'}` : '';
+    stderr.write(`${ERASE}${count(counts.total)} ids ${sym.dot} ${count(counts.found)} found ${sym.dot} ${count(counts.notFound)} not found${failed}${rate}`);
     shown = true;
     erased = false;
     drawnAt = t;

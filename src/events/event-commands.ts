@@ -29,7 +29,7 @@ async function callAndShow(session: Session, call: (client: ApiClient) => Promis
 
 /** One event: its decision as tables (or JSON). Many: a batch (src/submit-batch). */
 export async function submitEvents(session: Session, source: string, options: SubmitOptions): Promise<void> {
-  const { openInput } = await import('../submit-batch/input-records.js');
+  const { openInput } = await import('../submit-batch/input-records/open-input.js');
   if (options.rejects !== null) {
     // Before the input is opened: a --rejects that would destroy a file is refused first.
     const { checkRejectsPath } = await import('../submit-batch/rejects-file.js');

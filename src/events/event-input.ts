@@ -2,7 +2,7 @@ import { UsageError } from '../errors/cli-error.js';
 
 /*
  * One event given whole (a file or stdin holding a single JSON object), as submit's
- * one-event mode reads it. Batch input is streamed by src/submit-batch/input-records.ts, which also
+ * one-event mode reads it. Batch input is streamed by src/submit-batch/input-records/, which also
  * decides between the two.
  */
 

@@ -60,6 +60,9 @@ and a variable wins over the config file (fraudctl help config).
   NODE_EXTRA_CA_CERTS       a PEM file of a private CA to trust
   NO_COLOR, FORCE_COLOR     no colour; colour even off a terminal
   TERM                      TERM=dumb: no colour
+  LC_ALL, LC_CTYPE, LANG    the first one set names the locale; one that is
+                            not UTF-8 (LANG=C, ISO-8859-1) gets ASCII tables,
+                            arrows and separators (+-|, ->, ...)
   XDG_CONFIG_HOME           where the config file is (default ~/.config)
   XDG_DATA_HOME             where the embedded sandbox keeps its events
                             (default ~/.local/share)
@@ -119,7 +122,7 @@ naming the file; a file deleted during the run is noticed and written back
 (Linux). Once there is room, --resume goes on.
 
 The first line is the run's header, {"fraudctl":"results","version":1,
-"command":…,"service":…,"options":{…},"closed":…}: the service the run
+"command":...,"service":...,"options":{...},"closed":...}: the service the run
 sent to (its URL, never the key) and the options that decide what is sent
 (set-state: state, comments, ifState, forceState; submit: rejects). Every
 other line is a result. submit's lines: line, id, outcome (DECIDED, REJECTED,

@@ -3,6 +3,7 @@ import { createInterface } from 'node:readline';
 import type { CliContext } from '../cli-context.js';
 import { UsageError } from '../errors/cli-error.js';
 import { checkIdArguments } from './id-arguments.js';
+import { sym } from '../render/symbols.js';
 
 /*
  * The ids a command works through (`show ID…`, `review`): ids given as arguments, then those of
@@ -60,7 +61,7 @@ export async function* readIdList(options: IdListOptions, context: Pick<CliConte
   let stream: NodeJS.ReadableStream;
   let close = async () => {};
   if (source === '-') {
-    if (context.stdin.isTTY) throw new UsageError('reading ids from stdin, but stdin is a terminal', 'pipe the ids in (… | fraudctl show --from -) or give a file');
+    if (context.stdin.isTTY) throw new UsageError('reading ids from stdin, but stdin is a terminal', `pipe the ids in (${sym.ellipsis} | fraudctl show --from -) or give a file`);
     stream = context.stdin;
   } else {
     const handle = await open(source, 'r').catch((e: NodeJS.ErrnoException) => {
@@ -123,6 +124,6 @@ function resultsEntry(text: string, where: string, selection: ResultsSelection):
 function openFailure(path: string, e: NodeJS.ErrnoException): UsageError {
   if (e.code === 'ENOENT') return new UsageError(`no such file: ${path}`);
   if (e.code === 'EISDIR') return new UsageError(`${path} is a directory, not a list of ids`);
-  if (e.code === 'EACCES' || e.code === 'EPERM') return new UsageError(`cannot read ${path}: permission denied (${e.code})`, 'check the file’s permissions');
+  if (e.code === 'EACCES' || e.code === 'EPERM') return new UsageError(`cannot read ${path}: permission denied (${e.code})`, "check the file's permissions");
   return new UsageError(`cannot read ${path}: ${e.code ?? e.message}`);
 }

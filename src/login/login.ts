@@ -14,6 +14,7 @@ import { SANDBOX_PROFILE, checkBaseUrl, normalisedBaseUrl, ownProfile, quote, sa
 import { shellCommand } from '../render/shell-command.js';
 import { credentialStoreName } from '../credentials/credential-store.js';
 import { saveProfileKey } from '../credentials/profile-keys.js';
+import { sym } from '../render/symbols.js';
 
 /*
  * `fraudctl login`: read a key without it touching argv (hidden prompt, or stdin when piped),
@@ -63,10 +64,10 @@ export async function login(session: Session, options: LoginOptions = {}): Promi
         `profile ${quote(profile)} has no service URL, and login does not take one from FRAUDCTL_BASE_URL`,
         checkBaseUrl(fromShell).ok
           ? `give it with --base-url: ${shellCommand(['fraudctl', 'login', '--profile', profile, '--base-url', normalisedBaseUrl(fromShell)])}`
-          : `give it: fraudctl login --profile ${profile} --base-url https://…`,
+          : `give it: fraudctl login --profile ${profile} --base-url https://${sym.ellipsis}`,
       );
     }
-    throw new UsageError(`profile "${profile}" has no service URL`, `give it: fraudctl login --profile ${profile} --base-url https://…`);
+    throw new UsageError(`profile "${profile}" has no service URL`, `give it: fraudctl login --profile ${profile} --base-url https://${sym.ellipsis}`);
   }
   const output = await session.output();
   if (newBaseUrl === undefined && fromShell !== undefined && (ownUrl === undefined || !sameServiceUrl(fromShell, ownUrl))) {
@@ -118,7 +119,7 @@ export async function login(session: Session, options: LoginOptions = {}): Promi
   if (saved.warning) output.note(`warning: ${saved.warning}`);
   const where = saved.place === 'credential-store' ? credentialStoreName() : insecureStorage ? `${file}, as --insecure-storage asks` : file;
   // A profile that moves is said as old → new.
-  const moved = newBaseUrl !== undefined && ownUrl !== undefined && !sameServiceUrl(newBaseUrl, ownUrl) ? `${terminalSafe(normalisedBaseUrl(ownUrl))} → ` : '';
+  const moved = newBaseUrl !== undefined && ownUrl !== undefined && !sameServiceUrl(newBaseUrl, ownUrl) ? `${terminalSafe(normalisedBaseUrl(ownUrl))} ${sym.arrow} ` : '';
   output.note(`Logged in: profile "${profile}" (${moved}${baseUrl === undefined ? 'embedded sandbox' : terminalSafe(normalisedBaseUrl(baseUrl))}) now uses key ${redactKey(key)}, saved in ${where}`);
   await offerToActivate(session, profile);
   const overridden = shellOverrides(context.env, { profile, baseUrl: baseUrl === undefined ? null : normalisedBaseUrl(baseUrl), apiKey: true });

@@ -9,6 +9,7 @@ import { shellWord } from '../render/shell-command.js';
 import { withFileLock } from './config-lock.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import { CREDENTIAL_SERVICE, SANDBOX_PROFILE, checkApiKey, checkBaseUrl, checkCredentialAccount, checkProfileName, checkRetries, checkTimeoutSeconds, quote } from './values.js';
+import { sym } from '../render/symbols.js';
 
 /*
  * The CLI's configuration file, `<config dir>/config.json`: the active profile and, per
@@ -189,7 +190,7 @@ function checkProfile(value: unknown, where: string, isSandbox: boolean, fail: (
   }
   if (value.credentialStore !== undefined) {
     const entry = value.credentialStore;
-    const shape = `${where}.credentialStore must be {"service": "${CREDENTIAL_SERVICE}", "account": "…"} (fraudctl login writes it)`;
+    const shape = `${where}.credentialStore must be {"service": "${CREDENTIAL_SERVICE}", "account": "${sym.ellipsis}"} (fraudctl login writes it)`;
     if (!isPlainObject(entry) || Object.keys(entry).some((k) => k !== 'service' && k !== 'account') || entry.service !== CREDENTIAL_SERVICE) fail(shape);
     const account = checkCredentialAccount((entry as Record<string, unknown>).account);
     if (!account.ok) fail(`${where}.credentialStore.account ${account.problem}`);

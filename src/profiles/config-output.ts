@@ -8,6 +8,7 @@ import { forgetProfileKey } from '../credentials/profile-keys.js';
 import { credentialStoreName } from '../credentials/credential-store.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import { shellCommand } from '../render/shell-command.js';
+import { sym } from '../render/symbols.js';
 
 /*
  * `fraudctl config …` as the user sees it: which profile a verb acts on, and what it prints.
@@ -88,7 +89,7 @@ export async function setConfig(session: Session, key: string, value: string, op
   const to = normalisedBaseUrl(value);
   const from = before === undefined ? undefined : normalisedBaseUrl(before);
   // A profile's URL that changes is said as old → new.
-  const change = from !== undefined && from !== to ? `base-url ${terminalSafe(from)} → ${terminalSafe(to)}` : `base-url set to ${terminalSafe(to)}`;
+  const change = from !== undefined && from !== to ? `base-url ${terminalSafe(from)} ${sym.arrow} ${terminalSafe(to)}` : `base-url set to ${terminalSafe(to)}`;
   const created = ownProfile(readConfigFile(env).profiles, profile) !== undefined && !existed ? ' (a new profile)' : '';
   (await session.output()).note(`profile "${profile}"${created}: ${change}${move !== null ? `; its API key now goes to ${terminalSafe(to)}` : ''}`);
   await warnOverrides(session, { baseUrl: to });

@@ -1,5 +1,6 @@
 import { UsageError } from '../errors/cli-error.js';
 import { terminalSafe } from '../render/terminal-text.js';
+import { sym } from '../render/symbols.js';
 
 /*
  * The rules for each profile value, in one place, so that the config file, the flags, the
@@ -77,7 +78,7 @@ export function checkBaseUrl(value: string): Checked<string> {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return bad(must);
   if (url.username !== '' || url.password !== '') return bad('must not contain a user name or password: the key is stored with fraudctl login');
-  if (url.search !== '' || url.hash !== '') return bad('must not have a query (?…) or fragment (#…)');
+  if (url.search !== '' || url.hash !== '') return bad(`must not have a query (?${sym.ellipsis}) or fragment (#${sym.ellipsis})`);
   return ok(url.href.replace(/\/+$/, ''));
 }
 

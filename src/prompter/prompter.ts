@@ -1,6 +1,7 @@
 import { confirm, input, password, select } from '@inquirer/prompts';
 import type { CliContext } from '../cli-context.js';
 import { CliError, ExitCode } from '../errors/cli-error.js';
+import { sym } from '../render/symbols.js';
 
 /*
  * Questions to the person at the terminal (@inquirer/prompts), on the context's streams.
@@ -41,6 +42,6 @@ export function createPrompter(context: CliContext): Prompter {
     input: (message, options = {}) =>
       cancellable(input({ message, required: options.required ?? false, ...(options.defaultValue !== undefined ? { default: options.defaultValue } : {}) }, streams)),
     confirm: (message, defaultValue) => cancellable(confirm({ message, default: defaultValue }, streams)),
-    secret: (message) => cancellable(password({ message, mask: '•' }, streams)),
+    secret: (message) => cancellable(password({ message, mask: sym.bullet }, streams)),
   };
 }

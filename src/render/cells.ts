@@ -1,6 +1,7 @@
 import type { Style } from './colours.js';
 import { jsonForTerminal, terminalSafe, truncate } from './terminal-text.js';
 import type { Fields } from './records.js';
+import { sym } from './symbols.js';
 
 /*
  * One value from the service → the text of one table cell. Every string from the input goes
@@ -19,7 +20,7 @@ export function safeText(value: string, max = CELL_MAX): string {
 
 /** What an absent value (null, undefined) looks like. */
 export function dash(style: Style): string {
-  return style.dim('–');
+  return style.dim(sym.dash);
 }
 
 /**

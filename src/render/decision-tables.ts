@@ -3,6 +3,7 @@ import { cell, joinPresent, safeText } from './cells.js';
 import { renderKeyValues, renderOtherFields } from './key-values.js';
 import { hasAnyKey, isFields, type Fields } from './records.js';
 import { column, joinBlocks, recordTable, type Column } from './tables.js';
+import { sym } from './symbols.js';
 
 /*
  * The answers that carry a decision: POST /event (Decision) and GET /event/{id}/risk-assessment
@@ -19,7 +20,7 @@ const RULE_MATCH_COLUMNS: readonly Column[] = [
 const LIST_MATCH_COLUMNS: readonly Column[] = [column('list', 'list'), column('field', 'field'), column('value', 'value')];
 
 const ALERT_COLUMNS: readonly Column[] = [
-  { head: 'rule', keys: ['ruleId', 'name'], show: (a, style) => joinPresent([a.ruleId, a.name], ' · ', style) },
+  { head: 'rule', keys: ['ruleId', 'name'], show: (a, style) => joinPresent([a.ruleId, a.name], ` ${sym.dot} `, style) },
   {
     head: 'severity',
     keys: ['severity'],

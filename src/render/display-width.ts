@@ -1,6 +1,7 @@
 import cliTruncate from 'cli-truncate';
 import stringWidth from 'string-width';
 import wrapAnsi from 'wrap-ansi';
+import { sym } from './symbols.js';
 
 /*
  * How many terminal columns text takes, and text cut to a number of columns: for output laid
@@ -30,8 +31,9 @@ export function cutToWidth(text: string, width: number): string {
   const max = Math.max(0, Math.floor(width));
   if (max === 0) return '';
   if (stringWidth(text) <= max) return text;
-  let shown = cliTruncate(text, max);
-  for (let w = max - 1; w > 0 && stringWidth(shown) > max; w--) shown = cliTruncate(text, w);
+  const cut = { truncationCharacter: sym.ellipsis };
+  let shown = cliTruncate(text, max, cut);
+  for (let w = max - 1; w > 0 && stringWidth(shown) > max; w--) shown = cliTruncate(text, w, cut);
   return shown;
 }
 

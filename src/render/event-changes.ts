@@ -2,6 +2,7 @@ import stringWidth from 'string-width';
 import type { Style } from './colours.js';
 import { cutToWidth } from './display-width.js';
 import { jsonForTerminal, terminalSafe } from './terminal-text.js';
+import { sym } from './symbols.js';
 
 /*
  * `show ID --watch`: what it watches of an event (state, decision, comments), and the
@@ -20,7 +21,7 @@ export interface Watched {
 }
 
 function shown(value: unknown): string {
-  if (value === null || value === undefined) return '–';
+  if (value === null || value === undefined) return sym.dash;
   if (typeof value === 'string') return terminalSafe(value);
   try {
     return jsonForTerminal(value, false);
@@ -47,16 +48,16 @@ export function renderWatchStart(at: Date, now: Watched, style: Style, columns: 
   const parts = [`${style.dim('state')} ${style.bold(shown(now.state))}`];
   if (now.decision !== undefined) parts.push(`${style.dim('decision')} ${typeof now.decision === 'string' ? style.action(now.decision, shown(now.decision)) : shown(now.decision)}`);
   parts.push(`${style.dim('comments')} ${quoted(now.comments)}`);
-  return fit(`${style.dim(timestamp(at))}  ${parts.join(' · ')}`, columns);
+  return fit(`${style.dim(timestamp(at))}  ${parts.join(` ${sym.dot} `)}`, columns);
 }
 
 /** What changed: `<time>  state A → B · decision X → Y · comments "new"`. */
 export function renderWatchChange(at: Date, before: Watched, after: Watched, style: Style, columns: number | null): string {
   const parts: string[] = [];
-  if (!same(before.state, after.state)) parts.push(`${style.dim('state')} ${shown(before.state)} → ${style.bold(shown(after.state))}`);
-  if (!same(before.decision, after.decision)) parts.push(`${style.dim('decision')} ${shown(before.decision)} → ${typeof after.decision === 'string' ? style.action(after.decision, shown(after.decision)) : shown(after.decision)}`);
+  if (!same(before.state, after.state)) parts.push(`${style.dim('state')} ${shown(before.state)} ${sym.arrow} ${style.bold(shown(after.state))}`);
+  if (!same(before.decision, after.decision)) parts.push(`${style.dim('decision')} ${shown(before.decision)} ${sym.arrow} ${typeof after.decision === 'string' ? style.action(after.decision, shown(after.decision)) : shown(after.decision)}`);
   if (!same(before.comments, after.comments)) parts.push(after.comments === null || after.comments === undefined ? `${style.dim('comments')} removed` : `${style.dim('comments')} ${quoted(after.comments)}`);
-  return fit(`${style.dim(timestamp(at))}  ${parts.join(' · ')}`, columns);
+  return fit(`${style.dim(timestamp(at))}  ${parts.join(` ${sym.dot} `)}`, columns);
 }
 
 function fit(line: string, columns: number | null): string {

@@ -5,6 +5,7 @@ import { createStyle, type Style } from './colours.js';
 import { money } from './cells.js';
 import { isFields } from './records.js';
 import { jsonForTerminal, terminalSafe } from './terminal-text.js';
+import { sym } from './symbols.js';
 
 /*
  * Many events, one row each (`show ID ID…`, `show --from`): a compact table that streams, so
@@ -210,7 +211,7 @@ export function createListTable(style: Style, columns: number | null, firstIds: 
   };
   const cell = (value: string, k: Sized, colour?: (s: string) => string): string => {
     const width = layout.widths[k]!;
-    if (value === '') return style.dim(fit('–', width, COLUMNS[k].align));
+    if (value === '') return style.dim(fit(sym.dash, width, COLUMNS[k].align));
     const fitted = fit(value, width, COLUMNS[k].align);
     return colour ? colour(fitted) : fitted;
   };
@@ -243,7 +244,7 @@ export function createListTable(style: Style, columns: number | null, firstIds: 
         email: () => cell(v.email, 'email'),
         eventDate: () => cell(v.eventDate, 'eventDate'),
       };
-      return line(id, colour, rest(shown.map((k) => values[k]()), layout.comments === null ? null : v.comments === '' ? style.dim('–') : v.comments));
+      return line(id, colour, rest(shown.map((k) => values[k]()), layout.comments === null ? null : v.comments === '' ? style.dim(sym.dash) : v.comments));
     },
   };
 }

@@ -3,6 +3,7 @@ import type { Style } from './colours.js';
 import { cell, dash, keyEqualsValue } from './cells.js';
 import { displayWidth, wrapToWidth } from './display-width.js';
 import { isFields, unknownKeys, type Fields } from './records.js';
+import { sym } from './symbols.js';
 
 /*
  * cli-table3 as the renderers use it. Borders and heads are never coloured by cli-table3
@@ -18,6 +19,9 @@ export function createTable(head: readonly string[] | undefined, style: Style, c
     ...(colAligns ? { colAligns } : {}),
     // compact: no rule between rows, only under the head.
     style: { head: [], border: [], compact: true },
+    // ASCII where the locale is not UTF-8 (symbols.ts).
+    chars: { ...sym.tableChars },
+    truncate: sym.ellipsis,
   });
 }
 
@@ -52,11 +56,12 @@ export function tableText(table: Table.Table, style: Style, fit: TableFit = {}):
   const natural = table.toString();
   const columns = style.columns;
   if (columns === null) return natural;
-  const borders = natural.split('\n').filter((line) => /^[┌├└][─┬┼┴]+[┐┤┘]$/.test(line));
+  const { border: isBorder, between } = borderShapes();
+  const borders = natural.split('\n').filter((line) => isBorder.test(line));
   if (borders.length === 0 || borders[0]!.length <= columns) return natural;
   // The border with the most column separators has every column (spanning rows hide some).
-  const border = borders.reduce((a, b) => (b.split(/[┬┼┴]/).length > a.split(/[┬┼┴]/).length ? b : a));
-  const widths = border.slice(1, -1).split(/[┬┼┴]/).map((segment) => segment.length);
+  const border = borders.reduce((a, b) => (b.split(between).length > a.split(between).length ? b : a));
+  const widths = border.slice(1, -1).split(between).map((segment) => segment.length);
   const floors = widths.map((w, i) => Math.min(w, fit.floors?.[i] ?? MIN_COLUMN));
   let total = widths.reduce((sum, w) => sum + w, 0) + widths.length + 1;
   // A column whose head has a short form gives way first (its head shortens: `quantity` → `qty`),
@@ -102,6 +107,16 @@ export function tableText(table: Table.Table, style: Style, fit: TableFit = {}):
   return table.toString();
 }
 
+/** A border line of the tables drawn now, and what separates its columns (UTF-8 or ASCII: symbols.ts). */
+function borderShapes(): { border: RegExp; between: RegExp } {
+  const c = sym.tableChars;
+  const any = (...chars: string[]) => `[${[...new Set(chars)].map((ch) => ch.replace(/[-\\\]^]/g, '\\$&')).join('')}]`;
+  return {
+    border: new RegExp(`^${any(c['top-left'], c['left-mid'], c['bottom-left'])}${any(c.top, c.mid, c.bottom, c['top-mid'], c['mid-mid'], c['bottom-mid'])}+${any(c['top-right'], c['right-mid'], c['bottom-right'])}$`),
+    between: new RegExp(any(c['top-mid'], c['mid-mid'], c['bottom-mid'])),
+  };
+}
+
 // eslint-disable-next-line no-control-regex -- our own colour sequences around a head
 const stripColour = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '');
 
@@ -131,9 +146,9 @@ export function column(head: string, key: string, align?: Table.HorizontalAlignm
   return { head, keys: [key], show: (fields, style) => cell(fields[key], style), ...(align ? { align } : {}) };
 }
 
-/** How many cuts (…) a rendering has. */
+/** How many cuts (… or ... by the locale) a rendering has. */
 function ellipses(text: string): number {
-  return text.split('…').length - 1;
+  return text.split(sym.ellipsis).length - 1;
 }
 
 /** Cell padding, in columns. */

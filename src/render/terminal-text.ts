@@ -1,3 +1,5 @@
+import { sym } from './symbols.js';
+
 /*
  * Text that came from the service, made harmless for a terminal.
  *
@@ -69,7 +71,7 @@ export function truncate(value: string, max: number): string {
     cut += ch.length;
   }
   if (cut === value.length) return value;
-  return `${value.slice(0, cut)}… (+${(grouped ??= new Intl.NumberFormat('en-US')).format(codePointsFrom(value, cut))} chars)`;
+  return `${value.slice(0, cut)}${sym.ellipsis} (+${(grouped ??= new Intl.NumberFormat('en-US')).format(codePointsFrom(value, cut))} chars)`;
 }
 
 /** How many code points `value` has from UTF-16 index `start` on (a surrogate pair is one). */

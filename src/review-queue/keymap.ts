@@ -1,5 +1,6 @@
 import { displayWidth, wrapToWidth } from '../render/display-width.js';
 import type { ActionName, Key, Mode } from './queue-model.js';
+import { sym } from '../render/symbols.js';
 
 /*
  * The one table of keys (as lazygit and tig have it): it decides what a key does in each mode,
@@ -54,8 +55,8 @@ export const KEYMAP: readonly Binding[] = [
   { keys: ['s'], shown: 's', label: 'skip', help: 'skip: give the event back (PENDING_REVIEW) and go to the next one', command: 'skip', contexts: ['event', 'failed'], inBar: true },
   { keys: ['r'], shown: 'r', label: 'retry', help: 'retry what failed (after a network or service failure)', command: 'retry', contexts: ['failed'], inBar: true },
   { keys: ['v'], shown: 'v', label: 'view all', help: 'view everything: the event and alerts tables of `show` and `alerts`', command: 'view', contexts: ['event'], inBar: true },
-  { keys: ['j', 'down', 'return'], shown: 'j ↓', label: 'down', help: 'scroll down a line', command: 'scrollDown', contexts: ['view'], inBar: true },
-  { keys: ['k', 'up'], shown: 'k ↑', label: 'up', help: 'scroll up a line', command: 'scrollUp', contexts: ['view'], inBar: true },
+  { keys: ['j', 'down', 'return'], get shown() { return `j ${sym.down}`; }, label: 'down', help: 'scroll down a line', command: 'scrollDown', contexts: ['view'], inBar: true },
+  { keys: ['k', 'up'], get shown() { return `k ${sym.up}`; }, label: 'up', help: 'scroll up a line', command: 'scrollUp', contexts: ['view'], inBar: true },
   { keys: ['space', 'pagedown'], shown: 'space', label: 'page down', help: 'scroll down a page', command: 'pageDown', contexts: ['view'], inBar: true },
   { keys: ['b', 'pageup'], shown: 'b', label: 'page up', help: 'scroll up a page', command: 'pageUp', contexts: ['view'], inBar: true },
   { keys: ['v', 'escape', 'q'], shown: 'v esc', label: 'back', help: 'back to the event', command: 'back', contexts: ['view'], inBar: true },
@@ -68,7 +69,7 @@ export const COMMENT_KEYS: readonly (readonly [string, string])[] = [
   ['Enter', 'send the change with this comment (an empty comment sends the state alone)'],
   ['Esc', 'back to the keys, nothing sent'],
   ['Tab', 'keep the comment the event has, yours after it (Tab again: replace it)'],
-  ['← → Home End', 'move; Ctrl-A / Ctrl-E to the start / end'],
+  [`${sym.left} ${sym.arrow} Home End`, 'move; Ctrl-A / Ctrl-E to the start / end'],
   ['Backspace Del', 'delete; Ctrl-U the whole line, Ctrl-W a word'],
 ];
 

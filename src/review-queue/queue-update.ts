@@ -22,6 +22,7 @@ import {
   type Notice,
   type Sending,
 } from './queue-model.js';
+import { sym } from '../render/symbols.js';
 
 /*
  * update(model, msg) → [model, effects]: everything the queue decides, without a terminal or a
@@ -603,7 +604,7 @@ function onClaimLost(model: Model, id: string, summary: Fields): Result {
   if (model.mode.name === 'keys' || model.mode.name === 'view' || model.mode.name === 'help') {
     const loads = new Map(model.loads).set(model.index, { kind: 'loaded', summary, assessment: current.assessment, assessmentProblem: current.assessmentProblem });
     const [next, more] = open({ ...model, loads, current: null }, effects);
-    return [next.current?.id === id ? withCurrent(next, { notice: notice('warn', `changed while it opened: PENDING_REVIEW → ${state ?? 'none'}`) }) : next, more];
+    return [next.current?.id === id ? withCurrent(next, { notice: notice('warn', `changed while it opened: PENDING_REVIEW ${sym.arrow} ${state ?? 'none'}`) }) : next, more];
   }
   // The analyst is writing a comment or sending: the re-read before sending shows the change.
   const next = withCurrent(model, { claim: 'none' });

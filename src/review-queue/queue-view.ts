@@ -5,6 +5,7 @@ import { isFields, type Fields } from '../render/records.js';
 import { jsonForTerminal, terminalSafe } from '../render/terminal-text.js';
 import { helpLines, helpPageSize, keyBar, keyContext } from './keymap.js';
 import { stringField, type Current, type Model, type Mode } from './queue-model.js';
+import { sym } from '../render/symbols.js';
 
 /*
  * view(model, width, height, style) → the whole screen as text: at most `height` lines, none
@@ -32,7 +33,7 @@ function head(value: string, n: number): string {
 /** Any value from the service as safe text of at most `cols` columns; a dash when absent. */
 export function safe(value: unknown, cols: number, style: Style): string {
   const room = Math.max(0, cols);
-  if (value === null || value === undefined) return style.dim('–');
+  if (value === null || value === undefined) return style.dim(sym.dash);
   if (typeof value === 'number' || typeof value === 'boolean') return cutToWidth(String(value), room);
   if (typeof value === 'string') return cutToWidth(terminalSafe(head(value, room + 1)), room);
   let json: string;
@@ -66,7 +67,7 @@ function scoreOf(current: Current): unknown {
 /** `(claimed by you)`, or shorter when the line needs the room. */
 function claimLabel(current: Current, short: boolean): string {
   if (current.claim === 'held') return short ? ' (yours)' : ' (claimed by you)';
-  if (current.claim === 'claiming') return ' (claiming…)';
+  if (current.claim === 'claiming') return ` (claiming${sym.ellipsis})`;
   return '';
 }
 
@@ -190,12 +191,12 @@ function itemLine(item: Fields, currency: unknown, width: number, style: Style):
   const room = Math.max(1, width - LABEL);
   const quantity = typeof item.itemQuantity === 'number' ? String(item.itemQuantity) : safe(item.itemQuantity, 12, style);
   const price = money(item.itemPrice, item.itemCurrency ?? currency, 40, style);
-  const free = room - displayWidth(`${quantity} × `) - 2 - displayWidth(price);
+  const free = room - displayWidth(`${quantity} ${sym.times} `) - 2 - displayWidth(price);
   const name = cutToWidth(safe(item.itemName ?? item.itemId, 60, style), Math.max(1, free));
   const wholeCategory = item.itemCategory === undefined || item.itemCategory === null ? '' : safe(item.itemCategory, 20, style);
   const categoryRoom = free - displayWidth(name) - 2;
   const category = displayWidth(wholeCategory) <= categoryRoom ? wholeCategory : categoryRoom >= MIN_CUT ? cutToWidth(wholeCategory, categoryRoom) : '';
-  return `${' '.repeat(LABEL)}${quantity} × ${name}  ${price}${category ? `  ${style.dim(category)}` : ''}`;
+  return `${' '.repeat(LABEL)}${quantity} ${sym.times} ${name}  ${price}${category ? `  ${style.dim(category)}` : ''}`;
 }
 
 /** The event's facts, most useful first: a line each when the width allows, more when a fact must stay whole. */
@@ -203,7 +204,7 @@ function factLines(current: Current, width: number, style: Style, maxItems: numb
   const s = current.summary;
   const room = Math.max(0, width - LABEL);
   const lines: string[] = [];
-  const dot = `  ${style.dim('·')} `;
+  const dot = `  ${style.dim(sym.dot)} `;
   const amount: Piece[] = [{ text: money(s.amount, s.currency, room, style), keep: true }];
   if (s.amountInBaseCurrency !== undefined || s.baseCurrency !== undefined) amount.push({ text: `${money(s.amountInBaseCurrency, s.baseCurrency, room, style)} ${style.dim('base')}`, keep: true });
   if (s.eventDate !== undefined) amount.push({ text: safe(s.eventDate, 24, style) });
@@ -337,7 +338,7 @@ function keepLine(existing: string, keep: boolean, width: number, style: Style):
   const head = keep ? 'keeps its comment, yours after: ' : 'replaces its comment: ';
   // Two quotes, two spaces and `· ` around the comment, which is what gives way.
   const room = Math.max(4, width - displayWidth(head) - displayWidth(key) - 6);
-  return `${style.review(head)}"${safe(existing, room, style)}"  ${style.dim(`· ${key}`)}`;
+  return `${style.review(head)}"${safe(existing, room, style)}"  ${style.dim(`${sym.dot} ${key}`)}`;
 }
 
 const ACTION_WORDS = { approve: 'approve', decline: 'decline', escalate: 'escalate', fraud: 'confirm fraud', comment: 'comment' } as const;
@@ -346,9 +347,9 @@ function promptLines(model: Model, width: number, style: Style): string[] {
   const mode = model.mode;
   switch (mode.name) {
     case 'comment': {
-      const hint = style.dim(`Enter sends${mode.action === 'comment' ? '' : ' (empty: the state alone)'} · Esc: back, nothing sent`);
+      const hint = style.dim(`Enter sends${mode.action === 'comment' ? '' : ' (empty: the state alone)'} ${sym.dot} Esc: back, nothing sent`);
       const counter = commentCounter(commentLength(mode.text), style);
-      const label = `${ACTION_WORDS[mode.action]} · comment: `;
+      const label = `${ACTION_WORDS[mode.action]} ${sym.dot} comment: `;
       const room = Math.max(4, width - displayWidth(label) - 1);
       // Only what can be in sight is made safe and measured (a comment may be 4,000 characters
       // long, and this runs at every key): no character takes less than one UTF-16 unit.
@@ -363,13 +364,13 @@ function promptLines(model: Model, width: number, style: Style): string[] {
       // The service keeps one comment: the one the event has is replaced, or kept with this one after it (Tab).
       const existing = model.current?.seenComments ?? null;
       const other = existing !== null && existing.trim() !== '' ? [keepLine(existing, mode.keep, width, style)] : [];
-      return [...counter, ...other, hint, `${style.bold(label)}${shownBefore}${style.level > 0 ? `\x1b[7m${cursorChar}\x1b[27m` : '▏'}${tail}`];
+      return [...counter, ...other, hint, `${style.bold(label)}${shownBefore}${style.level > 0 ? `\x1b[7m${cursorChar}\x1b[27m` : sym.cursor}${tail}`];
     }
     case 'sending': {
       const s = mode.sending;
       const target = s.steps[s.step] ?? 'the comment';
       const what = s.phase === 'waitClaim' ? 'waiting for the claim' : s.phase === 'reread' ? 'checking the state' : `sending ${target}`;
-      return [style.dim(`${what}…${model.quitting !== 'no' ? ' (then quitting)' : ''}`)];
+      return [style.dim(`${what}${sym.ellipsis}${model.quitting !== 'no' ? ' (then quitting)' : ''}`)];
     }
     case 'sendFailed': {
       const s = mode.sending;
@@ -394,7 +395,7 @@ export const MIN_EVENT_WIDTH = 40;
 /** The parts of the event screen around its facts and alerts, as they are drawn now. */
 function eventParts(model: Model, current: Current, width: number, style: Style) {
   return {
-    top: [...header(model, current.id, width, style, current), style.dim('─'.repeat(width))],
+    top: [...header(model, current.id, width, style, current), style.dim(sym.rule.repeat(width))],
     bottom: [...noticeLines(current, width, style), ...promptLines(model, width, style), ...keyBarLines(model.mode, width, style)],
     notes: noteLines(model, width, style, 2),
   };
@@ -420,7 +421,7 @@ export function eventScreenFit(model: Model, current: Current, width: number, he
 
 /** The screen in place of the event's when the window is too small for it: what it needs, and q. */
 function tooSmallScreen(model: Model, current: Current, need: { width: number; height: number }, width: number, height: number, style: Style): string[] {
-  const words = `The window is too small for the event and its keys: make it at least ${need.width}×${need.height}. No decision is taken until then.`;
+  const words = `The window is too small for the event and its keys: make it at least ${need.width}${sym.times}${need.height}. No decision is taken until then.`;
   const notTaken = model.keysNotTaken > 0 ? wrapToWidth(`${model.keysNotTaken} key${model.keysNotTaken === 1 ? '' : 's'} not taken`, width).map((l) => style.dim(l)) : [];
   const lines = [...idLines(model, current.id, width, style), ...wrapToWidth(words, width).map((l) => style.review(l)), ...notTaken];
   return [...lines.slice(0, Math.max(1, height - 1)), `${style.bold('q')} ${style.dim('quit')}`];
@@ -450,12 +451,12 @@ export function viewPageSize(model: Model, width: number, height: number): numbe
 
 function viewScreen(model: Model, mode: Extract<Mode, { name: 'view' }>, current: Current, width: number, height: number, style: Style): string[] {
   const page = viewPageSize(model, width, height);
-  const lines = mode.lines ?? [style.dim('loading the tables…')];
+  const lines = mode.lines ?? [style.dim(`loading the tables${sym.ellipsis}`)];
   const start = Math.min(mode.scroll, Math.max(0, lines.length - page));
   const shown = lines.slice(start, start + page);
   const top = idLines(model, current.id, width, style);
   // `everything` and where in the tables, after the id when there is room.
-  const more = `  ${style.dim('everything')}${lines.length > page ? style.dim(`  lines ${start + 1}–${start + shown.length} of ${lines.length}`) : ''}`;
+  const more = `  ${style.dim('everything')}${lines.length > page ? style.dim(`  lines ${start + 1}${sym.dash}${start + shown.length} of ${lines.length}`) : ''}`;
   const last = top.length - 1;
   if (displayWidth(top[last]!) + displayWidth(more) <= width) top[last] = `${top[last]!}${more}`;
   return [...top, ...shown, ...keyBarLines(mode, width, style)];
@@ -468,7 +469,7 @@ function helpScreen(mode: Extract<Mode, { name: 'help' }>, width: number, height
   const start = Math.min(mode.scroll, Math.max(0, lines.length - page));
   const shown = lines.slice(start, start + page);
   if (lines.length <= page) return [style.heading('fraudctl review: keys'), ...shown, style.dim('Press any key to go back.')];
-  return [`${style.heading('fraudctl review: keys')}${style.dim(`  lines ${start + 1}–${start + shown.length} of ${lines.length}`)}`, ...shown, style.dim('j ↓ space: down · k ↑ b: up · any other key: back')];
+  return [`${style.heading('fraudctl review: keys')}${style.dim(`  lines ${start + 1}${sym.dash}${start + shown.length} of ${lines.length}`)}`, ...shown, style.dim(`j ${sym.down} space: down ${sym.dot} k ${sym.up} b: up ${sym.dot} any other key: back`)];
 }
 
 /** The whole screen: at most `height` lines of at most `width` columns, joined by `\n`. */
@@ -485,12 +486,12 @@ export function view(model: Model, width: number, height: number, style: Style):
   } else if (current) {
     lines = eventScreen(model, current, w, h, style);
   } else if (mode.name === 'done') {
-    lines = [style.dim('finishing: giving back claimed events…')];
+    lines = [style.dim(`finishing: giving back claimed events${sym.ellipsis}`)];
   } else {
     const entry = model.entries[model.index];
     const id = entry ? entry.id : '';
-    const status = mode.name === 'loadFailed' ? [style.decline(safe(`could not load this event: ${mode.message}`, w, style))] : [style.dim('loading…')];
-    lines = [...header(model, id, w, style, null), style.dim('─'.repeat(w)), ...status, ...noteLines(model, w, style, 3), ...keyBarLines(mode, w, style)];
+    const status = mode.name === 'loadFailed' ? [style.decline(safe(`could not load this event: ${mode.message}`, w, style))] : [style.dim(`loading${sym.ellipsis}`)];
+    lines = [...header(model, id, w, style, null), style.dim(sym.rule.repeat(w)), ...status, ...noteLines(model, w, style, 3), ...keyBarLines(mode, w, style)];
   }
   if (lines.length > h) lines = [...lines.slice(0, h - 1), lines[lines.length - 1]!];
   return lines.map((line) => cutToWidth(line, w)).join('\n');

@@ -9,6 +9,7 @@ import type { LogEntry } from '../action-log/action-log.js';
 import { commentToSend, decideChange, replacesComment, seenIn, type ChangeGuard, type Seen, type SkipReason } from './change-rules.js';
 import { HAS_COMMENT, type ChangeResult } from './change-result.js';
 import { commentTooLong, MAX_COMMENT_LENGTH } from '../contract/limits.js';
+import { sym } from '../render/symbols.js';
 
 /*
  * One id of `set-state` for many events, from its entry to its result. The rules that keep a
@@ -82,7 +83,7 @@ export function skipWords(why: SkipReason, state: string | null, target: string)
     case 'not-listed':
       return `${show(state)}, not one of --if-state`;
     case 'not-allowed':
-      return `${show(state)} → ${terminalSafe(target)} is not allowed (--force-state sends it)`;
+      return `${show(state)} ${sym.arrow} ${terminalSafe(target)} is not allowed (--force-state sends it)`;
     case 'unknown-state':
       return state === null ? 'the event has no state' : `${show(state)} is not a state this build knows (--force-state sends it)`;
   }

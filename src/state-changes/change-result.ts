@@ -2,6 +2,7 @@ import { resultObject, type RecordedResult } from '../batch/results-file.js';
 import { jsonForTerminal, terminalSafe } from '../render/terminal-text.js';
 import { displayWidth } from '../render/display-width.js';
 import { KNOWN_STATES } from '../contract/states.js';
+import { sym } from '../render/symbols.js';
 
 /*
  * One result per input id of `set-state` for many events: the line of its results file (--out),
@@ -86,7 +87,7 @@ const WORDS: Record<ChangeOutcome, string> = {
 function lineParts(r: ChangeResult): [id: string, move: string, outcome: string] {
   const id = r.id === null ? `(${r.where})` : terminalSafe(r.id);
   const from = r.from === null ? null : terminalSafe(r.from);
-  const move = r.outcome === 'CHANGED' || r.outcome === 'PLANNED' ? `${from ?? '?'} → ${terminalSafe(r.to)}` : from;
+  const move = r.outcome === 'CHANGED' || r.outcome === 'PLANNED' ? `${from ?? '?'} ${sym.arrow} ${terminalSafe(r.to)}` : from;
   const why = r.reason === null ? '' : `: ${r.reason}`;
   return [id, move ?? '', `${WORDS[r.outcome]}${why}`];
 }
@@ -106,7 +107,7 @@ const padTo = (text: string, width: number) => text + ' '.repeat(Math.max(0, wid
  */
 export function planLines(target: string, ids: readonly string[]): (r: ChangeResult) => string {
   let idWidth = Math.max(0, ...ids.map((id) => displayWidth(terminalSafe(id))));
-  const moveWidth = Math.max(...KNOWN_STATES.map((state) => displayWidth(`${state} → ${terminalSafe(target)}`)));
+  const moveWidth = Math.max(...KNOWN_STATES.map((state) => displayWidth(`${state} ${sym.arrow} ${terminalSafe(target)}`)));
   return (r) => {
     const [id, move, outcome] = lineParts(r);
     idWidth = Math.max(idWidth, displayWidth(id));

@@ -1,4 +1,5 @@
 import { TRANSITIONS, isKnownState } from '../contract/states.js';
+import { sym } from '../render/symbols.js';
 
 /*
  * The one place that decides a state change, for the review queue (src/review-queue/) and for
@@ -52,9 +53,9 @@ export function changedSince(seen: Seen, now: Seen): Seen | null {
  */
 export function changeWords(seen: Seen, now: Seen): string[] {
   const words: string[] = [];
-  if (now.state !== seen.state) words.push(`state ${seen.state ?? '(none)'} → ${now.state ?? '(none)'}`);
+  if (now.state !== seen.state) words.push(`state ${seen.state ?? '(none)'} ${sym.arrow} ${now.state ?? '(none)'}`);
   const comment = (c: string | null) => (c === null || c === '' ? '(none)' : `"${c}"`);
-  if (now.comments !== seen.comments) words.push(`comment ${comment(seen.comments)} → ${comment(now.comments)}`);
+  if (now.comments !== seen.comments) words.push(`comment ${comment(seen.comments)} ${sym.arrow} ${comment(now.comments)}`);
   return words;
 }
 

@@ -5,6 +5,7 @@ import { ExitCode, type ExitCodeValue } from '../errors/cli-error.js';
 import { worse } from '../event-lists/event-row.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import { HAS_COMMENT, type ChangeOutcome, type ChangeResult } from './change-result.js';
+import { sym } from '../render/symbols.js';
 
 /*
  * The counts of a bulk change, its plan (what a confirmation shows and --dry-run prints), its
@@ -98,7 +99,7 @@ export class ChangeStats implements PoolStats, ProgressView {
   countsText(): string {
     const o = this.outcomes;
     const changed = o.PLANNED ? `to change ${count(o.PLANNED)}` : `changed ${count(o.CHANGED)}`;
-    return `${changed} · skipped ${count(o.SKIPPED)} · not found ${count(o.NOT_FOUND + o.INVALID)} · errors ${count(o.REFUSED + o.FAILED + o.CONFLICT)}`;
+    return `${changed} ${sym.dot} skipped ${count(o.SKIPPED)} ${sym.dot} not found ${count(o.NOT_FOUND + o.INVALID)} ${sym.dot} errors ${count(o.REFUSED + o.FAILED + o.CONFLICT)}`;
   }
 }
 
@@ -107,7 +108,7 @@ const list = (map: Map<string, number>) =>
   [...map.entries()]
     .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0], 'en'))
     .map(([k, n]) => `${terminalSafe(truncate(k, 80))} ${count(n)}`)
-    .join(' · ');
+    .join(` ${sym.dot} `);
 
 /** The plan: how many will change, from which states, how many are passed over and why, not found, invalid. */
 export function planText(stats: ChangeStats, target: string): string {

@@ -9,6 +9,7 @@ import { matchState, stateFromTyped } from './state-names.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import { shellCommand } from '../render/shell-command.js';
 import { changedSince, changeWords, commentToSend, replacesComment, seenIn, type Seen } from './change-rules.js';
+import { sym } from '../render/symbols.js';
 
 /*
  * Manual review: change an event's state and/or add a comment. What is missing is asked at a
@@ -51,14 +52,14 @@ async function askState(prompter: Prompter, current: string | null): Promise<str
   const ordered = [...KNOWN_STATES].sort((a, b) => Number(allowed.includes(b)) - Number(allowed.includes(a)));
   // The transitions the current state allows come first; the others stay selectable (a real
   // service's rules may differ) but say that the known rules do not allow them.
-  const name = (s: string) => (s === current ? `${s} (current)` : current && !allowed.includes(s) ? `${s} · not allowed from ${current}` : s);
+  const name = (s: string) => (s === current ? `${s} (current)` : current && !allowed.includes(s) ? `${s} ${sym.dot} not allowed from ${current}` : s);
   const choices = [
     ...ordered.map((s) => ({
       name: name(s),
       value: s as string | typeof OTHER | typeof KEEP,
-      ...(current && !allowed.includes(s) && s !== current ? { description: `the sandbox does not allow ${current} → ${s}; the service will likely refuse it` } : {}),
+      ...(current && !allowed.includes(s) && s !== current ? { description: `the sandbox does not allow ${current} ${sym.arrow} ${s}; the service will likely refuse it` } : {}),
     })),
-    { name: 'other…', value: OTHER as string | typeof OTHER | typeof KEEP, description: 'a state this list does not know' },
+    { name: `other${sym.ellipsis}`, value: OTHER as string | typeof OTHER | typeof KEEP, description: 'a state this list does not know' },
     ...(current ? [{ name: 'keep the state, only add a comment', value: KEEP as string | typeof OTHER | typeof KEEP }] : []),
   ];
   const picked = await prompter.select<string | typeof OTHER | typeof KEEP>('New state', choices, allowed[0]);
@@ -173,7 +174,7 @@ export function refusedTransition(from: string | null, to: string | undefined): 
   if (to === undefined || from === null || to === from || !isKnownState(from) || !isKnownState(to)) return null;
   if ((TRANSITIONS[from] as readonly string[]).includes(to)) return null;
   const allowed = TRANSITIONS[from];
-  return `${terminalSafe(from)} → ${terminalSafe(to)} is not allowed (from ${terminalSafe(from)}: ${allowed.length > 0 ? allowed.join(', ') : 'none, it is final'})`;
+  return `${terminalSafe(from)} ${sym.arrow} ${terminalSafe(to)} is not allowed (from ${terminalSafe(from)}: ${allowed.length > 0 ? allowed.join(', ') : 'none, it is final'})`;
 }
 
 /**
@@ -214,7 +215,7 @@ async function confirmedAndReread(session: Session, client: ApiClient, eventId: 
   let conflicted = false;
   for (;;) {
     if (confirming) {
-      const arrow = state !== undefined ? `${terminalSafe(seen.state ?? '?')} → ${terminalSafe(state)}` : `keep ${terminalSafe(seen.state ?? '?')}`;
+      const arrow = state !== undefined ? `${terminalSafe(seen.state ?? '?')} ${sym.arrow} ${terminalSafe(state)}` : `keep ${terminalSafe(seen.state ?? '?')}`;
       const note = comment === undefined ? '' : ` with comment "${terminalSafe(comments!)}"${comment.kept !== null ? ` after "${terminalSafe(comment.kept)}"` : comment.replaced !== null ? ` replacing "${terminalSafe(comment.replaced)}"` : ''}`;
       // After a change by someone else, Enter does not overrule them: the default is no.
       const go = await (await session.prompter()).confirm(`Change ${terminalSafe(eventId)}: ${arrow}${note}?`, !conflicted);
@@ -237,7 +238,7 @@ async function confirmedAndReread(session: Session, client: ApiClient, eventId: 
 function changedLine(eventId: string, state: string | undefined, before: string | null, reply: unknown, comment: Comment | undefined): string {
   const after = currentState(reply) ?? state ?? before;
   const was = before ?? '?';
-  const move = state === undefined || after === was ? `${terminalSafe(after ?? was)}${state !== undefined ? ' (unchanged)' : ''}` : `${terminalSafe(was)} → ${terminalSafe(after ?? state)}`;
+  const move = state === undefined || after === was ? `${terminalSafe(after ?? was)}${state !== undefined ? ' (unchanged)' : ''}` : `${terminalSafe(was)} ${sym.arrow} ${terminalSafe(after ?? state)}`;
   const recorded = comment === undefined ? '' : comment.kept !== null ? '  comment added after the one it had' : comment.replaced !== null ? '  comment recorded (replacing the one it had)' : '  comment recorded';
   return `${terminalSafe(eventId)}  ${move}${recorded}`;
 }

@@ -1,5 +1,6 @@
 import { count as grouped, type ProgressView } from '../batch/batch-progress.js';
 import type { LineResult, Outcome } from './line-result.js';
+import { sym } from '../render/symbols.js';
 
 /*
  * Running counts of a batch, for the progress display and the summary. Latencies go into a
@@ -43,7 +44,7 @@ export class BatchStats implements ProgressView {
 
   /** The counts the progress display shows. */
   countsText(): string {
-    return `APPROVE ${grouped(this.count('APPROVE'))} · REVIEW ${grouped(this.count('REVIEW'))} · DECLINE ${grouped(this.count('DECLINE'))} · errors ${grouped(this.errors)}`;
+    return `APPROVE ${grouped(this.count('APPROVE'))} ${sym.dot} REVIEW ${grouped(this.count('REVIEW'))} ${sym.dot} DECLINE ${grouped(this.count('DECLINE'))} ${sym.dot} errors ${grouped(this.errors)}`;
   }
 
   add(result: LineResult, reason: string | undefined): void {

@@ -3,6 +3,7 @@ import { terminalSafe, truncate } from '../render/terminal-text.js';
 import type { BatchStats } from './batch-stats.js';
 import { count, plural } from '../batch/batch-progress.js';
 import type { StopReason } from '../batch/run-pool.js';
+import { sym } from '../render/symbols.js';
 
 /*
  * The closing account of a batch: what was decided, what was not and why, how fast, and where
@@ -71,8 +72,8 @@ export function summaryText(f: SummaryFacts): string {
   const list = (map: Map<string, number>) =>
     sortedEntries(map)
       .map(([k, n]) => `${terminalSafe(truncate(k, 40))} ${count(n)}`)
-      .join(' · ');
-  const ms = (v: number | null) => (v === null ? '–' : `${count(v)} ms`);
+      .join(` ${sym.dot} `);
+  const ms = (v: number | null) => (v === null ? sym.dash : `${count(v)} ms`);
   const lines = [
     // Counted are the input's records, each an event (a line of JSON Lines, a value of any other layout), not its lines.
     `${f.stopped ? 'Batch stopped' : 'Batch done'}: ${plural(s.done, 'event', 'events')} ${hasRate(s) ? `in ${(s.elapsedMs() / 1000).toFixed(1)} s (${count(s.rate())} events/s)` : 'in less than 0.1 s'}${s.skipped ? `, ${count(s.skipped)} already done by the earlier run` : ''}`,
@@ -83,7 +84,7 @@ export function summaryText(f: SummaryFacts): string {
   if (s.outcomes.FAILED) lines.push(`  failed   ${pad(s.outcomes.FAILED)}`);
   if (s.outcomes.UNKNOWN) lines.push(`  unknown  ${pad(s.outcomes.UNKNOWN)}   sent, and whether they were stored cannot be told (no id, or no answer from the service itself): check them`);
   if (errorTypes) lines.push(`  errors     ${errorTypes}`);
-  lines.push(`  latency    p50 ${ms(s.percentile(0.5))} · p95 ${ms(s.percentile(0.95))} · p99 ${ms(s.percentile(0.99))}`);
+  lines.push(`  latency    p50 ${ms(s.percentile(0.5))} ${sym.dot} p95 ${ms(s.percentile(0.95))} ${sym.dot} p99 ${ms(s.percentile(0.99))}`);
   if (f.retries || f.throttled) lines.push(`  retries    ${count(f.retries)}${f.throttled ? ` (${count(f.throttled)} answers asked to slow down)` : ''}`);
   if (f.results) lines.push(`  results    ${terminalSafe(f.results)}`);
   if (f.rejects && s.errors) {

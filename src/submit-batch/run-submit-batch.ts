@@ -12,7 +12,7 @@ import { endOfRun } from '../batch/end-of-run.js';
 import { poolRuntime, runPool, type PoolJob, type Settled } from '../batch/run-pool.js';
 import { BatchStats } from './batch-stats.js';
 import { summaryJson, summaryText } from './batch-summary.js';
-import type { BatchInput, InputRecord } from './input-records.js';
+import type { BatchInput, InputRecord } from './input-records/records.js';
 import { formatResult, readLineResult, type LineResult } from './line-result.js';
 import { lineId, prepareLine, submitLine, type LineWork } from './submit-line.js';
 

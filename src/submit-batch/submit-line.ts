@@ -3,7 +3,7 @@ import { ApiError, asNotTheService, BadResponseError, failureFields, NetworkErro
 import type { RetryKind } from '../api/retry-budget.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import type { Settled } from '../batch/run-pool.js';
-import type { InputRecord } from './input-records.js';
+import type { InputRecord } from './input-records/records.js';
 import type { LineResult } from './line-result.js';
 
 /*
@@ -59,7 +59,7 @@ const LOCAL_REJECTIONS: Record<NonNullable<InputRecord['problem']>, string> = {
  * compares the input with the results file: a JSON object's string `id`, else null. A line
  * rejected locally still has its id when it can be read (a line over 1 MiB is usually whole
  * JSON); one cut short in memory (a line over 16 MiB) has the id the reader found in what it
- * kept (values only: input-records.ts), if any; one not a JSON object has none.
+ * kept (values only: input-records/too-large.ts), if any; one not a JSON object has none.
  */
 export function lineId(record: InputRecord): string | null {
   if (record.truncated) return usableId(record.id);

@@ -6,9 +6,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { KEEP_BYTES, openInput as openInputOf, type BatchInput, type InputRecord, type SingleInput } from '../../src/submit-batch/input-records.js';
-import { CliError, ExitCode, UsageError } from '../../src/errors/cli-error.js';
-import { descriptorsOn as fdsOn } from '../support/open-files.js';
+import { KEEP_BYTES, openInput as openInputOf, type BatchInput, type InputRecord, type SingleInput } from '../../../src/submit-batch/input-records/open-input.js';
+import { CliError, ExitCode, UsageError } from '../../../src/errors/cli-error.js';
+import { descriptorsOn as fdsOn } from '../../support/open-files.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'fraudctl-input-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -94,7 +94,7 @@ describe('openInput: one event or a batch', () => {
     ['a pretty-printed object with a syntax error (one event: its own error message)', 'bad.json', '{\n  "id": "a",\n}\n{"id":"b"}', 'single'],
     ['an empty file', 'empty.json', '', 'single'],
     ['a file of whitespace', 'blank.json', ' \n\t\r\n', 'single'],
-    // Past 256 levels the end is found by a byte scan (the grammar's time grows with the square of the depth).
+    // Deep nesting: the grammar holds one flag per level (grammar.ts), its time linear in the depth.
     ['one object nested 20,000 levels deep', 'deep.json', `{"id":"deep","x":${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}}\n`, 'single'],
     ['two objects on one line, the first nested 20,000 levels deep', 'deep2.json', `{"x":${'['.repeat(20_000)}${']'.repeat(20_000)}} {"id":"b"}\n`, 'values'],
   ])('%s → %s', async (_what, name, content, expected) => {
@@ -571,4 +571,29 @@ describe('a value over the limit, outside JSON Lines (issue 24, point 14)', () =
     expect(records.map((r) => r.text)).toEqual(events);
     expect(records.filter((r) => r.problem)).toEqual([]);
   });
+});
+
+describe('a value nested very deep (issue 26)', () => {
+  // The grammar was @streamparser/json's TokenParser, which searched its whole stack at every
+  // value: its time grew with the square of the depth (200,000 levels in an array: tens of seconds).
+  const deep = (depth: number) => `{"id":"deep","x":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`;
+  it.each([
+    ['an element of a JSON array', (v: string) => `[${v},\n{"id":"b"}]\n`, 'values'],
+    ['one of values one after another', (v: string) => `${v} {"id":"b"}\n`, 'values'],
+    ['a line of JSON Lines', (v: string) => `${v}\n{"id":"b"}\n`, 'jsonl'],
+    ['one event', (v: string) => `${v}\n`, 'single'],
+  ])('200,000 levels deep, as %s: read whole, with what follows, in time linear in the depth (under 5 s)', async (_what, wrap, layout) => {
+    const value = deep(200_000);
+    const started = performance.now();
+    const input = await openInput(file('deep.json', wrap(value)), noStdin, { batch: false, maxRecordBytes: 4 * 1024 * 1024 });
+    if (layout === 'single') expect(input).toEqual({ kind: 'single', text: `${value}\n` });
+    else {
+      expect(asBatch(input).format).toBe(layout);
+      expect((await all(input)).map((r) => [r.text, r.problem ?? null])).toEqual([
+        [value, null],
+        ['{"id":"b"}', null],
+      ]);
+    }
+    expect(performance.now() - started).toBeLessThan(5000);
+  }, 120_000);
 });
