@@ -46,6 +46,10 @@ import { fileURLToPath } from 'node:url';
 import { fmtInt, fmtMb, installCleanup, isolatedEnv as sandboxedEnv, readCpuSeconds, readPeakRssKb, startListening, stopChild, track } from './bench/processes.mjs';
 import { positiveIntFromEnv } from './bench/settings.mjs';
 import { createEventGenerator } from './bench/event-payloads.mjs';
+import { markdownMode, table, verdict, writeSection } from './bench/markdown.mjs';
+
+// --markdown: progress to stderr, and the figures as a section of docs/performance.md on stdout.
+const MARKDOWN = markdownMode();
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'fraudctl.js');
@@ -165,12 +169,15 @@ async function writeEvents(stream, nextEvent, count, { end = true } = {}) {
   }
 }
 
+/** The result lines of a results file: its lines but the header naming the run (`{"fraudctl":"results",…}`). */
 async function countLines(file) {
   let lines = 0;
+  let first = null;
   for await (const chunk of createReadStream(file)) {
+    first ??= chunk.subarray(0, 32).toString('utf8');
     for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
   }
-  return lines;
+  return first?.startsWith('{"fraudctl":"results"') ? lines - 1 : lines;
 }
 
 /** The summary printed by `--json` (the last JSON object on stdout), or null. */
@@ -497,6 +504,42 @@ function printTable(rows) {
   }
 }
 
+/** The section for docs/performance.md: every run, then each ratio to its baseline of the same run and the memory target. */
+function writeMarkdown(settings, rows, { ratio, chaosRatio, million, millionMb }) {
+  const ratioRows = [];
+  if (ratio !== null) ratioRows.push(['fraudctl / autocannon (mean of the two runs around it)', `**${ratio.toFixed(2)}**`, `≥ ${TARGET_RATIO.toFixed(2)}: ${verdict(ratio >= TARGET_RATIO)}`]);
+  if (chaosRatio !== null) ratioRows.push([`chaos ratio: fraudctl on \`--chaos ${CHAOS_SPEC}\` / fault-free`, `**${chaosRatio.toFixed(2)}**`, `≥ ${TARGET_CHAOS_RATIO.toFixed(2)}: ${verdict(chaosRatio >= TARGET_CHAOS_RATIO)}`]);
+  if (million) ratioRows.push([`peak RSS of fraudctl over ${fmtInt(million.events)} events`, `**${fmtMb(million.peakKb)}**`, `< ${TARGET_RSS_MB} MB: ${verdict(millionMb === null ? null : millionMb < TARGET_RSS_MB)}`]);
+  writeSection(
+    '`npm run bench:batch`',
+    {
+      BENCH_EVENTS: settings.events,
+      BENCH_CONNECTIONS: settings.connections,
+      BENCH_WARMUP_EVENTS: settings.warmupEvents,
+      BENCH_SKIP_CHAOS: settings.skipChaos ? 1 : 0,
+      BENCH_SKIP_MILLION: settings.skipMillion ? 1 : 0,
+      ...(settings.skipMillion ? {} : { BENCH_MILLION_COUNT: settings.millionCount }),
+    },
+    [
+      table(
+        ['run', 'events', 'wall s', 'events/s', 'p50 / p99 ms', 'peak RSS', 'CPU s', 'note'],
+        rows.map((r) => [
+          r.label,
+          fmtInt(r.events),
+          r.seconds === undefined ? '–' : r.seconds.toFixed(2),
+          fmtInt(r.eventsPerSecond),
+          fmtLatency(r),
+          r.peakKb === undefined ? '–' : fmtMb(r.peakKb),
+          r.cpuSeconds === undefined || r.cpuSeconds === null ? '–' : r.cpuSeconds.toFixed(1),
+          r.note ?? '',
+        ]),
+        { align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'left'] },
+      ),
+      ratioRows.length ? table(['ratio', 'figure', 'target'], ratioRows, { align: ['left', 'right', 'left'] }) : '',
+    ],
+  );
+}
+
 async function main(settings) {
   tempDir = installCleanup('fraudctl-bench-batch-');
   const { events, connections } = settings;
@@ -625,9 +668,10 @@ async function main(settings) {
   if (million) {
     figures.push(`${fmtInt(million.events)} events from stdin to a stub at ${fmtInt(million.eventsPerSecond)} events/s, peak RSS ${fmtMb(million.peakKb)}`);
   }
-  console.log(`README figures: ${figures.length ? figures.join('; ') : '(none measured)'}`);
+  console.log(`figures: ${figures.length ? figures.join('; ') : '(none measured)'}`);
 
   const failed = steps.filter((s) => !s.ok);
+  if (MARKDOWN && failed.length === 0) writeMarkdown(settings, rows, { ratio, chaosRatio, million, millionMb });
   if (failed.length) {
     console.error(`\nbench-batch: ${failed.length} step(s) failed:`);
     for (const s of failed) console.error(`  - ${s.name}: ${s.problem.split('\n')[0]}`);

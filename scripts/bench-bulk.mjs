@@ -34,6 +34,10 @@ import { fileURLToPath } from 'node:url';
 import { fmtInt, fmtMb, installCleanup, isolatedEnv as sandboxedEnv, runTimed, startListening, stopChild } from './bench/processes.mjs';
 import { failedSteps, step } from './bench/steps.mjs';
 import { positiveIntFromEnv } from './bench/settings.mjs';
+import { fmtRatio, markdownMode, table, verdict, writeSection } from './bench/markdown.mjs';
+
+// --markdown: progress to stderr, and the figures as a section of docs/performance.md on stdout.
+const MARKDOWN = markdownMode();
 
 const require = createRequire(import.meta.url);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -129,13 +133,15 @@ async function fraudctl(sandbox, settings, idFile, count, state, label) {
     let lines = 0;
     for (const line of readFileSync(out, 'utf8').split('\n')) {
       if (line === '') continue;
+      const value = JSON.parse(line);
+      if (value.fraudctl === 'results') continue; // the header naming the run, not a result
       lines++;
-      if (JSON.parse(line).outcome === 'CHANGED') changed++;
+      if (value.outcome === 'CHANGED') changed++;
     }
     if (lines !== count || changed !== count) problems.push(`${lines} result lines, ${changed} CHANGED, for ${count} ids`);
     const idsPerSecond = count / result.seconds;
     console.log(`  exit ${result.code}, ${result.seconds.toFixed(2)} s wall: ${fmtInt(idsPerSecond)} ids/s, peak RSS ${fmtMb(result.peakKb)}, CPU ${result.cpuSeconds?.toFixed(1) ?? 'n/a'} s`);
-    return { idsPerSecond, peakKb: result.peakKb, samples: result.samples, seconds: result.seconds, problem: problems.join('; ') || undefined };
+    return { idsPerSecond, peakKb: result.peakKb, cpuSeconds: result.cpuSeconds, samples: result.samples, seconds: result.seconds, problem: problems.join('; ') || undefined };
   });
 }
 
@@ -148,7 +154,7 @@ async function bare(sandbox, settings, idFile, count, state, label) {
     const lines = readFileSync(outFile, 'utf8').trimEnd().split('\n').filter((l) => JSON.parse(l).to === state).length;
     if (result.code !== 0 || lines !== count) return { problem: `exit ${result.signal ?? result.code}, ${lines} changed for ${count} ids\n${result.stderr.trim()}` };
     console.log(`  ${result.seconds.toFixed(2)} s wall: ${fmtInt(count / result.seconds)} ids/s, CPU ${result.cpuSeconds?.toFixed(1) ?? 'n/a'} s`);
-    return { idsPerSecond: count / result.seconds };
+    return { idsPerSecond: count / result.seconds, cpuSeconds: result.cpuSeconds };
   });
 }
 
@@ -189,7 +195,7 @@ async function main(settings) {
           f = await fraudctl(sandbox, settings, cliFile, settings.ids, state, `round-${n}`);
           b = await bare(sandbox, settings, bareFile, settings.ids, state, `round-${n}`);
         }
-        rounds.push({ bare: b?.idsPerSecond ?? null, cli: f?.idsPerSecond ?? null, peakKb: f?.peakKb ?? null });
+        rounds.push({ state, first: n === 1 ? 'bare undici' : 'fraudctl', bare: b?.idsPerSecond ?? null, cli: f?.idsPerSecond ?? null, peakKb: f?.peakKb ?? null, cliCpu: f?.cpuSeconds ?? null, bareCpu: b?.cpuSeconds ?? null });
       }
       if (settings.memoryIds > 0) {
         const memIds = idsOf('mem', settings.memoryIds);
@@ -212,8 +218,9 @@ async function main(settings) {
     const ratio = cli / floor;
     console.log(`fraudctl ${fmtInt(cli)} ids/s / bare undici ${fmtInt(floor)} ids/s (GET + PATCH per id, mean of 2 rounds) = ${ratio.toFixed(2)} (target ≥ ${TARGET_RATIO.toFixed(2)}: ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'})`);
   }
+  let tenths = null;
   if (memory) {
-    const tenths = [];
+    tenths = [];
     for (let t = 1; t <= 10; t++) {
       const until = (memory.seconds * 1000 * t) / 10;
       const inTenth = memory.samples.filter((s) => s.at <= until && s.at > (memory.seconds * 1000 * (t - 1)) / 10);
@@ -222,7 +229,36 @@ async function main(settings) {
     const peakMb = memory.peakKb / 1024;
     console.log(`memory: ${fmtInt(settings.memoryIds)} ids in ${memory.seconds.toFixed(1)} s (${fmtInt(memory.idsPerSecond)} ids/s), RSS by tenth of the run: ${tenths.map((kb) => (kb === null ? '–' : (kb / 1024).toFixed(0))).join(' ')} MB; peak ${peakMb.toFixed(1)} MB (target < ${MEMORY_TARGET_MB} MB: ${peakMb < MEMORY_TARGET_MB ? 'met' : 'NOT met'})`);
   }
-  return failedSteps('bench-bulk');
+  const code = failedSteps('bench-bulk');
+  if (MARKDOWN && code === 0) writeMarkdown(settings, rounds, memory, tenths);
+  return code;
+}
+
+/** The section for docs/performance.md: each round and their mean against the bare undici script of the same run, then the memory run. */
+function writeMarkdown(settings, rounds, memory, tenths) {
+  const cpu = (s) => (s === null || s === undefined ? '–' : s.toFixed(1));
+  const cli = mean(rounds.map((r) => r.cli));
+  const floor = mean(rounds.map((r) => r.bare));
+  const ratio = cli !== null && floor !== null ? cli / floor : null;
+  const blocks = [
+    table(
+      ['round', 'fraudctl ids/s', 'bare undici ids/s', `fraudctl / bare undici (target ≥ ${TARGET_RATIO.toFixed(2)})`, 'CPU s: fraudctl / bare undici', 'fraudctl peak RSS'],
+      [
+        ...rounds.map((r, i) => [`${i + 1}: → ${r.state} (${r.first} first)`, fmtInt(r.cli), fmtInt(r.bare), fmtRatio(r.cli, r.bare), `${cpu(r.cliCpu)} / ${cpu(r.bareCpu)}`, fmtMb(r.peakKb)]),
+        ['mean of the rounds', fmtInt(cli), fmtInt(floor), ratio === null ? '–' : `**${ratio.toFixed(2)}** (${verdict(ratio >= TARGET_RATIO)})`, '', ''],
+      ],
+    ),
+  ];
+  if (memory && tenths) {
+    const peakMb = memory.peakKb / 1024;
+    blocks.push(
+      table(
+        ['memory run', 'ids/s', `peak RSS (target < ${MEMORY_TARGET_MB} MB)`, 'RSS by tenth of the run, MB'],
+        [[`${fmtInt(settings.memoryIds)} ids`, fmtInt(memory.idsPerSecond), `${peakMb.toFixed(1)} MB (${verdict(peakMb < MEMORY_TARGET_MB)})`, tenths.map((kb) => (kb === null ? '–' : (kb / 1024).toFixed(0))).join(' ')]],
+      ),
+    );
+  }
+  writeSection('`npm run bench:bulk`', { BENCH_IDS: settings.ids, BENCH_CONNECTIONS: settings.connections, BENCH_MEMORY_IDS: settings.memoryIds }, blocks);
 }
 
 main(readSettings()).then(

@@ -26,6 +26,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { markdownMode, table, verdict, writeSection } from './bench/markdown.mjs';
+
+// --markdown: progress to stderr, and the figures as a section of docs/performance.md on stdout.
+const MARKDOWN = markdownMode();
+const TARGET_MEDIAN_MS = 50;
+/** Every run's figures, for --markdown: { service, run, with: { median, p95, n }, without: { … } }. */
+const measured = [];
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 150);
@@ -139,11 +146,14 @@ async function measure(title, extra, runs, events) {
     console.log(`${title} (load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}, ${os.cpus().length} CPUs)`);
     for (let run = 1; run <= runs; run++) {
       const row = [];
+      const figures = { service: title, run };
       for (const prefetch of [1, 0]) {
         const samples = (await session(sandbox.url, await reviewEvents(sandbox.url, `b${batch}-r${run}-p${prefetch}`, events), prefetch)).sort((a, b) => a - b);
         if (samples.length < events - 1) throw new Error(`run ${run}: only ${samples.length} of ${events - 1} decisions reached the next screen`);
         row.push(`${prefetch ? 'with prefetch' : 'without'}: median ${fmt(pct(samples, 50))} p95 ${fmt(pct(samples, 95))} (n=${samples.length})`);
+        figures[prefetch ? 'with' : 'without'] = { median: pct(samples, 50), p95: pct(samples, 95), n: samples.length };
       }
+      measured.push(figures);
       console.log(`  run ${run}: ${row.join(' | ')}`);
     }
   } finally {
@@ -151,10 +161,36 @@ async function measure(title, extra, runs, events) {
   }
 }
 
+/** The section for docs/performance.md: each run with and without the prefetch (the baseline), and their ratio. */
+function writeMarkdown() {
+  const ms = (x) => x.toFixed(1);
+  writeSection(
+    '`npm run bench:review`',
+    { BENCH_EVENTS: EVENTS, BENCH_RUNS: RUNS, BENCH_READ_MS: READ_MS, BENCH_LATENCY_MS: LATENCY_MS },
+    [
+      table(
+        ['service', 'run', 'with prefetch: median / p95 ms', 'without: median / p95 ms', 'median with / without', `with prefetch: median < ${TARGET_MEDIAN_MS} ms`, 'decisions'],
+        measured.map((m) => [
+          m.service,
+          m.run,
+          `${ms(m.with.median)} / ${ms(m.with.p95)}`,
+          `${ms(m.without.median)} / ${ms(m.without.p95)}`,
+          (m.with.median / m.without.median).toFixed(2),
+          m.service === 'sandbox on loopback' ? verdict(m.with.median < TARGET_MEDIAN_MS) : '(no target)',
+          `${m.with.n} + ${m.without.n}`,
+        ]),
+        { align: ['left', 'right', 'right', 'right', 'right', 'left', 'right'] },
+      ),
+      `The target (a median under ${TARGET_MEDIAN_MS} ms with the prefetch) is for the sandbox on loopback; with ${LATENCY_MS} ms before every request it shows what the prefetch saves across a network.`,
+    ],
+  );
+}
+
 try {
   console.log(`fraudctl review: decision key → next screen (${EVENTS} events per run, read time ${READ_MS} ms)`);
   await measure('sandbox on loopback', [], RUNS, EVENTS);
   if (LATENCY_MS > 0) await measure(`sandbox with ${LATENCY_MS} ms before every request`, ['--chaos', `latency=${LATENCY_MS}`], RUNS, Math.min(EVENTS, 60));
+  if (MARKDOWN) writeMarkdown();
 } finally {
   rmSync(tmp, { recursive: true, force: true });
 }

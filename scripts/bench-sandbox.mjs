@@ -34,7 +34,11 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { createEventGenerator } from './bench/event-payloads.mjs';
+import { markdownMode, table, verdict, writeSection } from './bench/markdown.mjs';
 import { stopChild } from './bench/processes.mjs';
+
+// --markdown: progress to stderr, and the figures as a section of docs/performance.md on stdout.
+const MARKDOWN = markdownMode();
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CONNECTIONS = 32;
@@ -136,7 +140,7 @@ function getEventRequests(ids) {
  * are collected, and the first non-2xx answer is kept to show what went wrong.
  */
 async function measure(server, requests, seconds = DURATION_SECONDS) {
-  process.stdout.write(`  ${requests.label} → ${server.name} (${seconds} s)…\n`);
+  console.log(`  ${requests.label} → ${server.name} (${seconds} s)…`);
   const succeededIds = [];
   let firstFailure;
   const result = await autocannon({
@@ -243,6 +247,35 @@ function reportFailures(runs) {
   return clean;
 }
 
+/** The section for docs/performance.md: every server's figures, then each ratio to a ceiling of the same rounds. */
+function writeMarkdown(post, get, decisions) {
+  const servers = [...serverLines(post), ...serverLines(get)];
+  const postP99 = median(post.sandbox.map((r) => r.p99));
+  const ratioRow = (name, a, b, target) => {
+    const r = ratio(a, b);
+    return [name, r.median.toFixed(2), r.perRound.map((x) => x.toFixed(2)).join(', '), target === undefined ? '' : `≥ ${target.toFixed(2)}: ${verdict(r.median >= target)}`];
+  };
+  writeSection(
+    '`npm run bench:sandbox`',
+    { BENCH_SECONDS: DURATION_SECONDS, BENCH_ROUNDS: ROUNDS, BENCH_WARMUP_SECONDS: WARMUP_SECONDS, connections: CONNECTIONS },
+    [
+      table(['request → server', 'req/s (median)', 'p50 / p99 ms', 'req/s by round'], servers),
+      table(
+        ['ratio', 'median', 'by round', 'target'],
+        [
+          ratioRow('POST: sandbox / insert ceiling', post.sandbox, post.insertCeiling, TARGET_INSERT_RATIO),
+          ratioRow('POST: sandbox / bare Fastify', post.sandbox, post.bare),
+          ratioRow('POST: insert ceiling / bare Fastify', post.insertCeiling, post.bare),
+          ratioRow('GET: sandbox / bare Fastify', get.sandbox, get.bare),
+          ['POST: sandbox p99', `${fmtMs(postP99)} ms`, post.sandbox.map((r) => fmtMs(r.p99)).join(', '), `< ${TARGET_POST_P99_MS} ms: ${verdict(postP99 < TARGET_POST_P99_MS)}`],
+        ],
+        { align: ['left', 'right', 'right', 'left'] },
+      ),
+      `What the sandbox decided for the events it stored: ${decisions.map((l) => l.trim()).join('; ')}.`,
+    ],
+  );
+}
+
 const loadAverage = () => os.loadavg()[0].toFixed(2);
 
 async function main() {
@@ -319,8 +352,11 @@ async function main() {
     );
     console.log(`load average at the end: ${loadAverage()}`);
     console.log();
-    for (const line of summariseStoredDecisions(dbPath)) console.log(line);
-    return reportFailures([...Object.values(post).flat(), ...Object.values(get).flat()]) ? 0 : 1;
+    const decisions = summariseStoredDecisions(dbPath);
+    for (const line of decisions) console.log(line);
+    const clean = reportFailures([...Object.values(post).flat(), ...Object.values(get).flat()]);
+    if (MARKDOWN && clean) writeMarkdown(post, get, decisions);
+    return clean ? 0 : 1;
   } finally {
     await Promise.all(servers.map(stopServer));
   }

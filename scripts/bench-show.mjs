@@ -37,6 +37,10 @@ import { fileURLToPath } from 'node:url';
 import { fmtInt, fmtMb, installCleanup, isolatedEnv as sandboxedEnv, runTimed, startListening, stopChild } from './bench/processes.mjs';
 import { failedSteps, step } from './bench/steps.mjs';
 import { positiveIntFromEnv } from './bench/settings.mjs';
+import { fmtRatio, markdownMode, table, verdict, writeSection } from './bench/markdown.mjs';
+
+// --markdown: progress to stderr, and the figures as a section of docs/performance.md on stdout.
+const MARKDOWN = markdownMode();
 import { createEventGenerator } from './bench/event-payloads.mjs';
 
 const require = createRequire(import.meta.url);
@@ -160,7 +164,8 @@ async function compare(label, sandbox, settings, ids, idFile, { json }) {
     const outFile = path.join(tempDir, json ? 'rows.jsonl' : 'rows.txt');
     const result = await runFraudctl(args, { env: isolatedEnv({ FRAUDCTL_API_KEY: SANDBOX_KEY }), outFile, timeoutMs: Math.max(60_000, (ids.length / SLOWEST_IDS_PER_SECOND) * 1000) });
     const lines = readFileSync(outFile, 'utf8').trimEnd().split('\n');
-    const rows = json ? lines : lines.slice(1, -1);
+    // The table: a header line, then one row per id (the count line goes to stderr).
+    const rows = json ? lines : lines.slice(1);
     const shownIds = rows.map((l) => (json ? JSON.parse(l).id : l.split(' ')[0]));
     const problems = [];
     if (result.timedOut) problems.push(`killed after ${result.seconds.toFixed(0)} s`);
@@ -168,7 +173,7 @@ async function compare(label, sandbox, settings, ids, idFile, { json }) {
     if (shownIds.length !== ids.length || shownIds.some((id, i) => id !== ids[i])) problems.push(`${shownIds.length} rows, not the ${ids.length} ids in order`);
     const idsPerSecond = ids.length / result.seconds;
     console.log(`  exit ${result.code}, ${result.seconds.toFixed(2)} s wall: ${fmtInt(idsPerSecond)} ids/s, peak RSS ${fmtMb(result.peakKb)}, CPU ${result.cpuSeconds?.toFixed(1) ?? 'n/a'} s`);
-    return { idsPerSecond, peakKb: result.peakKb, problem: problems.join('; ') || undefined };
+    return { idsPerSecond, peakKb: result.peakKb, cpuSeconds: result.cpuSeconds, problem: problems.join('; ') || undefined };
   });
   const after = await ac(2);
   const bare = await step(`${label}: a bare undici script making the same GETs, ${c} workers`, async () => {
@@ -179,12 +184,22 @@ async function compare(label, sandbox, settings, ids, idFile, { json }) {
     const lines = readFileSync(outFile, 'utf8').trimEnd().split('\n').length;
     if (result.code !== 0 || lines !== ids.length) return { problem: `exit ${result.signal ?? result.code}, ${lines} lines for ${ids.length} ids\n${result.stderr.trim()}` };
     console.log(`  ${result.seconds.toFixed(2)} s wall: ${fmtInt(ids.length / result.seconds)} ids/s, CPU ${result.cpuSeconds?.toFixed(1) ?? 'n/a'} s`);
-    return { idsPerSecond: ids.length / result.seconds };
+    return { idsPerSecond: ids.length / result.seconds, cpuSeconds: result.cpuSeconds };
   });
   const baselines = [before, after].filter((r) => r !== null);
   const baseline = baselines.length ? baselines.reduce((a, b) => a + b, 0) / baselines.length : null;
   const ratio = cli && baseline ? cli.idsPerSecond / baseline : null;
-  return { label, cli: cli?.idsPerSecond ?? null, seconds: cli ? ids.length / cli.idsPerSecond : null, peakKb: cli?.peakKb ?? null, baseline, ratio, bare: bare?.idsPerSecond ?? null };
+  return {
+    label,
+    cli: cli?.idsPerSecond ?? null,
+    seconds: cli ? ids.length / cli.idsPerSecond : null,
+    peakKb: cli?.peakKb ?? null,
+    cliCpu: cli?.cpuSeconds ?? null,
+    baseline,
+    ratio,
+    bare: bare?.idsPerSecond ?? null,
+    bareCpu: bare?.cpuSeconds ?? null,
+  };
 }
 
 /** The median wall time of five `fraudctl show <id> --json`: what one process costs before its first request, and the request. */
@@ -246,7 +261,33 @@ async function main(settings) {
       console.log(`${''.padEnd(7)} bare undici script ${fmtInt(r.bare)} ids/s: fraudctl / bare undici ${(r.cli / r.bare).toFixed(2)} (target ≥ ${TARGET_RATIO.toFixed(2)}: ${verdict}), bare undici / autocannon ${(r.bare / r.baseline).toFixed(2)}`);
     }
   }
-  return failedSteps('bench-show');
+  const code = failedSteps('bench-show');
+  if (MARKDOWN && code === 0) writeMarkdown(settings, results, startup);
+  return code;
+}
+
+/** The section for docs/performance.md: per output form, fraudctl against autocannon and the bare undici script of the same run. */
+function writeMarkdown(settings, results, startup) {
+  const cpu = (s) => (s === null || s === undefined ? '–' : s.toFixed(1));
+  writeSection('`npm run bench:show`', { BENCH_IDS: settings.ids, BENCH_CONNECTIONS: settings.connections }, [
+    table(
+      ['output', 'fraudctl ids/s', 'autocannon ids/s (mean of 2)', 'fraudctl / autocannon', 'bare undici ids/s', `fraudctl / bare undici (target ≥ ${TARGET_RATIO.toFixed(2)})`, 'CPU s: fraudctl / bare undici', 'fraudctl peak RSS'],
+      results.map((r) => {
+        const toBare = r.cli !== null && r.bare !== null ? r.cli / r.bare : null;
+        return [
+          r.label === 'table' ? 'table (2 GETs per id)' : '`--json` (1 GET per id)',
+          fmtInt(r.cli),
+          fmtInt(r.baseline),
+          fmtRatio(r.cli, r.baseline),
+          fmtInt(r.bare),
+          toBare === null ? '–' : `${toBare.toFixed(2)} (${verdict(toBare >= TARGET_RATIO)})`,
+          `${cpu(r.cliCpu)} / ${cpu(r.bareCpu)}`,
+          fmtMb(r.peakKb),
+        ];
+      }),
+    ),
+    startup === null ? '' : `fraudctl's start-up here (\`show <one id> --json\`, median of 5 processes): ${startup.toFixed(3)} s, paid once by each run above.`,
+  ]);
 }
 
 main(readSettings()).then(

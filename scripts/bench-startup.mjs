@@ -33,6 +33,10 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSecretService } from '../test/support/secret-service.mjs';
+import { markdownMode, table, verdict, writeSection } from './bench/markdown.mjs';
+
+// --markdown: progress to stderr, and the figures as a section of docs/performance.md on stdout.
+const MARKDOWN = markdownMode();
 
 const require = createRequire(import.meta.url);
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
@@ -151,6 +155,7 @@ try {
     printVersion(result);
   }
   if (results.length > 1) printSummary(results);
+  if (MARKDOWN) writeMarkdown(results);
 } finally {
   await store.service?.stop();
   child.kill('SIGTERM');
@@ -200,6 +205,35 @@ function printVersion({ version, node, versionPair, showPair, undiciPair, storeP
   const difference = `+${storePair.difference.toFixed(1)} ms   target <= +${STORE_TARGET_MS} ms: ${storePair.difference <= STORE_TARGET_MS ? 'met' : 'NOT met'}`;
   console.log(row('show --json, key in FRAUDCTL_API_KEY', storePair.b));
   console.log(row('show --json, key in the credential store', storePair.a, difference));
+}
+
+/** The section for docs/performance.md: one row per Node binary, each ratio against its floor measured in the same pairs. */
+function writeMarkdown(rows) {
+  const ms = (x) => `${x.toFixed(1)} ms`;
+  const target = (ratio) => `${ratio.toFixed(2)} (${verdict(ratio <= TARGET)})`;
+  writeSection(
+    '`npm run bench:startup`',
+    { BENCH_RUNS: RUNS, 'warm-up runs': WARMUP, nodes: rows.map((r) => r.version).join(' ') },
+    [
+      table(
+        ['Node', '`node -e 0`', '`fraudctl --version`', 'ratio (target ≤ 1.30)', '`node get.mjs`', 'undici GET', '`fraudctl show <id> --json`', 'ratio to `get.mjs` (target ≤ 1.30)', 'ratio to undici', 'key in the store: more (target ≤ 15 ms)', 'load average'],
+        rows.map(({ version, versionPair: v, showPair: s, undiciPair: u, storePair: k, load }) => [
+          version,
+          ms(v.b),
+          ms(v.a),
+          target(v.ratio),
+          ms(s.b),
+          ms(u.b),
+          ms(s.a),
+          target(s.ratio),
+          u.ratio.toFixed(2),
+          k ? `+${k.difference.toFixed(1)} ms (${verdict(k.difference <= STORE_TARGET_MS)})` : `not measured: ${store.reason}`,
+          `${load[0].toFixed(2)} → ${load[1].toFixed(2)}`,
+        ]),
+      ),
+      'Medians of the pairs; each ratio is the median of the pairs\' ratios, the store\'s figure the median of their differences.',
+    ],
+  );
 }
 
 function printSummary(rows) {

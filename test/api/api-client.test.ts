@@ -1,4 +1,3 @@
-/* eslint-disable no-control-regex -- these tests look for terminal control characters on purpose */
 import { getEventListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +6,8 @@ import { ApiError, asNotTheService, BadResponseError, NetworkError, NotTheServic
 import { isLoopbackHost } from '../../src/api/transport.js';
 import { UsageError } from '../../src/errors/cli-error.js';
 import { DEMO_KEY, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
-import { closedPort, destroy, empty, hang, json, redirect, startFakeServer, text, trickle, type FakeServer } from './fake-server.js';
+import { closedPort, destroy, empty, hang, json, redirect, startFakeServer, text, trickle, type FakeServer } from '../support/fake-server.js';
+import { TERMINAL_CONTROLS } from '../support/terminal-controls.js';
 
 /*
  * ApiClient against small scripted servers (for what the real sandbox cannot produce: odd
@@ -17,7 +17,6 @@ import { closedPort, destroy, empty, hang, json, redirect, startFakeServer, text
 
 const KEY = 'secret-key-abcdef123456';
 /** What a terminal could act on, or that reorders text: ESC, C1, bidi controls. */
-const TERMINAL_ACTIVE = /[\u001b\u0080-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 let fakes: FakeServer[] = [];
 let clients: ApiClient[] = [];
@@ -210,7 +209,7 @@ describe('a 404 means "no such event" only in the service\'s own words', () => {
     const error = await rejection(client.getEvent('evt-1'));
     expect(error).toBeInstanceOf(NotTheServiceError);
     expect(error.message).toContain('\\x1b]0;pwned');
-    expect(error.message).not.toMatch(TERMINAL_ACTIVE);
+    expect(error.message).not.toMatch(TERMINAL_CONTROLS);
   });
 });
 
@@ -572,7 +571,7 @@ describe('strings from a hostile server are made harmless', () => {
     expect(error.message).toContain('\\u202eSTATE');
     expect(error.hint).toBeDefined();
     for (const shown of [error.message, error.hint ?? '', error.errorType ?? '', ...error.errorCodes, error.requestId ?? '', ...lines]) {
-      expect(shown).not.toMatch(TERMINAL_ACTIVE);
+      expect(shown).not.toMatch(TERMINAL_CONTROLS);
     }
   });
 
@@ -584,7 +583,7 @@ describe('strings from a hostile server are made harmless', () => {
     const second = await rejection(client.getEvent('evt-1'));
     expect(first.message).toContain('Down');
     expect(second.message).toContain('click');
-    for (const e of [first, second]) expect(e.message).not.toMatch(TERMINAL_ACTIVE);
+    for (const e of [first, second]) expect(e.message).not.toMatch(TERMINAL_CONTROLS);
   });
 });
 
@@ -922,7 +921,7 @@ describe('an event id that is not well-formed Unicode', () => {
       const error = await rejection(call());
       expect(error).toBeInstanceOf(UsageError);
       expect(error.message).toMatch(/^the event id "[^"]*\\ud[89a-f][0-9a-f]{2}[^"]*" is not valid Unicode text/);
-      expect(error.message).not.toMatch(TERMINAL_ACTIVE);
+      expect(error.message).not.toMatch(TERMINAL_CONTROLS);
     }
     expect(server.requests).toHaveLength(0);
   });

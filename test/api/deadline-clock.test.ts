@@ -4,7 +4,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { cliEnv, runCli } from '../support/cli.js';
 import { clockStepEnv } from '../support/clock-step.js';
 import { tempDir } from '../support/sandbox.js';
-import { hang, json, startFakeServer, type FakeServer } from './fake-server.js';
+import { hang, json, startFakeServer, type FakeServer } from '../support/fake-server.js';
 
 /*
  * Deadlines and waits follow a monotonic clock, not the wall clock (issue 24, point 11). The

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, type RequestControl } from '../../src/api/api-client.js';
 import { NetworkError } from '../../src/api/api-error.js';
 import { RetryBudget } from '../../src/api/retry-budget.js';
-import { json, startFakeServer, type FakeServer } from './fake-server.js';
+import { json, startFakeServer, type FakeServer } from '../support/fake-server.js';
 
 describe('RetryBudget (AWS standard mode)', () => {
   it('pays 5 per retry and 10 per timeout retry from 500 tokens, then refuses and says it is spent', () => {

@@ -1,7 +1,6 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TERMINAL_CONTROLS, useSandboxForCli } from '../support/cli-against-sandbox.js';
+import { useServer } from '../support/listen.js';
 
 /*
  * Every refusal of an answer exits with the code its meaning has (`fraudctl help exit-codes`): an
@@ -12,53 +11,40 @@ import { TERMINAL_CONTROLS, useSandboxForCli } from '../support/cli-against-sand
 const cli = useSandboxForCli();
 const BIG = 20 * 1024 * 1024;
 
-let server: Server;
-let url: string;
-beforeAll(async () => {
-  server = createServer((req, res) => {
-    const path = req.url ?? '';
-    if (path.startsWith('/chunked/')) {
-      // 20 MiB of a valid-looking JSON object, chunked (no Content-Length).
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.write('{"id":"big","pad":"');
-      const chunk = 'x'.repeat(1024 * 1024);
-      let sent = 0;
-      const more = () => {
-        while (sent < 20) {
-          sent++;
-          if (!res.write(chunk)) return void res.once('drain', more);
-        }
-        res.end('"}');
-      };
-      res.on('error', () => {});
-      more();
-    } else if (path.startsWith('/sized/')) {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(BIG) });
-      res.on('error', () => {});
-      res.end(Buffer.alloc(BIG, 0x20));
-    } else if (path.startsWith('/html/')) {
-      res.writeHead(200, { 'content-type': 'text/html' });
-      res.end('<html><title>Welcome</title></html>');
-    } else if (path.startsWith('/away/')) {
-      res.writeHead(302, { location: 'http://127.0.0.2:1/event/x' });
-      res.end();
-    } else {
-      res.writeHead(301, {});
-      res.end();
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const server = useServer((req, res) => {
+  const path = req.url ?? '';
+  if (path.startsWith('/chunked/')) {
+    // 20 MiB of a valid-looking JSON object, chunked (no Content-Length).
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"id":"big","pad":"');
+    const chunk = 'x'.repeat(1024 * 1024);
+    let sent = 0;
+    const more = () => {
+      while (sent < 20) {
+        sent++;
+        if (!res.write(chunk)) return void res.once('drain', more);
+      }
+      res.end('"}');
+    };
+    res.on('error', () => {});
+    more();
+  } else if (path.startsWith('/sized/')) {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(BIG) });
+    res.on('error', () => {});
+    res.end(Buffer.alloc(BIG, 0x20));
+  } else if (path.startsWith('/html/')) {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end('<html><title>Welcome</title></html>');
+  } else if (path.startsWith('/away/')) {
+    res.writeHead(302, { location: 'http://127.0.0.2:1/event/x' });
+    res.end();
+  } else {
+    res.writeHead(301, {});
+    res.end();
+  }
 });
-afterAll(
-  () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-);
 
-const run = (args: string[], base: string) => cli.run([...args, '--base-url', `${url}/${base}`]);
+const run = (args: string[], base: string) => cli.run([...args, '--base-url', `${server.url}/${base}`]);
 
 function expectBadAnswer(result: { code: number | null; stderr: string }, message: RegExp): void {
   expect(result.code, result.stderr).toBe(1);

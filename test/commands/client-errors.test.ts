@@ -1,7 +1,6 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TERMINAL_CONTROLS, useSandboxForCli } from '../support/cli-against-sandbox.js';
+import { useServer } from '../support/listen.js';
 
 /*
  * What a user sees when the service is not there, not what it should be, or slow: one clear
@@ -10,31 +9,24 @@ import { TERMINAL_CONTROLS, useSandboxForCli } from '../support/cli-against-sand
 const cli = useSandboxForCli();
 const SECRET = 'sk-live-very-secret-0123456789';
 
-let server: Server;
-let url: string;
-beforeAll(async () => {
-  server = createServer((req, res) => {
-    if (req.url?.startsWith('/event/html')) {
-      res.writeHead(502, { 'content-type': 'text/html' });
-      res.end('<html><head><title>Bad Gateway \u001b[31m</title></head><body>nginx</body></html>');
-    } else if (req.url?.startsWith('/event/trickle')) {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      const timer = setInterval(() => res.write(' '), 200);
-      res.on('close', () => clearInterval(timer));
-    } else if (req.url?.startsWith('/event/hostile')) {
-      res.writeHead(401, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ requestId: 'r\u001b]0;pwned\u0007', errorType: 'UNAUTHORIZED\u202e', errorCodes: ['API_KEY_INVALID\u009b2J'] }));
-    } else {
-      res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' });
-      res.end(JSON.stringify({ requestId: 'r-1', errorType: 'SERVICE_UNAVAILABLE', errorCodes: ['OVERLOADED'] }));
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const server = useServer((req, res) => {
+  if (req.url?.startsWith('/event/html')) {
+    res.writeHead(502, { 'content-type': 'text/html' });
+    res.end('<html><head><title>Bad Gateway \u001b[31m</title></head><body>nginx</body></html>');
+  } else if (req.url?.startsWith('/event/trickle')) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const timer = setInterval(() => res.write(' '), 200);
+    res.on('close', () => clearInterval(timer));
+  } else if (req.url?.startsWith('/event/hostile')) {
+    res.writeHead(401, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ requestId: 'r\u001b]0;pwned\u0007', errorType: 'UNAUTHORIZED\u202e', errorCodes: ['API_KEY_INVALID\u009b2J'] }));
+  } else {
+    res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' });
+    res.end(JSON.stringify({ requestId: 'r-1', errorType: 'SERVICE_UNAVAILABLE', errorCodes: ['OVERLOADED'] }));
+  }
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-const run = (args: string[]) => cli.run([...args, '--base-url', url], { env: { FRAUDCTL_API_KEY: SECRET } });
+const run = (args: string[]) => cli.run([...args, '--base-url', server.url], { env: { FRAUDCTL_API_KEY: SECRET } });
 
 describe('client errors', () => {
   it('connection refused: exit 6, one line saying where and what to check', async () => {
@@ -77,7 +69,7 @@ describe('client errors', () => {
   it('--debug logs requests and responses with the key redacted, and the key appears nowhere', async () => {
     const outputs = [await run(['show', 'busy-1', '--debug']), await run(['set-state', 'busy-1', '--state', 'APPROVED', '--dry-run']), await run(['show', 'hostile-1', '--debug'])];
     const debug = outputs[0]!.stderr;
-    expect(debug).toContain(`→ GET ${url}/event/busy-1`);
+    expect(debug).toContain(`→ GET ${server.url}/event/busy-1`);
     expect(debug).toContain('"x-client-api-key":"[redacted]"');
     expect(debug).toContain('← 503');
     for (const o of outputs) {

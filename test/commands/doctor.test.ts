@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { RequestListener } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv, runCli } from '../support/cli.js';
 import { DEMO_KEY, startTestSandbox, tempDir, type TestSandbox } from '../support/sandbox.js';
+import { listen } from '../support/listen.js';
 import { makeTestPki, startTlsServer, type TestPki, type TlsServer } from '../support/certificates.js';
 
 /*
@@ -16,25 +16,14 @@ import { makeTestPki, startTlsServer, type TestPki, type TlsServer } from '../su
 
 const tmp = tempDir('fraudctl-doctor-');
 let sb: TestSandbox;
-let servers: Server[] = [];
-
-async function serve(handler: Parameters<typeof createServer>[1]): Promise<string> {
-  const server = createServer(handler);
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
+/** A server of the test's own, closed when the test ends; its URL. */
+const serve = async (handler: RequestListener) => (await listen(handler)).url;
 
 beforeAll(async () => {
   sb = await startTestSandbox();
 });
 afterAll(async () => {
   await sb.close();
-  for (const s of servers) {
-    s.closeAllConnections();
-    await new Promise((resolve) => s.close(resolve));
-  }
-  servers = [];
   tmp.remove();
 });
 

@@ -1,10 +1,11 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/contract/event-summary.js';
 import { readResultsFile } from '../support/batch-events.js';
-import { cliEnv, runCli, startCli } from '../support/cli.js';
-import { send, startTestSandbox, tempDir, writeConfig, type TestSandbox } from '../support/sandbox.js';
+import { startCli } from '../support/cli.js';
+import { useCli } from '../support/cli-against-sandbox.js';
+import { send, writeConfig, type TestSandbox } from '../support/sandbox.js';
 
 /*
  * A results file binds --resume to the run that wrote it (issue 25.1): a staging and a prod
@@ -16,29 +17,21 @@ import { send, startTestSandbox, tempDir, writeConfig, type TestSandbox } from '
 
 const STAGING_KEY = 'staging-key-0001';
 const PROD_KEY = 'prod-key-0002';
-const tmp = tempDir('fraudctl-binding-');
-let staging: TestSandbox;
-let prod: TestSandbox;
+const cli = useCli({
+  staging: { configFile: writeConfig({ merchants: [{ id: 'staging', apiKey: STAGING_KEY }] }) },
+  prod: { configFile: writeConfig({ merchants: [{ id: 'prod', apiKey: PROD_KEY }] }) },
+});
+const { staging, prod } = cli.sandboxes;
 
-beforeAll(async () => {
-  [staging, prod] = await Promise.all([
-    startTestSandbox({ configFile: writeConfig({ merchants: [{ id: 'staging', apiKey: STAGING_KEY }] }) }),
-    startTestSandbox({ configFile: writeConfig({ merchants: [{ id: 'prod', apiKey: PROD_KEY }] }) }),
-  ]);
-  const dir = join(tmp.dir, 'config', 'fraudctl');
+beforeAll(() => {
+  const dir = join(cli.dir, 'config', 'fraudctl');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const config = join(dir, 'config.json');
   writeFileSync(config, JSON.stringify({ activeProfile: 'staging', profiles: { staging: { baseUrl: staging.url, apiKey: STAGING_KEY }, prod: { baseUrl: prod.url, apiKey: PROD_KEY } } }));
   chmodSync(config, 0o600);
 });
-afterAll(async () => {
-  await Promise.all([staging.close(), prod.close()]);
-  tmp.remove();
-});
-
-const env = () => cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'config'), XDG_DATA_HOME: join(tmp.dir, 'data') });
-const run = (args: string[], input?: string) => runCli(args, { env: env(), timeoutMs: 30_000, ...(input !== undefined ? { input } : {}) });
-const path = (name: string) => join(tmp.dir, name);
+const run = (args: string[], input?: string) => cli.run(args, { timeoutMs: 30_000, ...(input !== undefined ? { input } : {}) });
+const path = (name: string) => join(cli.dir, name);
 const stored = async (sb: TestSandbox, key: string, id: string) => (await send(sb.url, 'GET', `/event/${encodeURIComponent(id)}`, { key })).status === 200;
 const summary = async (sb: TestSandbox, key: string, id: string) => (await send(sb.url, 'GET', `/event/${encodeURIComponent(id)}`, { key })).json as EventSummary;
 
@@ -87,7 +80,7 @@ describe('set-state --resume is bound to the service and the intent of the first
     const out = path('ring.jsonl');
     const first = ['--profile', 'staging', 'set-state', '--state', 'declined', '--comments', 'ring 2026-11-20', '--yes', '--out', out];
     // The first run gets its ids slowly on stdin and is stopped by Ctrl-C after three.
-    const running = startCli([...first, '--from', '-'], { env: env(), keepStdinOpen: true });
+    const running = startCli([...first, '--from', '-'], { env: cli.env(), keepStdinOpen: true });
     running.child.stdin.write(`${ids.slice(0, 3).join('\n')}\n`);
     await expect.poll(() => readResultsFile(out).results.length, { timeout: 10_000 }).toBe(3);
     running.child.kill('SIGINT');

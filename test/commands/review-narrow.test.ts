@@ -4,6 +4,7 @@ import { MAX_COMMENT_LENGTH } from '../../src/contract/limits.js';
 import { COMMENT_KEYS, KEYMAP } from '../../src/review-queue/keymap.js';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { startOnTerminal, type Pty } from '../support/pty.js';
+import { postInReview, reviewExample } from '../support/event-fixtures.js';
 
 /*
  * The review screen on narrow and wide terminals (tmux at 60, 80 and 100 columns, 24 rows), with
@@ -19,12 +20,7 @@ afterEach(async () => {
   opened = [];
 });
 
-const review = (await import('../../examples/review.json', { with: { type: 'json' } })).default;
-
-async function event(id: string, email: string): Promise<void> {
-  const res = await cli.sb.call('POST', '/event', { body: { ...review, id, userEmail: email } });
-  expect((res.json as { state: string }).state).toBe('PENDING_REVIEW');
-}
+const event = (id: string, email: string) => postInReview(cli.sb, reviewExample(id, { userEmail: email }));
 
 /** The `?` screen's help lines, put together from its pages (the title says which lines a page shows). */
 async function wholeHelp(pty: Pty, width: number): Promise<string[]> {

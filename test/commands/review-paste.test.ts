@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/contract/index.js';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { startOnTerminal, type Pty } from '../support/pty.js';
+import { postInReview, reviewExample } from '../support/event-fixtures.js';
 
 /*
  * Keys that were never pressed: a paste (tmux paste-buffer -p, bracketed as a terminal sends it
@@ -18,8 +19,6 @@ afterEach(async () => {
   opened = [];
 });
 
-const review = (await import('../../examples/review.json', { with: { type: 'json' } })).default;
-
 let n = 0;
 /** Events in review as the example scores them (items, alerts, a list match), ids unique to the test. */
 async function reviewEvents(count: number): Promise<string[]> {
@@ -27,9 +26,7 @@ async function reviewEvents(count: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 1; i <= count; i++) {
     const id = `pp-${n}-${i}`;
-    const res = await cli.sb.call('POST', '/event', { body: { ...review, id, userEmail: `${id}@example.com`, userIp: `198.51.100.${n * 3 + i}` } });
-    expect((res.json as { state: string }).state).toBe('PENDING_REVIEW');
-    ids.push(id);
+    ids.push(await postInReview(cli.sb, reviewExample(id, { userEmail: `${id}@example.com`, userIp: `198.51.100.${n * 3 + i}` })));
   }
   return ids;
 }

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/contract/index.js';
@@ -8,6 +7,8 @@ import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { startPlainEventServer, type PlainServer } from '../support/plain-event-server.js';
 import { startOnTerminal, type Pty } from '../support/pty.js';
 import { startTestSandbox, writeConfig, type TestSandbox } from '../support/sandbox.js';
+import { listen } from '../support/listen.js';
+import { inReview, postInReview } from '../support/event-fixtures.js';
 
 /*
  * What a review session leaves behind when it ends: the summary on the terminal (tmux, 80×24)
@@ -28,10 +29,7 @@ async function terminal(args: string[], env: NodeJS.ProcessEnv = cli.env()): Pro
   return pty;
 }
 
-async function reviewEvent(id: string): Promise<void> {
-  const res = await cli.sb.call('POST', '/event', { body: { id, amount: 1500, currency: 'EUR', userEmail: `${id}@example.com` } });
-  expect((res.json as { state: string }).state).toBe('PENDING_REVIEW');
-}
+const reviewEvent = (id: string) => postInReview(cli.sb, inReview(id, { userEmail: `${id}@example.com` }));
 
 const stateOf = async (id: string) => ((await cli.sb.call('GET', `/event/${id}`)).json as EventSummary).state;
 
@@ -123,7 +121,7 @@ describe('the summary of a review session', () => {
 async function startSwitchingProxy(upstream: string): Promise<{ url: string; answers: string[]; switchTo(url: string): void; close(): Promise<void> }> {
   let target = new URL(upstream);
   const answers: string[] = [];
-  const server: Server = createServer((req, res) => {
+  const { url, close } = await listen((req, res) => {
     const forward = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
@@ -132,12 +130,11 @@ async function startSwitchingProxy(upstream: string): Promise<{ url: string; ans
     forward.on('error', () => res.destroy());
     req.pipe(forward);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url,
     answers,
     switchTo: (url) => (target = new URL(url)),
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close,
   };
 }
 

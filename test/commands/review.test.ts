@@ -1,11 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/contract/index.js';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { startOnTerminal, type Pty } from '../support/pty.js';
+import { listen } from '../support/listen.js';
+import { inReview, postInReview } from '../support/event-fixtures.js';
 
 /*
  * fraudctl review end to end: the real CLI on a real terminal (tmux, 80×24) against a real
@@ -31,10 +31,7 @@ async function reviewEvents(prefix: string, count: number): Promise<string[]> {
   n++;
   const ids: string[] = [];
   for (let i = 1; i <= count; i++) {
-    const id = `${prefix}-${n}-${i}`;
-    const res = await cli.sb.call('POST', '/event', { body: { id, amount: 1500, currency: 'EUR', userName: `buyer${i}`, userEmail: `b${i}@example.com` } });
-    expect((res.json as { state: string }).state).toBe('PENDING_REVIEW');
-    ids.push(id);
+    ids.push(await postInReview(cli.sb, inReview(`${prefix}-${n}-${i}`, { userName: `buyer${i}`, userEmail: `b${i}@example.com` })));
   }
   return ids;
 }
@@ -252,11 +249,8 @@ describe('fraudctl review on a terminal', () => {
 });
 
 describe('fraudctl review of a hostile event', () => {
-  let server: Server;
-  let url = '';
   const nasty = '\x1b[2J\x1b[H\x1b]0;pwned\x07\u009b31m\u202eevil\u2066\r\n\t名前';
   const big = (tag: string) => `${nasty}${tag}${'W'.repeat(100 * 1024)}`;
-  afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
 
   it('cannot break the screen: 100 KB of escapes and bidi controls in every field still fits 80×24, title untouched', { timeout: 60_000 }, async () => {
     const summary: Record<string, unknown> = { id: 'hostile-1', totalScore: 99, state: 'PENDING_REVIEW', amount: 1, currency: big('cur'), items: [{ itemName: big('item'), itemQuantity: 1, itemPrice: 1, itemCategory: big('cat') }] };
@@ -268,7 +262,7 @@ describe('fraudctl review of a hostile event', () => {
       alerts: Array.from({ length: 12 }, (_, i) => ({ ruleId: big(`rule${i}`), name: big('name'), severity: big('sev'), score: i, description: big('desc') })),
       listMatches: [{ list: big('list'), field: big('field'), value: big('value') }],
     };
-    server = createServer((req, res) => {
+    const { url } = await listen((req, res) => {
       res.setHeader('content-type', 'application/json');
       res.setHeader('x-request-id', 'req-1');
       if (req.url?.endsWith('/risk-assessment')) return res.end(JSON.stringify(risk));
@@ -283,8 +277,6 @@ describe('fraudctl review of a hostile event', () => {
       }
       res.end(JSON.stringify(summary));
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
     // About 6 MB of answers to parse and cut: more time per wait on a busy machine.
     const pty = await terminal(['review', 'hostile-1', '--base-url', url], { timeoutMs: 20_000 });

@@ -1,14 +1,16 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cliEnv, runCli, type CliResult } from '../support/cli.js';
-import { startTestSandbox, tempDir, writeConfig, type TestSandbox } from '../support/sandbox.js';
+import { useCli } from '../support/cli-against-sandbox.js';
+import { tempDir, writeConfig } from '../support/sandbox.js';
 import { onTerminal } from '../support/script-terminal.js';
 import { missing, need } from '../support/prerequisites.js';
 import { startSecretService, type SecretService } from '../support/secret-service.mjs';
+import { useServer } from '../support/listen.js';
+import { reviewExample } from '../support/event-fixtures.js';
 
 /*
  * Issue 25, "the wrong service" (points 2-4), as a team works: a staging and a prod service side
@@ -26,8 +28,10 @@ import { startSecretService, type SecretService } from '../support/secret-servic
 const STAGING_KEY = 'staging-merchant-key-4c1d8e2f';
 const PROD_KEY = 'prod-merchant-key-9a7b3e51';
 const tmp = tempDir('fraudctl-right-service-');
-let staging: TestSandbox;
-let prod: TestSandbox;
+const { staging, prod } = useCli({
+  staging: { configFile: writeConfig({ merchants: [{ id: 'staging', apiKey: STAGING_KEY }] }) },
+  prod: { configFile: writeConfig({ merchants: [{ id: 'prod', apiKey: PROD_KEY }] }) },
+}).sandboxes;
 /** For the one test with the key in the OS store: a private GNOME Keyring (skipped, named, where it cannot run). */
 const KEYRING = ['dbus-run-session', 'gnome-keyring-daemon', 'secret-tool'] as const;
 let ss: SecretService | undefined;
@@ -35,34 +39,22 @@ let stagingEvent: string;
 let prodEvent: string;
 
 /** A stand-in "staging" that records every request (the sandbox keeps no log of who called it). */
-let recorder: Server;
-let recorderUrl: string;
 const recorded: IncomingHttpHeaders[] = [];
-
-/** The example event under an id of its own on each service, so that finding it says which service answered. */
-const review = (id: string) => ({ ...(JSON.parse(readFileSync(new URL('../../examples/review.json', import.meta.url), 'utf8')) as object), id });
+const recorder = useServer((req, res) => {
+  recorded.push(req.headers);
+  res.writeHead(401, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ errorType: 'UNAUTHORIZED', errorCodes: ['INVALID_API_KEY'], requestId: 'r-1' }));
+});
 
 beforeAll(async () => {
-  [staging, prod, ss] = await Promise.all([
-    startTestSandbox({ configFile: writeConfig({ merchants: [{ id: 'staging', apiKey: STAGING_KEY }] }) }),
-    startTestSandbox({ configFile: writeConfig({ merchants: [{ id: 'prod', apiKey: PROD_KEY }] }) }),
-    missing(...KEYRING) ? undefined : startSecretService(join(tmp.dir, 'keyring')),
-  ]);
-  const [s, p] = await Promise.all([staging.call('POST', '/event', { key: STAGING_KEY, body: review('stg-1') }), prod.call('POST', '/event', { key: PROD_KEY, body: review('prd-1') })]);
+  ss = missing(...KEYRING) ? undefined : await startSecretService(join(tmp.dir, 'keyring'));
+  const [s, p] = await Promise.all([staging.call('POST', '/event', { key: STAGING_KEY, body: reviewExample('stg-1') }), prod.call('POST', '/event', { key: PROD_KEY, body: reviewExample('prd-1') })]);
   expect([s.status, p.status]).toEqual([201, 201]);
   stagingEvent = (s.json as { id: string }).id;
   prodEvent = (p.json as { id: string }).id;
-  recorder = createServer((req, res) => {
-    recorded.push(req.headers);
-    res.writeHead(401, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ errorType: 'UNAUTHORIZED', errorCodes: ['INVALID_API_KEY'], requestId: 'r-1' }));
-  });
-  await new Promise<void>((resolve) => recorder.listen(0, '127.0.0.1', resolve));
-  recorderUrl = `http://127.0.0.1:${(recorder.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  recorder?.closeAllConnections();
-  await Promise.all([staging?.close(), prod?.close(), ss?.stop(), new Promise((resolve) => (recorder ? recorder.close(resolve) : resolve(undefined)))]);
+  await ss?.stop();
   tmp.remove();
 });
 
@@ -196,9 +188,9 @@ describe('3. a stored key goes only to its profile\'s URL', () => {
   it('nothing at all reaches the other URL: a stand-in that records every request hears none (today it was sent prod\'s key)', async () => {
     const home = await twoProfiles();
     recorded.length = 0;
-    const show = await home.run(['--profile', 'prod', 'show', prodEvent], { FRAUDCTL_BASE_URL: recorderUrl });
-    const batch = await home.run(['--profile', 'prod', '--base-url', recorderUrl, 'submit', new URL('../../examples/batch.jsonl', import.meta.url).pathname, '--out', join(tmp.dir, `out-${homes}.jsonl`)]);
-    const dryRun = await home.run(['--profile', 'prod', 'set-state', prodEvent, '--state', 'approved', '--dry-run'], { FRAUDCTL_BASE_URL: recorderUrl });
+    const show = await home.run(['--profile', 'prod', 'show', prodEvent], { FRAUDCTL_BASE_URL: recorder.url });
+    const batch = await home.run(['--profile', 'prod', '--base-url', recorder.url, 'submit', new URL('../../examples/batch.jsonl', import.meta.url).pathname, '--out', join(tmp.dir, `out-${homes}.jsonl`)]);
+    const dryRun = await home.run(['--profile', 'prod', 'set-state', prodEvent, '--state', 'approved', '--dry-run'], { FRAUDCTL_BASE_URL: recorder.url });
     expect(recorded.map((h) => h['x-client-api-key'])).toEqual([]);
     expect([show.code, batch.code, dryRun.code]).toEqual([2, 2, 2]);
     expect(dryRun.stdout).toBe('');

@@ -1,15 +1,16 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/contract/index.js';
 import type { ChangeResult } from '../../src/state-changes/change-result.js';
-import { cliEnv, runCli, startCli } from '../support/cli.js';
+import { runCli, startCli } from '../support/cli.js';
+import { useCli } from '../support/cli-against-sandbox.js';
 import { readResultsFile } from '../support/batch-events.js';
 import { startOnTerminal } from '../support/pty.js';
-import { DEMO_KEY, send, startTestSandbox, stateChangesIn, tempDir, type TestSandbox } from '../support/sandbox.js';
+import { DEMO_KEY, send, stateChangesIn } from '../support/sandbox.js';
 import { startStaticFileServer, type StaticServer } from '../support/static-file-server.js';
+import { useServer } from '../support/listen.js';
+import { inReview, postInReview } from '../support/event-fixtures.js';
 
 /*
  * `set-state` for many events (issue 19), as processes against the real sandbox: the guard, the
@@ -20,32 +21,21 @@ import { startStaticFileServer, type StaticServer } from '../support/static-file
  * state_changes table) can be counted: nothing sent by --dry-run, nothing changed twice.
  */
 
-const tmp = tempDir('fraudctl-bulk-');
-let sb: TestSandbox;
-let chaos: TestSandbox;
-let slow: TestSandbox;
-const db = join(tmp.dir, 'sandbox.db');
-const chaosDb = join(tmp.dir, 'chaos.db');
-const slowDb = join(tmp.dir, 'slow.db');
+const cli = useCli((dir) => ({
+  sb: { dbPath: join(dir, 'sandbox.db') },
+  chaos: { dbPath: join(dir, 'chaos.db'), chaos: '503=0.05,504=0.05,reset-before=0.03,reset-after=0.05,retry-after=0,seed=3' },
+  slow: { dbPath: join(dir, 'slow.db'), chaos: 'latency=15-30,seed=1' },
+}));
+const { sb, chaos, slow } = cli.sandboxes;
+const db = join(cli.dir, 'sandbox.db');
+const chaosDb = join(cli.dir, 'chaos.db');
+const slowDb = join(cli.dir, 'slow.db');
 
-beforeAll(async () => {
-  [sb, chaos, slow] = await Promise.all([
-    startTestSandbox({ dbPath: db }),
-    startTestSandbox({ dbPath: chaosDb, chaos: '503=0.05,504=0.05,reset-before=0.03,reset-after=0.05,retry-after=0,seed=3' }),
-    startTestSandbox({ dbPath: slowDb, chaos: 'latency=15-30,seed=1' }),
-  ]);
-});
-afterAll(async () => {
-  await Promise.all([sb.close(), chaos.close(), slow.close()]);
-  tmp.remove();
-});
-
-const env = (url: string, extra: Record<string, string> = {}) =>
-  cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'config'), XDG_DATA_HOME: join(tmp.dir, 'data'), FRAUDCTL_BASE_URL: url, FRAUDCTL_API_KEY: DEMO_KEY, ...extra });
+const env = (url: string, extra: Record<string, string> = {}) => cli.env({ FRAUDCTL_BASE_URL: url, FRAUDCTL_API_KEY: DEMO_KEY, ...extra });
 const run = (args: string[], url = sb.url) => runCli(args, { env: env(url), timeoutMs: 60_000 });
 let fileNo = 0;
 const file = (name: string, content = '') => {
-  const path = join(tmp.dir, `${++fileNo}-${name}`);
+  const path = join(cli.dir, `${++fileNo}-${name}`);
   if (content !== '') writeFileSync(path, content);
   return path;
 };
@@ -53,10 +43,7 @@ const file = (name: string, content = '') => {
 /** Events in PENDING_REVIEW, ids `${prefix}-1` …, created in the sandbox at `url`. */
 async function pending(url: string, prefix: string, count: number): Promise<string[]> {
   const ids = Array.from({ length: count }, (_, i) => `${prefix}-${i + 1}`);
-  for (const id of ids) {
-    const res = await send(url, 'POST', '/event', { body: { id, amount: 1500, currency: 'EUR' } });
-    expect((res.json as { state: string }).state).toBe('PENDING_REVIEW');
-  }
+  for (const id of ids) await postInReview(url, inReview(id));
   return ids;
 }
 const stateOf = async (id: string, url = sb.url) => ((await send(url, 'GET', `/event/${encodeURIComponent(id)}`)).json as EventSummary).state;
@@ -373,30 +360,23 @@ describe('set-state for many events: interrupted, faults, servers that are not t
   });
 
   describe('against a tolerant-reader service whose events are in a state this build does not know', () => {
-    let server: Server;
-    let url: string;
     const patches: string[] = [];
-    beforeAll(async () => {
-      server = createServer((req, res) => {
-        if (req.method === 'PATCH') patches.push(req.url ?? '');
-        req.resume();
-        req.on('end', () => {
-          res.setHeader('content-type', 'application/json');
-          res.end(JSON.stringify({ id: 'x', totalScore: 40, state: req.method === 'PATCH' ? 'APPROVED' : 'ON_HOLD', allowlistMatch: false, denylistMatch: false, extra: { nested: true } }));
-        });
+    const server = useServer((req, res) => {
+      if (req.method === 'PATCH') patches.push(req.url ?? '');
+      req.resume();
+      req.on('end', () => {
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ id: 'x', totalScore: 40, state: req.method === 'PATCH' ? 'APPROVED' : 'ON_HOLD', allowlistMatch: false, denylistMatch: false, extra: { nested: true } }));
       });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     });
-    afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
     it('skips them naming the state as the service spelled it; --force-state sends the change', async () => {
-      const skipped = await run(['set-state', 'h-1', 'h-2', '--state', 'approved', '--yes'], url);
+      const skipped = await run(['set-state', 'h-1', 'h-2', '--state', 'approved', '--yes'], server.url);
       expect(skipped.code, skipped.stderr).toBe(0);
       // A line per id as each settles (in any order).
       expect(skipped.stdout.split('\n').sort()).toEqual(['', 'h-1  ON_HOLD  skipped: ON_HOLD is not a state this build knows (--force-state sends it)', 'h-2  ON_HOLD  skipped: ON_HOLD is not a state this build knows (--force-state sends it)']);
       expect(patches).toEqual([]);
-      const forced = await run(['set-state', 'h-1', 'h-2', '--state', 'approved', '--yes', '--force-state'], url);
+      const forced = await run(['set-state', 'h-1', 'h-2', '--state', 'approved', '--yes', '--force-state'], server.url);
       expect(forced.code, forced.stderr).toBe(0);
       expect(patches.sort()).toEqual(['/event/h-1/state', '/event/h-2/state']);
     });

@@ -1,10 +1,10 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/contract/index.js';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { startOnTerminal, type Pty } from '../support/pty.js';
 import { send } from '../support/sandbox.js';
+import { useServer } from '../support/listen.js';
+import { inReview, postInReview } from '../support/event-fixtures.js';
 
 /*
  * One-event set-state sends what the person saw: the event is read again just before the PATCH
@@ -20,12 +20,7 @@ afterEach(async () => {
 });
 
 let n = 0;
-async function reviewEvent(prefix = 'rq'): Promise<string> {
-  const id = `${prefix}-${++n}`;
-  const res = await cli.sb.call('POST', '/event', { body: { id, amount: 1500, currency: 'EUR' } });
-  expect((res.json as { state: string }).state).toBe('PENDING_REVIEW');
-  return id;
-}
+const reviewEvent = (prefix = 'rq') => postInReview(cli.sb, inReview(`${prefix}-${++n}`));
 const summaryOf = async (id: string) => (await cli.sb.call('GET', `/event/${id}`)).json as EventSummary;
 /** A colleague, through the service: decides or comments on the event. */
 const colleague = (id: string, change: { state?: string; comments?: string }) => cli.sb.call('PATCH', `/event/${id}/state`, { body: change });
@@ -97,39 +92,32 @@ describe('set-state on a terminal reads the event again before the change', () =
  * CLI sent is recorded.
  */
 describe('set-state off a terminal: a change between the read and the PATCH', () => {
-  let server: Server;
-  let url: string;
   const seen: string[] = [];
   let afterFirstRead: (() => Promise<unknown>) | null = null;
-  beforeAll(async () => {
-    server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        void (async () => {
-          seen.push(`${req.method} ${req.url}`);
-          const key = req.headers['x-client-api-key'];
-          const body = Buffer.concat(chunks).toString();
-          const reply = await send(cli.sb.url, req.method!, req.url!, { key: typeof key === 'string' ? key : null, ...(body !== '' ? { rawBody: body } : {}) });
-          const hook = req.method === 'GET' ? afterFirstRead : null;
-          afterFirstRead = null;
-          if (hook) await hook();
-          res.statusCode = reply.status;
-          for (const name of ['content-type', 'x-request-id']) if (reply.headers[name] !== undefined) res.setHeader(name, reply.headers[name]!);
-          res.end(reply.text);
-        })();
-      });
+  const server = useServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      void (async () => {
+        seen.push(`${req.method} ${req.url}`);
+        const key = req.headers['x-client-api-key'];
+        const body = Buffer.concat(chunks).toString();
+        const reply = await send(cli.sb.url, req.method!, req.url!, { key: typeof key === 'string' ? key : null, ...(body !== '' ? { rawBody: body } : {}) });
+        const hook = req.method === 'GET' ? afterFirstRead : null;
+        afterFirstRead = null;
+        if (hook) await hook();
+        res.statusCode = reply.status;
+        for (const name of ['content-type', 'x-request-id']) if (reply.headers[name] !== undefined) res.setHeader(name, reply.headers[name]!);
+        res.end(reply.text);
+      })();
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it('exits 1 with a CONFLICT naming what changed, and sends no PATCH', async () => {
     const id = await reviewEvent();
     seen.length = 0;
     afterFirstRead = () => colleague(id, { state: 'DECLINED', comments: 'fraud ring' });
-    const result = await cli.run(['set-state', id, '--state', 'APPROVED', '--yes'], { env: { FRAUDCTL_BASE_URL: url } });
+    const result = await cli.run(['set-state', id, '--state', 'APPROVED', '--yes'], { env: { FRAUDCTL_BASE_URL: server.url } });
     expect(result.stderr).toMatch(new RegExp(`^error: CONFLICT: ${id} changed since it was read \\(state PENDING_REVIEW → DECLINED; comment \\(none\\) → "fraud ring"\\): nothing was sent$`, 'm'));
     expect(result.stderr).toContain(`fraudctl show ${id}`);
     expect(result.code).toBe(1);
@@ -141,7 +129,7 @@ describe('set-state off a terminal: a change between the read and the PATCH', ()
     const id = await reviewEvent();
     seen.length = 0;
     afterFirstRead = () => colleague(id, { comments: 'call the bank first' });
-    const result = await cli.run(['set-state', id, '--state', 'IN_REVIEW', '--json'], { env: { FRAUDCTL_BASE_URL: url } });
+    const result = await cli.run(['set-state', id, '--state', 'IN_REVIEW', '--json'], { env: { FRAUDCTL_BASE_URL: server.url } });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('(comment (none) → "call the bank first"): nothing was sent');
     expect(seen.filter((s) => s.startsWith('PATCH'))).toEqual([]);
@@ -151,7 +139,7 @@ describe('set-state off a terminal: a change between the read and the PATCH', ()
   it('without a change in between it reads twice, then sends', async () => {
     const id = await reviewEvent();
     seen.length = 0;
-    const result = await cli.run(['set-state', id, '--state', 'APPROVED'], { env: { FRAUDCTL_BASE_URL: url } });
+    const result = await cli.run(['set-state', id, '--state', 'APPROVED'], { env: { FRAUDCTL_BASE_URL: server.url } });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe(`${id}  PENDING_REVIEW → APPROVED\n`);
     expect(seen).toEqual([`GET /event/${id}`, `GET /event/${id}`, `PATCH /event/${id}/state`]);

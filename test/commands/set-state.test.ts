@@ -1,19 +1,14 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/contract/index.js';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { onTerminal } from '../support/script-terminal.js';
+import { useServer } from '../support/listen.js';
+import { inReview, postInReview } from '../support/event-fixtures.js';
 
 const cli = useSandboxForCli();
 let n = 0;
-async function reviewEvent(): Promise<string> {
-  const id = `ss-${++n}`;
-  const res = await cli.sb.call('POST', '/event', { body: { id, amount: 1500, currency: 'EUR' } });
-  expect((res.json as { state: string }).state).toBe('PENDING_REVIEW');
-  return id;
-}
+const reviewEvent = () => postInReview(cli.sb, inReview(`ss-${++n}`));
 const stateOf = async (id: string) => ((await cli.sb.call('GET', `/event/${id}`)).json as EventSummary).state;
 
 describe('fraudctl set-state with flags', () => {
@@ -180,28 +175,21 @@ describe('fraudctl set-state without a terminal', () => {
 });
 
 describe('fraudctl set-state against a service that answers 204', () => {
-  let server: Server;
-  let url: string;
   const seen: string[] = [];
-  beforeAll(async () => {
-    server = createServer((req, res) => {
-      seen.push(`${req.method} ${req.url}`);
-      if (req.method === 'PATCH') {
-        res.statusCode = 204;
-        res.end();
-        return;
-      }
-      res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ id: 'x-1', totalScore: 40, state: 'APPROVED', allowlistMatch: false, denylistMatch: false }));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const server = useServer((req, res) => {
+    seen.push(`${req.method} ${req.url}`);
+    if (req.method === 'PATCH') {
+      res.statusCode = 204;
+      res.end();
+      return;
+    }
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ id: 'x-1', totalScore: 40, state: 'APPROVED', allowlistMatch: false, denylistMatch: false }));
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it('with --verbose, fetches and shows the summary after an empty 204', async () => {
     seen.length = 0;
-    const result = await cli.run(['set-state', 'x-1', '--state', 'APPROVED', '--base-url', url, '--verbose']);
+    const result = await cli.run(['set-state', 'x-1', '--state', 'APPROVED', '--base-url', server.url, '--verbose']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/state\s+│ APPROVED/);
@@ -211,14 +199,14 @@ describe('fraudctl set-state against a service that answers 204', () => {
 
   it('says what changed in one line after an empty 204, from the state read before', async () => {
     seen.length = 0;
-    const result = await cli.run(['set-state', 'x-1', '--state', 'DECLINED', '--base-url', url]);
+    const result = await cli.run(['set-state', 'x-1', '--state', 'DECLINED', '--base-url', server.url]);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('x-1  APPROVED → DECLINED\n');
     expect(seen).toEqual(['GET /event/x-1', 'GET /event/x-1', 'PATCH /event/x-1/state']);
   });
 
   it('prints nothing on stdout with --json, since the service sent no body', async () => {
-    const result = await cli.run(['set-state', 'x-1', '--state', 'APPROVED', '--base-url', url, '--json']);
+    const result = await cli.run(['set-state', 'x-1', '--state', 'APPROVED', '--base-url', server.url, '--json']);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('');
   });

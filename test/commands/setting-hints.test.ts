@@ -1,11 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeLines } from '../support/batch-events.js';
 import { cliEnv, runCli } from '../support/cli.js';
 import { DEMO_KEY, startTestSandbox, tempDir, type TestSandbox } from '../support/sandbox.js';
+import { useServer } from '../support/listen.js';
 
 /*
  * A hint follows from where the failing setting came from (src/profiles/setting-hints.ts): a
@@ -16,8 +15,10 @@ import { DEMO_KEY, startTestSandbox, tempDir, type TestSandbox } from '../suppor
 
 const tmp = tempDir('fraudctl-hints-');
 let sb: TestSandbox;
-let html: Server;
-let htmlUrl: string;
+const html = useServer((_req, res) => {
+  res.writeHead(404, { 'content-type': 'text/html' });
+  res.end('<html><body>Not Found</body></html>');
+});
 
 /** A config file with profile "local" (the sandbox, `key`) active; the environment names nothing else. */
 let homes = 0;
@@ -37,17 +38,9 @@ const hintOf = (stdout: string, title: string) => {
 
 beforeAll(async () => {
   sb = await startTestSandbox();
-  html = createServer((_req, res) => {
-    res.writeHead(404, { 'content-type': 'text/html' });
-    res.end('<html><body>Not Found</body></html>');
-  });
-  await new Promise<void>((resolve) => html.listen(0, '127.0.0.1', resolve));
-  htmlUrl = `http://127.0.0.1:${(html.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
   await sb.close();
-  html.closeAllConnections();
-  await new Promise((resolve) => html.close(resolve));
   tmp.remove();
 });
 
@@ -92,14 +85,14 @@ describe('a wrong URL: the hint names where the URL came from', () => {
     ['--base-url', (url: string) => ({ args: ['--base-url', url], extra: { FRAUDCTL_API_KEY: DEMO_KEY } }), 'check the path of --base-url'],
     ['FRAUDCTL_BASE_URL', (url: string) => ({ args: [], extra: { FRAUDCTL_BASE_URL: url, FRAUDCTL_API_KEY: DEMO_KEY } }), 'check the path of FRAUDCTL_BASE_URL, which wins over the profile\'s URL (fix it, or unset FRAUDCTL_BASE_URL)'],
   ])('doctor, URL from %s that is not the service', async (_from, given, hint) => {
-    const { args, extra } = given(htmlUrl);
+    const { args, extra } = given(html.url);
     const result = await runCli(['doctor', ...args], { env: env(DEMO_KEY, extra) });
     expect(result.code).toBe(1);
     expect(hintOf(result.stdout, 'service')).toBe(hint);
   });
 
   it('show, URL from the config file that is not the service: the profile\'s URL, with the commands that show and change it', async () => {
-    const result = await runCli(['show', 'ord-1'], { env: env(DEMO_KEY, {}, htmlUrl) });
+    const result = await runCli(['show', 'ord-1'], { env: env(DEMO_KEY, {}, html.url) });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('check the profile\'s URL (fraudctl config get base-url --profile local; change it with fraudctl config set base-url URL --profile local): it should be the service\'s base address');
   });

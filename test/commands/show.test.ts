@@ -1,7 +1,6 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { TERMINAL_CONTROLS, useSandboxForCli } from '../support/cli-against-sandbox.js';
+import { useServer } from '../support/listen.js';
 
 const cli = useSandboxForCli();
 
@@ -51,8 +50,6 @@ describe('fraudctl show', () => {
 });
 
 describe('fraudctl show against a service that fills the gaps differently', () => {
-  let server: Server;
-  let url: string;
   const summary = {
     id: 'other-1',
     totalScore: 12,
@@ -66,18 +63,13 @@ describe('fraudctl show against a service that fills the gaps differently', () =
     riskTier: 'gold',
     items: [{ itemQuantity: 1, itemPrice: 3, itemPriceInBaseCurrency: 3, warehouse: 'B7' }],
   };
-  beforeAll(async () => {
-    server = createServer((req, res) => {
-      res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify(summary));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const server = useServer((req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify(summary));
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it('still renders: unknown state and fields shown, missing ones dashed, a 100 KB name cut short', async () => {
-    const result = await cli.run(['show', 'other-1', '--base-url', url]);
+    const result = await cli.run(['show', 'other-1', '--base-url', server.url]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('ON_HOLD_BY_PARTNER');
@@ -85,7 +77,7 @@ describe('fraudctl show against a service that fills the gaps differently', () =
     expect(result.stdout).toContain('warehouse=B7');
     expect(result.stdout).toMatch(/… \(\+[\d,]+ chars\)/);
     expect(result.stdout.length).toBeLessThan(20_000);
-    const json = await cli.run(['show', 'other-1', '--base-url', url, '--json']);
+    const json = await cli.run(['show', 'other-1', '--base-url', server.url, '--json']);
     expect(JSON.parse(json.stdout)).toEqual(summary);
   });
 });

@@ -1,10 +1,9 @@
 import { writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { cliEnv, startCli } from '../support/cli.js';
 import { tempDir } from '../support/sandbox.js';
+import { useServer } from '../support/listen.js';
 
 /*
  * Ctrl-C while one event is on its way: the service may or may not have stored it. fraudctl says
@@ -13,32 +12,22 @@ import { tempDir } from '../support/sandbox.js';
  */
 
 const tmp = tempDir('fraudctl-submit-int-');
-let server: Server;
-let url: string;
 const arrivals: Array<() => void> = [];
 const nextArrival = () => new Promise<void>((resolve) => arrivals.push(resolve));
-
-beforeAll(async () => {
-  server = createServer((req) => {
-    req.resume();
-    req.on('end', () => {
-      for (const arrived of arrivals.splice(0)) arrived();
-    });
+const server = useServer((req) => {
+  req.resume();
+  req.on('end', () => {
+    for (const arrived of arrivals.splice(0)) arrived();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-  tmp.remove();
-});
+
+afterAll(() => tmp.remove());
 
 async function interrupt(event: object) {
   const file = join(tmp.dir, `event-${Math.random().toString(36).slice(2)}.json`);
   writeFileSync(file, JSON.stringify(event, null, 2));
   const arrived = nextArrival();
-  const run = startCli(['submit', file], { env: cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'c'), FRAUDCTL_BASE_URL: url, FRAUDCTL_API_KEY: 'k' }) });
+  const run = startCli(['submit', file], { env: cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'c'), FRAUDCTL_BASE_URL: server.url, FRAUDCTL_API_KEY: 'k' }) });
   await arrived;
   const started = Date.now();
   run.child.kill('SIGINT');

@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { onTerminal } from '../support/script-terminal.js';
+import { reviewExample } from '../support/event-fixtures.js';
+import { withoutEscapes } from '../support/terminal-controls.js';
 
 /*
  * Tables on an 80-column terminal fit in 80 columns (the long free-text columns wrap first);
@@ -11,13 +13,11 @@ const cli = useSandboxForCli();
 const ID = 'wide-1';
 
 beforeAll(async () => {
-  const review = (await import('../../examples/review.json', { with: { type: 'json' } })).default;
   const items = [{ itemId: 'sku-with-a-rather-long-identifier-0001', itemName: 'A laptop with a name long enough to need wrapping on any terminal', itemQuantity: 1, itemPrice: 1649, itemCategory: 'electronics', itemSeller: 'Nordic Tech AB', itemSellerCountry: 'SE' }];
-  expect((await cli.sb.call('POST', '/event', { body: { ...review, id: ID, items } })).status).toBe(201);
+  expect((await cli.sb.call('POST', '/event', { body: reviewExample(ID, { items }) })).status).toBe(201);
 });
 
-// eslint-disable-next-line no-control-regex -- stripping the terminal's escape sequences is the point
-const visible = (screen: string) => screen.replace(/\u001b\[[0-9;?]*[a-zA-Z]/g, '').split(/\r?\n/).map((l) => l.replace(/\r/g, ''));
+const visible = (screen: string) => withoutEscapes(screen).split(/\r?\n/).map((l) => l.replace(/\r/g, ''));
 const widest = (lines: string[]) => Math.max(...lines.map((l) => [...l].length));
 
 describe('tables and the terminal width', () => {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeServer, json, type FakeServer } from '../api/fake-server.js';
+import { startFakeServer, json, type FakeServer } from '../support/fake-server.js';
 import { makeTestPki, startTlsServer, type TestPki, type TlsServer } from '../support/certificates.js';
 import { TERMINAL_CONTROLS, useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { DEMO_KEY } from '../support/sandbox.js';

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { batchWorkspace, byLine, makeEvent, makeLines, readResults } from '../support/batch-events.js';
 import { runCli } from '../support/cli.js';
 import { startPlainEventServer, type PlainServer } from '../support/plain-event-server.js';
-import { json, startFakeServer, type FakeServer } from '../api/fake-server.js';
+import { json, startFakeServer, type FakeServer } from '../support/fake-server.js';
 
 /*
  * What --timeout covers, and a Retry-After longer than it (issue 24, point 10): the service

@@ -6,6 +6,7 @@ import { startTestSandbox, tempDir, writeConfig, type TestSandbox } from '../sup
 import { describeNeeding, missing } from '../support/prerequisites.js';
 import { startSecretService, type SecretService } from '../support/secret-service.mjs';
 import { startXvfb, type VirtualDisplay } from '../support/xvfb.js';
+import { REVIEW_EXAMPLE } from '../support/event-fixtures.js';
 
 /*
  * A credential store that does not answer (credential-store.ts: every call has a time limit,
@@ -30,7 +31,7 @@ beforeAll(async () => {
   if (missing(...PROGRAMS)) return;
   xvfb = await startXvfb();
   [ss, sb] = await Promise.all([startSecretService(tmp.dir, { display: xvfb.display }), startTestSandbox({ configFile: writeConfig({ merchants: [{ id: 'shop', apiKey: KEY }] }) })]);
-  const posted = await sb.call('POST', '/event', { key: KEY, body: JSON.parse(readFileSync(new URL('../../examples/review.json', import.meta.url), 'utf8')) });
+  const posted = await sb.call('POST', '/event', { key: KEY, body: REVIEW_EXAMPLE });
   expect(posted.status).toBe(201);
   eventId = (posted.json as { id: string }).id;
 });

@@ -5,6 +5,7 @@ import { cliEnv, runCli, type CliResult } from '../support/cli.js';
 import { startTestSandbox, tempDir, writeConfig, type TestSandbox } from '../support/sandbox.js';
 import { describeNeeding, missing } from '../support/prerequisites.js';
 import { startSecretService, type SecretService } from '../support/secret-service.mjs';
+import { REVIEW_EXAMPLE } from '../support/event-fixtures.js';
 
 /*
  * API keys in the operating system's credential store (issue 20), against a real Secret Service:
@@ -27,7 +28,7 @@ beforeAll(async () => {
   // Its tests are skipped, naming the program, where one cannot run (describeNeeding).
   if (missing(...PROGRAMS)) return;
   [ss, sb] = await Promise.all([startSecretService(tmp.dir), startTestSandbox({ configFile: writeConfig({ merchants: [{ id: 'shop', apiKey: KEY }] }) })]);
-  const posted = await sb.call('POST', '/event', { key: KEY, body: JSON.parse(readFileSync(new URL('../../examples/review.json', import.meta.url), 'utf8')) });
+  const posted = await sb.call('POST', '/event', { key: KEY, body: REVIEW_EXAMPLE });
   expect(posted.status).toBe(201);
   eventId = (posted.json as { id: string }).id;
 });

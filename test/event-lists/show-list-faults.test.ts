@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeServer, type FakeServer } from '../api/fake-server.js';
+import { startFakeServer, type FakeServer } from '../support/fake-server.js';
 import { cliEnv, runCli, startCli } from '../support/cli.js';
 import { tempDir } from '../support/sandbox.js';
 

@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeServer, type FakeServer } from '../api/fake-server.js';
+import { startFakeServer, type FakeServer } from '../support/fake-server.js';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { cliEnv, runCli, startCli, type RunningCli } from '../support/cli.js';
 import { startOnTerminal } from '../support/pty.js';
+import { inReview, postInReview } from '../support/event-fixtures.js';
 
 /*
  * `fraudctl show ID --watch`, as processes: against the sandbox with a second fraudctl changing
@@ -13,12 +14,7 @@ import { startOnTerminal } from '../support/pty.js';
 
 const cli = useSandboxForCli();
 let n = 0;
-async function reviewEvent(): Promise<string> {
-  const id = `watch-${++n}`;
-  const res = await cli.sb.call('POST', '/event', { body: { id, amount: 1500, currency: 'EUR' } });
-  expect((res.json as { state: string }).state).toBe('PENDING_REVIEW');
-  return id;
-}
+const reviewEvent = () => postInReview(cli.sb, inReview(`watch-${++n}`));
 const STAMP = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ';
 const watch = (args: string[], env = cli.env()): RunningCli => startCli(['show', ...args, '--watch', '--interval', '1'], { env });
 const lines = (text: string) => text.trimEnd().split('\n');

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeServer, type FakeServer } from '../api/fake-server.js';
+import { startFakeServer, type FakeServer } from '../support/fake-server.js';
 import { cliEnv, runCli } from '../support/cli.js';
 import { tempDir } from '../support/sandbox.js';
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { EVENT_DATE_PATTERN, EventSummarySchema } from '../../src/contract/index.js';
 import { seededDraws } from '../../src/sandbox/http/chaos-draws.js';
 
 /*
@@ -11,7 +12,7 @@ import { seededDraws } from '../../src/sandbox/http/chaos-draws.js';
  *
  *   POST /event                         JSON object → 201 decision; not JSON or not an object → 400;
  *                                       `amount` missing or not a number → 422 amount:REQUIRED
- *   GET  /event/{id}                    the last stored copy as a summary, or 404
+ *   GET  /event/{id}                    the last stored copy as a summary (every field of the contract's), or 404
  *   GET  /event/{id}/risk-assessment    {eventId, actionType, totalRiskScore, alerts, listMatches}, or 404
  *
  * Options make it lack a GET route (`without`: a 404 ROUTE_NOT_FOUND there, as an older
@@ -116,25 +117,27 @@ function decide(id: string, amount: number): StoredEvent['decision'] {
 }
 
 const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+/** A string in the shape the contract gives the field (`pattern`), else null: what the service would not send is not echoed. */
+const shaped = (value: unknown, pattern: RegExp): string | null => (typeof value === 'string' && pattern.test(value) ? value : null);
 
+/** Every field of the contract's summary (EventSummarySchema); the text ones as POSTed, null where none was; items are not kept. */
 function summaryOf({ payload, decision }: StoredEvent): Record<string, unknown> {
   const amount = typeof payload.amount === 'number' ? payload.amount : null;
+  const text = Object.keys(EventSummarySchema.properties).map((field) => [field, str(payload[field])]);
   return {
+    ...Object.fromEntries(text),
     id: decision.id,
     totalScore: decision.totalRiskScore,
     state: decision.state,
-    eventDate: str(payload.eventDate),
+    eventDate: shaped(payload.eventDate, EVENT_DATE_PATTERN),
     amount,
     amountInBaseCurrency: amount,
     currency: str(payload.currency),
     baseCurrency: str(payload.currency),
-    userName: str(payload.userName),
-    userEmail: str(payload.userEmail),
-    userIp: str(payload.userIp),
-    billingCountry: str(payload.billingCountry),
-    shippingCountry: str(payload.shippingCountry),
+    userCreated: shaped(payload.userCreated, /^\d{4}-\d{2}-\d{2}$/),
     allowlistMatch: false,
     denylistMatch: false,
+    items: null,
   };
 }
 

@@ -1,5 +1,4 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { listen } from './listen.js';
 
 /*
  * A static file server, as `python3 -m http.server` is: GET of a known path gives its content,
@@ -38,8 +37,7 @@ export async function startStaticFileServer(
   options: { unsupportedMethods?: boolean } = {},
 ): Promise<StaticServer> {
   const requests: string[] = [];
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((req, res) => {
+  const { url, close } = await listen((req, res) => {
     requests.push(req.url ?? '');
     req.resume();
     req.on('end', () => {
@@ -60,18 +58,5 @@ export async function startStaticFileServer(
       res.end(NOT_FOUND_PAGE);
     });
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
-    },
-  };
+  return { url, requests, close };
 }

@@ -1,14 +1,16 @@
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { listen } from './listen.js';
 
 /*
- * A small scripted HTTP server on 127.0.0.1 for the API client tests: for what the real
- * sandbox cannot produce (a hostile, broken or differently-shaped server).
+ * A small scripted HTTP server on 127.0.0.1 (listen.ts) for the API client and command tests:
+ * for what the real sandbox cannot produce (a hostile, broken or differently-shaped server).
  *
  * It records every request exactly as received (method, raw req.url, headers, body) and
  * answers request n with handler n of the script; past the end of the script the last
  * handler answers again. With no script it answers 500 "unscripted".
  */
+
+export { closedPort } from './listen.js';
 
 export interface RecordedRequest {
   method: string;
@@ -31,10 +33,9 @@ export interface FakeServer {
 
 export async function startFakeServer(): Promise<FakeServer> {
   const requests: RecordedRequest[] = [];
-  const sockets = new Set<Socket>();
   let handlers: Handler[] = [];
-
-  const server: Server = createServer((req, res) => {
+  // Closing destroys the open sockets, which also ends trickling answers (their timers stop on 'close').
+  const { url, port, close } = await listen((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -45,36 +46,15 @@ export async function startFakeServer(): Promise<FakeServer> {
       handler(res, req, recorded);
     });
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     port,
     requests,
     script: (...next) => {
       handlers = next;
     },
-    close: async () => {
-      // Destroying the sockets also ends trickling answers (their timers stop on 'close').
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
-    },
+    close,
   };
-}
-
-/** A port on 127.0.0.1 with nothing listening (a server was bound there and closed). */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 // ---- handlers ----
