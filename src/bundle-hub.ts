@@ -3,7 +3,7 @@
  * module it bundles). esbuild puts each module into a chunk per set of entry points that reach
  * it, so the small modules the command tree shares with the lazily loaded parts (batch, review,
  * doctor, tables, the sandbox) would each be a file of their own, loaded one after another by
- * every command, and each ESM file costs a command about half a millisecond (bench:startup).
+ * every command, each at a cost (docs/decisions/shared-modules-in-one-chunk.md).
  * Reached from every module through this file, they all land in one chunk. Only small modules
  * belong here: `--version` loads this chunk too.
  */
@@ -18,3 +18,4 @@ import './paths/xdg-paths.js';
 import './profiles/config-file.js';
 import './stranded-calls.js';
 import './render/shell-command.js';
+import './review-queue/keymap.js';

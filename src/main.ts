@@ -163,13 +163,23 @@ export async function runProcess(): Promise<void> {
   else if (hasStrandedCalls()) await endPastStrandedCalls(process.exitCode);
 }
 
-/** Whatever stdout and stderr still hold (a pipe on some systems is written asynchronously) goes first; at most a second. */
-async function flushOutput(): Promise<void> {
+/** What flushed() needs of a stream (process.stdout and process.stderr have it). */
+export interface Flushable {
+  readonly writableLength: number;
+  readonly destroyed: boolean;
+  once(event: 'drain', listener: () => void): unknown;
+}
+
+/**
+ * Before the process ends itself: whatever `streams` still hold (a pipe on some systems is
+ * written asynchronously) goes first, waiting at most `limitMs` for a reader that does not read.
+ */
+export async function flushed(streams: readonly Flushable[], limitMs = 1000): Promise<void> {
   await Promise.all(
-    [process.stdout, process.stderr].map((stream) =>
+    streams.map((stream) =>
       stream.writableLength > 0 && !stream.destroyed
         ? new Promise((resolve) => {
-            const timer = setTimeout(resolve, 1000);
+            const timer = setTimeout(resolve, limitMs);
             stream.once('drain', () => resolve(clearTimeout(timer)));
           })
         : undefined,
@@ -187,7 +197,7 @@ async function flushOutput(): Promise<void> {
  * SIGTERM, as a timeout(1) would end it: status 143, a failure all the same.
  */
 async function endPastStrandedCalls(code: number): Promise<void> {
-  await flushOutput();
+  await flushed([process.stdout, process.stderr]);
   const withExecve = process as { execve?: (file: string, args: string[], env: NodeJS.ProcessEnv) => never };
   try {
     withExecve.execve?.('/bin/sh', ['sh', '-c', `exit ${code}`], {});
@@ -205,13 +215,7 @@ async function endPastStrandedCalls(code: number): Promise<void> {
  * modes. Where SIGHUP is ignored (nohup), the process goes on to exit as usual.
  */
 async function endAsHungUp(): Promise<void> {
-  // Whatever stdout still holds (a pipe on some systems is written asynchronously) goes first.
-  if (process.stdout.writableLength > 0 && !process.stdout.destroyed) {
-    await new Promise((resolve) => {
-      const timer = setTimeout(resolve, 1000);
-      process.stdout.once('drain', () => resolve(clearTimeout(timer)));
-    });
-  }
+  await flushed([process.stdout]);
   process.removeAllListeners('SIGHUP');
   process.kill(process.pid, 'SIGHUP');
 }

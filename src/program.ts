@@ -12,6 +12,7 @@ import { logoutCommand } from './commands/logout.js';
 import { configCommand } from './commands/config.js';
 import { completionCommand } from './commands/completion.js';
 import { doctorCommand } from './commands/doctor.js';
+import { logCommand } from './commands/log.js';
 import { completeCommand } from './commands/complete.js';
 import { helpCommand } from './commands/help.js';
 import { topicsHelp } from './help-topics/topic-names.js';
@@ -59,6 +60,7 @@ const COMMANDS: Record<string, (context: CliContext) => Command> = {
   alerts: alertsCommand,
   'set-state': setStateCommand,
   review: reviewCommand,
+  log: logCommand,
   login: loginCommand,
   logout: logoutCommand,
   config: configCommand,

@@ -4,8 +4,8 @@
  * pool, where nothing can stop it (an AbortSignal only cancels a call still queued), and it
  * keeps the process alive until it returns: for an unlock prompt nobody answers, indefinitely.
  * Even process.exit() waits for it, as Node shuts libuv's thread pool down, joining its threads,
- * on the way out (measured: Node 20 and 26 alike). runProcess (main.ts) asks here whether one is
- * left, and if so ends the process another way.
+ * on the way out (docs/decisions/stranded-calls-end-the-process.md). runProcess (main.ts) asks
+ * here whether one is left, and if so ends the process another way.
  */
 
 const stranded = new Set<Promise<unknown>>();

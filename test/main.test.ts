@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import pkg from '../package.json' with { type: 'json' };
+import { flushed } from '../src/main.js';
 import { cliEnv, runCli } from './support/cli.js';
 
 /* main.ts answers a lone --version itself, without commander or the command tree. */
@@ -23,5 +24,37 @@ describe('fraudctl --version', () => {
     } finally {
       rmSync(cache, { recursive: true, force: true });
     }
+  });
+});
+
+describe('flushed: what the process still holds for its streams before it ends itself', () => {
+  const stream = (writableLength: number, destroyed = false) => {
+    const drains: (() => void)[] = [];
+    return { writableLength, destroyed, once: (_event: 'drain', listener: () => void) => drains.push(listener), drain: () => drains.forEach((f) => f()), drains };
+  };
+
+  it('is over at once when nothing is held, or the stream is gone', async () => {
+    const empty = stream(0);
+    const gone = stream(10, true);
+    await flushed([empty, gone], 60_000);
+    expect([empty.drains, gone.drains]).toEqual([[], []]);
+  });
+
+  it('waits for every stream that holds something to drain', async () => {
+    const [out, err] = [stream(10), stream(5)];
+    let over = false;
+    const waiting = flushed([out, err], 60_000).then(() => (over = true));
+    out.drain();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(over).toBe(false);
+    err.drain();
+    await waiting;
+    expect(over).toBe(true);
+  });
+
+  it('gives up on a stream that never drains after its limit', async () => {
+    const started = performance.now();
+    await flushed([stream(10)], 50);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(45);
   });
 });

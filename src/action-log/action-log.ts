@@ -1,14 +1,24 @@
+import { fstatSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { open, type FileHandle } from 'node:fs/promises';
-import { UsageError } from '../errors/cli-error.js';
-import { LineAppender } from '../files/append-line.js';
-import { lockForOneWriter } from '../files/exclusive-lock.js';
+import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
+import { FileWriteError, LineAppender } from '../files/append-line.js';
+import { acquireLock, holderWords, lockPathOf, LockBusyError, type HeldLock } from '../files/exclusive-lock.js';
+import { errorCode, fileErrorCause, fileErrorHint } from '../files/file-errors.js';
 import { jsonForTerminal } from '../render/terminal-text.js';
+import { chainPointAfter, GENESIS, lineHash } from './log-chain.js';
 
 /*
- * `--log FILE` of `review` and of `set-state` for many events: one JSON line per action, appended
- * as it happens, so a supervisor can audit a session. One session at a time writes a log: a
- * second one naming the same file is refused at once (src/files/exclusive-lock.ts). The file is
- * opened for append (O_APPEND: every line lands at the end), each line is written whole or not
+ * `--log FILE` of `review` and of `set-state`: one JSON line per action, appended as it happens,
+ * so a supervisor can audit a session. Every line says who, where and which build (the session's
+ * LogContext, given once when the log is opened: the analyst, host, profile, service URL — never
+ * the key —, fraudctl version and a session id), and carries its place in the file's hash chain
+ * (`line`, `prev`: log-chain.ts), which `fraudctl log verify` checks (verify-log.ts).
+ *
+ * Several sessions may append to one log (a team sharing a file): each line is appended under
+ * the file's lock (FILE.lock, src/files/exclusive-lock.ts), taken for that append only — take it,
+ * read the last line's hash, append, release — so the chain stays one whole chain whoever wrote
+ * the line before. The file is opened for append (O_APPEND), each line is written whole or not
  * at all (a line the disk took only part of is cut back: src/files/append-line.ts), and a file
  * deleted while open is noticed before the next line. Lines are written in the order the
  * actions happened.
@@ -40,45 +50,115 @@ export interface LogEntry {
   message?: string;
 }
 
+/** Who acts, where, with which build: the same on every line of a session (log-context.ts builds it). */
+export interface LogContext {
+  /** `config set analyst` of the profile, else the OS user: declared, not authenticated. */
+  analyst: string;
+  host: string;
+  profile: string;
+  /** The service's base URL (never the key); null for the embedded sandbox. */
+  service: string | null;
+  /** fraudctl's version. */
+  version: string;
+  /** Random per run (a UUID): tells apart two sessions of one analyst. */
+  session: string;
+}
+
 export interface SessionLog {
   readonly path: string;
   append(entry: LogEntry): Promise<void>;
   close(): Promise<void>;
 }
 
-/** The line for an entry: `time` first, then the entry's fields (no API key can be in any of them). */
-export function logLine(entry: LogEntry, now: Date): string {
+/**
+ * The line for an entry: `time`, the session's context, the entry's fields, `reason` (null until
+ * reason codes exist), then its place in the chain (`line`, `prev`). No API key is in any field.
+ */
+export function logLine(entry: LogEntry, now: Date, context: LogContext, chain: { line: number; prev: string }): string {
+  const fields = { time: now.toISOString(), ...context, ...entry, reason: null, line: chain.line, prev: chain.prev };
   // jsonForTerminal: a `cat` of the log on a terminal shows bidi controls escaped too.
-  return `${jsonForTerminal({ time: now.toISOString(), ...entry }, false)}\n`;
+  return `${jsonForTerminal(fields, false)}\n`;
 }
 
-/** Opens the log for this session alone (exit 2 when another run writes it); `note` says on stderr when a dead run's lock is taken over. */
-export async function openSessionLog(path: string, now: () => Date = () => new Date(), note: (line: string) => void = () => {}): Promise<SessionLog> {
-  const lock = lockForOneWriter(path, '--log', note);
+/** How long an append waits for another session's append to the same log (each holds the lock for microseconds). */
+const APPEND_WAIT_MS = 10_000;
+
+/** The lock of one append: a failure is the log's (a FileWriteError naming it), so the change is not sent. */
+function lockForAppend(path: string, lockPath: string, note: (line: string) => void): HeldLock {
+  try {
+    return acquireLock(lockPath, {
+      waitMs: APPEND_WAIT_MS,
+      onTakeover: (holder) => note(`note: ${lockPath} was left by a fraudctl run that is no longer running (${holder ? `pid ${holder.pid}` : 'it names no process'}): taking it over\n`),
+    });
+  } catch (e) {
+    if (e instanceof LockBusyError) {
+      if (e.kind === 'self') throw new UsageError(`${path} is given to this command twice: give --log a file of its own`);
+      throw new FileWriteError(path, 'LOCKED', `its lock ${lockPath} was held by ${holderWords(e.holder)} for more than ${APPEND_WAIT_MS / 1000} s`);
+    }
+    throw new FileWriteError(path, errorCode(e), `cannot create its lock ${lockPath}: ${fileErrorCause(e)}`);
+  }
+}
+
+/**
+ * Opens the log for this session's lines, each saying `context`. Exit 2 when it cannot be
+ * opened or its lock cannot be made (tried once here, so that nothing is sent first); `note`
+ * says on stderr when a dead run's lock is taken over.
+ */
+export async function openSessionLog(path: string, context: LogContext, note: (line: string) => void = () => {}, now: () => Date = () => new Date()): Promise<SessionLog> {
   let handle: FileHandle;
   try {
-    handle = await open(path, 'a', 0o600);
+    // Readable too: each append reads the last line's hash.
+    handle = await open(path, 'a+', 0o600);
   } catch (e) {
-    lock?.release();
     const error = e as NodeJS.ErrnoException;
     throw new UsageError(`cannot open the log file ${path}: ${error.code ?? error.message}`, 'give --log a file in a directory you can write to');
   }
-  // Written at once (one write(2) a line): the order of appends is the order of the lines.
+  // A terminal, a pipe, /dev/null: no record to keep whole, nothing to read back; the chain is this session's lines.
+  const regular = fstatSync(handle.fd).isFile();
+  const lockPath = regular ? lockPathOf(path) : null;
+  if (lockPath !== null) {
+    try {
+      lockForAppend(path, lockPath, note).release();
+    } catch (e) {
+      await handle.close();
+      if (!(e instanceof FileWriteError)) throw e;
+      const full = e.code === 'ENOSPC' || e.code === 'EDQUOT';
+      if (e.code === 'LOCKED') throw new CliError(e.message, ExitCode.FAILURE, `if no fraudctl writes ${path} any more: rm ${lockPath}`);
+      throw new CliError(e.message, full ? ExitCode.FAILURE : ExitCode.USAGE, full ? fileErrorHint({ code: e.code }, dirname(lockPath)) : 'give --log a file in a directory you can write to');
+    }
+  }
   const lines = new LineAppender(handle.fd, path);
+  let next = { line: 1, prev: GENESIS };
   let closed = false;
   return {
     path,
     async append(entry) {
       if (closed) throw new Error('the log is closed');
-      lines.append(logLine(entry, now()));
-    },
-    async close() {
-      closed = true;
+      // Synchronous from the lock to its release: the order of appends is the order of the lines.
+      const lock = lockPath === null ? null : lockForAppend(path, lockPath, note);
       try {
-        await handle.close();
+        let lead = '';
+        if (regular) {
+          let point;
+          try {
+            point = chainPointAfter(handle.fd, fstatSync(handle.fd).size);
+          } catch (error) {
+            throw new FileWriteError(path, errorCode(error), fileErrorCause(error));
+          }
+          next = point;
+          if (point.needsNewline) lead = '\n';
+        }
+        const text = logLine(entry, now(), context, next);
+        lines.append(lead + text);
+        next = { line: next.line + 1, prev: lineHash(Buffer.from(text.slice(0, -1), 'utf8')) };
       } finally {
         lock?.release();
       }
     },
+    async close() {
+      closed = true;
+      await handle.close();
+    },
   };
 }
+

@@ -10,7 +10,7 @@ import { backoffDelay, DEFAULT_RETRY_POLICY, GATEWAY_STATUSES, parseRetryAfter, 
 import type { RetryKind } from './retry-budget.js';
 import { redactHeaders } from './debug-log.js';
 import { redactKeyIn } from '../profiles/redact.js';
-import { eventPath } from '../contract/paths.js';
+import { canBeInPath, eventPath } from '../contract/paths.js';
 import { checkTransport, hostNameHint } from './transport.js';
 import { proxyFor, proxySettings, proxyShown } from './proxy.js';
 import type { SettingHints } from '../profiles/setting-hints.js';
@@ -135,7 +135,7 @@ export { eventPath } from '../contract/paths.js';
  * JSON string): it has no UTF-8 form to percent-encode, so it cannot name a resource.
  */
 function idPath(eventId: string, suffix = ''): string {
-  if (/[\ud800-\udfff]/u.test(eventId)) {
+  if (!canBeInPath(eventId)) {
     throw new UsageError(`the event id ${terminalSafe(JSON.stringify(eventId))} is not valid Unicode text (it holds half of a surrogate pair): it cannot be put in a URL`);
   }
   return eventPath(eventId, suffix);

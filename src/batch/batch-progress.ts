@@ -1,4 +1,5 @@
 import cliProgress from 'cli-progress';
+import { count } from '../render/counts.js';
 import { sym } from '../render/symbols.js';
 
 /*
@@ -29,12 +30,6 @@ export interface Progress {
   above(write: () => void): void;
   stop(): void;
 }
-
-const grouped = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-export const count = (n: number): string => grouped.format(n);
-
-/** `1 event`, `2 events`: a count and its noun, singular for one. */
-export const plural = (n: number, one: string, many: string) => `${count(n)} ${n === 1 ? one : many}`;
 
 /**
  * `total`: the number of items when known before the run (a counted file), else null; `unit`:

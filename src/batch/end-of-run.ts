@@ -1,7 +1,7 @@
 import type { CliContext } from '../cli-context.js';
 import { CliError, ExitCode } from '../errors/cli-error.js';
 import { jsonForTerminal } from '../render/terminal-text.js';
-import { count } from './batch-progress.js';
+import { count } from '../render/counts.js';
 import type { PoolRun } from './run-pool.js';
 
 /*

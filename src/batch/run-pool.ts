@@ -1,4 +1,4 @@
-import { once, setMaxListeners } from 'node:events';
+import { setMaxListeners } from 'node:events';
 import { rmSync } from 'node:fs';
 import { Semaphore } from 'async-mutex';
 import type { ApiClient } from '../api/api-client.js';
@@ -8,7 +8,9 @@ import { FileWriteError } from '../files/append-line.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import type { Session } from '../session.js';
 import { BatchControl } from './batch-control.js';
-import { count, createProgress, type Progress, type ProgressView } from './batch-progress.js';
+import { createProgress, type Progress, type ProgressView } from './batch-progress.js';
+import { count } from '../render/counts.js';
+import { drainedOrClosed } from '../render/stream-pace.js';
 import { LineFile, markClosed, MAX_LINES_IN_PROGRESS, prepareResume, type PriorRun, type RecordedResult, type ResultReader } from './results-file.js';
 import { capYoungGeneration } from './young-generation.js';
 
@@ -205,7 +207,7 @@ class StdoutResults {
         if (error) this.unwritten++;
       });
     });
-    if (!written) await Promise.race([once(stdout, 'drain'), once(stdout, 'close')]).catch(() => {});
+    if (!written) await drainedOrClosed(stdout);
   }
 
   done(): void {

@@ -1,7 +1,7 @@
 import { Argument, Command, InvalidArgumentError } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { withSession } from '../session.js';
-import { deleteConfig, getConfig, listConfig, setConfig, unsetConfig, useConfig } from '../profiles/config-output.js';
+import { deleteConfig, getConfig, listConfig, setConfig, unsetConfig, useConfig } from '../profiles/run-config.js';
 
 /*
  * `fraudctl config …`: profiles (base URL, timeout, retries; keys come from `login`).
@@ -9,7 +9,7 @@ import { deleteConfig, getConfig, listConfig, setConfig, unsetConfig, useConfig 
  * stored key goes only to its URL: a new base-url moves it, asked for or with --yes.
  */
 
-const KEYS = ['base-url', 'timeout', 'retries', 'insecure-http', 'api-key'];
+const KEYS = ['base-url', 'timeout', 'retries', 'insecure-http', 'analyst', 'api-key'];
 /** What `config set` takes: not the key, which never travels in argv. */
 const SETTABLE = KEYS.filter((k) => k !== 'api-key');
 
@@ -46,7 +46,7 @@ export function configCommand(context: CliContext): Command {
     .option('-y, --yes', 'move a stored key with its profile to a new base URL without asking (needed off a terminal)')
     .addHelpText(
       'before',
-      'Examples:\n  $ fraudctl config set base-url https://fraud.example.com --profile prod\n  $ fraudctl config set base-url https://fraud-eu.example.com --profile prod --yes   # the stored key now goes there\n  $ fraudctl config set timeout 10 --profile prod\n  $ fraudctl config set insecure-http true --profile tunnel   # http:// to another machine: the key travels in clear\n',
+      'Examples:\n  $ fraudctl config set base-url https://fraud.example.com --profile prod\n  $ fraudctl config set base-url https://fraud-eu.example.com --profile prod --yes   # the stored key now goes there\n  $ fraudctl config set timeout 10 --profile prod\n  $ fraudctl config set insecure-http true --profile tunnel   # http:// to another machine: the key travels in clear\n  $ fraudctl config set analyst "Ann Lee" --profile prod   # who the --log lines of this profile name\n',
     )
     .addArgument(
       new Argument('<key>', 'the setting (the key is stored by login)').choices(SETTABLE).argParser((key: string) => {

@@ -40,7 +40,7 @@ export type SetStateWork = { form: 'one'; id: string; options: SetStateOptions }
 export type SetStateRun = (command: Command, work: SetStateWork) => Promise<void>;
 
 /** The options that make a run one of many events. */
-const MANY_FLAGS = ['from', 'ifState', 'out', 'resume', 'concurrency', 'log'] as const;
+const MANY_FLAGS = ['from', 'ifState', 'out', 'resume', 'concurrency'] as const;
 
 export function setStateCommand(context: CliContext, run?: SetStateRun): Command {
   const runWork: SetStateRun =
@@ -67,7 +67,7 @@ export function setStateCommand(context: CliContext, run?: SetStateRun): Command
     .option('--out <file>', 'many: write one JSON result per id to this file (as soon as each is settled)')
     .option('--resume', 'many: continue the run whose results are in --out, skipping ids already settled')
     .addOption(concurrencyOption('many: events read and changed at once (at most 256)').default(8))
-    .option('--log <file>', 'many: append a JSON line per change sent (as review --log does)')
+    .option('--log <file>', 'append JSON lines for each change sent, before and after (as review --log does; see fraudctl help log)')
     .option('--verbose', 'one event: print the updated summary as tables instead of one line')
     .option('--dry-run', 'one event: print the request it would send; many: read them, print the plan and a line per id; send nothing')
     .option('-y, --yes', 'do not ask for confirmation (needed for many events off a terminal)')
@@ -83,6 +83,7 @@ export function setStateCommand(context: CliContext, run?: SetStateRun): Command
   $ fraudctl set-state ord-1002 --state approved --comments "customer confirmed by phone"
   $ fraudctl set-state ord-1002 --comments "customer called back" --append-comment   # keeps the note it has
   $ fraudctl set-state ord-1002 --state ESCALATED --dry-run
+  $ fraudctl set-state ord-1002 --state declined --comments "stolen card" --log team.log
 `,
     )
     .addHelpText(
@@ -126,6 +127,7 @@ ${transitions}
           verbose: flags.verbose === true,
           appendComment: flags.appendComment === true,
           replaceComment: flags.replaceComment === true,
+          log: flags.log,
         };
         return runWork(command, { form: 'one', id: ids[0]!, options });
       }

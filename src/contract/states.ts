@@ -22,6 +22,12 @@ export const TRANSITIONS: Readonly<Record<KnownState, readonly KnownState[]>> = 
 
 export const INITIAL_STATE = { APPROVE: 'APPROVED', REVIEW: 'PENDING_REVIEW', DECLINE: 'DECLINED' } as const;
 
+/** The state an answer about an event gives: its `state` when that is a string, else null (not an event, or none). */
+export function stateIn(body: unknown): string | null {
+  const state = typeof body === 'object' && body !== null ? (body as { state?: unknown }).state : undefined;
+  return typeof state === 'string' ? state : null;
+}
+
 export function isKnownState(state: string): state is KnownState {
   return (KNOWN_STATES as readonly string[]).includes(state);
 }

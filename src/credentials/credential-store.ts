@@ -11,10 +11,9 @@ import { strandCall } from '../stranded-calls.js';
  * naming the profile and its URL (profiles/values.ts); the config file records the account.
  *
  * This module is small and part of the client's code; the library (JavaScript and a native
- * binary, about 4 ms to load) is required only when the store is opened: a command whose key
- * comes from FRAUDCTL_API_KEY or the config file never loads it (bench:startup). Required, not
- * import()ed: it is CommonJS, and an ESM import of CommonJS first runs Node's export lexer,
- * which costs Node 20 about 5 ms more (WebAssembly compiled at first use).
+ * binary) is required, not import()ed, and only when the store is opened: a command whose key
+ * comes from FRAUDCTL_API_KEY or the config file never loads it (the figures:
+ * docs/decisions/keyring-library-on-use.md).
  *
  * Every call has a time limit. A store can keep a caller waiting for good: a locked keyring
  * shows an unlock prompt and the library waits for its answer (up to a year), on a desktop

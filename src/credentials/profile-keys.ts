@@ -1,6 +1,6 @@
 import { CliError, ExitCode } from '../errors/cli-error.js';
 import { readConfigFile, updateConfigFile, type CredentialStoreEntry, type ProfileConfig } from '../profiles/config-file.js';
-import { saveApiKey, unsetSetting } from '../profiles/config-commands.js';
+import { saveApiKey, unsetSetting } from '../profiles/stored-profiles.js';
 import { CREDENTIAL_SERVICE, credentialAccount, ownProfile, quote } from '../profiles/values.js';
 import { shellCommand } from '../render/shell-command.js';
 import { CredentialStoreError, credentialStoreName, keyringTimeoutMs, openCredentialStore, type CredentialStore } from './credential-store.js';
@@ -71,92 +71,114 @@ function insecureLogin(toSave: KeyToSave): string {
   return shellCommand([...words, '--insecure-storage']);
 }
 
+/** Keeps a login's key, already checked against the service, in one place: the parts below, in the order they run. */
 export async function saveProfileKey(env: NodeJS.ProcessEnv, toSave: KeyToSave): Promise<SavedKey> {
-  const { profile, key, insecureStorage } = toSave;
+  const { profile, insecureStorage } = toSave;
   const previousEntry = ownProfile(readConfigFile(env).profiles, profile)?.credentialStore?.account;
   // The store is opened when the key goes there, or when it must leave it.
   const opening: StoreOpening | null = !insecureStorage || previousEntry !== undefined ? await openStore(env) : null;
   const store = opening && 'store' in opening ? opening.store : null;
-  let storeUnusable = opening && 'unusable' in opening ? opening.unusable : undefined;
   const account = credentialAccount(profile, toSave.baseUrl);
-  let place: KeyPlace = 'file';
+  const placed = !insecureStorage && store ? await putInStore(store, account, toSave, previousEntry) : { place: 'file' as const };
+  const storeUnusable = placed.storeUnusable ?? (opening && 'unusable' in opening ? opening.unusable : undefined);
+  if (placed.place === 'file' && previousEntry !== undefined) await takeOutOfStore(store, previousEntry, storeUnusable, profile);
+  const entryAtLock = await recordInFile(env, toSave, { place: placed.place, account, previousEntry, store });
+  const warning = placed.place === 'credential-store' && store ? await removeEarlierEntries(store, account, [previousEntry, entryAtLock]) : undefined;
+  return { place: placed.place, ...(placed.place === 'file' && !insecureStorage && storeUnusable !== undefined ? { storeUnusable } : {}), ...(warning ? { warning } : {}) };
+}
 
-  if (!insecureStorage && store) {
-    try {
-      await store.set(account, key);
-      place = 'credential-store';
-    } catch (error) {
-      const failure = storeFailure(error);
-      if (failure.unanswered) {
-        throw new CliError(
-          `nothing was saved: the key could not be stored in ${credentialStoreName()}: ${failure.why}`,
-          ExitCode.AUTH,
-          previousEntry === undefined
-            ? `unlock the keyring and run this login again, or keep the key in the config file: ${insecureLogin(toSave)}`
-            : `unlock the keyring and run this login again (the profile's key is in the store, and only there can it be changed)`,
-        );
-      }
-      storeUnusable = failure.why;
-    }
-  }
-  if (place === 'file' && previousEntry !== undefined) {
-    // The key moves to the file: its entry in the store goes first, or nothing is saved.
-    let why: string | undefined = storeUnusable ?? 'it could not be opened';
-    if (store) {
-      try {
-        await store.delete(previousEntry);
-        why = undefined;
-      } catch (error) {
-        why = storeFailure(error).why;
-      }
-    }
-    if (why !== undefined) {
-      throw new CliError(
-        `nothing was saved: profile ${quote(profile)} keeps its key in the credential store (account ${quote(previousEntry)}), which cannot be changed from here, and a key is kept in one place only: ${why}`,
-        ExitCode.AUTH,
-        `run this login where the store can be reached and answers (the desktop session, the keyring unlocked), or set FRAUDCTL_API_KEY for this session`,
-      );
-    }
-  }
+/** Where a login's key went: the store, or the file with why the store could not take it. */
+type Placed = { place: 'credential-store'; storeUnusable?: undefined } | { place: 'file'; storeUnusable?: string };
 
-  // Under the file's lock, the profile as it is now: another login may have changed it meanwhile.
+/**
+ * The key into the store, under `account`. A store that refuses sends the key to the file (with
+ * why); a store that does not answer in time saves nothing (exit 3): it may yet store the key.
+ */
+async function putInStore(store: CredentialStore, account: string, toSave: KeyToSave, previousEntry: string | undefined): Promise<Placed> {
+  try {
+    await store.set(account, toSave.key);
+    return { place: 'credential-store' };
+  } catch (error) {
+    const failure = storeFailure(error);
+    if (!failure.unanswered) return { place: 'file', storeUnusable: failure.why };
+    throw new CliError(
+      `nothing was saved: the key could not be stored in ${credentialStoreName()}: ${failure.why}`,
+      ExitCode.AUTH,
+      previousEntry === undefined
+        ? `unlock the keyring and run this login again, or keep the key in the config file: ${insecureLogin(toSave)}`
+        : `unlock the keyring and run this login again (the profile's key is in the store, and only there can it be changed)`,
+    );
+  }
+}
+
+/**
+ * The key moves to the file: the profile's entry in the store goes first, or nothing is saved
+ * (a key is kept in one place only). `store` null: it could not be opened, for `unusable`.
+ */
+async function takeOutOfStore(store: CredentialStore | null, entry: string, unusable: string | undefined, profile: string): Promise<void> {
+  const why = store ? await deletionFailure(store, entry) : (unusable ?? 'it could not be opened');
+  if (why === undefined) return;
+  throw new CliError(
+    `nothing was saved: profile ${quote(profile)} keeps its key in the credential store (account ${quote(entry)}), which cannot be changed from here, and a key is kept in one place only: ${why}`,
+    ExitCode.AUTH,
+    `run this login where the store can be reached and answers (the desktop session, the keyring unlocked), or set FRAUDCTL_API_KEY for this session`,
+  );
+}
+
+/**
+ * Records the key in the profile, under the file's lock: in the file, or as the store's entry
+ * (`where.place`). Returns the entry the profile named at that moment: another login may have
+ * changed it meanwhile. If the file cannot be written, an entry made by this login must not
+ * outlive it: it is removed again. (An entry the profile already named keeps the new key: the
+ * file still names it, and the key works.)
+ */
+async function recordInFile(
+  env: NodeJS.ProcessEnv,
+  toSave: KeyToSave,
+  where: { place: KeyPlace; account: string; previousEntry: string | undefined; store: CredentialStore | null },
+): Promise<string | undefined> {
+  const { place, account, previousEntry, store } = where;
   let entryAtLock: string | undefined;
   const inStore = (now: ProfileConfig): CredentialStoreEntry | undefined => {
     entryAtLock = now.credentialStore?.account;
     if (place === 'credential-store') return { service: CREDENTIAL_SERVICE, account };
     if (entryAtLock !== undefined && entryAtLock !== previousEntry) {
-      throw new CliError(`nothing was saved: profile ${quote(profile)} was given a key in the credential store while this login ran`, ExitCode.FAILURE, 'run this login again');
+      throw new CliError(`nothing was saved: profile ${quote(toSave.profile)} was given a key in the credential store while this login ran`, ExitCode.FAILURE, 'run this login again');
     }
     return undefined;
   };
   try {
-    saveApiKey(env, profile, key, toSave.newBaseUrl, toSave.insecureHttp, inStore);
+    saveApiKey(env, toSave.profile, toSave.key, toSave.newBaseUrl, toSave.insecureHttp, inStore);
   } catch (error) {
-    // The file was not written: an entry made by this login must not outlive it. (An entry the
-    // profile already named keeps the new key: the file still names it, and the key works.)
-    if (place === 'credential-store' && store && account !== previousEntry) {
-      try {
-        await store.delete(account);
-      } catch {
-        // The first error is the one to report.
-      }
-    }
+    // The first error is the one to report: whatever removing the entry meets is dropped.
+    if (place === 'credential-store' && store && account !== previousEntry) await deletionFailure(store, account).catch(() => undefined);
     throw error;
   }
+  return entryAtLock;
+}
 
+/**
+ * The profile's entries under an earlier URL, now that the new one is recorded: each is removed.
+ * Returns the warning for one that could not be (the login stands).
+ */
+async function removeEarlierEntries(store: CredentialStore, account: string, earlier: (string | undefined)[]): Promise<string | undefined> {
   let warning: string | undefined;
-  if (place === 'credential-store' && store) {
-    // The profile's entry was under its earlier URL: the new one is recorded, the old one goes.
-    const earlier = [...new Set([previousEntry, entryAtLock])].filter((e): e is string => e !== undefined && e !== account);
-    for (const entry of earlier) {
-      try {
-        await store.delete(entry);
-      } catch (error) {
-        warning = `the profile's earlier entry in the credential store (account ${quote(entry)}) could not be removed (${storeFailure(error).why}): remove it with the store's own tool`;
-      }
-    }
+  for (const entry of new Set(earlier)) {
+    if (entry === undefined || entry === account) continue;
+    const why = await deletionFailure(store, entry);
+    if (why !== undefined) warning = `the profile's earlier entry in the credential store (account ${quote(entry)}) could not be removed (${why}): remove it with the store's own tool`;
   }
-  return { place, ...(place === 'file' && !insecureStorage && storeUnusable !== undefined ? { storeUnusable } : {}), ...(warning ? { warning } : {}) };
+  return warning;
+}
+
+/** Removes `entry` from the store: undefined when done (or it was not there), else why not. */
+async function deletionFailure(store: CredentialStore, entry: string): Promise<string | undefined> {
+  try {
+    await store.delete(entry);
+    return undefined;
+  } catch (error) {
+    return storeFailure(error).why;
+  }
 }
 
 /** What logout found: where the key was, and whether the store still had its entry. */

@@ -1,12 +1,10 @@
 import { ExitCode, type ExitCodeValue } from '../errors/cli-error.js';
+import { count } from '../render/counts.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import { exitCodeOf, worse, type EventRow } from './event-row.js';
 import { sym } from '../render/symbols.js';
 
 /* What a list of ids came to: the count line (`198 found · 2 not found`) and the exit code. */
-
-const grouped = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-export const count = (n: number): string => grouped.format(n);
 
 export class ListCounts {
   found = 0;

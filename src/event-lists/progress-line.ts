@@ -1,4 +1,5 @@
-import { count, type ListCounts } from './list-counts.js';
+import { count } from '../render/counts.js';
+import type { ListCounts } from './list-counts.js';
 import { sym } from '../render/symbols.js';
 
 /*

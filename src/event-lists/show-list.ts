@@ -1,11 +1,13 @@
-import { once, setMaxListeners } from 'node:events';
+import { setMaxListeners } from 'node:events';
 import { pMapIterable } from 'p-map';
 import { CliError, ExitCode } from '../errors/cli-error.js';
 import { readIdList, type IdListEntry } from '../id-lists/id-list.js';
 import { abortOnShutdown } from '../cli-context.js';
 import type { Session } from '../session.js';
 import { fetchRow, type EventRow } from './event-row.js';
-import { count, ListCounts } from './list-counts.js';
+import { count } from '../render/counts.js';
+import { drainedOrClosed } from '../render/stream-pace.js';
+import { ListCounts } from './list-counts.js';
 import { createProgressLine } from './progress-line.js';
 
 /*
@@ -149,7 +151,7 @@ export async function showList(session: Session, options: ShowListOptions): Prom
   // A reader that goes away (`| head`) ends the process at once and quietly (main.ts).
   let headerWritten = false;
   const write = async (text: string) => {
-    if (!stdout.write(text)) await Promise.race([once(stdout, 'drain'), once(stdout, 'close')]).catch(() => {});
+    if (!stdout.write(text)) await drainedOrClosed(stdout);
   };
 
   // Ctrl-C stops the reading too: it ends the list even while no id comes (a slow pipe).

@@ -3,6 +3,7 @@ import type { Session } from '../session.js';
 import type { BatchOptions } from '../submit-batch/run-submit-batch.js';
 import { parseEvent } from './event-input.js';
 import { MAX_BODY_BYTES } from '../contract/limits.js';
+import { stateIn } from '../contract/states.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { terminalSafe } from '../render/terminal-text.js';
 
@@ -89,9 +90,7 @@ async function submitAndShow(session: Session, client: ApiClient, payload: Recor
   const id = typeof fields?.id === 'string' ? fields.id : null;
   let stateNow: string | null = null;
   if (status === 200 && id !== null) {
-    const now = (await client.getEvent(id)).body;
-    const state = typeof now === 'object' && now !== null ? (now as { state?: unknown }).state : undefined;
-    stateNow = typeof state === 'string' ? state : null;
+    stateNow = stateIn((await client.getEvent(id)).body);
   }
   const output = await session.output();
   const existed = status === 200 && id !== null;

@@ -8,7 +8,8 @@ import { writeFully } from './write-fully.js';
 
 /*
  * One holder at a time for a file: the config file while it is changed (profiles/config-lock.ts),
- * and a run's results file (--out) or action log (--log) for the run's whole life. The lock is
+ * a run's results file (--out) for the run's whole life, and an action log (--log) for each
+ * line appended to it (src/action-log/action-log.ts: sessions share a log). The lock is
  * `FILE.lock` beside the file, created with O_EXCL (mode 0600) and holding who holds it: pid,
  * host, and on Linux the boot id, the pid namespace and the process's start time (field 22 of
  * /proc/PID/stat), so that a pid the system has given to another process since is not taken for
@@ -198,7 +199,7 @@ function tryCreate(path: string, text: string): boolean {
  * rather than overwrite if yet another process has taken the lock since). True when removed.
  */
 function removeStale(path: string, staleText: string): boolean {
-  // node:crypto taken here, not imported (it costs every command that loads this file ~10 ms).
+  // node:crypto taken here, not imported: every command loads this file (docs/decisions/node-crypto-where-used.md).
   const { randomBytes } = process.getBuiltinModule('node:crypto');
   const aside = `${path}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {

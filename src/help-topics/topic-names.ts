@@ -9,7 +9,7 @@ export const TOPICS = {
   environment: 'every environment variable fraudctl reads',
   config: 'the config file, profiles, and where each setting comes from',
   results: 'the results file of a batch or a bulk change (--out), and --resume',
-  log: 'the action log (--log) of review and bulk set-state',
+  log: 'the action log (--log) of review and set-state: every field, log verify',
 } as const;
 
 export type TopicName = keyof typeof TOPICS;

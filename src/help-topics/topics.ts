@@ -89,6 +89,8 @@ came from, so a variable that overrides a profile is never a surprise.
   timeout      --timeout        FRAUDCTL_TIMEOUT   timeoutSeconds (default 30)
   retries      (none)           (none)             retries (default 3)
   plain http   --insecure-http  (none)             insecureHttp
+  analyst      (none)           (none)             analyst (who --log lines
+                                                   name; default: OS user)
 
 With nothing configured, fraudctl runs the sandbox in-process (the built-in
 profile "sandbox") and says so on stderr.
@@ -155,11 +157,12 @@ naming the pid of the run that has it. A lock left by a run that is gone
 
   log: `The action log (--log)
 
-review --log FILE and set-state --log FILE (many events) append JSON lines as
-actions happen, for an audit of the session. The file is created mode 0600 and
-opened for append, and each line is written whole or not at all. One session
-at a time writes a log: another one naming the same file is refused at once
-(exit 2), naming the pid that has it.
+review --log FILE and set-state --log FILE (one event or many) append JSON
+lines as actions happen, for an audit of the session. The file is created mode
+0600 and opened for append, and each line is written whole or not at all.
+Several sessions may share one log (a team's file): each line is appended
+under the file's lock (FILE.lock), taken for that one append, so the lines of
+two analysts interleave in one chain.
 
 Each change is logged before it is sent (outcome "sending") and again with its
 outcome: a change whose first line cannot be written (a full disk) is not
@@ -167,12 +170,45 @@ sent, and the session or run stops (exit 1); review gives its claims back
 first, the one change made without its line. A "sending" line with no outcome
 after it: the session ended before the answer (the event's state tells).
 
-Each line: time (UTC, ISO 8601), eventId, action (claim, release, approve,
-decline, escalate, fraud, comment, skip, set-state), from and to (states),
-comments, requestId (the service's), outcome (sending, ok, refused, failed,
-conflict), status (HTTP), and a message when something went wrong.
+Each line, in this order:
+  time       when (UTC, ISO 8601)
+  analyst    who: the profile's analyst (fraudctl config set analyst NAME),
+             else the OS user; declared, not authenticated
+  host       the machine's name
+  profile    the profile in force
+  service    the service's URL (never the key); null: the embedded sandbox
+  version    fraudctl's version
+  session    a random id per run (a UUID)
+  eventId    the event
+  action     claim, release, approve, decline, escalate, fraud, comment,
+             skip, set-state
+  from, to   the state before and the state asked for
+  comments   the comment sent, or null
+  requestId  the service's request id (null before the answer)
+  outcome    sending, ok, refused (4xx), failed (5xx, network), conflict
+             (not sent: the event had changed)
+  status     the HTTP status of a failure, else null
+  message    what went wrong (only when something did)
+  reason     null (reason codes will fill it)
+  line       the line's number in the file
+  prev       the SHA-256 (hex) of the line before, as bytes without its line
+             feed; 64 zeros for a file's first line
 
-  fraudctl review --from queue.txt --log review.log
-  jq -c 'select(.outcome != "ok" and .outcome != "sending")' review.log
+fraudctl log verify FILE... walks the chain: exit 0 and "N lines intact"
+(with the last line's hash) when whole, else exit 1 naming the first line
+edited, removed, reordered or cut. Lines written before fraudctl chained its
+lines (no line, no prev) are reported as "unchained lines 1-N": not intact,
+since nothing proves they were not changed; lines appended after them chain on.
+A whole chain shows the file was not changed after the fact by someone without
+the tool. It does not show who acted (the analyst is declared; the API key is
+the merchant's, not a person's), nor catch someone who rewrites and re-chains
+the whole file, or removes lines at its end: keep the hash verify prints
+elsewhere (a ticket, a chat) to notice that.
+
+  fraudctl config set analyst "Ann Lee" --profile prod
+  fraudctl review --from queue.txt --log team.log
+  fraudctl set-state ord-1002 --state declined --log team.log
+  fraudctl log verify team.log
+  jq -c 'select(.outcome != "ok" and .outcome != "sending")' team.log
 `,
 };

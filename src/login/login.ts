@@ -6,10 +6,10 @@ import { newProbeId } from '../api/api-client.js';
 import { checkTransportResolving } from '../api/transport.js';
 import { shellOverrides, urlHint } from '../profiles/setting-hints.js';
 import { configFilePath, readConfigFile } from '../profiles/config-file.js';
-import { useProfile } from '../profiles/config-commands.js';
+import { useProfile } from '../profiles/stored-profiles.js';
 import { redactKey } from '../profiles/redact.js';
 import { terminalSafe } from '../render/terminal-text.js';
-import { activeProfileName, envValue } from '../profiles/settings.js';
+import { activeProfileName, envValue, profileActedOn } from '../profiles/settings.js';
 import { SANDBOX_PROFILE, checkBaseUrl, normalisedBaseUrl, ownProfile, quote, sameServiceUrl, showUrl } from '../profiles/values.js';
 import { shellCommand } from '../render/shell-command.js';
 import { credentialStoreName } from '../credentials/credential-store.js';
@@ -45,7 +45,7 @@ async function readKey(session: Session, profile: string, baseUrl: string | unde
 
 export async function login(session: Session, options: LoginOptions = {}): Promise<void> {
   const { context, globals } = session;
-  const profile = globals.profile || context.env.FRAUDCTL_PROFILE || 'default';
+  const profile = profileActedOn(globals.profile, context.env, 'default');
   const profiles = readConfigFile(context.env, { warn: (message) => context.stderr.write(`warning: ${message}\n`) }).profiles;
   const existing = ownProfile(profiles, profile);
   // A profile's URL is set or changed only by an explicit --base-url, never by FRAUDCTL_BASE_URL

@@ -1,6 +1,6 @@
 import type { Session } from '../session.js';
 import { configFilePath } from '../profiles/config-file.js';
-import { listProfiles } from '../profiles/config-commands.js';
+import { profileActedOn } from '../profiles/settings.js';
 import { credentialStoreName } from '../credentials/credential-store.js';
 import { forgetProfileKey } from '../credentials/profile-keys.js';
 
@@ -12,7 +12,7 @@ import { forgetProfileKey } from '../credentials/profile-keys.js';
  */
 export async function logout(session: Session): Promise<void> {
   const { context, globals } = session;
-  const profile = globals.profile || context.env.FRAUDCTL_PROFILE || (listProfiles(context.env).find((p) => p.active)?.name ?? 'default');
+  const profile = profileActedOn(globals.profile, context.env, 'active');
   const forgotten = await forgetProfileKey(context.env, profile);
   const output = await session.output();
   if (forgotten.place === null) {

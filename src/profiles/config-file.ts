@@ -8,7 +8,7 @@ import { writeFully } from '../files/write-fully.js';
 import { shellWord } from '../render/shell-command.js';
 import { withFileLock } from './config-lock.js';
 import { terminalSafe } from '../render/terminal-text.js';
-import { CREDENTIAL_SERVICE, SANDBOX_PROFILE, checkApiKey, checkBaseUrl, checkCredentialAccount, checkProfileName, checkRetries, checkTimeoutSeconds, quote } from './values.js';
+import { CREDENTIAL_SERVICE, SANDBOX_PROFILE, checkAnalyst, checkApiKey, checkBaseUrl, checkCredentialAccount, checkProfileName, checkRetries, checkTimeoutSeconds, quote } from './values.js';
 import { sym } from '../render/symbols.js';
 
 /*
@@ -38,6 +38,8 @@ export interface ProfileConfig {
   retries?: number;
   /** Allows http:// to a host that is not this machine (the key then travels in clear text). */
   insecureHttp?: boolean;
+  /** Who the action-log lines of this profile name (declared, not authenticated); the OS user when absent. */
+  analyst?: string;
 }
 
 export interface ConfigFile {
@@ -46,7 +48,7 @@ export interface ConfigFile {
 }
 
 const TOP_KEYS = ['activeProfile', 'profiles'] as const;
-const PROFILE_KEYS = ['baseUrl', 'apiKey', 'credentialStore', 'timeoutSeconds', 'retries', 'insecureHttp'] as const;
+const PROFILE_KEYS = ['baseUrl', 'apiKey', 'credentialStore', 'timeoutSeconds', 'retries', 'insecureHttp', 'analyst'] as const;
 const EDIT_HINT = 'fix it in an editor (or move it away to start again with no profiles)';
 
 export function configFilePath(env: NodeJS.ProcessEnv): string {
@@ -212,6 +214,11 @@ function checkProfile(value: unknown, where: string, isSandbox: boolean, fail: (
   if (value.insecureHttp !== undefined) {
     if (typeof value.insecureHttp !== 'boolean') fail(`${where}.insecureHttp must be true or false`);
     profile.insecureHttp = value.insecureHttp as boolean;
+  }
+  if (value.analyst !== undefined) {
+    const analyst = checkAnalyst(value.analyst);
+    if (!analyst.ok) fail(`${where}.analyst ${analyst.problem}`);
+    profile.analyst = value.analyst as string;
   }
   return profile;
 }

@@ -1,5 +1,5 @@
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
-import { configFilePath, type ConfigFile, type ProfileConfig } from './config-file.js';
+import { configFilePath, readConfigFile, type ConfigFile, type ProfileConfig } from './config-file.js';
 import {
   DEFAULT_RETRIES,
   DEFAULT_TIMEOUT_SECONDS,
@@ -59,6 +59,8 @@ export interface Settings {
   isSandbox: boolean;
   /** http:// to a host that is not this machine is allowed (--insecure-http, or the profile's insecureHttp). */
   insecureHttp: boolean;
+  /** Who the profile's action-log lines name (`config set analyst`); null: the OS user is named. */
+  analyst: string | null;
   /** Where each setting came from, for `fraudctl doctor`. */
   sources: SettingSources;
   /**
@@ -127,6 +129,18 @@ export function activeProfileName(env: NodeJS.ProcessEnv, file: ConfigFile, over
   return SANDBOX_PROFILE;
 }
 
+/**
+ * The profile that login, logout and the `config` verbs act on: --profile > FRAUDCTL_PROFILE >
+ * `otherwise`, which is "default" for login and the profile in force (activeProfileName) for the
+ * others. An empty --profile or FRAUDCTL_PROFILE counts as not given. The name is not checked
+ * here: each verb checks it as it uses it (login may create the profile).
+ */
+export function profileActedOn(flag: string | undefined, env: NodeJS.ProcessEnv, otherwise: 'default' | 'active'): string {
+  const named = flag !== undefined && flag !== '' ? flag : envValue(env, 'FRAUDCTL_PROFILE');
+  if (named !== undefined) return named;
+  return otherwise === 'default' ? 'default' : activeProfileName(env, readConfigFile(env));
+}
+
 export function resolveSettings(flags: SettingsFlags, env: NodeJS.ProcessEnv, file: ConfigFile): Settings {
   const profile = activeProfileName(env, file, flags.profile);
   const stored: ProfileConfig = ownProfile(file.profiles, profile) ?? {};
@@ -189,6 +203,8 @@ export function resolveSettings(flags: SettingsFlags, env: NodeJS.ProcessEnv, fi
     timeoutMs: Math.ceil(timeoutSeconds * 1000),
     retries,
     isSandbox,
+    // Checked when the file was read (config-file.ts).
+    analyst: stored.analyst ?? null,
     insecureHttp,
     sources,
     ...(keyRefusal !== undefined ? { keyRefusal } : {}),

@@ -130,6 +130,20 @@ export function parseRetries(text: string): Checked<number> {
   return /^\d{1,3}$/.test(trimmed) ? checkRetries(Number(trimmed)) : bad(RETRIES_RULE);
 }
 
+/*
+ * The analyst a profile's action-log lines name (`config set analyst NAME`): declared, not
+ * authenticated (src/action-log/). One line of printable text, so that a log line and a report
+ * show it as typed: no control characters (C0, C1, bidi), no spaces at either end.
+ */
+const ANALYST_RULE = 'must be 1 to 64 printable characters (letters, digits, spaces, punctuation), without control characters or spaces at either end';
+// eslint-disable-next-line no-control-regex -- refusing control characters is the point
+const ANALYST_FORBIDDEN = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+export function checkAnalyst(value: unknown): Checked<string> {
+  if (typeof value !== 'string' || value === '' || value.trim() !== value || [...value].length > 64 || ANALYST_FORBIDDEN.test(value)) return bad(ANALYST_RULE);
+  return ok(value);
+}
+
 /** Profiles are looked up as own properties only: a profile called "constructor" is not Object.prototype's. */
 export function ownProfile<T>(profiles: Record<string, T>, name: string): T | undefined {
   return Object.hasOwn(profiles, name) ? profiles[name] : undefined;

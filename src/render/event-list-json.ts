@@ -3,8 +3,8 @@ import { jsonForTerminal } from './terminal-text.js';
 
 /*
  * Many events as JSON Lines (`show --from … --json`): a line per id. Apart from the table
- * (event-list.ts) so that --json loads none of its width tables: string-width alone costs a
- * process about 45 ms to load on Node 26 (its Unicode property regexes).
+ * (event-list.ts) so that --json loads none of its width tables
+ * (docs/decisions/json-lines-without-width-tables.md).
  */
 
 /** `{"id":…}` line: the service's body as it came, or the row's error in the service's error shape. */

@@ -1,3 +1,4 @@
+import { count } from './counts.js';
 import { sym } from './symbols.js';
 
 /*
@@ -50,10 +51,6 @@ export function terminalSafe(value: string): string {
   return value.replace(UNSAFE_ALL, escapeControl);
 }
 
-// Made on first use: creating an Intl formatter loads ICU data, ~15 ms at start-up, and most
-// runs never cut a string.
-let grouped: Intl.NumberFormat | undefined;
-
 /**
  * At most `max` code points of `value`, then a marker saying how many were cut:
  * `abc… (+98,765 chars)`. Counts and cuts by code point, so a surrogate pair is never split
@@ -71,7 +68,7 @@ export function truncate(value: string, max: number): string {
     cut += ch.length;
   }
   if (cut === value.length) return value;
-  return `${value.slice(0, cut)}${sym.ellipsis} (+${(grouped ??= new Intl.NumberFormat('en-US')).format(codePointsFrom(value, cut))} chars)`;
+  return `${value.slice(0, cut)}${sym.ellipsis} (+${count(codePointsFrom(value, cut))} chars)`;
 }
 
 /** How many code points `value` has from UTF-16 index `start` on (a surrogate pair is one). */

@@ -1,10 +1,11 @@
-import { displayWidth, wrapToWidth } from '../render/display-width.js';
 import type { ActionName, Key, Mode } from './queue-model.js';
 import { sym } from '../render/symbols.js';
 
 /*
  * The one table of keys (as lazygit and tig have it): it decides what a key does in each mode,
- * and it is what the `?` screen and the key bar show, so the two never disagree.
+ * and it is what the `?` screen (help-screen.ts), the key bar and `review --help` show, so they
+ * never disagree. The command tree reads it at every start, so it imports only what main has
+ * loaded already (symbols.ts).
  */
 
 export type Command =
@@ -36,6 +37,8 @@ export interface Binding {
   contexts: readonly KeyContext[];
   /** Shown in the key bar (the rest only on `?`). */
   inBar: boolean;
+  /** How `review --help` names it, where the bar's one word is too short (`confirm fraud`). */
+  named?: string;
 }
 
 export const KEYMAP: readonly Binding[] = [
@@ -46,6 +49,7 @@ export const KEYMAP: readonly Binding[] = [
     keys: ['f'],
     shown: 'f',
     label: 'fraud',
+    named: 'confirm fraud',
     help: 'confirm fraud: FRAUD_CONFIRMED; from a review state this is two changes, DECLINED then FRAUD_CONFIRMED',
     command: 'fraud',
     contexts: ['event'],
@@ -112,31 +116,9 @@ export function keyBar(context: KeyContext): { key: string; label: string }[] {
     .map((b) => ({ key: b.shown, label: b.label }));
 }
 
-/**
- * The `?` screen's lines for a width, from the same table: each key's text wrapped under itself,
- * never cut. Longer than the screen, it scrolls (helpPageSize).
- */
-export function helpLines(width: number): string[] {
-  const w = Math.max(20, width);
-  const rows = (entries: readonly (readonly [string, string])[]) => {
-    const keyWidth = Math.max(...entries.map(([k]) => displayWidth(k)));
-    const indent = 2 + keyWidth + 2;
-    return entries.flatMap(([k, h]) => wrapToWidth(h, w - indent).map((line, i) => (i === 0 ? `  ${k}${' '.repeat(keyWidth - displayWidth(k))}  ${line}` : `${' '.repeat(indent)}${line}`)));
-  };
-  const paragraph = (text: string, indent = 0) => wrapToWidth(text, w - indent).map((line) => `${' '.repeat(indent)}${line}`);
-  const bar = (context: KeyContext) => keyBar(context).map(({ key, label }) => `${key} ${label}`).join('  ');
-  return [
-    'On an event',
-    ...rows(bindingsFor('event').map((b) => [b.shown, b.help] as const)),
-    'Writing a comment',
-    ...rows(COMMENT_KEYS),
-    ...paragraph(`After a failure: ${bar('failed')}`),
-    ...paragraph(`Viewing everything (v): ${bar('view')}`),
-    ...paragraph(`Any time: ${ALWAYS_KEYS.map(([k, h]) => `${k} ${h}`).join('; ')}`),
-  ];
-}
-
-/** Rows of the `?` screen that show help lines: a title line above them and a line of keys below. */
-export function helpPageSize(height: number): number {
-  return Math.max(1, Math.max(4, height) - 2);
+/** `a approve, d decline, …`: the keys on an event, for `review --help`. */
+export function keySummary(): string {
+  return bindingsFor('event')
+    .map((b) => `${b.shown} ${b.named ?? b.label}`)
+    .join(', ');
 }

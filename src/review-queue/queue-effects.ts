@@ -4,6 +4,7 @@ import type { Style } from '../render/colours.js';
 import { isFields, type Fields } from '../render/records.js';
 import type { CallFailure, Effect, LogEntry, Msg } from './queue-model.js';
 import type { SessionLog } from '../action-log/action-log.js';
+import { sendingEntry } from '../action-log/log-entries.js';
 import { FileWriteError } from '../files/append-line.js';
 
 /*
@@ -50,7 +51,7 @@ async function claim(client: ApiClient, log: SessionLog | null, id: string): Pro
   try {
     const fresh = fieldsOf(await client.getEvent(id));
     if (fresh && fresh.state !== 'PENDING_REVIEW') return { type: 'claimLost', id, summary: fresh };
-    const unlogged = await logFirst(log, { eventId: id, action: 'claim', from: 'PENDING_REVIEW', to: 'IN_REVIEW', comments: null, requestId: null, outcome: 'sending', status: null });
+    const unlogged = await logFirst(log, sendingEntry({ eventId: id, action: 'claim', from: 'PENDING_REVIEW', to: 'IN_REVIEW' }));
     if (unlogged) return { ...unlogged, notSent: { id, what: 'claim' } };
     const response = await client.changeState(id, { state: 'IN_REVIEW' });
     return { type: 'claimed', id, summary: fieldsOf(response), requestId: response.requestId };

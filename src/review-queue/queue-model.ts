@@ -109,7 +109,8 @@ export type Mode =
   | { name: 'sending'; sending: Sending }
   | { name: 'sendFailed'; sending: Sending; message: string }
   | { name: 'loadFailed'; message: string }
-  | { name: 'view'; lines: readonly string[] | null; scroll: number }
+  /** page: the rows of tables a screen shows (screen-layout.ts), set on entering and on each resize, as a viewport's height is. */
+  | { name: 'view'; lines: readonly string[] | null; scroll: number; page: number }
   | { name: 'help'; back: Mode; scroll: number }
   | { name: 'done' };
 
@@ -120,13 +121,13 @@ export interface Model {
   loads: ReadonlyMap<number, LoadState>;
   current: Current | null;
   mode: Mode;
-  /** Each id is in one group at most (the most telling: GROUP_RANK in queue-update.ts). */
-  groups: Readonly<Record<Group, readonly string[]>>;
   /**
-   * Why an id is in its group, where the group alone does not say: the state as the service
-   * spelled it (otherState), the service's status and codes (invalidId, refused).
+   * What became of each id so far, one outcome an id (the most telling: queue-outcomes.ts), in
+   * the order they were last settled; the summary's groups are derived from it (groupsOf).
    */
-  details: ReadonlyMap<string, string>;
+  outcomes: ReadonlyMap<string, Outcome>;
+  /** Lines of the id list that held no id (where they are): the summary's `unreadable` group. */
+  unreadable: readonly string[];
   /** Notes about events passed over on the way to this one (shown on the next screen): the id, and why. */
   notes: readonly Note[];
   /** Claims in flight for events no longer on screen, and how to give each back when it lands. */
@@ -141,6 +142,13 @@ export interface Model {
   screen: { width: number; height: number };
   /** Keys not taken while the window was too small for the event screen (it says how many). */
   keysNotTaken: number;
+}
+
+/** What became of an id: its group in the summary, and why where the group alone does not say. */
+export interface Outcome {
+  group: Group;
+  /** The state as the service spelled it (otherState), the service's status and codes (invalidId, refused). */
+  detail?: string;
 }
 
 export interface Note {
@@ -223,8 +231,8 @@ export function initialModel(
     loads: new Map(),
     current: null,
     mode: { name: 'loading' },
-    groups: { ...emptyGroups(), unreadable: [...unreadable] },
-    details: new Map(),
+    outcomes: new Map(),
+    unreadable: [...unreadable],
     notes: [],
     abandoned: new Map(),
     quitting: 'no',

@@ -2,11 +2,13 @@ import type { Style } from '../render/colours.js';
 import { cutToWidth } from '../render/display-width.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import { GROUP_ORDER, type Group, type Model } from './queue-model.js';
+import { detailsOf, groupsOf, withOutcomeReplaced } from './queue-outcomes.js';
 import { shellCommand } from '../render/shell-command.js';
 
 /*
  * The end-of-session record, printed on stdout after the screen is gone: a count and the ids of
- * every group (each id once), split by why where the group alone does not say (the state an
+ * every group (each id once: the groups are derived from the one outcome of each id,
+ * queue-outcomes.ts), split by why where the group alone does not say (the state an
  * event was in, the service's answer to an id it refused), then anything that needs a person's
  * attention (claims that could not be given back, a log that could not be written) and the
  * command that takes the events claimed by others.
@@ -79,11 +81,13 @@ export function renderSessionSummary(model: Model, style: Style, width: number, 
   const ended = model.fatal ? 'stopped' : model.quitting === 'interrupt' ? 'interrupted' : model.quitting === 'quit' ? 'quit' : 'queue done';
   lines.push(style.bold(`Review session (${ended}): ${model.entries.length} event${model.entries.length === 1 ? '' : 's'} in the queue`));
   // One row per group, or per group and detail (the ids in the order they came).
+  const groups = groupsOf(model);
+  const details = detailsOf(model);
   const rows: { group: Group; label: string; ids: string[] }[] = [];
   for (const group of GROUP_ORDER) {
     const byLabel = new Map<string, string[]>();
-    for (const id of model.groups[group]) {
-      const label = labelWith(group, model.details.get(id));
+    for (const id of groups[group]) {
+      const label = labelWith(group, details.get(id));
       byLabel.set(label, [...(byLabel.get(label) ?? []), id]);
     }
     for (const [label, ids] of byLabel) rows.push({ group, label, ids });
@@ -95,13 +99,13 @@ export function renderSessionSummary(model: Model, style: Style, width: number, 
     const text = `${head}${first}`.trimEnd();
     lines.push(group === 'stillClaimed' ? style.decline(text) : text, ...rest);
   }
-  const claimed = model.groups.claimedElsewhere;
+  const claimed = groups.claimedElsewhere;
   if (claimed.length > 0) {
     const command = shellCommand(['fraudctl', 'review', ...options.serviceFlags, '--include-claimed', ...claimed]);
     lines.push('  To take them over (when the session that claimed them ended without giving them back):', `  ${terminalSafe(command)}`);
   }
-  if (model.groups.stillClaimed.length > 0) {
-    const giveBack = shellCommand(['fraudctl', 'set-state', ...options.serviceFlags, ...model.groups.stillClaimed, '--state', 'PENDING_REVIEW']);
+  if (groups.stillClaimed.length > 0) {
+    const giveBack = shellCommand(['fraudctl', 'set-state', ...options.serviceFlags, ...groups.stillClaimed, '--state', 'PENDING_REVIEW']);
     lines.push(style.decline('  These events are still IN_REVIEW under this session: give them back with'));
     lines.push(style.decline(`  ${terminalSafe(giveBack)}`));
   }
@@ -121,13 +125,6 @@ export const MAX_RECHECKED = 100;
  * --include-claimed hint. Ids not read again (a failed read, past MAX_RECHECKED) stay as they were.
  */
 export function withClaimsRechecked(model: Model, now: ReadonlyMap<string, string>): Model {
-  const moved = model.groups.claimedElsewhere.filter((id) => now.has(id) && now.get(id) !== 'IN_REVIEW');
-  if (moved.length === 0) return model;
-  const details = new Map(model.details);
-  for (const id of moved) details.set(id, `${now.get(id)!} (changed since it was passed over)`);
-  return {
-    ...model,
-    groups: { ...model.groups, claimedElsewhere: model.groups.claimedElsewhere.filter((id) => !moved.includes(id)), otherState: [...model.groups.otherState, ...moved] },
-    details,
-  };
+  const moved = groupsOf(model).claimedElsewhere.filter((id) => now.has(id) && now.get(id) !== 'IN_REVIEW');
+  return moved.reduce((next, id) => withOutcomeReplaced(next, 'otherState', id, `${now.get(id)!} (changed since it was passed over)`), model);
 }

@@ -3,7 +3,8 @@ import type { Style } from '../render/colours.js';
 import { cutToWidth, displayWidth, wrapToWidth } from '../render/display-width.js';
 import { isFields, type Fields } from '../render/records.js';
 import { jsonForTerminal, terminalSafe } from '../render/terminal-text.js';
-import { helpLines, helpPageSize, keyBar, keyContext } from './keymap.js';
+import { helpLines, helpPageSize } from './help-screen.js';
+import { head, keyBarRows, MAX_ID_SHOWN, positionOf } from './screen-layout.js';
 import { stringField, type Current, type Model, type Mode } from './queue-model.js';
 import { sym } from '../render/symbols.js';
 
@@ -11,24 +12,13 @@ import { sym } from '../render/symbols.js';
  * view(model, width, height, style) → the whole screen as text: at most `height` lines, none
  * wider than `width` columns. Every string from the service goes through terminalSafe and is
  * cut to the room it has (display width, so wide characters count double); whatever the
- * service sends, the layout holds.
+ * service sends, the layout holds. The measures update() shares with it (the id's and key bar's
+ * rows, the page of `v`, which the model holds) are in screen-layout.ts.
  */
 
 const MONEY = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const LABEL = 10;
 const SEVERITY_RANK: Readonly<Record<string, number>> = { HIGH: 0, MEDIUM: 1, LOW: 2 };
-
-/** The first `n` code points of `value`: enough for `n` columns, without sanitising 100 KB to show 80. */
-function head(value: string, n: number): string {
-  if (value.length <= n) return value;
-  let end = 0;
-  for (let count = 0; count < n && end < value.length; count++) {
-    const code = value.charCodeAt(end);
-    end += code >= 0xd800 && code <= 0xdbff && end + 1 < value.length ? 2 : 1;
-  }
-  // One more, so the cut that follows still sees that there was more.
-  return value.slice(0, end + 1);
-}
 
 /** Any value from the service as safe text of at most `cols` columns; a dash when absent. */
 export function safe(value: unknown, cols: number, style: Style): string {
@@ -71,17 +61,10 @@ function claimLabel(current: Current, short: boolean): string {
   return '';
 }
 
-/** The most of an id the screen wraps: beyond the contract's 128 characters it names no event anyway. */
-const MAX_ID_SHOWN = 256;
-
 /**
  * `3/5  ord-1002`: the position and the id, the id whole on as many lines as it needs (the
  * analyst must see which event they are deciding), continuation lines under the id.
  */
-function positionOf(model: Model): string {
-  return `${Math.min(model.index + 1, model.entries.length)}/${model.entries.length}`;
-}
-
 function idLines(model: Model, id: string, width: number, style: Style): string[] {
   const position = positionOf(model);
   const indent = displayWidth(position) + 2;
@@ -288,27 +271,6 @@ function noteLines(model: Model, width: number, style: Style, max: number): stri
   return lines;
 }
 
-/** The key bar's entries in rows that fit the width: `a approve  d decline …`. */
-function keyBarRows(mode: Mode, width: number): { key: string; label: string }[][] {
-  const context = keyContext(mode);
-  if (context === null) return [];
-  const rows: { key: string; label: string }[][] = [];
-  let row: { key: string; label: string }[] = [];
-  let used = 0;
-  for (const entry of keyBar(context)) {
-    const w = displayWidth(entry.key) + 1 + displayWidth(entry.label);
-    if (used > 0 && used + 2 + w > width) {
-      rows.push(row);
-      row = [];
-      used = 0;
-    }
-    row.push(entry);
-    used += (used > 0 ? 2 : 0) + w;
-  }
-  if (row.length > 0) rows.push(row);
-  return rows;
-}
-
 /** The key bar, wrapped to the width. */
 function keyBarLines(mode: Mode, width: number, style: Style): string[] {
   return keyBarRows(mode, width).map((row) => row.map(({ key, label }) => `${style.bold(key)} ${style.dim(label)}`).join('  '));
@@ -442,15 +404,8 @@ function eventScreen(model: Model, current: Current, width: number, height: numb
   return [...top, ...facts, ...alerts, lists, comments, ...notes, ...bottom];
 }
 
-/** Rows of the view screen that show the tables: what the id (whole) and the key bar leave. */
-export function viewPageSize(model: Model, width: number, height: number): number {
-  const w = Math.max(20, width);
-  const idRows = model.current ? wrapToWidth(terminalSafe(head(model.current.id, MAX_ID_SHOWN)), w - displayWidth(positionOf(model)) - 2).length : 1;
-  return Math.max(1, Math.max(4, height) - idRows - keyBarRows({ name: 'view', lines: null, scroll: 0 }, w).length);
-}
-
 function viewScreen(model: Model, mode: Extract<Mode, { name: 'view' }>, current: Current, width: number, height: number, style: Style): string[] {
-  const page = viewPageSize(model, width, height);
+  const page = mode.page;
   const lines = mode.lines ?? [style.dim(`loading the tables${sym.ellipsis}`)];
   const start = Math.min(mode.scroll, Math.max(0, lines.length - page));
   const shown = lines.slice(start, start + page);

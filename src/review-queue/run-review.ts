@@ -2,11 +2,14 @@ import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { readIdList } from '../id-lists/id-list.js';
 import type { Session } from '../session.js';
 import type { ApiClient } from '../api/api-client.js';
+import { stateIn } from '../contract/states.js';
 import { runEffect } from './queue-effects.js';
 import { runQueueLoop } from './queue-loop.js';
 import { initialModel, type Model, type QueueEntry } from './queue-model.js';
+import { groupsOf } from './queue-outcomes.js';
 import { MAX_RECHECKED, renderSessionSummary, withClaimsRechecked } from './queue-summary.js';
 import { openSessionLog, type SessionLog } from '../action-log/action-log.js';
+import { logContextOf } from '../action-log/log-context.js';
 import { openKeyStream, openTerminal } from './terminal-screen.js';
 
 /*
@@ -63,7 +66,7 @@ export async function runReview(session: Session, ids: readonly string[], option
     if (entries.length === 0) {
       throw new UsageError(unreadable.length > 0 ? `no events to review: ${unreadable.length} line(s) without an id (${unreadable.slice(0, 3).join(', ')})` : 'no events to review in that list');
     }
-    if (options.log !== undefined) log = await openSessionLog(options.log, undefined, (line) => context.stderr.write(line));
+    if (options.log !== undefined) log = await openSessionLog(options.log, await logContextOf(session), (line) => context.stderr.write(line));
     const [client, output] = await Promise.all([session.client(), session.output()]);
     const terminal = openTerminal(context, keyStream);
     restore = () => terminal.restore();
@@ -84,21 +87,22 @@ export async function runReview(session: Session, ids: readonly string[], option
     keepGoingWithoutScreen();
   }
   if (model.fatal) throw new CliError(`the session stopped: ${model.fatal.message}`, model.fatal.status === 401 || model.fatal.status === 403 ? ExitCode.AUTH : ExitCode.FAILURE);
-  if (model.groups.stillClaimed.length > 0) throw new CliError(`${model.groups.stillClaimed.length} event(s) could not be given back and are still IN_REVIEW (listed above)`);
+  const { stillClaimed } = groupsOf(model);
+  if (stillClaimed.length > 0) throw new CliError(`${stillClaimed.length} event(s) could not be given back and are still IN_REVIEW (listed above)`);
   if (model.quitting === 'interrupt') throw new CliError('interrupted: the session summary is above', ExitCode.INTERRUPTED);
 }
 
 /** The states now of the ids the summary would list as claimed by others (at most MAX_RECHECKED, 8 at a time); a failed read leaves an id out. */
 async function recheckClaims(model: Model, client: ApiClient): Promise<Model> {
-  const ids = model.groups.claimedElsewhere.slice(0, MAX_RECHECKED);
+  const ids = groupsOf(model).claimedElsewhere.slice(0, MAX_RECHECKED);
   if (ids.length === 0) return model;
   const { default: pMap } = await import('p-map');
   const states = await pMap(
     ids,
     async (id) => {
       try {
-        const state = ((await client.getEvent(id)).body as { state?: unknown } | undefined)?.state;
-        return typeof state === 'string' ? ([id, state] as const) : null;
+        const state = stateIn((await client.getEvent(id)).body);
+        return state !== null ? ([id, state] as const) : null;
       } catch {
         return null;
       }

@@ -7,9 +7,9 @@ import { cacheDir } from '../paths/xdg-paths.js';
  * Node >= 22.1), so a command does not compile the same JavaScript at every start
  * (bench:startup). It lives in `<cache dir>/compile-cache/<Node version>`, and Node checks each
  * entry against the source it was made from. Its size is bounded: the first run on a Node version
- * removes the directories of every other version (about 3 MB each, and Node never prunes them),
- * so the cache holds one version's code however often Node is upgraded. On Node 20 nothing is
- * attempted.
+ * removes the directories of every other version (Node never prunes them), so the cache holds
+ * one version's code however often Node is upgraded (docs/decisions/compile-cache-one-version.md).
+ * On Node 20 nothing is attempted.
  *
  * A cache is a help, never a condition: a directory that cannot be made or written, or any other
  * failure, leaves the command to run uncached, without a word. NODE_DISABLE_COMPILE_CACHE turns

@@ -1,4 +1,4 @@
-import { TRANSITIONS, isKnownState } from '../contract/states.js';
+import { TRANSITIONS, isKnownState, stateIn } from '../contract/states.js';
 import { sym } from '../render/symbols.js';
 
 /*
@@ -36,8 +36,8 @@ export interface Seen {
 
 /** What a read of an event says (an answer without a string state or comments: null). */
 export function seenIn(body: unknown): Seen {
-  const b = (typeof body === 'object' && body !== null ? body : {}) as { state?: unknown; comments?: unknown };
-  return { state: typeof b.state === 'string' ? b.state : null, comments: typeof b.comments === 'string' ? b.comments : null };
+  const comments = typeof body === 'object' && body !== null ? (body as { comments?: unknown }).comments : undefined;
+  return { state: stateIn(body), comments: typeof comments === 'string' ? comments : null };
 }
 
 /** What a re-read says changed against what was seen: null when nothing did. */

@@ -1,5 +1,6 @@
 import { exitCodeForStatus } from '../api/api-error.js';
-import { count, plural, type ProgressView } from '../batch/batch-progress.js';
+import type { ProgressView } from '../batch/batch-progress.js';
+import { count, plural } from '../render/counts.js';
 import type { PoolStats, StopReason } from '../batch/run-pool.js';
 import { ExitCode, type ExitCodeValue } from '../errors/cli-error.js';
 import { worse } from '../event-lists/event-row.js';

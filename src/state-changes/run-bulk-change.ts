@@ -1,5 +1,5 @@
 import { poolRuntime, runPool, type PoolJob, type PoolRun, type PoolRuntime, type Settled } from '../batch/run-pool.js';
-import { count } from '../batch/batch-progress.js';
+import { count } from '../render/counts.js';
 import { endOfRun } from '../batch/end-of-run.js';
 import { headerText, LineFile, refuseMissing } from '../batch/results-file.js';
 import { bindResume, serviceOf } from '../batch/run-binding.js';
@@ -10,6 +10,7 @@ import { readIdList } from '../id-lists/id-list.js';
 import { jsonForTerminal, terminalSafe } from '../render/terminal-text.js';
 import type { LogEntry } from '../action-log/action-log.js';
 import { openSessionLog, type SessionLog } from '../action-log/action-log.js';
+import { logContextOf } from '../action-log/log-context.js';
 import { lockForOneWriter } from '../files/exclusive-lock.js';
 import type { Session } from '../session.js';
 import { changeOne, unnamed, type BulkChange, type ChangeWork, type IdItem, type PlannedItem } from './change-one.js';
@@ -165,7 +166,7 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
       throw new UsageError('set-state for many events asks for a confirmation, and there is no terminal to ask on (or --no-input)', 'add --yes, or --dry-run to see the plan');
     }
     if (options.comments !== null && typed.comments === null) context.stderr.write('note: the empty --comments is not sent (it would erase the comment each event has)\n');
-    if (options.log !== null && !options.dryRun) log = await openSessionLog(options.log, undefined, note);
+    if (options.log !== null && !options.dryRun) log = await openSessionLog(options.log, await logContextOf(session), note);
     const runtime = await poolRuntime(session, { concurrency: options.concurrency, rate: null });
     const work: ChangeWork = {
       client: runtime.client,

@@ -1,5 +1,5 @@
 import { commentTooLong, MAX_COMMENT_LENGTH } from '../contract/limits.js';
-import { KNOWN_STATES, TRANSITIONS, isKnownState } from '../contract/states.js';
+import { KNOWN_STATES, TRANSITIONS, isKnownState, stateIn } from '../contract/states.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import type { Session } from '../session.js';
 import type { ApiClient } from '../api/api-client.js';
@@ -42,6 +42,8 @@ export interface SetStateOptions {
   appendComment: boolean;
   /** --comments on an event that has a comment: replace it. */
   replaceComment: boolean;
+  /** --log FILE: the change logged before it is sent, and its outcome after (src/action-log/). */
+  log: string | undefined;
 }
 
 const OTHER = Symbol('other');
@@ -69,11 +71,6 @@ async function askState(prompter: Prompter, current: string | null): Promise<str
     return matchState(typed).state ?? typed;
   }
   return picked;
-}
-
-function currentState(summary: unknown): string | null {
-  const state = typeof summary === 'object' && summary !== null ? (summary as { state?: unknown }).state : undefined;
-  return typeof state === 'string' ? state : null;
 }
 
 /** A comment over the contract's limit is refused before anything is sent (the service would answer 422 comments:TOO_LONG). */
@@ -236,7 +233,7 @@ async function confirmedAndReread(session: Session, client: ApiClient, eventId: 
 
 /** One line of what changed (`ord-1002  IN_REVIEW → ESCALATED  comment recorded`), from the state read just before. */
 function changedLine(eventId: string, state: string | undefined, before: string | null, reply: unknown, comment: Comment | undefined): string {
-  const after = currentState(reply) ?? state ?? before;
+  const after = stateIn(reply) ?? state ?? before;
   const was = before ?? '?';
   const move = state === undefined || after === was ? `${terminalSafe(after ?? was)}${state !== undefined ? ' (unchanged)' : ''}` : `${terminalSafe(was)} ${sym.arrow} ${terminalSafe(after ?? state)}`;
   const recorded = comment === undefined ? '' : comment.kept !== null ? '  comment added after the one it had' : comment.replaced !== null ? '  comment recorded (replacing the one it had)' : '  comment recorded';
@@ -247,6 +244,8 @@ export async function setState(session: Session, eventId: string, options: SetSt
   const flags = askedByFlags(session, options);
   const output = await session.output();
   const client = await session.client();
+  // Opened before the event is read: a log it cannot write is said before anything happens (a dry run sends nothing to log).
+  const log = !options.dryRun && options.log !== undefined ? await (await import('../action-log/logged-change.js')).openChangeLog(session, options.log) : null;
   // What the event was when read: the choices, the comment it has, and what a re-read compares with.
   const read = await client.getEvent(eventId).then(
     (reply) => ({ seen: seenIn(reply.body), refused: undefined }),
@@ -267,7 +266,8 @@ export async function setState(session: Session, eventId: string, options: SetSt
     return;
   }
   const { seen: sent, comment } = await confirmedAndReread(session, client, eventId, asked, seen, session.canPrompt && !options.yes);
-  const reply = await client.changeState(eventId, changeBody(asked.state, comment));
+  const change = changeBody(asked.state, comment);
+  const reply = log ? await log.send({ eventId, from: sent.state, to: asked.state, comments: change.comments }, () => client.changeState(eventId, change)) : await client.changeState(eventId, change);
   if (output.json) {
     if (reply.body !== undefined) output.printJson(reply.body);
     return;

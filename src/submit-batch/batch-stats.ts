@@ -1,4 +1,5 @@
-import { count as grouped, type ProgressView } from '../batch/batch-progress.js';
+import type { ProgressView } from '../batch/batch-progress.js';
+import { count as grouped } from '../render/counts.js';
 import type { LineResult, Outcome } from './line-result.js';
 import { sym } from '../render/symbols.js';
 

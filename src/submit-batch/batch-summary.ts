@@ -1,7 +1,7 @@
 import { shellCommand } from '../render/shell-command.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import type { BatchStats } from './batch-stats.js';
-import { count, plural } from '../batch/batch-progress.js';
+import { count, plural } from '../render/counts.js';
 import type { StopReason } from '../batch/run-pool.js';
 import { sym } from '../render/symbols.js';
 

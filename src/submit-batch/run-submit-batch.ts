@@ -2,7 +2,7 @@ import { CliError, ExitCode } from '../errors/cli-error.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import type { Session } from '../session.js';
 import { MAX_BODY_BYTES } from '../contract/limits.js';
-import { count } from '../batch/batch-progress.js';
+import { count } from '../render/counts.js';
 import { headerText, type LineFile } from '../batch/results-file.js';
 import { bindResume, serviceOf } from '../batch/run-binding.js';
 import { resolve } from 'node:path';

@@ -2,6 +2,8 @@ import type { ApiClient } from '../api/api-client.js';
 import { ApiError, asNotTheService, BadResponseError, failureFields, NetworkError, NotTheServiceError, ProxyError } from '../api/api-error.js';
 import type { RetryKind } from '../api/retry-budget.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
+import { canBeInPath } from '../contract/paths.js';
+import { stateIn } from '../contract/states.js';
 import type { Settled } from '../batch/run-pool.js';
 import type { InputRecord } from './input-records/records.js';
 import type { LineResult } from './line-result.js';
@@ -75,7 +77,7 @@ export function lineId(record: InputRecord): string | null {
 
 /** A string id that can name the event in a URL (well-formed Unicode), else null: such a line cannot be checked by id. */
 function usableId(id: unknown): string | null {
-  return typeof id === 'string' && !/[\ud800-\udfff]/u.test(id) ? id : null;
+  return typeof id === 'string' && canBeInPath(id) ? id : null;
 }
 
 /** The line as a payload to send, or why it cannot be one. */
@@ -244,8 +246,7 @@ export async function submitLine(record: InputRecord, parsed: LineToSend, work: 
         try {
           const now = await work.client.getEvent(settled.id);
           settled.attempts += now.attempts;
-          const state = typeof now.body === 'object' && now.body !== null ? (now.body as { state?: unknown }).state : undefined;
-          settled.stateNow = typeof state === 'string' ? state : null;
+          settled.stateNow = stateIn(now.body);
         } catch (error) {
           settled.attempts += attemptsOf(error);
         }

@@ -77,12 +77,14 @@ describe('set-state: one or many, decided in the command', () => {
     });
   });
 
-  it('two ids, or one with a many option (even --concurrency 8, the default, typed): many, concurrency 8 by default', async () => {
+  it('two ids, or one with a many option (even --concurrency 8, the default, typed): many, concurrency 8 by default; --log alone stays one', async () => {
     const [two] = await parseOne<[SetStateWork]>(setStateCommand, ['set-state', 'a', 'b', '--state', 'declined']);
     expect(two).toEqual({
       form: 'many',
       options: { ids: ['a', 'b'], from: undefined, state: 'declined', comments: null, commentMode: null, ifState: null, force: false, dryRun: false, yes: false, out: null, resume: false, concurrency: 8, log: null },
     });
+    const [logged] = await parseOne<[SetStateWork]>(setStateCommand, ['set-state', 'a', '--state', 'declined', '--log', 'team.log']);
+    expect(logged).toMatchObject({ form: 'one', options: { log: 'team.log' } });
     const [typed] = await parseOne<[SetStateWork]>(setStateCommand, ['set-state', 'a', '--state', 'declined', '--concurrency', '8']);
     expect(typed.form).toBe('many');
     const [from] = await parseOne<[SetStateWork]>(setStateCommand, ['set-state', '--from', '-', '--state', 'x', '--comments', 'c', '--replace-comment', '--if-state', 'review']);

@@ -31,10 +31,11 @@ describe('review --log on a full disk', () => {
     for (const id of ids) await cli.sb.call('POST', '/event', { body: { id, amount: 1500, currency: 'EUR' } });
     const disk = smallDisk.mount(64 * 1024);
     disks.push(disk);
-    // The log holds earlier lines and has room for about 500 bytes more (the rest of its last
-    // page; the disk is full): the claim's two lines fit, the decision's first line does not.
+    // The log holds earlier lines and has room for about 1,100 bytes more (the rest of its last
+    // page; the disk is full): the claim's two lines fit (about 400 bytes each, with who and
+    // where and the chain: issue 29), the decision's first line does not.
     const log = join(disk.path, 'review.log');
-    const earlier = `${JSON.stringify({ earlier: 'x'.repeat(4096 - 500 - 16) })}\n`;
+    const earlier = `${JSON.stringify({ earlier: 'x'.repeat(4096 - 1100 - 16) })}\n`;
     writeFileSync(log, earlier);
     // A page for the log's lock file (FILE.lock), nothing more.
     disk.fill(4096);

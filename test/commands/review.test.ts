@@ -144,7 +144,8 @@ describe('fraudctl review on a terminal', () => {
       ...sentThenOk(`${e} release IN_REVIEW→PENDING_REVIEW ok`),
     ]);
     for (const line of lines) {
-      expect(Object.keys(line)).toEqual(['time', 'eventId', 'action', 'from', 'to', 'comments', 'requestId', 'outcome', 'status']);
+      // Issue 29: who, where, which build and session, the reason, and the line's place in the file's hash chain.
+      expect(Object.keys(line)).toEqual(['time', 'analyst', 'host', 'profile', 'service', 'version', 'session', 'eventId', 'action', 'from', 'to', 'comments', 'requestId', 'outcome', 'status', 'reason', 'line', 'prev']);
       if (line.outcome === 'sending') expect(line.requestId).toBeNull();
       else expect(line.requestId).toMatch(/^[0-9a-f-]{36}$/);
       expect(Number.isNaN(Date.parse(line.time))).toBe(false);

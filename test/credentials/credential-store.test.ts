@@ -117,6 +117,19 @@ describeNeeding([...PROGRAMS], 'API keys in the credential store', () => {
     expect(after.stderr).toContain('no API key for profile "prod"');
   });
 
+  it('login again at another URL: the entry under the new URL holds the key, the one under the old URL is gone, the file names the new one', async () => {
+    await storedProfile('moving');
+    const other = sb.url.replace('127.0.0.1', 'localhost');
+    expect(other).not.toBe(sb.url);
+    const login = await run(['login', '--profile', 'moving', '--base-url', other], desktop(), KEY);
+    expect(login.code, login.stderr).toBe(0);
+    expect(login.stderr).toContain(`Logged in: profile "moving" (${sb.url} → ${other})`);
+    expect(login.stderr).not.toContain('warning');
+    expect(profileInFile('moving')).toEqual({ baseUrl: other, credentialStore: { service: 'fraudctl', account: `moving@${other}` } });
+    expect((await lookup(`moving@${other}`)).stdout).toBe(KEY);
+    expect(await lookup(account('moving'))).toMatchObject({ code: 1, stdout: '' });
+  });
+
   it('a session that cannot reach the store gets one clear error, exit 3, and no other key; FRAUDCTL_API_KEY still wins without loading the store', async () => {
     await storedProfile('away');
 

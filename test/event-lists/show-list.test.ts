@@ -52,6 +52,15 @@ beforeAll(async () => {
 });
 
 describe('fraudctl show with many ids', () => {
+  it('events larger than a pipe holds, many times over (--json): every row, and no Node warning however often stdout makes it wait', async () => {
+    const items = Array.from({ length: 300 }, (_, i) => ({ itemId: `sku-${i}`, itemName: 'x'.repeat(1000), itemQuantity: 1, itemPrice: 1, itemCategory: 'books' }));
+    await post([{ ...makeEvent('big', 1), items }]);
+    // cli.run fails the test on a Node warning (a MaxListenersExceededWarning, here).
+    const result = await cli.run(['show', ...Array<string>(16).fill('big-1'), '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as { id: string }).id)).toEqual(Array(16).fill('big-1'));
+  });
+
   it('500 ids from a file: a header, 500 rows in input order, the counts, exit 4', async () => {
     const result = await cli.run(['show', '--from', idFile]);
     expect(result.code, result.stderr).toBe(4);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CliError, ExitCode, UsageError } from '../../src/errors/cli-error.js';
 import { configFilePath, readConfigFile, writeConfigFile, type ConfigFile } from '../../src/profiles/config-file.js';
-import { requireApiKey, resolveSettings } from '../../src/profiles/settings.js';
+import { profileActedOn, requireApiKey, resolveSettings } from '../../src/profiles/settings.js';
 import { SANDBOX_DEFAULT_KEY } from '../../src/profiles/values.js';
 import { WELL_KNOWN_SANDBOX_KEY } from '../../src/sandbox/config/sandbox-config.js';
 import { tempEnv, thrown } from './temp-env.js';
@@ -30,6 +30,7 @@ describe('with nothing configured', () => {
       retries: 3,
       isSandbox: true,
       insecureHttp: false,
+      analyst: null,
       sources: { profile: 'default', baseUrl: 'default', apiKey: 'default', timeout: 'default', retries: 'default' },
     });
   });
@@ -330,6 +331,7 @@ describe('from a file on disk', () => {
       retries: 1,
       isSandbox: false,
       insecureHttp: false,
+      analyst: null,
       sources: { profile: 'file', baseUrl: 'file', apiKey: 'file', timeout: 'file', retries: 'file' },
     });
   });
@@ -339,5 +341,28 @@ describe('from a file on disk', () => {
     writeConfigFile(t.env, { activeProfile: 'prod', profiles: { prod: { baseUrl: 'https://fraud.example.com/', apiKey: 'prod-key-0123456789' } } });
     const s = resolveSettings({ timeoutSeconds: 5 }, { ...t.env, FRAUDCTL_BASE_URL: 'https://other.example.com', FRAUDCTL_API_KEY: 'env-key-0123456789' }, readConfigFile(t.env));
     expect(s.sources).toEqual({ profile: 'file', baseUrl: 'env', apiKey: 'env', timeout: 'flag', retries: 'default' });
+  });
+});
+
+describe('profileActedOn (login, logout, config)', () => {
+  it('takes --profile, then FRAUDCTL_PROFILE, an empty one counting as not given', () => {
+    expect(profileActedOn('alpha', env({ FRAUDCTL_PROFILE: 'beta' }), 'active')).toBe('alpha');
+    expect(profileActedOn('', env({ FRAUDCTL_PROFILE: 'beta' }), 'active')).toBe('beta');
+    expect(profileActedOn(undefined, env({ FRAUDCTL_PROFILE: 'beta' }), 'default')).toBe('beta');
+  });
+
+  it('otherwise "default" for login, and the profile in force for the others', () => {
+    const t = tempEnv({ FRAUDCTL_PROFILE: '' });
+    writeConfigFile(t.env, { activeProfile: 'beta', profiles: { beta: { baseUrl: 'https://beta.example.com' } } });
+    expect(profileActedOn(undefined, t.env, 'default')).toBe('default');
+    expect(profileActedOn('', t.env, 'active')).toBe('beta');
+    expect(profileActedOn(undefined, tempEnv().env, 'active')).toBe('sandbox');
+  });
+
+  it('does not check a name it is given (the verb does), but does check the active one it reads', () => {
+    expect(profileActedOn('no such/name', env(), 'active')).toBe('no such/name');
+    const t = tempEnv();
+    writeConfigFile(t.env, { activeProfile: 'gone', profiles: {} });
+    expect(thrown(() => profileActedOn(undefined, t.env, 'active')).message).toMatch(/the active profile "gone" .* does not exist/);
   });
 });

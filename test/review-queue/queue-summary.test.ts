@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createStyle } from '../../src/render/colours.js';
-import { emptyGroups, initialModel, type Group, type Model } from '../../src/review-queue/queue-model.js';
+import { initialModel, type Group, type Model } from '../../src/review-queue/queue-model.js';
 import { renderSessionSummary } from '../../src/review-queue/queue-summary.js';
 
 /*
@@ -17,7 +17,12 @@ function ended(groups: Partial<Record<Group, string[]>>, details: [string, strin
     { claim: true, includeClaimed: false, includeDecided: false },
     { width: 80, height: 24 },
   );
-  return { ...model, quitting: 'quit', mode: { name: 'done' }, groups: { ...emptyGroups(), ...groups }, details: new Map(details) };
+  // The outcome of each id, as update() leaves it: its group, and why where the group alone does not say.
+  const why = new Map(details);
+  const outcomes = new Map(
+    (Object.entries(groups) as [Group, string[]][]).flatMap(([group, ids]) => ids.map((id) => [id, why.has(id) ? { group, detail: why.get(id)! } : { group }] as const)),
+  );
+  return { ...model, quitting: 'quit', mode: { name: 'done' }, outcomes };
 }
 
 describe('the session summary', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { initialModel, type Effect, type Key, type Model, type Msg, type QueueOptions } from '../../src/review-queue/queue-model.js';
 import { stepsFor, update } from '../../src/review-queue/queue-update.js';
+import { detailsOf, groupsOf } from '../../src/review-queue/queue-outcomes.js';
 
 /*
  * The queue's decisions, without a terminal or a network: messages in, model and effects out.
@@ -101,10 +102,10 @@ describe('opening events', () => {
     expect(d.model.current?.id).toBe('open');
     // ESCALATED cannot go to IN_REVIEW: shown, not claimed.
     expect(d.model.current?.claim).toBe('none');
-    expect(d.model.groups.otherState).toEqual(['done', 'odd']);
-    expect(d.model.groups.claimedElsewhere).toEqual(['theirs']);
+    expect(groupsOf(d.model).otherState).toEqual(['done', 'odd']);
+    expect(groupsOf(d.model).claimedElsewhere).toEqual(['theirs']);
     // The state as the service spelled it, for the summary.
-    expect([...d.model.details]).toEqual([
+    expect([...detailsOf(d.model)]).toEqual([
       ['done', 'APPROVED'],
       ['odd', 'ON_HOLD'],
     ]);
@@ -131,7 +132,7 @@ describe('opening events', () => {
     const d = new Driver(['gone', 'e2']);
     d.send({ type: 'start' });
     d.send({ type: 'loadFailed', index: 0, failure: { status: 404, message: 'no event "gone"', requestId: 'x' } });
-    expect(d.model.groups.notFound).toEqual(['gone']);
+    expect(groupsOf(d.model).notFound).toEqual(['gone']);
     expect(d.model.mode.name).toBe('loading');
     expect(ofType(d.effects, 'load').map((e) => e.id)).toEqual(['gone', 'e2']);
   });
@@ -144,7 +145,7 @@ describe('opening events', () => {
     expect(d.key('r')).toEqual([{ type: 'load', index: 0, id: 'e1' }]);
     d.send({ type: 'loadFailed', index: 0, failure: { status: null, message: 'connection reset', requestId: null } });
     d.key('s');
-    expect(d.model.groups.skipped).toEqual(['e1']);
+    expect(groupsOf(d.model).skipped).toEqual(['e1']);
   });
 
   it('uses the prefetched next event at once after a decision', () => {
@@ -187,7 +188,7 @@ describe('deciding', () => {
       },
     ]);
     d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'DECLINED', 'card stolen'), requestId: 'r2' });
-    expect(d.model.groups.declined).toEqual(['e1']);
+    expect(groupsOf(d.model).declined).toEqual(['e1']);
     expect(d.model.index).toBe(1);
     expect(d.logs()).toEqual(['e1 claim PENDING_REVIEW→IN_REVIEW ok', 'e1 decline IN_REVIEW→DECLINED ok']);
   });
@@ -216,7 +217,7 @@ describe('deciding', () => {
     expect(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') })).toEqual([expect.objectContaining({ type: 'patch', id: 'e1', change: { comments: 'waiting for documents' } })]);
     d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'waiting for documents'), requestId: 'r' });
     expect(d.model.current).toMatchObject({ id: 'e1', claim: 'held', seenComments: 'waiting for documents' });
-    expect(d.model.groups.commented).toEqual(['e1']);
+    expect(groupsOf(d.model).commented).toEqual(['e1']);
   });
 
   it('Esc goes back to the keys without sending', () => {
@@ -297,8 +298,8 @@ describe('deciding', () => {
       expect.objectContaining({ type: 'patch', id: 'e1', change: { state: 'FRAUD_CONFIRMED', comments: 'chargeback' }, logged: expect.objectContaining({ from: 'DECLINED', to: 'FRAUD_CONFIRMED', comments: 'chargeback' }) }),
     );
     d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'FRAUD_CONFIRMED', 'chargeback'), requestId: 'r2' });
-    expect(d.model.groups.fraudConfirmed).toEqual(['e1']);
-    expect(d.model.groups.declined).toEqual([]);
+    expect(groupsOf(d.model).fraudConfirmed).toEqual(['e1']);
+    expect(groupsOf(d.model).declined).toEqual([]);
     expect(d.logs().slice(1)).toEqual(['e1 fraud IN_REVIEW→DECLINED ok', 'e1 fraud DECLINED→FRAUD_CONFIRMED ok']);
   });
 
@@ -323,7 +324,7 @@ describe('deciding', () => {
     expect(d.model.mode.name).toBe('sendFailed');
     expect(d.key('r')).toEqual([{ type: 'reread', id: 'e1' }]);
     d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'APPROVED', 'ok') });
-    expect(d.model.groups.approved).toEqual(['e1']);
+    expect(groupsOf(d.model).approved).toEqual(['e1']);
     expect(d.logs().slice(-2)).toEqual(['e1 approve IN_REVIEW→APPROVED failed', 'e1 approve IN_REVIEW→APPROVED ok']);
   });
 
@@ -334,7 +335,7 @@ describe('deciding', () => {
     d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') });
     d.send({ type: 'patchFailed', id: 'e1', failure: { status: 503, message: 'unavailable', requestId: 'z' } });
     expect(d.key('s')).toContainEqual({ type: 'release', id: 'e1', action: 'skip' });
-    expect(d.model.groups.notSent).toEqual(['e1']);
+    expect(groupsOf(d.model).notSent).toEqual(['e1']);
   });
 });
 
@@ -345,7 +346,7 @@ describe('leaving and quitting', () => {
     d.open(0);
     const effects = d.key('s');
     expect(effects).toContainEqual({ type: 'release', id: 'e1', action: 'skip' });
-    expect(d.model.groups.skipped).toEqual(['e1']);
+    expect(groupsOf(d.model).skipped).toEqual(['e1']);
     d.send({ type: 'released', id: 'e1', action: 'skip', requestId: 'r' });
     expect(d.logs().at(-1)).toBe('e1 skip IN_REVIEW→PENDING_REVIEW ok');
   });
@@ -364,7 +365,7 @@ describe('leaving and quitting', () => {
     d.open(0);
     expect(d.key('q')).toContainEqual({ type: 'release', id: 'e1', action: 'release' });
     expect(d.model.mode.name).toBe('done');
-    expect(d.model.groups).toMatchObject({ givenBack: ['e1'], skipped: [], notReached: ['e2', 'e3'] });
+    expect(groupsOf(d.model)).toMatchObject({ givenBack: ['e1'], skipped: [], notReached: ['e2', 'e3'] });
   });
 
   it('Ctrl-C while a decision is being sent waits for it, then ends without claiming the next event', () => {
@@ -380,7 +381,7 @@ describe('leaving and quitting', () => {
     const effects = d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'APPROVED'), requestId: 'r' });
     expect(ofType(effects, 'claim')).toEqual([]);
     expect(d.model).toMatchObject({ quitting: 'interrupt', mode: { name: 'done' } });
-    expect(d.model.groups).toMatchObject({ approved: ['e1'], notReached: ['e2'] });
+    expect(groupsOf(d.model)).toMatchObject({ approved: ['e1'], notReached: ['e2'] });
   });
 
   it('a signal gives the claimed event back', () => {
@@ -397,7 +398,7 @@ describe('leaving and quitting', () => {
     d.open(0);
     d.key('q');
     d.send({ type: 'releaseFailed', id: 'e1', action: 'release', failure: { status: null, message: 'refused', requestId: null } });
-    expect(d.model.groups.stillClaimed).toEqual(['e1']);
+    expect(groupsOf(d.model).stillClaimed).toEqual(['e1']);
   });
 
   it('a refused key (401) ends the session', () => {
@@ -540,7 +541,7 @@ describe('the log: every action the queue attempts has its line, whatever ends i
     expect(d.logs()).toEqual(['e1 claim PENDING_REVIEW→IN_REVIEW ok', 'e1 skip IN_REVIEW→PENDING_REVIEW ok', 'e2 claim PENDING_REVIEW→IN_REVIEW refused']);
     // Its claim never happened: nothing to give back.
     expect(ofType(d.effects, 'release').map((e) => e.id)).toEqual(['e1']);
-    expect(d.model.groups).toMatchObject({ skipped: ['e1'], leftUndecided: ['e2'], givenBack: [] });
+    expect(groupsOf(d.model)).toMatchObject({ skipped: ['e1'], leftUndecided: ['e2'], givenBack: [] });
   });
 });
 
@@ -551,9 +552,9 @@ describe('the summary’s groups: each passed-over id with why, each id once', (
     d.send({ type: 'loadFailed', index: 0, failure: { status: 422, message: 'rejected', requestId: 'x', codes: ['eventId:INVALID_FORMAT'] } });
     d.send({ type: 'loadFailed', index: 1, failure: { status: 404, message: 'no event', requestId: 'y', codes: ['EVENT_NOT_FOUND'] } });
     d.send({ type: 'loadFailed', index: 2, failure: { status: 410, message: 'gone for good', requestId: 'z', codes: ['EVENT_ARCHIVED'] } });
-    expect(d.model.groups).toMatchObject({ invalidId: ['ord/1'], notFound: ['gone'], refused: ['odd'] });
-    expect(d.model.details.get('ord/1')).toBe('422 eventId:INVALID_FORMAT');
-    expect(d.model.details.get('odd')).toBe('410 EVENT_ARCHIVED');
+    expect(groupsOf(d.model)).toMatchObject({ invalidId: ['ord/1'], notFound: ['gone'], refused: ['odd'] });
+    expect(detailsOf(d.model).get('ord/1')).toBe('422 eventId:INVALID_FORMAT');
+    expect(detailsOf(d.model).get('odd')).toBe('410 EVENT_ARCHIVED');
     expect(d.model.notes[0]).toEqual({ id: 'ord/1', text: 'invalid id (422 eventId:INVALID_FORMAT)' });
   });
 
@@ -564,13 +565,13 @@ describe('the summary’s groups: each passed-over id with why, each id once', (
       d.open(0);
       if (how === 'q') d.key('q');
       else d.send({ type: 'key', text: '\x03', key: { name: 'c', ctrl: true } });
-      expect(d.model.groups).toMatchObject({ givenBack: ['e1'], skipped: [], notReached: ['e2'] });
+      expect(groupsOf(d.model)).toMatchObject({ givenBack: ['e1'], skipped: [], notReached: ['e2'] });
     }
     const unclaimed = new Driver(['e1'], { claim: false });
     unclaimed.send({ type: 'start' });
     unclaimed.loaded(0, 'PENDING_REVIEW');
     unclaimed.key('q');
-    expect(unclaimed.model.groups).toMatchObject({ leftUndecided: ['e1'], givenBack: [] });
+    expect(groupsOf(unclaimed.model)).toMatchObject({ leftUndecided: ['e1'], givenBack: [] });
   });
 
   it('lists an event once: a comment then a decision is the decision; a give-back that failed is still claimed, not given back', () => {
@@ -589,7 +590,7 @@ describe('the summary’s groups: each passed-over id with why, each id once', (
     d.open(1);
     d.key('q');
     d.send({ type: 'releaseFailed', id: 'e2', action: 'release', failure: { status: null, message: 'reset', requestId: null } });
-    const listed = Object.entries(d.model.groups).filter(([, ids]) => ids.length > 0);
+    const listed = Object.entries(groupsOf(d.model)).filter(([, ids]) => ids.length > 0);
     expect(listed).toEqual([
       ['approved', ['e1']],
       ['stillClaimed', ['e2']],
@@ -728,7 +729,7 @@ describe('a log that cannot be written: no action it cannot show, the session en
     expect(d.model.logProblem).toBe(FULL);
     expect(ofType(effects, 'release')).toEqual([{ type: 'release', id: 'e1', action: 'release' }]);
     expect(ofType(effects, 'patch')).toEqual([]);
-    expect(d.model.groups).toMatchObject({ notSent: ['e1'], declined: [], notReached: ['e2'] });
+    expect(groupsOf(d.model)).toMatchObject({ notSent: ['e1'], declined: [], notReached: ['e2'] });
   });
 
   it('a claim whose line could not be written was not sent: nothing to give back, and a decision waiting on it is not sent', () => {
@@ -741,7 +742,7 @@ describe('a log that cannot be written: no action it cannot show, the session en
     const effects = d.send({ type: 'logFailed', message: FULL, notSent: { id: 'e1', what: 'claim' } });
     expect(d.model.mode.name).toBe('done');
     expect(effects).toEqual([]);
-    expect(d.model.groups).toMatchObject({ notSent: ['e1'], givenBack: [] });
+    expect(groupsOf(d.model)).toMatchObject({ notSent: ['e1'], givenBack: [] });
   });
 
   it('an outcome line that fails while a change is being sent: the change finishes, then the session ends and gives the event back', () => {
@@ -757,6 +758,54 @@ describe('a log that cannot be written: no action it cannot show, the session en
     expect(d.model.mode.name).toBe('done');
     expect(d.model.fatal?.message).toBe(FULL);
     expect(ofType(effects, 'patch')).toEqual([]);
-    expect(d.model.groups).toMatchObject({ escalated: ['e1'], notReached: ['e2'] });
+    expect(groupsOf(d.model)).toMatchObject({ escalated: ['e1'], notReached: ['e2'] });
+  });
+});
+
+describe('every claim is given back, even when the key is refused on the way to the next event', () => {
+  it('s on a claimed event whose next event’s fetch was refused for the key: e1 is given back, then the session stops', () => {
+    const d = new Driver(['e1', 'e2']);
+    d.send({ type: 'start' });
+    d.open(0);
+    d.send({ type: 'loadFailed', index: 1, failure: { status: 401, message: 'the service did not accept the API key', requestId: null } });
+    const effects = d.key('s');
+    expect(ofType(effects, 'release')).toEqual([{ type: 'release', id: 'e1', action: 'skip' }]);
+    expect(d.logs(true)).toContain('e1 skip IN_REVIEW→PENDING_REVIEW sending');
+    expect(d.model.mode.name).toBe('done');
+    expect(d.model.fatal).toMatchObject({ status: 401 });
+  });
+
+  it('a decision sent, and the next event’s fetch refused for the key: nothing is fetched with that key any more', () => {
+    const d = new Driver(['e1', 'e2', 'e3']);
+    d.send({ type: 'start' });
+    d.open(0);
+    d.send({ type: 'loadFailed', index: 1, failure: { status: 403, message: 'forbidden', requestId: null } });
+    d.key('a');
+    d.enter();
+    d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') });
+    const effects = d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'APPROVED'), requestId: 'r' });
+    expect(ofType(effects, 'load')).toEqual([]);
+    expect(d.logs()).toContain('e1 approve IN_REVIEW→APPROVED ok');
+    expect(d.model.fatal).toMatchObject({ status: 403 });
+  });
+});
+
+describe('the view’s page is the model’s', () => {
+  it('a page of v follows the window: after a resize, space scrolls by the new page', () => {
+    const d = new Driver(['e1']);
+    d.send({ type: 'start' });
+    d.open(0);
+    d.key('v');
+    d.send({ type: 'viewReady', id: 'e1', lines: Array.from({ length: 100 }, (_, i) => `line ${i}`) });
+    expect(d.model.mode).toMatchObject({ name: 'view', page: 22 });
+    d.send({ type: 'resize', width: 80, height: 40 });
+    expect(d.model.mode).toMatchObject({ name: 'view', page: 38 });
+    d.send({ type: 'key', text: ' ', key: { name: 'space' } });
+    expect(d.model.mode).toMatchObject({ scroll: 38 });
+    // Resized while ? is over the view: the view it goes back to has the new page.
+    d.key('?');
+    d.send({ type: 'resize', width: 80, height: 24 });
+    d.key('x');
+    expect(d.model.mode).toMatchObject({ name: 'view', page: 22 });
   });
 });

@@ -225,7 +225,7 @@ describe('a hostile event', () => {
   it('the view of everything and the summary are made safe too', () => {
     let model = showing(hostileSummary(), hostileAssessment());
     model = update(model, { type: 'viewReady', id: model.current!.id, lines: [] })[0];
-    const summary = renderSessionSummary({ ...model, groups: { ...model.groups, skipped: [big(nasty)] } }, plain, 80, { logPath: null, serviceFlags: [] });
+    const summary = renderSessionSummary({ ...model, outcomes: new Map([[big(nasty), { group: 'skipped' as const }]]) }, plain, 80, { logPath: null, serviceFlags: [] });
     expect(summary).not.toMatch(ACTIVE_EXCEPT_NEWLINE);
   });
 });

@@ -116,8 +116,8 @@ interface Placeholder {
 
 /**
  * `{amountInBaseCurrency:2}` → the fact with two decimals; `{itemCategories}` → joined list.
- * The template is split once, when the rules are compiled: a regular expression per alert was
- * 2% of a POST's time in the sandbox (bench:sandbox).
+ * The template is split once, when the rules are compiled, not matched at each alert
+ * (docs/decisions/alert-descriptions-compiled-once.md).
  */
 function compileDescription(template: string): (facts: Facts) => string {
   const parts: (string | Placeholder)[] = [];

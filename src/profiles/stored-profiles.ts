@@ -6,6 +6,7 @@ import {
   DEFAULT_RETRIES,
   DEFAULT_TIMEOUT_SECONDS,
   SANDBOX_PROFILE,
+  checkAnalyst,
   checkApiKey,
   checkBaseUrl,
   checkProfileName,
@@ -20,13 +21,15 @@ import {
 } from './values.js';
 
 /*
- * The work behind `fraudctl config …` and the saving half of `login`: read the file, change
- * it, write it back (mode 0600). Everything returns data or text; printing is the caller's.
+ * The profiles as the config file stores them, for `fraudctl config …` (run-config.ts) and the
+ * saving half of `login`: list, read, change, delete, make active, record a key, each a read of
+ * the file or a change under its lock (mode 0600). Everything returns data or text; printing is
+ * the caller's.
  * Keys only ever leave here redacted, and none is ever taken from a command-line value.
  */
 
 /** What `config set` can change. The key is not among them: `fraudctl login` stores it. */
-export const SETTING_KEYS = ['base-url', 'timeout', 'retries', 'insecure-http'] as const;
+export const SETTING_KEYS = ['base-url', 'timeout', 'retries', 'insecure-http', 'analyst'] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
 /** What `config get` and `config unset` accept: the settings, and the key (shown redacted, or removed). */
 export const CONFIG_KEYS = [...SETTING_KEYS, 'api-key'] as const;
@@ -45,9 +48,13 @@ export interface ProfileListing {
   retries: number;
   /** The profile allows http:// to another machine (the key then travels in clear text). */
   insecureHttp: boolean;
+  /** Who its action-log lines name; null: not set (they name the OS user). */
+  analyst: string | null;
   builtIn: boolean;
 }
 
+/** `config get analyst` of a profile without one: its log lines name the OS user (src/action-log/log-context.ts). */
+export const ANALYST_NOT_SET_LABEL = '(not set: log lines name the OS user)';
 export const EMBEDDED_SANDBOX_LABEL = '(embedded sandbox)';
 export const NOT_SET_LABEL = '(not set)';
 export const SANDBOX_DEFAULT_KEY_LABEL = '(sandbox default)';
@@ -82,6 +89,7 @@ export function listProfiles(env: NodeJS.ProcessEnv, activeOverride?: string): P
       timeoutSeconds: stored.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
       retries: stored.retries ?? DEFAULT_RETRIES,
       insecureHttp: stored.insecureHttp === true,
+      analyst: stored.analyst ?? null,
       builtIn,
     };
   });
@@ -109,6 +117,8 @@ export function getSetting(env: NodeJS.ProcessEnv, profile: string, key: ConfigK
       return shownKey(stored, builtIn);
     case 'insecure-http':
       return String(stored.insecureHttp === true);
+    case 'analyst':
+      return stored.analyst ?? ANALYST_NOT_SET_LABEL;
   }
 }
 
@@ -167,6 +177,9 @@ export function setSetting(env: NodeJS.ProcessEnv, profile: string, key: Setting
       if (value !== 'true' && value !== 'false') throw new UsageError(`insecure-http must be true or false (got ${quote(value)})`);
       change.insecureHttp = value === 'true';
       break;
+    case 'analyst':
+      change.analyst = orThrow(checkAnalyst(value), 'analyst', quote(value), 'e.g. fraudctl config set analyst "Ann Lee"');
+      break;
   }
   updateConfigFile(env, (file) => {
     // Only a base-url makes a profile: a timeout for "prdo" is a typo of "prod", not a new one.
@@ -189,7 +202,7 @@ export function unsetSetting(env: NodeJS.ProcessEnv, profile: string, key: Confi
   updateConfigFile(env, (file) => {
     const stored = existingProfile(file, profile);
     if (ownProfile(file.profiles, profile) === undefined) return false; // the built-in sandbox, with nothing stored
-    const field = ({ 'base-url': 'baseUrl', timeout: 'timeoutSeconds', retries: 'retries', 'api-key': 'apiKey', 'insecure-http': 'insecureHttp' } as const)[which];
+    const field = ({ 'base-url': 'baseUrl', timeout: 'timeoutSeconds', retries: 'retries', 'api-key': 'apiKey', 'insecure-http': 'insecureHttp', analyst: 'analyst' } as const)[which];
     if (stored[field] === undefined) return false;
     const rest = { ...stored };
     delete rest[field];

@@ -1,8 +1,9 @@
 import type { Session } from '../session.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
-import { deleteProfile, getSetting, keyMoveOf, listProfiles, NOT_SET_LABEL, setSetting, unsetSetting, useProfile, type KeyMove, type ConfigKey, type ProfileListing, type SettingKey } from './config-commands.js';
+import { deleteProfile, getSetting, keyMoveOf, listProfiles, NOT_SET_LABEL, setSetting, unsetSetting, useProfile, type KeyMove, type ConfigKey, type ProfileListing, type SettingKey } from './stored-profiles.js';
 import { readConfigFile } from './config-file.js';
 import { shellOverrides, type JustSet } from './setting-hints.js';
+import { profileActedOn } from './settings.js';
 import { SANDBOX_PROFILE, normalisedBaseUrl, ownProfile, quote } from './values.js';
 import { forgetProfileKey } from '../credentials/profile-keys.js';
 import { credentialStoreName } from '../credentials/credential-store.js';
@@ -11,8 +12,8 @@ import { shellCommand } from '../render/shell-command.js';
 import { sym } from '../render/symbols.js';
 
 /*
- * `fraudctl config …` as the user sees it: which profile a verb acts on, and what it prints.
- * The reading and writing of the file is config-commands.ts's. A variable of the shell that
+ * The work of `fraudctl config …`: which profile a verb acts on, what it asks, and what it
+ * prints. The reading and writing of the file is stored-profiles.ts's. A variable of the shell that
  * wins over what a verb just changed is named, with how to unset it (setting-hints.ts).
  */
 
@@ -23,8 +24,7 @@ async function warnOverrides(session: Session, set: JustSet): Promise<void> {
 }
 
 function targetProfile(session: Session): string {
-  const { globals, context } = session;
-  return globals.profile || context.env.FRAUDCTL_PROFILE || (listProfiles(context.env).find((p) => p.active)?.name ?? 'default');
+  return profileActedOn(session.globals.profile, session.context.env, 'active');
 }
 
 /**
@@ -43,6 +43,7 @@ function profileJson(p: ProfileListing) {
     timeoutSeconds: p.timeoutSeconds,
     retries: p.retries,
     insecureHttp: p.insecureHttp,
+    analyst: p.analyst,
     builtIn: p.builtIn,
   };
 }
@@ -64,7 +65,7 @@ export async function getConfig(session: Session, key: string): Promise<void> {
   const listed = listProfiles(session.context.env, profile).find((p) => p.name === profile);
   if (listed === undefined) return void getSetting(session.context.env, profile, key as SettingKey);
   const json = profileJson(listed);
-  output.printJson({ 'base-url': json.baseUrl, timeout: json.timeoutSeconds, retries: json.retries, 'api-key': json.apiKey, 'insecure-http': json.insecureHttp }[key as ConfigKey]);
+  output.printJson({ 'base-url': json.baseUrl, timeout: json.timeoutSeconds, retries: json.retries, 'api-key': json.apiKey, 'insecure-http': json.insecureHttp, analyst: json.analyst }[key as ConfigKey]);
 }
 
 export interface SetOptions {

@@ -1,0 +1,29 @@
+import type { CallFailure, Group } from './queue-model.js';
+
+/*
+ * What a failed call means to the queue: a refusal (a 4xx other than 429: sending it again
+ * changes nothing), a refusal of the key (the session ends), and where an event the service
+ * refused to show goes in the summary. Only these decide it; the rest of the queue asks them.
+ */
+
+/** An event the service refused to show (a 4xx other than the key's): where it goes in the summary, and the note. */
+export function refusedLoad(failure: CallFailure): { group: Group; detail?: string; text: string } {
+  const detail = `${failure.status}${failure.codes && failure.codes.length > 0 ? ` ${failure.codes.join(', ')}` : ''}`;
+  if (failure.status === 404) return { group: 'notFound', text: 'not found' };
+  // As `show` has it: the id names no event at all (the service's 422 eventId:INVALID_FORMAT).
+  if (failure.status === 400 || failure.status === 422) return { group: 'invalidId', detail, text: `invalid id (${detail})` };
+  return { group: 'refused', detail, text: failure.message };
+}
+
+export function isRefusal(failure: CallFailure): boolean {
+  return failure.status !== null && failure.status >= 400 && failure.status < 500 && failure.status !== 429;
+}
+
+export function isAuthFailure(failure: CallFailure): boolean {
+  return failure.status === 401 || failure.status === 403;
+}
+
+/** A failed call's outcome in the log: refused, or failed (sent again, it may go through). */
+export function failedOutcome(failure: CallFailure): 'refused' | 'failed' {
+  return isRefusal(failure) ? 'refused' : 'failed';
+}
