@@ -136,11 +136,15 @@ export class Session {
   }
 
   /**
-   * The API client for the settings in force. `batch` (pool size, pacing, abort) applies when
-   * this call is the one that makes the client.
+   * The API client for the settings in force, made at the first call. `batch` (pool size,
+   * pacing, abort) configures it, so only the call that makes the client may pass it: a second
+   * call with options is a bug (they would be dropped), and throws.
    */
   async client(batch?: Pick<ApiClientOptions, 'connections' | 'control' | 'signal'>): Promise<ApiClient> {
-    if (this.clientValue) return this.clientValue;
+    if (this.clientValue) {
+      if (batch !== undefined) throw new Error('Session.client: the client exists already; its options are given at the first call only');
+      return this.clientValue;
+    }
     const settings = await this.settings();
     // The key first: a key that cannot be read starts no sandbox.
     const apiKey = await this.apiKey();

@@ -218,7 +218,6 @@ class StdoutResults {
 /** The results file and the earlier run it continues. Until the run takes over, the input is this function's to close when anything fails. */
 async function openResults<I extends ItemPosition, R>(job: PoolJob<I, R>, options: PoolOptions) {
   try {
-    if (options.resume && !options.out) throw new UsageError('--resume needs --out: the results file of the run to continue');
     const prior: PriorRun | null = options.resume && options.out ? await prepareResume(options.out, job.readResult, options.header ?? null, job.unit === 'ids' ? 'id' : 'line') : null;
     const results = options.out ? LineFile.open(options.out, options.resume ? 'append' : 'create', '--out') : null;
     try {
@@ -236,45 +235,43 @@ async function openResults<I extends ItemPosition, R>(job: PoolJob<I, R>, option
   }
 }
 
-export async function runPool<I extends ItemPosition, R>(context: CliContext, runtime: PoolRuntime, job: PoolJob<I, R>, options: PoolOptions): Promise<PoolRun> {
-  const { control, abort } = runtime;
-  const { stats } = job;
-  const stops = new Stops(() => job.closeInput());
+/**
+ * The first Ctrl-C stops the taking of items (those in flight finish); a second aborts the
+ * requests in flight. Returns the function that says the run is over (a signal after it is not
+ * the run's).
+ */
+function stopsOnShutdown(context: CliContext, stops: Stops, progress: Progress, abort: AbortController, inFlight: string): () => void {
   let finished = false;
-  // A run over many items allocates for every request: keep V8's young generation from growing with it.
-  capYoungGeneration();
-  const { prior, results } = await openResults(job, options);
-
-  // Counting the input first (a fast second read of a file) gives the bar its total and an ETA.
-  const total = options.quiet ? null : await job.countItems();
-  const progress: Progress = createProgress(stats, context.stderr, { quiet: options.quiet, total, unit: job.unit });
-
   void (async () => {
     await context.waitForShutdown();
     if (finished) return;
     stops.stop('interrupted');
-    progress.note(`stopping: finishing ${job.inFlight}; press Ctrl-C again to abort them`);
+    progress.note(`stopping: finishing ${inFlight}; press Ctrl-C again to abort them`);
     await context.waitForShutdown();
     if (finished) return;
     stops.reason = 'aborted';
     abort.abort();
   })();
+  return () => {
+    finished = true;
+  };
+}
 
-  const printing = !results && job.stdoutLine !== undefined;
-  const stdout = new StdoutResults(context, printing, () => stops.stop('output-closed'));
-
-  // Items are taken one at a time and in input order (resume relies on that order).
-  const iterator = job.items[Symbol.asyncIterator]();
+/**
+ * The items one at a time and in input order (resume relies on that order), or null once the
+ * input is done or the run stopping: an item that came while the run was stopping is not taken,
+ * and a read ended by the stop itself (the first Ctrl-C) is not a failure of the input.
+ */
+function itemTaker<I>(items: AsyncIterable<I>, stops: Stops): () => Promise<I | null> {
+  const iterator = items[Symbol.asyncIterator]();
   let queue: Promise<unknown> = Promise.resolve();
-  const take = (): Promise<I | null> => {
+  return () => {
     const next = queue.then(async () => {
       if (stops.reason) return null;
       try {
         const r = await iterator.next();
-        // An item that came while the run was stopping is not taken.
         return r.done || stops.reason ? null : r.value;
       } catch (error) {
-        // A read ended by the stop itself (the first Ctrl-C) is not a failure of the input.
         if (stops.reason) return null;
         stops.inputError ??= error;
         stops.stop('input');
@@ -284,54 +281,100 @@ export async function runPool<I extends ItemPosition, R>(context: CliContext, ru
     queue = next;
     return next;
   };
+}
 
-  const writeFailed = (error: FileWriteError) => {
-    stops.writeFailure ??= error;
-    stops.stop('write-failed');
-  };
-  // Items settled once the results file could not be written: in no file, left for --resume to check.
-  let unrecorded = 0;
-  let resultsWritable = true;
+/** Writes each settled item's result (the job's own files first, then the results file) and counts what was recorded. */
+class ResultRecorder<I extends ItemPosition, R> {
+  /** Items taken, and items whose result is in the results file (or skipped as settled before). */
+  taken = 0;
+  recorded = 0;
+  /** Items settled once the results file could not be written: in no file, left for --resume to check. */
+  unrecorded = 0;
+  private resultsWritable = true;
 
-  /** Writes and counts a settled item, and makes the stops it calls for. Synchronous. */
-  const record = (item: I, settled: Settled<R>): string | null => {
-    if (settled.fatal?.error instanceof FileWriteError) writeFailed(settled.fatal.error);
+  constructor(
+    private readonly job: PoolJob<I, R>,
+    private readonly results: LineFile | null,
+    private readonly stops: Stops,
+    private readonly control: BatchControl,
+    private readonly progress: Progress,
+    private readonly maxErrors: number | null,
+    private readonly printing: boolean,
+  ) {}
+
+  writeFailed(error: FileWriteError): void {
+    this.stops.writeFailure ??= error;
+    this.stops.stop('write-failed');
+  }
+
+  /** Writes and counts a settled item, and makes the stops it calls for; the line for stdout, if results go there. Synchronous. */
+  record(item: I, settled: Settled<R>): string | null {
+    const { stops, job, results } = this;
+    if (settled.fatal?.error instanceof FileWriteError) this.writeFailed(settled.fatal.error);
     else if (settled.fatal) {
       stops.fatal ??= settled.fatal.error;
       stops.stop(settled.fatal.stop);
     }
-    if (control.budget.spent) stops.stop('retry-budget');
+    if (this.control.budget.spent) stops.stop('retry-budget');
     // The job's own files first (submit's --rejects): a crash between the two writes leaves a
     // side line without a result, which resume drops, never a result whose side line is missing.
     try {
       job.settled(item, settled);
     } catch (error) {
       if (!(error instanceof FileWriteError)) throw error;
-      writeFailed(error);
+      this.writeFailed(error);
     }
     try {
-      if (results && !resultsWritable) throw stops.writeFailure;
+      if (results && !this.resultsWritable) throw stops.writeFailure;
       results?.write(job.formatResult(settled.result));
-      recorded++;
+      this.recorded++;
     } catch (error) {
       if (!(error instanceof FileWriteError)) throw error;
-      resultsWritable = false;
-      writeFailed(error);
-      unrecorded++;
-      progress.tick();
+      this.resultsWritable = false;
+      this.writeFailed(error);
+      this.unrecorded++;
+      this.progress.tick();
       return null;
     }
-    if (options.maxErrors !== null && stats.errors >= options.maxErrors) stops.stop('max-errors');
-    progress.tick();
-    return printing ? job.stdoutLine!(settled.result) : null;
-  };
+    if (this.maxErrors !== null && job.stats.errors >= this.maxErrors) stops.stop('max-errors');
+    this.progress.tick();
+    return this.printing ? job.stdoutLine!(settled.result) : null;
+  }
+}
 
-  let taken = 0;
-  let recorded = 0;
+/** The results a resumed file holds for items the input, read to its end, did not reach: past its end, or another input's. */
+async function strayResults(prior: PriorRun, unit: string, out: string): Promise<UsageError | undefined> {
+  if (prior.reached >= prior.settledCount) return undefined;
+  const stray = prior.settledCount - prior.reached;
+  const first = await prior.strayLine();
+  return new UsageError(
+    `${out} holds ${count(stray)} ${stray === 1 ? 'result' : 'results'} for ${unit} the input does not have${first === undefined ? '' : ` (the first at its line ${first})`}: past the input's end, the file was edited or written for a longer input`,
+    `remove ${stray === 1 ? 'that line' : 'those lines'} from ${out}: each ${unit === 'events' ? 'event' : 'id'} of the input has one result, by its "${unit === 'events' ? 'line' : 'item'}"`,
+  );
+}
+
+export async function runPool<I extends ItemPosition, R>(context: CliContext, runtime: PoolRuntime, job: PoolJob<I, R>, options: PoolOptions): Promise<PoolRun> {
+  const { control, abort } = runtime;
+  const { stats } = job;
+  const stops = new Stops(() => job.closeInput());
+  // A run over many items allocates for every request: keep V8's young generation from growing with it.
+  capYoungGeneration();
+  const { prior, results } = await openResults(job, options);
+
+  // Counting the input first (a fast second read of a file) gives the bar its total and an ETA.
+  const total = options.quiet ? null : await job.countItems();
+  const progress: Progress = createProgress(stats, context.stderr, { quiet: options.quiet, total, unit: job.unit });
+  const finished = stopsOnShutdown(context, stops, progress, abort, job.inFlight);
+
+  const printing = !results && job.stdoutLine !== undefined;
+  const stdout = new StdoutResults(context, printing, () => stops.stop('output-closed'));
+  const take = itemTaker(job.items, stops);
+  const recorder = new ResultRecorder(job, results, stops, control, progress, options.maxErrors, printing);
+
   const runItem = async (item: I): Promise<void> => {
-    taken++;
+    recorder.taken++;
     if (prior?.isSettled(item.line, item.column)) {
-      recorded++;
+      recorder.recorded++;
       prior.reached++;
       prior.reachedPositions.add(item.line, item.column);
       const mismatch = otherInput(job, item, prior.recordedResult(item.line, item.column), options.out!);
@@ -348,57 +391,20 @@ export async function runPool<I extends ItemPosition, R>(context: CliContext, ru
     // Settled without a request: recorded before the pool takes another item.
     const settled = started instanceof Promise ? await started : started;
     if (!settled) return;
-    const line = record(item, settled);
+    const line = recorder.record(item, settled);
     if (line !== null) await stdout.write(line, progress);
-  };
-
-  // An item is taken only when one of the --concurrency request slots is free, and holds it until
-  // its result is written, except while it waits to retry (batch-control.ts). Items taken and not
-  // yet recorded — sending or waiting — are at most MAX_LINES_IN_PROGRESS: memory stays flat, and
-  // --resume knows how far past the last recorded item a dead run may have gone.
-  const inProgress = new Semaphore(MAX_LINES_IN_PROGRESS);
-  const running = new Set<Promise<void>>();
-  const pool = async () => {
-    for (;;) {
-      await inProgress.acquire();
-      await control.takeSlot();
-      const item = stops.crash ? null : await take();
-      if (!item) {
-        control.releaseSlot();
-        inProgress.release();
-        return;
-      }
-      const itemDone: Promise<void> = runItem(item)
-        .catch((error: unknown) => {
-          stops.crash ??= { error };
-        })
-        .finally(() => {
-          control.releaseSlot();
-          inProgress.release();
-          running.delete(itemDone);
-        });
-      running.add(itemDone);
-    }
   };
 
   stats.start();
   try {
-    await pool();
-    while (running.size > 0) await Promise.all(running);
+    await runInSlots(control, stops, take, runItem);
     if (stops.crash) throw stops.crash.error;
     // Every item the run took has its result: a later --resume need not fear one sent unrecorded.
-    if (results && options.header !== undefined && taken === recorded) markClosed(results.path, options.header);
+    if (results && options.header !== undefined && recorder.taken === recorder.recorded) markClosed(results.path, options.header);
     // The input was read to its end, and results remain that none of its items reached: lines past its end (or for another input).
-    if (prior && stops.reason === null && !stops.inputError && prior.reached < prior.settledCount) {
-      const stray = prior.settledCount - prior.reached;
-      const first = await prior.strayLine();
-      stops.inputError = new UsageError(
-        `${options.out!} holds ${count(stray)} ${stray === 1 ? 'result' : 'results'} for ${job.unit} the input does not have${first === undefined ? '' : ` (the first at its line ${first})`}: past the input's end, the file was edited or written for a longer input`,
-        `remove ${stray === 1 ? 'that line' : 'those lines'} from ${options.out!}: each ${job.unit === 'events' ? 'event' : 'id'} of the input has one result, by its "${job.unit === 'events' ? 'line' : 'item'}"`,
-      );
-    }
+    if (prior && stops.reason === null && !stops.inputError) stops.inputError = await strayResults(prior, job.unit, options.out!);
   } finally {
-    finished = true;
+    finished();
     stdout.done();
     progress.stop();
     results?.close();
@@ -408,13 +414,46 @@ export async function runPool<I extends ItemPosition, R>(context: CliContext, ru
   }
   return {
     stopped: stops.reason,
-    fatal: stops.writeFailure ? writeStop(stops.writeFailure, job.unit, unrecorded, options.out) : stops.fatal,
+    fatal: stops.writeFailure ? writeStop(stops.writeFailure, job.unit, recorder.unrecorded, options.out) : stops.fatal,
     inputError: stops.inputError,
     unwritten: stdout.unwritten,
     retries: control.budget.granted,
     throttled: control.throttled,
     resumed: prior !== null,
   };
+}
+
+/**
+ * Runs the items, each when one of the --concurrency request slots is free, holding it until its
+ * result is written, except while it waits to retry (batch-control.ts); returns when every item
+ * taken is done. Items taken and not yet recorded — sending or waiting — are at most
+ * MAX_LINES_IN_PROGRESS: memory stays flat, and --resume knows how far past the last recorded
+ * item a dead run may have gone. A bug in an item's work stops the taking (stops.crash).
+ */
+async function runInSlots<I>(control: BatchControl, stops: Stops, take: () => Promise<I | null>, runItem: (item: I) => Promise<void>): Promise<void> {
+  const inProgress = new Semaphore(MAX_LINES_IN_PROGRESS);
+  const running = new Set<Promise<void>>();
+  for (;;) {
+    await inProgress.acquire();
+    await control.takeSlot();
+    const item = stops.crash ? null : await take();
+    if (!item) {
+      control.releaseSlot();
+      inProgress.release();
+      break;
+    }
+    const itemDone: Promise<void> = runItem(item)
+      .catch((error: unknown) => {
+        stops.crash ??= { error };
+      })
+      .finally(() => {
+        control.releaseSlot();
+        inProgress.release();
+        running.delete(itemDone);
+      });
+    running.add(itemDone);
+  }
+  while (running.size > 0) await Promise.all(running);
 }
 
 /**

@@ -3,24 +3,13 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 
 /*
  * A long run (a batch, many state changes) allocates short-lived objects for every request, and
- * V8 answers a steady allocation rate by doubling its young generation after scavenges, up to a
- * limit that depends on the Node version: the new space reaches 32 MB on Node 20 and 22, 64 MB on
- * Node 26 and 128 MB on Node 24, which alone took set-state over 100,000 ids to a peak RSS of
- * 208 MB on Node 24 (bench:bulk), with 11 MB of it live. A bigger young generation buys nothing
- * here: the objects die young whatever its size.
- *
- * The limit (--max-semi-space-size) is fixed when V8 starts and cannot be changed from inside the
- * process, and a user should not have to pass NODE_OPTIONS. What can be changed at any time is
- * the factor V8 grows the new space by (default 2), which it reads at each growth: once the new
- * space has reached YOUNG_GENERATION_CAP_BYTES, the factor becomes 1 and the new space stays that
- * size. Measured with bench:bulk over 100,000 ids: Node 24 208 → 115 MB, Node 26 146 → 122 MB,
- * flat. The factor stays 1 for the rest of the process: V8 could shrink the new space and then
- * not grow it back, but a 12-second idle pause after a full-size run left it at its size on Node
- * 20, 24 and 26; and allowing growth again after a shrink let the new space pass the cap (the
- * garbage collections are reported after the fact, and V8's sizes are not powers of two).
+ * V8 answers a steady allocation rate by doubling its young generation, up to a limit that
+ * depends on the Node version and is fixed when V8 starts. A bigger young generation buys nothing
+ * here (the objects die young), so once the new space has reached YOUNG_GENERATION_CAP_BYTES the
+ * factor V8 grows it by, which it reads at each growth, becomes 1 for the rest of the process.
+ * Why, with the figures and how to measure them: docs/decisions/young-generation-cap.md.
  * Written by hand because no package does this; test/batch/young-generation.test.ts checks on
- * each Node version CI runs that the cap holds and that, without it, the same allocation grows
- * the new space beyond it.
+ * each Node version CI runs that the cap holds and that, without it, the new space grows past it.
  *
  * A V8 flag that does not exist is reported by V8 on stderr, not as an exception, so the cap is
  * applied only on the Node majors it was measured and tested on; raise NEWEST_TESTED_MAJOR when

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, Option } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 
 /** The most requests one command has in flight (a batch, many ids): --concurrency is capped at this. */
 export const MAX_CONCURRENCY = 256;
@@ -15,4 +15,10 @@ export function wholeNumber(min: number, max: number, what: string): (value: str
 /** `--concurrency <n>` of submit's batches, show's and set-state's many ids: 1 to MAX_CONCURRENCY. */
 export function concurrencyOption(description: string): Option {
   return new Option('--concurrency <n>', description).argParser(wholeNumber(1, MAX_CONCURRENCY, 'the concurrency'));
+}
+
+/** Whether the option was given on the command line (or by its environment variable), not left to its default. */
+export function givenOnCommandLine(command: Command, name: string): boolean {
+  const source = command.getOptionValueSource(name);
+  return source !== undefined && source !== 'default';
 }

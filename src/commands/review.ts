@@ -2,9 +2,19 @@ import { Command } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { withSession } from '../session.js';
 import { checkIdArguments } from '../id-lists/id-arguments.js';
+import type { ReviewOptions } from '../review-queue/run-review.js';
 import { keySummary } from '../review-queue/keymap.js';
 
-export function reviewCommand(context: CliContext): Command {
+/** Runs the queue for the ids and options parsed; replaced in tests (the flag parsing is tested in-process). */
+export type ReviewRun = (command: Command, ids: string[], options: ReviewOptions) => Promise<void>;
+
+export function reviewCommand(context: CliContext, run?: ReviewRun): Command {
+  const runWork: ReviewRun =
+    run ??
+    (async (command, ids, options) => {
+      const { runReview } = await import('../review-queue/run-review.js');
+      await withSession(context, command, (session) => runReview(session, ids, options));
+    });
   return new Command('review')
     .description('work a queue of events in REVIEW on the terminal: one screen per event, one key per decision')
     .argument('[ids...]', 'the events to review (or --from)')
@@ -26,15 +36,8 @@ export function reviewCommand(context: CliContext): Command {
       'after',
       `\nKeys: ${keySummary()}.\nOn the comment line, Tab keeps the comment the event has (yours after it); a paste is taken only there, as text.\nA window too small for every key takes none but q until it is resized.\nWithout a terminal it exits 2: scripts use fraudctl set-state.\n`,
     )
-    .action(
-      async (
-        ids: string[],
-        options: { from?: string; allDecisions?: boolean; claim: boolean; includeClaimed?: boolean; includeDecided?: boolean; log?: string },
-        command: Command,
-      ) => {
-        checkIdArguments(ids);
-        const { runReview } = await import('../review-queue/run-review.js');
-        await withSession(context, command, (session) => runReview(session, ids, options));
-      },
-    );
+    .action(async (ids: string[], options: ReviewOptions, command: Command) => {
+      checkIdArguments(ids);
+      await runWork(command, ids, options);
+    });
 }

@@ -4,22 +4,56 @@ import { KNOWN_STATES, TRANSITIONS } from '../contract/states.js';
 import { UsageError } from '../errors/cli-error.js';
 import { withSession } from '../session.js';
 import { checkIdArguments } from '../id-lists/id-arguments.js';
-import { concurrencyOption } from './number-options.js';
+import { concurrencyOption, givenOnCommandLine } from './number-options.js';
 import type { SetStateOptions } from '../state-changes/set-state.js';
+import type { BulkOptions } from '../state-changes/run-bulk-change.js';
 import { sym } from '../render/symbols.js';
 
 const transitions = KNOWN_STATES.map((s) => `  ${s.padEnd(16)}${sym.arrow} ${TRANSITIONS[s].join(', ') || '(final)'}`).join('\n');
 
-/** One event's options (state-changes/set-state.ts), and those of many. */
-interface SetStateCommandOptions extends SetStateOptions {
+/*
+ * `set-state`: argv → the options of one event (state-changes/set-state.ts) or of many
+ * (run-bulk-change.ts), decided here, with the flag combinations checked; then the work, loaded
+ * when it runs. `run` is injectable so the flag parsing is tested in-process.
+ */
+
+/** The flags as commander gives them. */
+interface SetStateFlags extends Partial<Pick<SetStateOptions, 'state' | 'comments'>> {
+  dryRun?: boolean;
+  yes?: boolean;
+  forceState?: boolean;
+  verbose?: boolean;
+  appendComment?: boolean;
+  replaceComment?: boolean;
   from?: string;
   ifState?: string;
   out?: string;
   resume?: boolean;
-  concurrency?: number;
+  concurrency: number;
+  log?: string;
 }
 
-export function setStateCommand(context: CliContext): Command {
+/** What the command asks of the work: one event or many. */
+export type SetStateWork = { form: 'one'; id: string; options: SetStateOptions } | { form: 'many'; options: BulkOptions };
+
+/** Runs the work; replaced in tests. */
+export type SetStateRun = (command: Command, work: SetStateWork) => Promise<void>;
+
+/** The options that make a run one of many events. */
+const MANY_FLAGS = ['from', 'ifState', 'out', 'resume', 'concurrency'] as const;
+
+export function setStateCommand(context: CliContext, run?: SetStateRun): Command {
+  const runWork: SetStateRun =
+    run ??
+    (async (command, work) => {
+      // The work is loaded when it runs: its modules stay off every other command's start-up.
+      if (work.form === 'one') {
+        const { setState } = await import('../state-changes/set-state.js');
+        return withSession(context, command, (session) => setState(session, work.id, work.options));
+      }
+      const { bulkSetState } = await import('../state-changes/run-bulk-change.js');
+      return withSession(context, command, (session) => bulkSetState(session, work.options));
+    });
   return new Command('set-state')
     .description('change the state of events and/or add a comment: one event (manual review), or many at once with a plan and a confirmation')
     .argument('[eventIds...]', 'event ids (more than one, or --from, changes many at once)')
@@ -32,7 +66,7 @@ export function setStateCommand(context: CliContext): Command {
     .option('--force-state', 'send --state as typed, even a state or transition this build does not know or allow')
     .option('--out <file>', 'many: write one JSON result per id to this file (as soon as each is settled)')
     .option('--resume', 'many: continue the run whose results are in --out, skipping ids already settled')
-    .addOption(concurrencyOption('many: events read and changed at once (default 8, at most 256)'))
+    .addOption(concurrencyOption('many: events read and changed at once (at most 256)').default(8))
     .option('--log <file>', 'append JSON lines for each change sent, before and after (as review --log does; see fraudctl help log)')
     .option('--verbose', 'one event: print the updated summary as tables instead of one line')
     .option('--dry-run', 'one event: print the request it would send; many: read them, print the plan and a line per id; send nothing')
@@ -78,36 +112,50 @@ States and the transitions the sandbox allows (a real service may differ):
 ${transitions}
 `,
     )
-    .action(async (ids: string[], options: SetStateCommandOptions, command: Command) => {
+    .action(async (ids: string[], flags: SetStateFlags, command: Command) => {
       checkIdArguments(ids);
-      const many = ids.length > 1 || [options.from, options.ifState, options.out, options.resume, options.concurrency].some((o) => o !== undefined);
+      const many = ids.length > 1 || MANY_FLAGS.some((name) => givenOnCommandLine(command, name));
       if (!many) {
         if (ids.length === 0) throw new UsageError('set-state needs an event id, or --from FILE (- for stdin)', 'e.g. fraudctl set-state ord-1002 --state approved, or fraudctl set-state --from ids.txt --state declined');
-        // The work is loaded when it runs, as many events' is: its modules stay off every other command's start-up.
-        const { setState } = await import('../state-changes/set-state.js');
-        return withSession(context, command, (session) => setState(session, ids[0]!, options));
+        if (flags.appendComment && flags.replaceComment) throw new UsageError('--append-comment and --replace-comment cannot be used together', "keep the event's comment (--append-comment) or replace it (--replace-comment)");
+        const options: SetStateOptions = {
+          state: flags.state,
+          comments: flags.comments,
+          dryRun: flags.dryRun === true,
+          yes: flags.yes === true,
+          forceState: flags.forceState === true,
+          verbose: flags.verbose === true,
+          appendComment: flags.appendComment === true,
+          replaceComment: flags.replaceComment === true,
+          log: flags.log,
+        };
+        return runWork(command, { form: 'one', id: ids[0]!, options });
       }
-      if (options.verbose) throw new UsageError('--verbose is for one event: many events print a line each');
-      if (options.appendComment && options.replaceComment) throw new UsageError('--append-comment and --replace-comment: one or the other');
+      if (flags.verbose) throw new UsageError('--verbose is for one event: many events print a line each');
+      if (flags.appendComment && flags.replaceComment) throw new UsageError('--append-comment and --replace-comment: one or the other');
+      if (flags.resume && flags.out === undefined) throw new UsageError('--resume needs --out: the results file of the run to continue');
+      if (flags.dryRun && flags.out !== undefined) throw new UsageError('--dry-run changes nothing and keeps no results file: leave out --out (the plan and a line per id are printed)');
       // A --resume may leave --state out: the results file records it.
-      if (options.state === undefined && options.resume !== true) throw new UsageError('set-state for many events needs --state', `e.g. --state declined --comments "fraud ring"; states: ${KNOWN_STATES.join(', ')}`);
-      const { bulkSetState } = await import('../state-changes/run-bulk-change.js');
-      return withSession(context, command, (session) =>
-        bulkSetState(session, {
+      if (flags.state === undefined && flags.resume !== true) throw new UsageError('set-state for many events needs --state', `e.g. --state declined --comments "fraud ring"; states: ${KNOWN_STATES.join(', ')}`);
+      const commentMode = flags.appendComment ? 'append' : flags.replaceComment ? 'replace' : null;
+      if (commentMode !== null && flags.comments === undefined && !flags.resume) throw new UsageError(`--${commentMode}-comment goes with --comments`, 'e.g. --comments "ring 2026-11" --append-comment');
+      return runWork(command, {
+        form: 'many',
+        options: {
           ids,
-          from: options.from,
-          state: options.state ?? null,
-          comments: options.comments ?? null,
-          commentMode: options.appendComment ? 'append' : options.replaceComment ? 'replace' : null,
-          ifState: options.ifState ?? null,
-          force: options.forceState === true,
-          dryRun: options.dryRun === true,
-          yes: options.yes === true,
-          out: options.out ?? null,
-          resume: options.resume === true,
-          concurrency: options.concurrency ?? 8,
-          log: options.log ?? null,
-        }),
-      );
+          from: flags.from,
+          state: flags.state ?? null,
+          comments: flags.comments ?? null,
+          commentMode,
+          ifState: flags.ifState ?? null,
+          force: flags.forceState === true,
+          dryRun: flags.dryRun === true,
+          yes: flags.yes === true,
+          out: flags.out ?? null,
+          resume: flags.resume === true,
+          concurrency: flags.concurrency,
+          log: flags.log ?? null,
+        },
+      });
     });
 }

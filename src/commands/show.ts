@@ -4,18 +4,33 @@ import { UsageError } from '../errors/cli-error.js';
 import { withSession, type GlobalOptions } from '../session.js';
 import { showEvent } from '../events/event-commands.js';
 import { stateFromTyped } from '../state-changes/state-names.js';
-import { concurrencyOption } from './number-options.js';
+import { concurrencyOption, givenOnCommandLine } from './number-options.js';
 import { checkIdArguments } from '../id-lists/id-arguments.js';
+import type { WatchOptions } from '../events/watch-event.js';
+import type { ShowListOptions } from '../event-lists/show-list.js';
 
-export interface ShowOptions {
+/*
+ * `show`: argv → one of three works (one event, a watch of one, a list of many), decided here,
+ * with the flag combinations checked; then the work. `run` is injectable so the flag parsing is
+ * tested in-process.
+ */
+
+/** The flags as commander gives them. */
+interface ShowFlags {
   from?: string;
   csv?: boolean;
-  concurrency?: number;
+  concurrency: number;
   watch?: boolean;
-  interval?: number;
+  interval: number;
   until?: string;
   forceState?: boolean;
 }
+
+/** What the command asks of the work. */
+export type ShowWork = { form: 'one'; id: string } | { form: 'watch'; id: string; options: WatchOptions } | { form: 'list'; options: ShowListOptions };
+
+/** Runs the work; replaced in tests. */
+export type ShowRun = (command: Command, work: ShowWork) => Promise<void>;
 
 function interval(value: string): number {
   const n = Number(value);
@@ -24,31 +39,43 @@ function interval(value: string): number {
 }
 
 /** Which of the three forms the arguments ask for, or a usage error naming the clash. */
-function mode(ids: readonly string[], options: ShowOptions, json: boolean): 'one' | 'list' | 'watch' {
+function mode(ids: readonly string[], options: ShowFlags, given: (name: string) => boolean, json: boolean): 'one' | 'list' | 'watch' {
   checkIdArguments(ids);
   if (json && options.csv) throw new UsageError('--json and --csv cannot be combined: pick one output format');
   if (ids.length === 0 && options.from === undefined) throw new UsageError('show needs an event id, or --from FILE (- for stdin)', 'e.g. fraudctl show ord-1002, or fraudctl show --from ids.txt');
   if (options.watch) {
     if (ids.length !== 1 || options.from !== undefined) throw new UsageError('--watch follows one event: give exactly one id, and no --from');
     if (options.csv) throw new UsageError('--watch and --csv cannot be combined');
-    if (options.concurrency !== undefined) throw new UsageError('--concurrency is for many ids, not --watch');
+    if (given('concurrency')) throw new UsageError('--concurrency is for many ids, not --watch');
     if (options.forceState && options.until === undefined) throw new UsageError('--force-state goes with --until');
     return 'watch';
   }
-  if (options.interval !== undefined || options.until !== undefined) throw new UsageError(`${options.interval !== undefined ? '--interval' : '--until'} goes with --watch`);
+  if (given('interval') || options.until !== undefined) throw new UsageError(`${given('interval') ? '--interval' : '--until'} goes with --watch`);
   if (options.forceState) throw new UsageError('--force-state goes with --watch --until');
   return ids.length === 1 && options.from === undefined && !options.csv ? 'one' : 'list';
 }
 
-export function showCommand(context: CliContext): Command {
+export function showCommand(context: CliContext, run?: ShowRun): Command {
+  const runWork: ShowRun =
+    run ??
+    (async (command, work) => {
+      // One event's work is loaded with the command (show ID is the start-up to keep short); the others when they run.
+      if (work.form === 'one') return withSession(context, command, (session) => showEvent(session, work.id));
+      if (work.form === 'watch') {
+        const { watchEvent } = await import('../events/watch-event.js');
+        return withSession(context, command, (session) => watchEvent(session, work.id, work.options));
+      }
+      const { showList } = await import('../event-lists/show-list.js');
+      return withSession(context, command, (session) => showList(session, work.options));
+    });
   return new Command('show')
     .description('show events: one in full, many as a table (or JSON Lines, CSV), or watch one until its review is done')
     .argument('[eventIds...]', 'event ids')
     .option('--from <file>', 'also the ids in FILE (one per line; # comments) or a submit --out results file; - for stdin')
     .option('--csv', 'many ids: CSV with a header row, for spreadsheets')
-    .addOption(concurrencyOption('many ids: requests in flight at once (default 8)'))
+    .addOption(concurrencyOption('many ids: requests in flight at once').default(8))
     .option('--watch', 'one id: print a line each time its state, decision or comments change, until a final state')
-    .addOption(new Option('--interval <seconds>', '--watch: seconds between checks (default 5, at least 1)').argParser(interval))
+    .addOption(new Option('--interval <seconds>', '--watch: seconds between checks (at least 1)').argParser(interval).default(5))
     .option('--until <state>', '--watch: stop when the event reaches this state (instead of any final state); any case, approved or in-review')
     .option('--force-state', '--until: watch for the state as typed, even one this build does not know')
     .addHelpText(
@@ -73,21 +100,15 @@ service calls malformed, an input line without an id), otherwise the code of the
 (5 refused, 6 unavailable, 1 other); a refused key (3) stops at once. --watch exits 0 at a final state (or --until's), 130 on Ctrl-C.
 `,
     )
-    .action(async (ids: string[], options: ShowOptions, command: Command) => {
+    .action(async (ids: string[], flags: ShowFlags, command: Command) => {
       const json = command.optsWithGlobals<GlobalOptions>().json === true;
-      const form = mode(ids, options, json);
-      if (form === 'one') {
-        return withSession(context, command, (session) => showEvent(session, ids[0]!));
-      }
+      const form = mode(ids, flags, (name) => givenOnCommandLine(command, name), json);
+      if (form === 'one') return runWork(command, { form, id: ids[0]! });
       if (form === 'watch') {
-        const { watchEvent } = await import('../events/watch-event.js');
         // The same words as set-state --state: any case and separators, a typo refused with a suggestion.
-        const until = options.until === undefined ? null : stateFromTyped(options.until, options.forceState === true, 'watch for');
-        return withSession(context, command, (session) => watchEvent(session, ids[0]!, { intervalSeconds: options.interval ?? 5, until }));
+        const until = flags.until === undefined ? null : stateFromTyped(flags.until, flags.forceState === true, 'watch for');
+        return runWork(command, { form, id: ids[0]!, options: { intervalSeconds: flags.interval, until } });
       }
-      const { showList } = await import('../event-lists/show-list.js');
-      return withSession(context, command, (session) =>
-        showList(session, { ids, from: options.from, format: json ? 'json' : options.csv ? 'csv' : 'table', concurrency: options.concurrency ?? 8 }),
-      );
+      return runWork(command, { form, options: { ids, from: flags.from, format: json ? 'json' : flags.csv ? 'csv' : 'table', concurrency: flags.concurrency } });
     });
 }

@@ -1,8 +1,14 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { CliContext } from '../cli-context.js';
+import { UsageError } from '../errors/cli-error.js';
 import { withSession } from '../session.js';
-import { concurrencyOption, wholeNumber } from './number-options.js';
-import { submitEvents } from '../events/event-commands.js';
+import { concurrencyOption, givenOnCommandLine, wholeNumber } from './number-options.js';
+import type { SubmitOptions } from '../events/event-commands.js';
+
+/*
+ * `submit`: argv → SubmitOptions (the work's input contract, events/event-commands.ts), the flag
+ * combinations checked, then the work. `run` is injectable so the flag parsing is tested in-process.
+ */
 
 function positiveNumber(value: string): number {
   const n = Number(value);
@@ -10,8 +16,9 @@ function positiveNumber(value: string): number {
   return n;
 }
 
-export interface SubmitOptions {
-  concurrency?: number;
+/** The flags as commander gives them. */
+interface SubmitFlags {
+  concurrency: number;
   rate?: number;
   maxErrors?: number;
   out?: string;
@@ -20,11 +27,22 @@ export interface SubmitOptions {
   quiet?: boolean;
 }
 
-export function submitCommand(context: CliContext): Command {
+/** Runs the work for the options parsed; replaced in tests. */
+export type SubmitRun = (command: Command, source: string, options: SubmitOptions) => Promise<void>;
+
+const BATCH_FLAGS = ['concurrency', 'rate', 'maxErrors', 'out', 'rejects', 'resume'] as const;
+
+export function submitCommand(context: CliContext, run?: SubmitRun): Command {
+  const runWork: SubmitRun =
+    run ??
+    (async (command, source, options) => {
+      const { submitEvents } = await import('../events/event-commands.js');
+      await withSession(context, command, (session) => submitEvents(session, source, options));
+    });
   return new Command('submit')
     .description('screen one event and show its decision, or a batch of events (JSON Lines, a JSON array, gzip) with a results file')
     .argument('<file>', 'a JSON file holding one event, a batch file (.jsonl, a JSON array, .gz of either), or - for stdin')
-    .addOption(concurrencyOption('batch: requests in flight at once (default 16)'))
+    .addOption(concurrencyOption('batch: requests in flight at once').default(16))
     .addOption(new Option('--rate <n>', 'batch: at most this many requests per second').argParser(positiveNumber))
     .addOption(new Option('--max-errors <n>', 'batch: stop after this many lines without a decision').argParser(wholeNumber(1, Number.MAX_SAFE_INTEGER, '--max-errors')))
     .option('--out <file>', 'batch: write one JSON result per input line to this file')
@@ -54,7 +72,18 @@ exit 2) and with its --rejects (taken from the file when left out). --rejects ne
 file: not the input, not --out, not one that exists (except the run's own, with --resume).
 `,
     )
-    .action(async (file: string, options: SubmitOptions, command: Command) => {
-      await withSession(context, command, (session) => submitEvents(session, file, options));
+    .action(async (file: string, flags: SubmitFlags, command: Command) => {
+      if (flags.resume && flags.out === undefined) throw new UsageError('--resume needs --out: the results file of the run to continue');
+      await runWork(command, file, {
+        // A batch option given makes a batch, whatever the input holds; without one, its content decides.
+        batch: BATCH_FLAGS.some((name) => givenOnCommandLine(command, name)),
+        concurrency: flags.concurrency,
+        rate: flags.rate ?? null,
+        maxErrors: flags.maxErrors ?? null,
+        out: flags.out ?? null,
+        rejects: flags.rejects ?? null,
+        resume: flags.resume === true,
+        quiet: flags.quiet === true,
+      });
     });
 }

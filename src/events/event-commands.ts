@@ -1,6 +1,6 @@
 import type { ApiClient, ApiResponse } from '../api/api-client.js';
 import type { Session } from '../session.js';
-import type { SubmitOptions } from '../commands/submit.js';
+import type { BatchOptions } from '../submit-batch/run-submit-batch.js';
 import { parseEvent } from './event-input.js';
 import { MAX_BODY_BYTES } from '../contract/limits.js';
 import { stateIn } from '../contract/states.js';
@@ -11,6 +11,12 @@ import { terminalSafe } from '../render/terminal-text.js';
  * The work behind submit, show and alerts: one call to the service each, then either the
  * service's JSON (--json) or the rendered tables.
  */
+
+/** What `submit` is asked (commands/submit.ts maps argv to it): a batch's options, and whether one was asked for. */
+export interface SubmitOptions extends Omit<BatchOptions, 'source' | 'json'> {
+  /** A batch option was given: the input is a batch whatever it holds (otherwise its content decides). */
+  batch: boolean;
+}
 
 type Renderer = 'renderDecision' | 'renderEventSummary' | 'renderRiskAssessment';
 
@@ -25,27 +31,17 @@ async function callAndShow(session: Session, call: (client: ApiClient) => Promis
 /** One event: its decision as tables (or JSON). Many: a batch (src/submit-batch). */
 export async function submitEvents(session: Session, source: string, options: SubmitOptions): Promise<void> {
   const { openInput } = await import('../submit-batch/input-records/open-input.js');
-  const askedForBatch = [options.concurrency, options.rate, options.maxErrors, options.out, options.rejects, options.resume].some((o) => o !== undefined);
-  if (options.rejects !== undefined) {
+  if (options.rejects !== null) {
     // Before the input is opened: a --rejects that would destroy a file is refused first.
     const { checkRejectsPath } = await import('../submit-batch/rejects-file.js');
-    checkRejectsPath(options.rejects, { input: source, out: options.out ?? null, resume: options.resume === true, stdin: session.context.stdin });
+    checkRejectsPath(options.rejects, { input: source, out: options.out, resume: options.resume, stdin: session.context.stdin });
   }
-  const input = await openInput(source, session.context, { batch: askedForBatch, maxRecordBytes: MAX_BODY_BYTES, resumable: options.out !== undefined });
+  const input = await openInput(source, session.context, { batch: options.batch, maxRecordBytes: MAX_BODY_BYTES, resumable: options.out !== null });
   if (input.kind === 'batch') {
     // The batch machinery (progress bar, results files, pacing) loads only for a batch.
     const { runBatch } = await import('../submit-batch/run-submit-batch.js');
-    return runBatch(session, input, {
-      concurrency: options.concurrency ?? 16,
-      rate: options.rate ?? null,
-      maxErrors: options.maxErrors ?? null,
-      out: options.out ?? null,
-      rejects: options.rejects ?? null,
-      resume: options.resume === true,
-      source,
-      quiet: options.quiet === true,
-      json: session.json,
-    });
+    const { batch: _asked, ...batchOptions } = options;
+    return runBatch(session, input, { ...batchOptions, source, json: session.json });
   }
   const name = source === '-' ? 'stdin' : source;
   const payload = parseEvent(input.text, name);
@@ -60,7 +56,7 @@ export async function submitEvents(session: Session, source: string, options: Su
   // Ctrl-C while the event is on its way: stop at once, and say what is known (nothing: the
   // service may or may not have stored it) and how to find out.
   const abort = new AbortController();
-  await session.client({ signal: abort.signal });
+  const client = await session.client({ signal: abort.signal });
   const interrupted = session.context.waitForShutdown().then(() => {
     abort.abort();
     const id = typeof payload.id === 'string' && payload.id !== '' ? payload.id : null;
@@ -72,7 +68,7 @@ export async function submitEvents(session: Session, source: string, options: Su
         : 'it has no id to check with (the service assigns one): look for it in the service by its details, and give events an id of your own to make this checkable',
     );
   });
-  const submitted = submitAndShow(session, payload, input.text);
+  const submitted = submitAndShow(session, client, payload, input.text);
   // Once interrupted, the aborted request's own failure is of no interest.
   submitted.catch(() => {});
   interrupted.catch(() => {});
@@ -86,8 +82,7 @@ export async function submitEvents(session: Session, source: string, options: Su
  * is read (one GET) and shown in its place; --json keeps the service's body and adds
  * `alreadyExisted: true` and `stateNow`.
  */
-async function submitAndShow(session: Session, payload: Record<string, unknown>, text: string): Promise<void> {
-  const client = await session.client();
+async function submitAndShow(session: Session, client: ApiClient, payload: Record<string, unknown>, text: string): Promise<void> {
   // The input's text as it is (JSON.parse took it): made again by JSON.stringify, an event nested
   // thousands of levels deep overflowed the stack, and the text is what the user gave anyway.
   const { status, body } = await client.submitEventText(text, typeof payload.id === 'string' ? payload.id : undefined);

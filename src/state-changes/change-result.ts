@@ -1,5 +1,7 @@
 import { resultObject, type RecordedResult } from '../batch/results-file.js';
 import { jsonForTerminal, terminalSafe } from '../render/terminal-text.js';
+import { displayWidth } from '../render/display-width.js';
+import { KNOWN_STATES } from '../contract/states.js';
 import { sym } from '../render/symbols.js';
 
 /*
@@ -81,11 +83,34 @@ const WORDS: Record<ChangeOutcome, string> = {
   CONFLICT: 'conflict',
 };
 
-/** The line for a person: `ord-1  PENDING_REVIEW → DECLINED  changed`, `ord-2  DECLINED  skipped: already DECLINED`. */
-export function changeLine(r: ChangeResult): string {
+/** The columns of a line for a person: the id, the move (`from → to`, or the state kept), the outcome with its reason. */
+function lineParts(r: ChangeResult): [id: string, move: string, outcome: string] {
   const id = r.id === null ? `(${r.where})` : terminalSafe(r.id);
   const from = r.from === null ? null : terminalSafe(r.from);
   const move = r.outcome === 'CHANGED' || r.outcome === 'PLANNED' ? `${from ?? '?'} ${sym.arrow} ${terminalSafe(r.to)}` : from;
   const why = r.reason === null ? '' : `: ${r.reason}`;
-  return `${id}  ${move === null ? '' : `${move}  `}${WORDS[r.outcome]}${why}`;
+  return [id, move ?? '', `${WORDS[r.outcome]}${why}`];
+}
+
+/** The line for a person: `ord-1  PENDING_REVIEW → DECLINED  changed`, `ord-2  DECLINED  skipped: already DECLINED`. */
+export function changeLine(r: ChangeResult): string {
+  const [id, move, outcome] = lineParts(r);
+  return `${id}  ${move === '' ? '' : `${move}  `}${outcome}`;
+}
+
+const padTo = (text: string, width: number) => text + ' '.repeat(Math.max(0, width - displayWidth(text)));
+
+/**
+ * The lines of a --dry-run's plan, in columns: the id column as wide as the longest id given as
+ * an argument or printed so far (ids from --from stream in, so a longer one widens it from there
+ * on), the move column as wide as the longest move from a known state to `target`.
+ */
+export function planLines(target: string, ids: readonly string[]): (r: ChangeResult) => string {
+  let idWidth = Math.max(0, ...ids.map((id) => displayWidth(terminalSafe(id))));
+  const moveWidth = Math.max(...KNOWN_STATES.map((state) => displayWidth(`${state} ${sym.arrow} ${terminalSafe(target)}`)));
+  return (r) => {
+    const [id, move, outcome] = lineParts(r);
+    idWidth = Math.max(idWidth, displayWidth(id));
+    return `${padTo(id, idWidth)}  ${padTo(move, moveWidth)}  ${outcome}`;
+  };
 }

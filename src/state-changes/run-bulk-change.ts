@@ -1,5 +1,6 @@
 import { poolRuntime, runPool, type PoolJob, type PoolRun, type PoolRuntime, type Settled } from '../batch/run-pool.js';
 import { count } from '../render/counts.js';
+import { endOfRun } from '../batch/end-of-run.js';
 import { headerText, LineFile, refuseMissing } from '../batch/results-file.js';
 import { bindResume, serviceOf } from '../batch/run-binding.js';
 import { FileWriteError } from '../files/append-line.js';
@@ -13,7 +14,7 @@ import { logContextOf } from '../action-log/log-context.js';
 import { lockForOneWriter } from '../files/exclusive-lock.js';
 import type { Session } from '../session.js';
 import { changeOne, unnamed, type BulkChange, type ChangeWork, type IdItem, type PlannedItem } from './change-one.js';
-import { changeLine, formatChangeResult, readChangeResult, type ChangeResult } from './change-result.js';
+import { changeLine, formatChangeResult, planLines, readChangeResult, type ChangeResult } from './change-result.js';
 import { changeSummaryJson, changeSummaryText, ChangeStats, planText } from './change-summary.js';
 import { refuseLongComment } from './set-state.js';
 import { matchState, stateFromTyped } from './state-names.js';
@@ -28,6 +29,7 @@ import { matchState, stateFromTyped } from './state-names.js';
  * read: a usage error says what to add.
  */
 
+/** What many-id `set-state` is asked (commands/set-state.ts maps argv to it and checks the flag combinations). */
 export interface BulkOptions {
   ids: readonly string[];
   from?: string | undefined;
@@ -116,14 +118,13 @@ function job(
       stats.add(settled.result);
       onSettled(item, settled.result);
     },
-    ...(printing ? { stdoutLine: session.json ? formatChangeResult : changeLine } : {}),
+    // A dry run's plan is printed in columns; the change pass prints each line as it is settled.
+    ...(printing ? { stdoutLine: session.json ? formatChangeResult : mode === 'plan' ? planLines(change.target, options.ids) : changeLine } : {}),
   };
 }
 
 export async function bulkSetState(session: Session, options: BulkOptions): Promise<void> {
   const context = session.context;
-  if (options.resume && !options.out) throw new UsageError('--resume needs --out: the results file of the run to continue');
-  if (options.dryRun && options.out) throw new UsageError('--dry-run changes nothing and keeps no results file: leave out --out (the plan and a line per id are printed)');
   // What is sent, as the results file's header records it; a --resume must match the record.
   const typed = {
     state: options.state === null ? null : stateFromTyped(options.state, options.force, 'send'),
@@ -132,7 +133,6 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
     forceState: options.force,
     commentMode: options.commentMode,
   };
-  if (options.commentMode !== null && options.comments === null && !options.resume) throw new UsageError(`--${options.commentMode}-comment goes with --comments`, 'e.g. --comments "ring 2026-11" --append-comment');
   const confirm = !options.dryRun && !options.yes;
   const note = (line: string) => context.stderr.write(line);
   // One run at a time writes the results file: taken before the plan (and before its header is read), held until the end.
@@ -250,27 +250,19 @@ async function plan(session: Session, runtime: PoolRuntime, options: BulkOptions
 }
 
 function finish(session: Session, options: BulkOptions, change: BulkChange, stats: ChangeStats, run: PoolRun, logProblem: string | null): void {
-  const context = session.context;
   const facts = { stats, target: change.target, stopped: run.stopped, results: options.out, retries: run.retries, throttled: run.throttled, logProblem };
-  if (run.stopped === 'output-closed') {
-    throw new CliError(
-      `stdout was closed after ${count(stats.done - run.unwritten)} results: the change stopped; ${count(run.unwritten)} ${run.unwritten === 1 ? 'id was' : 'ids were'} done whose results could not be written`,
-      ExitCode.FAILURE,
-      'to keep every result, write them to a file with --out FILE (then --resume finds what was done)',
-    );
-  }
-  if (session.json) {
-    const text = `${jsonForTerminal(changeSummaryJson(facts), true)}\n`;
-    if (options.out) context.stdout.write(text);
-    else context.stderr.write(text);
-  } else {
-    context.stderr.write(`${changeSummaryText(facts)}\n`);
-  }
-  if (run.inputError) throw run.inputError;
-  if (run.fatal) throw run.fatal;
-  if (run.stopped === 'interrupted' || run.stopped === 'aborted') {
-    throw new CliError(`interrupted after ${count(stats.done)} ids`, ExitCode.INTERRUPTED, options.out ? 'continue with the same command and --resume' : undefined);
-  }
+  endOfRun(session.context, run, {
+    unit: 'ids',
+    stopped: 'the change',
+    unwrittenWere: 'done',
+    resumeFinds: 'what was done',
+    done: stats.done,
+    out: options.out,
+    json: session.json,
+    showSummary: true,
+    summaryJson: () => changeSummaryJson(facts),
+    summaryText: () => changeSummaryText(facts),
+  });
   exitWith(stats, options, run.stopped, 'change');
 }
 

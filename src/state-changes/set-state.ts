@@ -2,11 +2,13 @@ import { commentTooLong, MAX_COMMENT_LENGTH } from '../contract/limits.js';
 import { KNOWN_STATES, TRANSITIONS, isKnownState, stateIn } from '../contract/states.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import type { Session } from '../session.js';
+import type { ApiClient } from '../api/api-client.js';
+import type { Output } from '../render/output.js';
 import type { Prompter } from '../prompter/prompter.js';
 import { matchState, stateFromTyped } from './state-names.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import { shellCommand } from '../render/shell-command.js';
-import { changedSince, changeWords, commentToSend, KEPT_COMMENT_SEPARATOR, replacesComment, seenIn, type Seen } from './change-rules.js';
+import { changedSince, changeWords, commentToSend, replacesComment, seenIn, type Seen } from './change-rules.js';
 import { sym } from '../render/symbols.js';
 
 /*
@@ -18,24 +20,30 @@ import { sym } from '../render/symbols.js';
  * PATCH (change-rules.ts compares the two and words the difference). A comment that would
  * replace the event's own (the service keeps one) is kept, with the new one after it, or
  * replaced, as asked (a terminal) or said (--append-comment / --replace-comment); off a
- * terminal, without either, nothing is sent.
+ * terminal, without either, nothing is sent. --dry-run reads the same and shows the request,
+ * then the refusal the real run would meet (a transition the known rules do not allow: exit 5).
+ * In named parts: the flags (askedByFlags), the terminal's questions (completedOnTerminal), the
+ * dry run (showDryRun), the confirmation and re-read (confirmedAndReread), the line (changedLine).
  */
 
+/** What one-event `set-state` is asked (commands/set-state.ts maps argv to it; --append-comment and --replace-comment are not both set). */
 export interface SetStateOptions {
-  state?: string;
-  comments?: string;
-  dryRun?: boolean;
-  yes?: boolean;
+  /** --state as typed (matched to a known state here), or undefined: asked on a terminal. */
+  state: string | undefined;
+  /** --comments as given, or undefined: asked on a terminal. */
+  comments: string | undefined;
+  dryRun: boolean;
+  yes: boolean;
   /** Send --state as typed, even when this build does not know it. */
-  forceState?: boolean;
+  forceState: boolean;
   /** Print the updated summary's tables instead of one line. */
-  verbose?: boolean;
+  verbose: boolean;
   /** --comments on an event that has a comment: keep it, the new one after it. */
-  appendComment?: boolean;
+  appendComment: boolean;
   /** --comments on an event that has a comment: replace it. */
-  replaceComment?: boolean;
+  replaceComment: boolean;
   /** --log FILE: the change logged before it is sent, and its outcome after (src/action-log/). */
-  log?: string;
+  log: string | undefined;
 }
 
 const OTHER = Symbol('other');
@@ -98,9 +106,16 @@ async function commentFor(session: Session, eventId: string, state: string | und
   return keep ? { text, kept: existing, replaced: null } : { text, kept: null, replaced: existing };
 }
 
-export async function setState(session: Session, eventId: string, options: SetStateOptions): Promise<void> {
+/** What the flags ask before anything is read: the state matched, the comment checked, and how a comment the event has is treated. */
+interface Asked {
+  state: string | undefined;
+  comments: string | undefined;
+  choice: CommentChoice;
+}
+
+/** The flags checked and made canonical, before anything is read or sent; usage errors for what cannot be asked for. */
+function askedByFlags(session: Session, options: SetStateOptions): Asked {
   let { state, comments } = options;
-  if (options.appendComment && options.replaceComment) throw new UsageError('--append-comment and --replace-comment cannot be used together', 'keep the event\'s comment (--append-comment) or replace it (--replace-comment)');
   const choice: CommentChoice = options.appendComment ? 'append' : options.replaceComment ? 'replace' : null;
   // An empty comment is never sent: the service replaces the event's comment with it, which would
   // erase a colleague's note.
@@ -120,14 +135,13 @@ export async function setState(session: Session, eventId: string, options: SetSt
     );
   }
   if (choice !== null && comments === undefined && !prompting) throw new UsageError(`--${choice}-comment goes with --comments`, 'e.g. --comments "customer called" --append-comment');
+  return { state, comments, choice };
+}
 
-  const output = await session.output();
-  const client = options.dryRun ? undefined : await session.client();
-  // Opened before the event is read: a log it cannot write is said before anything happens.
-  const log = client && options.log !== undefined ? await (await import('../action-log/logged-change.js')).openChangeLog(session, options.log) : null;
-  // What the event was when read: the choices, the comment it has, and what a re-read compares with.
-  let seen: Seen = client ? seenIn((await client.getEvent(eventId)).body) : { state: null, comments: null };
-  if (prompting) {
+/** What is missing, asked on a terminal (the choices follow the state read); the change to make, or a usage error when there is none. */
+async function completedOnTerminal(session: Session, asked: Asked, seen: Seen): Promise<Asked> {
+  let { state, comments } = asked;
+  if (session.canPrompt) {
     const prompter = await session.prompter();
     if (state === undefined) state = await askState(prompter, seen.state);
     if (comments === undefined) {
@@ -137,27 +151,64 @@ export async function setState(session: Session, eventId: string, options: SetSt
     if (comments !== undefined) refuseLongComment(comments);
   }
   if (state === undefined && comments === undefined) throw new UsageError('nothing to change: give a state or a comment', 'an empty comment is never sent, so that it cannot erase the event\'s comment');
+  return { ...asked, state, comments };
+}
 
-  if (!client) {
-    // A dry run reads nothing: what the event's comment is, and so what --append-comment would send, is not known.
-    if (choice === 'append' && comments !== undefined) session.context.stderr.write(`note: with --append-comment the comment sent is the event's own, then "${KEPT_COMMENT_SEPARATOR}" and this one (a dry run does not read the event)\n`);
-    const change = { ...(state !== undefined ? { state } : {}), ...(comments !== undefined ? { comments } : {}) };
-    const [{ previewRequest, eventPath }, settings] = await Promise.all([import('../api/api-client.js'), session.settings()]);
-    // Not a preview of a request that would be refused: a stored key for another URL is not sent.
-    if (settings.keyRefusal !== undefined) throw settings.keyRefusal;
-    // A key in the credential store is not read for a dry run: the header is shown redacted all the same.
-    const key = settings.apiKey ?? (settings.apiKeySource === 'credential-store' ? '[redacted]' : null);
-    const request = previewRequest(settings.baseUrl, key, 'PATCH', eventPath(eventId, '/state'), change, settings.profile);
-    if (output.json) return output.printJson(request);
+/** The comment to send and what it does to the one the event has: kept, replaced, or neither. */
+type Comment = Awaited<ReturnType<typeof commentFor>>;
+
+/** The PATCH body: the state and the comment, each only when there is one. */
+function changeBody(state: string | undefined, comment: Comment | undefined): { state?: string; comments?: string } {
+  return { ...(state !== undefined ? { state } : {}), ...(comment !== undefined ? { comments: comment.text } : {}) };
+}
+
+/**
+ * Whether the service's known rules refuse the change from the state read (as the sandbox
+ * would: INVALID_STATE_TRANSITION, exit 5), in words; null when they allow it or cannot tell (a
+ * state this build does not know, no state read, no state asked).
+ */
+export function refusedTransition(from: string | null, to: string | undefined): string | null {
+  if (to === undefined || from === null || to === from || !isKnownState(from) || !isKnownState(to)) return null;
+  if ((TRANSITIONS[from] as readonly string[]).includes(to)) return null;
+  const allowed = TRANSITIONS[from];
+  return `${terminalSafe(from)} ${sym.arrow} ${terminalSafe(to)} is not allowed (from ${terminalSafe(from)}: ${allowed.length > 0 ? allowed.join(', ') : 'none, it is final'})`;
+}
+
+/**
+ * --dry-run: the request the real run would send, after the same read (the comment it keeps is
+ * known); then, when the real run would be refused (a transition the known rules do not allow),
+ * the refusal with the exit code the service's answer would give. Nothing is sent.
+ */
+async function showDryRun(session: Session, output: Output, eventId: string, state: string | undefined, comment: Comment | undefined, seen: Seen): Promise<void> {
+  const [{ previewRequest, eventPath }, settings] = await Promise.all([import('../api/api-client.js'), session.settings()]);
+  // A key in the credential store is shown redacted, as any key in a preview.
+  const key = settings.apiKey ?? (settings.apiKeySource === 'credential-store' ? '[redacted]' : null);
+  const request = previewRequest(settings.baseUrl, key, 'PATCH', eventPath(eventId, '/state'), changeBody(state, comment), settings.profile);
+  if (output.json) output.printJson(request);
+  else {
     const { renderDryRun } = await import('../render/request-preview.js');
-    return output.print(renderDryRun(request, output.style));
+    output.print(renderDryRun(request, output.style));
   }
+  const refused = refusedTransition(seen.state, state);
+  if (refused !== null) {
+    throw new CliError(
+      `the real run would be refused: ${terminalSafe(eventId)} is ${terminalSafe(seen.state ?? '?')}, and ${refused}`,
+      ExitCode.REJECTED,
+      'the transitions are the sandbox\'s (fraudctl set-state --help lists them); a real service may differ',
+    );
+  }
+}
 
-  // Ask (on a terminal), re-read just before the PATCH, and send only what was asked about: an
-  // event that changed meanwhile (a colleague's decision or note) is said, and asked about again;
-  // off a terminal (or with --yes) it is a CONFLICT and nothing is sent.
-  const confirming = prompting && !options.yes;
-  let comment = comments === undefined ? undefined : await commentFor(session, eventId, state, comments, seen, choice, prompting);
+/**
+ * Asks for the confirmation (on a terminal) and reads the event again just before the PATCH: an
+ * event that changed meanwhile (a colleague's decision or note) is said and asked about again;
+ * off a terminal (or with --yes) it is a CONFLICT and nothing is sent. Returns what the event is
+ * now and the comment to send.
+ */
+async function confirmedAndReread(session: Session, client: ApiClient, eventId: string, asked: Asked, first: Seen, confirming: boolean): Promise<{ seen: Seen; comment: Comment | undefined }> {
+  const { state, comments, choice } = asked;
+  let seen = first;
+  let comment = comments === undefined ? undefined : await commentFor(session, eventId, state, comments, seen, choice, session.canPrompt);
   let conflicted = false;
   for (;;) {
     if (confirming) {
@@ -168,7 +219,7 @@ export async function setState(session: Session, eventId: string, options: SetSt
       if (!go) throw new CliError('cancelled: nothing was changed', ExitCode.INTERRUPTED);
     }
     const now = seenIn((await client.getEvent(eventId)).body);
-    if (changedSince(seen, now) === null) break;
+    if (changedSince(seen, now) === null) return { seen, comment };
     const what = changeWords(seen, now).map(terminalSafe).join('; ');
     if (!confirming) {
       throw new CliError(`CONFLICT: ${terminalSafe(eventId)} changed since it was read (${what}): nothing was sent`, ExitCode.FAILURE, `see it with ${shellCommand(['fraudctl', ...session.serviceFlags(), 'show', eventId])}, then decide again`);
@@ -178,9 +229,45 @@ export async function setState(session: Session, eventId: string, options: SetSt
     conflicted = true;
     if (comments !== undefined) comment = await commentFor(session, eventId, state, comments, seen, choice, true);
   }
+}
 
-  const change = { ...(state !== undefined ? { state } : {}), ...(comment !== undefined ? { comments: comment.text } : {}) };
-  const reply = log ? await log.send({ eventId, from: seen.state, to: state, comments: change.comments }, () => client.changeState(eventId, change)) : await client.changeState(eventId, change);
+/** One line of what changed (`ord-1002  IN_REVIEW → ESCALATED  comment recorded`), from the state read just before. */
+function changedLine(eventId: string, state: string | undefined, before: string | null, reply: unknown, comment: Comment | undefined): string {
+  const after = stateIn(reply) ?? state ?? before;
+  const was = before ?? '?';
+  const move = state === undefined || after === was ? `${terminalSafe(after ?? was)}${state !== undefined ? ' (unchanged)' : ''}` : `${terminalSafe(was)} ${sym.arrow} ${terminalSafe(after ?? state)}`;
+  const recorded = comment === undefined ? '' : comment.kept !== null ? '  comment added after the one it had' : comment.replaced !== null ? '  comment recorded (replacing the one it had)' : '  comment recorded';
+  return `${terminalSafe(eventId)}  ${move}${recorded}`;
+}
+
+export async function setState(session: Session, eventId: string, options: SetStateOptions): Promise<void> {
+  const flags = askedByFlags(session, options);
+  const output = await session.output();
+  const client = await session.client();
+  // Opened before the event is read: a log it cannot write is said before anything happens (a dry run sends nothing to log).
+  const log = !options.dryRun && options.log !== undefined ? await (await import('../action-log/logged-change.js')).openChangeLog(session, options.log) : null;
+  // What the event was when read: the choices, the comment it has, and what a re-read compares with.
+  const read = await client.getEvent(eventId).then(
+    (reply) => ({ seen: seenIn(reply.body), refused: undefined }),
+    (error: unknown) => {
+      // A dry run of an event the service says is not there (4) or refuses to read (a malformed id,
+      // 5) still shows its request, then fails as the real run would.
+      const aboutTheEvent = error instanceof CliError && (error.exitCode === ExitCode.NOT_FOUND || error.exitCode === ExitCode.REJECTED);
+      if (!options.dryRun || !aboutTheEvent) throw error;
+      return { seen: { state: null, comments: null }, refused: error };
+    },
+  );
+  const { seen } = read;
+  const asked = await completedOnTerminal(session, flags, seen);
+  if (options.dryRun) {
+    const comment = asked.comments === undefined ? undefined : await commentFor(session, eventId, asked.state, asked.comments, seen, asked.choice, session.canPrompt);
+    await showDryRun(session, output, eventId, asked.state, comment, seen);
+    if (read.refused) throw read.refused;
+    return;
+  }
+  const { seen: sent, comment } = await confirmedAndReread(session, client, eventId, asked, seen, session.canPrompt && !options.yes);
+  const change = changeBody(asked.state, comment);
+  const reply = log ? await log.send({ eventId, from: sent.state, to: asked.state, comments: change.comments }, () => client.changeState(eventId, change)) : await client.changeState(eventId, change);
   if (output.json) {
     if (reply.body !== undefined) output.printJson(reply.body);
     return;
@@ -191,11 +278,5 @@ export async function setState(session: Session, eventId: string, options: SetSt
     const { renderEventSummary } = await import('../render/event-tables.js');
     return output.print(renderEventSummary(summary, output.style));
   }
-  // One line: what changed (`ord-1002  IN_REVIEW → ESCALATED  comment recorded`), from the state read just before.
-  const current = seen.state;
-  const after = stateIn(reply.body) ?? state ?? current;
-  const before = current ?? '?';
-  const move = state === undefined || after === before ? `${terminalSafe(after ?? before)}${state !== undefined ? ' (unchanged)' : ''}` : `${terminalSafe(before)} ${sym.arrow} ${terminalSafe(after ?? state)}`;
-  const recorded = comment === undefined ? '' : comment.kept !== null ? '  comment added after the one it had' : comment.replaced !== null ? '  comment recorded (replacing the one it had)' : '  comment recorded';
-  output.print(`${terminalSafe(eventId)}  ${move}${recorded}`);
+  output.print(changedLine(eventId, asked.state, sent.state, reply.body, comment));
 }

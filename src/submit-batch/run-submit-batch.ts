@@ -1,5 +1,5 @@
-import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
-import { jsonForTerminal, terminalSafe } from '../render/terminal-text.js';
+import { CliError, ExitCode } from '../errors/cli-error.js';
+import { terminalSafe } from '../render/terminal-text.js';
 import type { Session } from '../session.js';
 import { MAX_BODY_BYTES } from '../contract/limits.js';
 import { count } from '../render/counts.js';
@@ -8,6 +8,7 @@ import { bindResume, serviceOf } from '../batch/run-binding.js';
 import { resolve } from 'node:path';
 import { lockForOneWriter, type HeldLock } from '../files/exclusive-lock.js';
 import { checkRejectsPath, openRejects } from './rejects-file.js';
+import { endOfRun } from '../batch/end-of-run.js';
 import { poolRuntime, runPool, type PoolJob, type Settled } from '../batch/run-pool.js';
 import { BatchStats } from './batch-stats.js';
 import { summaryJson, summaryText } from './batch-summary.js';
@@ -21,6 +22,7 @@ import { lineId, prepareLine, submitLine, type LineWork } from './submit-line.js
  * without a request. With --rejects, every line without a decision is also kept as it was.
  */
 
+/** What a batch is asked (commands/submit.ts checks the flag combinations: --resume has --out). */
 export interface BatchOptions {
   concurrency: number;
   /** Attempts per second across the batch, or null for no cap. */
@@ -40,10 +42,6 @@ const asOneLine = (text: string) => text.replace(/\r?\n/g, ' ');
 
 export async function runBatch(session: Session, input: BatchInput, batchOptions: BatchOptions): Promise<void> {
   let options = batchOptions;
-  if (options.resume && !options.out) {
-    input.close();
-    throw new UsageError('--resume needs --out: the results file of the run to continue');
-  }
   const context = session.context;
   const stats = new BatchStats();
   let outLock: HeldLock | null = null;
@@ -124,27 +122,18 @@ export async function runBatch(session: Session, input: BatchInput, batchOptions
   const { stopped } = run;
 
   const facts = { stats, stopped, results: options.out, rejects: options.rejects, retries: run.retries, throttled: run.throttled, resumed: run.resumed, serviceFlags: session.serviceFlags() };
-  if (stopped === 'output-closed') {
-    throw new CliError(
-      `stdout was closed after ${count(stats.done - run.unwritten)} results: the batch stopped; ${count(run.unwritten)} ${run.unwritten === 1 ? 'event was' : 'events were'} sent whose results could not be written`,
-      ExitCode.FAILURE,
-      'to keep every result, write them to a file with --out FILE (then --resume finds what was stored)',
-    );
-  }
-  if (options.json) {
-    // The summary goes to stdout unless stdout already carries the results.
-    const text = `${jsonForTerminal(summaryJson(facts), true)}\n`;
-    if (options.out) context.stdout.write(text);
-    else context.stderr.write(text);
-  } else if (!options.quiet || stats.errors > 0 || stopped) {
-    context.stderr.write(`${summaryText(facts)}\n`);
-  }
-
-  if (run.inputError) throw run.inputError;
-  if (run.fatal) throw run.fatal;
-  if (stopped === 'interrupted' || stopped === 'aborted') {
-    throw new CliError(`interrupted after ${count(stats.done)} events`, ExitCode.INTERRUPTED, options.out ? 'continue with the same command and --resume' : undefined);
-  }
+  endOfRun(context, run, {
+    unit: 'events',
+    stopped: 'the batch',
+    unwrittenWere: 'sent',
+    resumeFinds: 'what was stored',
+    done: stats.done,
+    out: options.out,
+    json: options.json,
+    showSummary: !options.quiet || stats.errors > 0 || stopped !== null,
+    summaryJson: () => summaryJson(facts),
+    summaryText: () => summaryText(facts),
+  });
   if (stats.errors > 0 || stopped) {
     const where = options.out ? `see ${options.out}` : options.json ? 'see the results above' : 'add --out FILE to keep every line\'s result';
     throw new CliError(`${count(stats.errors)} of ${count(stats.done)} events got no decision${stopped ? ' and the batch stopped early' : ''}`, ExitCode.FAILURE, `${where}${options.rejects ? `; ${options.rejects} holds those lines to send again` : ''}`);

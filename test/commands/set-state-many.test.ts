@@ -214,12 +214,26 @@ describe('set-state for many events: the guard, a result per id, exit codes', ()
     const before = [...changesOf(db, ids).values()];
     const result = await run(['set-state', ...ids, '--state', 'declined', '--dry-run']);
     expect(result.code, result.stderr).toBe(0);
-    // A line per id as each settles (in any order).
-    expect(result.stdout.trim().split('\n').sort()).toEqual([...ids.slice(0, 3).map((id) => `${id}  PENDING_REVIEW → DECLINED  would change`), `${ids[3]}  DECLINED  skipped: already DECLINED`].sort());
+    // A line per id as each settles (in any order), in columns (the move column as wide as FRAUD_CONFIRMED → DECLINED).
+    expect(result.stdout.trim().split('\n').sort()).toEqual([...ids.slice(0, 3).map((id) => `${id}  PENDING_REVIEW → DECLINED   would change`), `${ids[3]}  DECLINED                    skipped: already DECLINED`].sort());
     expect(result.stderr).toMatch(/^Plan: change 3 of 4 events to DECLINED\n {2}from {7}PENDING_REVIEW 3$/m);
     expect(result.stderr).toMatch(/skipped\s+1: already DECLINED 1/);
     expect(result.stderr).toContain('Dry run: nothing was changed.');
     expect([...changesOf(db, ids).values()]).toEqual(before);
+  });
+
+  it('--dry-run lines are in columns: ids of any length, moves and kept states, ids not found', async () => {
+    const [short] = await pending(sb.url, 'c', 1);
+    const [long] = await pending(sb.url, 'a-much-longer-prefix', 1);
+    await patch(long!, 'APPROVED');
+    const result = await run(['set-state', short!, 'nope', long!, '--state', 'declined', '--dry-run']);
+    expect(result.code).toBe(4);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    const outcomes = new Set(lines.map((line) => line.search(/(would change|not found)/)));
+    expect(outcomes.size, lines.join('\n')).toBe(1);
+    const moves = new Set(lines.filter((line) => !line.includes('not found')).map((line) => line.search(/[A-Z]/)));
+    expect(moves.size, lines.join('\n')).toBe(1);
   });
 });
 

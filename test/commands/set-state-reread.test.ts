@@ -182,10 +182,13 @@ describe('set-state off a terminal never replaces a comment it was not told to',
     expect(await summaryOf(id)).toMatchObject({ state: 'APPROVED', comments: 'keep me' });
   });
 
-  it('--dry-run with --append-comment says the event\'s comment goes first, which it does not read', async () => {
-    const result = await cli.run(['set-state', 'x-1', '--comments', 'called', '--append-comment', '--dry-run']);
-    expect(result.code).toBe(0);
-    expect(result.stderr).toContain('note: with --append-comment the comment sent is the event\'s own, then " | " and this one (a dry run does not read the event)');
+  it('--dry-run with --append-comment reads the event and shows the comment the real run would send, the event\'s first', async () => {
+    const id = await reviewEvent();
+    await colleague(id, { comments: 'keep me' });
+    const result = await cli.run(['set-state', id, '--comments', 'called', '--append-comment', '--dry-run']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('"comments": "keep me | called"');
+    expect(await summaryOf(id)).toMatchObject({ state: 'PENDING_REVIEW', comments: 'keep me' });
   });
 
   it('refuses both flags together, and either without --comments', async () => {

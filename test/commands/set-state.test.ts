@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/contract/index.js';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
@@ -120,14 +121,39 @@ describe('fraudctl set-state with flags', () => {
   });
 
   it('--dry-run on the embedded sandbox: the method and the path, then where it would go, in words', async () => {
+    // The dry run reads the event: it is there.
+    const example = await cli.run(['submit', resolve(import.meta.dirname, '../../examples/review.json')], { env: { FRAUDCTL_BASE_URL: '', FRAUDCTL_API_KEY: '' } });
+    expect(example.code, example.stderr).toBe(0);
     const result = await cli.run(['set-state', 'ord-1002', '--state', 'APPROVED', '--dry-run'], { env: { FRAUDCTL_BASE_URL: '', FRAUDCTL_API_KEY: '' } });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.split('\n').slice(0, 3)).toEqual(['dry run: nothing was sent', 'PATCH /event/ord-1002/state', 'to the embedded sandbox (a local service on a loopback port, not production), profile sandbox']);
     expect(result.stdout).not.toContain('(embedded sandbox)/');
     const json = await cli.run(['set-state', 'ord-1002', '--state', 'APPROVED', '--dry-run', '--json'], { env: { FRAUDCTL_BASE_URL: '', FRAUDCTL_API_KEY: '' } });
     expect(JSON.parse(json.stdout)).toMatchObject({ method: 'PATCH', path: '/event/ord-1002/state', url: null, to: expect.stringMatching(/^the embedded sandbox/) as unknown });
-    // Nothing was started to preview it: no sandbox note.
-    expect(result.stderr).not.toContain('SANDBOX');
+    // The event is read (one GET), as the real run reads it: the embedded sandbox starts, and says so.
+    expect(result.stderr).toContain('SANDBOX');
+  });
+
+  it('--dry-run reads the event and says when the real run would be refused (APPROVED → ESCALATED), with its exit code; nothing is sent', async () => {
+    const id = await reviewEvent();
+    expect((await cli.sb.call('PATCH', `/event/${id}/state`, { body: { state: 'APPROVED' } })).status).toBe(200);
+    const dry = await cli.run(['set-state', id, '--state', 'escalated', '--comments', 'look again', '--dry-run']);
+    expect(dry.stdout).toContain(`PATCH ${cli.sb.url}/event/${id}/state`);
+    expect(dry.stderr).toMatch(new RegExp(`^error: the real run would be refused: ${id} is APPROVED, and APPROVED → ESCALATED is not allowed \\(from APPROVED: DECLINED, FRAUD_CONFIRMED\\)$`, 'm'));
+    expect(await cli.sb.call('GET', `/event/${id}`)).toMatchObject({ json: { state: 'APPROVED', comments: null } });
+    const real = await cli.run(['set-state', id, '--state', 'escalated', '--comments', 'look again']);
+    expect(real.stderr).toContain('INVALID_STATE_TRANSITION');
+    expect(dry.code).toBe(5);
+    expect(dry.code).toBe(real.code);
+  });
+
+  it('--dry-run of an allowed change exits 0; of an event that is not there, 4 as the real run', async () => {
+    const id = await reviewEvent();
+    expect((await cli.run(['set-state', id, '--state', 'DECLINED', '--dry-run'])).code).toBe(0);
+    const missing = await cli.run(['set-state', 'no-such-event', '--state', 'DECLINED', '--dry-run']);
+    expect(missing.code).toBe(4);
+    expect(missing.code).toBe((await cli.run(['set-state', 'no-such-event', '--state', 'DECLINED'])).code);
+    expect(await stateOf(id)).toBe('PENDING_REVIEW');
   });
 
   it('path-encodes ids so an id with a slash reaches its own resource', async () => {

@@ -1,0 +1,147 @@
+import { PassThrough } from 'node:stream';
+import { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import type { CliContext } from '../../src/cli-context.js';
+import { UsageError } from '../../src/errors/cli-error.js';
+import { submitCommand } from '../../src/commands/submit.js';
+import { setStateCommand, type SetStateWork } from '../../src/commands/set-state.js';
+import { showCommand, type ShowWork } from '../../src/commands/show.js';
+import { reviewCommand } from '../../src/commands/review.js';
+
+/*
+ * The command files' one job, tested in-process (as gh's NewCmdX(f, runF) is): argv → the work's
+ * options, defaults included, and the flag combinations refused before any work runs. The work is
+ * replaced by a function that records what it was asked; what the work does with it is tested
+ * through processes elsewhere.
+ */
+
+function context(): CliContext {
+  return {
+    stdin: new PassThrough(),
+    stdout: new PassThrough(),
+    stderr: new PassThrough(),
+    env: {},
+    debug: false,
+    waitForShutdown: () => new Promise(() => {}),
+    onStdoutClosed: () => () => {},
+  };
+}
+
+/** Parses `argv` with `make`'s command under a root that has the global --json, as program.ts's does. */
+async function parse<T>(make: (context: CliContext, run: never) => Command, argv: string[]): Promise<T[]> {
+  const asked: T[] = [];
+  const root = new Command('fraudctl').option('--json').exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {} });
+  const record = async (...args: unknown[]) => {
+    asked.push(args.slice(1) as T);
+  };
+  const sub = make(context(), record as never);
+  root.addCommand(sub.exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {} }));
+  await root.parseAsync(argv, { from: 'user' });
+  return asked;
+}
+
+/** What the one run of the work was asked. */
+async function parseOne<T>(make: (context: CliContext, run: never) => Command, argv: string[]): Promise<T> {
+  const asked = await parse<T>(make, argv);
+  expect(asked).toHaveLength(1);
+  return asked[0]!;
+}
+
+describe('submit: argv → SubmitOptions', () => {
+  it('a file alone: not a batch by flags, the default concurrency (16) from commander', async () => {
+    const [source, options] = await parseOne<[string, unknown]>(submitCommand, ['submit', 'event.json']);
+    expect(source).toBe('event.json');
+    expect(options).toEqual({ batch: false, concurrency: 16, rate: null, maxErrors: null, out: null, rejects: null, resume: false, quiet: false });
+  });
+
+  it('any batch option makes a batch, --concurrency 16 typed too; --quiet alone does not', async () => {
+    expect((await parseOne<[string, { batch: boolean }]>(submitCommand, ['submit', 'e.json', '--concurrency', '16']))[1].batch).toBe(true);
+    expect((await parseOne<[string, { batch: boolean }]>(submitCommand, ['submit', 'e.json', '--out', 'r.jsonl']))[1].batch).toBe(true);
+    expect((await parseOne<[string, { batch: boolean }]>(submitCommand, ['submit', 'e.json', '-q']))[1].batch).toBe(false);
+    const [, all] = await parseOne<[string, unknown]>(submitCommand, ['submit', '-', '--rate', '2.5', '--max-errors', '3', '--out', 'o', '--rejects', 'r', '--resume', '-q']);
+    expect(all).toEqual({ batch: true, concurrency: 16, rate: 2.5, maxErrors: 3, out: 'o', rejects: 'r', resume: true, quiet: true });
+  });
+
+  it('--resume without --out is refused before any work', async () => {
+    await expect(parse(submitCommand, ['submit', 'e.json', '--resume'])).rejects.toThrow(new UsageError('--resume needs --out: the results file of the run to continue'));
+  });
+});
+
+describe('set-state: one or many, decided in the command', () => {
+  it('one id: the one-event options, every flag a boolean', async () => {
+    const [work] = await parseOne<[SetStateWork]>(setStateCommand, ['set-state', 'ord-1', '--state', 'approved', '--comments', 'ok', '--append-comment', '--dry-run']);
+    expect(work).toEqual({
+      form: 'one',
+      id: 'ord-1',
+      options: { state: 'approved', comments: 'ok', dryRun: true, yes: false, forceState: false, verbose: false, appendComment: true, replaceComment: false },
+    });
+  });
+
+  it('two ids, or one with a many option (even --concurrency 8, the default, typed): many, concurrency 8 by default; --log alone stays one', async () => {
+    const [two] = await parseOne<[SetStateWork]>(setStateCommand, ['set-state', 'a', 'b', '--state', 'declined']);
+    expect(two).toEqual({
+      form: 'many',
+      options: { ids: ['a', 'b'], from: undefined, state: 'declined', comments: null, commentMode: null, ifState: null, force: false, dryRun: false, yes: false, out: null, resume: false, concurrency: 8, log: null },
+    });
+    const [logged] = await parseOne<[SetStateWork]>(setStateCommand, ['set-state', 'a', '--state', 'declined', '--log', 'team.log']);
+    expect(logged).toMatchObject({ form: 'one', options: { log: 'team.log' } });
+    const [typed] = await parseOne<[SetStateWork]>(setStateCommand, ['set-state', 'a', '--state', 'declined', '--concurrency', '8']);
+    expect(typed.form).toBe('many');
+    const [from] = await parseOne<[SetStateWork]>(setStateCommand, ['set-state', '--from', '-', '--state', 'x', '--comments', 'c', '--replace-comment', '--if-state', 'review']);
+    expect(from).toMatchObject({ form: 'many', options: { ids: [], from: '-', commentMode: 'replace', ifState: 'review' } });
+  });
+
+  it('refuses the combinations before any work', async () => {
+    const refused = async (argv: string[], message: RegExp) => {
+      await expect(parse(setStateCommand, ['set-state', ...argv])).rejects.toThrow(message);
+    };
+    await refused([], /^set-state needs an event id, or --from FILE/);
+    await refused(['a', '--append-comment', '--replace-comment'], /^--append-comment and --replace-comment cannot be used together$/);
+    await refused(['a', 'b', '--state', 's', '--append-comment', '--replace-comment'], /^--append-comment and --replace-comment: one or the other$/);
+    await refused(['a', 'b', '--state', 's', '--verbose'], /^--verbose is for one event/);
+    await refused(['a', 'b', '--state', 's', '--resume'], /^--resume needs --out/);
+    await refused(['a', 'b', '--state', 's', '--dry-run', '--out', 'o'], /^--dry-run changes nothing and keeps no results file/);
+    await refused(['a', 'b'], /^set-state for many events needs --state$/);
+    await refused(['a', 'b', '--state', 's', '--append-comment'], /^--append-comment goes with --comments$/);
+  });
+});
+
+describe('show: one, a list, or a watch', () => {
+  it('one id is the one-event form; --csv, --from or two ids a list with concurrency 8 by default', async () => {
+    expect(await parse<[ShowWork]>(showCommand, ['show', 'ord-1'])).toEqual([[{ form: 'one', id: 'ord-1' }]]);
+    expect(await parse<[ShowWork]>(showCommand, ['show', 'a', 'b'])).toEqual([[{ form: 'list', options: { ids: ['a', 'b'], from: undefined, format: 'table', concurrency: 8 } }]]);
+    expect(await parse<[ShowWork]>(showCommand, ['--json', 'show', '--from', 'f', '--concurrency', '3'])).toEqual([[{ form: 'list', options: { ids: [], from: 'f', format: 'json', concurrency: 3 } }]]);
+    expect(await parse<[ShowWork]>(showCommand, ['show', 'a', '--csv'])).toEqual([[{ form: 'list', options: { ids: ['a'], from: undefined, format: 'csv', concurrency: 8 } }]]);
+  });
+
+  it('--watch: interval 5 by default, --until matched to a known state', async () => {
+    expect(await parse<[ShowWork]>(showCommand, ['show', 'a', '--watch'])).toEqual([[{ form: 'watch', id: 'a', options: { intervalSeconds: 5, until: null } }]]);
+    expect(await parse<[ShowWork]>(showCommand, ['show', 'a', '--watch', '--interval', '30', '--until', 'in-review'])).toEqual([[{ form: 'watch', id: 'a', options: { intervalSeconds: 30, until: 'IN_REVIEW' } }]]);
+  });
+
+  it('refuses the combinations, a typed default included', async () => {
+    const refused = async (argv: string[], message: RegExp) => {
+      await expect(parse(showCommand, argv)).rejects.toThrow(message);
+    };
+    await refused(['--json', 'show', 'a', '--csv'], /^--json and --csv cannot be combined/);
+    await refused(['show'], /^show needs an event id, or --from FILE/);
+    await refused(['show', 'a', 'b', '--watch'], /^--watch follows one event/);
+    await refused(['show', 'a', '--watch', '--concurrency', '8'], /^--concurrency is for many ids, not --watch$/);
+    await refused(['show', 'a', '--interval', '5'], /^--interval goes with --watch$/);
+    await refused(['show', 'a', '--until', 'approved'], /^--until goes with --watch$/);
+    await refused(['show', 'a', '--watch', '--force-state'], /^--force-state goes with --until$/);
+  });
+});
+
+describe('review: argv → ReviewOptions', () => {
+  it('ids and options as run-review takes them; claiming on unless --no-claim', async () => {
+    expect(await parse<[string[], unknown]>(reviewCommand, ['review', 'a', 'b'])).toEqual([[['a', 'b'], { claim: true }]]);
+    const [ids, options] = await parseOne<[string[], unknown]>(reviewCommand, ['review', '--from', 'r.jsonl', '--all-decisions', '--no-claim', '--include-claimed', '--include-decided', '--log', 'l']);
+    expect(ids).toEqual([]);
+    expect(options).toEqual({ from: 'r.jsonl', allDecisions: true, claim: false, includeClaimed: true, includeDecided: true, log: 'l' });
+  });
+
+  it('an empty id is refused before any work', async () => {
+    await expect(parse(reviewCommand, ['review', ''])).rejects.toThrow(UsageError);
+  });
+});
