@@ -4,5 +4,5 @@
  */
 
 // node:crypto is taken when needed, not imported: every client command loads the API client,
-// and loading node:crypto costs a command about 10 ms (bench:startup).
+// and loading node:crypto has a start-up cost (docs/decisions/node-crypto-where-used.md).
 export const newProbeId = () => `fraudctl-login-check-${process.getBuiltinModule('node:crypto').randomUUID()}`;
