@@ -1,5 +1,5 @@
 import { failureFields } from '../api/api-error.js';
-import { classifyFailure, type FailureKind } from '../failures/failure-kind.js';
+import { classifyFailure, saidNo } from '../failures/failure-kind.js';
 import { CliError, ExitCode } from '../errors/cli-error.js';
 import type { Session } from '../session.js';
 import { openSessionLog, type LogEntry } from './action-log.js';
@@ -11,9 +11,6 @@ import { actionForChange, logContextOf } from './log-context.js';
  * and a line for its outcome after (ok, refused, failed). A PATCH that landed but whose outcome
  * line could not be written is said (exit 1): the change was made, the log lacks its outcome.
  */
-
-/** Failures logged as `refused`, as the review queue logs them. */
-const REFUSALS: ReadonlySet<FailureKind> = new Set(['auth', 'not-found', 'invalid', 'refused']);
 
 /** What is about to be sent: the event, its state as read just before, and the body. */
 export interface OneChange {
@@ -53,7 +50,7 @@ export async function openChangeLog(session: Session, path: string): Promise<Cha
             throw error; // not a call's failure (a bug): nothing to log of it
           }
           // Refused: the service said no (src/failures/); a 408 or 429 may go through when sent again.
-          const refused = REFUSALS.has(classifyFailure(error).kind);
+          const refused = saidNo(classifyFailure(error).kind);
           await appendOutcome({ ...entry, requestId: fields.requestId, outcome: refused ? 'refused' : 'failed', status: fields.status, message: fields.message }, error);
           throw error;
         }

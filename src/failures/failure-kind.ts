@@ -111,6 +111,15 @@ export function classifyFailure(error: unknown): Failure {
   throw error;
 }
 
+/**
+ * The service said no to this request (the key, not found, invalid, refused): sent again it gets
+ * the same answer. What an action log records as `refused`; any other failure is `failed` (sent
+ * again, it may go through). One rule for the queue, one event's and many events' set-state.
+ */
+export function saidNo(kind: FailureKind): boolean {
+  return kind === 'auth' || kind === 'not-found' || kind === 'invalid' || kind === 'refused';
+}
+
 /** The stop of a run a failure that stops it is (src/batch/'s names); only for `stopsRun`. */
 export function runStop(failure: Failure): 'auth' | 'not-the-service' | 'proxy' {
   if (failure.kind === 'auth' || failure.kind === 'not-the-service' || failure.kind === 'proxy') return failure.kind;

@@ -1,5 +1,5 @@
 import type { CallFailure, Group } from './queue-model.js';
-import { answerKind, type FailureKind } from '../failures/failure-kind.js';
+import { answerKind, saidNo } from '../failures/failure-kind.js';
 
 /*
  * What a failed call means to the queue: a refusal (by its kind, src/failures/: sending it again
@@ -18,14 +18,12 @@ export function refusedLoad(failure: CallFailure): { group: Group; detail?: stri
 
 /** The service said no to this event (src/failures/: the key, not found, invalid, refused): asking again gets the same answer. A 408 or 429 is not one. */
 export function isRefusal(failure: CallFailure): boolean {
-  return failure.status !== null && REFUSALS.has(answerKind(failure.status, false));
+  return failure.status !== null && saidNo(answerKind(failure.status, false));
 }
 
 export function isAuthFailure(failure: CallFailure): boolean {
   return failure.status !== null && answerKind(failure.status, false) === 'auth';
 }
-
-const REFUSALS: ReadonlySet<FailureKind> = new Set(['auth', 'not-found', 'invalid', 'refused']);
 
 /** A failed call's outcome in the log: refused, or failed (sent again, it may go through). */
 export function failedOutcome(failure: CallFailure): 'refused' | 'failed' {

@@ -1,6 +1,6 @@
 import type { ApiClient } from '../api/api-client.js';
 import { failureFields } from '../api/api-error.js';
-import { classifyFailure, runStop, type Failure, type FailureKind } from '../failures/failure-kind.js';
+import { classifyFailure, runStop, saidNo, type Failure, type FailureKind } from '../failures/failure-kind.js';
 import type { RetryKind } from '../api/retry-budget.js';
 import type { Settled } from '../batch/run-pool.js';
 import { UsageError } from '../errors/cli-error.js';
@@ -219,8 +219,7 @@ async function sendStep(id: string, result: ChangeResult, body: { state: string;
       if (work.aborted()) return undefined;
       const failure = classifyFailure(error);
       const settled = failed(result, error, false, partial, failure);
-      const refused = settled.result.outcome === 'REFUSED';
-      await work.log({ ...entry, requestId: settled.result.requestId, outcome: refused ? 'refused' : 'failed', status: settled.result.status, message: settled.result.reason ?? '' });
+      await work.log({ ...entry, requestId: settled.result.requestId, outcome: saidNo(failure.kind) ? 'refused' : 'failed', status: settled.result.status, message: settled.result.reason ?? '' });
       if (!failure.mayHaveApplied) return settled;
       const now = await readBack(id, result, entry, partial, work);
       if (now !== 'as-before') return now;

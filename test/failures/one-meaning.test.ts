@@ -140,3 +140,20 @@ describe('an answer that is not the service\'s stops a list of ids, as it stops 
     expect(server.requests.length).toBeLessThan(50);
   });
 });
+
+describe('the action log says refused for the same failures everywhere (src/failures/ saidNo)', () => {
+  it('a PATCH refused with 401: one event and many events both log "refused", as the review queue does', async () => {
+    const { readFileSync } = await import('node:fs');
+    onPatch = (res) => sendJson(res, 401, { errorType: 'UNAUTHORIZED', message: 'key refused', requestId: 'req-401' });
+    const one = `${tmp.dir}/one.log`;
+    const many = `${tmp.dir}/many.log`;
+    await runCli(['set-state', 'r-1', '--state', 'APPROVED', '--log', one], { env: env() });
+    await runCli(['set-state', 'r-2', 'r-3', '--state', 'APPROVED', '--yes', '--log', many], { env: env() });
+    const outcomes = (file: string) => readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => (JSON.parse(l) as { outcome: string }).outcome);
+    expect(outcomes(one)).toEqual(['sending', 'refused']);
+    // The 401 stops the run (PATCHes already under way still end): each outcome line says refused, as one event's does.
+    const ended = outcomes(many).filter((o) => o !== 'sending');
+    expect(ended.length).toBeGreaterThan(0);
+    expect(new Set(ended)).toEqual(new Set(['refused']));
+  });
+});
