@@ -7,6 +7,7 @@ import { readConfigFile } from './profiles/config-file.js';
 import { readStoredKey } from './credentials/credential-store.js';
 import { settingHints } from './profiles/setting-hints.js';
 import { failureWords } from './failures/failure-words.js';
+import { failureMessages } from './failures/failure-messages.js';
 import { checkTransportResolving } from './api/transport.js';
 import { createOutput, type Output } from './render/output.js';
 import { defaultSandboxDb } from './paths/xdg-paths.js';
@@ -151,16 +152,16 @@ export class Session {
     let baseUrl = settings.baseUrl;
     if (baseUrl === null) baseUrl = await this.startEmbeddedSandbox();
     const hints = settingHints(settings.profile, settings.sources);
-    const words = failureWords({ profile: settings.profile, hints });
+    const describe = failureMessages(failureWords({ profile: settings.profile, hints }));
     // A host that does not resolve is said before any refusal of plain http:// to it.
-    await checkTransportResolving(baseUrl, settings.insecureHttp, words.allowInsecureHttp, this.context.env, hints.url);
+    await checkTransportResolving(baseUrl, settings.insecureHttp, describe.allowInsecureHttp, this.context.env, hints.url);
     const client = new ApiClient({
       baseUrl,
       apiKey,
       timeoutMs: settings.timeoutMs,
       retry: { maxRetries: settings.retries },
       env: this.context.env,
-      words,
+      describe,
       insecureHttp: settings.insecureHttp,
       ...(this.globals.debug ? { debug: (line: string) => this.debugLine(line) } : {}),
       ...batch,

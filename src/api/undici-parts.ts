@@ -4,19 +4,11 @@ import DispatcherImpl from 'undici/lib/dispatcher/dispatcher.js';
 import api from 'undici/lib/api/index.js';
 
 /*
- * Only the parts of undici the client uses: the connection pool and its request API.
- * `import 'undici'` also loads fetch, WebSocket, caches, mocks and more — about 100 ms at every
- * start of the CLI on this machine, against about 30 ms for these (bench:startup). This wiring
- * is what undici's own index does for its Dispatcher (Object.assign of the api onto it).
- */
-/*
- * undici parses HTTP with llhttp compiled to WebAssembly. On Node 20, V8 compiles it twice: a
- * quick baseline (Liftoff), then an optimised version on a background thread, and the process
- * cannot exit until that finishes, which kept every command alive about 110 ms after its work
- * was done (bench:startup). A CLI command parses a few small answers: the baseline is plenty.
- * Must run before undici compiles the module, i.e. before the first request. From Node 22, V8
- * compiles WebAssembly lazily and tiers up only what runs hot: no wait, nothing to do (and a
- * flag changed at run time makes V8 turn down Node's cached code for its built-in modules).
+ * Only the parts of undici the client uses: the connection pool and its request API (undici's
+ * own index does this wiring for its Dispatcher: Object.assign of the api onto it). On Node 20,
+ * llhttp's WebAssembly is kept on V8's baseline compiler, whose background tier-up would hold
+ * the process open after its work; it must be set before the first request. Why, with figures:
+ * docs/decisions/undici-parts-only.md.
  */
 if (Number(process.versions.node.split('.')[0]) < 22) process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only');
 

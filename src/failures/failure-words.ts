@@ -1,13 +1,33 @@
-import type { FailureWords } from '../api/failure-words.js';
 import type { SettingHints } from '../profiles/setting-hints.js';
 import { SANDBOX_PROFILE } from '../profiles/values.js';
 
 /*
- * The words of the client's failures (the interface: src/api/failure-words.ts): every command,
- * flag and setting a failure's message or hint names. Built by the session from the profile in
- * use and where its key and URL came from (setting-hints.ts), so that a hint names the setting
+ * The words of the client's failures: every command, flag and setting a failure's message or
+ * hint names (failure-messages.ts puts them in sentences). Built by the session from the profile
+ * in use and where its key and URL came from (setting-hints.ts), so that a hint names the setting
  * to change; without those, the flags. Tested as a table (test/failures/failure-words.test.ts).
  */
+
+export interface FailureWords {
+  /** The option naming the service URL ("check … : it should name the service"). */
+  readonly urlOption: string;
+  /** Where the URL in force is changed: "check the host name in …", "check …". */
+  readonly urlSetting: string;
+  /** The hint for an answer that is not the service's. */
+  readonly notTheService: string;
+  /** The hint for a refused key (401). */
+  readonly keyRefused: string;
+  /** The command that shows the stored event. */
+  showEvent(eventId: string): string;
+  /** Where the states and their transitions are listed. */
+  readonly stateHelp: string;
+  /** The option that sets the time a call may take. */
+  readonly timeoutOption: string;
+  /** What to do when a batch's retry budget is spent. */
+  readonly budgetSpent: string;
+  /** How to allow plain http:// to another host, when the path is trusted. */
+  readonly allowInsecureHttp: string;
+}
 
 export interface WordsContext {
   /** The profile in use (the built-in sandbox profile is never named: it needs no --profile). */

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, eventPath, previewRequest, type ApiClientOptions } from '../../src/api/api-client.js';
 import { failureWords } from '../../src/failures/failure-words.js';
+import { failureMessages } from '../../src/failures/failure-messages.js';
 import { ApiError, asNotTheService, BadResponseError, NetworkError, NotTheServiceError } from '../../src/api/api-error.js';
 import { isLoopbackHost } from '../../src/api/transport.js';
 import { UsageError } from '../../src/errors/cli-error.js';
@@ -49,7 +50,7 @@ function makeClient(baseUrl: string, options: Partial<ApiClientOptions> & { reco
   const { recordWaits, profile, ...rest } = options;
   const client = new ApiClient({
     baseUrl,
-    words: failureWords(profile !== undefined ? { profile } : {}),
+    describe: failureMessages(failureWords(profile !== undefined ? { profile } : {})),
     apiKey: KEY,
     timeoutMs: 5000,
     env: {},

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, type RequestControl } from '../../src/api/api-client.js';
 import { failureWords } from '../../src/failures/failure-words.js';
+import { failureMessages } from '../../src/failures/failure-messages.js';
 import { NetworkError } from '../../src/api/api-error.js';
 import { RetryBudget } from '../../src/api/retry-budget.js';
 import { json, startFakeServer, type FakeServer } from '../support/fake-server.js';
@@ -59,7 +60,7 @@ describe('ApiClient under a RequestControl', () => {
     server = await startFakeServer();
     server.script(json(503, { errorType: 'OVERLOADED', errorCodes: [] }, { 'retry-after': '120' }), json(201, { id: 'a', actionType: 'APPROVE', totalRiskScore: 1 }));
     const log: string[] = [];
-    const client = new ApiClient({ baseUrl: server.url, apiKey: 'k', words: failureWords(), timeoutMs: 200_000, env: {}, control: control(new RetryBudget(), log), sleep: () => Promise.resolve() });
+    const client = new ApiClient({ baseUrl: server.url, apiKey: 'k', describe: failureMessages(failureWords()), timeoutMs: 200_000, env: {}, control: control(new RetryBudget(), log), sleep: () => Promise.resolve() });
     const res = await client.submitEventText('{"id":"a","amount":1}', 'a');
     await client.close();
     expect(res.attempts).toBe(2);
@@ -71,7 +72,7 @@ describe('ApiClient under a RequestControl', () => {
     server = await startFakeServer();
     server.script(json(503, { errorType: 'OVERLOADED', errorCodes: [] }), json(503, { errorType: 'OVERLOADED', errorCodes: [] }));
     const budget = new RetryBudget({ capacity: 5, retryCost: 5, timeoutCost: 10, successRefill: 1 });
-    const client = new ApiClient({ baseUrl: server.url, apiKey: 'k', words: failureWords(), timeoutMs: 10_000, env: {}, control: control(budget, []), sleep: () => Promise.resolve() });
+    const client = new ApiClient({ baseUrl: server.url, apiKey: 'k', describe: failureMessages(failureWords()), timeoutMs: 10_000, env: {}, control: control(budget, []), sleep: () => Promise.resolve() });
     const error = await client.getEvent('x').catch((e: unknown) => e);
     await client.close();
     expect(error).toBeInstanceOf(NetworkError);

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/api-client.js';
 import { failureWords } from '../../src/failures/failure-words.js';
+import { failureMessages } from '../../src/failures/failure-messages.js';
 import type { LogEntry } from '../../src/action-log/action-log.js';
 import { changeOne, type BulkChange, type ChangeWork, type IdItem } from '../../src/state-changes/change-one.js';
 import { startFakeServer, type FakeServer } from '../support/fake-server.js';
@@ -46,7 +47,7 @@ beforeEach(() => {
     }
     onGet(res, ++gets);
   });
-  client = new ApiClient({ baseUrl: server.url, apiKey: 'k-test-0123456789', words: failureWords(), timeoutMs: 2_000, env: {}, retry: { maxRetries: 0 } });
+  client = new ApiClient({ baseUrl: server.url, apiKey: 'k-test-0123456789', describe: failureMessages(failureWords()), timeoutMs: 2_000, env: {}, retry: { maxRetries: 0 } });
 });
 afterEach(() => client.close());
 

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/api-client.js';
 import { failureWords } from '../../src/failures/failure-words.js';
+import { failureMessages } from '../../src/failures/failure-messages.js';
 import type { InputRecord } from '../../src/submit-batch/input-records/records.js';
 import { prepareLine, submitLine, type LineWork } from '../../src/submit-batch/submit-line.js';
 import { destroy, startFakeServer, type FakeServer } from '../support/fake-server.js';
@@ -44,7 +45,7 @@ beforeEach(() => {
     if (stored) sendJson(res, 200, { id: 's-1', totalScore: 12, state: 'APPROVED' });
     else shaped(404, 'EVENT_NOT_FOUND')(res);
   });
-  client = new ApiClient({ baseUrl: server.url, apiKey: 'k-test-0123456789', words: failureWords(), timeoutMs: 2_000, env: {}, retry: { maxRetries: 0 } });
+  client = new ApiClient({ baseUrl: server.url, apiKey: 'k-test-0123456789', describe: failureMessages(failureWords()), timeoutMs: 2_000, env: {}, retry: { maxRetries: 0 } });
 });
 afterEach(() => client.close());
 
