@@ -50,7 +50,9 @@ await build({
       export { runEffect } from './src/review-queue/queue-effects.ts';
       export { initialModel } from './src/review-queue/queue-model.ts';
       export { ApiClient } from './src/api/api-client.ts';
-      export { createStyle } from './src/render/colours.ts';`,
+      export { createStyle } from './src/render/colours.ts';
+      export { failureMessages } from './src/failures/failure-messages.ts';
+      export { failureWords } from './src/failures/failure-words.ts';`,
     resolveDir: root,
     loader: 'ts',
   },
@@ -62,7 +64,7 @@ await build({
   logLevel: 'warning',
   banner: { js: "import { createRequire as __r } from 'node:module'; const require = __r(import.meta.url);" },
 });
-const { runQueueLoop, runEffect, initialModel, ApiClient, createStyle } = await import(pathToFileURL(bundle).href);
+const { runQueueLoop, runEffect, initialModel, ApiClient, createStyle, failureMessages, failureWords } = await import(pathToFileURL(bundle).href);
 
 function startSandbox(name, extra = []) {
   return new Promise((resolve, reject) => {
@@ -98,7 +100,7 @@ async function reviewEvents(url, prefix, count) {
 
 /** One session over `ids`: approve each; the key → next-screen time of each decision. */
 async function session(url, ids, prefetch) {
-  const client = new ApiClient({ baseUrl: url, apiKey: KEY, timeoutMs: 30_000, env: {} });
+  const client = new ApiClient({ baseUrl: url, apiKey: KEY, timeoutMs: 30_000, env: {}, describe: failureMessages(failureWords()) });
   const style = createStyle(3);
   const samples = [];
   let onKey;
