@@ -1,0 +1,149 @@
+import { stringify, type Options } from 'csv-stringify/sync';
+import type { Style } from '../render/colours.js';
+import { count } from '../render/counts.js';
+import { createTable, joinBlocks, tableText } from '../render/tables.js';
+import { sym } from '../render/symbols.js';
+import { terminalSafe } from '../render/terminal-text.js';
+import type { AnalystFigures, Decision, Spread } from './team-tally.js';
+
+/*
+ * `fraudctl report` as a person reads it (tables fitted to the terminal, a bar chart of
+ * decisions per hour on a terminal only), as one JSON object, or as CSV for a spreadsheet (one
+ * row per analyst; RFC 4180 by csv-stringify, formulas escaped, as `show --csv`:
+ * render/event-list-csv.ts). Analyst names and reasons come from the logs: terminal-safe text.
+ */
+
+export interface ReportFacts {
+  files: readonly string[];
+  since: number | null;
+  until: number | null;
+  slaMs: number | null;
+  lines: number;
+  unreadable: number;
+  /** Distinct events read now (GET) for overturned and age. */
+  eventsRead: number;
+  analysts: readonly AnalystFigures[];
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const seconds = (ms: number | null) => (ms === null ? null : Math.round(ms / 1000));
+
+/** `45s`, `12m 5s`, `3h 5m`, `2d 4h`: the two largest units. */
+export function durationWords(ms: number | null): string {
+  if (ms === null) return sym.dash;
+  const negative = ms < 0;
+  let s = Math.round(Math.abs(ms) / 1000);
+  const parts: [number, string][] = [];
+  for (const [size, unit] of [[86_400, 'd'], [3_600, 'h'], [60, 'm'], [1, 's']] as const) {
+    parts.push([Math.floor(s / size), unit]);
+    s %= size;
+  }
+  const first = parts.findIndex(([n]) => n > 0);
+  if (first === -1) return '0s';
+  const shown = parts.slice(first, first + 2).filter(([n], i) => i === 0 || n > 0);
+  return `${negative ? '-' : ''}${shown.map(([n, unit]) => `${n}${unit}`).join(' ')}`;
+}
+
+const spreadJson = (s: Spread) => ({ count: s.count, medianSeconds: seconds(s.median), p90Seconds: seconds(s.p90) });
+
+export function reportJson(facts: ReportFacts): unknown {
+  return {
+    files: facts.files,
+    since: iso(facts.since),
+    until: iso(facts.until),
+    slaSeconds: seconds(facts.slaMs),
+    lines: { read: facts.lines, unreadable: facts.unreadable },
+    eventsRead: facts.eventsRead,
+    analysts: facts.analysts.map((a) => ({
+      analyst: a.analyst,
+      decisions: a.decisions,
+      byKind: a.byKind,
+      byReason: a.byReason,
+      unknownOutcome: a.unknownOutcome,
+      timeToDecision: spreadJson(a.timeToDecision),
+      ageAtDecision: spreadJson(a.ageAtDecision),
+      pastSla: a.pastSla,
+      overturned: a.overturned,
+      unchecked: a.unchecked,
+    })),
+  };
+}
+
+const CSV_OPTIONS: Options = { escape_formulas: true, quoted_string: true, record_delimiter: 'windows', eof: true };
+
+/** One row per analyst; a column per set-state target and per reason seen in any row. */
+export function reportCsv(facts: ReportFacts): string {
+  const keysOf = (pick: (a: AnalystFigures) => Record<string, number>, skip: ReadonlySet<string> = new Set()) =>
+    [...new Set(facts.analysts.flatMap((a) => Object.keys(pick(a))))].filter((k) => !skip.has(k)).sort();
+  const fixed = ['approve', 'decline', 'escalate', 'fraud'];
+  const targets = keysOf((a) => a.byKind, new Set(fixed));
+  const reasons = keysOf((a) => a.byReason);
+  const header = [
+    'analyst', 'decisions', ...fixed, ...targets, ...reasons.map((r) => `reason:${terminalSafe(r)}`), 'unknown outcome',
+    'time to decision median (s)', 'time to decision p90 (s)', 'age at decision median (s)', 'past sla', 'overturned', 'unchecked',
+  ];
+  const blank = (n: number | null) => n ?? '';
+  const rows = facts.analysts.map((a) => [
+    terminalSafe(a.analyst), a.decisions, ...fixed.map((k) => a.byKind[k] ?? 0), ...targets.map((k) => a.byKind[k] ?? 0), ...reasons.map((r) => a.byReason[r] ?? 0), a.unknownOutcome,
+    blank(seconds(a.timeToDecision.median)), blank(seconds(a.timeToDecision.p90)), blank(seconds(a.ageAtDecision.median)), blank(a.pastSla), a.overturned, a.unchecked,
+  ]);
+  return stringify([header, ...rows], CSV_OPTIONS);
+}
+
+/** The set-state decisions of a row by target: `PENDING_REVIEW 2`. */
+function setStateCell(byKind: Record<string, number>): string {
+  const parts = Object.entries(byKind)
+    .filter(([k]) => k.startsWith('set-state:'))
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, n]) => `${terminalSafe(k.slice('set-state:'.length))} ${count(n)}`);
+  return parts.length === 0 ? '0' : parts.join('\n');
+}
+
+/** The table, the reasons and (on a terminal) the bar chart. */
+export function reportText(facts: ReportFacts, decisions: readonly Decision[], style: Style): string {
+  const window = facts.since === null && facts.until === null ? '' : ` ${facts.since === null ? '' : `from ${iso(facts.since)} `}${facts.until === null ? '' : `until ${iso(facts.until)}`}`.trimEnd();
+  const notes: string[] = [];
+  if (facts.analysts.length === 0) return `no decisions in ${facts.files.length === 1 ? terminalSafe(facts.files[0]!) : `${facts.files.length} logs`}${window}`;
+  const sla = facts.slaMs === null ? [] : [`past SLA ${durationWords(facts.slaMs)}`];
+  const head = ['analyst', 'decisions', 'approve', 'decline', 'escalate', 'fraud', 'set-state', 'unknown outcome', 'to decision median', 'p90', 'age median', ...sla, 'overturned'];
+  const table = createTable(head, style, ['left', ...head.slice(1).map(() => 'right' as const)]);
+  for (const a of facts.analysts) {
+    table.push([
+      terminalSafe(a.analyst), count(a.decisions), count(a.byKind.approve ?? 0), count(a.byKind.decline ?? 0), count(a.byKind.escalate ?? 0), count(a.byKind.fraud ?? 0), setStateCell(a.byKind), count(a.unknownOutcome),
+      durationWords(a.timeToDecision.median), durationWords(a.timeToDecision.p90), durationWords(a.ageAtDecision.median), ...(a.pastSla === null ? [] : [count(a.pastSla)]),
+      a.unchecked > 0 ? `${count(a.overturned)} (${count(a.unchecked)} unread)` : count(a.overturned),
+    ]);
+  }
+  const reasons = createTable(['analyst', 'reason', 'decisions'], style, ['left', 'left', 'right']);
+  for (const a of facts.analysts) {
+    for (const [reason, n] of Object.entries(a.byReason).sort(([x, p], [y, q]) => q - p || x.localeCompare(y))) reasons.push([terminalSafe(a.analyst), terminalSafe(reason), count(n)]);
+  }
+  const total = facts.analysts.reduce((sum, a) => sum + a.decisions, 0);
+  notes.push(`${count(total)} decisions in ${facts.files.length === 1 ? terminalSafe(facts.files[0]!) : `${facts.files.length} logs`}${window} ${sym.dot} overturned: the state now (${count(facts.eventsRead)} events read) differs from the one the decision set`);
+  return joinBlocks([tableText(table, style), tableText(reasons, style), style.columns === null ? '' : hourChart(decisions, style), notes.join('\n')]);
+}
+
+/** Decisions per hour (UTC) as bars, the longest as wide as the terminal allows; empty hours between the first and last shown. */
+export function hourChart(decisions: readonly Decision[], style: Style): string {
+  if (decisions.length === 0) return '';
+  const hour = 3_600_000;
+  const counts = new Map<number, number>();
+  for (const d of decisions) {
+    const at = Math.floor(d.time / hour);
+    counts.set(at, (counts.get(at) ?? 0) + 1);
+  }
+  const hours = [...counts.keys()];
+  const first = Math.min(...hours);
+  const last = Math.max(...hours);
+  // A long span (days of logs) would be a screen of empty hours: only the hours with decisions then.
+  const shown = last - first < 48 ? Array.from({ length: last - first + 1 }, (_, i) => first + i) : hours.sort((a, b) => a - b);
+  const most = Math.max(...counts.values());
+  const label = (h: number) => new Date(h * hour).toISOString().slice(0, 13).replace('T', ' ') + ':00';
+  const width = Math.max(10, Math.min(50, (style.columns ?? 80) - 16 - 2 - count(most).length - 1));
+  const lines = shown.map((h) => {
+    const n = counts.get(h) ?? 0;
+    const bar = sym.barDone.repeat(Math.round((n / most) * width));
+    return `${label(h)}  ${bar}${n > 0 ? ' ' : ''}${n > 0 ? count(n) : ''}`.trimEnd();
+  });
+  return [style.heading('decisions per hour (UTC)'), ...lines].join('\n');
+}
