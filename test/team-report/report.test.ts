@@ -1,0 +1,181 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openSessionLog, type LogContext, type LogEntry } from '../../src/action-log/action-log.js';
+import { useSandboxForCli } from '../support/cli-against-sandbox.js';
+
+/*
+ * Issue 29, point 6: `fraudctl report` as a process against the sandbox, over logs written by
+ * real runs (two profiles with their own analyst, a one-id and a bulk set-state --log) and a log
+ * written by the real log writer with set times (the review queue's claim → decision, a sending
+ * without its outcome), then read now by GET for overturned decisions and the age at decision.
+ */
+
+const cli = useSandboxForCli();
+
+async function event(id: string, eventDate: string): Promise<void> {
+  const posted = await cli.sb.call('POST', '/event', { body: { id, amount: 1500, currency: 'EUR', eventDate } });
+  expect(posted.status).toBe(201);
+}
+
+async function profile(name: string, analyst: string): Promise<void> {
+  expect((await cli.run(['config', 'set', 'base-url', cli.sb.url, '--profile', name])).code).toBe(0);
+  const set = await cli.run(['config', 'set', 'analyst', analyst, '--profile', name]);
+  expect(set.code, set.stderr).toBe(0);
+}
+
+interface Figures {
+  analyst: string;
+  decisions: number;
+  byKind: Record<string, number>;
+  byReason: Record<string, number>;
+  unknownOutcome: number;
+  timeToDecision: { count: number; medianSeconds: number | null; p90Seconds: number | null };
+  ageAtDecision: { count: number; medianSeconds: number | null };
+  pastSla: number | null;
+  overturned: number;
+  unchecked: number;
+}
+interface Report {
+  lines: { read: number; unreadable: number };
+  analysts: Figures[];
+}
+
+async function report(args: string[]): Promise<Report> {
+  const result = await cli.run(['report', ...args, '--json']);
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as Report;
+}
+const byName = (r: Report) => Object.fromEntries(r.analysts.map((a) => [a.analyst, a]));
+
+/** A log written by the real writer, each line at the time given (the review queue's lines for Cy). */
+async function handBuiltLog(path: string): Promise<void> {
+  const times = ['2026-11-20T10:00:00Z', '2026-11-20T10:00:01Z', '2026-11-20T10:02:00Z', '2026-11-20T10:02:01Z', '2026-11-21T09:50:00Z', '2026-11-21T09:50:01Z', '2026-11-21T10:00:00Z', '2026-11-21T10:00:01Z', '2026-11-21T11:00:00Z'];
+  let i = 0;
+  const context: LogContext = { analyst: 'Cy', host: 'desk-3', profile: 'prod', service: null, version: '0.0.0', session: 'session-of-cy' };
+  const log = await openSessionLog(path, context, undefined, () => new Date(times[i++]!));
+  const line = (eventId: string, action: LogEntry['action'], from: string, to: string, outcome: LogEntry['outcome']): LogEntry => ({ eventId, action, from, to, comments: null, requestId: outcome === 'ok' ? 'r' : null, outcome, status: null });
+  // rp-c1: claimed 10:00:01, approved 10:02:01 (2 min); rp-c2: claimed 09:50:01 the next day, declined 10:00:01 (10 min).
+  for (const entry of [
+    line('rp-c1', 'claim', 'PENDING_REVIEW', 'IN_REVIEW', 'sending'),
+    line('rp-c1', 'claim', 'PENDING_REVIEW', 'IN_REVIEW', 'ok'),
+    line('rp-c1', 'approve', 'IN_REVIEW', 'APPROVED', 'sending'),
+    line('rp-c1', 'approve', 'IN_REVIEW', 'APPROVED', 'ok'),
+    line('rp-c2', 'claim', 'PENDING_REVIEW', 'IN_REVIEW', 'sending'),
+    line('rp-c2', 'claim', 'PENDING_REVIEW', 'IN_REVIEW', 'ok'),
+    line('rp-c2', 'decline', 'IN_REVIEW', 'DECLINED', 'sending'),
+    line('rp-c2', 'decline', 'IN_REVIEW', 'DECLINED', 'ok'),
+    // The session ended before this answer came: an unknown outcome, not a decision.
+    line('rp-c3', 'escalate', 'PENDING_REVIEW', 'ESCALATED', 'sending'),
+  ]) {
+    await log.append(entry);
+  }
+  await log.close();
+  // The states the decisions set, so that none of Cy's is overturned.
+  for (const [id, state] of [['rp-c1', 'APPROVED'], ['rp-c2', 'DECLINED']] as const) {
+    expect((await cli.sb.call('PATCH', `/event/${id}/state`, { body: { state } })).status).toBe(200);
+  }
+}
+
+describe('fraudctl report --log', () => {
+  const teamLog = join(cli.dir, 'team.log');
+  const cyLog = join(cli.dir, 'cy.log');
+  let ready: Promise<void> | undefined;
+  /** The logs of a team's day, made once for the file's tests. */
+  const teamDay = () =>
+    (ready ??= (async () => {
+      await profile('ann', 'Ann Lee');
+      await profile('bob', 'Bob Ray');
+      await event('rp-a1', '2026-11-20T08:00:00Z');
+      await event('rp-b1', '2026-11-20T08:00:00Z');
+      await event('rp-b2', '2026-11-20T08:00:00Z');
+      await event('rp-c1', '2026-11-20T08:00:00Z');
+      // Two days old when Cy declines it.
+      await event('rp-c2', '2026-11-19T10:00:00Z');
+      await event('rp-c3', '2026-11-21T08:00:00Z');
+      // Ann: one id; Bob: two at once; then Ann declines one of Bob's approvals (overturned for Bob).
+      for (const args of [
+        ['set-state', 'rp-a1', '--state', 'declined', '--comments', 'stolen card', '--log', teamLog, '--profile', 'ann'],
+        ['set-state', 'rp-b1', 'rp-b2', '--state', 'approved', '--yes', '--log', teamLog, '--profile', 'bob'],
+        ['set-state', 'rp-b2', '--state', 'declined', '--log', teamLog, '--profile', 'ann'],
+      ]) {
+        const result = await cli.run(args);
+        expect(result.code, result.stderr).toBe(0);
+      }
+      await handBuiltLog(cyLog);
+    })());
+
+  it('--json: decisions per analyst by kind and reason, a later change by another analyst counted as overturned, claim → decision times, unknown outcomes', async () => {
+    await teamDay();
+    const r = await report(['--log', teamLog, cyLog]);
+    expect(r.lines).toEqual({ read: 8 + 9, unreadable: 0 });
+    const a = byName(r);
+    expect(Object.keys(a)).toEqual(['Ann Lee', 'Bob Ray', 'Cy']);
+    expect(a['Ann Lee']).toMatchObject({ decisions: 2, byKind: { approve: 0, decline: 2, escalate: 0, fraud: 0 }, byReason: { none: 2 }, overturned: 0, unchecked: 0, unknownOutcome: 0, timeToDecision: { count: 0, medianSeconds: null } });
+    expect(a['Bob Ray']).toMatchObject({ decisions: 2, byKind: { approve: 2, decline: 0 }, overturned: 1, unchecked: 0 });
+    expect(a.Cy).toMatchObject({ decisions: 2, byKind: { approve: 1, decline: 1, escalate: 0 }, unknownOutcome: 1, overturned: 0, timeToDecision: { count: 2, medianSeconds: 120, p90Seconds: 600 }, pastSla: null });
+    // Ages: rp-c1 2 h (08:00 → 10:02:01), rp-c2 2 days: the median by nearest rank is the lower.
+    expect(a.Cy!.ageAtDecision).toMatchObject({ count: 2, medianSeconds: 2 * 3600 + 121 });
+  });
+
+  it('--since/--until select decisions by their time; --sla counts those made past it', async () => {
+    await teamDay();
+    const day = byName(await report(['--log', cyLog, '--since', '2026-11-21', '--until', '2026-11-21']));
+    expect(day.Cy).toMatchObject({ decisions: 1, byKind: { decline: 1, approve: 0 }, unknownOutcome: 1, timeToDecision: { count: 1, medianSeconds: 600 } });
+    const before = byName(await report(['--log', cyLog, '--until', '2026-11-21T00:00Z']));
+    expect(before.Cy).toMatchObject({ decisions: 1, byKind: { approve: 1, decline: 0 }, unknownOutcome: 0 });
+    expect(byName(await report(['--log', teamLog, '--since', '2030-01-01']))).toEqual({});
+    const sla = byName(await report(['--log', cyLog, '--sla', '4h']));
+    expect(sla.Cy!.pastSla).toBe(1);
+    expect(byName(await report(['--log', cyLog, '--sla', '3d'])).Cy!.pastSla).toBe(0);
+  });
+
+  it('the table names each analyst with their figures; --csv is one RFC 4180 row per analyst; an unreadable line is one note on stderr', async () => {
+    await teamDay();
+    const table = await cli.run(['report', '--log', teamLog, cyLog, '--sla', '4h']);
+    expect(table.code, table.stderr).toBe(0);
+    const rows = table.stdout.split('\n');
+    const row = (name: string) => rows.find((l) => l.includes(name))!.split(/[│|]/).map((c) => c.trim()).filter((c) => c !== '');
+    expect(rows[1]).toMatch(/analyst.*decisions.*approve.*decline.*past SLA 4h.*overturned/);
+    // analyst, decisions, approve, decline, escalate, fraud, set-state, unknown, median, p90, age, past SLA, overturned
+    expect(row('Bob Ray')).toEqual(['Bob Ray', '2', '2', '0', '0', '0', '0', '0', '–', '–', expect.any(String), '2', '1']);
+    expect(row('Cy').slice(0, 10)).toEqual(['Cy', '2', '1', '1', '0', '0', '0', '1', '2m', '10m']);
+    expect(table.stdout).toContain('6 decisions in 2 logs');
+
+    const csv = await cli.run(['report', '--log', teamLog, cyLog, '--csv']);
+    expect(csv.code, csv.stderr).toBe(0);
+    const records = csv.stdout.split('\r\n');
+    expect(records[0]).toBe('"analyst","decisions","approve","decline","escalate","fraud","reason:none","unknown outcome","time to decision median (s)","time to decision p90 (s)","age at decision median (s)","past sla","overturned","unchecked"');
+    // Bob's age at decision is from eventDate to now (the run's time): a number of seconds.
+    expect(records[2]).toMatch(/^"Bob Ray",2,2,0,0,0,2,0,"","",\d+,"",1,0$/);
+    expect(records[3]).toBe('"Cy",2,1,1,0,0,2,1,120,600,7321,"",0,0');
+    expect(records).toHaveLength(5);
+
+    const messy = join(cli.dir, 'messy.log');
+    writeFileSync(messy, 'not json\n{"cut":');
+    const noted = await cli.run(['report', '--log', messy, cyLog, '--json']);
+    expect(noted.code, noted.stderr).toBe(0);
+    expect(noted.stderr.match(/note: 2 lines are not a log line/g)).toHaveLength(1);
+    expect((JSON.parse(noted.stdout) as Report).lines).toEqual({ read: 11, unreadable: 2 });
+  });
+
+  it('bad input is exit 2 naming it, before anything is read', async () => {
+    for (const [args, words] of [
+      [['--since', 'yesterday'], /--since.*not an ISO date or time/],
+      [['--until', '2026-02-30'], /--until.*not an ISO date or time/],
+      [['--sla', '4'], /--sla.*not a duration/],
+      [['--sla', '0h'], /--sla.*not a duration/],
+      [['--csv', '--json'], /--json and --csv/],
+      [['--since', '2026-11-22', '--until', '2026-11-21'], /--since is not before --until/],
+    ] as const) {
+      const result = await cli.run(['report', '--log', join(cli.dir, 'none.log'), ...args]);
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(2);
+      expect(result.stderr).toMatch(words);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+    const missing = await cli.run(['report', '--log', join(cli.dir, 'none.log')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('none.log: no such file');
+    expect((await cli.run(['report'])).code).toBe(2);
+  });
+});
