@@ -15,6 +15,8 @@ export interface QueueOptions {
   includeDecided: boolean;
   /** Events fetched ahead of the one on screen (1; the benchmark compares with 0). */
   prefetch?: number;
+  /** `--sla`: how long an event may wait for a decision (ms); null: only its age is shown. */
+  sla?: number | null;
 }
 
 /** What the analyst can do to an event; `comment` changes no state. */
@@ -142,6 +144,8 @@ export interface Model {
   screen: { width: number; height: number };
   /** Keys not taken while the window was too small for the event screen (it says how many). */
   keysNotTaken: number;
+  /** The eventDate (ms) of each event read (by --sort, or on the way to its screen): the summary's overdue count. */
+  eventDates: ReadonlyMap<string, number>;
 }
 
 /** What became of an id: its group in the summary, and why where the group alone does not say. */
@@ -223,6 +227,7 @@ export function initialModel(
   options: QueueOptions,
   screen: { width: number; height: number },
   unreadable: readonly string[] = [],
+  eventDates: ReadonlyMap<string, number> = new Map(),
 ): Model {
   return {
     entries,
@@ -240,6 +245,7 @@ export function initialModel(
     logProblem: null,
     screen,
     keysNotTaken: 0,
+    eventDates,
   };
 }
 
