@@ -38,8 +38,8 @@ export function durationText(ms: number): string {
 
 /** A deadline as given to `--sla`: whole days, hours, minutes in that order (`2d`, `4h`, `30m`, `1d12h`); null when it is not one, or zero. */
 export function parseDuration(text: string): number | null {
-  const match = /^(?:(\d{1,5})d)?(?:(\d{1,6})h)?(?:(\d{1,8})m)?$/.exec(text.trim());
-  if (!match || text.trim() === '') return null;
+  const match = /^(?:(\d{1,5})d)?(?:(\d{1,6})h)?(?:(\d{1,8})m)?$/.exec(text);
+  if (!match || text === '') return null;
   const [, d = '0', h = '0', m = '0'] = match;
   const ms = Number(d) * DAY + Number(h) * HOUR + Number(m) * MINUTE;
   return ms > 0 ? ms : null;
