@@ -206,7 +206,8 @@ function factLines(current: Current, width: number, style: Style, maxItems: numb
   const dot = `  ${style.dim(sym.dot)} `;
   const amount: Piece[] = [{ text: money(s.amount, s.currency, room, style), keep: true }];
   if (s.amountInBaseCurrency !== undefined || s.baseCurrency !== undefined) amount.push({ text: `${money(s.amountInBaseCurrency, s.baseCurrency, room, style)} ${style.dim('base')}`, keep: true });
-  if (s.eventDate !== undefined) amount.push({ text: safe(s.eventDate, 24, style) }, ...agePieces(current, sla, style, now));
+  // The date gives way to its day (`2026-11-20`) before the age and the time left move to a line of their own.
+  if (s.eventDate !== undefined) amount.push({ text: safe(s.eventDate, 24, style), short: safe(typeof s.eventDate === 'string' ? s.eventDate.slice(0, 10) : s.eventDate, 24, style) }, ...agePieces(current, sla, style, now));
   lines.push(...flowLines('amount', amount, dot, width, style));
   // The name gives way; the email and the IP are whole, on the next line if they must.
   const user: Piece[] = [{ text: safe(s.userName, 24, style) }, { text: safe(s.userEmail, room, style), keep: true }, { text: safe(s.userIp, 45, style), keep: true }];

@@ -68,3 +68,28 @@ describe('the session summary', () => {
     expect(text.split('\n').slice(1)).toEqual(['  given back             1', `    ${long}`]);
   });
 });
+
+describe('the overdue count of --sla', () => {
+  const now = Date.parse('2026-11-25T12:00:00Z');
+  const H = 3_600_000;
+  const model = (): Model => {
+    const base = ended({ approved: ['old-done', 'new-done'], givenBack: ['old-back'], notReached: ['old-later'], otherState: ['old-elsewhere'] });
+    const dates: [string, number][] = [
+      ['old-done', now - 48 * H],
+      ['new-done', now - H],
+      ['old-back', now - 5 * H],
+      ['old-later', now - 30 * H],
+      ['old-elsewhere', now - 50 * H],
+    ];
+    return { ...base, eventDates: new Map(dates) };
+  };
+
+  it('counts the events past the deadline at the end: decided by this session, and left awaiting review (one decided elsewhere is neither)', () => {
+    const text = renderSessionSummary(model(), plain, 80, { logPath: null, serviceFlags: [], sla: 4 * H, now });
+    expect(text).toMatch(/^ {2}overdue \(SLA 4h\) {2,}3 {2}1 decided, 2 left$/m);
+  });
+
+  it('without --sla, no overdue line', () => {
+    expect(renderSessionSummary(model(), plain, 80, { logPath: null, serviceFlags: [], now })).not.toContain('overdue');
+  });
+});
