@@ -52,16 +52,19 @@ export interface OrderResult {
 }
 
 /**
- * Reads what the order needs and sorts. `progress(done, total)` is told after each read. A
+ * Reads what the order needs and sorts. `progress(done, total)` is told after each read; `stop`
+ * resolved (Ctrl-C) starts no more reads. A
  * failure that stops a run (the key refused, not the service, the proxy) stops the reading: the
  * events not read go to the end, and the queue's first read meets the same failure and says it.
  */
-export async function orderQueue(inputs: readonly SortInput[], key: SortKey, client: ApiClient, progress: (done: number, total: number) => void): Promise<OrderResult> {
+export async function orderQueue(inputs: readonly SortInput[], key: SortKey, client: ApiClient, progress: (done: number, total: number) => void, stop?: Promise<unknown>): Promise<OrderResult> {
   const values: (number | null)[] = inputs.map((input) => (key === 'score' && input.score !== undefined ? input.score : null));
   const toRead = inputs.map((input, i) => ({ input, i })).filter(({ input }) => !(key === 'score' && input.score !== undefined));
   const eventDates = new Map<string, number>();
   let done = 0;
   let stopped = false;
+  // Ctrl-C or a signal while reading: no more reads are started (the queue then ends at once, as it does on Ctrl-C).
+  void stop?.then(() => (stopped = true));
   if (toRead.length > 0) {
     progress(0, toRead.length);
     const { default: pMap } = await import('p-map');

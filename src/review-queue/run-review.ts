@@ -117,7 +117,7 @@ async function sortQueue(session: Session, listed: readonly SortInput[], sort: S
     if (!onTerminal) return;
     drawn = true;
     stderr.write(`\r\x1b[Kreading the events to sort them by ${sort}: ${count(done)} of ${count(total)}`);
-  });
+  }, session.context.waitForShutdown());
   if (drawn) stderr.write('\r\x1b[K');
   return result;
 }

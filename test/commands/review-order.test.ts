@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { startOnTerminal, type Pty } from '../support/pty.js';
@@ -59,6 +60,21 @@ describe('review --sort', () => {
     const { code, screen } = await pty.exited();
     expect(code, screen).toBe(0);
     expect(screen).toMatch(/^ {2}not found {2,}1 {2}score-missing$/m);
+  });
+});
+
+describe('review --sort score --from a results file', () => {
+  it('takes the order from the scores submit --out recorded', async () => {
+    const out = join(cli.dir, 'sort-results.jsonl');
+    const events = [inReview('file-30', { userEmail: 'file-30@example.com' }), inReview('file-50', { userEmail: 'file-50@example.com', billingCountry: 'DE', shippingCountry: 'FR' })];
+    const submitted = await cli.run(['submit', '-', '--out', out], { input: events.map((e) => JSON.stringify(e)).join('\n') });
+    expect(submitted.code, submitted.stderr).toBe(0);
+    const pty = await terminal(['review', '--from', out, '--sort', 'score']);
+    await pty.waitFor(/^1\/2 {2}file-50 .*score 50/m, 'the higher score of the file first');
+    await pty.send('s');
+    await pty.waitFor(/^2\/2 {2}file-30 /m, 'then the lower');
+    await pty.send('q');
+    expect((await pty.exited()).code).toBe(0);
   });
 });
 
