@@ -56,7 +56,7 @@ async function readQueue(session: Session, ids: readonly string[], options: Revi
 export async function runReview(session: Session, ids: readonly string[], options: ReviewOptions): Promise<void> {
   const { context } = session;
   // The values of the options first: a mistyped one is a usage error whatever else is wrong.
-  if (options.sort !== undefined && !(SORT_KEYS as readonly string[]).includes(options.sort)) throw new UsageError(`--sort ${JSON.stringify(options.sort)} is not an order: use ${SORT_KEYS.join(', ')}`, 'fraudctl review --sort age ID...');
+  if (options.sort !== undefined && !(SORT_KEYS as readonly string[]).includes(options.sort)) throw new UsageError(`--sort ${JSON.stringify(options.sort)} is not an order: use ${SORT_KEYS.join(', ')}`);
   const sla = options.sla === undefined ? null : parseDuration(options.sla);
   if (options.sla !== undefined && sla === null) throw new UsageError(`--sla ${JSON.stringify(options.sla)} is not a duration: give whole days, hours or minutes, like 4h, 30m, 2d or 1d12h`);
   // At once, before reading anything: without a terminal to draw on and read keys from, nothing to do.
