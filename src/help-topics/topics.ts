@@ -202,7 +202,9 @@ Each line, in this order:
              (not sent: the event had changed)
   status     the HTTP status of a failure, else null
   message    what went wrong (only when something did)
-  reason     null (reason codes will fill it)
+  reason     the change's reason code (set-state --reason CODE, one of the
+             profile's: fraudctl config set reasons), else null; the comment
+             sent then starts with "[reason: CODE] "
   line       the line's number in the file
   prev       the SHA-256 (hex) of the line before, as bytes without its line
              feed; 64 zeros for a file's first line
@@ -221,6 +223,8 @@ elsewhere (a ticket, a chat) to notice that.
   fraudctl config set analyst "Ann Lee" --profile prod
   fraudctl review --from queue.txt --log team.log
   fraudctl set-state ord-1002 --state declined --log team.log
+  fraudctl set-state ord-7 --state declined --reason stolen-card --log team.log
+  jq -r 'select(.outcome == "ok") | .reason' team.log | sort | uniq -c
   fraudctl log verify team.log
   jq -c 'select(.outcome != "ok" and .outcome != "sending")' team.log
 `,
