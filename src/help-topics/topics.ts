@@ -220,12 +220,16 @@ the merchant's, not a person's), nor catch someone who rewrites and re-chains
 the whole file, or removes lines at its end: keep the hash verify prints
 elsewhere (a ticket, a chat) to notice that.
 
+fraudctl history ID --log FILE... tells one event's story from the logs (who
+claimed, decided and commented, in time order) and then its state now.
+
   fraudctl config set analyst "Ann Lee" --profile prod
   fraudctl review --from queue.txt --log team.log
   fraudctl set-state ord-1002 --state declined --log team.log
   fraudctl set-state ord-7 --state declined --reason stolen-card --log team.log
   jq -r 'select(.outcome == "ok") | .reason' team.log | sort | uniq -c
   fraudctl log verify team.log
+  fraudctl history ord-1002 --log team.log
   jq -c 'select(.outcome != "ok" and .outcome != "sending")' team.log
 `,
 };
