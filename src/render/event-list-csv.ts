@@ -19,7 +19,8 @@ import { terminalSafe } from './terminal-text.js';
  * a number (a negative one is not a formula).
  */
 
-const HEADER = ['id', 'state', 'decision', 'score', 'amount', 'currency', 'email', 'event date', 'age', 'comments', 'error'];
+// `age` last: a script that reads the columns by position keeps its columns where they were.
+const HEADER = ['id', 'state', 'decision', 'score', 'amount', 'currency', 'email', 'event date', 'comments', 'error', 'age'];
 
 const OPTIONS: Options = { escape_formulas: true, quoted_string: true, record_delimiter: 'windows', eof: true };
 
@@ -38,6 +39,6 @@ export function csvRow(row: EventRow, now: number = Date.now()): string {
   // A line of the input without an id has none to show: where it was stands in for it.
   const id = row.kind === 'invalid' && row.id === null ? `(${terminalSafe(row.where)})` : v.id;
   const summary = row.kind === 'found' && isFields(row.summary) ? row.summary : {};
-  const record = [id, v.state, v.decision, numberOr(summary.totalScore, v.score), numberOr(summary.amount, v.amount), v.currency, v.email, v.eventDate, v.age, v.comments, v.error];
+  const record = [id, v.state, v.decision, numberOr(summary.totalScore, v.score), numberOr(summary.amount, v.amount), v.currency, v.email, v.eventDate, v.comments, v.error, v.age];
   return stringify([record], OPTIONS);
 }

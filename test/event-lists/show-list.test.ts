@@ -114,7 +114,7 @@ describe('fraudctl show with many ids', () => {
     expect(result.stdout).toMatch(/^"id","state",.*\r\n/);
     const records = parse(result.stdout, { columns: true }) as Record<string, string>[];
     expect(records).toHaveLength(500);
-    expect(Object.keys(records[0]!)).toEqual(['id', 'state', 'decision', 'score', 'amount', 'currency', 'email', 'event date', 'age', 'comments', 'error']);
+    expect(Object.keys(records[0]!)).toEqual(['id', 'state', 'decision', 'score', 'amount', 'currency', 'email', 'event date', 'comments', 'error', 'age']);
     expect(records.map((r) => r.id)).toEqual(ids);
     const sl8 = records.find((r) => r.id === 'sl-8')!;
     expect(sl8.comments).toBe('\'=HYPERLINK("http://evil.example/x","click")');

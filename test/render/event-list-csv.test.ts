@@ -15,9 +15,9 @@ const record = (row: EventRow) => (parse(csvHeader() + csvRow(row), { columns: t
 
 describe('the list as CSV', () => {
   it('RFC 4180: a header row, CRLF, text quoted, quotes doubled, commas and numbers as they are', () => {
-    expect(csvHeader()).toBe('"id","state","decision","score","amount","currency","email","event date","age","comments","error"\r\n');
+    expect(csvHeader()).toBe('"id","state","decision","score","amount","currency","email","event date","comments","error","age"\r\n');
     // Three hours after the event's date.
-    expect(csvRow(found({ comments: 'said "hi", then left' }), Date.parse('2026-11-20T12:14:03Z'))).toBe('"e-1","APPROVED","APPROVE",5,10.5,"EUR","a@example.com","2026-11-20T09:14:03Z","3h","said ""hi"", then left",""\r\n');
+    expect(csvRow(found({ comments: 'said "hi", then left' }), Date.parse('2026-11-20T12:14:03Z'))).toBe('"e-1","APPROVED","APPROVE",5,10.5,"EUR","a@example.com","2026-11-20T09:14:03Z","said ""hi"", then left","","3h"\r\n');
   });
 
   it.each(['=1+1', '+1', '-1', '@SUM(A1)', '\uff1dcmd', '=HYPERLINK("http://evil.example","x")'])('prefixes a value starting %j with a quote, as OWASP recommends', (value) => {
