@@ -146,6 +146,8 @@ export interface Model {
   keysNotTaken: number;
   /** The eventDate (ms) of each event read (by --sort, or on the way to its screen): the summary's overdue count. */
   eventDates: ReadonlyMap<string, number>;
+  /** When each decision this session sent was answered (ms): --sla judges a decided event then, not at the session's end. */
+  decidedAt: ReadonlyMap<string, number>;
 }
 
 /** What became of an id: its group in the summary, and why where the group alone does not say. */
@@ -213,7 +215,8 @@ export type Msg =
   | { type: 'releaseFailed'; id: string; action: 'release' | 'skip'; failure: CallFailure }
   | { type: 'reread'; id: string; summary: Fields }
   | { type: 'rereadFailed'; id: string; failure: CallFailure }
-  | { type: 'patched'; id: string; summary: Fields | null; requestId: string | null }
+  /** `at`: when the answer came (ms; the effect runner's clock), so update stays pure. */
+  | { type: 'patched'; id: string; summary: Fields | null; requestId: string | null; at?: number }
   | { type: 'patchFailed'; id: string; failure: CallFailure }
   /** The log could not take a line; `notSent`: the claim or change that was therefore not sent. */
   | { type: 'logFailed'; message: string; notSent?: { id: string; what: 'claim' | 'patch' } };
@@ -246,6 +249,7 @@ export function initialModel(
     screen,
     keysNotTaken: 0,
     eventDates,
+    decidedAt: new Map(),
   };
 }
 

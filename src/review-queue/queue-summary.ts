@@ -84,18 +84,19 @@ const DECIDED: ReadonlySet<Group> = new Set(['approved', 'declined', 'escalated'
 const LEFT: ReadonlySet<Group> = new Set(['commented', 'givenBack', 'leftUndecided', 'skipped', 'claimedElsewhere', 'notSent', 'notReached', 'stillClaimed']);
 
 /**
- * With --sla: the events past their deadline at the end of the session, among those whose date
- * is known (read by --sort, or on the way to their screen): how many this session decided, and
- * how many are left (given back, passed over, not reached). Null without --sla.
+ * With --sla, among the events whose date is known (read by --sort, or on the way to their
+ * screen): how many this session decided past their deadline (judged when the decision was
+ * answered), and how many are left past it at the end of the session (given back, passed over,
+ * not reached). Null without --sla.
  */
 export function overdueCounts(model: Model, sla: number | null, now: number): { decided: number; left: number } | null {
   if (sla === null) return null;
   const counts = { decided: 0, left: 0 };
   for (const [id, at] of model.eventDates) {
-    if (now - at <= sla) continue;
     const group = model.outcomes.get(id)?.group ?? 'notReached';
-    if (DECIDED.has(group)) counts.decided++;
-    else if (LEFT.has(group)) counts.left++;
+    if (DECIDED.has(group)) {
+      if ((model.decidedAt.get(id) ?? now) - at > sla) counts.decided++;
+    } else if (LEFT.has(group) && now - at > sla) counts.left++;
   }
   return counts;
 }

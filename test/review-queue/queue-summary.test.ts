@@ -89,6 +89,22 @@ describe('the overdue count of --sla', () => {
     expect(text).toMatch(/^ {2}overdue \(SLA 4h\) {2,}3 {2}1 decided, 2 left$/m);
   });
 
+  it('a decision is judged when it was answered: one made inside the SLA is not overdue, though the session ended past it', () => {
+    // `mid-done` is 5 h old at the end, and was decided when it was 2 h old.
+    const base = model();
+    const within = {
+      ...base,
+      outcomes: new Map([...base.outcomes, ['mid-done', { group: 'approved' as const }]]),
+      eventDates: new Map([...base.eventDates, ['mid-done', now - 5 * H]]),
+      decidedAt: new Map([['mid-done', now - 3 * H]]),
+    };
+    const text = renderSessionSummary(within, plain, 80, { logPath: null, serviceFlags: [], sla: 4 * H, now });
+    expect(text).toMatch(/^ {2}overdue \(SLA 4h\) {2,}3 {2}1 decided, 2 left$/m);
+    // The same decision answered when the event was 4 h 30 old is overdue.
+    const late = { ...within, decidedAt: new Map([['mid-done', now - 30 * 60_000]]) };
+    expect(renderSessionSummary(late, plain, 80, { logPath: null, serviceFlags: [], sla: 4 * H, now })).toMatch(/^ {2}overdue \(SLA 4h\) {2,}4 {2}2 decided, 2 left$/m);
+  });
+
   it('without --sla, no overdue line', () => {
     expect(renderSessionSummary(model(), plain, 80, { logPath: null, serviceFlags: [], now })).not.toContain('overdue');
   });
