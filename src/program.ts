@@ -13,6 +13,7 @@ import { configCommand } from './commands/config.js';
 import { completionCommand } from './commands/completion.js';
 import { doctorCommand } from './commands/doctor.js';
 import { logCommand } from './commands/log.js';
+import { historyCommand } from './commands/history.js';
 import { reportCommand } from './commands/report.js';
 import { completeCommand } from './commands/complete.js';
 import { helpCommand } from './commands/help.js';
@@ -62,6 +63,7 @@ const COMMANDS: Record<string, (context: CliContext) => Command> = {
   'set-state': setStateCommand,
   review: reviewCommand,
   log: logCommand,
+  history: historyCommand,
   report: reportCommand,
   login: loginCommand,
   logout: logoutCommand,

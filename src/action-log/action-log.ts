@@ -48,6 +48,8 @@ export interface LogEntry {
   outcome: 'sending' | 'ok' | 'refused' | 'failed' | 'conflict';
   status: number | null;
   message?: string;
+  /** The reason code of the change (`set-state --reason`), written as the line's `reason`; absent: null. */
+  reason?: string | null;
 }
 
 /** Who acts, where, with which build: the same on every line of a session (log-context.ts builds it). */
@@ -71,11 +73,12 @@ export interface SessionLog {
 }
 
 /**
- * The line for an entry: `time`, the session's context, the entry's fields, `reason` (null until
- * reason codes exist), then its place in the chain (`line`, `prev`). No API key is in any field.
+ * The line for an entry: `time`, the session's context, the entry's fields, `reason` (the code,
+ * or null), then its place in the chain (`line`, `prev`). No API key is in any field.
  */
 export function logLine(entry: LogEntry, now: Date, context: LogContext, chain: { line: number; prev: string }): string {
-  const fields = { time: now.toISOString(), ...context, ...entry, reason: null, line: chain.line, prev: chain.prev };
+  const { reason = null, ...rest } = entry;
+  const fields = { time: now.toISOString(), ...context, ...rest, reason, line: chain.line, prev: chain.prev };
   // jsonForTerminal: a `cat` of the log on a terminal shows bidi controls escaped too.
   return `${jsonForTerminal(fields, false)}\n`;
 }

@@ -18,6 +18,8 @@ export interface OneChange {
   from: string | null;
   to: string | undefined;
   comments: string | undefined;
+  /** The reason code (`--reason`), or null. */
+  reason: string | null;
 }
 
 export interface ChangeLog {
@@ -30,7 +32,7 @@ export async function openChangeLog(session: Session, path: string): Promise<Cha
   const log = await openSessionLog(path, await logContextOf(session), (line) => session.context.stderr.write(line));
   return {
     async send(change, send) {
-      const entry = { eventId: change.eventId, action: actionForChange(change.to), from: change.from, to: change.to ?? null, comments: change.comments ?? null } as const;
+      const entry = { eventId: change.eventId, action: actionForChange(change.to), from: change.from, to: change.to ?? null, comments: change.comments ?? null, reason: change.reason } as const;
       try {
         try {
           await log.append({ ...entry, requestId: null, outcome: 'sending', status: null });

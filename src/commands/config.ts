@@ -9,7 +9,7 @@ import { deleteConfig, getConfig, listConfig, setConfig, unsetConfig, useConfig 
  * stored key goes only to its URL: a new base-url moves it, asked for or with --yes.
  */
 
-const KEYS = ['base-url', 'timeout', 'retries', 'insecure-http', 'analyst', 'api-key'];
+const KEYS = ['base-url', 'timeout', 'retries', 'insecure-http', 'analyst', 'reasons', 'require-reason', 'api-key'];
 /** What `config set` takes: not the key, which never travels in argv. */
 const SETTABLE = KEYS.filter((k) => k !== 'api-key');
 
@@ -46,7 +46,7 @@ export function configCommand(context: CliContext): Command {
     .option('-y, --yes', 'move a stored key with its profile to a new base URL without asking (needed off a terminal)')
     .addHelpText(
       'before',
-      'Examples:\n  $ fraudctl config set base-url https://fraud.example.com --profile prod\n  $ fraudctl config set base-url https://fraud-eu.example.com --profile prod --yes   # the stored key now goes there\n  $ fraudctl config set timeout 10 --profile prod\n  $ fraudctl config set insecure-http true --profile tunnel   # http:// to another machine: the key travels in clear\n  $ fraudctl config set analyst "Ann Lee" --profile prod   # who the --log lines of this profile name\n',
+      'Examples:\n  $ fraudctl config set base-url https://fraud.example.com --profile prod\n  $ fraudctl config set base-url https://fraud-eu.example.com --profile prod --yes   # the stored key now goes there\n  $ fraudctl config set timeout 10 --profile prod\n  $ fraudctl config set insecure-http true --profile tunnel   # http:// to another machine: the key travels in clear\n  $ fraudctl config set analyst "Ann Lee" --profile prod   # who the --log lines of this profile name\n  $ fraudctl config set reasons stolen-card,friendly-fraud,customer-confirmed:APPROVED --profile prod   # set-state --reason CODE\n  $ fraudctl config set require-reason true --profile prod   # every change of state needs a --reason\n',
     )
     .addArgument(
       new Argument('<key>', 'the setting (the key is stored by login)').choices(SETTABLE).argParser((key: string) => {

@@ -35,7 +35,7 @@ export function reportCommand(context: CliContext, run?: ReportRun): Command {
     .addOption(new Option('--log <files...>', 'the action logs to read (review --log, set-state --log); several files, or a shared one').makeOptionMandatory())
     .addOption(new Option('--since <time>', 'only decisions at or after this ISO date or time (UTC unless an offset is given)').argParser((v) => parseTimeBound('--since', v)))
     .addOption(new Option('--until <time>', 'only decisions before this ISO time; a date alone: through the end of that day').argParser((v) => parseTimeBound('--until', v)))
-    .addOption(new Option('--sla <duration>', 'also count decisions made when the event was older than this (e.g. 4h, 2d; s, m, h, d, w)').argParser(parseSla))
+    .addOption(new Option('--sla <duration>', 'also count decisions made when the event was older than this (as review --sla: 4h, 30m, 2d, 1d12h)').argParser(parseSla))
     .option('--csv', 'one CSV row per analyst, for a spreadsheet (RFC 4180)')
     .addOption(concurrencyOption('events read at once for their state now and their eventDate (at most 256)').default(8))
     .addHelpText(

@@ -24,12 +24,16 @@ export function reviewCommand(context: CliContext, run?: ReviewRun): Command {
     .option('--include-claimed', 'also take events IN_REVIEW that another session claimed (and left)')
     .option('--include-decided', 'also show events no longer awaiting review')
     .option('--log <file>', 'append one JSON line per action to this file (for audit)')
+    .option('--sort <order>', 'the order of the queue: age (oldest eventDate first), score (highest first) or amount (largest first); the events are read first')
+    .option('--sla <duration>', "how long an event may wait for a decision (4h, 30m, 2d, 1d12h): each screen shows the time left or how long it is overdue, the summary the overdue count")
     .addHelpText(
       'before',
       `Examples:
   $ fraudctl review ord-1002 ord-1003
   $ fraudctl review --from results.jsonl --log review.log     # the REVIEW lines of submit --out
   $ grep REVIEW results.jsonl | fraudctl review --from -      # keys are read from the terminal
+  $ fraudctl review --from results.jsonl --sort score         # highest score first (the file's scores)
+  $ fraudctl review --from ids.txt --sort age --sla 4h        # oldest first, overdue ones marked
 `,
     )
     .addHelpText(

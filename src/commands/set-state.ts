@@ -31,6 +31,7 @@ interface SetStateFlags extends Partial<Pick<SetStateOptions, 'state' | 'comment
   resume?: boolean;
   concurrency: number;
   log?: string;
+  reason?: string;
 }
 
 /** What the command asks of the work: one event or many. */
@@ -59,6 +60,7 @@ export function setStateCommand(context: CliContext, run?: SetStateRun): Command
     .argument('[eventIds...]', 'event ids (more than one, or --from, changes many at once)')
     .option('--state <state>', 'the new state (asked with a list on a terminal when missing, for one event)')
     .option('--comments <text>', 'a comment to record (asked on a terminal when missing, for one event)')
+    .option('--reason <code>', "one of the profile's reason codes (fraudctl config set reasons): sent at the head of the comment as [reason: CODE], logged as reason")
     .option('--append-comment', 'when an event has a comment, keep it and add --comments after it')
     .option('--replace-comment', 'when an event has a comment, replace it with --comments')
     .option('--from <file>', 'many: also the ids in FILE (one per line; # comments) or a submit --out results file; - for stdin')
@@ -84,6 +86,8 @@ export function setStateCommand(context: CliContext, run?: SetStateRun): Command
   $ fraudctl set-state ord-1002 --comments "customer called back" --append-comment   # keeps the note it has
   $ fraudctl set-state ord-1002 --state ESCALATED --dry-run
   $ fraudctl set-state ord-1002 --state declined --comments "stolen card" --log team.log
+  $ fraudctl set-state ord-1002 --state declined --reason stolen-card --comments "card reported" --log team.log
+  $ fraudctl set-state --from ring.txt --state fraud-confirmed --reason account-takeover --out ring.jsonl --yes
 `,
     )
     .addHelpText(
@@ -104,8 +108,14 @@ terminal add --yes (or --dry-run). Exit 0 when every id was changed or skipped a
 some were not found or invalid, else the worst: 5 refused, 6 unavailable, 1 other; 3 a refused
 key (stops at once); 130 on Ctrl-C (--resume continues).
 
+--reason CODE: one of the profile's codes (fraudctl config set reasons; a code
+may be for some states only); the service gets the comment as "[reason: CODE] "
+followed by --comments (or "[reason: CODE]" alone), the log a field "reason".
+An unknown code, or one not for --state, is exit 2 and nothing is sent; so is a
+change of state without --reason when the profile has require-reason true.
+
 --resume continues the run recorded in --out: the same service and the same --state, --comments,
---if-state and --force-state (an option left out is taken from the file, and said so; one that
+--reason, --if-state and --force-state (an option left out is taken from the file, and said so; one that
 differs, or another service, is refused with exit 2 before anything is sent).
 
 States and the transitions the sandbox allows (a real service may differ):
@@ -128,6 +138,7 @@ ${transitions}
           appendComment: flags.appendComment === true,
           replaceComment: flags.replaceComment === true,
           log: flags.log,
+          reason: flags.reason,
         };
         return runWork(command, { form: 'one', id: ids[0]!, options });
       }
@@ -138,7 +149,7 @@ ${transitions}
       // A --resume may leave --state out: the results file records it.
       if (flags.state === undefined && flags.resume !== true) throw new UsageError('set-state for many events needs --state', `e.g. --state declined --comments "fraud ring"; states: ${KNOWN_STATES.join(', ')}`);
       const commentMode = flags.appendComment ? 'append' : flags.replaceComment ? 'replace' : null;
-      if (commentMode !== null && flags.comments === undefined && !flags.resume) throw new UsageError(`--${commentMode}-comment goes with --comments`, 'e.g. --comments "ring 2026-11" --append-comment');
+      if (commentMode !== null && flags.comments === undefined && flags.reason === undefined && !flags.resume) throw new UsageError(`--${commentMode}-comment goes with --comments`, 'e.g. --comments "ring 2026-11" --append-comment');
       return runWork(command, {
         form: 'many',
         options: {
@@ -155,6 +166,7 @@ ${transitions}
           resume: flags.resume === true,
           concurrency: flags.concurrency,
           log: flags.log ?? null,
+          reason: flags.reason ?? null,
         },
       });
     });

@@ -91,6 +91,19 @@ came from, so a variable that overrides a profile is never a surprise.
   plain http   --insecure-http  (none)             insecureHttp
   analyst      (none)           (none)             analyst (who --log lines
                                                    name; default: OS user)
+  reasons      (none)           (none)             reasons (codes for
+                                                   set-state --reason)
+  require-     (none)           (none)             requireReason (a change
+  reason                                           of state needs a reason)
+
+Reason codes (config set reasons CODE,CODE:STATE+STATE,...): the team's list of
+why a decision is made. A code is 1-40 lower-case letters, digits and hyphens;
+after a colon, the states it applies to (joined by +), else any change. With
+config set require-reason true, set-state refuses a change of state without
+--reason (exit 2). config unset reasons removes them.
+
+  fraudctl config set reasons stolen-card,fraud-ring:DECLINED+FRAUD_CONFIRMED
+  fraudctl set-state ord-1002 --state declined --reason stolen-card
 
 With nothing configured, fraudctl runs the sandbox in-process (the built-in
 profile "sandbox") and says so on stderr.
@@ -189,7 +202,9 @@ Each line, in this order:
              (not sent: the event had changed)
   status     the HTTP status of a failure, else null
   message    what went wrong (only when something did)
-  reason     null (reason codes will fill it)
+  reason     the change's reason code (set-state --reason CODE, one of the
+             profile's: fraudctl config set reasons), else null; the comment
+             sent then starts with "[reason: CODE] "
   line       the line's number in the file
   prev       the SHA-256 (hex) of the line before, as bytes without its line
              feed; 64 zeros for a file's first line
@@ -205,10 +220,16 @@ the merchant's, not a person's), nor catch someone who rewrites and re-chains
 the whole file, or removes lines at its end: keep the hash verify prints
 elsewhere (a ticket, a chat) to notice that.
 
+fraudctl history ID --log FILE... tells one event's story from the logs (who
+claimed, decided and commented, in time order) and then its state now.
+
   fraudctl config set analyst "Ann Lee" --profile prod
   fraudctl review --from queue.txt --log team.log
   fraudctl set-state ord-1002 --state declined --log team.log
+  fraudctl set-state ord-7 --state declined --reason stolen-card --log team.log
+  jq -r 'select(.outcome == "ok") | .reason' team.log | sort | uniq -c
   fraudctl log verify team.log
+  fraudctl history ord-1002 --log team.log
   jq -c 'select(.outcome != "ok" and .outcome != "sending")' team.log
 `,
 };

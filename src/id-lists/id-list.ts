@@ -23,6 +23,8 @@ export interface IdListEntry {
   problem: string | null;
   /** The same as a code for machines (`show --json`'s errorCodes), with the problem; absent when id is set. */
   problemCode?: IdProblemCode;
+  /** The score a results line recorded (its `totalRiskScore`), so `review --sort score` need not read the event; absent otherwise. */
+  score?: number;
 }
 
 export type IdProblemCode = 'NOT_JSON' | 'NOT_AN_OBJECT' | 'NO_ID';
@@ -111,14 +113,15 @@ function resultsEntry(text: string, where: string, selection: ResultsSelection):
     return { where, id: null, problem: 'not JSON (a results file holds one JSON object per line)', problemCode: 'NOT_JSON' };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { where, id: null, problem: 'not a JSON object', problemCode: 'NOT_AN_OBJECT' };
-  const record = value as { id?: unknown; outcome?: unknown; actionType?: unknown; fraudctl?: unknown };
+  const record = value as { id?: unknown; outcome?: unknown; actionType?: unknown; fraudctl?: unknown; totalRiskScore?: unknown };
   // The results file's header (its first line: which run wrote it) names no event.
   if (record.fraudctl === 'results') return null;
   const decided = record.outcome === undefined ? typeof record.actionType === 'string' : record.outcome === 'DECIDED';
   if (selection === 'review' && !(decided && record.actionType === 'REVIEW')) return null;
   if (selection === 'decided' && !decided) return null;
   if (typeof record.id !== 'string' || record.id === '') return { where, id: null, problem: 'no id (an event that was never stored has none)', problemCode: 'NO_ID' };
-  return { where, id: record.id, problem: null };
+  const score = typeof record.totalRiskScore === 'number' && Number.isFinite(record.totalRiskScore) ? { score: record.totalRiskScore } : {};
+  return { where, id: record.id, problem: null, ...score };
 }
 
 function openFailure(path: string, e: NodeJS.ErrnoException): UsageError {

@@ -10,6 +10,7 @@ import { withFileLock } from './config-lock.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import { CREDENTIAL_SERVICE, SANDBOX_PROFILE, checkAnalyst, checkApiKey, checkBaseUrl, checkCredentialAccount, checkProfileName, checkRetries, checkTimeoutSeconds, quote } from './values.js';
 import { sym } from '../render/symbols.js';
+import { checkStoredReasons } from './reason-codes.js';
 
 /*
  * The CLI's configuration file, `<config dir>/config.json`: the active profile and, per
@@ -40,6 +41,10 @@ export interface ProfileConfig {
   insecureHttp?: boolean;
   /** Who the action-log lines of this profile name (declared, not authenticated); the OS user when absent. */
   analyst?: string;
+  /** The team's reason codes for this profile (`config set reasons`), as reason-codes.ts writes them. */
+  reasons?: string;
+  /** Every change of state by set-state needs a --reason from `reasons`. */
+  requireReason?: boolean;
 }
 
 export interface ConfigFile {
@@ -48,7 +53,7 @@ export interface ConfigFile {
 }
 
 const TOP_KEYS = ['activeProfile', 'profiles'] as const;
-const PROFILE_KEYS = ['baseUrl', 'apiKey', 'credentialStore', 'timeoutSeconds', 'retries', 'insecureHttp', 'analyst'] as const;
+const PROFILE_KEYS = ['baseUrl', 'apiKey', 'credentialStore', 'timeoutSeconds', 'retries', 'insecureHttp', 'analyst', 'reasons', 'requireReason'] as const;
 const EDIT_HINT = 'fix it in an editor (or move it away to start again with no profiles)';
 
 export function configFilePath(env: NodeJS.ProcessEnv): string {
@@ -219,6 +224,15 @@ function checkProfile(value: unknown, where: string, isSandbox: boolean, fail: (
     const analyst = checkAnalyst(value.analyst);
     if (!analyst.ok) fail(`${where}.analyst ${analyst.problem}`);
     profile.analyst = value.analyst as string;
+  }
+  if (value.reasons !== undefined) {
+    const reasons = checkStoredReasons(value.reasons);
+    if (!reasons.ok) fail(`${where}.reasons: ${reasons.problem}`);
+    profile.reasons = value.reasons as string;
+  }
+  if (value.requireReason !== undefined) {
+    if (typeof value.requireReason !== 'boolean') fail(`${where}.requireReason must be true or false`);
+    profile.requireReason = value.requireReason as boolean;
   }
   return profile;
 }

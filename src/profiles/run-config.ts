@@ -44,6 +44,8 @@ function profileJson(p: ProfileListing) {
     retries: p.retries,
     insecureHttp: p.insecureHttp,
     analyst: p.analyst,
+    reasons: p.reasons,
+    requireReason: p.requireReason,
     builtIn: p.builtIn,
   };
 }
@@ -65,7 +67,7 @@ export async function getConfig(session: Session, key: string): Promise<void> {
   const listed = listProfiles(session.context.env, profile).find((p) => p.name === profile);
   if (listed === undefined) return void getSetting(session.context.env, profile, key as SettingKey);
   const json = profileJson(listed);
-  output.printJson({ 'base-url': json.baseUrl, timeout: json.timeoutSeconds, retries: json.retries, 'api-key': json.apiKey, 'insecure-http': json.insecureHttp, analyst: json.analyst }[key as ConfigKey]);
+  output.printJson({ 'base-url': json.baseUrl, timeout: json.timeoutSeconds, retries: json.retries, 'api-key': json.apiKey, 'insecure-http': json.insecureHttp, analyst: json.analyst, reasons: json.reasons, 'require-reason': json.requireReason }[key as ConfigKey]);
 }
 
 export interface SetOptions {

@@ -21,6 +21,7 @@ import {
 import { terminalSafe } from '../render/terminal-text.js';
 import { shellCommand } from '../render/shell-command.js';
 import { closest, distance } from 'fastest-levenshtein';
+import { storedReasons, type ReasonCode } from './reason-codes.js';
 
 /*
  * The settings of one run. Each comes from the first place that has it:
@@ -61,6 +62,10 @@ export interface Settings {
   insecureHttp: boolean;
   /** Who the profile's action-log lines name (`config set analyst`); null: the OS user is named. */
   analyst: string | null;
+  /** The profile's reason codes (`config set reasons`); empty: none. */
+  reasons: ReasonCode[];
+  /** `config set require-reason true`: a change of state by set-state needs a --reason. */
+  requireReason: boolean;
   /** Where each setting came from, for `fraudctl doctor`. */
   sources: SettingSources;
   /**
@@ -205,6 +210,8 @@ export function resolveSettings(flags: SettingsFlags, env: NodeJS.ProcessEnv, fi
     isSandbox,
     // Checked when the file was read (config-file.ts).
     analyst: stored.analyst ?? null,
+    reasons: storedReasons(stored),
+    requireReason: stored.requireReason === true,
     insecureHttp,
     sources,
     ...(keyRefusal !== undefined ? { keyRefusal } : {}),

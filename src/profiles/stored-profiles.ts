@@ -1,6 +1,7 @@
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { readConfigFile, updateConfigFile, type ConfigFile, type CredentialStoreEntry, type ProfileConfig } from './config-file.js';
 import { redactKey } from './redact.js';
+import { formatReasons, parseReasons, storedReasons, type ReasonCode } from './reason-codes.js';
 import { activeProfileName, knownProfiles, noSuchProfile } from './settings.js';
 import {
   DEFAULT_RETRIES,
@@ -29,7 +30,7 @@ import {
  */
 
 /** What `config set` can change. The key is not among them: `fraudctl login` stores it. */
-export const SETTING_KEYS = ['base-url', 'timeout', 'retries', 'insecure-http', 'analyst'] as const;
+export const SETTING_KEYS = ['base-url', 'timeout', 'retries', 'insecure-http', 'analyst', 'reasons', 'require-reason'] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
 /** What `config get` and `config unset` accept: the settings, and the key (shown redacted, or removed). */
 export const CONFIG_KEYS = [...SETTING_KEYS, 'api-key'] as const;
@@ -50,11 +51,17 @@ export interface ProfileListing {
   insecureHttp: boolean;
   /** Who its action-log lines name; null: not set (they name the OS user). */
   analyst: string | null;
+  /** The profile's reason codes (`config set reasons`); empty: none. */
+  reasons: ReasonCode[];
+  /** Every change of state by set-state needs a --reason. */
+  requireReason: boolean;
   builtIn: boolean;
 }
 
 /** `config get analyst` of a profile without one: its log lines name the OS user (src/action-log/log-context.ts). */
 export const ANALYST_NOT_SET_LABEL = '(not set: log lines name the OS user)';
+/** `config get reasons` of a profile without any. */
+export const REASONS_NOT_SET_LABEL = '(none)';
 export const EMBEDDED_SANDBOX_LABEL = '(embedded sandbox)';
 export const NOT_SET_LABEL = '(not set)';
 export const SANDBOX_DEFAULT_KEY_LABEL = '(sandbox default)';
@@ -90,6 +97,8 @@ export function listProfiles(env: NodeJS.ProcessEnv, activeOverride?: string): P
       retries: stored.retries ?? DEFAULT_RETRIES,
       insecureHttp: stored.insecureHttp === true,
       analyst: stored.analyst ?? null,
+      reasons: storedReasons(stored),
+      requireReason: stored.requireReason === true,
       builtIn,
     };
   });
@@ -119,6 +128,10 @@ export function getSetting(env: NodeJS.ProcessEnv, profile: string, key: ConfigK
       return String(stored.insecureHttp === true);
     case 'analyst':
       return stored.analyst ?? ANALYST_NOT_SET_LABEL;
+    case 'reasons':
+      return stored.reasons === undefined ? REASONS_NOT_SET_LABEL : formatReasons(storedReasons(stored));
+    case 'require-reason':
+      return String(stored.requireReason === true);
   }
 }
 
@@ -180,6 +193,16 @@ export function setSetting(env: NodeJS.ProcessEnv, profile: string, key: Setting
     case 'analyst':
       change.analyst = orThrow(checkAnalyst(value), 'analyst', quote(value), 'e.g. fraudctl config set analyst "Ann Lee"');
       break;
+    case 'reasons': {
+      const parsed = parseReasons(value);
+      if (!parsed.ok) throw new UsageError(`reasons: ${parsed.problem}: nothing was changed`, 'e.g. fraudctl config set reasons stolen-card,friendly-fraud,customer-confirmed:APPROVED (see fraudctl help config)');
+      change.reasons = formatReasons(parsed.value);
+      break;
+    }
+    case 'require-reason':
+      if (value !== 'true' && value !== 'false') throw new UsageError(`require-reason must be true or false (got ${quote(value)})`);
+      change.requireReason = value === 'true';
+      break;
   }
   updateConfigFile(env, (file) => {
     // Only a base-url makes a profile: a timeout for "prdo" is a typo of "prod", not a new one.
@@ -202,7 +225,7 @@ export function unsetSetting(env: NodeJS.ProcessEnv, profile: string, key: Confi
   updateConfigFile(env, (file) => {
     const stored = existingProfile(file, profile);
     if (ownProfile(file.profiles, profile) === undefined) return false; // the built-in sandbox, with nothing stored
-    const field = ({ 'base-url': 'baseUrl', timeout: 'timeoutSeconds', retries: 'retries', 'api-key': 'apiKey', 'insecure-http': 'insecureHttp', analyst: 'analyst' } as const)[which];
+    const field = ({ 'base-url': 'baseUrl', timeout: 'timeoutSeconds', retries: 'retries', 'api-key': 'apiKey', 'insecure-http': 'insecureHttp', analyst: 'analyst', reasons: 'reasons', 'require-reason': 'requireReason' } as const)[which];
     if (stored[field] === undefined) return false;
     const rest = { ...stored };
     delete rest[field];

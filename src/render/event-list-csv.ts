@@ -8,7 +8,7 @@ import { terminalSafe } from './terminal-text.js';
  * The list as CSV for spreadsheets (`show --csv`): RFC 4180 (CRLF line ends, fields with a
  * comma, quote or line break quoted, quotes doubled) with a header row, by csv-stringify.
  *
- * The table's columns, except that the amount is a plain number with its currency in a column
+ * The table's columns (the age, `2d`, as of when the row is written), except that the amount is a plain number with its currency in a column
  * of its own, so that a spreadsheet can add amounts up; `error` says `not found` or the error
  * type. Values are the table's: terminal-safe text (controls shown as escapes, so no cell holds
  * a line break or starts with a tab or CR), never cut.
@@ -19,7 +19,8 @@ import { terminalSafe } from './terminal-text.js';
  * a number (a negative one is not a formula).
  */
 
-const HEADER = ['id', 'state', 'decision', 'score', 'amount', 'currency', 'email', 'event date', 'comments', 'error'];
+// `age` last: a script that reads the columns by position keeps its columns where they were.
+const HEADER = ['id', 'state', 'decision', 'score', 'amount', 'currency', 'email', 'event date', 'comments', 'error', 'age'];
 
 const OPTIONS: Options = { escape_formulas: true, quoted_string: true, record_delimiter: 'windows', eof: true };
 
@@ -33,11 +34,11 @@ export function csvHeader(): string {
 }
 
 /** One row as one CSV record, CRLF included. */
-export function csvRow(row: EventRow): string {
-  const v = listValues(row);
+export function csvRow(row: EventRow, now: number = Date.now()): string {
+  const v = listValues(row, now);
   // A line of the input without an id has none to show: where it was stands in for it.
   const id = row.kind === 'invalid' && row.id === null ? `(${terminalSafe(row.where)})` : v.id;
   const summary = row.kind === 'found' && isFields(row.summary) ? row.summary : {};
-  const record = [id, v.state, v.decision, numberOr(summary.totalScore, v.score), numberOr(summary.amount, v.amount), v.currency, v.email, v.eventDate, v.comments, v.error];
+  const record = [id, v.state, v.decision, numberOr(summary.totalScore, v.score), numberOr(summary.amount, v.amount), v.currency, v.email, v.eventDate, v.comments, v.error, v.age];
   return stringify([record], OPTIONS);
 }

@@ -6,6 +6,7 @@ import { money } from './cells.js';
 import { isFields } from './records.js';
 import { jsonForTerminal, terminalSafe } from './terminal-text.js';
 import { sym } from './symbols.js';
+import { ageMs, compactAge } from './ages.js';
 
 /*
  * Many events, one row each (`show ID ID…`, `show --from`): a compact table that streams, so
@@ -14,7 +15,9 @@ import { sym } from './symbols.js';
  * screenful (listLayout). On a terminal a column that does not fit is left out whole, the
  * free text (email, comments) is cut with …, and the id never: an id wider than its column goes
  * on a line of its own, its row below it, so that every row lines up under the header. Off a
- * terminal nothing is cut. Also the row's values for CSV (event-list-csv.ts); the JSON line is
+ * terminal nothing is cut. The age column (now - eventDate: `45m`, `3h`, `2d`) is the least
+ * wanted: on a terminal it is shown only when the other columns have their preferred widths
+ * beside it, so it never takes room from the id or an email. Also the row's values for CSV (event-list-csv.ts); the JSON line is
  * event-list-json.ts's.
  *
  * Every string from the service or the input passes terminalSafe before it is measured, cut
@@ -32,6 +35,8 @@ export interface ListValues {
   currency: string;
   email: string;
   eventDate: string;
+  /** now - eventDate in its largest whole unit (`45m`, `3h`, `2d`); '' without a date that can be read. */
+  age: string;
   comments: string;
   /** `not found`, the error type (and codes), or '' for an event found. */
   error: string;
@@ -49,15 +54,20 @@ function text(value: unknown): string {
   }
 }
 
+function age(eventDate: unknown, now: number): string {
+  const ms = ageMs(eventDate, now);
+  return ms === null ? '' : compactAge(ms);
+}
+
 function errorText(row: Exclude<EventRow, { kind: 'found' }>): string {
   if (row.kind === 'not-found') return 'not found';
   const { errorType, errorCodes } = row.error;
   return `${terminalSafe(errorType)}${errorCodes.length > 0 ? ` (${errorCodes.map(terminalSafe).join(', ')})` : ''}`;
 }
 
-/** A row's values, read tolerantly from the summary and the risk assessment (any field may be missing or of another type). */
-export function listValues(row: EventRow): ListValues {
-  const blank = { state: '', decision: '', score: '', amount: '', currency: '', email: '', eventDate: '', comments: '' };
+/** A row's values as of `now`, read tolerantly from the summary and the risk assessment (any field may be missing or of another type). */
+export function listValues(row: EventRow, now: number = Date.now()): ListValues {
+  const blank = { state: '', decision: '', score: '', amount: '', currency: '', email: '', eventDate: '', age: '', comments: '' };
   if (row.kind !== 'found') return { id: row.id === null ? '' : terminalSafe(row.id), ...blank, error: errorText(row) };
   const s = isFields(row.summary) ? row.summary : {};
   const a = isFields(row.assessment) ? row.assessment : {};
@@ -70,6 +80,7 @@ export function listValues(row: EventRow): ListValues {
     currency: text(s.currency),
     email: text(s.userEmail),
     eventDate: text(s.eventDate),
+    age: age(s.eventDate, now),
     comments: text(s.comments),
     error: '',
   };
@@ -94,6 +105,7 @@ const COLUMNS = {
   amount: { head: 'amount', min: 12, preferred: 16, align: 'right' },
   email: { head: 'email', min: 12, preferred: 28, align: 'left' },
   eventDate: { head: 'event date', min: 20, preferred: 20, align: 'left' },
+  age: { head: 'age', min: 4, preferred: 4, align: 'right' },
 } as const satisfies Record<string, Column>;
 type Sized = keyof typeof COLUMNS;
 const SIZED = Object.keys(COLUMNS) as Sized[];
@@ -149,8 +161,15 @@ export function listLayout(columns: number | null, firstIds: readonly string[]):
       left -= need;
     }
   }
-  const shown = SIZED.filter((k) => chosen.has(k));
   const want = (c: Column | typeof ID | typeof COMMENTS) => c.preferred - c.min;
+  // The age is the least wanted: shown only when the id and the columns kept have their
+  // preferred widths beside it (the comments take what is left, as ever).
+  const wantedBesideAge = want(id) + SIZED.filter((k) => chosen.has(k)).reduce((sum, k) => sum + want(COLUMNS[k]), 0);
+  if (left - wantedBesideAge >= GAP.length + COLUMNS.age.min) {
+    chosen.add('age');
+    left -= GAP.length + COLUMNS.age.min;
+  }
+  const shown = SIZED.filter((k) => chosen.has(k));
   const wanted = want(id) + shown.reduce((sum, k) => sum + want(COLUMNS[k]), 0) + (chosen.has('comments') ? want(COMMENTS) : 0);
   const share = (c: Column | typeof ID | typeof COMMENTS) => (wanted === 0 ? 0 : Math.min(want(c), Math.floor((left * want(c)) / wanted)));
   const widths = Object.fromEntries(shown.map((k) => [k, COLUMNS[k].min + share(COLUMNS[k])])) as Partial<Record<Sized, number>>;
@@ -177,9 +196,10 @@ export interface ListTable {
 
 /**
  * `columns`: the terminal's width, or null off a terminal (nothing cut). `firstIds`: the ids of
- * the first screenful, as `idText` gives them, for the id column's width.
+ * the first screenful, as `idText` gives them, for the id column's width. `now`: the clock of
+ * the age column (now - eventDate when the row is written).
  */
-export function createListTable(style: Style, columns: number | null, firstIds: readonly string[] = []): ListTable {
+export function createListTable(style: Style, columns: number | null, firstIds: readonly string[] = [], now: () => number = Date.now): ListTable {
   const layout = listLayout(columns, firstIds);
   const shown = SIZED.filter((k) => layout.widths[k] !== undefined);
   /** The id column; off a terminal it widens for a longer id (a row stays one line there). */
@@ -227,7 +247,7 @@ export function createListTable(style: Style, columns: number | null, firstIds: 
         ),
       ),
     row(row) {
-      const v = listValues(row);
+      const v = listValues(row, now());
       // The id is never cut: a row must say which event it is.
       const id = row.kind === 'invalid' && row.id === null ? idText(null, row.where) : v.id;
       const colour = row.kind === 'invalid' && row.id === null ? style.dim : plain;
@@ -243,6 +263,7 @@ export function createListTable(style: Style, columns: number | null, firstIds: 
         amount: () => cell(amount, 'amount'),
         email: () => cell(v.email, 'email'),
         eventDate: () => cell(v.eventDate, 'eventDate'),
+        age: () => cell(v.age, 'age'),
       };
       return line(id, colour, rest(shown.map((k) => values[k]()), layout.comments === null ? null : v.comments === '' ? style.dim(sym.dash) : v.comments));
     },

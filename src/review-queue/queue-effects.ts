@@ -105,7 +105,7 @@ export async function runEffect(effect: Effect, services: EffectServices): Promi
       if (unlogged) return { ...unlogged, notSent: { id: effect.id, what: 'patch' } };
       try {
         const response = await client.changeState(effect.id, effect.change);
-        return { type: 'patched', id: effect.id, summary: fieldsOf(response), requestId: response.requestId };
+        return { type: 'patched', id: effect.id, summary: fieldsOf(response), requestId: response.requestId, at: Date.now() };
       } catch (error) {
         return { type: 'patchFailed', id: effect.id, failure: failureOf(error) };
       }

@@ -31,7 +31,12 @@ export interface LoopOptions {
   interrupted?: Promise<unknown>;
   /** Told after each frame is drawn (the benchmark times key → frame with it). */
   onFrame?(model: Model): void;
+  /** The time now (ms since the epoch), for an event's age; Date.now by default. */
+  clock?: () => number;
 }
+
+/** How often the screen is drawn again while nothing happens, so that an event's age and time left stay true. */
+export const AGE_REDRAW_MS = 30_000;
 
 /** Runs the queue from `initial` until it is done and nothing it started is still running. */
 export function runQueueLoop(initial: Model, options: LoopOptions): Promise<Model> {
@@ -66,7 +71,7 @@ export function runQueueLoop(initial: Model, options: LoopOptions): Promise<Mode
 
     const draw = () => {
       const { width, height } = model.screen;
-      const frame = view(model, width, height, options.style);
+      const frame = view(model, width, height, options.style, (options.clock ?? Date.now)());
       shown = model.current?.id ?? null;
       if (frame === lastFrame) return;
       lastFrame = frame;
@@ -99,6 +104,9 @@ export function runQueueLoop(initial: Model, options: LoopOptions): Promise<Mode
       }
     };
 
+    const ticking = setInterval(scheduleDraw, AGE_REDRAW_MS);
+    ticking.unref();
+    stops.push(() => clearInterval(ticking));
     const { width, height } = options.screen.size();
     model = { ...model, screen: { width, height } };
     stops.push(options.screen.onResize(() => dispatch({ type: 'resize', ...options.screen.size() })));

@@ -15,6 +15,8 @@ export interface QueueOptions {
   includeDecided: boolean;
   /** Events fetched ahead of the one on screen (1; the benchmark compares with 0). */
   prefetch?: number;
+  /** `--sla`: how long an event may wait for a decision (ms); null: only its age is shown. */
+  sla?: number | null;
 }
 
 /** What the analyst can do to an event; `comment` changes no state. */
@@ -142,6 +144,10 @@ export interface Model {
   screen: { width: number; height: number };
   /** Keys not taken while the window was too small for the event screen (it says how many). */
   keysNotTaken: number;
+  /** The eventDate (ms) of each event read (by --sort, or on the way to its screen): the summary's overdue count. */
+  eventDates: ReadonlyMap<string, number>;
+  /** When each decision this session sent was answered (ms): --sla judges a decided event then, not at the session's end. */
+  decidedAt: ReadonlyMap<string, number>;
 }
 
 /** What became of an id: its group in the summary, and why where the group alone does not say. */
@@ -209,7 +215,8 @@ export type Msg =
   | { type: 'releaseFailed'; id: string; action: 'release' | 'skip'; failure: CallFailure }
   | { type: 'reread'; id: string; summary: Fields }
   | { type: 'rereadFailed'; id: string; failure: CallFailure }
-  | { type: 'patched'; id: string; summary: Fields | null; requestId: string | null }
+  /** `at`: when the answer came (ms; the effect runner's clock), so update stays pure. */
+  | { type: 'patched'; id: string; summary: Fields | null; requestId: string | null; at?: number }
   | { type: 'patchFailed'; id: string; failure: CallFailure }
   /** The log could not take a line; `notSent`: the claim or change that was therefore not sent. */
   | { type: 'logFailed'; message: string; notSent?: { id: string; what: 'claim' | 'patch' } };
@@ -223,6 +230,7 @@ export function initialModel(
   options: QueueOptions,
   screen: { width: number; height: number },
   unreadable: readonly string[] = [],
+  eventDates: ReadonlyMap<string, number> = new Map(),
 ): Model {
   return {
     entries,
@@ -240,6 +248,8 @@ export function initialModel(
     logProblem: null,
     screen,
     keysNotTaken: 0,
+    eventDates,
+    decidedAt: new Map(),
   };
 }
 

@@ -121,6 +121,13 @@ export function advance(model: Model): Result {
   return [opened, [...loads, ...effects]];
 }
 
+/** The eventDates with the one of a loaded event (for the summary's overdue count). */
+function withEventDate(model: Model, id: string, load: LoadState): Partial<Model> {
+  if (load.kind !== 'loaded') return {};
+  const at = Date.parse(stringField(load.summary, 'eventDate') ?? '');
+  return Number.isNaN(at) ? {} : { eventDates: new Map(model.eventDates).set(id, at) };
+}
+
 /** Shows the event at the index if its fetch has finished, or passes over it. */
 export function open(model: Model): Result {
   const load = model.loads.get(model.index);
@@ -128,7 +135,7 @@ export function open(model: Model): Result {
   if (!load || load.kind === 'pending') return [{ ...model, mode: { name: 'loading' } }, []];
   const loads = new Map(model.loads);
   loads.delete(model.index);
-  const base: Model = { ...model, loads };
+  const base: Model = { ...model, loads, ...withEventDate(model, id, load) };
   if (load.kind === 'failed') {
     const failure: CallFailure = { status: load.status, message: load.message, requestId: null, codes: load.codes };
     if (isAuthFailure(failure)) return withFatal(base, failure);

@@ -109,7 +109,7 @@ export function onReread(model: Model, id: string, summary: Fields): Result {
   return [{ ...next, mode: { name: 'keys' } }, [conflict]];
 }
 
-export function onPatched(model: Model, id: string, summary: Fields | null, requestId: string | null, message?: string): Result {
+export function onPatched(model: Model, id: string, summary: Fields | null, requestId: string | null, message?: string, at?: number): Result {
   const step = sendingStep(model, id);
   if (!step) return [model, []];
   const { current, sending, target, last } = step;
@@ -126,6 +126,7 @@ export function onPatched(model: Model, id: string, summary: Fields | null, requ
     claim: target !== null && target !== 'IN_REVIEW' ? 'none' : current.claim,
     decidedAs,
   });
+  if (decidedAs !== current.decidedAs && at !== undefined) next = { ...next, decidedAt: new Map(next.decidedAt).set(id, at) };
   if (!last) {
     const following: Sending = { ...sending, step: sending.step + 1, phase: 'patch' };
     return [{ ...next, mode: { name: 'sending', sending: following } }, [done, patchEffect(id, following, next.current?.seenState ?? null)]];

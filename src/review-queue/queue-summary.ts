@@ -4,6 +4,7 @@ import { terminalSafe, truncate } from '../render/terminal-text.js';
 import { GROUP_ORDER, type Group, type Model } from './queue-model.js';
 import { detailsOf, groupsOf, withOutcomeReplaced } from './queue-outcomes.js';
 import { shellCommand } from '../render/shell-command.js';
+import { durationText } from '../render/ages.js';
 
 /*
  * The end-of-session record, printed on stdout after the screen is gone: a count and the ids of
@@ -73,6 +74,31 @@ export interface SummaryOptions {
   logPath: string | null;
   /** Options of this run a command in a hint must repeat to reach the same service (`--profile x`). */
   serviceFlags: readonly string[];
+  /** `--sla` (ms), or null; and the time the summary is made, against which an event is overdue. */
+  sla?: number | null;
+  now?: number;
+}
+
+const DECIDED: ReadonlySet<Group> = new Set(['approved', 'declined', 'escalated', 'fraudConfirmed']);
+/** Still awaiting review as far as the session knows; an event decided elsewhere, not found or refused is neither decided nor left. */
+const LEFT: ReadonlySet<Group> = new Set(['commented', 'givenBack', 'leftUndecided', 'skipped', 'claimedElsewhere', 'notSent', 'notReached', 'stillClaimed']);
+
+/**
+ * With --sla, among the events whose date is known (read by --sort, or on the way to their
+ * screen): how many this session decided past their deadline (judged when the decision was
+ * answered), and how many are left past it at the end of the session (given back, passed over,
+ * not reached). Null without --sla.
+ */
+export function overdueCounts(model: Model, sla: number | null, now: number): { decided: number; left: number } | null {
+  if (sla === null) return null;
+  const counts = { decided: 0, left: 0 };
+  for (const [id, at] of model.eventDates) {
+    const group = model.outcomes.get(id)?.group ?? 'notReached';
+    if (DECIDED.has(group)) {
+      if ((model.decidedAt.get(id) ?? now) - at > sla) counts.decided++;
+    } else if (LEFT.has(group) && now - at > sla) counts.left++;
+  }
+  return counts;
 }
 
 export function renderSessionSummary(model: Model, style: Style, width: number, options: SummaryOptions): string {
@@ -98,6 +124,12 @@ export function renderSessionSummary(model: Model, style: Style, width: number, 
     const [first = '', ...rest] = idLines(ids, head.length, w);
     const text = `${head}${first}`.trimEnd();
     lines.push(group === 'stillClaimed' ? style.decline(text) : text, ...rest);
+  }
+  const overdue = overdueCounts(model, options.sla ?? null, options.now ?? Date.now());
+  if (overdue) {
+    const total = overdue.decided + overdue.left;
+    const text = `  ${`overdue (SLA ${durationText(options.sla!)})`.padEnd(labelWidth)}${String(total).padStart(4)}  ${overdue.decided} decided, ${overdue.left} left`;
+    lines.push(overdue.left > 0 ? style.decline(text) : text);
   }
   const claimed = groups.claimedElsewhere;
   if (claimed.length > 0) {

@@ -91,7 +91,7 @@ export function update(model: Model, msg: Msg): Result {
     case 'rereadFailed':
       return onRereadFailed(model, msg.id, msg.failure);
     case 'patched':
-      return onPatched(model, msg.id, msg.summary, msg.requestId);
+      return onPatched(model, msg.id, msg.summary, msg.requestId, undefined, msg.at);
     case 'patchFailed':
       return onPatchFailed(model, msg.id, msg.failure);
     case 'logFailed':

@@ -7,6 +7,7 @@ import { helpLines, helpPageSize } from './help-screen.js';
 import { head, keyBarRows, MAX_ID_SHOWN, positionOf } from './screen-layout.js';
 import { stringField, type Current, type Model, type Mode } from './queue-model.js';
 import { sym } from '../render/symbols.js';
+import { ageMs, deadlineOf, durationText } from '../render/ages.js';
 
 /*
  * view(model, width, height, style) → the whole screen as text: at most `height` lines, none
@@ -182,15 +183,31 @@ function itemLine(item: Fields, currency: unknown, width: number, style: Style):
   return `${' '.repeat(LABEL)}${quantity} ${sym.times} ${name}  ${price}${category ? `  ${style.dim(category)}` : ''}`;
 }
 
+/**
+ * `age 2d 3h`, and with --sla `3h 59m left` or `overdue by 1d 20h` (in the decline colour), as of
+ * `now`; measured without a time (whether the screen fits), the longest they are for ages under
+ * 100 days, so that the time passing never makes a screen that fitted too small.
+ */
+function agePieces(current: Current, sla: number | null, style: Style, now: number | null): Piece[] {
+  const age = now === null ? 99 * 86_400_000 + 23 * 3_600_000 : ageMs(current.summary.eventDate, now);
+  if (age === null) return [];
+  const pieces: Piece[] = [{ text: `${style.dim('age')} ${durationText(age)}`, keep: true }];
+  if (sla === null) return pieces;
+  const deadline = now === null ? { overdue: true, by: age } : deadlineOf(age, sla);
+  pieces.push({ text: deadline.overdue ? style.decline(`overdue by ${durationText(deadline.by)}`) : `${durationText(deadline.by)} left`, keep: true });
+  return pieces;
+}
+
 /** The event's facts, most useful first: a line each when the width allows, more when a fact must stay whole. */
-function factLines(current: Current, width: number, style: Style, maxItems: number): string[] {
+function factLines(current: Current, width: number, style: Style, maxItems: number, sla: number | null, now: number | null): string[] {
   const s = current.summary;
   const room = Math.max(0, width - LABEL);
   const lines: string[] = [];
   const dot = `  ${style.dim(sym.dot)} `;
   const amount: Piece[] = [{ text: money(s.amount, s.currency, room, style), keep: true }];
   if (s.amountInBaseCurrency !== undefined || s.baseCurrency !== undefined) amount.push({ text: `${money(s.amountInBaseCurrency, s.baseCurrency, room, style)} ${style.dim('base')}`, keep: true });
-  if (s.eventDate !== undefined) amount.push({ text: safe(s.eventDate, 24, style) });
+  // The date gives way to its day (`2026-11-20`) before the age and the time left move to a line of their own.
+  if (s.eventDate !== undefined) amount.push({ text: safe(s.eventDate, 24, style), short: safe(typeof s.eventDate === 'string' ? s.eventDate.slice(0, 10) : s.eventDate, 24, style) }, ...agePieces(current, sla, style, now));
   lines.push(...flowLines('amount', amount, dot, width, style));
   // The name gives way; the email and the IP are whole, on the next line if they must.
   const user: Piece[] = [{ text: safe(s.userName, 24, style) }, { text: safe(s.userEmail, room, style), keep: true }, { text: safe(s.userIp, 45, style), keep: true }];
@@ -366,7 +383,7 @@ function eventParts(model: Model, current: Current, width: number, style: Style)
 /** Rows the event screen needs at this width to show the id, score and state, the facts, the first alert, and every key. */
 function rowsNeeded(model: Model, current: Current, width: number, style: Style): number {
   const { top, bottom, notes } = eventParts(model, current, width, style);
-  return top.length + factLines(current, width, style, 0).length + minAlertRows(current) + 2 + notes.length + bottom.length;
+  return top.length + factLines(current, width, style, 0, model.options.sla ?? null, null).length + minAlertRows(current) + 2 + notes.length + bottom.length;
 }
 
 /**
@@ -389,7 +406,7 @@ function tooSmallScreen(model: Model, current: Current, need: { width: number; h
   return [...lines.slice(0, Math.max(1, height - 1)), `${style.bold('q')} ${style.dim('quit')}`];
 }
 
-function eventScreen(model: Model, current: Current, width: number, height: number, style: Style): string[] {
+function eventScreen(model: Model, current: Current, width: number, height: number, style: Style, now: number): string[] {
   const fit = eventScreenFit(model, current, width, height, style);
   if (!fit.fits) return tooSmallScreen(model, current, fit, width, height, style);
   const { top, bottom, notes } = eventParts(model, current, width, style);
@@ -397,9 +414,10 @@ function eventScreen(model: Model, current: Current, width: number, height: numb
   const lists = listLine(current, width, style);
   // Rows for the facts (at most 3 items), then what is left for alerts.
   let maxItems = 3;
-  let facts = factLines(current, width, style, maxItems);
+  const sla = model.options.sla ?? null;
+  let facts = factLines(current, width, style, maxItems, sla, now);
   const fixed = () => top.length + facts.length + 2 + notes.length + bottom.length;
-  while (maxItems > 0 && height - fixed() < 3) facts = factLines(current, width, style, --maxItems);
+  while (maxItems > 0 && height - fixed() < 3) facts = factLines(current, width, style, --maxItems, sla, now);
   const alerts = alertLines(current, width, style, height - fixed());
   return [...top, ...facts, ...alerts, lists, comments, ...notes, ...bottom];
 }
@@ -427,8 +445,8 @@ function helpScreen(mode: Extract<Mode, { name: 'help' }>, width: number, height
   return [`${style.heading('fraudctl review: keys')}${style.dim(`  lines ${start + 1}${sym.dash}${start + shown.length} of ${lines.length}`)}`, ...shown, style.dim(`j ${sym.down} space: down ${sym.dot} k ${sym.up} b: up ${sym.dot} any other key: back`)];
 }
 
-/** The whole screen: at most `height` lines of at most `width` columns, joined by `\n`. */
-export function view(model: Model, width: number, height: number, style: Style): string {
+/** The whole screen at the time `now` (an event's age): at most `height` lines of at most `width` columns, joined by `\n`. */
+export function view(model: Model, width: number, height: number, style: Style, now: number = Date.now()): string {
   const w = Math.max(20, width);
   const h = Math.max(4, height);
   const mode = model.mode;
@@ -439,7 +457,7 @@ export function view(model: Model, width: number, height: number, style: Style):
   } else if (mode.name === 'view' && current) {
     lines = viewScreen(model, mode, current, w, h, style);
   } else if (current) {
-    lines = eventScreen(model, current, w, h, style);
+    lines = eventScreen(model, current, w, h, style, now);
   } else if (mode.name === 'done') {
     lines = [style.dim(`finishing: giving back claimed events${sym.ellipsis}`)];
   } else {

@@ -12,6 +12,9 @@ import { openSessionLog, type SessionLog } from '../action-log/action-log.js';
 import { logContextOf } from '../action-log/log-context.js';
 import { openKeyStream, openTerminal } from './terminal-screen.js';
 import { answerKind } from '../failures/failure-kind.js';
+import { orderQueue, SORT_KEYS, type SortInput, type SortKey } from './queue-order.js';
+import { parseDuration } from '../render/ages.js';
+import { count } from '../render/counts.js';
 
 /*
  * `fraudctl review`: checks there is a person at a terminal, reads the ids, opens the log, then
@@ -26,12 +29,16 @@ export interface ReviewOptions {
   includeClaimed?: boolean;
   includeDecided?: boolean;
   log?: string;
+  /** `--sort`: the order of the queue (the events are read first); absent: the list's order. */
+  sort?: SortKey;
+  /** `--sla`, as given (`4h`): checked here, before anything is read. */
+  sla?: string;
 }
 
 const NOT_A_TERMINAL_HINT = 'review is for a person at a terminal; scripts change states with set-state (one id or many): fraudctl set-state --help';
 
-async function readQueue(session: Session, ids: readonly string[], options: ReviewOptions): Promise<{ entries: QueueEntry[]; unreadable: string[] }> {
-  const entries: QueueEntry[] = [];
+async function readQueue(session: Session, ids: readonly string[], options: ReviewOptions): Promise<{ entries: SortInput[]; unreadable: string[] }> {
+  const entries: SortInput[] = [];
   const unreadable: string[] = [];
   const seen = new Set<string>();
   for await (const entry of readIdList({ args: ids, from: options.from, results: options.allDecisions ? 'decided' : 'review' }, session.context)) {
@@ -41,13 +48,17 @@ async function readQueue(session: Session, ids: readonly string[], options: Revi
     }
     if (seen.has(entry.id)) continue;
     seen.add(entry.id);
-    entries.push({ id: entry.id });
+    entries.push(entry.score === undefined ? { id: entry.id } : { id: entry.id, score: entry.score });
   }
   return { entries, unreadable };
 }
 
 export async function runReview(session: Session, ids: readonly string[], options: ReviewOptions): Promise<void> {
   const { context } = session;
+  // The values of the options first: a mistyped one is a usage error whatever else is wrong.
+  if (options.sort !== undefined && !(SORT_KEYS as readonly string[]).includes(options.sort)) throw new UsageError(`--sort ${JSON.stringify(options.sort)} is not an order: use ${SORT_KEYS.join(', ')}`);
+  const sla = options.sla === undefined ? null : parseDuration(options.sla);
+  if (options.sla !== undefined && sla === null) throw new UsageError(`--sla ${JSON.stringify(options.sla)} is not a duration: give whole days, hours or minutes, like 4h, 30m, 2d or 1d12h`);
   // At once, before reading anything: without a terminal to draw on and read keys from, nothing to do.
   if (!context.stdout.isTTY || session.globals.input === false) {
     throw new UsageError(session.globals.input === false ? 'review needs a person at the keyboard, and --no-input says there is none' : 'review needs a terminal (stdout is not one)', NOT_A_TERMINAL_HINT);
@@ -63,15 +74,16 @@ export async function runReview(session: Session, ids: readonly string[], option
   // Ctrl-C (SIGHUP, context.waitForShutdown), giving its claims back, with nobody left to see it.
   const keepGoingWithoutScreen = context.onStdoutClosed(() => {});
   try {
-    const { entries, unreadable } = await readQueue(session, ids, options);
-    if (entries.length === 0) {
+    const { entries: listed, unreadable } = await readQueue(session, ids, options);
+    if (listed.length === 0) {
       throw new UsageError(unreadable.length > 0 ? `no events to review: ${unreadable.length} line(s) without an id (${unreadable.slice(0, 3).join(', ')})` : 'no events to review in that list');
     }
     if (options.log !== undefined) log = await openSessionLog(options.log, await logContextOf(session), (line) => context.stderr.write(line));
     const [client, output] = await Promise.all([session.client(), session.output()]);
+    const { entries, eventDates } = options.sort === undefined ? { entries: listed.map(({ id }): QueueEntry => ({ id })), eventDates: new Map<string, number>() } : await sortQueue(session, listed, options.sort, client);
     const terminal = openTerminal(context, keyStream);
     restore = () => terminal.restore();
-    const initial = initialModel(entries, { claim: options.claim, includeClaimed: options.includeClaimed === true, includeDecided: options.includeDecided === true }, terminal.screen.size(), unreadable);
+    const initial = initialModel(entries, { claim: options.claim, includeClaimed: options.includeClaimed === true, includeDecided: options.includeDecided === true, sla }, terminal.screen.size(), unreadable, eventDates);
     model = await runQueueLoop(initial, {
       keys: terminal.keys,
       screen: terminal.screen,
@@ -81,7 +93,7 @@ export async function runReview(session: Session, ids: readonly string[], option
     });
     restore();
     model = await recheckClaims(model, client);
-    output.print(renderSessionSummary(model, output.style, terminal.screen.size().width, { logPath: log?.path ?? null, serviceFlags: session.serviceFlags() }));
+    output.print(renderSessionSummary(model, output.style, terminal.screen.size().width, { logPath: log?.path ?? null, serviceFlags: session.serviceFlags(), sla, now: Date.now() }));
   } finally {
     restore();
     await log?.close();
@@ -91,6 +103,23 @@ export async function runReview(session: Session, ids: readonly string[], option
   const { stillClaimed } = groupsOf(model);
   if (stillClaimed.length > 0) throw new CliError(`${stillClaimed.length} event(s) could not be given back and are still IN_REVIEW (listed above)`);
   if (model.quitting === 'interrupt') throw new CliError('interrupted: the session summary is above', ExitCode.INTERRUPTED);
+}
+
+/**
+ * The queue in the order --sort asks for, the events read first with their count on stderr (a
+ * line redrawn in place on a terminal, erased once done; nothing off one).
+ */
+async function sortQueue(session: Session, listed: readonly SortInput[], sort: SortKey, client: ApiClient) {
+  const { stderr } = session.context;
+  const onTerminal = (stderr as { isTTY?: boolean }).isTTY === true;
+  let drawn = false;
+  const result = await orderQueue(listed, sort, client, (done, total) => {
+    if (!onTerminal) return;
+    drawn = true;
+    stderr.write(`\r\x1b[Kreading the events to sort them by ${sort}: ${count(done)} of ${count(total)}`);
+  }, session.context.waitForShutdown());
+  if (drawn) stderr.write('\r\x1b[K');
+  return result;
 }
 
 /** The states now of the ids the summary would list as claimed by others (at most MAX_RECHECKED, 8 at a time); a failed read leaves an id out. */

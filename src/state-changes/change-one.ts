@@ -39,6 +39,8 @@ export interface BulkChange {
   /** An event with a comment of its own: keep it and add this one after it, replace it, or (null) skip the event. */
   commentMode: 'append' | 'replace' | null;
   guard: ChangeGuard;
+  /** The reason code (`--reason`, already at the head of `comments`), logged in its own field; null for none. */
+  reason: string | null;
 }
 
 /** An id of the input and its place in it (line: the n-th id, what --resume keys on). */
@@ -164,7 +166,7 @@ async function readFirst(id: string, result: ChangeResult, work: ChangeWork): Pr
 async function departedFromPlan(id: string, result: ChangeResult, read: Read, decision: ReturnType<typeof decideChange>, plan: PlannedItem | undefined, change: BulkChange, work: ChangeWork): Promise<Settled<ChangeResult> | null> {
   if (!plan || plan.state === read.state || !(plan.send ? !decision.send && decision.why !== 'already' : decision.send)) return null;
   const reason = `${show(plan.state)} at the plan, ${show(read.state)} now: ${plan.send ? 'the change no longer applies' : 'it was not in the plan'}, not sent`;
-  await work.log({ eventId: id, action: ACTIONS[change.target] ?? 'set-state', from: read.state, to: change.target, comments: change.comments, requestId: null, outcome: 'conflict', status: null, message: reason });
+  await work.log({ eventId: id, action: ACTIONS[change.target] ?? 'set-state', from: read.state, to: change.target, comments: change.comments, reason: change.reason, requestId: null, outcome: 'conflict', status: null, message: reason });
   return { result: { ...result, outcome: 'CONFLICT', reason } };
 }
 
@@ -187,7 +189,7 @@ async function sendSteps(id: string, result: ChangeResult, from: string | null, 
   let state = from;
   for (const [i, to] of steps.entries()) {
     const body = { state: to, ...(i === steps.length - 1 && comments !== null ? { comments } : {}) };
-    const entry: StepEntry = { eventId: id, action: ACTIONS[change.target] ?? 'set-state', from: state, to, comments: body.comments ?? null };
+    const entry: StepEntry = { eventId: id, action: ACTIONS[change.target] ?? 'set-state', from: state, to, comments: body.comments ?? null, reason: change.reason };
     const partial = i > 0 ? `${steps.slice(0, i).map(terminalSafe).join(', then ')} was set, then: ` : '';
     const sent = await sendStep(id, result, body, entry, partial, work);
     if (sent !== 'landed') return sent;
@@ -196,7 +198,7 @@ async function sendSteps(id: string, result: ChangeResult, from: string | null, 
   return { result: { ...result, outcome: 'CHANGED' } };
 }
 
-type StepEntry = Pick<LogEntry, 'eventId' | 'action' | 'from' | 'comments'> & { to: string };
+type StepEntry = Pick<LogEntry, 'eventId' | 'action' | 'from' | 'comments' | 'reason'> & { to: string };
 
 /**
  * One PATCH, logged before it is sent: 'landed' when it did (its answer, or the event read back

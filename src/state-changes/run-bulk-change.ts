@@ -17,6 +17,7 @@ import { changeOne, unnamed, type BulkChange, type ChangeWork, type IdItem, type
 import { changeLine, formatChangeResult, planLines, readChangeResult, type ChangeResult } from './change-result.js';
 import { changeSummaryJson, changeSummaryText, ChangeStats, planText } from './change-summary.js';
 import { refuseLongComment } from './set-state.js';
+import { checkedReason, withReason } from './reasons.js';
 import { matchState, stateFromTyped } from './state-names.js';
 
 /*
@@ -48,12 +49,14 @@ export interface BulkOptions {
   resume: boolean;
   concurrency: number;
   log: string | null;
+  /** --reason CODE as typed (checked against the profile and --state; reasons.ts); null: none. */
+  reason: string | null;
 }
 
 /** An option of a bulk change as it would be typed, for the messages of a resume. */
 function showOption(key: string, value: unknown): string {
   if (key === 'commentMode') return value === null || value === undefined ? 'neither --append-comment nor --replace-comment' : `--${String(value)}-comment`;
-  const flag = { state: '--state', comments: '--comments', ifState: '--if-state', forceState: '--force-state' }[key] ?? key;
+  const flag = { state: '--state', comments: '--comments', ifState: '--if-state', forceState: '--force-state', reason: '--reason' }[key] ?? key;
   if (value === null || value === false) return `no ${flag}`;
   if (value === true) return flag;
   const text = Array.isArray(value) ? value.join(',') : String(value);
@@ -132,6 +135,7 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
     ifState: options.ifState === null ? null : [...new Set(parseIfState(options.ifState, options.force))].sort(),
     forceState: options.force,
     commentMode: options.commentMode,
+    reason: options.reason,
   };
   const confirm = !options.dryRun && !options.yes;
   const note = (line: string) => context.stderr.write(line);
@@ -147,18 +151,23 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
     let header: string | undefined;
     if (options.out) {
       const run = { command: 'set-state', service: await serviceOf(session), options: typed };
-      const given = new Set([...(options.state !== null ? ['state'] : []), ...(options.comments !== null ? ['comments'] : []), ...(options.ifState !== null ? ['ifState'] : []), ...(options.force ? ['forceState'] : []), ...(options.commentMode !== null ? ['commentMode'] : [])]);
+      const given = new Set([...(options.state !== null ? ['state'] : []), ...(options.comments !== null ? ['comments'] : []), ...(options.ifState !== null ? ['ifState'] : []), ...(options.force ? ['forceState'] : []), ...(options.commentMode !== null ? ['commentMode'] : []), ...(options.reason !== null ? ['reason'] : [])]);
       const bound = options.resume ? await bindResume(session, options.out, run, given, showOption, readChangeResult) : { options: typed, header: headerText(run) };
       intent = bound.options;
       header = bound.header;
     }
     const target = intent.state as string | null;
     if (target === null) throw new UsageError('set-state for many events needs --state', `e.g. --state declined --comments "fraud ring"; states: ${KNOWN_STATES.join(', ')}`);
-    const comments = intent.comments as string | null;
+    const settings = await session.settings();
+    // Before anything is read or sent: a code of the profile's, for this state (or none, unless the profile requires one).
+    const reason = checkedReason({ profile: settings.profile, reasons: settings.reasons, requireReason: settings.requireReason }, (intent.reason as string | null | undefined) ?? undefined, target);
+    // The whole comment as sent, the reason at its head, is what the service's limit counts.
+    const comments = withReason(reason, intent.comments as string | null) ?? null;
     if (comments !== null) refuseLongComment(comments);
     const change: BulkChange = {
       target,
       comments,
+      reason,
       commentMode: (intent.commentMode as 'append' | 'replace' | null | undefined) ?? null,
       guard: { ifStates: intent.ifState as string[] | null, force: intent.forceState === true },
     };

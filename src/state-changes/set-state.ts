@@ -10,6 +10,7 @@ import { terminalSafe } from '../render/terminal-text.js';
 import { shellCommand } from '../render/shell-command.js';
 import { changedSince, changeWords, commentToSend, replacesComment, seenIn, type Seen } from './change-rules.js';
 import { sym } from '../render/symbols.js';
+import { checkedReason, withReason, type ReasonRules } from './reasons.js';
 
 /*
  * Manual review: change an event's state and/or add a comment. What is missing is asked at a
@@ -44,6 +45,8 @@ export interface SetStateOptions {
   replaceComment: boolean;
   /** --log FILE: the change logged before it is sent, and its outcome after (src/action-log/). */
   log: string | undefined;
+  /** --reason CODE: one of the profile's codes (reasons.ts), at the head of the comment and in the log; undefined: none. */
+  reason: string | undefined;
 }
 
 const OTHER = Symbol('other');
@@ -111,6 +114,8 @@ interface Asked {
   state: string | undefined;
   comments: string | undefined;
   choice: CommentChoice;
+  /** --reason as typed (checked against the profile once the state is known); after completedOnTerminal, the code, at the head of `comments`. */
+  reason: string | undefined;
 }
 
 /** The flags checked and made canonical, before anything is read or sent; usage errors for what cannot be asked for. */
@@ -121,25 +126,29 @@ function askedByFlags(session: Session, options: SetStateOptions): Asked {
   // erase a colleague's note.
   if (comments !== undefined && comments.trim() === '') {
     comments = undefined;
-    if (state === undefined) throw new UsageError('nothing to change: the comment is empty and there is no --state', 'an empty comment is never sent, so that it cannot erase the comment the event has');
+    if (state === undefined && options.reason === undefined) throw new UsageError('nothing to change: the comment is empty and there is no --state', 'an empty comment is never sent, so that it cannot erase the comment the event has');
     session.context.stderr.write('note: the empty --comments is not sent (it would erase the comment the event has)\n');
   }
   if (state !== undefined) state = stateFromTyped(state, options.forceState === true, 'send');
   // Before anything is sent: the service would refuse it (422 comments:TOO_LONG).
   if (comments !== undefined) refuseLongComment(comments);
   const prompting = session.canPrompt;
-  if (!prompting && state === undefined && comments === undefined) {
+  if (!prompting && state === undefined && comments === undefined && options.reason === undefined) {
     throw new UsageError(
       'set-state needs --state (or --comments) when it cannot prompt',
       `pass e.g. --state APPROVED --comments "checked with the customer"; states: ${KNOWN_STATES.join(', ')}`,
     );
   }
-  if (choice !== null && comments === undefined && !prompting) throw new UsageError(`--${choice}-comment goes with --comments`, 'e.g. --comments "customer called" --append-comment');
-  return { state, comments, choice };
+  if (choice !== null && comments === undefined && options.reason === undefined && !prompting) throw new UsageError(`--${choice}-comment goes with --comments`, 'e.g. --comments "customer called" --append-comment');
+  return { state, comments, choice, reason: options.reason };
 }
 
-/** What is missing, asked on a terminal (the choices follow the state read); the change to make, or a usage error when there is none. */
-async function completedOnTerminal(session: Session, asked: Asked, seen: Seen): Promise<Asked> {
+/**
+ * What is missing, asked on a terminal (the choices follow the state read); the change to make,
+ * or a usage error when there is none. The reason is checked against the state now known, and
+ * put at the head of the comment (reasons.ts).
+ */
+async function completedOnTerminal(session: Session, asked: Asked, seen: Seen, rules: ReasonRules): Promise<Asked> {
   let { state, comments } = asked;
   if (session.canPrompt) {
     const prompter = await session.prompter();
@@ -148,10 +157,13 @@ async function completedOnTerminal(session: Session, asked: Asked, seen: Seen): 
       const has = seen.comments !== null && seen.comments.trim() !== '' ? `; the event has "${terminalSafe(seen.comments)}"` : '';
       comments = (await prompter.input(`Comments (optional${has})`)).trim() || undefined;
     }
-    if (comments !== undefined) refuseLongComment(comments);
   }
+  const reason = checkedReason(rules, asked.reason, state);
+  comments = withReason(reason, comments);
+  // The whole comment as sent, the reason included, is what the service's limit counts.
+  if (comments !== undefined) refuseLongComment(comments);
   if (state === undefined && comments === undefined) throw new UsageError('nothing to change: give a state or a comment', 'an empty comment is never sent, so that it cannot erase the event\'s comment');
-  return { ...asked, state, comments };
+  return { ...asked, state, comments, reason: reason ?? undefined };
 }
 
 /** The comment to send and what it does to the one the event has: kept, replaced, or neither. */
@@ -242,6 +254,10 @@ function changedLine(eventId: string, state: string | undefined, before: string 
 
 export async function setState(session: Session, eventId: string, options: SetStateOptions): Promise<void> {
   const flags = askedByFlags(session, options);
+  const settings = await session.settings();
+  const rules: ReasonRules = { profile: settings.profile, reasons: settings.reasons, requireReason: settings.requireReason };
+  // A reason that cannot be sent is said before anything is read, when the state will not be asked.
+  if (flags.state !== undefined || !session.canPrompt) checkedReason(rules, flags.reason, flags.state);
   const output = await session.output();
   const client = await session.client();
   // Opened before the event is read: a log it cannot write is said before anything happens (a dry run sends nothing to log).
@@ -258,7 +274,7 @@ export async function setState(session: Session, eventId: string, options: SetSt
     },
   );
   const { seen } = read;
-  const asked = await completedOnTerminal(session, flags, seen);
+  const asked = await completedOnTerminal(session, flags, seen, rules);
   if (options.dryRun) {
     const comment = asked.comments === undefined ? undefined : await commentFor(session, eventId, asked.state, asked.comments, seen, asked.choice, session.canPrompt);
     await showDryRun(session, output, eventId, asked.state, comment, seen);
@@ -267,7 +283,7 @@ export async function setState(session: Session, eventId: string, options: SetSt
   }
   const { seen: sent, comment } = await confirmedAndReread(session, client, eventId, asked, seen, session.canPrompt && !options.yes);
   const change = changeBody(asked.state, comment);
-  const reply = log ? await log.send({ eventId, from: sent.state, to: asked.state, comments: change.comments }, () => client.changeState(eventId, change)) : await client.changeState(eventId, change);
+  const reply = log ? await log.send({ eventId, from: sent.state, to: asked.state, comments: change.comments, reason: asked.reason ?? null }, () => client.changeState(eventId, change)) : await client.changeState(eventId, change);
   if (output.json) {
     if (reply.body !== undefined) output.printJson(reply.body);
     return;

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import { parseDuration } from '../render/ages.js';
 
 /*
  * The values `fraudctl report` takes from its flags: `--since`/`--until` (ISO 8601 dates or
@@ -36,12 +37,9 @@ export function parseTimeBound(flag: '--since' | '--until', value: string): numb
   return date && flag === '--until' ? instant + 86_400_000 : instant;
 }
 
-const UNITS: Readonly<Record<string, number>> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
-
-/** `--sla`: a positive whole number and a unit (s, m, h, d, w), e.g. `4h`, `2d`; in ms. */
+/** `--sla`: the form review --sla takes (render/ages.ts: `4h`, `30m`, `2d`, `1d12h`); in ms. */
 export function parseSla(value: string): number {
-  const match = /^(\d{1,6})([smhdw])$/.exec(value);
-  const ms = match ? Number(match[1]) * UNITS[match[2]!]! : 0;
-  if (!(ms > 0)) throw new InvalidArgumentError('not a duration: give a whole number and a unit (s, m, h, d, w), e.g. 4h or 2d');
+  const ms = parseDuration(value);
+  if (ms === null) throw new InvalidArgumentError('not a duration: give days, hours, minutes as review --sla takes them, e.g. 4h, 30m, 2d or 1d12h');
   return ms;
 }

@@ -85,7 +85,7 @@ describeNeeding(['bash'], 'bash', () => {
       ['--state'],
       ['ESCALATED'],
       ['serve'],
-      ['base-url', 'timeout', 'retries', 'insecure-http', 'analyst'],
+      ['base-url', 'timeout', 'retries', 'insecure-http', 'analyst', 'reasons', 'require-reason'],
       ['timeout'],
       ['bash', 'zsh', 'fish'],
       ['local', 'prod', 'sandbox'],
@@ -147,7 +147,7 @@ describeNeeding(['fish'], 'fish', () => {
     expect(top).toEqual(expect.arrayContaining(['submit', 'show', 'config', 'completion', 'sandbox']));
     expect(top).not.toContain('__complete');
     expect(configVerbs).toEqual(['delete', 'get', 'list', 'set', 'unset', 'use']);
-    expect(keys).toEqual(['analyst', 'base-url', 'insecure-http', 'retries', 'timeout']);
+    expect(keys).toEqual(['analyst', 'base-url', 'insecure-http', 'reasons', 'require-reason', 'retries', 'timeout']);
     expect(shells).toEqual(['bash', 'fish', 'zsh']);
     expect(profiles).toEqual(['local', 'prod', 'sandbox']);
     expect(globalProfile).toEqual(['local', 'prod', 'sandbox']);

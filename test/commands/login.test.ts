@@ -157,7 +157,7 @@ describe('login: making the profile the one in use, and logout', () => {
   it('config set does not offer api-key, and refuses it with the way to store a key', async () => {
     const help = await cli.run(['config', 'set', '--help'], { env: bare });
     const text = help.stdout.replace(/\s+/g, ' ');
-    expect(text).toContain('(choices: "base-url", "timeout", "retries", "insecure-http", "analyst")');
+    expect(text).toContain('(choices: "base-url", "timeout", "retries", "insecure-http", "analyst", "reasons", "require-reason")');
     expect(text).not.toMatch(/choices:[^)]*api-key/);
     const refused = await cli.run(['config', 'set', 'api-key', 'abc123', '--profile', 'prod'], { env: bare });
     expect(refused.code).toBe(2);

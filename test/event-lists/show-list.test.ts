@@ -66,7 +66,7 @@ describe('fraudctl show with many ids', () => {
     expect(result.code, result.stderr).toBe(4);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(501);
-    expect(lines[0]).toMatch(/^id\s+state\s+decision\s+score\s+amount\s+email\s+event date\s+comments$/);
+    expect(lines[0]).toMatch(/^id\s+state\s+decision\s+score\s+amount\s+email\s+event date\s+age\s+comments$/);
     const rows = lines.slice(1, 501);
     expect(rows.map((r) => (r.startsWith(MALFORMED) ? MALFORMED : r.split(/\s+/)[0]))).toEqual(ids);
     for (const [i, row] of rows.entries()) {
@@ -114,7 +114,7 @@ describe('fraudctl show with many ids', () => {
     expect(result.stdout).toMatch(/^"id","state",.*\r\n/);
     const records = parse(result.stdout, { columns: true }) as Record<string, string>[];
     expect(records).toHaveLength(500);
-    expect(Object.keys(records[0]!)).toEqual(['id', 'state', 'decision', 'score', 'amount', 'currency', 'email', 'event date', 'comments', 'error']);
+    expect(Object.keys(records[0]!)).toEqual(['id', 'state', 'decision', 'score', 'amount', 'currency', 'email', 'event date', 'comments', 'error', 'age']);
     expect(records.map((r) => r.id)).toEqual(ids);
     const sl8 = records.find((r) => r.id === 'sl-8')!;
     expect(sl8.comments).toBe('\'=HYPERLINK("http://evil.example/x","click")');

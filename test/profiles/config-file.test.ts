@@ -91,7 +91,7 @@ describe('readConfigFile', () => {
     ['a profile name with a space', { profiles: { 'my prod': {} } }, 'profile name "my prod" must be 1 to 64 letters, digits, _ or -'],
     ['a profile name of 65 characters', { profiles: { ['p'.repeat(65)]: {} } }, `profile name "${'p'.repeat(65)}" must be`],
     ['a profile that is a string', { profiles: { prod: 'https://x' } }, 'profiles.prod must be an object'],
-    ['a typo in a profile key', { profiles: { prod: { timeout: 30 } } }, 'profiles.prod has an unknown key "timeout" (known: baseUrl, apiKey, credentialStore, timeoutSeconds, retries, insecureHttp, analyst)'],
+    ['a typo in a profile key', { profiles: { prod: { timeout: 30 } } }, 'profiles.prod has an unknown key "timeout" (known: baseUrl, apiKey, credentialStore, timeoutSeconds, retries, insecureHttp, analyst, reasons, requireReason)'],
     ['a base URL in the sandbox profile', { profiles: { sandbox: { baseUrl: 'https://x.example' } } }, 'profiles.sandbox cannot have a baseUrl'],
     ['a base URL that is not http(s)', { profiles: { prod: { baseUrl: 'ftp://fraud.example.com' } } }, 'profiles.prod.baseUrl must be an absolute http:// or https:// URL'],
     ['a relative base URL', { profiles: { prod: { baseUrl: 'fraud.example.com' } } }, 'profiles.prod.baseUrl must be an absolute'],

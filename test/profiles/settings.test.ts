@@ -31,6 +31,8 @@ describe('with nothing configured', () => {
       isSandbox: true,
       insecureHttp: false,
       analyst: null,
+      reasons: [],
+      requireReason: false,
       sources: { profile: 'default', baseUrl: 'default', apiKey: 'default', timeout: 'default', retries: 'default' },
     });
   });
@@ -332,6 +334,8 @@ describe('from a file on disk', () => {
       isSandbox: false,
       insecureHttp: false,
       analyst: null,
+      reasons: [],
+      requireReason: false,
       sources: { profile: 'file', baseUrl: 'file', apiKey: 'file', timeout: 'file', retries: 'file' },
     });
   });

@@ -37,7 +37,7 @@ describe('listProfiles', () => {
   it('with no file, lists only the built-in sandbox, active', () => {
     const t = tempEnv();
     expect(listProfiles(t.env)).toEqual([
-      { name: 'sandbox', active: true, baseUrl: '(embedded sandbox)', apiKey: '(sandbox default)', keyStorage: 'sandbox-default', timeoutSeconds: 30, retries: 3, insecureHttp: false, analyst: null, builtIn: true },
+      { name: 'sandbox', active: true, baseUrl: '(embedded sandbox)', apiKey: '(sandbox default)', keyStorage: 'sandbox-default', timeoutSeconds: 30, retries: 3, insecureHttp: false, analyst: null, reasons: [], requireReason: false, builtIn: true },
     ]);
     expect(existsSync(t.configDir)).toBe(false);
   });
@@ -45,9 +45,9 @@ describe('listProfiles', () => {
   it('lists the profiles by name, then sandbox, with keys redacted and defaults filled in', () => {
     const t = configured();
     expect(listProfiles(t.env)).toEqual([
-      { name: 'prod', active: true, baseUrl: 'https://fraud.example.com', apiKey: '****ABCD', keyStorage: 'file', timeoutSeconds: 10, retries: 1, insecureHttp: false, analyst: null, builtIn: false },
-      { name: 'staging', active: false, baseUrl: 'https://staging.example.com', apiKey: '****7766', keyStorage: 'file', timeoutSeconds: 30, retries: 3, insecureHttp: false, analyst: null, builtIn: false },
-      { name: 'sandbox', active: false, baseUrl: '(embedded sandbox)', apiKey: '(sandbox default)', keyStorage: 'sandbox-default', timeoutSeconds: 30, retries: 3, insecureHttp: false, analyst: null, builtIn: true },
+      { name: 'prod', active: true, baseUrl: 'https://fraud.example.com', apiKey: '****ABCD', keyStorage: 'file', timeoutSeconds: 10, retries: 1, insecureHttp: false, analyst: null, reasons: [], requireReason: false, builtIn: false },
+      { name: 'staging', active: false, baseUrl: 'https://staging.example.com', apiKey: '****7766', keyStorage: 'file', timeoutSeconds: 30, retries: 3, insecureHttp: false, analyst: null, reasons: [], requireReason: false, builtIn: false },
+      { name: 'sandbox', active: false, baseUrl: '(embedded sandbox)', apiKey: '(sandbox default)', keyStorage: 'sandbox-default', timeoutSeconds: 30, retries: 3, insecureHttp: false, analyst: null, reasons: [], requireReason: false, builtIn: true },
     ]);
   });
 
@@ -125,7 +125,7 @@ describe('getSetting', () => {
     expect(thrown(() => getSetting(t.env, 'gamma', 'timeout')).message).toBe('no profile "gamma" (known: prod, staging, sandbox)');
     const error = thrown(() => getSetting(t.env, 'prod', 'colour' as SettingKey));
     expect(error).toBeInstanceOf(UsageError);
-    expect(error.message).toBe('unknown setting "colour" (known: base-url, timeout, retries, insecure-http, analyst, api-key)');
+    expect(error.message).toBe('unknown setting "colour" (known: base-url, timeout, retries, insecure-http, analyst, reasons, require-reason, api-key)');
   });
 });
 
@@ -217,7 +217,7 @@ describe('setSetting', () => {
     const t = tempEnv();
     const error = thrown(() => setSetting(t.env, 'prod', 'timout' as SettingKey, '3'));
     expect(error).toBeInstanceOf(UsageError);
-    expect(error.message).toBe('unknown setting "timout" (known: base-url, timeout, retries, insecure-http, analyst)');
+    expect(error.message).toBe('unknown setting "timout" (known: base-url, timeout, retries, insecure-http, analyst, reasons, require-reason)');
   });
 
   it('refuses a base URL for the built-in sandbox profile', () => {
@@ -327,8 +327,8 @@ describe('saveApiKey', () => {
 });
 
 describe('the keys', () => {
-  it('config set knows base-url, timeout, retries, insecure-http and analyst; get and unset also api-key', () => {
-    expect(SETTING_KEYS).toEqual(['base-url', 'timeout', 'retries', 'insecure-http', 'analyst']);
-    expect(CONFIG_KEYS).toEqual(['base-url', 'timeout', 'retries', 'insecure-http', 'analyst', 'api-key']);
+  it('config set knows base-url, timeout, retries, insecure-http, analyst, reasons and require-reason; get and unset also api-key', () => {
+    expect(SETTING_KEYS).toEqual(['base-url', 'timeout', 'retries', 'insecure-http', 'analyst', 'reasons', 'require-reason']);
+    expect(CONFIG_KEYS).toEqual(['base-url', 'timeout', 'retries', 'insecure-http', 'analyst', 'reasons', 'require-reason', 'api-key']);
   });
 });

@@ -15,8 +15,9 @@ const record = (row: EventRow) => (parse(csvHeader() + csvRow(row), { columns: t
 
 describe('the list as CSV', () => {
   it('RFC 4180: a header row, CRLF, text quoted, quotes doubled, commas and numbers as they are', () => {
-    expect(csvHeader()).toBe('"id","state","decision","score","amount","currency","email","event date","comments","error"\r\n');
-    expect(csvRow(found({ comments: 'said "hi", then left' }))).toBe('"e-1","APPROVED","APPROVE",5,10.5,"EUR","a@example.com","2026-11-20T09:14:03Z","said ""hi"", then left",""\r\n');
+    expect(csvHeader()).toBe('"id","state","decision","score","amount","currency","email","event date","comments","error","age"\r\n');
+    // Three hours after the event's date.
+    expect(csvRow(found({ comments: 'said "hi", then left' }), Date.parse('2026-11-20T12:14:03Z'))).toBe('"e-1","APPROVED","APPROVE",5,10.5,"EUR","a@example.com","2026-11-20T09:14:03Z","said ""hi"", then left","","3h"\r\n');
   });
 
   it.each(['=1+1', '+1', '-1', '@SUM(A1)', '\uff1dcmd', '=HYPERLINK("http://evil.example","x")'])('prefixes a value starting %j with a quote, as OWASP recommends', (value) => {
@@ -37,7 +38,7 @@ describe('the list as CSV', () => {
 
   it('not found and other failures: empty event columns, the error in the last', () => {
     const nf: EventRow = { kind: 'not-found', id: 'x-1', error: { status: 404, errorType: 'NOT_FOUND', errorCodes: ['EVENT_NOT_FOUND'], requestId: null, message: '' } };
-    expect(record(nf)).toEqual({ id: 'x-1', state: '', decision: '', score: '', amount: '', currency: '', email: '', 'event date': '', comments: '', error: 'not found' });
+    expect(record(nf)).toEqual({ id: 'x-1', state: '', decision: '', score: '', amount: '', currency: '', email: '', 'event date': '', age: '', comments: '', error: 'not found' });
     const invalid: EventRow = { kind: 'invalid', id: null, where: 'r.jsonl:3', error: { status: null, errorType: 'INVALID_LINE', errorCodes: ['NOT_JSON'], requestId: null, message: '' } };
     expect(record(invalid)).toMatchObject({ id: '(r.jsonl:3)', error: 'INVALID_LINE (NOT_JSON)' });
   });

@@ -19,11 +19,12 @@ const notFound = (id: string): EventRow => ({ kind: 'not-found', id, error: { st
 
 describe('the compact list table', () => {
   it('off a terminal: the preferred widths, nothing cut, no trailing blanks', () => {
-    const table = createListTable(plain, null);
-    expect(table.header()).toBe('id                    state            decision  score            amount  email                         event date            comments');
+    // Two days and an hour after the event's date: its age is 2d.
+    const table = createListTable(plain, null, [], () => Date.parse('2026-11-22T23:41:17Z'));
+    expect(table.header()).toBe('id                    state            decision  score            amount  email                         event date             age  comments');
     const long = 'a comment much longer than any terminal is wide, '.repeat(5).trim();
     const row = table.row(found('ord-1002', { comments: long }));
-    expect(row).toBe(`ord-1002              PENDING_REVIEW   REVIEW       50      1,649.00 USD  m.voss@example.org            2026-11-20T22:41:17Z  ${long}`);
+    expect(row).toBe(`ord-1002              PENDING_REVIEW   REVIEW       50      1,649.00 USD  m.voss@example.org            2026-11-20T22:41:17Z    2d  ${long}`);
     expect(table.row(notFound('ord-9'))).toBe('ord-9                 not found');
   });
 
@@ -38,7 +39,7 @@ describe('the compact list table', () => {
 
   it('nulls and missing fields are dashes; an amount without a currency is the number alone', () => {
     const row = createListTable(plain, null).row(found('e-1', { state: null, amount: 12.5, currency: null, userEmail: undefined, comments: null }, null));
-    expect(row).toMatch(/^e-1\s+–\s+–\s+50\s+12\.50\s+–\s+2026-11-20T22:41:17Z\s+–$/);
+    expect(row).toMatch(/^e-1\s+–\s+–\s+50\s+12\.50\s+–\s+2026-11-20T22:41:17Z\s+\d+d\s+–$/);
   });
 
   it('on a terminal: every line fits its width; a column that does not fit is left out whole, the comments cut with …', () => {

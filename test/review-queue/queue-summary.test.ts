@@ -68,3 +68,44 @@ describe('the session summary', () => {
     expect(text.split('\n').slice(1)).toEqual(['  given back             1', `    ${long}`]);
   });
 });
+
+describe('the overdue count of --sla', () => {
+  const now = Date.parse('2026-11-25T12:00:00Z');
+  const H = 3_600_000;
+  const model = (): Model => {
+    const base = ended({ approved: ['old-done', 'new-done'], givenBack: ['old-back'], notReached: ['old-later'], otherState: ['old-elsewhere'] });
+    const dates: [string, number][] = [
+      ['old-done', now - 48 * H],
+      ['new-done', now - H],
+      ['old-back', now - 5 * H],
+      ['old-later', now - 30 * H],
+      ['old-elsewhere', now - 50 * H],
+    ];
+    return { ...base, eventDates: new Map(dates) };
+  };
+
+  it('counts the events past the deadline at the end: decided by this session, and left awaiting review (one decided elsewhere is neither)', () => {
+    const text = renderSessionSummary(model(), plain, 80, { logPath: null, serviceFlags: [], sla: 4 * H, now });
+    expect(text).toMatch(/^ {2}overdue \(SLA 4h\) {2,}3 {2}1 decided, 2 left$/m);
+  });
+
+  it('a decision is judged when it was answered: one made inside the SLA is not overdue, though the session ended past it', () => {
+    // `mid-done` is 5 h old at the end, and was decided when it was 2 h old.
+    const base = model();
+    const within = {
+      ...base,
+      outcomes: new Map([...base.outcomes, ['mid-done', { group: 'approved' as const }]]),
+      eventDates: new Map([...base.eventDates, ['mid-done', now - 5 * H]]),
+      decidedAt: new Map([['mid-done', now - 3 * H]]),
+    };
+    const text = renderSessionSummary(within, plain, 80, { logPath: null, serviceFlags: [], sla: 4 * H, now });
+    expect(text).toMatch(/^ {2}overdue \(SLA 4h\) {2,}3 {2}1 decided, 2 left$/m);
+    // The same decision answered when the event was 4 h 30 old is overdue.
+    const late = { ...within, decidedAt: new Map([['mid-done', now - 30 * 60_000]]) };
+    expect(renderSessionSummary(late, plain, 80, { logPath: null, serviceFlags: [], sla: 4 * H, now })).toMatch(/^ {2}overdue \(SLA 4h\) {2,}4 {2}2 decided, 2 left$/m);
+  });
+
+  it('without --sla, no overdue line', () => {
+    expect(renderSessionSummary(model(), plain, 80, { logPath: null, serviceFlags: [], now })).not.toContain('overdue');
+  });
+});

@@ -162,6 +162,16 @@ describe('opening events', () => {
     expect(effects).toContainEqual({ type: 'claim', id: 'e2' });
     expect(effects.filter((e) => e.type === 'load')).toEqual([]);
   });
+  it('keeps when a decision was answered (the time the effect runner put on the message), for --sla', () => {
+    const d = new Driver(['e1', 'e2']);
+    d.send({ type: 'start' });
+    d.open(0);
+    d.key('a');
+    d.enter();
+    d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') });
+    d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'APPROVED'), requestId: 'r2', at: 1_764_000_000_000 });
+    expect([...d.model.decidedAt]).toEqual([['e1', 1_764_000_000_000]]);
+  });
 });
 
 describe('deciding', () => {

@@ -86,11 +86,12 @@ function expectFits(screen: string, width: number, height: number): void {
 
 describe('the event screen', () => {
   it('shows position, id, decision, score, state and the facts an analyst decides on, in 80×24', () => {
-    const screen = view(showing(event(), assessment()), 80, 24, plain);
+    // Three hours after the event's date.
+    const screen = view(showing(event(), assessment()), 80, 24, plain, Date.parse('2026-11-21T01:41:17Z'));
     expectFits(screen, 80, 24);
     const lines = screen.split('\n');
     expect(lines[0]).toMatch(/^3\/5 {2}ord-1002 {3}REVIEW {2}score 50 {2}IN_REVIEW \(claimed by you\)$/);
-    expect(screen).toContain('amount    1,649.00 USD  · 1,517.08 EUR base  · 2026-11-20T22:41:17Z');
+    expect(screen).toContain('amount    1,649.00 USD  · 1,517.08 EUR base  · 2026-11-20T22:41:17Z  · age 3h');
     expect(screen).toContain('user      jdoe  · jane@example.com  · 203.0.113.7');
     expect(screen).toMatch(/account {3}3 days old \(created 2026-11-17\) {3}ship NL bill BE {2}differ/);
     expect(screen).toContain('items     3 in 2 lines');
@@ -284,5 +285,27 @@ describe('display width', () => {
     expect(cutToWidth('abcd', 4)).toBe('abcd');
     expect(cutToWidth('名前名前', 5)).toBe('名前…');
     expect(cutToWidth('\x1b[31mabcdef\x1b[39m', 4)).toBe('\x1b[31mabc…\x1b[39m');
+  });
+});
+
+describe('the event age and --sla', () => {
+  const now = Date.parse('2026-11-22T22:41:17Z');
+  const withSla = (sla: number | null) => {
+    const model = showing(event(), assessment());
+    return { ...model, options: { ...model.options, sla } };
+  };
+
+  it('without --sla the age alone; with it the time left, or overdue by how long; the date gives way to its day first', () => {
+    expect(view(withSla(null), 80, 24, plain, now)).toMatch(/2026-11-20T22:41:17Z {2}· age 2d$/m);
+    expect(view(withSla(null), 80, 24, plain, now)).not.toMatch(/left|overdue/);
+    expect(view(withSla(3 * 86_400_000), 80, 24, plain, now)).toMatch(/· 2026-11-20 {2}· age 2d {2}· 1d left$/m);
+    // Too long for the line even with the date short: on a line of its own, under the amount.
+    expect(view(withSla(4 * 3_600_000), 80, 24, plain, now)).toMatch(/· age 2d\n {10}overdue by 1d 20h$/m);
+    expect(view(withSla(4 * 3_600_000), 120, 24, plain, now)).toMatch(/2026-11-20T22:41:17Z {2}· age 2d {2}· overdue by 1d 20h$/m);
+  });
+
+  it('overdue in the decline colour', () => {
+    const model = withSla(4 * 3_600_000);
+    expect(view(model, 80, 24, coloured, now)).toContain(coloured.decline('overdue by 1d 20h'));
   });
 });

@@ -52,7 +52,7 @@ beforeEach(() => {
 afterEach(() => client.close());
 
 const item: IdItem = { line: 1, column: 1, entry: { where: 'argument 1', id: 'e-1', problem: null } };
-const approve: BulkChange = { target: 'APPROVED', comments: null, commentMode: null, guard: { ifStates: null, force: false } };
+const approve: BulkChange = { target: 'APPROVED', comments: null, commentMode: null, guard: { ifStates: null, force: false }, reason: null };
 const work = (): ChangeWork => ({
   client,
   allowResend: () => {

@@ -1,0 +1,63 @@
+import { closest, distance } from 'fastest-levenshtein';
+import { UsageError } from '../errors/cli-error.js';
+import type { ReasonCode } from '../profiles/reason-codes.js';
+import { terminalSafe } from '../render/terminal-text.js';
+import { shellCommand } from '../render/shell-command.js';
+
+/*
+ * `set-state --reason CODE` (issue 29, point 3): the code checked against the profile's list
+ * (`config set reasons`) and the state the change goes to, before anything is sent; and the one
+ * form in which it reaches the service, at the head of the comment added:
+ *   [reason: CODE] the comment        (or `[reason: CODE]` alone when there is no comment)
+ * When the event's comment is kept (--append-comment), the reason heads the part added after it.
+ * The action log carries the code in its own field, `reason`.
+ */
+
+/** What the check needs of the run's settings. */
+export interface ReasonRules {
+  profile: string;
+  reasons: readonly ReasonCode[];
+  requireReason: boolean;
+}
+
+/** The comment as sent with a reason: `[reason: CODE] ` then the comment (the documented form). */
+export function withReason(reason: string | null, comments: string | null | undefined): string | undefined {
+  const text = comments ?? undefined;
+  if (reason === null) return text;
+  return text === undefined || text.trim() === '' ? `[reason: ${reason}]` : `[reason: ${reason}] ${text}`;
+}
+
+/** The codes that apply to a change to `target` (undefined/null: no change of state, only a comment: the codes for any change). */
+function codesFor(rules: ReasonRules, target: string | null | undefined): string[] {
+  return rules.reasons.filter((r) => r.states === null || (target != null && r.states.includes(target))).map((r) => r.code);
+}
+
+/**
+ * The reason to send, checked: `typed` must be one of the profile's codes, and one for `target`;
+ * without one, a profile that requires a reason refuses a change of state. Usage errors (exit 2)
+ * naming the codes.
+ */
+export function checkedReason(rules: ReasonRules, typed: string | undefined, target: string | null | undefined): string | null {
+  const profile = JSON.stringify(rules.profile);
+  const listHint = `set them with: ${shellCommand(['fraudctl', 'config', 'set', 'reasons', 'CODE,CODE', '--profile', rules.profile])}`;
+  if (typed === undefined) {
+    if (!rules.requireReason || target == null) return null;
+    const codes = codesFor(rules, target);
+    if (codes.length === 0) throw new UsageError(`profile ${profile} requires a reason for a change of state, and has no code for ${terminalSafe(target)}: nothing was sent`, listHint);
+    throw new UsageError(`profile ${profile} requires a reason for a change of state: add --reason CODE (for ${terminalSafe(target)}: ${codes.join(', ')}); nothing was sent`);
+  }
+  if (rules.reasons.length === 0) throw new UsageError(`--reason: profile ${profile} has no reason codes: nothing was sent`, listHint);
+  const known = rules.reasons.find((r) => r.code === typed);
+  if (known === undefined) {
+    const near = closest(typed, rules.reasons.map((r) => r.code));
+    // A typo is a few characters off; a code further away is not worth a guess.
+    const guess = distance(typed, near) <= Math.max(2, Math.floor(near.length / 3)) ? `: did you mean "${near}"?` : '';
+    throw new UsageError(`unknown reason "${terminalSafe(typed)}"${guess} (nothing was sent)`, `the codes of profile ${profile}: ${rules.reasons.map((r) => r.code).join(', ')}`);
+  }
+  if (known.states !== null && (target == null || !known.states.includes(target))) {
+    const codes = codesFor(rules, target);
+    const what = target == null ? 'a comment without a change of state' : terminalSafe(target);
+    throw new UsageError(`reason "${known.code}" is for ${known.states.join(', ')}, not ${what}: nothing was sent`, codes.length > 0 ? `the codes for ${what}: ${codes.join(', ')}` : undefined);
+  }
+  return known.code;
+}
