@@ -86,6 +86,7 @@ describe('fraudctl report --log', () => {
     (ready ??= (async () => {
       await profile('ann', 'Ann Lee');
       await profile('bob', 'Bob Ray');
+      expect((await cli.run(['config', 'set', 'reasons', 'stolen-card', '--profile', 'ann'])).code).toBe(0);
       await event('rp-a1', '2026-11-20T08:00:00Z');
       await event('rp-b1', '2026-11-20T08:00:00Z');
       await event('rp-b2', '2026-11-20T08:00:00Z');
@@ -95,7 +96,7 @@ describe('fraudctl report --log', () => {
       await event('rp-c3', '2026-11-21T08:00:00Z');
       // Ann: one id; Bob: two at once; then Ann declines one of Bob's approvals (overturned for Bob).
       for (const args of [
-        ['set-state', 'rp-a1', '--state', 'declined', '--comments', 'stolen card', '--log', teamLog, '--profile', 'ann'],
+        ['set-state', 'rp-a1', '--state', 'declined', '--reason', 'stolen-card', '--log', teamLog, '--profile', 'ann'],
         ['set-state', 'rp-b1', 'rp-b2', '--state', 'approved', '--yes', '--log', teamLog, '--profile', 'bob'],
         ['set-state', 'rp-b2', '--state', 'declined', '--log', teamLog, '--profile', 'ann'],
       ]) {
@@ -111,7 +112,7 @@ describe('fraudctl report --log', () => {
     expect(r.lines).toEqual({ read: 8 + 9, unreadable: 0 });
     const a = byName(r);
     expect(Object.keys(a)).toEqual(['Ann Lee', 'Bob Ray', 'Cy']);
-    expect(a['Ann Lee']).toMatchObject({ decisions: 2, byKind: { approve: 0, decline: 2, escalate: 0, fraud: 0 }, byReason: { none: 2 }, overturned: 0, unchecked: 0, unknownOutcome: 0, timeToDecision: { count: 0, medianSeconds: null } });
+    expect(a['Ann Lee']).toMatchObject({ decisions: 2, byKind: { approve: 0, decline: 2, escalate: 0, fraud: 0 }, byReason: { 'stolen-card': 1, none: 1 }, overturned: 0, unchecked: 0, unknownOutcome: 0, timeToDecision: { count: 0, medianSeconds: null } });
     expect(a['Bob Ray']).toMatchObject({ decisions: 2, byKind: { approve: 2, decline: 0 }, overturned: 1, unchecked: 0 });
     expect(a.Cy).toMatchObject({ decisions: 2, byKind: { approve: 1, decline: 1, escalate: 0 }, unknownOutcome: 1, overturned: 0, timeToDecision: { count: 2, medianSeconds: 120, p90Seconds: 600 }, pastSla: null });
     // Ages: rp-c1 2 h (08:00 → 10:02:01), rp-c2 2 days: the median by nearest rank is the lower.
@@ -145,10 +146,10 @@ describe('fraudctl report --log', () => {
     const csv = await cli.run(['report', '--log', teamLog, cyLog, '--csv']);
     expect(csv.code, csv.stderr).toBe(0);
     const records = csv.stdout.split('\r\n');
-    expect(records[0]).toBe('"analyst","decisions","approve","decline","escalate","fraud","reason:none","unknown outcome","time to decision median (s)","time to decision p90 (s)","age at decision median (s)","past sla","overturned","unchecked"');
+    expect(records[0]).toBe('"analyst","decisions","approve","decline","escalate","fraud","reason:none","reason:stolen-card","unknown outcome","time to decision median (s)","time to decision p90 (s)","age at decision median (s)","past sla","overturned","unchecked"');
     // Bob's age at decision is from eventDate to now (the run's time): a number of seconds.
-    expect(records[2]).toMatch(/^"Bob Ray",2,2,0,0,0,2,0,"","",\d+,"",1,0$/);
-    expect(records[3]).toBe('"Cy",2,1,1,0,0,2,1,120,600,7321,"",0,0');
+    expect(records[2]).toMatch(/^"Bob Ray",2,2,0,0,0,2,0,0,"","",\d+,"",1,0$/);
+    expect(records[3]).toBe('"Cy",2,1,1,0,0,2,0,1,120,600,7321,"",0,0');
     expect(records).toHaveLength(5);
 
     const messy = join(cli.dir, 'messy.log');
