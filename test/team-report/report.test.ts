@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openSessionLog, type LogContext, type LogEntry } from '../../src/action-log/action-log.js';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
+import { onTerminal } from '../support/script-terminal.js';
 
 /*
  * Issue 29, point 6: `fraudctl report` as a process against the sandbox, over logs written by
@@ -142,6 +143,8 @@ describe('fraudctl report --log', () => {
     expect(row('Bob Ray')).toEqual(['Bob Ray', '2', '2', '0', '0', '0', '0', '0', '–', '–', expect.any(String), '2', '1']);
     expect(row('Cy').slice(0, 10)).toEqual(['Cy', '2', '1', '1', '0', '0', '0', '1', '2m', '10m']);
     expect(table.stdout).toContain('6 decisions in 2 logs');
+    // The chart is for a terminal only.
+    expect(table.stdout).not.toContain('decisions per hour');
 
     const csv = await cli.run(['report', '--log', teamLog, cyLog, '--csv']);
     expect(csv.code, csv.stderr).toBe(0);
@@ -158,6 +161,16 @@ describe('fraudctl report --log', () => {
     expect(noted.code, noted.stderr).toBe(0);
     expect(noted.stderr.match(/note: 2 lines are not a log line/g)).toHaveLength(1);
     expect((JSON.parse(noted.stdout) as Report).lines).toEqual({ read: 11, unreadable: 2 });
+  });
+
+  it('on a terminal: a bar chart of decisions per hour (UTC), empty hours between shown without a bar', async () => {
+    await teamDay();
+    const { code, screen } = await onTerminal(['report', '--log', cyLog], [], cli.env(), { columns: 120, rows: 80 });
+    expect(code, screen).toBe(0);
+    expect(screen).toContain('decisions per hour (UTC)');
+    expect(screen).toContain(`2026-11-20 10:00  ${'█'.repeat(50)} 1`);
+    expect(screen).toMatch(/2026-11-20 11:00\s*\n/);
+    expect(screen).toContain(`2026-11-21 10:00  ${'█'.repeat(50)} 1`);
   });
 
   it('bad input is exit 2 naming it, before anything is read', async () => {
