@@ -7,6 +7,7 @@ import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { errorCode } from '../files/file-errors.js';
 import { classifyFailure } from '../failures/failure-kind.js';
 import { count, plural } from '../render/counts.js';
+import { shellCommand } from '../render/shell-command.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import type { Session } from '../session.js';
 import { readLogRecords, type LogRecord } from './log-records.js';
@@ -64,6 +65,7 @@ export async function runReport(session: Session, options: ReportOptions): Promi
   let lines = 0;
   let unreadable = 0;
   const unreadableIn: string[] = [];
+  const withUnreadable: string[] = [];
   for (const file of options.files) {
     let read;
     try {
@@ -73,10 +75,13 @@ export async function runReport(session: Session, options: ReportOptions): Promi
     }
     lines += read.lines;
     unreadable += read.unreadable;
-    if (read.unreadable > 0) unreadableIn.push(`${terminalSafe(file)} ${count(read.unreadable)}`);
+    if (read.unreadable > 0) {
+      unreadableIn.push(`${terminalSafe(file)} ${count(read.unreadable)}`);
+      withUnreadable.push(file);
+    }
   }
   const output = await session.output();
-  if (unreadable > 0) output.note(`note: ${plural(unreadable, 'line is', 'lines are')} not a log line this can read (skipped: ${unreadableIn.join(', ')}); fraudctl log verify FILE says which`);
+  if (unreadable > 0) output.note(`note: ${plural(unreadable, 'line is', 'lines are')} not a log line this can read (skipped: ${unreadableIn.join(', ')}); ${terminalSafe(shellCommand(['fraudctl', 'log', 'verify', ...withUnreadable]))} says which`);
   // Stable: lines of one time keep the order of their files.
   records.sort((a, b) => a.time - b.time);
   const tally = new TeamTally(options.since ?? -Infinity, options.until ?? Infinity);

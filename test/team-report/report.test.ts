@@ -160,6 +160,8 @@ describe('fraudctl report --log', () => {
     const noted = await cli.run(['report', '--log', messy, cyLog, '--json']);
     expect(noted.code, noted.stderr).toBe(0);
     expect(noted.stderr.match(/note: 2 lines are not a log line/g)).toHaveLength(1);
+    expect(noted.stderr).toContain(`says which`);
+    expect(noted.stderr).toContain(`fraudctl log verify ${messy} says which`);
     expect((JSON.parse(noted.stdout) as Report).lines).toEqual({ read: 11, unreadable: 2 });
   });
 
