@@ -42,6 +42,7 @@ export class Session {
   private settingsValue?: Settings;
   private storedKey?: Promise<string>;
   private clientValue?: ApiClient;
+  private clientPromise: Promise<ApiClient> | null = null;
   private outputValue?: Output;
   private sandbox?: EmbeddedSandbox;
   /** The first fault of the embedded sandbox's database file (damaged, disk full): the real cause of its 500s. */
@@ -141,11 +142,20 @@ export class Session {
    * pacing, abort) configures it, so only the call that makes the client may pass it: a second
    * call with options is a bug (they would be dropped), and throws.
    */
-  async client(batch?: Pick<ApiClientOptions, 'connections' | 'control' | 'signal'>): Promise<ApiClient> {
-    if (this.clientValue) {
-      if (batch !== undefined) throw new Error('Session.client: the client exists already; its options are given at the first call only');
-      return this.clientValue;
+  client(batch?: Pick<ApiClientOptions, 'connections' | 'control' | 'signal'>): Promise<ApiClient> {
+    if (this.clientPromise) {
+      if (batch !== undefined) return Promise.reject(new Error('Session.client: the client exists already; its options are given at the first call only'));
+      return this.clientPromise;
     }
+    // The promise is kept, not the client: calls that overlap before the first ends (parallel
+    // reads) share one client, and one embedded sandbox, instead of each starting its own.
+    this.clientPromise = this.makeClient(batch);
+    // A first call that failed (a key that cannot be read) is not kept: the next call tries again.
+    this.clientPromise.catch(() => (this.clientPromise = null));
+    return this.clientPromise;
+  }
+
+  private async makeClient(batch?: Pick<ApiClientOptions, 'connections' | 'control' | 'signal'>): Promise<ApiClient> {
     const settings = await this.settings();
     // The key first: a key that cannot be read starts no sandbox.
     const apiKey = await this.apiKey();
