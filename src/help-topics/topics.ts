@@ -222,6 +222,8 @@ elsewhere (a ticket, a chat) to notice that.
 
 fraudctl history ID --log FILE... tells one event's story from the logs (who
 claimed, decided and commented, in time order) and then its state now.
+fraudctl report --log FILE... counts the team's decisions by analyst and reason,
+times from claim to decision, and the decisions later overturned.
 
   fraudctl config set analyst "Ann Lee" --profile prod
   fraudctl review --from queue.txt --log team.log
@@ -230,6 +232,7 @@ claimed, decided and commented, in time order) and then its state now.
   jq -r 'select(.outcome == "ok") | .reason' team.log | sort | uniq -c
   fraudctl log verify team.log
   fraudctl history ord-1002 --log team.log
+  fraudctl report --log team.log --since 2026-11-24 --sla 4h
   jq -c 'select(.outcome != "ok" and .outcome != "sending")' team.log
 `,
 };
