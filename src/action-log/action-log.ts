@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { open, type FileHandle } from 'node:fs/promises';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { FileWriteError, LineAppender } from '../files/append-line.js';
-import { acquireLock, holderWords, lockPathOf, LockBusyError, type HeldLock } from '../files/exclusive-lock.js';
+import { acquireLockAsync, holderWords, lockPathOf, LockBusyError, type HeldLock } from '../files/exclusive-lock.js';
 import { errorCode, fileErrorCause, fileErrorHint } from '../files/file-errors.js';
 import { jsonForTerminal } from '../render/terminal-text.js';
 import { chainPointAfter, GENESIS, lineHash } from './log-chain.js';
@@ -87,9 +87,10 @@ export function logLine(entry: LogEntry, now: Date, context: LogContext, chain: 
 const APPEND_WAIT_MS = 10_000;
 
 /** The lock of one append: a failure is the log's (a FileWriteError naming it), so the change is not sent. */
-function lockForAppend(path: string, lockPath: string, note: (line: string) => void): HeldLock {
+async function lockForAppend(path: string, lockPath: string, note: (line: string) => void): Promise<HeldLock> {
   try {
-    return acquireLock(lockPath, {
+    // Waits leave the event loop running: a review screen stays drawn while another analyst appends.
+    return await acquireLockAsync(lockPath, {
       waitMs: APPEND_WAIT_MS,
       onTakeover: (holder) => note(`note: ${lockPath} was left by a fraudctl run that is no longer running (${holder ? `pid ${holder.pid}` : 'it names no process'}): taking it over\n`),
     });
@@ -121,7 +122,7 @@ export async function openSessionLog(path: string, context: LogContext, note: (l
   const lockPath = regular ? lockPathOf(path) : null;
   if (lockPath !== null) {
     try {
-      lockForAppend(path, lockPath, note).release();
+      (await lockForAppend(path, lockPath, note)).release();
     } catch (e) {
       await handle.close();
       if (!(e instanceof FileWriteError)) throw e;
@@ -132,34 +133,45 @@ export async function openSessionLog(path: string, context: LogContext, note: (l
   }
   const lines = new LineAppender(handle.fd, path);
   let next = { line: 1, prev: GENESIS };
+  let queue: Promise<void> = Promise.resolve();
+  /** One append under the file's lock: the last line's hash read, the line written whole, the lock released. */
+  async function appendNow(entry: LogEntry): Promise<void> {
+    const lock = lockPath === null ? null : await lockForAppend(path, lockPath, note);
+    try {
+      let lead = '';
+      if (regular) {
+        let point;
+        try {
+          point = chainPointAfter(handle.fd, fstatSync(handle.fd).size);
+        } catch (error) {
+          throw new FileWriteError(path, errorCode(error), fileErrorCause(error));
+        }
+        next = point;
+        if (point.needsNewline) lead = '\n';
+      }
+      const text = logLine(entry, now(), context, next);
+      lines.append(lead + text);
+      next = { line: next.line + 1, prev: lineHash(Buffer.from(text.slice(0, -1), 'utf8')) };
+    } finally {
+      lock?.release();
+    }
+  }
+
   let closed = false;
   return {
     path,
-    async append(entry) {
-      if (closed) throw new Error('the log is closed');
-      // Synchronous from the lock to its release: the order of appends is the order of the lines.
-      const lock = lockPath === null ? null : lockForAppend(path, lockPath, note);
-      try {
-        let lead = '';
-        if (regular) {
-          let point;
-          try {
-            point = chainPointAfter(handle.fd, fstatSync(handle.fd).size);
-          } catch (error) {
-            throw new FileWriteError(path, errorCode(error), fileErrorCause(error));
-          }
-          next = point;
-          if (point.needsNewline) lead = '\n';
-        }
-        const text = logLine(entry, now(), context, next);
-        lines.append(lead + text);
-        next = { line: next.line + 1, prev: lineHash(Buffer.from(text.slice(0, -1), 'utf8')) };
-      } finally {
-        lock?.release();
-      }
+    append(entry) {
+      if (closed) return Promise.reject(new Error('the log is closed'));
+      // One append at a time in this process, in the order they were asked for: the order of the
+      // lines is the order of the appends (the lock's wait lets other work run meanwhile).
+      const turn = queue.then(() => appendNow(entry));
+      queue = turn.catch(() => {});
+      return turn;
     },
     async close() {
       closed = true;
+      // The appends asked for before it are written first.
+      await queue;
       await handle.close();
     },
   };

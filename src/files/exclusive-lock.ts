@@ -1,3 +1,4 @@
+import { setTimeout as sleepFor } from 'node:timers/promises';
 import { closeSync, linkSync, openSync, readFileSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -236,8 +237,30 @@ function release(path: string): void {
 /**
  * Takes the lock `lockPath` (see above), waiting up to `waitMs` for a live holder. Throws
  * LockBusyError when it stays held, or the error of creating the lock file (EACCES, ENOENT, …).
+ * Waits block the thread: for synchronous callers (the config file's lock).
  */
 export function acquireLock(lockPath: string, options: LockOptions = {}): HeldLock {
+  const attempts = lockAttempts(lockPath, options);
+  for (let step = attempts.next(); ; step = attempts.next()) {
+    if (step.done) return step.value;
+    sleepSync(step.value);
+  }
+}
+
+/**
+ * acquireLock whose waits leave the event loop running: for a lock taken while a screen is
+ * drawn or requests are in flight (the action log's, taken at every append).
+ */
+export async function acquireLockAsync(lockPath: string, options: LockOptions = {}): Promise<HeldLock> {
+  const attempts = lockAttempts(lockPath, options);
+  for (let step = attempts.next(); ; step = attempts.next()) {
+    if (step.done) return step.value;
+    await sleepFor(step.value);
+  }
+}
+
+/** The attempts to take a lock: yields each pause (ms) to wait before the next, returns the lock taken. */
+function* lockAttempts(lockPath: string, options: LockOptions): Generator<number, HeldLock, void> {
   const mine = JSON.stringify({ ...self(), since: new Date().toISOString() } satisfies LockHolder);
   // A monotonic clock: a wall clock stepped back would make the wait endless.
   const deadline = performance.now() + (options.waitMs ?? 0);
@@ -253,7 +276,7 @@ export function acquireLock(lockPath: string, options: LockOptions = {}): HeldLo
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue; // released meanwhile
       // Another user's lock (mode 0600): its holder cannot be checked, and is never broken.
       if (performance.now() >= deadline) throw new LockBusyError(lockPath, null, 'unreadable');
-      sleepSync(pause);
+      yield pause;
       pause = Math.min(50, pause * 2);
       continue;
     }
@@ -275,7 +298,7 @@ export function acquireLock(lockPath: string, options: LockOptions = {}): HeldLo
       }
       if (now >= deadline) throw new LockBusyError(lockPath, holder, state);
     }
-    sleepSync(pause + Math.random() * pause);
+    yield pause + Math.random() * pause;
     pause = Math.min(50, pause * 2);
   }
   held.set(lockPath, mine);

@@ -97,4 +97,28 @@ describe('the session log', () => {
     expect(linesOf(path).map((l) => (JSON.parse(l) as { eventId: string; line: number }).eventId)).toEqual(['waited', 'x', 'y']);
     expect(existsSync(lock)).toBe(false);
   }, 30_000);
+
+  it('while an append waits for another process’s lock, this process goes on (a review screen is not frozen); appends asked for meanwhile land in order', async () => {
+    const path = join(tmp.dir, 'waiting.jsonl');
+    const lock = `${path}.lock`;
+    const go = join(tmp.dir, 'waiting.go');
+    const log = await openSessionLog(path, who('ann'));
+    // Another process holds the log's lock until this test says so (no timing involved).
+    const other = spawn(
+      process.execPath,
+      ['-e', `const fs = require('fs'); fs.writeFileSync(${JSON.stringify(lock)}, JSON.stringify({ pid: process.pid, host: require('os').hostname() })); console.log('held'); const t = setInterval(() => { if (fs.existsSync(${JSON.stringify(go)})) { fs.unlinkSync(${JSON.stringify(lock)}); clearInterval(t); } }, 5);`],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    await new Promise((resolve) => other.stdout.once('data', resolve));
+    let settled = false;
+    const first = log.append(entry('first')).then(() => (settled = true));
+    const second = log.append(entry('second'));
+    // The event loop turns while both wait: a blocking wait would hold it for the lock's 10 s and fail.
+    for (let turns = 0; turns < 20; turns++) await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    writeFileSync(go, '');
+    await Promise.all([first, second]);
+    await log.close();
+    expect(linesOf(path).map((l) => (JSON.parse(l) as { eventId: string }).eventId)).toEqual(['first', 'second']);
+  }, 30_000);
 });
