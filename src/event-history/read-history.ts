@@ -1,36 +1,15 @@
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { logFileLines, logLineFields } from '../action-log/read-log.js';
 
 /*
  * One event's actions, read from the action logs (`--log` of review and set-state,
  * src/action-log/): every line about the event across the files, each `sending` line joined
  * with the outcome line that follows it in the same session (one action), in time order.
  *
- * The files are read a line at a time (node:readline over a stream), so a log of any length
+ * The files are read a line at a time (src/action-log/read-log.ts), so a log of any length
  * takes the memory of one line plus the event's own actions. A line of another event is
  * skipped; a line that is not a log line (torn by a crash, edited, garbage) is counted and
  * named (file:line), never fatal: the rest of the file still tells the story.
  */
-
-/** A log line's fields as history reads them (src/action-log/action-log.ts writes them). */
-interface LogLineFields {
-  time: string;
-  analyst: string | null;
-  host: string | null;
-  profile: string | null;
-  service: string | null;
-  session: string | null;
-  eventId: string;
-  action: string;
-  from: string | null;
-  to: string | null;
-  comments: string | null;
-  reason: string | null;
-  requestId: string | null;
-  outcome: string;
-  status: number | null;
-  message: string | null;
-}
 
 /** One action on the event: a `sending` line and its outcome, or a line that stands alone. */
 export interface HistoryAction {
@@ -65,43 +44,6 @@ export interface EventHistory {
   unreadable: { file: string; line: number }[];
 }
 
-const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-
-/** A log line's fields, or null when it is not one (not a JSON object, or without time, event, action, outcome). */
-function fieldsOf(text: string): LogLineFields | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
-  const v = value as Record<string, unknown>;
-  const time = str(v.time);
-  const eventId = str(v.eventId);
-  const action = str(v.action);
-  const outcome = str(v.outcome);
-  if (time === null || Number.isNaN(Date.parse(time)) || eventId === null || action === null || outcome === null) return null;
-  return {
-    time,
-    analyst: str(v.analyst),
-    host: str(v.host),
-    profile: str(v.profile),
-    service: str(v.service),
-    session: str(v.session),
-    eventId,
-    action,
-    from: str(v.from),
-    to: str(v.to),
-    comments: str(v.comments),
-    reason: str(v.reason),
-    requestId: str(v.requestId),
-    outcome,
-    status: typeof v.status === 'number' ? v.status : null,
-    message: str(v.message),
-  };
-}
-
 /**
  * The event's actions in `files`, in time order (actions at the same instant in file order).
  * Throws the file's error when one cannot be opened or read (the caller says which).
@@ -112,13 +54,8 @@ export async function readEventHistory(eventId: string, files: readonly string[]
   for (const file of files) {
     // A `sending` waiting for its outcome, by session, event and action (one session does one thing at a time per event).
     const open = new Map<string, HistoryAction>();
-    const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: 64 * 1024 });
-    const lines = createInterface({ input: stream, crlfDelay: Infinity });
-    let n = 0;
-    for await (const text of lines) {
-      n++;
-      if (text.trim() === '') continue;
-      const f = fieldsOf(text);
+    for await (const { n, text } of logFileLines(file)) {
+      const f = logLineFields(text);
       if (f === null) {
         unreadable.push({ file, line: n });
         continue;

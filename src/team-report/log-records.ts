@@ -1,5 +1,4 @@
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { logFileLines, logLineFields } from '../action-log/read-log.js';
 
 /*
  * The lines of action logs (src/action-log/) as `fraudctl report` needs them: who, when, which
@@ -25,35 +24,20 @@ export interface LogRecord {
 
 export const UNKNOWN_ANALYST = '(unknown)';
 
-const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-
 /** One line as a record; null when it is not a log line this can read. */
 export function recordOf(line: string, file: string): LogRecord | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    return null;
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
-  const v = value as Record<string, unknown>;
-  const time = Date.parse(text(v.time) ?? '');
-  const eventId = text(v.eventId);
-  const action = text(v.action);
-  const outcome = text(v.outcome);
-  if (!Number.isFinite(time) || eventId === null || action === null || outcome === null) return null;
-  return { time, analyst: text(v.analyst) || UNKNOWN_ANALYST, session: text(v.session) ?? `file:${file}`, eventId, action, to: text(v.to), outcome, reason: text(v.reason) };
+  const f = logLineFields(line);
+  if (f === null) return null;
+  return { time: Date.parse(f.time), analyst: f.analyst || UNKNOWN_ANALYST, session: f.session ?? `file:${file}`, eventId: f.eventId, action: f.action, to: f.to, outcome: f.outcome, reason: f.reason };
 }
 
 /** The records of one file, in its order, and how many of its lines could not be read (blank lines are neither). */
 export async function readLogRecords(file: string, onRecord: (record: LogRecord) => void): Promise<{ lines: number; unreadable: number }> {
   let lines = 0;
   let unreadable = 0;
-  const input = createReadStream(file, { encoding: 'utf8' });
-  for await (const line of createInterface({ input, crlfDelay: Infinity })) {
-    if (line.trim() === '') continue;
+  for await (const { text } of logFileLines(file)) {
     lines++;
-    const record = recordOf(line, file);
+    const record = recordOf(text, file);
     if (record === null) unreadable++;
     else onRecord(record);
   }
