@@ -92,7 +92,7 @@ came from, so a variable that overrides a profile is never a surprise.
   analyst      (none)           (none)             analyst (who --log lines
                                                    name; default: OS user)
   reasons      (none)           (none)             reasons (codes for
-                                                   set-state --reason)
+                                                   --reason, review's keys)
   require-     (none)           (none)             requireReason (a change
   reason                                           of state needs a reason)
 
@@ -100,7 +100,8 @@ Reason codes (config set reasons CODE,CODE:STATE+STATE,...): the team's list of
 why a decision is made. A code is 1-40 lower-case letters, digits and hyphens;
 after a colon, the states it applies to (joined by +), else any change. With
 config set require-reason true, set-state refuses a change of state without
---reason (exit 2). config unset reasons removes them.
+--reason (exit 2), and review sends none until a code is chosen by its number
+key. config unset reasons removes them.
 
   fraudctl config set reasons stolen-card,fraud-ring:DECLINED+FRAUD_CONFIRMED
   fraudctl set-state ord-1002 --state declined --reason stolen-card
