@@ -1,5 +1,6 @@
 import { stringify, type Options } from 'csv-stringify/sync';
 import type { Style } from '../render/colours.js';
+import { durationText } from '../render/ages.js';
 import { count } from '../render/counts.js';
 import { createTable, joinBlocks, tableText } from '../render/tables.js';
 import { sym } from '../render/symbols.js';
@@ -28,21 +29,8 @@ export interface ReportFacts {
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const seconds = (ms: number | null) => (ms === null ? null : Math.round(ms / 1000));
 
-/** `45s`, `12m 5s`, `3h 5m`, `2d 4h`: the two largest units. */
-export function durationWords(ms: number | null): string {
-  if (ms === null) return sym.dash;
-  const negative = ms < 0;
-  let s = Math.round(Math.abs(ms) / 1000);
-  const parts: [number, string][] = [];
-  for (const [size, unit] of [[86_400, 'd'], [3_600, 'h'], [60, 'm'], [1, 's']] as const) {
-    parts.push([Math.floor(s / size), unit]);
-    s %= size;
-  }
-  const first = parts.findIndex(([n]) => n > 0);
-  if (first === -1) return '0s';
-  const shown = parts.slice(first, first + 2).filter(([n], i) => i === 0 || n > 0);
-  return `${negative ? '-' : ''}${shown.map(([n, unit]) => `${n}${unit}`).join(' ')}`;
-}
+/** `45s`, `12m 5s`, `3h 5m`, `2d 4h`: the one form of a duration (render/ages.ts), to the second: a report is a snapshot. */
+const duration = (ms: number | null) => durationText(ms, 's');
 
 const spreadJson = (s: Spread) => ({ count: s.count, medianSeconds: seconds(s.median), p90Seconds: seconds(s.p90) });
 
@@ -104,13 +92,13 @@ export function reportText(facts: ReportFacts, decisions: readonly Decision[], s
   const window = facts.since === null && facts.until === null ? '' : ` ${facts.since === null ? '' : `from ${iso(facts.since)} `}${facts.until === null ? '' : `until ${iso(facts.until)}`}`.trimEnd();
   const notes: string[] = [];
   if (facts.analysts.length === 0) return `no decisions in ${facts.files.length === 1 ? terminalSafe(facts.files[0]!) : `${facts.files.length} logs`}${window}`;
-  const sla = facts.slaMs === null ? [] : [`past SLA ${durationWords(facts.slaMs)}`];
+  const sla = facts.slaMs === null ? [] : [`past SLA ${duration(facts.slaMs)}`];
   const head = ['analyst', 'decisions', 'approve', 'decline', 'escalate', 'fraud', 'set-state', 'unknown outcome', 'to decision median', 'p90', 'age median', ...sla, 'overturned'];
   const table = createTable(head, style, ['left', ...head.slice(1).map(() => 'right' as const)]);
   for (const a of facts.analysts) {
     table.push([
       terminalSafe(a.analyst), count(a.decisions), count(a.byKind.approve ?? 0), count(a.byKind.decline ?? 0), count(a.byKind.escalate ?? 0), count(a.byKind.fraud ?? 0), setStateCell(a.byKind), count(a.unknownOutcome),
-      durationWords(a.timeToDecision.median), durationWords(a.timeToDecision.p90), durationWords(a.ageAtDecision.median), ...(a.pastSla === null ? [] : [count(a.pastSla)]),
+      duration(a.timeToDecision.median), duration(a.timeToDecision.p90), duration(a.ageAtDecision.median), ...(a.pastSla === null ? [] : [count(a.pastSla)]),
       a.unchecked > 0 ? `${count(a.overturned)} (${count(a.unchecked)} unread)` : count(a.overturned),
     ]);
   }
