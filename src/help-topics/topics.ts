@@ -203,9 +203,10 @@ Each line, in this order:
              (not sent: the event had changed)
   status     the HTTP status of a failure, else null
   message    what went wrong (only when something did)
-  reason     the change's reason code (set-state --reason CODE, one of the
-             profile's: fraudctl config set reasons), else null; the comment
-             sent then starts with "[reason: CODE] "
+  reason     the change's reason code (set-state --reason CODE, or a number
+             key in review; one of the profile's: fraudctl config set
+             reasons), else null; the comment sent then starts with
+             "[reason: CODE] "
   line       the line's number in the file
   prev       the SHA-256 (hex) of the line before, as bytes without its line
              feed; 64 zeros for a file's first line
