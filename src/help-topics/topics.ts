@@ -68,6 +68,9 @@ and a variable wins over the config file (fraudctl help config).
                             (default ~/.local/share)
   XDG_CACHE_HOME            where Node's compile cache for fraudctl is
                             (default ~/.cache)
+                            The three move fraudctl's files on every platform;
+                            unset, macOS and Windows use their own places
+                            (%APPDATA%, %LOCALAPPDATA%)
 
 Tests only: FRAUDCTL_REQUIRE_ALL_TESTS=1 makes a test skipped for a missing
 program (tmux, zsh, ...) fail instead; FRAUDCTL_PROPERTY_SEED=N draws the
