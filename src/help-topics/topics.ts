@@ -68,6 +68,9 @@ and a variable wins over the config file (fraudctl help config).
                             (default ~/.local/share)
   XDG_CACHE_HOME            where Node's compile cache for fraudctl is
                             (default ~/.cache)
+                            The three move fraudctl's files on every platform;
+                            unset, macOS and Windows use their own places
+                            (%APPDATA%, %LOCALAPPDATA%)
 
 Tests only: FRAUDCTL_REQUIRE_ALL_TESTS=1 makes a test skipped for a missing
 program (tmux, zsh, ...) fail instead; FRAUDCTL_PROPERTY_SEED=N draws the
@@ -176,7 +179,10 @@ lines as actions happen, for an audit of the session. The file is created mode
 0600 and opened for append, and each line is written whole or not at all.
 Several sessions may share one log (a team's file): each line is appended
 under the file's lock (FILE.lock), taken for that one append, so the lines of
-two analysts interleave in one chain.
+two analysts interleave in one chain. A log renamed while a session writes it
+(logrotate without copytruncate) is followed: the next line goes to a new file
+at the path, which starts its own chain (verify each file); a log deleted while
+open stops the session.
 
 Each change is logged before it is sent (outcome "sending") and again with its
 outcome: a change whose first line cannot be written (a full disk) is not
