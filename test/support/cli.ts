@@ -38,8 +38,17 @@ function failOnWarnings(args: readonly string[], result: CliResult): CliResult {
  */
 const SHARED_CACHE = join(tmpdir(), `fraudctl-test-cache-${process.getuid?.() ?? 'user'}`);
 
+/**
+ * Node options of the harness for the processes under test, none unless it sets them: the
+ * Windows job under Wine preloads a shim of its own in each (.ci/windows, .ci/wine/keep-alive.mjs).
+ */
+const HARNESS_NODE_OPTIONS = process.env.FRAUDCTL_TEST_NODE_OPTIONS ? { NODE_OPTIONS: process.env.FRAUDCTL_TEST_NODE_OPTIONS } : {};
+
 export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, NO_COLOR: '1', XDG_CACHE_HOME: SHARED_CACHE, ...extra };
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, NO_COLOR: '1', XDG_CACHE_HOME: SHARED_CACHE, ...HARNESS_NODE_OPTIONS, ...extra };
+  // A test's own preload (clock-step.ts, peak-memory.ts) comes on top of the harness's.
+  if (HARNESS_NODE_OPTIONS.NODE_OPTIONS && extra.NODE_OPTIONS) env.NODE_OPTIONS = `${HARNESS_NODE_OPTIONS.NODE_OPTIONS} ${extra.NODE_OPTIONS}`;
+  return env;
 }
 
 export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string | Buffer; timeoutMs?: number } = {}): Promise<CliResult> {

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 
 /*
  * The peak memory of a fraudctl process under test: the environment that makes it write its
  * peak RSS when it exits (peak-memory.mjs), and the reading of it.
  */
 
-const PRELOAD = fileURLToPath(new URL('./peak-memory.mjs', import.meta.url));
+// A file: URL, not a path: on Windows --import takes C:\… for a URL scheme (ERR_UNSUPPORTED_ESM_URL_SCHEME).
+const PRELOAD = new URL('./peak-memory.mjs', import.meta.url).href;
 
 export function peakMemoryEnv(file: string): Record<string, string> {
   return { NODE_OPTIONS: `--import ${PRELOAD}`, FRAUDCTL_TEST_PEAK_FILE: file };

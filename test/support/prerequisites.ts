@@ -8,6 +8,13 @@ import { beforeEach, describe, TestRunner } from 'vitest';
  * which package brings it — as git's own test suite treats its prerequisites. The run's end lists
  * what was skipped and why (skip-reporter.ts). FRAUDCTL_REQUIRE_ALL_TESTS=1 (set by .ci/run after
  * it installs them all) turns every such skip into a failure, so CI never skips.
+ *
+ * On Windows (.ci/windows runs the suite under Wine) some tests cannot run at all: they drive a
+ * POSIX program, send a signal to a child (Windows has none: kill() ends the process), or look at
+ * POSIX file modes. They are skipped there by name with the reason (notOnWindows, and every
+ * program below), listed apart at the run's end, and are not failures under
+ * FRAUDCTL_REQUIRE_ALL_TESTS: any other skip still is. What Wine (not Windows) cannot do is
+ * skipped the same way under Wine only (notUnderWine), saying so.
  */
 
 interface Program {
@@ -38,10 +45,20 @@ export type ProgramName = keyof typeof PROGRAMS;
 /** Whether every skip should fail instead (CI). */
 export const requireAll = process.env.FRAUDCTL_REQUIRE_ALL_TESTS === '1';
 
+export const onWindows = process.platform === 'win32';
+/** Set by .ci/windows: node.exe runs under Wine, not on a Windows machine. */
+const underWine = onWindows && process.env.FRAUDCTL_TEST_UNDER_WINE === '1';
+
+/** How a skip that is expected on Windows begins (skip-reporter.ts lists these apart). */
+export const WINDOWS_SKIP = 'not on Windows: ';
+export const WINE_SKIP = 'not under Wine: ';
+
 const verdicts = new Map<string, string | null>();
 
 function cannotRun(name: ProgramName): string | null {
   let verdict = verdicts.get(name);
+  // All of them are POSIX programs: none is on a Windows PATH (bash and man have ports, not these tests' kind).
+  if (verdict === undefined && onWindows) verdicts.set(name, (verdict = `${WINDOWS_SKIP}needs ${name}, a POSIX program (${PROGRAMS[name].from})`));
   if (verdict === undefined) {
     const program: Program = PROGRAMS[name];
     const result = spawnSync(name, program.probe, { stdio: 'ignore', timeout: 10_000 });
@@ -66,10 +83,45 @@ export function missing(...names: ProgramName[]): string | null {
  * reason found while the test runs (a program that is there but cannot start).
  */
 export function skipTest(why: string): never {
-  if (requireAll) throw new Error(`${why} (FRAUDCTL_REQUIRE_ALL_TESTS=1: CI installs every program a test needs)`);
+  const expected = onWindows && (why.startsWith(WINDOWS_SKIP) || (underWine && why.startsWith(WINE_SKIP)));
+  if (requireAll && !expected) throw new Error(`${why} (FRAUDCTL_REQUIRE_ALL_TESTS=1: CI installs every program a test needs)`);
   const test = TestRunner.getCurrentTest();
   if (!test?.context) throw new Error(`${why} (and no test is running to skip: call it from a test or beforeEach)`);
   return test.context.skip(why) as never;
+}
+
+/**
+ * Inside a test (or its beforeEach): on Windows, skip it, saying what it needs that Windows does
+ * not have (`sends SIGHUP to a child`, `POSIX file modes`). Never a failure there, even in CI.
+ */
+export function notOnWindows(why: string): void {
+  if (onWindows) skipTest(WINDOWS_SKIP + why);
+}
+
+/** The same for what only Wine cannot do (a real Windows can): say what, so the gap stays visible. */
+export function notUnderWine(why: string): void {
+  if (underWine) skipTest(WINE_SKIP + why);
+}
+
+/** The reasons a test cannot run on Windows, in one wording each (for notOnWindows). */
+export const ON_WINDOWS = {
+  signal: 'sends a signal to a child (Ctrl-C, a hang-up): on Windows another process cannot, kill() ends it at once (TerminateProcess)',
+  modes: 'POSIX file modes: Windows has none (Node reports 0666 for every writable file)',
+  fifo: 'a FIFO (mkfifo): Windows has no FIFOs in the file system',
+  sh: 'runs a command line in POSIX sh',
+  openFile: 'deletes or moves a file while it is open: Windows refuses that',
+  symlink: 'symbolic links: making one on Windows needs administrator rights or Developer Mode',
+  homeDefaults: 'the POSIX default under HOME; on Windows it is %APPDATA% or %LOCALAPPDATA% (test/paths/xdg-paths.test.ts)',
+  procStart: "a process's start time and the boot id, read from /proc: Linux only",
+  sedHint: 'runs the hint that removes a byte order mark, a sed command: there is no sed on Windows',
+} as const;
+
+/** A describe block whose every test cannot run on Windows (notOnWindows). */
+export function describeNotOnWindows(why: string, title: string, body: () => void): void {
+  describe(title, () => {
+    beforeEach(() => notOnWindows(why));
+    body();
+  });
 }
 
 /** Inside a test (or a support function it calls): skip it unless these programs can run. */
