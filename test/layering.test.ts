@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 /*
@@ -30,12 +30,12 @@ function imported(file: string): string[] {
 describe('layering', () => {
   it('no module outside src/commands/ (but the command tree) imports from it', () => {
     const offenders = sources(SRC)
-      .filter((file) => !file.startsWith(`${COMMANDS}/`) && !ABOVE_COMMANDS.has(file))
-      .flatMap((file) => imported(file).filter((target) => target.startsWith(`${COMMANDS}/`)).map((target) => `${relative(SRC, file)} → ${relative(SRC, target)}`));
+      .filter((file) => !file.startsWith(`${COMMANDS}${sep}`) && !ABOVE_COMMANDS.has(file))
+      .flatMap((file) => imported(file).filter((target) => target.startsWith(`${COMMANDS}${sep}`)).map((target) => `${relative(SRC, file)} → ${relative(SRC, target)}`));
     expect(offenders).toEqual([]);
   });
 
   it('finds such an import where there is one (the check can fail)', () => {
-    expect(imported(join(SRC, 'program.ts')).some((target) => target.startsWith(`${COMMANDS}/`))).toBe(true);
+    expect(imported(join(SRC, 'program.ts')).some((target) => target.startsWith(`${COMMANDS}${sep}`))).toBe(true);
   });
 });

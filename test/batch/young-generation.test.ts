@@ -21,7 +21,8 @@ afterAll(() => tmp.remove());
 
 const DRIVER = `
 import { getHeapSpaceStatistics } from 'node:v8';
-const { capYoungGeneration } = await import(process.argv[2]);
+import { pathToFileURL } from 'node:url';
+const { capYoungGeneration } = await import(pathToFileURL(process.argv[2]).href);
 if (process.argv[3] === 'cap') capYoungGeneration();
 const newSpace = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
 let largest = newSpace();

@@ -7,6 +7,7 @@ import { TERMINAL_CONTROLS, useSandboxForCli } from '../support/cli-against-sand
 import { DEMO_KEY } from '../support/sandbox.js';
 import { smallDisk, type SmallDisk } from '../support/small-disk.js';
 import { manyProfiles } from '../profiles/temp-env.js';
+import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 
 /*
  * The config file as fraudctl meets it on disk (issue 11 properties, as processes): corrupt,
@@ -50,6 +51,7 @@ describe('a config file that cannot be used', () => {
 
 describe('a config file others can read', () => {
   it('gets a warning naming the mode and the fix, and the command still runs', async () => {
+    notOnWindows(ON_WINDOWS.modes);
     writeConfig(JSON.stringify({ activeProfile: 'local', profiles: { local: { baseUrl: cli.sb.url, apiKey: DEMO_KEY } } }), 0o644);
     const result = await cli.run(['show', 'no-such-event-9'], { env: bare });
     expect(result.code).toBe(4);
@@ -62,6 +64,7 @@ describe('a config file others can read', () => {
 
 describe('a config directory others can change', () => {
   it('gets one warning naming the mode and the chmod that fixes it, which works as written', async () => {
+    notOnWindows(ON_WINDOWS.modes);
     writeConfig(JSON.stringify({ activeProfile: 'local', profiles: { local: { baseUrl: cli.sb.url, apiKey: DEMO_KEY } } }));
     chmodSync(dir(), 0o777);
     const result = await cli.run(['show', 'no-such-event-9'], { env: bare });
@@ -75,6 +78,7 @@ describe('a config directory others can change', () => {
 
 describe('a config.json that is a FIFO', () => {
   it('is refused at once, not waited on, exit 2', async () => {
+    notOnWindows(ON_WINDOWS.fifo);
     mkdirSync(dir(), { recursive: true });
     const path = join(dir(), 'config.json');
     execFileSync('rm', ['-f', path]);

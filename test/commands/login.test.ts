@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { DEMO_KEY } from '../support/sandbox.js';
 import { onTerminal } from '../support/script-terminal.js';
+import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 
 const cli = useSandboxForCli();
 /** No key or URL from the environment: only what login stored. */
@@ -12,6 +13,7 @@ const configFile = () => join(cli.dir, 'config', 'fraudctl', 'config.json');
 
 describe('fraudctl login and config', () => {
   it('checks a key read from stdin, stores it with mode 0600, and later commands use it', async () => {
+    notOnWindows(ON_WINDOWS.modes);
     const login = await cli.run(['login', '--profile', 'local', '--base-url', cli.sb.url], { input: `${DEMO_KEY}\n`, env: bare });
     expect(login.code).toBe(0);
     expect(login.stderr).toContain('profile "local"');

@@ -7,6 +7,7 @@ import { batchWorkspace, makeLines, readResults } from '../support/batch-events.
 import { runCli, startCli, type CliResult, type RunningCli } from '../support/cli.js';
 import { startPlainEventServer, type PlainServer } from '../support/plain-event-server.js';
 import { DEMO_KEY, send, startTestSandbox, stateChangesIn, type TestSandbox } from '../support/sandbox.js';
+import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 
 /*
  * Issue 24 item 1: a results file (--out) has one writer at a time (an action log, --log, had
@@ -160,6 +161,7 @@ describe('submit: a lock left by a run that is gone', () => {
 
 describe('submit: no lock left behind after Ctrl-C or an error', () => {
   it('Ctrl-C: the lines in flight finish, exit 130, no lock file', async () => {
+    notOnWindows(ON_WINDOWS.signal);
     const held = await startPlainEventServer({ hold: true });
     try {
       const out = path('results.jsonl');

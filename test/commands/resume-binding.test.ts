@@ -6,6 +6,7 @@ import { readResultsFile } from '../support/batch-events.js';
 import { startCli } from '../support/cli.js';
 import { useCli } from '../support/cli-against-sandbox.js';
 import { send, writeConfig, type TestSandbox } from '../support/sandbox.js';
+import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 
 /*
  * A results file binds --resume to the run that wrote it (issue 25.1): a staging and a prod
@@ -70,6 +71,7 @@ describe('submit --resume is bound to the service of the first run', () => {
 
 describe('set-state --resume is bound to the service and the intent of the first run', () => {
   it('another --state or another service is refused, nothing sent; without --comments they are taken from the record and sent', async () => {
+    notOnWindows(ON_WINDOWS.signal);
     const ids = Array.from({ length: 8 }, (_, i) => `ring-${i + 1}`);
     for (const sb of [staging, prod]) {
       const key = sb === staging ? STAGING_KEY : PROD_KEY;

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cliEnv, startCli } from '../support/cli.js';
 import { tempDir } from '../support/sandbox.js';
 import { useServer } from '../support/listen.js';
+import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 
 /*
  * Ctrl-C while one event is on its way: the service may or may not have stored it. fraudctl says
@@ -37,6 +38,7 @@ async function interrupt(event: object) {
 
 describe('Ctrl-C during a one-event submit', () => {
   it('says the event may or may not be stored and how to check it by its id, and exits 130 without waiting for the answer', async () => {
+    notOnWindows(ON_WINDOWS.signal);
     const result = await interrupt({ id: 'ord-int-1', amount: 10, currency: 'EUR' });
     expect(result.code).toBe(130);
     expect(result.stderr).toMatch(/^error: interrupted: the event was sent, or about to be, and may or may not have been stored$/m);
@@ -47,6 +49,7 @@ describe('Ctrl-C during a one-event submit', () => {
   });
 
   it('without an id, says there is nothing to check with', async () => {
+    notOnWindows(ON_WINDOWS.signal);
     const result = await interrupt({ amount: 10, currency: 'EUR' });
     expect(result.code).toBe(130);
     expect(result.stderr).toMatch(/may or may not have been stored/);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { makeLines, readResults } from '../support/batch-events.js';
+import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 
 /*
  * submit's --rejects file (issues 25.9, 24.4, 24.15): it never destroys a file the user did not
@@ -56,6 +57,7 @@ describe('--rejects never destroys a file', () => {
   });
 
   it('is created 0600, as the results file is', async () => {
+    notOnWindows(ON_WINDOWS.modes);
     const input = file('mode.jsonl', `not json\n${makeLines('rej-mode', 2).join('\n')}\n`);
     const out = file('mode.out');
     const rejects = file('mode.rejects');
@@ -69,6 +71,7 @@ describe('--rejects never destroys a file', () => {
 
 describe('--rejects after --resume', () => {
   it('holds exactly the lines still without a decision: those the resume decided are gone, so retrying the rejects sends nothing twice', async () => {
+    notOnWindows(ON_WINDOWS.modes);
     const lines = makeLines('rej-resume', 8);
     const input = file('resume.jsonl', `not json\n${lines.join('\n')}\n`);
     const out = file('resume.out');

@@ -5,6 +5,7 @@ import { readResults } from '../support/batch-events.js';
 import { cliEnv, runCli, startCli } from '../support/cli.js';
 import { startPlainEventServer, type PlainServer } from '../support/plain-event-server.js';
 import { tempDir } from '../support/sandbox.js';
+import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 
 /*
  * Events without an id and --resume (issue 24.2, 24.3), against a counting stand-in for the
@@ -61,6 +62,7 @@ describe('--resume of events without an id', () => {
   }, 30_000);
 
   it('after a Ctrl-C (every line in flight finished and recorded), --resume sends the rest: none is left UNKNOWN', async () => {
+    notOnWindows(ON_WINDOWS.signal);
     const server = await startPlainEventServer({ hold: true, holdFrom: 10 });
     servers.push(server);
     const input = idLessInput('ctrl-c', 30);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer } from '../support/fake-server.js';
 import { cliEnv, runCli, startCli } from '../support/cli.js';
 import { tempDir } from '../support/sandbox.js';
+import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 
 /*
  * `fraudctl show` with many ids against a scripted server, for what the sandbox cannot do on
@@ -146,6 +147,7 @@ describe('fraudctl show with many ids, against a scripted server', () => {
   });
 
   it('Ctrl-C stops: rows up to the first unfinished one, in order, the count so far, exit 130', async () => {
+    notOnWindows(ON_WINDOWS.signal);
     replyFor = (id) => async (res, i, path) => {
       await later(id === 'f-1' ? 0 : 40);
       answer(res, i, path);

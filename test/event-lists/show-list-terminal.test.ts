@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { startOnTerminal, type Pty } from '../support/pty.js';
+import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 
 /*
  * `show` with many ids on a real terminal (tmux) 60, 80 and 100 columns wide, UUIDs and short ids
@@ -88,6 +89,7 @@ describe('show with many ids on a terminal', () => {
   });
 
   it('at 80 columns, ids coming slowly through a pipe: each row before the next id comes, a longer id on a line of its own, the progress line while waiting, Ctrl-C at once', async () => {
+    notOnWindows(ON_WINDOWS.fifo);
     const dir = await mkdtemp(join(tmpdir(), 'fraudctl-slow-ids-'));
     const fifo = join(dir, 'ids');
     await run('mkfifo', [fifo]);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { acquireLock, lockForOneWriter, LockBusyError, parseHolder, UNNAMED_GRACE_MS, type LockHolder } from '../../src/files/exclusive-lock.js';
 import { smallDisk, type SmallDisk } from '../support/small-disk.js';
+import { notOnWindows, ON_WINDOWS, onWindows } from '../support/prerequisites.js';
 
 /*
  * The one lock every file with one writer uses (#24 items 1, 8, 15): a holder that is alive is
@@ -92,7 +93,8 @@ describe('acquireLock', () => {
     held.release();
   });
 
-  it.skipIf(process.platform !== 'linux')('a live pid that started later than the holder is another process: the lock is taken', () => {
+  it.skipIf(process.platform !== 'linux' && !onWindows)('a live pid that started later than the holder is another process: the lock is taken', () => {
+    notOnWindows(ON_WINDOWS.procStart);
     const { lock } = lockIn();
     const child = liveChild();
     writeFileSync(lock, JSON.stringify({ pid: child.pid, host: hostname(), start: String(Number(startOf(child.pid!)) - 1) }));
@@ -101,7 +103,8 @@ describe('acquireLock', () => {
     expect(taken.map((h) => h?.pid)).toEqual([child.pid]);
   });
 
-  it.skipIf(process.platform !== 'linux')('a holder of an earlier boot is gone, even if its pid runs now', () => {
+  it.skipIf(process.platform !== 'linux' && !onWindows)('a holder of an earlier boot is gone, even if its pid runs now', () => {
+    notOnWindows(ON_WINDOWS.procStart);
     const { lock } = lockIn();
     writeFileSync(lock, JSON.stringify({ pid: process.ppid, host: hostname(), boot: '00000000-0000-0000-0000-000000000000' }));
     const taken: (LockHolder | null)[] = [];
@@ -179,6 +182,7 @@ describe('lockForOneWriter', () => {
   });
 
   it('two names of one file (a symlink) share one lock', () => {
+    notOnWindows(ON_WINDOWS.symlink);
     const { dir } = lockIn();
     const file = join(dir, 'log.jsonl');
     writeFileSync(file, '');

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MakeDirectoryError, makeDirectory } from '../../src/files/make-directory.js';
 import { smallDisk, type SmallDisk } from '../support/small-disk.js';
+import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 
 /*
  * makeDirectory names the real cause and the level that failed (#24.15): Node's recursive mkdir
@@ -29,6 +30,7 @@ function failure(fn: () => unknown): MakeDirectoryError {
 
 describe('makeDirectory', () => {
   it('makes the missing levels, the last one with exactly the mode asked for, and says whether it made it', () => {
+    notOnWindows(ON_WINDOWS.modes);
     const dir = join(root, 'a', 'b', 'c');
     expect(makeDirectory(dir, 0o700)).toBe(true);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
@@ -37,6 +39,7 @@ describe('makeDirectory', () => {
   });
 
   it('leaves the mode of a directory that was there', () => {
+    notOnWindows(ON_WINDOWS.modes);
     const dir = join(root, 'open');
     mkdirSync(dir, { mode: 0o755 });
     expect(makeDirectory(dir, 0o700)).toBe(false);

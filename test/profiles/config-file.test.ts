@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { CliError, UsageError } from '../../src/errors/cli-error.js';
 import { configFilePath, readConfigFile, writeConfigFile, type ConfigFile } from '../../src/profiles/config-file.js';
 import { smallDisk, type SmallDisk } from '../support/small-disk.js';
 import { manyProfiles, modeOf, tempEnv, thrown } from './temp-env.js';
+import { notOnWindows, ON_WINDOWS, onWindows } from '../support/prerequisites.js';
 
 let disk: SmallDisk | undefined;
 afterAll(() => disk?.remove());
@@ -28,6 +29,7 @@ describe('where the config file lives', () => {
   });
 
   it('falls back to ~/.config when XDG_CONFIG_HOME is unset or relative', () => {
+    notOnWindows(ON_WINDOWS.homeDefaults);
     const t = tempEnv();
     expect(configFilePath({ HOME: t.root })).toBe(join(t.root, '.config', 'fraudctl', 'config.json'));
     expect(configFilePath({ HOME: t.root, XDG_CONFIG_HOME: 'relative/dir' })).toBe(join(t.root, '.config', 'fraudctl', 'config.json'));
@@ -145,6 +147,7 @@ describe('readConfigFile', () => {
 
 describe('writeConfigFile', () => {
   it('creates the directory with mode 0700 and the file with mode 0600', () => {
+    notOnWindows(ON_WINDOWS.modes);
     const t = tempEnv();
     writeConfigFile(t.env, prod);
     expect(modeOf(t.configDir)).toBe(0o700);
@@ -152,6 +155,7 @@ describe('writeConfigFile', () => {
   });
 
   it('leaves the file at 0600 when a 0644 one was there before', () => {
+    notOnWindows(ON_WINDOWS.modes);
     const t = tempEnv();
     writeRaw(t.configPath, { profiles: {} });
     chmodSync(t.configPath, 0o644);
@@ -161,6 +165,7 @@ describe('writeConfigFile', () => {
   });
 
   it('does not change the mode of a directory that already existed', () => {
+    notOnWindows(ON_WINDOWS.modes);
     const t = tempEnv();
     mkdirSync(t.configDir, { mode: 0o755 });
     chmodSync(t.configDir, 0o755);
@@ -219,6 +224,7 @@ describe('writeConfigFile', () => {
   });
 
   it('follows a symlinked config.json: the link stays, its target gets the new content at 0600', () => {
+    notOnWindows(ON_WINDOWS.symlink);
     const t = tempEnv();
     const dotfiles = join(t.root, 'dotfiles');
     mkdirSync(dotfiles);
@@ -242,7 +248,9 @@ describe('writeConfigFile', () => {
  * exactly as it was. (The device is one this test makes, never the machine's /dev/null.)
  */
 describe('writeConfigFile and what config.json is', () => {
-  const isRoot = process.getuid?.() === 0;
+  beforeEach(() => notOnWindows(`${ON_WINDOWS.symlink}; and FIFOs, devices and other users' files are POSIX`));
+  // On Windows each is skipped by the line above, saying why.
+  const isRoot = process.getuid?.() === 0 || onWindows;
 
   function linkTo(t: ReturnType<typeof tempEnv>, target: string): void {
     mkdirSync(t.configDir, { recursive: true });

@@ -16,6 +16,7 @@ import {
 import { readConfigFile, writeConfigFile } from '../../src/profiles/config-file.js';
 import { resolveSettings } from '../../src/profiles/settings.js';
 import { modeOf, tempEnv, thrown } from './temp-env.js';
+import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 
 const PROD_KEY = 'prod-secret-key-0123456789ABCD';
 const STAGING_KEY = 'staging-secret-key-99887766';
@@ -155,6 +156,7 @@ describe('a new base URL for a profile with a stored key (keyMoveOf)', () => {
 
 describe('setSetting', () => {
   it('creates the file (0600, directory 0700) and the profile', () => {
+    notOnWindows(ON_WINDOWS.modes);
     const t = tempEnv();
     setSetting(t.env, 'prod', 'base-url', 'https://fraud.example.com/');
     expect(modeOf(t.configPath)).toBe(0o600);
@@ -172,6 +174,7 @@ describe('setSetting', () => {
   });
 
   it('makes a 0644 file 0600 again', () => {
+    notOnWindows(ON_WINDOWS.modes);
     const t = configured();
     chmodSync(t.configPath, 0o644);
     setSetting(t.env, 'prod', 'retries', '2');
@@ -263,6 +266,7 @@ describe('unsetSetting', () => {
 
 describe('useProfile', () => {
   it('makes a profile the active one', () => {
+    notOnWindows(ON_WINDOWS.modes);
     const t = configured();
     useProfile(t.env, 'staging');
     expect(readConfigFile(t.env).activeProfile).toBe('staging');
@@ -295,6 +299,7 @@ describe('useProfile', () => {
 
 describe('saveApiKey', () => {
   it('stores the key and the URL in a new profile, file 0600', () => {
+    notOnWindows(ON_WINDOWS.modes);
     const t = tempEnv();
     saveApiKey(t.env, 'prod', PROD_KEY, 'https://fraud.example.com/');
     expect(readConfigFile(t.env).profiles.prod).toEqual({ baseUrl: 'https://fraud.example.com', apiKey: PROD_KEY });
@@ -303,6 +308,7 @@ describe('saveApiKey', () => {
   });
 
   it('replaces the key of an existing profile and keeps its other settings; a 0644 file becomes 0600', () => {
+    notOnWindows(ON_WINDOWS.modes);
     const t = configured();
     chmodSync(t.configPath, 0o644);
     saveApiKey(t.env, 'prod', 'rotated-key-000000001111');

@@ -7,6 +7,7 @@ import { readConfigFile, writeConfigFile } from '../../src/profiles/config-file.
 import { jsonForTerminal, terminalSafe } from '../../src/render/terminal-text.js';
 import { ACTIVE, hostileJson, hostileString } from '../render/hostile-text.js';
 import { tempEnv } from '../profiles/temp-env.js';
+import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 
 /*
  * Properties of what takes untrusted input (issue 11): the terminal sanitiser, jsonForTerminal,
@@ -132,6 +133,7 @@ describe('the config loader', () => {
   });
 
   it('warns when others may read the file, and not when it is 0600', () => {
+    notOnWindows(ON_WINDOWS.modes);
     const t = tempEnv();
     writeConfigFile(t.env, { profiles: Object.create(null) as Record<string, object> });
     const warnings: string[] = [];

@@ -5,6 +5,7 @@ import { headerText, prepareResume } from '../../src/batch/results-file.js';
 import { formatResult, readLineResult, type LineResult } from '../../src/submit-batch/line-result.js';
 import { openRejects } from '../../src/submit-batch/rejects-file.js';
 import { tempDir } from '../support/sandbox.js';
+import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 
 /*
  * The rejects file brought in line with the results on --resume: its lines are those of the
@@ -20,6 +21,7 @@ const header = headerText({ command: 'submit', service: 'http://x', options: { r
 
 describe('openRejects on --resume', () => {
   it('keeps the lines of results that stay without a decision, drops those of FAILED results (done again) and a last line whose result was never written', async () => {
+    notOnWindows(ON_WINDOWS.modes);
     const out = join(tmp.dir, 'out.jsonl');
     writeFileSync(out, [header, result(1, 'DECIDED'), result(2, 'REJECTED'), result(3, 'FAILED'), result(4, 'UNKNOWN'), result(5, 'FAILED')].join('\n') + '\n');
     const rejects = join(tmp.dir, 'rejects.jsonl');

@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultSandboxConfig, keyDigest, loadSandboxConfig } from '../../../src/sandbox/config/sandbox-config.js';
 import { compileRules } from '../../../src/sandbox/scoring/rules.js';
@@ -43,7 +43,7 @@ describe('loadSandboxConfig', () => {
     ['two merchants with one key', { merchants: [{ id: 'a', apiKey: 'same-key-123' }, { id: 'b', apiKey: 'same-key-123' }] }, /share one API key/],
     ['two merchants with one id', { merchants: [{ id: 'shop', apiKey: 'shop-key-aaaa' }, { id: 'shop', apiKey: 'shop-key-bbbb' }] }, /merchant id shop appears twice/],
   ])('refuses a config that is %s, saying what is wrong', (name, content, message) => {
-    const path = typeof content === 'string' && content.startsWith('/') ? content : file(`${name}.json`, content);
+    const path = typeof content === 'string' && isAbsolute(content) ? content : file(`${name}.json`, content);
     let error: unknown;
     try {
       loadSandboxConfig(path, {});

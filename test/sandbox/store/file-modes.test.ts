@@ -1,7 +1,8 @@
 import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { startSandbox } from '../../../src/sandbox/serve.js';
+import { describeNotOnWindows, ON_WINDOWS } from '../../support/prerequisites.js';
 import { send, tempDir } from '../../support/sandbox.js';
 
 /*
@@ -25,7 +26,7 @@ async function storeOneEvent(dbPath: string, dbInOwnDirectory: boolean): Promise
   }
 }
 
-describe.skipIf(process.platform === 'win32')('database file modes', () => {
+describeNotOnWindows(ON_WINDOWS.modes, 'database file modes', () => {
   it('creates the data directory 0700 and the database, -wal and -shm 0600', async () => {
     const dir = join(tmp.dir, 'fresh', 'fraudctl');
     expect(await storeOneEvent(join(dir, 'sandbox.db'), true)).toEqual({ db: 0o600, wal: 0o600, shm: 0o600 });

@@ -9,6 +9,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { KEEP_BYTES, openInput as openInputOf, type BatchInput, type InputRecord, type SingleInput } from '../../../src/submit-batch/input-records/open-input.js';
 import { CliError, ExitCode, UsageError } from '../../../src/errors/cli-error.js';
 import { descriptorsOn as fdsOn } from '../../support/open-files.js';
+import { notOnWindows, ON_WINDOWS, onWindows } from '../../support/prerequisites.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'fraudctl-input-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -143,14 +144,16 @@ describe('openInput: one event or a batch', () => {
   it.each([
     ['no such file', () => join(dir, 'missing.jsonl'), /^no such file: .*missing\.jsonl$/],
     ['a directory', () => dir, /is a directory/],
-    ['a path through a file', () => join(file('plain.json', '{}'), 'x.jsonl'), /^cannot read .*: ENOTDIR/],
+    // Windows says a path through a file does not exist (ENOENT), where POSIX says ENOTDIR.
+    ['a path through a file', () => join(file('plain.json', '{}'), 'x.jsonl'), onWindows ? /^no such file: .*x\.jsonl$/ : /^cannot read .*: ENOTDIR/],
   ])('%s: a usage error', async (_what, path, message) => {
     const error = await errorOf(openInput(path(), noStdin, { batch: false }));
     expect(error).toBeInstanceOf(UsageError);
     expect(error.message).toMatch(message);
   });
 
-  it.skipIf(process.getuid?.() === 0 || process.platform === 'win32')('an unreadable file: a usage error with the code', async () => {
+  it.skipIf(process.getuid?.() === 0)('an unreadable file: a usage error with the code', async () => {
+    notOnWindows(ON_WINDOWS.modes);
     const path = file('secret.jsonl', '{}\n');
     chmodSync(path, 0o200);
     const error = await errorOf(openInput(path, noStdin, { batch: false }));
