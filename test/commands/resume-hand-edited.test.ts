@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { makeLines, readResults } from '../support/batch-events.js';
-import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 
 /*
  * Results files edited by hand, then --resume (issue 24.13): a line twice, a line past the end
@@ -57,7 +56,6 @@ describe('--resume of a results file edited by hand', () => {
   });
 
   it('a byte order mark (an editor saved the file): refused saying so and how to remove it; the command given removes it and the resume works', async () => {
-    notOnWindows(ON_WINDOWS.sedHint);
     const { dir, input, out } = await finished('bom', 3);
     writeFileSync(out, `\uFEFF${readFileSync(out, 'utf8')}`);
     const result = await cli.run(['submit', input, '--out', out, '--resume']);

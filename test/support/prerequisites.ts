@@ -113,7 +113,6 @@ export const ON_WINDOWS = {
   symlink: 'symbolic links: making one on Windows needs administrator rights or Developer Mode',
   homeDefaults: 'the POSIX default under HOME; on Windows it is %APPDATA% or %LOCALAPPDATA% (test/paths/xdg-paths.test.ts)',
   procStart: "a process's start time and the boot id, read from /proc: Linux only",
-  sedHint: 'runs the hint that removes a byte order mark, a sed command: there is no sed on Windows',
 } as const;
 
 /** A describe block whose every test cannot run on Windows (notOnWindows). */
