@@ -7,6 +7,7 @@ import { cliEnv, runCli } from '../support/cli.js';
 import { DEMO_KEY, startTestSandbox, tempDir, type TestSandbox } from '../support/sandbox.js';
 import { listen } from '../support/listen.js';
 import { makeTestPki, startTlsServer, type TestPki, type TlsServer } from '../support/certificates.js';
+import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 
 /*
  * `fraudctl doctor` against the real sandbox (embedded and served), and against servers that
@@ -156,6 +157,7 @@ describe('fraudctl doctor', () => {
  */
 describe('doctor and the permissions of the config', () => {
   it('a 0777 config directory and a 0644 config file: ✗ each with its chmod, exit 1; the chmods fix them', async () => {
+    notOnWindows(ON_WINDOWS.modes);
     const configHome = join(tmp.dir, 'my config');
     const dir = join(configHome, 'fraudctl');
     mkdirSync(dir, { recursive: true });
@@ -177,6 +179,7 @@ describe('doctor and the permissions of the config', () => {
   });
 
   it('a group-writable directory is ✗ too; a directory not made yet is only noted', async () => {
+    notOnWindows(ON_WINDOWS.modes);
     const configHome = join(tmp.dir, 'group');
     mkdirSync(join(configHome, 'fraudctl'), { recursive: true });
     chmodSync(join(configHome, 'fraudctl'), 0o770);

@@ -5,6 +5,7 @@ import { startSandbox } from '../../src/sandbox/serve.js';
 import { cliEnv, runCli } from '../support/cli.js';
 import { send, tempDir } from '../support/sandbox.js';
 import { smallDisk, type SmallDisk } from '../support/small-disk.js';
+import { shellCommand } from '../../src/render/shell-command.js';
 
 /*
  * The embedded sandbox's database as commands meet it (#24.15): a damaged file, a full disk, a
@@ -38,7 +39,7 @@ describe('a damaged sandbox database', () => {
     const path = await damagedDatabase(dataHome);
     const result = await runCli(['show', 'dmg-1'], { env: env(dataHome) });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`error: the sandbox database ${path} is damaged, or not a SQLite database (SQLITE_CORRUPT)\nthe sandbox starts empty once it is put aside: mv ${join(dataHome, 'fraudctl')} ${join(dataHome, 'fraudctl')}.old\n`);
+    expect(result.stderr).toContain(`error: the sandbox database ${path} is damaged, or not a SQLite database (SQLITE_CORRUPT)\nthe sandbox starts empty once it is put aside: ${shellCommand(['mv', join(dataHome, 'fraudctl'), `${join(dataHome, 'fraudctl')}.old`])}\n`);
     expect(result.stderr).not.toContain('INTERNAL_ERROR');
   });
 

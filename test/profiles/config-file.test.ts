@@ -7,6 +7,7 @@ import { configFilePath, readConfigFile, writeConfigFile, type ConfigFile } from
 import { smallDisk, type SmallDisk } from '../support/small-disk.js';
 import { manyProfiles, modeOf, tempEnv, thrown } from './temp-env.js';
 import { notOnWindows, ON_WINDOWS, onWindows } from '../support/prerequisites.js';
+import { shellCommand } from '../../src/render/shell-command.js';
 
 let disk: SmallDisk | undefined;
 afterAll(() => disk?.remove());
@@ -82,7 +83,7 @@ describe('readConfigFile', () => {
     const error = thrown(() => readConfigFile(t.env));
     expect(error).toBeInstanceOf(UsageError);
     expect(error.message).toBe(`config file ${t.configPath} is a directory, not a file`);
-    expect(error.hint).toBe(`move it away (mv ${t.configPath} ${t.configPath}.old) and try again`);
+    expect(error.hint).toBe(`move it away (${shellCommand(['mv', t.configPath, `${t.configPath}.old`])}) and try again`);
   });
 
   it.each([
@@ -339,7 +340,7 @@ describe('writeConfigFile and what config.json is', () => {
     mkdirSync(t.configDir);
     execFileSync('mkfifo', [t.configPath]);
     const error = refused(t, new RegExp(`^config file ${t.configPath} is a named pipe \\(FIFO\\), not a file`));
-    expect(error.hint).toBe(`move it away (mv ${t.configPath} ${t.configPath}.old) and try again`);
+    expect(error.hint).toBe(`move it away (${shellCommand(['mv', t.configPath, `${t.configPath}.old`])}) and try again`);
     expect(statSync(t.configPath).isFIFO()).toBe(true);
   });
 });

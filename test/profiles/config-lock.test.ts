@@ -8,6 +8,7 @@ import { CliError } from '../../src/errors/cli-error.js';
 import { readConfigFile, updateConfigFile } from '../../src/profiles/config-file.js';
 import { tempEnv } from './temp-env.js';
 import { smallDisk, type SmallDisk } from '../support/small-disk.js';
+import { shellCommand } from '../../src/render/shell-command.js';
 
 /* The lock around each read-modify-write of the config file: exclusive, released, stale locks taken over. */
 
@@ -43,7 +44,7 @@ describe('withFileLock', () => {
     try {
       withFileLock(lock, () => 'ran', 20);
     } catch (e) {
-      expect((e as CliError).hint).toBe(`try again; if no fraudctl runs there any more: rm ${lock}`);
+      expect((e as CliError).hint).toBe(`try again; if no fraudctl runs there any more: ${shellCommand(['rm', lock])}`);
     }
   });
 

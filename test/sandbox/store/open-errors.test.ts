@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CliError } from '../../../src/errors/cli-error.js';
 import { openDatabase, SCHEMA_VERSION } from '../../../src/sandbox/store/database.js';
 import { tempDir } from '../../support/sandbox.js';
+import { shellCommand } from '../../../src/render/shell-command.js';
 
 /*
  * A sandbox database that cannot be used (#24.15) is named in the error, with what to do:
@@ -33,7 +34,7 @@ describe('opening a sandbox database that cannot be used', () => {
     writeFileSync(path, 'these are not the bytes of a SQLite database, but they are long enough to look like a header to nobody');
     const error = failure(() => openDatabase(path, { ownsDirectory: true }));
     expect(error.message).toBe(`the sandbox database ${path} is damaged, or not a SQLite database (SQLITE_NOTADB)`);
-    expect(error.hint).toBe(`the sandbox starts empty once it is put aside: mv ${dir} ${dir}.old`);
+    expect(error.hint).toBe(`the sandbox starts empty once it is put aside: ${shellCommand(['mv', dir, `${dir}.old`])}`);
     execFileSync('sh', ['-c', error.hint!.slice(error.hint!.indexOf('mv '))]);
     const fresh = openDatabase(path, { ownsDirectory: true });
     await fresh.close();
@@ -57,7 +58,7 @@ describe('opening a sandbox database that cannot be used', () => {
     db.close();
     const error = failure(() => openDatabase(path, { ownsDirectory: true }));
     expect(error.message).toBe(`the sandbox database ${path} was made by a newer fraudctl (schema version ${SCHEMA_VERSION + 8}, newer than this fraudctl's ${SCHEMA_VERSION}): it was not changed`);
-    expect(error.hint).toBe(`use that fraudctl with it; the sandbox starts empty once it is put aside: mv ${dir} ${dir}.old`);
+    expect(error.hint).toBe(`use that fraudctl with it; the sandbox starts empty once it is put aside: ${shellCommand(['mv', dir, `${dir}.old`])}`);
     const again = new Database(path);
     expect((again.prepare('PRAGMA user_version').get() as { user_version: number }).user_version).toBe(SCHEMA_VERSION + 8);
     again.close();
