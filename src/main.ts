@@ -39,7 +39,7 @@ export async function main(argv: readonly string[], context: CliContext): Promis
   useSymbolsFor(context.env, process.platform);
   // And every hint is written for the shell it will be pasted into (POSIX, PowerShell, cmd.exe).
   try {
-    useShellFor(context.env, process.platform);
+    useShellFor(context.env, context.platform ?? process.platform);
   } catch (error) {
     context.stderr.write(`${describe(error, false).message}\n`);
     return ExitCode.USAGE;
