@@ -9,7 +9,7 @@ import { completionValues } from '../completion/completion-values.js';
  * Hidden, for the completion scripts (src/completion/), as gh's `__complete`:
  * - `fraudctl __complete profiles`: the values that change (profile names), which the bash, zsh
  *   and fish scripts ask for each time Tab is pressed;
- * - `fraudctl __complete words :WORD…`: what can replace the last word, given the words typed
+ * - `fraudctl __complete words :WORD...`: what can replace the last word, given the words typed
  *   after `fraudctl` (each with a leading ':', the last the one being typed, `:` when empty), for
  *   PowerShell's script, which leaves the rules to fraudctl. One candidate a line; none when the
  *   shell should complete a file name.

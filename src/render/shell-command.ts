@@ -9,12 +9,12 @@ import { UsageError } from '../errors/cli-error.js';
  *   expanded (`$`, backtick); a quote inside is doubled, typographic single quotes too, which
  *   PowerShell takes for `'`. A quoted first word is a string, not a command, so `&` calls it.
  * - `cmd` (cmd.exe): each word is quoted as the program will split its command line (the
- *   Microsoft C runtime's rules: "…", `\"` for a quote, backslashes before a quote doubled),
+ *   Microsoft C runtime's rules: "...", `\"` for a quote, backslashes before a quote doubled),
  *   then every cmd.exe metacharacter of it, the quotes included, is escaped with `^`, so cmd.exe
  *   never enters or leaves a quoted part and passes the line on exactly; a `%` is followed by a
  *   `^`, which stops `%NAME%` from being expanded at the prompt (and is then removed).
  * Known limits, which no quoting removes: a word holding `"` reaches a program through Windows
- * PowerShell 5.1 (and 7.0–7.2) without its quote (their legacy argument passing), and through an
+ * PowerShell 5.1 (and 7.0 to 7.2) without its quote (their legacy argument passing), and through an
  * npm `.cmd` shim, which re-reads the line, split; an empty word is dropped by those
  * PowerShells; cmd.exe cannot take a line break in a word. The hints' words are paths, profile
  * names, ids and flags, which have none of these in practice.
