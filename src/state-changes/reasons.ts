@@ -28,8 +28,17 @@ export function withReason(reason: string | null, comments: string | null | unde
 }
 
 /** The codes that apply to a change to `target` (undefined/null: no change of state, only a comment: the codes for any change). */
-function codesFor(rules: ReasonRules, target: string | null | undefined): string[] {
+export function codesFor(rules: ReasonRules, target: string | null | undefined): string[] {
   return rules.reasons.filter((r) => r.states === null || (target != null && r.states.includes(target))).map((r) => r.code);
+}
+
+/**
+ * What to run when a profile lacks the codes a change needs: two commands that work as written
+ * (a `config set reasons` line with placeholders would fail, and with real codes would replace
+ * the team's list): the list as it is, and the format to add to it.
+ */
+export function reasonsHint(profile: string): string {
+  return `see the profile's codes: ${shellCommand(['fraudctl', 'config', 'get', 'reasons', '--profile', profile])}; how to add one: fraudctl help config`;
 }
 
 /**
@@ -39,7 +48,7 @@ function codesFor(rules: ReasonRules, target: string | null | undefined): string
  */
 export function checkedReason(rules: ReasonRules, typed: string | undefined, target: string | null | undefined): string | null {
   const profile = JSON.stringify(rules.profile);
-  const listHint = `set them with: ${shellCommand(['fraudctl', 'config', 'set', 'reasons', 'CODE,CODE', '--profile', rules.profile])}`;
+  const listHint = reasonsHint(rules.profile);
   if (typed === undefined) {
     if (!rules.requireReason || target == null) return null;
     const codes = codesFor(rules, target);
