@@ -1,9 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, cliEnv, runCli } from '../support/cli.js';
 import { tempDir } from '../support/sandbox.js';
+
+/** An event the embedded sandbox screens (the README's first example). */
+const EXAMPLE = fileURLToPath(new URL('../../examples/review.json', import.meta.url));
 
 /*
  * Hints written for the shell they are pasted into, as processes: FRAUDCTL_SHELL picks the
@@ -60,11 +64,14 @@ function inCmd(line: string, env: NodeJS.ProcessEnv): { status: number | null; s
 }
 
 describe.skipIf(!onWindows)(`hints of real failing commands, run by cmd.exe${onWindows ? '' : ' (skipped: needs Windows: cmd.exe, in the Windows job, .ci/windows)'}`, () => {
-  /** The environment of a cmd.exe window: no FRAUDCTL_SHELL, no PowerShell module folder of the user, so the shell is found to be cmd.exe. */
+  /**
+   * The environment of a cmd.exe window, so that the shell is found to be cmd.exe: no
+   * FRAUDCTL_SHELL, no PowerShell module folder of the user, and none of the variables of a POSIX
+   * shell (Wine hands Windows programs the Linux environment, SHELL=/bin/bash included).
+   */
   const cmdWindow = (env: NodeJS.ProcessEnv, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => {
     const out: NodeJS.ProcessEnv = { ...process.env, ...env, ...extra };
-    delete out.FRAUDCTL_SHELL;
-    delete out.PSModulePath;
+    for (const name of ['FRAUDCTL_SHELL', 'PSModulePath', 'SHELL', 'MSYSTEM']) delete out[name];
     return out;
   };
   const fraudctl = (...args: string[]) => [process.execPath, BIN].map((p) => `"${p}"`).concat(args).join(' ');
@@ -79,17 +86,22 @@ describe.skipIf(!onWindows)(`hints of real failing commands, run by cmd.exe${onW
     expect(after.stdout.trim(), after.stderr).toBe('https://staging.example.com');
   });
 
-  it('a lock left by another host, in a folder with a space, & and %: the printed del removes it, and the command then works', async () => {
-    const { env, config } = await twoProfiles('lock');
-    const lock = join(config, 'fraudctl', 'config.json.lock');
-    writeFileSync(lock, JSON.stringify({ pid: 1, host: 'another-host' }));
-    const locked = await runCli(['config', 'set', 'timeout', '5', '--profile', 'prod'], { env: cmdWindow(env) });
-    expect(locked.code).toBe(1);
+  it('a results file locked by a run on another host, in a folder with a space, & and %: the printed del removes the lock, and the run then goes', async () => {
+    const dir = join(tmp.dir, 'batch a&b 50%');
+    mkdirSync(dir);
+    const out = join(dir, 'results.jsonl');
+    writeFileSync(`${out}.lock`, JSON.stringify({ pid: 1, host: 'another-host' }));
+    const env = cmdWindow(cliEnv({ XDG_CONFIG_HOME: join(dir, 'config'), XDG_DATA_HOME: join(dir, 'data') }));
+    const submit = ['submit', EXAMPLE, '--out', out];
+    const locked = await runCli(submit, { env });
+    expect(locked.code, locked.stderr).toBe(2);
     const hint = /any more: (.*)$/m.exec(locked.stderr)?.[1];
-    expect(hint).toMatch(/^del \^".*a\^&b 50%\^.*config\.json\.lock\^"$/);
-    const removed = inCmd(hint!, cmdWindow(env));
+    expect(hint).toBe(`del ^"${dir.replace('&', '^&').replace('%', '%^')}\\results.jsonl.lock^"`);
+    const removed = inCmd(hint!, env);
     expect(removed.status, removed.stderr).toBe(0);
-    expect(existsSync(lock)).toBe(false);
-    expect((await runCli(['config', 'set', 'timeout', '5', '--profile', 'prod'], { env: cmdWindow(env) })).code).toBe(0);
+    expect(existsSync(`${out}.lock`)).toBe(false);
+    const again = await runCli(submit, { env, timeoutMs: 60_000 });
+    expect(again.code, again.stderr).toBe(0);
+    expect(readFileSync(out, 'utf8')).toContain('"outcome":"DECIDED"');
   });
 });
