@@ -179,3 +179,17 @@ export function diskFreeCommand(dir: string, dialect: ShellDialect = chosen): st
   if (dialect === 'cmd') return `dir ${cmdWord(dir)}`;
   return `df -h ${posixWord(dir)}`;
 }
+
+/**
+ * Removes a UTF-8 byte order mark from the start of a file, in place. PowerShell has no sed:
+ * .NET's File.ReadAllText takes the mark off and WriteAllText writes UTF-8 without one (both
+ * documented so), through the full path (.NET resolves a relative one against the process's
+ * folder, not PowerShell's). cmd.exe has no way of its own: it runs that through powershell.exe,
+ * the command quoted as one argument.
+ */
+export function stripByteOrderMarkCommand(path: string, dialect: ShellDialect = chosen): string {
+  const dotnet = `$p = Convert-Path -LiteralPath ${powershellWord(path)}; [IO.File]::WriteAllText($p, [IO.File]::ReadAllText($p))`;
+  if (dialect === 'powershell') return dotnet;
+  if (dialect === 'cmd') return `powershell -NoProfile -Command ${cmdWord(dotnet)}`;
+  return `sed -i '1s/^\\xEF\\xBB\\xBF//' ${posixWord(path)}`;
+}

@@ -56,6 +56,31 @@ describe('FRAUDCTL_SHELL: the dialect of every hint', () => {
 
 const onWindows = process.platform === 'win32';
 
+describe.skipIf(onWindows)(`a results file an editor saved with a byte order mark${onWindows ? ' (skipped: not on Windows: needs sh, a POSIX program)' : ''}`, () => {
+  it('--resume refuses it; the printed command takes the mark off (PowerShell: through .NET), and --resume then goes on', async () => {
+    const dir = join(tmp.dir, 'bom in a folder');
+    mkdirSync(dir);
+    const out = join(dir, 'results.jsonl');
+    const env = cliEnv({ XDG_CONFIG_HOME: join(dir, 'config'), XDG_DATA_HOME: join(dir, 'data') });
+    const submit = ['submit', EXAMPLE, '--out', out, '--resume'];
+    expect((await runCli(['submit', EXAMPLE, '--out', out], { env })).code).toBe(0);
+    writeFileSync(out, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), readFileSync(out)]));
+
+    const powershell = await runCli(submit, { env: { ...env, FRAUDCTL_SHELL: 'powershell' } });
+    expect(powershell.code).toBe(2);
+    expect(powershell.stderr).toContain(`remove it: $p = Convert-Path -LiteralPath '${out}'; [IO.File]::WriteAllText($p, [IO.File]::ReadAllText($p))\n`);
+
+    const refused = await runCli(submit, { env });
+    expect(refused.code).toBe(2);
+    const hint = /^remove it: (.*)$/m.exec(refused.stderr)?.[1];
+    expect(hint).toBe(`sed -i '1s/^\\xEF\\xBB\\xBF//' '${out}'`);
+    spawnSync('sh', ['-c', hint!], { stdio: 'ignore' });
+    expect(readFileSync(out).subarray(0, 3)).not.toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
+    const resumed = await runCli(submit, { env });
+    expect(resumed.code, resumed.stderr).toBe(0);
+  });
+});
+
 /** Runs a line in cmd.exe as if typed at its prompt (`/s /c "…"`: the line as it is, the outer quotes taken off). */
 function inCmd(line: string, env: NodeJS.ProcessEnv): { status: number | null; stdout: string; stderr: string } {
   const result = spawnSync(process.env.ComSpec ?? 'cmd.exe', ['/d', '/s', '/c', `"${line}"`], { env, encoding: 'utf8', windowsVerbatimArguments: true, timeout: 60_000 });

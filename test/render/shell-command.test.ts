@@ -10,6 +10,7 @@ import {
   shellCommand,
   shellDialectFor,
   shellWord,
+  stripByteOrderMarkCommand,
   unsetEnvCommand,
   useShellFor,
   type ShellDialect,
@@ -89,6 +90,15 @@ const HINTS: [string, (dialect: ShellDialect) => string, () => Record<ShellDiale
     () => ({ sh: `mv /tmp/config.json /tmp/config.json.old`, powershell: `Move-Item -LiteralPath /tmp/config.json -Destination /tmp/config.json.old`, cmd: `move /tmp/config.json /tmp/config.json.old` }),
   ],
   ['show two files', (d) => listFilesCommand(['/d', 'a b'], d), () => ({ sh: `ls -ld /d 'a b'`, powershell: `Get-Item -LiteralPath /d, 'a b'`, cmd: `dir /d ^"a b^"` })],
+  [
+    'take a byte order mark off a file',
+    (d) => stripByteOrderMarkCommand('C:\\Users\\Ann Lee\\results.jsonl', d),
+    () => ({
+      sh: `sed -i '1s/^\\xEF\\xBB\\xBF//' 'C:\\Users\\Ann Lee\\results.jsonl'`,
+      powershell: `$p = Convert-Path -LiteralPath 'C:\\Users\\Ann Lee\\results.jsonl'; [IO.File]::WriteAllText($p, [IO.File]::ReadAllText($p))`,
+      cmd: `powershell -NoProfile -Command ^"$p = Convert-Path -LiteralPath 'C:\\Users\\Ann Lee\\results.jsonl'; [IO.File]::WriteAllText^($p, [IO.File]::ReadAllText^($p^)^)^"`,
+    }),
+  ],
   ['how full a disk is', (d) => diskFreeCommand('D:\\x y', d), () => ({ sh: `df -h 'D:\\x y'`, powershell: `Get-Volume -FilePath 'D:\\x y'`, cmd: `dir ^"D:\\x y^"` })],
 ];
 
