@@ -78,7 +78,7 @@ describe('the terminal when stdin is not one', () => {
   });
 
   // On Windows itself CONIN$ is the real console, which may open: the refusal is shown where it is only a name.
-  it.skipIf(process.platform === 'win32')(`review's error names the device that could not be opened: CONIN$ on Windows, not /dev/tty${process.platform === 'win32' ? ' (skipped: needs a platform where CONIN$ is not a device)' : ''}`, async () => {
+  it.skipIf(process.platform === 'win32')(`review's error names the device that could not be opened: CONIN$ on Windows, not /dev/tty${process.platform === 'win32' ? ' (skipped: not on Windows: CONIN$ is the real console there)' : ''}`, async () => {
     const refusal = async (platform: NodeJS.Platform) => {
       const session = { context: contextOn(platform), globals: { input: true } } as unknown as Session;
       const error = await runReview(session, ['evt_1'], { claim: false }).then(
