@@ -45,7 +45,9 @@ const SHARED_CACHE = join(tmpdir(), `fraudctl-test-cache-${process.getuid?.() ??
 const HARNESS_NODE_OPTIONS = process.env.FRAUDCTL_TEST_NODE_OPTIONS ? { NODE_OPTIONS: process.env.FRAUDCTL_TEST_NODE_OPTIONS } : {};
 
 export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, NO_COLOR: '1', XDG_CACHE_HOME: SHARED_CACHE, ...HARNESS_NODE_OPTIONS, ...extra };
+  // Hints in POSIX sh on every platform (the suite's expectations are written in it); the tests of
+  // the PowerShell and cmd.exe dialects set FRAUDCTL_SHELL, or remove it to have the shell found.
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, NO_COLOR: '1', XDG_CACHE_HOME: SHARED_CACHE, FRAUDCTL_SHELL: 'sh', ...HARNESS_NODE_OPTIONS, ...extra };
   // A test's own preload (clock-step.ts, peak-memory.ts) comes on top of the harness's.
   if (HARNESS_NODE_OPTIONS.NODE_OPTIONS && extra.NODE_OPTIONS) env.NODE_OPTIONS = `${HARNESS_NODE_OPTIONS.NODE_OPTIONS} ${extra.NODE_OPTIONS}`;
   return env;
