@@ -15,12 +15,12 @@ import { missing } from './prerequisites.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const VITEST = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
 
-function runFixture(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+function runFixture(env: Record<string, string>, fixture = 'needs-tmux'): Promise<{ code: number | null; output: string }> {
   // A PATH with node and nothing else: node's own directory may hold tmux too (/usr/bin).
   const bin = mkdtempSync(join(tmpdir(), 'fraudctl-only-node-'));
   symlinkSync(process.execPath, join(bin, 'node'));
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [VITEST, 'run', '--config', 'test/support/fixtures/vitest.fixture.config.ts'], {
+    const child = spawn(process.execPath, [VITEST, 'run', '--config', 'test/support/fixtures/vitest.fixture.config.ts', fixture], {
       cwd: ROOT,
       env: { PATH: bin, NO_COLOR: '1', ...env },
     });
@@ -53,5 +53,19 @@ describe('prerequisites', () => {
     expect(run.code, run.output).toBe(1);
     expect(run.output).toMatch(/1 failed \| 1 passed/);
     expect(run.output).toContain('needs tmux (Debian package tmux): not found on PATH (FRAUDCTL_REQUIRE_ALL_TESTS=1');
+  });
+
+  it('on Windows, a test that needs what Windows has not is skipped by name with the reason, not failed even with FRAUDCTL_REQUIRE_ALL_TESTS=1', { timeout: 60_000 }, async () => {
+    const run = await runFixture({ FRAUDCTL_REQUIRE_ALL_TESTS: '1' }, 'windows-skips');
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).toMatch(/1 passed \| 2 skipped/);
+    expect(run.output).toContain('Skipped on Windows, by name');
+    expect(run.output).toContain('windows-skips.fixture.ts > sends Ctrl-C to a child: not on Windows: sends a signal to a child');
+    expect(run.output).toContain('windows-skips.fixture.ts > uses a terminal: not on Windows: needs tmux, a POSIX program (Debian package tmux)');
+  });
+
+  it('a skip that gives no reason is listed as such (the Windows job fails on that line)', { timeout: 60_000 }, async () => {
+    const run = await runFixture({}, 'unexplained-skip');
+    expect(run.output).toContain('Skipped without a reason given (1):\n  test/support/fixtures/unexplained-skip.fixture.ts > is skipped for no stated reason');
   });
 });
