@@ -143,6 +143,31 @@ describe('readConfigFile', () => {
   });
 });
 
+describe('readConfigFile: the warning about permissions', () => {
+  it('warns of a config directory others can change and a file others can read, once each', () => {
+    const t = tempEnv();
+    writeConfigFile(t.env, { profiles: { p: { timeoutSeconds: 7 } } });
+    chmodSync(t.configDir, 0o777);
+    chmodSync(t.configPath, 0o666);
+    const warnings: string[] = [];
+    readConfigFile(t.env, { warn: (w) => warnings.push(w), platform: 'linux' });
+    expect(warnings).toEqual([
+      `config directory ${t.configDir} can be changed by any user (mode 0777), who could replace the config and send the API key elsewhere: chmod 700 ${t.configDir}`,
+      `config file ${t.configPath} can be read by other users (mode 0666) and may hold API keys: chmod 600 ${t.configPath}`,
+    ]);
+  });
+
+  it('not on Windows, where Node reports 0666 for every writable file and modes say nothing of who may read it', () => {
+    const t = tempEnv();
+    writeConfigFile(t.env, { profiles: { p: { timeoutSeconds: 7 } } });
+    chmodSync(t.configDir, 0o777);
+    chmodSync(t.configPath, 0o666);
+    const warnings: string[] = [];
+    expect(readConfigFile(t.env, { warn: (w) => warnings.push(w), platform: 'win32' }).profiles.p).toEqual({ timeoutSeconds: 7 });
+    expect(warnings).toEqual([]);
+  });
+});
+
 describe('writeConfigFile', () => {
   it('creates the directory with mode 0700 and the file with mode 0600', () => {
     const t = tempEnv();
