@@ -24,7 +24,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await sb.close();
-  tmp.remove();
+  await tmp.remove();
 });
 
 const env = (extra: Record<string, string> = {}) => cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: `${tmp.dir}/config`, XDG_DATA_HOME: `${tmp.dir}/data`, ...extra });

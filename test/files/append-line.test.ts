@@ -7,9 +7,9 @@ import { smallDisk, type SmallDisk } from '../support/small-disk.js';
 
 const tmp = tempDir('fraudctl-append-');
 let disk: SmallDisk | undefined;
-afterAll(() => {
+afterAll(async () => {
   disk?.remove();
-  tmp.remove();
+  await tmp.remove();
 });
 
 describe('LineAppender', () => {
