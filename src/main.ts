@@ -56,9 +56,9 @@ export async function main(argv: readonly string[], context: CliContext): Promis
  * What ends a command as Ctrl-C does (CliContext.waitForShutdown). On Windows, where Node emits
  * what the console sends as signals: Ctrl-Break is SIGBREAK (elsewhere nothing sends it, and
  * listening for it is harmless), and closing the console window is SIGHUP, the hang-up (Windows
- * ends the process a few seconds later, whatever it is doing: Node's documentation says about
- * 10 s); SIGTERM never comes from outside
- * there (another process's kill is TerminateProcess, which no listener sees).
+ * ends the process a few seconds later, whatever it is doing: about 10 s, Node's documentation
+ * says). SIGTERM never comes from outside there: another process's kill is TerminateProcess,
+ * which no listener sees.
  */
 export const SHUTDOWN_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'];
 
