@@ -2,7 +2,8 @@
 // (the sandbox's Fastify and SQLite, later prompts and tables) out of every other command's start-up.
 import { build } from 'esbuild';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { dirname, relative } from 'node:path';
+import { dirname, relative, resolve, sep } from 'node:path';
+import { parseArgs } from 'node:util';
 import { isBuiltin } from 'node:module';
 
 /*
@@ -66,10 +67,13 @@ const deferUndiciHttp2 = {
   },
 };
 
-await rm(new URL('../dist', import.meta.url), { recursive: true, force: true });
+// --outdir DIR builds elsewhere (test/scripts/build.test.ts compares such a build with dist/).
+const { values: flags } = parseArgs({ options: { outdir: { type: 'string', default: 'dist' } } });
+const outdir = resolve(flags.outdir);
+await rm(outdir, { recursive: true, force: true });
 const result = await build({
   entryPoints: ['src/main.ts'],
-  outdir: 'dist',
+  outdir,
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -106,7 +110,8 @@ for (const file of result.outputFiles) {
     await writeFile(file.path, file.contents);
     continue;
   }
-  const name = relative(process.cwd(), file.path);
+  // The metafile names outputs with forward slashes on every platform, Windows too.
+  const name = relative(process.cwd(), file.path).split(sep).join('/');
   const imports = result.metafile.outputs[name]?.imports ?? [];
   const builtins = new Set(imports.filter((i) => i.external && i.kind === 'import-statement' && isBuiltin(i.path)).map((i) => i.path));
   await writeFile(file.path, rewriteBuiltinImports(file.text, builtins, name));

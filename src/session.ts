@@ -164,7 +164,7 @@ export class Session {
     const hints = settingHints(settings.profile, settings.sources);
     const describe = failureMessages(failureWords({ profile: settings.profile, hints }));
     // A host that does not resolve is said before any refusal of plain http:// to it.
-    await checkTransportResolving(baseUrl, settings.insecureHttp, describe.allowInsecureHttp, this.context.env, hints.url);
+    await checkTransportResolving(baseUrl, settings.insecureHttp, describe, this.context.env);
     const client = new ApiClient({
       baseUrl,
       apiKey,

@@ -1,4 +1,4 @@
-import { fstatSync } from 'node:fs';
+import { fstatSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { open, type FileHandle } from 'node:fs/promises';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
@@ -20,8 +20,10 @@ import { chainPointAfter, GENESIS, lineHash } from './log-chain.js';
  * read the last line's hash, append, release — so the chain stays one whole chain whoever wrote
  * the line before. The file is opened for append (O_APPEND), each line is written whole or not
  * at all (a line the disk took only part of is cut back: src/files/append-line.ts), and a file
- * deleted while open is noticed before the next line. Lines are written in the order the
- * actions happened.
+ * deleted while open is noticed before the next line. A file renamed while open (logrotate
+ * without copytruncate) is followed: the next line goes to a file at the path again (made anew
+ * when rotation left none), which starts its own chain, and the session says so once on stderr.
+ * Lines are written in the order the actions happened.
  *
  * What an auditor needs is that nothing was done to an event that the log does not show. So a
  * change is logged before it is sent, not only after: a line with `outcome: "sending"` goes
@@ -131,8 +133,35 @@ export async function openSessionLog(path: string, context: LogContext, note: (l
       throw new CliError(e.message, full ? ExitCode.FAILURE : ExitCode.USAGE, full ? fileErrorHint({ code: e.code }, dirname(lockPath)) : 'give --log a file in a directory you can write to');
     }
   }
-  const lines = new LineAppender(handle.fd, path);
+  let lines = new LineAppender(handle.fd, path);
   let next = { line: 1, prev: GENESIS };
+  /** Under the lock: when the path no longer names the open file (renamed away), the file at the path from now on. */
+  async function followRename(): Promise<void> {
+    let atPath;
+    try {
+      atPath = statSync(path);
+    } catch (error) {
+      if (errorCode(error) !== 'ENOENT') return; // cannot look: the open file stays the log
+    }
+    let open_;
+    try {
+      open_ = fstatSync(handle.fd);
+    } catch {
+      return; // the append says what is wrong with the open file
+    }
+    if (atPath === undefined && open_.nlink === 0) return; // deleted, not renamed: the append refuses it
+    if (atPath !== undefined && atPath.dev === open_.dev && atPath.ino === open_.ino) return;
+    let fresh: FileHandle;
+    try {
+      fresh = await open(path, 'a+', 0o600);
+    } catch (error) {
+      throw new FileWriteError(path, errorCode(error), `it was renamed while open, and a new one cannot be opened: ${fileErrorCause(error)}`);
+    }
+    await handle.close().catch(() => {});
+    handle = fresh;
+    lines = new LineAppender(handle.fd, path);
+    note(`note: ${path} was renamed while this session wrote to it (rotated?): its next lines go to a new ${path}, which starts its own chain\n`);
+  }
   let queue: Promise<void> = Promise.resolve();
   /** One append under the file's lock: the last line's hash read, the line written whole, the lock released. */
   async function appendNow(entry: LogEntry): Promise<void> {
@@ -140,6 +169,7 @@ export async function openSessionLog(path: string, context: LogContext, note: (l
     try {
       let lead = '';
       if (regular) {
+        await followRename();
         let point;
         try {
           point = chainPointAfter(handle.fd, fstatSync(handle.fd).size);

@@ -13,6 +13,8 @@ export interface LoggedAction {
   from: string | null;
   to: string | null;
   comments?: string | null;
+  /** The reason code of the change (`set-state --reason`, a number key in `review`); absent or null: none. */
+  reason?: string | null;
 }
 
 /** What came back, when anything did: the service's request id and status, and a sentence. */
@@ -34,7 +36,8 @@ export function logEntry(action: LoggedAction, outcome: LogEntry['outcome'], ans
     outcome,
     status: answer.status ?? null,
   };
-  return answer.message === undefined ? entry : { ...entry, message: answer.message };
+  const withMessage = answer.message === undefined ? entry : { ...entry, message: answer.message };
+  return action.reason == null ? withMessage : { ...withMessage, reason: action.reason };
 }
 
 /** The line written before a change is sent (src/action-log/action-log.ts: a change is logged first). */

@@ -74,7 +74,7 @@ export class ApiClient {
   private readonly answers: Answers;
 
   constructor(private readonly options: ApiClientOptions) {
-    checkTransport(options.baseUrl, options.insecureHttp === true, options.describe.allowInsecureHttp);
+    checkTransport(options.baseUrl, options.insecureHttp === true, options.describe);
     this.base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.answers = new Answers(options.describe, this.base, options.apiKey, options.timeoutMs, options.env);

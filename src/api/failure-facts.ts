@@ -67,8 +67,10 @@ export interface ProxyFacts {
 }
 
 export interface FailureDescriber {
-  /** How to allow plain http:// to another host (transport.ts's refusal). */
-  readonly allowInsecureHttp: string;
+  /** transport.ts's refusal of plain http:// to `host`, a host that is not this machine. */
+  plainHttp(host: string): Said;
+  /** The service's host name does not resolve (found before anything is sent). */
+  hostNotFound(hostname: string): Said;
   /** A non-success answer of the service. */
   answer(facts: AnswerFacts): Said;
   /** A 429/503 whose Retry-After is past the deadline: `said` is the answer's own. */

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { UsageError } from '../errors/cli-error.js';
-import { terminalSafe } from '../render/terminal-text.js';
 import { NetworkError } from './api-error.js';
+import type { FailureDescriber } from './failure-facts.js';
 import { proxyFor } from './proxy.js';
 
 /*
@@ -10,8 +10,11 @@ import { proxyFor } from './proxy.js';
  * (a loopback address) or where the user said, by a flag or profile setting named so nobody sets
  * it by accident, that the path is trusted (the insecure-http setting: an SSH tunnel, a sidecar).
  * TLS certificates are verified by Node against its CA store (plus NODE_EXTRA_CA_CERTS for a
- * private CA); there is no option to turn verification off.
+ * private CA); there is no option to turn verification off. The words of a refusal are the
+ * describer's (src/failures/): this file only decides.
  */
+
+type Describe = Pick<FailureDescriber, 'plainHttp' | 'hostNotFound'>;
 
 /** localhost, 127.0.0.0/8, ::1 (and ::ffff:127.x): traffic that stays on this machine. */
 export function isLoopbackHost(hostname: string): boolean {
@@ -21,8 +24,8 @@ export function isLoopbackHost(hostname: string): boolean {
   return v4 !== null && v4[1] === '127';
 }
 
-/** Refuses a base URL that would send the key in clear text over the network (exit 2), unless `insecureHttp`. `allowWith`: how to allow it (FailureWords). */
-export function checkTransport(baseUrl: string, insecureHttp: boolean, allowWith: string): void {
+/** Refuses a base URL that would send the key in clear text over the network (exit 2), unless `insecureHttp`. */
+export function checkTransport(baseUrl: string, insecureHttp: boolean, describe: Pick<Describe, 'plainHttp'>): void {
   let url: URL;
   try {
     url = new URL(baseUrl);
@@ -30,18 +33,8 @@ export function checkTransport(baseUrl: string, insecureHttp: boolean, allowWith
     return; // the settings already refused it; nothing is sent to a URL that does not parse
   }
   if (url.protocol !== 'http:' || insecureHttp || isLoopbackHost(url.hostname)) return;
-  throw new UsageError(
-    `refusing to send the API key in clear text to ${url.host}: the URL is http://, and that host is not this machine`,
-    `use https://; only if the network path is trusted (a tunnel), allow it with ${allowWith}`,
-  );
-}
-
-/** What to do about a host name that does not resolve; `where`: where the URL is changed (setting-hints.ts). */
-export const hostNameHint = (where: string) => `check the host name in ${where}`;
-
-/** "cannot find host x": a DNS failure, in the words the API client uses too. */
-function hostNotFound(hostname: string, where: string): NetworkError {
-  return new NetworkError(`cannot find host ${terminalSafe(hostname)} (DNS lookup failed)`, 'dns', false, hostNameHint(where));
+  const said = describe.plainHttp(url.host);
+  throw new UsageError(said.message, said.hint);
 }
 
 /**
@@ -49,11 +42,11 @@ function hostNotFound(hostname: string, where: string): NetworkError {
  * `http://locahost:8787` gets "cannot find host locahost", not advice about insecure http that
  * would not help. The look-up sends nothing to the host, so no key travels in clear either way;
  * a name that resolves is refused as before. Through a proxy the proxy resolves names (and the
- * key would reach it in clear), so the refusal stands as it is. `where`: where the URL is changed.
+ * key would reach it in clear), so the refusal stands as it is.
  */
-export async function checkTransportResolving(baseUrl: string, insecureHttp: boolean, allowWith: string, env: NodeJS.ProcessEnv, where: string): Promise<void> {
+export async function checkTransportResolving(baseUrl: string, insecureHttp: boolean, describe: Describe, env: NodeJS.ProcessEnv): Promise<void> {
   try {
-    checkTransport(baseUrl, insecureHttp, allowWith);
+    checkTransport(baseUrl, insecureHttp, describe);
   } catch (refusal) {
     const url = new URL(baseUrl);
     const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -64,7 +57,10 @@ export async function checkTransportResolving(baseUrl: string, insecureHttp: boo
       await lookup(host);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NODATA' || code === 'EAI_NONAME') throw hostNotFound(host, where);
+      if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NODATA' || code === 'EAI_NONAME') {
+        const said = describe.hostNotFound(host);
+        throw new NetworkError(said.message, 'dns', false, said.hint);
+      }
     }
     throw refusal;
   }

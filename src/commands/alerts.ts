@@ -4,7 +4,11 @@ import { withSession } from '../session.js';
 import { showAlerts } from '../events/event-commands.js';
 import { checkIdArguments } from '../id-lists/id-arguments.js';
 
-export function alertsCommand(context: CliContext): Command {
+/** Runs the work for one checked id; replaced in tests (test/commands/flag-parsing.test.ts). */
+export type AlertsRun = (command: Command, eventId: string) => Promise<void>;
+
+export function alertsCommand(context: CliContext, run?: AlertsRun): Command {
+  const runWork: AlertsRun = run ?? ((command, eventId) => withSession(context, command, (session) => showAlerts(session, eventId)));
   return new Command('alerts')
     .description("show an event's risk assessment: decision, score, alerts by score, list matches")
     .argument('<eventId>', 'the event id')
@@ -17,6 +21,6 @@ export function alertsCommand(context: CliContext): Command {
     )
     .action(async (eventId: string, _options: unknown, command: Command) => {
       checkIdArguments([eventId]);
-      await withSession(context, command, (session) => showAlerts(session, eventId));
+      await runWork(command, eventId);
     });
 }

@@ -56,9 +56,9 @@ by the state it set); a "sending" line with no outcome after it counts as an unk
 Time to decision runs from the analyst's claim of the event in review to the decision (median
 and p90, nearest rank). Each decided event is read once (GET) now: its eventDate gives the age
 at decision, and a state now other than the one the decision set counts as overturned. Lines
-that are not log lines are skipped, with one note on stderr. On a terminal: tables and a chart
-of decisions per hour; --json: one object; --csv: one row per analyst. The log's fields:
-fraudctl help log.
+that are not log lines are skipped, with one note on stderr. On a terminal: tables and bar
+charts of the time from claim to decision and of decisions per hour; --json: one object; --csv:
+one row per analyst. The log's fields: fraudctl help log.
 `,
     )
     .action(async (flags: ReportFlags, command: Command) => {

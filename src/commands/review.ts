@@ -3,7 +3,7 @@ import type { CliContext } from '../cli-context.js';
 import { withSession } from '../session.js';
 import { checkIdArguments } from '../id-lists/id-arguments.js';
 import type { ReviewOptions } from '../review-queue/run-review.js';
-import { keySummary } from '../review-queue/keymap.js';
+import { keySummary, reasonKeySummary } from '../review-queue/keymap.js';
 
 /** Runs the queue for the ids and options parsed; replaced in tests (the flag parsing is tested in-process). */
 export type ReviewRun = (command: Command, ids: string[], options: ReviewOptions) => Promise<void>;
@@ -38,7 +38,7 @@ export function reviewCommand(context: CliContext, run?: ReviewRun): Command {
     )
     .addHelpText(
       'after',
-      `\nKeys: ${keySummary()}.\nOn the comment line, Tab keeps the comment the event has (yours after it); a paste is taken only there, as text.\nA window too small for every key takes none but q until it is resized.\nWithout a terminal it exits 2: scripts use fraudctl set-state.\n`,
+      `\nKeys: ${keySummary()}.\n${reasonKeySummary()}\nOn the comment line, Tab keeps the comment the event has (yours after it); a paste is taken only there, as text.\nA window too small for every key takes none but q until it is resized.\nWithout a terminal it exits 2: scripts use fraudctl set-state.\n`,
     )
     .action(async (ids: string[], options: ReviewOptions, command: Command) => {
       checkIdArguments(ids);

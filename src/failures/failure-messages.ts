@@ -1,5 +1,4 @@
 import type { AnswerFacts, BodyFacts, CallFacts, FailureDescriber, ForeignAnswer, Said, TlsKind } from '../api/failure-facts.js';
-import { hostNameHint } from '../api/transport.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import { sym } from '../render/symbols.js';
 import type { FailureWords } from './failure-words.js';
@@ -69,8 +68,13 @@ const PROXY_UNREACHABLE = {
 
 export function failureMessages(words: FailureWords): FailureDescriber {
   const mayBeStored = (call: CallFacts) => (call.method === 'POST' && call.eventId ? `the event may have been stored: check with ${words.showEvent(safe(call.eventId))}` : undefined);
+  const hostNotFound = (hostname: string): Said => ({ message: `cannot find host ${safe(hostname)} (DNS lookup failed)`, hint: `check the host name in ${words.urlSetting}` });
   return {
-    allowInsecureHttp: words.allowInsecureHttp,
+    plainHttp: (host) => ({
+      message: `refusing to send the API key in clear text to ${safe(host)}: the URL is http://, and that host is not this machine`,
+      hint: `use https://; only if the network path is trusted (a tunnel), allow it with ${words.allowInsecureHttp}`,
+    }),
+    hostNotFound,
 
     answer({ call, status, errorType, errorCodes, requestId, body }: AnswerFacts): Said {
       const ref = requestId ? `, request ${requestId}` : '';
@@ -187,7 +191,7 @@ export function failureMessages(words: FailureWords): FailureDescriber {
         case 'refused':
           return { message: `cannot connect to ${safe(host)}: connection refused`, hint: `is the service running at that address? check ${words.urlSetting}` };
         case 'dns':
-          return { message: `cannot find host ${safe(hostname)} (DNS lookup failed)`, hint: hostNameHint(words.urlSetting) };
+          return hostNotFound(hostname);
         case 'connect-timeout':
           return { message: `cannot connect to ${safe(host)}: no answer to the connection attempt`, hint: `is the service running at that address? check ${words.urlSetting}` };
         case 'reset':

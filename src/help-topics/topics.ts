@@ -70,6 +70,9 @@ and a variable wins over the config file (fraudctl help config).
                             (default ~/.local/share)
   XDG_CACHE_HOME            where Node's compile cache for fraudctl is
                             (default ~/.cache)
+                            The three move fraudctl's files on every platform;
+                            unset, macOS and Windows use their own places
+                            (%APPDATA%, %LOCALAPPDATA%)
 
 Tests only: FRAUDCTL_REQUIRE_ALL_TESTS=1 makes a test skipped for a missing
 program (tmux, zsh, ...) fail instead; FRAUDCTL_PROPERTY_SEED=N draws the
@@ -94,7 +97,7 @@ came from, so a variable that overrides a profile is never a surprise.
   analyst      (none)           (none)             analyst (who --log lines
                                                    name; default: OS user)
   reasons      (none)           (none)             reasons (codes for
-                                                   set-state --reason)
+                                                   --reason, review's keys)
   require-     (none)           (none)             requireReason (a change
   reason                                           of state needs a reason)
 
@@ -102,7 +105,8 @@ Reason codes (config set reasons CODE,CODE:STATE+STATE,...): the team's list of
 why a decision is made. A code is 1-40 lower-case letters, digits and hyphens;
 after a colon, the states it applies to (joined by +), else any change. With
 config set require-reason true, set-state refuses a change of state without
---reason (exit 2). config unset reasons removes them.
+--reason (exit 2), and review sends none until a code is chosen by its number
+key. config unset reasons removes them.
 
   fraudctl config set reasons stolen-card,fraud-ring:DECLINED+FRAUD_CONFIRMED
   fraudctl set-state ord-1002 --state declined --reason stolen-card
@@ -177,7 +181,10 @@ lines as actions happen, for an audit of the session. The file is created mode
 0600 and opened for append, and each line is written whole or not at all.
 Several sessions may share one log (a team's file): each line is appended
 under the file's lock (FILE.lock), taken for that one append, so the lines of
-two analysts interleave in one chain.
+two analysts interleave in one chain. A log renamed while a session writes it
+(logrotate without copytruncate) is followed: the next line goes to a new file
+at the path, which starts its own chain (verify each file); a log deleted while
+open stops the session.
 
 Each change is logged before it is sent (outcome "sending") and again with its
 outcome: a change whose first line cannot be written (a full disk) is not
@@ -204,9 +211,10 @@ Each line, in this order:
              (not sent: the event had changed)
   status     the HTTP status of a failure, else null
   message    what went wrong (only when something did)
-  reason     the change's reason code (set-state --reason CODE, one of the
-             profile's: fraudctl config set reasons), else null; the comment
-             sent then starts with "[reason: CODE] "
+  reason     the change's reason code (set-state --reason CODE, or a number
+             key in review; one of the profile's: fraudctl config set
+             reasons), else null; the comment sent then starts with
+             "[reason: CODE] "
   line       the line's number in the file
   prev       the SHA-256 (hex) of the line before, as bytes without its line
              feed; 64 zeros for a file's first line

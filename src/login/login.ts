@@ -5,6 +5,7 @@ import { ApiError } from '../api/api-error.js';
 import { classifyFailure } from '../failures/failure-kind.js';
 import { newProbeId } from './probe-id.js';
 import { failureWords } from '../failures/failure-words.js';
+import { failureMessages } from '../failures/failure-messages.js';
 import { checkTransportResolving } from '../api/transport.js';
 import { shellOverrides, urlHint } from '../profiles/setting-hints.js';
 import { configFilePath, readConfigFile } from '../profiles/config-file.js';
@@ -80,7 +81,7 @@ export async function login(session: Session, options: LoginOptions = {}): Promi
   // Refused before the key is asked for: it would travel in clear text.
   const insecureHttp = globals.insecureHttp === true || existing?.insecureHttp === true;
   const whereUrl = urlHint(profile, newBaseUrl !== undefined ? 'flag' : 'file');
-  if (baseUrl !== undefined) await checkTransportResolving(baseUrl, insecureHttp, failureWords({ profile }).allowInsecureHttp, context.env, whereUrl);
+  if (baseUrl !== undefined) await checkTransportResolving(baseUrl, insecureHttp, failureMessages({ ...failureWords({ profile }), urlSetting: whereUrl }), context.env);
 
   const key = await readKey(session, profile, baseUrl);
   if (key === '') throw new UsageError('no API key was given: nothing was saved');

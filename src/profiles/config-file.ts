@@ -289,8 +289,8 @@ export function writeConfigFile(env: NodeJS.ProcessEnv, file: ConfigFile): void 
   }
 }
 
-/** What puts the config directory elsewhere (xdg-paths.ts): on macOS and Windows, nothing fraudctl reads. */
-const MOVED_BY = process.platform === 'darwin' || process.platform === 'win32' ? undefined : 'XDG_CONFIG_HOME';
+/** What puts the config directory elsewhere, on every platform (xdg-paths.ts). */
+const MOVED_BY = 'XDG_CONFIG_HOME';
 
 /** The config directory, created with mode 0700 when missing; a failure names the level and the real cause. */
 function ensureConfigDir(dir: string): void {

@@ -50,6 +50,17 @@ function profileJson(p: ProfileListing) {
   };
 }
 
+/**
+ * After a change, `--json` prints the profile as it now is, in `config list --json`'s shape, so
+ * a script sees what it changed without a second call (the note stays on stderr).
+ */
+async function printChanged(session: Session, profile: string): Promise<void> {
+  const output = await session.output();
+  if (!output.json) return;
+  const listed = listProfiles(session.context.env, session.globals.profile).find((p) => p.name === profile);
+  if (listed !== undefined) output.printJson(profileJson(listed));
+}
+
 export async function listConfig(session: Session): Promise<void> {
   const profiles = listProfiles(session.context.env, session.globals.profile);
   const output = await session.output();
@@ -81,7 +92,7 @@ export async function setConfig(session: Session, key: string, value: string, op
   if (key !== 'base-url') {
     setSetting(env, profile, key as SettingKey, value);
     (await session.output()).note(`profile "${profile}": ${key} set`);
-    return;
+    return printChanged(session, profile);
   }
   const move = keyMoveOf(env, profile, value);
   if (move !== null && options.yes !== true) await confirmKeyMove(session, move);
@@ -96,6 +107,7 @@ export async function setConfig(session: Session, key: string, value: string, op
   const created = ownProfile(readConfigFile(env).profiles, profile) !== undefined && !existed ? ' (a new profile)' : '';
   (await session.output()).note(`profile "${profile}"${created}: ${change}${move !== null ? `; its API key now goes to ${terminalSafe(to)}` : ''}`);
   await warnOverrides(session, { baseUrl: to });
+  await printChanged(session, profile);
 }
 
 /**
@@ -123,6 +135,7 @@ export async function unsetConfig(session: Session, key: string): Promise<void> 
   else unsetSetting(session.context.env, profile, key as SettingKey);
   (await session.output()).note(`profile "${profile}": ${key} removed`);
   if (key === 'api-key') await warnOverrides(session, { apiKey: true });
+  await printChanged(session, profile);
 }
 
 export async function useConfig(session: Session, profile: string): Promise<void> {
@@ -131,6 +144,7 @@ export async function useConfig(session: Session, profile: string): Promise<void
   (await session.output()).note(`profile "${profile}" is now the active one`);
   const url = profile === SANDBOX_PROFILE ? null : ownProfile(readConfigFile(env).profiles, profile)?.baseUrl;
   await warnOverrides(session, { profile, ...(url !== undefined ? { baseUrl: url } : {}), apiKey: true });
+  await printChanged(session, profile);
 }
 
 /**
@@ -153,6 +167,8 @@ export async function deleteConfig(session: Session, profile: string, options: {
   await forgetProfileKey(env, profile);
   const { wasActive } = deleteProfile(env, profile);
   const output = await session.output();
-  const now = wasActive ? `; the active profile is now ${quote(listProfiles(env).find((p) => p.active)?.name ?? SANDBOX_PROFILE)}` : '';
+  const active = listProfiles(env).find((p) => p.active)?.name ?? SANDBOX_PROFILE;
+  const now = wasActive ? `; the active profile is now ${quote(active)}` : '';
   output.note(`deleted ${what}${now}`);
+  if (output.json) output.printJson({ deleted: profile, active });
 }

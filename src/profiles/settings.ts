@@ -64,7 +64,7 @@ export interface Settings {
   analyst: string | null;
   /** The profile's reason codes (`config set reasons`); empty: none. */
   reasons: ReasonCode[];
-  /** `config set require-reason true`: a change of state by set-state needs a --reason. */
+  /** `config set require-reason true`: a change of state by set-state needs a --reason, by review a code chosen by key. */
   requireReason: boolean;
   /** Where each setting came from, for `fraudctl doctor`. */
   sources: SettingSources;

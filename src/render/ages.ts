@@ -1,13 +1,16 @@
 /*
- * How old an event is and how long is left of a review deadline, in the compact words of a
- * screen or a column: `45m`, `3h`, `2d` (one unit: the list's age column), `2d 3h`, `3h 59m`
- * (two units: the review screen), and the `--sla` duration read back (`4h`, `30m`, `2d`,
- * `1d12h`). Pure: the time now is always given, so tests need no clock. Written by hand: the
+ * How old an event is, how long is left of a review deadline, how long a decision took, in the
+ * compact words of a screen or a column: `45m`, `3h`, `2d` (one unit: the list's age column),
+ * `2d 3h`, `3h 59m`, `12m 5s` (two units: the review screen, `report`: durationText, the one
+ * form), and the `--sla` duration read back (`4h`, `30m`, `2d`, `1d12h`). Pure: the time now is always given, so tests need no clock. Written by hand: the
  * formats are three lines each, and the packages for durations (ms, parse-duration) take
  * `4 hours` or `1.5h`, which a deadline given on the command line should not.
  */
 
-const MINUTE = 60_000;
+import { sym } from './symbols.js';
+
+const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
@@ -26,14 +29,29 @@ export function compactAge(ms: number): string {
   return `${Math.floor(t / MINUTE)}m`;
 }
 
-/** `2d 3h`, `3h 59m`, `45m`: the two largest units, the second left out when it is zero. */
-export function durationText(ms: number): string {
-  const t = Math.max(0, ms);
-  const [big, small, bigName, smallName] = t >= DAY ? [DAY, HOUR, 'd', 'h'] : t >= HOUR ? [HOUR, MINUTE, 'h', 'm'] : [MINUTE, 0, 'm', ''];
-  const first = Math.floor(t / big);
-  if (small === 0) return `${first}${bigName}`;
-  const second = Math.floor((t - first * big) / small);
-  return second === 0 ? `${first}${bigName}` : `${first}${bigName} ${second}${smallName}`;
+/**
+ * A duration in the two largest units it has, the second left out when it is zero: `2d 3h`,
+ * `3h 59m`, `45m`, `2d`; down to minutes, or with `smallest: 's'` to seconds (`12m 5s`, `45s`).
+ * The one form of a duration on a screen or in a table (the review screen, `report`): whole
+ * units, never rounded up (a time left is never more than there is); below the smallest unit
+ * `0m` (`0s`); less than zero with a `-` (a future eventDate, two hosts' clocks apart: said,
+ * not hidden); null (not known) a dash. The review screen keeps minutes because it is redrawn
+ * every 30 s (seconds would be stale); `report` is a snapshot and shows seconds.
+ */
+export function durationText(ms: number | null, smallest: 'm' | 's' = 'm'): string {
+  if (ms === null) return sym.dash;
+  const sign = ms < 0 ? '-' : '';
+  const units: readonly (readonly [number, string])[] = smallest === 's' ? [[DAY, 'd'], [HOUR, 'h'], [MINUTE, 'm'], [SECOND, 's']] : [[DAY, 'd'], [HOUR, 'h'], [MINUTE, 'm']];
+  let rest = Math.abs(ms);
+  const counts = units.map(([size, name]) => {
+    const n = Math.floor(rest / size);
+    rest -= n * size;
+    return [n, name] as const;
+  });
+  const first = counts.findIndex(([n]) => n > 0);
+  if (first === -1) return `0${smallest}`;
+  const shown = counts.slice(first, first + 2).filter(([n], i) => i === 0 || n > 0);
+  return `${sign}${shown.map(([n, name]) => `${n}${name}`).join(' ')}`;
 }
 
 /** A deadline as given to `--sla`: whole days, hours, minutes in that order (`2d`, `4h`, `30m`, `1d12h`); null when it is not one, or zero. */

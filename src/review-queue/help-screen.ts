@@ -1,9 +1,9 @@
 import { displayWidth, wrapToWidth } from '../render/display-width.js';
-import { ALWAYS_KEYS, bindingsFor, COMMENT_KEYS, keyBar, type KeyContext } from './keymap.js';
+import { ALWAYS_KEYS, bindingsFor, COMMENT_KEYS, keyBar, reasonKeys, type KeyContext } from './keymap.js';
 
 /*
  * The `?` screen's text, from the one table of keys (keymap.ts): every key on an event, the
- * comment line's keys, the failure and view bars, wrapped to the width and never cut.
+ * reason keys, the comment line's keys, the failure and view bars, wrapped to the width and never cut.
  */
 
 /**
@@ -22,6 +22,7 @@ export function helpLines(width: number): string[] {
   return [
     'On an event',
     ...rows(bindingsFor('event').map((b) => [b.shown, b.help] as const)),
+    ...paragraph(`After a decision key: ${reasonKeys()}`),
     'Writing a comment',
     ...rows(COMMENT_KEYS),
     ...paragraph(`After a failure: ${bar('failed')}`),

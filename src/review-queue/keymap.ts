@@ -70,11 +70,24 @@ export const KEYMAP: readonly Binding[] = [
 
 /** Keys of the comment line (its own small editor), for the `?` screen and the prompt. */
 export const COMMENT_KEYS: readonly (readonly [string, string])[] = [
-  ['Enter', 'send the change with this comment (an empty comment sends the state alone)'],
+  ['Enter', 'send the change with this comment (empty: the state alone)'],
   ['Esc', 'back to the keys, nothing sent'],
-  ['Tab', 'keep the comment the event has, yours after it (Tab again: replace it)'],
+  ['Tab', "keep the event's comment, yours after (Tab again: replace it)"],
   [`${sym.left} ${sym.arrow} Home End`, 'move; Ctrl-A / Ctrl-E to the start / end'],
   ['Backspace Del', 'delete; Ctrl-U the whole line, Ctrl-W a word'],
+];
+
+/** The most reason codes offered after a decision key: one digit each, 1 to 9. */
+export const MAX_REASON_KEYS = 9;
+
+/**
+ * Keys after a decision key when the profile has reason codes for it (`config set reasons`):
+ * for the `?` screen and `review --help`. The digit of a code is shown beside it on screen.
+ */
+export const REASON_KEYS: readonly (readonly [string, string])[] = [
+  [`1-${MAX_REASON_KEYS}`, 'the reason code by that number'],
+  ['Enter', 'none'],
+  ['Esc', 'back'],
 ];
 
 export const ALWAYS_KEYS: readonly (readonly [string, string])[] = [['Ctrl-C', 'stop now: the event on screen is given back, then the summary']];
@@ -114,6 +127,16 @@ export function keyBar(context: KeyContext): { key: string; label: string }[] {
   return bindingsFor(context)
     .filter((b) => b.inBar)
     .map((b) => ({ key: b.shown, label: b.label }));
+}
+
+/** The reason keys in one sentence, for `review --help` and the `?` screen. */
+export function reasonKeySummary(): string {
+  return `After a decision key, the profile's reason codes for it (config set reasons): ${reasonKeys()}; with require-reason true a change of state needs one.`;
+}
+
+/** `1-9 the code shown…, Enter none, Esc back`: the reason keys in a line (the `?` screen). */
+export function reasonKeys(): string {
+  return REASON_KEYS.map(([k, h]) => `${k} ${h}`).join(', ');
 }
 
 /** `a approve, d decline, …`: the keys on an event, for `review --help`. */

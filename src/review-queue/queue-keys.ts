@@ -2,15 +2,17 @@ import { commentTooLong } from '../contract/limits.js';
 import { createStyle } from '../render/colours.js';
 import { logEntry } from '../action-log/log-entries.js';
 import { commentToSend } from '../state-changes/change-rules.js';
+import { codesFor, withReason } from '../state-changes/reasons.js';
+import { shellCommand } from '../render/shell-command.js';
 import { editLine, insertText } from './comment-editor.js';
 import { helpLines, helpPageSize } from './help-screen.js';
-import { commandFor, keyContext, type Command } from './keymap.js';
+import { commandFor, keyContext, MAX_REASON_KEYS, type Command } from './keymap.js';
 import { advance, andThen, leave, logEffect, note, notice, preceded, quit, withCurrent, type Result } from './queue-moves.js';
 import { withOutcome } from './queue-outcomes.js';
-import { startSending } from './queue-sending.js';
+import { startSending, targetOf } from './queue-sending.js';
 import { eventScreenFit } from './queue-view.js';
 import { viewPageSize } from './screen-layout.js';
-import type { Group, Key, Model, Sending } from './queue-model.js';
+import type { ActionName, Group, Key, Model, Sending } from './queue-model.js';
 
 /*
  * Keys and pastes: what the analyst asks for, as the key table says (keymap.ts), in the mode the
@@ -37,6 +39,47 @@ function staleInput(model: Model, shown: string | null | undefined): boolean {
   return shown !== undefined && shown !== (model.current?.id ?? null);
 }
 
+/**
+ * A decision key: the profile's reason codes for it offered first (one number key each), when it
+ * has any; else the comment line. A profile that requires a reason and has none for this change
+ * of state sends nothing, and says so (as set-state refuses it: state-changes/reasons.ts).
+ */
+function decisionKey(model: Model, action: ActionName): Result {
+  const commentLine: Model['mode'] = { name: 'comment', action, text: '', cursor: 0, keep: false, reason: null };
+  const choices = model.options.reasons;
+  if (!choices || (choices.codes.length === 0 && !choices.required)) return [{ ...model, mode: commentLine }, []];
+  const target = targetOf(action);
+  const codes = codesFor({ profile: choices.profile, reasons: choices.codes, requireReason: choices.required }, target);
+  // A comment alone changes no state: a reason is offered, never required (as set-state).
+  const required = choices.required && target !== null;
+  if (codes.length > 0) {
+    return [{ ...withCurrent(model, { notice: null }), mode: { name: 'reason', action, codes: codes.slice(0, MAX_REASON_KEYS), more: Math.max(0, codes.length - MAX_REASON_KEYS), required } }, []];
+  }
+  if (!required) return [{ ...model, mode: commentLine }, []];
+  const set = shellCommand(['fraudctl', 'config', 'set', 'reasons', 'CODE,CODE', '--profile', choices.profile]);
+  return [withCurrent(model, { notice: notice('error', `not sent: profile ${JSON.stringify(choices.profile)} requires a reason for a change of state, and has no code for ${target}`, `set them with: ${set}`) }), []];
+}
+
+/** A key while the reason codes are offered: a number picks one, Enter none (unless required), Esc goes back. */
+function onReasonKey(model: Model, mode: Extract<Model['mode'], { name: 'reason' }>, text: string | undefined, key: Key): Result {
+  const toComment = (reason: string | null): Result => [
+    { ...withCurrent(model, { notice: null }), mode: { name: 'comment', action: mode.action, text: '', cursor: 0, keep: false, reason } },
+    [],
+  ];
+  // A lone Esc comes as escape with meta set (readline): checked before meta keys are ignored.
+  if (key.name === 'escape') return [{ ...withCurrent(model, { notice: null }), mode: { name: 'keys' } }, []];
+  if (key.ctrl || key.meta) return [model, []];
+  if (key.name === 'return' || key.name === 'enter') {
+    if (!mode.required) return toComment(null);
+    const profile = JSON.stringify(model.options.reasons?.profile ?? '');
+    return [withCurrent(model, { notice: notice('warn', `profile ${profile} requires a reason for a change of state: press 1-${mode.codes.length} (Esc: back, nothing sent)`) }), []];
+  }
+  if (text === '?') return [{ ...model, mode: { name: 'help', back: mode, scroll: 0 } }, []];
+  const digit = text !== undefined && /^[1-9]$/.test(text) ? Number(text) : 0;
+  const code = mode.codes[digit - 1];
+  return code === undefined ? [model, []] : toComment(code);
+}
+
 function onCommand(model: Model, command: Command): Result {
   const current = model.current;
   switch (command) {
@@ -46,7 +89,7 @@ function onCommand(model: Model, command: Command): Result {
     case 'fraud':
     case 'comment':
       if (!current) return [model, []];
-      return [{ ...model, mode: { name: 'comment', action: command, text: '', cursor: 0, keep: false } }, []];
+      return decisionKey(model, command);
     case 'skip': {
       if (model.mode.name === 'loadFailed') {
         const id = model.entries[model.index]!.id;
@@ -129,14 +172,19 @@ function onCommentKey(model: Model, mode: Extract<Model['mode'], { name: 'commen
       return [model, []];
     case 'submit': {
       const typed = mode.text.trim() === '' ? null : mode.text.trim();
-      if (mode.action === 'comment' && typed === null) {
+      if (mode.action === 'comment' && typed === null && mode.reason === null) {
         return [{ ...withCurrent(model, { notice: notice('info', 'nothing sent: a comment needs some text') }), mode: { name: 'keys' } }, []];
       }
-      const comments = typed === null ? null : commentToSend(existing, typed, mode.keep);
+      // The reason at the head of what this analyst adds, in set-state's one form: `[reason: CODE] text`.
+      const added = withReason(mode.reason, typed) ?? null;
+      const comments = added === null ? null : commentToSend(existing, added, mode.keep);
       const problem = comments === null ? null : commentTooLong(comments);
-      // Kept with the comment the event has, it would be over the service's limit: nothing is sent.
-      if (problem !== null) return [withCurrent(model, { notice: notice('error', `${problem} with the comment it keeps: shorten yours, or Tab to replace it`) }), []];
-      return startSending(model, mode.action, comments);
+      // With the comment the event has kept, or the reason at its head, it would be over the service's limit: nothing is sent.
+      if (problem !== null) {
+        const why = mode.keep ? 'with the comment it keeps: shorten yours, or Tab to replace it' : 'with the reason at its head: shorten yours';
+        return [withCurrent(model, { notice: notice('error', `${problem} ${why}`) }), []];
+      }
+      return startSending(model, mode.action, comments, mode.reason);
     }
   }
 }
@@ -157,6 +205,7 @@ export function onKey(model: Model, text: string | undefined, key: Key, shown?: 
     return [{ ...model, mode: { ...mode, scroll: Math.min(max, Math.max(0, mode.scroll + delta)) } }, []];
   }
   if (mode.name === 'comment') return onCommentKey(model, mode, text, key);
+  if (mode.name === 'reason') return onReasonKey(model, mode, text, key);
   const context = keyContext(mode);
   if (context === null) return [model, []];
   const command = commandFor(context, text, key);

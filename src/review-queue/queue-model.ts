@@ -1,4 +1,5 @@
 import type { Fields } from '../render/records.js';
+import type { ReasonCode } from '../profiles/reason-codes.js';
 
 /*
  * The review queue's state, the messages that change it and the effects it asks for (Elm /
@@ -17,6 +18,15 @@ export interface QueueOptions {
   prefetch?: number;
   /** `--sla`: how long an event may wait for a decision (ms); null: only its age is shown. */
   sla?: number | null;
+  /** The profile's reason codes (`config set reasons`, `require-reason`): offered after a decision key. */
+  reasons?: ReasonChoices;
+}
+
+/** What the queue offers after a decision key: the profile's codes, and whether a change of state needs one. */
+export interface ReasonChoices {
+  profile: string;
+  codes: readonly ReasonCode[];
+  required: boolean;
 }
 
 /** What the analyst can do to an event; `comment` changes no state. */
@@ -99,6 +109,8 @@ export interface Sending {
   steps: (string | null)[];
   step: number;
   comments: string | null;
+  /** The reason code chosen (at the head of `comments` already), for the log's `reason`; null: none. */
+  reason: string | null;
   /** waitClaim: the claim is still in flight; reread: checking the state; patch: the change is sent. */
   phase: 'waitClaim' | 'reread' | 'patch';
 }
@@ -106,8 +118,13 @@ export interface Sending {
 export type Mode =
   | { name: 'loading' }
   | { name: 'keys' }
-  /** keep: the event's comment stays, this one is added after it (Tab); otherwise this one replaces it. */
-  | { name: 'comment'; action: ActionName; text: string; cursor: number; keep: boolean }
+  /**
+   * After a decision key, when the profile has codes for it: one number key each (`codes`, at
+   * most 9; `more`: those beyond, not offered), Enter for none unless `required`, Esc back.
+   */
+  | { name: 'reason'; action: ActionName; codes: readonly string[]; more: number; required: boolean }
+  /** keep: the event's comment stays, this one is added after it (Tab); otherwise this one replaces it. reason: the code chosen, or null. */
+  | { name: 'comment'; action: ActionName; text: string; cursor: number; keep: boolean; reason: string | null }
   | { name: 'sending'; sending: Sending }
   | { name: 'sendFailed'; sending: Sending; message: string }
   | { name: 'loadFailed'; message: string }

@@ -29,9 +29,14 @@ const TARGET: Readonly<Record<Exclude<ActionName, 'fraud'>, string | null>> = {
   comment: null,
 };
 
+/** The state an action ends in (fraud: FRAUD_CONFIRMED, whatever the steps); null for a comment. */
+export function targetOf(action: ActionName): string | null {
+  return action === 'fraud' ? 'FRAUD_CONFIRMED' : TARGET[action];
+}
+
 /** The states to set, in order, for an action from `state` (the rule is the state changes': stepsTo); `comment` sets none. */
 export function stepsFor(action: ActionName, state: string | null): (string | null)[] {
-  const target = action === 'fraud' ? 'FRAUD_CONFIRMED' : TARGET[action];
+  const target = targetOf(action);
   return target === null ? [null] : stepsTo(target, state);
 }
 
@@ -52,13 +57,13 @@ function sendingStep(model: Model, id: string): Step | null {
 
 /** What the log says a step is: from the state seen to its target, with the comment on the last step. */
 function stepAction(id: string, { current, sending, target, last }: Step) {
-  return { eventId: id, action: sending.action, from: current.seenState, to: target, comments: last ? sending.comments : null };
+  return { eventId: id, action: sending.action, from: current.seenState, to: target, comments: last ? sending.comments : null, reason: sending.reason };
 }
 
-/** Starts sending a decision: the event is read again first (once a claim in flight has landed). */
-export function startSending(model: Model, action: ActionName, comments: string | null): Result {
+/** Starts sending a decision (`reason`: its code, at the head of `comments` already): the event is read again first (once a claim in flight has landed). */
+export function startSending(model: Model, action: ActionName, comments: string | null, reason: string | null = null): Result {
   const current = model.current!;
-  const sending: Sending = { action, steps: stepsFor(action, current.seenState), step: 0, comments, phase: current.claim === 'claiming' ? 'waitClaim' : 'reread' };
+  const sending: Sending = { action, steps: stepsFor(action, current.seenState), step: 0, comments, reason, phase: current.claim === 'claiming' ? 'waitClaim' : 'reread' };
   const next: Model = { ...withCurrent(model, { notice: null }), mode: { name: 'sending', sending } };
   return [next, sending.phase === 'reread' ? [{ type: 'reread', id: current.id }] : []];
 }
@@ -70,7 +75,7 @@ function patchEffect(id: string, sending: Sending, from: string | null): Effect 
   const change: { state?: string; comments?: string } = {};
   if (state !== null && state !== undefined) change.state = state;
   if (last && sending.comments !== null) change.comments = sending.comments;
-  const logged = sendingEntry({ eventId: id, action: sending.action, from, to: state ?? null, comments: last ? sending.comments : null });
+  const logged = sendingEntry({ eventId: id, action: sending.action, from, to: state ?? null, comments: last ? sending.comments : null, reason: sending.reason });
   return { type: 'patch', id, change, logged };
 }
 
@@ -95,7 +100,7 @@ export function onReread(model: Model, id: string, summary: Fields): Result {
     return [{ ...model, mode: { name: 'sending', sending: { ...sending, phase: 'patch' } } }, [patchEffect(id, sending, current.seenState)]];
   }
   const what = changeWords({ state: current.seenState, comments: current.seenComments }, changed).join('; ');
-  const conflict = logEffect(logEntry({ eventId: id, action: sending.action, from: current.seenState, to: target, comments: sending.comments }, 'conflict', { message: `changed since it was opened (${what}): not sent` }));
+  const conflict = logEffect(logEntry({ eventId: id, action: sending.action, from: current.seenState, to: target, comments: sending.comments, reason: sending.reason }, 'conflict', { message: `changed since it was opened (${what}): not sent` }));
   // Each field that changed, in words: a note alone is `comment (none) → "…"`, never `IN_REVIEW → IN_REVIEW`.
   const lines = [`not sent: changed by someone else since you opened it: ${what}`, 'choose again'];
   const next = withCurrent(model, {

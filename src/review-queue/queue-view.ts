@@ -325,10 +325,31 @@ const ACTION_WORDS = { approve: 'approve', decline: 'decline', escalate: 'escala
 function promptLines(model: Model, width: number, style: Style): string[] {
   const mode = model.mode;
   switch (mode.name) {
+    case 'reason': {
+      // `1 stolen-card  2 friendly-fraud …`, wrapped to the width, codes whole (a code is at most 40 characters).
+      const rows: string[] = [];
+      let row = '';
+      let used = 2;
+      for (const [i, code] of mode.codes.entries()) {
+        const w = String(i + 1).length + 1 + code.length;
+        if (row !== '' && used + 2 + w > width) {
+          rows.push(row);
+          row = '';
+          used = 2;
+        }
+        used += (row === '' ? 0 : 2) + w;
+        row = `${row}${row === '' ? '' : '  '}${style.bold(String(i + 1))} ${code}`;
+      }
+      if (row !== '') rows.push(row);
+      const more = mode.more > 0 ? [style.dim(`${mode.more} more code${mode.more === 1 ? '' : 's'} not offered here (9 keys): fraudctl set-state --reason CODE`)] : [];
+      const hint = mode.required ? style.review(`a reason is required ${sym.dot} Esc: back, nothing sent`) : style.dim(`Enter: no reason ${sym.dot} Esc: back, nothing sent`);
+      return [hint, `${style.bold(`${ACTION_WORDS[mode.action]} ${sym.dot} reason:`)}`, ...rows.map((r) => `  ${r}`), ...more];
+    }
     case 'comment': {
-      const hint = style.dim(`Enter sends${mode.action === 'comment' ? '' : ' (empty: the state alone)'} ${sym.dot} Esc: back, nothing sent`);
+      const empty = mode.reason !== null ? ' (empty: the reason alone)' : mode.action === 'comment' ? '' : ' (empty: the state alone)';
+      const hint = style.dim(`Enter sends${empty} ${sym.dot} Esc: back, nothing sent`);
       const counter = commentCounter(commentLength(mode.text), style);
-      const label = `${ACTION_WORDS[mode.action]} ${sym.dot} comment: `;
+      const label = `${ACTION_WORDS[mode.action]} ${sym.dot} ${mode.reason !== null ? `[reason: ${mode.reason}] ` : ''}comment: `;
       const room = Math.max(4, width - displayWidth(label) - 1);
       // Only what can be in sight is made safe and measured (a comment may be 4,000 characters
       // long, and this runs at every key): no character takes less than one UTF-16 unit.

@@ -83,7 +83,9 @@ export async function runReview(session: Session, ids: readonly string[], option
     const { entries, eventDates } = options.sort === undefined ? { entries: listed.map(({ id }): QueueEntry => ({ id })), eventDates: new Map<string, number>() } : await sortQueue(session, listed, options.sort, client);
     const terminal = openTerminal(context, keyStream);
     restore = () => terminal.restore();
-    const initial = initialModel(entries, { claim: options.claim, includeClaimed: options.includeClaimed === true, includeDecided: options.includeDecided === true, sla }, terminal.screen.size(), unreadable, eventDates);
+    const settings = await session.settings();
+    const reasons = { profile: settings.profile, codes: settings.reasons, required: settings.requireReason };
+    const initial = initialModel(entries, { claim: options.claim, includeClaimed: options.includeClaimed === true, includeDecided: options.includeDecided === true, sla, reasons }, terminal.screen.size(), unreadable, eventDates);
     model = await runQueueLoop(initial, {
       keys: terminal.keys,
       screen: terminal.screen,

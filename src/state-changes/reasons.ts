@@ -28,7 +28,7 @@ export function withReason(reason: string | null, comments: string | null | unde
 }
 
 /** The codes that apply to a change to `target` (undefined/null: no change of state, only a comment: the codes for any change). */
-function codesFor(rules: ReasonRules, target: string | null | undefined): string[] {
+export function codesFor(rules: ReasonRules, target: string | null | undefined): string[] {
   return rules.reasons.filter((r) => r.states === null || (target != null && r.states.includes(target))).map((r) => r.code);
 }
 

@@ -45,7 +45,9 @@ export async function runBatch(session: Session, input: BatchInput, batchOptions
   const context = session.context;
   const stats = new BatchStats();
   let outLock: HeldLock | null = null;
+  let rejectsLock: HeldLock | null = null;
   const closeAndThrow = (error: unknown): never => {
+    rejectsLock?.release();
     outLock?.release();
     input.close();
     throw error;
@@ -74,6 +76,14 @@ export async function runBatch(session: Session, input: BatchInput, batchOptions
       }
     }
     options = { ...options, rejects };
+  }
+  try {
+    // The rejects file has one writer too: two runs given the same --rejects would interleave
+    // and, at --resume, rewrite each other's lines.
+    const rejectsPath = options.rejects;
+    rejectsLock = rejectsPath !== null ? lockForOneWriter(rejectsPath, '--rejects', (line) => context.stderr.write(line)) : null;
+  } catch (error) {
+    closeAndThrow(error);
   }
   const runtime = await poolRuntime(session, { concurrency: options.concurrency, rate: options.rate }).catch(closeAndThrow);
   const { client, control } = runtime;
@@ -117,6 +127,7 @@ export async function runBatch(session: Session, input: BatchInput, batchOptions
   try {
     run = await runPool(context, runtime, job, { maxErrors: options.maxErrors, out: options.out, resume: options.resume, quiet: options.quiet, ...(header !== undefined ? { header } : {}) });
   } finally {
+    rejectsLock?.release();
     outLock?.release();
   }
   const { stopped } = run;

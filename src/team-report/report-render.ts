@@ -1,5 +1,6 @@
 import { stringify, type Options } from 'csv-stringify/sync';
 import type { Style } from '../render/colours.js';
+import { durationText } from '../render/ages.js';
 import { count } from '../render/counts.js';
 import { createTable, joinBlocks, tableText } from '../render/tables.js';
 import { sym } from '../render/symbols.js';
@@ -7,8 +8,8 @@ import { terminalSafe } from '../render/terminal-text.js';
 import type { AnalystFigures, Decision, Spread } from './team-tally.js';
 
 /*
- * `fraudctl report` as a person reads it (tables fitted to the terminal, a bar chart of
- * decisions per hour on a terminal only), as one JSON object, or as CSV for a spreadsheet (one
+ * `fraudctl report` as a person reads it (tables fitted to the terminal; on a terminal only, bar
+ * charts of the time from claim to decision and of decisions per hour), as one JSON object, or as CSV for a spreadsheet (one
  * row per analyst; RFC 4180 by csv-stringify, formulas escaped, as `show --csv`:
  * render/event-list-csv.ts). Analyst names and reasons come from the logs: terminal-safe text.
  */
@@ -28,21 +29,8 @@ export interface ReportFacts {
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const seconds = (ms: number | null) => (ms === null ? null : Math.round(ms / 1000));
 
-/** `45s`, `12m 5s`, `3h 5m`, `2d 4h`: the two largest units. */
-export function durationWords(ms: number | null): string {
-  if (ms === null) return sym.dash;
-  const negative = ms < 0;
-  let s = Math.round(Math.abs(ms) / 1000);
-  const parts: [number, string][] = [];
-  for (const [size, unit] of [[86_400, 'd'], [3_600, 'h'], [60, 'm'], [1, 's']] as const) {
-    parts.push([Math.floor(s / size), unit]);
-    s %= size;
-  }
-  const first = parts.findIndex(([n]) => n > 0);
-  if (first === -1) return '0s';
-  const shown = parts.slice(first, first + 2).filter(([n], i) => i === 0 || n > 0);
-  return `${negative ? '-' : ''}${shown.map(([n, unit]) => `${n}${unit}`).join(' ')}`;
-}
+/** `45s`, `12m 5s`, `3h 5m`, `2d 4h`: the one form of a duration (render/ages.ts), to the second: a report is a snapshot. */
+const duration = (ms: number | null) => durationText(ms, 's');
 
 const spreadJson = (s: Spread) => ({ count: s.count, medianSeconds: seconds(s.median), p90Seconds: seconds(s.p90) });
 
@@ -99,18 +87,18 @@ function setStateCell(byKind: Record<string, number>): string {
   return parts.length === 0 ? '0' : parts.join('\n');
 }
 
-/** The table, the reasons and (on a terminal) the bar chart. */
+/** The table, the reasons and (on a terminal) the bar charts. */
 export function reportText(facts: ReportFacts, decisions: readonly Decision[], style: Style): string {
   const window = facts.since === null && facts.until === null ? '' : ` ${facts.since === null ? '' : `from ${iso(facts.since)} `}${facts.until === null ? '' : `until ${iso(facts.until)}`}`.trimEnd();
   const notes: string[] = [];
   if (facts.analysts.length === 0) return `no decisions in ${facts.files.length === 1 ? terminalSafe(facts.files[0]!) : `${facts.files.length} logs`}${window}`;
-  const sla = facts.slaMs === null ? [] : [`past SLA ${durationWords(facts.slaMs)}`];
+  const sla = facts.slaMs === null ? [] : [`past SLA ${duration(facts.slaMs)}`];
   const head = ['analyst', 'decisions', 'approve', 'decline', 'escalate', 'fraud', 'set-state', 'unknown outcome', 'to decision median', 'p90', 'age median', ...sla, 'overturned'];
   const table = createTable(head, style, ['left', ...head.slice(1).map(() => 'right' as const)]);
   for (const a of facts.analysts) {
     table.push([
       terminalSafe(a.analyst), count(a.decisions), count(a.byKind.approve ?? 0), count(a.byKind.decline ?? 0), count(a.byKind.escalate ?? 0), count(a.byKind.fraud ?? 0), setStateCell(a.byKind), count(a.unknownOutcome),
-      durationWords(a.timeToDecision.median), durationWords(a.timeToDecision.p90), durationWords(a.ageAtDecision.median), ...(a.pastSla === null ? [] : [count(a.pastSla)]),
+      duration(a.timeToDecision.median), duration(a.timeToDecision.p90), duration(a.ageAtDecision.median), ...(a.pastSla === null ? [] : [count(a.pastSla)]),
       a.unchecked > 0 ? `${count(a.overturned)} (${count(a.unchecked)} unread)` : count(a.overturned),
     ]);
   }
@@ -120,10 +108,23 @@ export function reportText(facts: ReportFacts, decisions: readonly Decision[], s
   }
   const total = facts.analysts.reduce((sum, a) => sum + a.decisions, 0);
   notes.push(`${count(total)} decisions in ${facts.files.length === 1 ? terminalSafe(facts.files[0]!) : `${facts.files.length} logs`}${window} ${sym.dot} overturned: the state now (${count(facts.eventsRead)} events read) differs from the one the decision set`);
-  return joinBlocks([tableText(table, style), tableText(reasons, style), style.columns === null ? '' : hourChart(decisions, style), notes.join('\n')]);
+  const charts = style.columns === null ? [] : [claimChart(decisions, style), hourChart(decisions, style)];
+  return joinBlocks([tableText(table, style), tableText(reasons, style), ...charts, notes.join('\n')]);
 }
 
-/** Decisions per hour (UTC) as bars, the longest as wide as the terminal allows; empty hours between the first and last shown. */
+/**
+ * Labelled counts as horizontal bars, the longest as wide as the terminal allows (at most 50),
+ * each bar of `sym.barDone` (`█`, `#` where the terminal has no such marks) and its count; a
+ * zero has no bar and no count. The labels are padded to the widest.
+ */
+function barLines(rows: readonly (readonly [string, number])[], style: Style): string[] {
+  const most = Math.max(1, ...rows.map(([, n]) => n));
+  const labelWidth = Math.max(...rows.map(([label]) => label.length));
+  const width = Math.max(10, Math.min(50, (style.columns ?? 80) - labelWidth - 2 - count(most).length - 1));
+  return rows.map(([label, n]) => `${label.padEnd(labelWidth)}  ${sym.barDone.repeat(Math.round((n / most) * width))}${n > 0 ? ` ${count(n)}` : ''}`.trimEnd());
+}
+
+/** Decisions per hour (UTC) as bars; empty hours between the first and last shown. */
 export function hourChart(decisions: readonly Decision[], style: Style): string {
   if (decisions.length === 0) return '';
   const hour = 3_600_000;
@@ -137,13 +138,30 @@ export function hourChart(decisions: readonly Decision[], style: Style): string 
   const last = Math.max(...hours);
   // A long span (days of logs) would be a screen of empty hours: only the hours with decisions then.
   const shown = last - first < 48 ? Array.from({ length: last - first + 1 }, (_, i) => first + i) : hours.sort((a, b) => a - b);
-  const most = Math.max(...counts.values());
   const label = (h: number) => new Date(h * hour).toISOString().slice(0, 13).replace('T', ' ') + ':00';
-  const width = Math.max(10, Math.min(50, (style.columns ?? 80) - 16 - 2 - count(most).length - 1));
-  const lines = shown.map((h) => {
-    const n = counts.get(h) ?? 0;
-    const bar = sym.barDone.repeat(Math.round((n / most) * width));
-    return `${label(h)}  ${bar}${n > 0 ? ' ' : ''}${n > 0 ? count(n) : ''}`.trimEnd();
+  return [style.heading('decisions per hour (UTC)'), ...barLines(shown.map((h) => [label(h), counts.get(h) ?? 0] as const), style)].join('\n');
+}
+
+const MINUTE = 60_000;
+/** The buckets of time from claim to decision: where each starts (ms), up to the next one's start. */
+const CLAIM_BUCKETS: readonly number[] = [0, MINUTE, 5 * MINUTE, 15 * MINUTE, 60 * MINUTE];
+
+/**
+ * Time from claim to decision (the review queue's decisions: those with a claim before them) as
+ * a histogram of a few fixed buckets, every bucket shown (an empty one says as much as a full
+ * one); nothing when no decision had a claim (set-state only).
+ */
+export function claimChart(decisions: readonly Decision[], style: Style): string {
+  const times = decisions.map((d) => d.sinceClaim).filter((t): t is number => t !== null);
+  if (times.length === 0) return '';
+  const counts = CLAIM_BUCKETS.map(() => 0);
+  // A time below zero (two hosts' clocks apart) is counted in the first bucket.
+  for (const t of times) counts[Math.max(0, CLAIM_BUCKETS.findLastIndex((start) => t >= start))]! += 1;
+  const words = (ms: number) => durationText(ms);
+  const labels = CLAIM_BUCKETS.map((start, i) => {
+    const end = CLAIM_BUCKETS[i + 1];
+    if (i === 0) return `under ${words(end!)}`;
+    return end === undefined ? `${words(start)} or more` : `${words(start)}${sym.dash}${words(end)}`;
   });
-  return [style.heading('decisions per hour (UTC)'), ...lines].join('\n');
+  return [style.heading('time from claim to decision'), ...barLines(labels.map((label, i) => [label, counts[i]!] as const), style)].join('\n');
 }

@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSessionLog, type LogContext } from '../../src/action-log/action-log.js';
 import { GENESIS, lineHash } from '../../src/action-log/log-chain.js';
+import { verifyLog } from '../../src/action-log/verify-log.js';
 import type { LogEntry } from '../../src/review-queue/queue-model.js';
 import { tempDir } from '../support/sandbox.js';
 
@@ -49,6 +50,38 @@ describe('the session log', () => {
     await again.append(entry('c'));
     await again.close();
     expect(JSON.parse(linesOf(fresh)[0]!)).toMatchObject({ line: 1, prev: GENESIS });
+  });
+
+  it('a log renamed while open (logrotate) is followed: the next lines go to a file at the path again, its own chain, said once per rename; both files verify', async () => {
+    const path = join(tmp.dir, 'rotated.log');
+    const notes: string[] = [];
+    const log = await openSessionLog(path, who('ann'), (line) => notes.push(line));
+    await log.append(entry('before'));
+    // logrotate's default: rename, then create an empty file at the path.
+    renameSync(path, `${path}.1`);
+    writeFileSync(path, '');
+    await log.append(entry('after-1'));
+    await log.append(entry('after-2'));
+    // Rotated again with nocreate: the session makes the file itself.
+    renameSync(path, `${path}.2`);
+    await log.append(entry('last'));
+    await log.close();
+    const ids = (p: string) => linesOf(p).map((l) => (JSON.parse(l) as { eventId: string }).eventId);
+    expect([ids(`${path}.1`), ids(`${path}.2`), ids(path)]).toEqual([['before'], ['after-1', 'after-2'], ['last']]);
+    expect(JSON.parse(linesOf(path)[0]!)).toMatchObject({ line: 1, prev: GENESIS });
+    expect(notes).toHaveLength(2);
+    expect(notes[0]).toBe(`note: ${path} was renamed while this session wrote to it (rotated?): its next lines go to a new ${path}, which starts its own chain\n`);
+    for (const file of [`${path}.1`, `${path}.2`, path]) expect((await verifyLog(file)).intact, file).toBe(true);
+  });
+
+  it('a log deleted while open is not followed: the append fails naming it, so the change is not sent', async () => {
+    const path = join(tmp.dir, 'deleted.log');
+    const log = await openSessionLog(path, who('ann'));
+    await log.append(entry('before'));
+    unlinkSync(path);
+    await expect(log.append(entry('after'))).rejects.toThrow(/deleted/);
+    await log.close();
+    expect(existsSync(path)).toBe(false);
   });
 
   it('a path that cannot be opened is a usage error', async () => {

@@ -7,6 +7,7 @@ import { submitCommand } from '../../src/commands/submit.js';
 import { setStateCommand, type SetStateWork } from '../../src/commands/set-state.js';
 import { showCommand, type ShowWork } from '../../src/commands/show.js';
 import { reviewCommand } from '../../src/commands/review.js';
+import { alertsCommand } from '../../src/commands/alerts.js';
 
 /*
  * The command files' one job, tested in-process (as gh's NewCmdX(f, runF) is): argv → the work's
@@ -143,5 +144,16 @@ describe('review: argv → ReviewOptions', () => {
 
   it('an empty id is refused before any work', async () => {
     await expect(parse(reviewCommand, ['review', ''])).rejects.toThrow(UsageError);
+  });
+});
+
+describe('alerts: one id', () => {
+  it('asks the work for the id given', async () => {
+    expect(await parse<[string]>(alertsCommand, ['alerts', 'ord-1'])).toEqual([['ord-1']]);
+  });
+
+  it('an empty id or none is refused before any work', async () => {
+    await expect(parse(alertsCommand, ['alerts', ''])).rejects.toThrow(UsageError);
+    await expect(parse(alertsCommand, ['alerts'])).rejects.toThrow(/missing required argument 'eventId'/);
   });
 });

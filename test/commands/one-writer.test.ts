@@ -76,6 +76,46 @@ describe('submit: two runs on one --out', () => {
   }, 40_000);
 });
 
+describe('submit: two runs on one --rejects', () => {
+  let held: PlainServer;
+  beforeAll(async () => {
+    held = await startPlainEventServer({ hold: true });
+  });
+  afterAll(() => held.close());
+
+  // A fresh run refuses an existing --rejects, but a resume takes the one its header names: two
+  // runs could then both write (and at resume rewrite) one rejects file. The second is refused.
+  it('a resume whose header names the --rejects another run is writing refuses at once, exit 2, naming it and the pid', async () => {
+    const env = envFor(held.url, 'plain-key');
+    const rejects = path('rejects.jsonl');
+    // An earlier run's results file naming that rejects file (a run of no events: nothing sent).
+    const earlier = path('earlier.jsonl');
+    const empty = writeInput([]);
+    const made = await runCli(['submit', empty, '--out', earlier, '--rejects', path('unused-rejects.jsonl')], { env });
+    expect(made.code, made.stderr).toBe(0);
+    const [headerLine, ...rest] = readFileSync(earlier, 'utf8').split('\n');
+    const header = JSON.parse(headerLine!) as { options: Record<string, unknown> };
+    header.options.rejects = rejects;
+    writeFileSync(earlier, [JSON.stringify(header), ...rest].join('\n'));
+
+    const input = writeInput(makeLines('rejects-overlap', 20));
+    const first = startCli(['submit', input, '--out', path('first.jsonl'), '--rejects', rejects, '--concurrency', '4'], { env });
+    let second: CliResult | undefined;
+    try {
+      await expect.poll(() => held.inFlight(), { timeout: 10_000 }).toBe(4);
+      second = await runCli(['submit', input, '--out', earlier, '--resume'], { env, timeoutMs: 8_000 });
+    } finally {
+      held.release();
+    }
+    expect(second.code, second.stderr).toBe(2);
+    expect(errorLine(second)).toEqual([refusal(rejects, first.child.pid!)]);
+    const done = await first.done;
+    expect(done.code, done.stderr).toBe(0);
+    expect(held.processed()).toBe(20);
+    expect(existsSync(`${rejects}.lock`)).toBe(false);
+  }, 40_000);
+});
+
 describe('submit: a lock left by a run that is gone', () => {
   it('a lock file naming a pid that is not alive is taken over, with a note; the run goes on and removes it at its end', async () => {
     const server = await startPlainEventServer();

@@ -55,6 +55,9 @@ const TABLE: [string, () => Said, Said][] = [
   ['a redirect not followed', () => say.redirect(patch, 307, { path: '/v2/event/ord-1/state' }), { message: 'the service answered 307 (a redirect to /v2/event/ord-1/state) while updating the state of "ord-1": not followed', hint: 'check --base-url' }],
   ['too large, a POST', () => say.tooLarge(submit, 'api.example', 16), { message: 'the answer from api.example while screening the event is larger than 16 MiB: not read', hint: 'the event may have been stored: check with fraudctl show ord-1' }],
   ['too large, a GET', () => say.tooLarge(get, 'api.example', 16), { message: 'the answer from api.example while fetching event "ord-1" is larger than 16 MiB: not read', hint: 'check --base-url: it should name the fraud-screening service' }],
+  // Before anything is sent (transport.ts decides, these are its words).
+  ['plain http to another host', () => say.plainHttp('fraud.example:8080'), { message: 'refusing to send the API key in clear text to fraud.example:8080: the URL is http://, and that host is not this machine', hint: 'use https://; only if the network path is trusted (a tunnel), allow it with --insecure-http or: fraudctl config set insecure-http true' }],
+  ['host not found at the transport check', () => say.hostNotFound('locahost'), { message: 'cannot find host locahost (DNS lookup failed)', hint: `check the host name in ${URL_HINT}` }],
   // The network.
   ['a timeout after sending a POST', () => say.timeout(submit, 'https://api.example', 30, true), { message: 'no complete answer from https://api.example within 30 s while screening the event', hint: 'the event may have been stored: check with fraudctl show ord-1, or allow more time with --timeout' }],
   ['a timeout before sending', () => say.timeout(submit, 'https://api.example', 0.5, false), { message: 'no complete answer from https://api.example within 0.5 s while screening the event', hint: 'allow more time with --timeout SECONDS' }],

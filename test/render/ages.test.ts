@@ -8,7 +8,19 @@ const D = 24 * H;
 describe('ages and deadlines', () => {
   it('an age in its largest whole unit (the list) and in two units (the review screen)', () => {
     expect([10 * M, 45 * M + 59_999, 3 * H + 59 * M, 2 * D + 23 * H, -5 * M].map(compactAge)).toEqual(['10m', '45m', '3h', '2d', '0m']);
-    expect([45 * M, H, 3 * H + 59 * M, 2 * D + 3 * H + 10 * M, 2 * D + 30 * M].map(durationText)).toEqual(['45m', '1h', '3h 59m', '2d 3h', '2d']);
+    expect([45 * M, H, 3 * H + 59 * M, 2 * D + 3 * H + 10 * M, 2 * D + 30 * M].map((ms) => durationText(ms))).toEqual(['45m', '1h', '3h 59m', '2d 3h', '2d']);
+  });
+
+  it('one form of a duration for the review screen (minutes) and report (seconds): two largest units, whole, a sign below zero, a dash for none', () => {
+    const S = 1_000;
+    // The same durations both ways: only the smallest unit differs.
+    const samples = [45 * S, 12 * M + 5 * S + 999, H + 30 * S, 3 * H + 5 * M + 59 * S, 2 * D + 4 * H + 30 * M];
+    expect(samples.map((ms) => durationText(ms, 's'))).toEqual(['45s', '12m 5s', '1h', '3h 5m', '2d 4h']);
+    expect(samples.map((ms) => durationText(ms))).toEqual(['0m', '12m', '1h', '3h 5m', '2d 4h']);
+    expect([0, 999].map((ms) => durationText(ms, 's'))).toEqual(['0s', '0s']);
+    // Below zero is said, not hidden (a future eventDate; two hosts whose clocks differ): the screen used to show 0m.
+    expect([durationText(-5 * M), durationText(-(90 * S), 's')]).toEqual(['-5m', '-1m 30s']);
+    expect(durationText(null)).toBe('–');
   });
 
   it('the age of an eventDate at a given time; none for a date that cannot be read', () => {

@@ -349,6 +349,64 @@ describe('deciding', () => {
   });
 });
 
+describe('reason codes after a decision key (the profile’s, config set reasons)', () => {
+  const codes = (text: string) => text.split(',').map((entry) => {
+    const [code, states] = entry.split(':');
+    return { code: code!, states: states === undefined ? null : states.split('+') };
+  });
+  function onFirst(reasons: string, required = false, comments: string | null = null): Driver {
+    const d = new Driver(['e1', 'e2'], { reasons: { profile: 'team', codes: codes(reasons), required } });
+    d.send({ type: 'start' });
+    d.loaded(0, 'PENDING_REVIEW', comments);
+    d.send({ type: 'claimed', id: 'e1', summary: summary('e1', 'IN_REVIEW', comments), requestId: 'rc' });
+    return d;
+  }
+
+  it('confirming fraud in two steps: each step’s log line has the reason, the comment (reason at its head) goes with the last', () => {
+    const d = onFirst('stolen-card:FRAUD_CONFIRMED,other:APPROVED');
+    d.key('f');
+    expect(d.model.mode).toMatchObject({ name: 'reason', action: 'fraud', codes: ['stolen-card'], more: 0, required: false });
+    d.key('1');
+    d.type('chargeback');
+    d.enter();
+    const first = ofType(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') }), 'patch')[0]!;
+    expect([first.change, first.logged.reason, first.logged.comments]).toEqual([{ state: 'DECLINED' }, 'stolen-card', null]);
+    const second = ofType(d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'DECLINED'), requestId: 'r1' }), 'patch')[0]!;
+    expect([second.change, second.logged.reason]).toEqual([{ state: 'FRAUD_CONFIRMED', comments: '[reason: stolen-card] chargeback' }, 'stolen-card']);
+    d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'FRAUD_CONFIRMED', '[reason: stolen-card] chargeback'), requestId: 'r2' });
+    const ok = ofType(d.effects, 'log').filter((e) => e.entry.action === 'fraud').map((e) => [e.entry.to, e.entry.reason]);
+    expect(ok).toEqual([['DECLINED', 'stolen-card'], ['FRAUD_CONFIRMED', 'stolen-card']]);
+  });
+
+  it('Tab keeps the event’s comment: the reason heads the part added after it, as set-state --append-comment', () => {
+    const d = onFirst('stolen-card', false, 'called the bank');
+    d.key('d');
+    d.key('1');
+    d.key('\t', { name: 'tab', sequence: '\t' });
+    d.type('confirmed');
+    d.enter();
+    const patch = ofType(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'called the bank') }), 'patch')[0]!;
+    expect(patch.change.comments).toBe('called the bank | [reason: stolen-card] confirmed');
+  });
+
+  it('a profile that requires a reason and has none for this decision: nothing sent, the screen says how to add one', () => {
+    const d = onFirst('customer-confirmed:APPROVED', true);
+    expect(d.key('d')).toEqual([]);
+    expect(d.model.mode.name).toBe('keys');
+    expect(d.model.current?.notice?.lines).toEqual(['not sent: profile "team" requires a reason for a change of state, and has no code for DECLINED', 'set them with: fraudctl config set reasons CODE,CODE --profile team']);
+  });
+
+  it('at most 9 codes are offered by number, the rest counted; a digit past them does nothing', () => {
+    const d = onFirst(Array.from({ length: 11 }, (_, i) => `c${i + 1}`).join(','));
+    d.key('a');
+    expect(d.model.mode).toMatchObject({ name: 'reason', codes: ['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9'], more: 2 });
+    d.key('0');
+    expect(d.model.mode.name).toBe('reason');
+    d.key('9');
+    expect(d.model.mode).toMatchObject({ name: 'comment', reason: 'c9' });
+  });
+});
+
 describe('leaving and quitting', () => {
   it('skip gives the claim back and moves on', () => {
     const d = new Driver(['e1', 'e2']);

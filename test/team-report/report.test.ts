@@ -78,6 +78,32 @@ async function handBuiltLog(path: string): Promise<void> {
   }
 }
 
+/**
+ * Dee's log: two review sessions in one file (the real writer, set times), four decisions timed
+ * from their claims at 30 s, 3 min, 20 min and 2 h, for the histogram of time to decision.
+ */
+async function twoSessionsLog(path: string): Promise<void> {
+  const decisions = [
+    ['rp-d1', 'session-1', '2026-11-20T11:00:00Z', 30_000],
+    ['rp-d2', 'session-1', '2026-11-20T11:10:00Z', 3 * 60_000],
+    ['rp-d3', 'session-2', '2026-11-21T09:00:00Z', 20 * 60_000],
+    ['rp-d4', 'session-2', '2026-11-21T12:00:00Z', 2 * 3_600_000],
+  ] as const;
+  for (const session of ['session-1', 'session-2']) {
+    const mine = decisions.filter((d) => d[1] === session);
+    const times = mine.flatMap(([, , claimed, took]) => [claimed, claimed, new Date(Date.parse(claimed) + took).toISOString(), new Date(Date.parse(claimed) + took).toISOString()]);
+    let i = 0;
+    const context: LogContext = { analyst: 'Dee', host: 'desk-4', profile: 'prod', service: null, version: '0.0.0', session };
+    const log = await openSessionLog(path, context, undefined, () => new Date(times[i++]!));
+    for (const [id] of mine) {
+      for (const [action, from, to] of [['claim', 'PENDING_REVIEW', 'IN_REVIEW'], ['approve', 'IN_REVIEW', 'APPROVED']] as const) {
+        for (const outcome of ['sending', 'ok'] as const) await log.append({ eventId: id, action, from, to, comments: null, requestId: outcome === 'ok' ? 'r' : null, outcome, status: null });
+      }
+    }
+    await log.close();
+  }
+}
+
 describe('fraudctl report --log', () => {
   const teamLog = join(cli.dir, 'team.log');
   const cyLog = join(cli.dir, 'cy.log');
@@ -173,6 +199,37 @@ describe('fraudctl report --log', () => {
     expect(screen).toContain(`2026-11-20 10:00  ${'█'.repeat(50)} 1`);
     expect(screen).toMatch(/2026-11-20 11:00\s*\n/);
     expect(screen).toContain(`2026-11-21 10:00  ${'█'.repeat(50)} 1`);
+  });
+
+  it('on a terminal, over logs of several sessions: a histogram of the time from claim to decision, every bucket shown; ASCII bars where the locale has no █', async () => {
+    await teamDay();
+    const deeLog = join(cli.dir, 'dee.log');
+    await twoSessionsLog(deeLog);
+    expect((await cli.run(['log', 'verify', deeLog])).code).toBe(0);
+    // Cy: 2 min and 10 min; Dee (two sessions): 30 s, 3 min, 20 min, 2 h. The longest bar (2) is 50 wide.
+    const { code, screen } = await onTerminal(['report', '--log', cyLog, deeLog, '--log', teamLog], [], cli.env({ LANG: 'en_US.UTF-8' }), { columns: 120, rows: 80 });
+    expect(code, screen).toBe(0);
+    const lines = screen.split(/\r?\n/).map((l) => l.trimEnd());
+    const at = lines.indexOf('time from claim to decision');
+    expect(at, screen).toBeGreaterThan(0);
+    expect(lines.slice(at + 1, at + 6)).toEqual([
+      `under 1m    ${'█'.repeat(25)} 1`,
+      `1m–5m       ${'█'.repeat(50)} 2`,
+      `5m–15m      ${'█'.repeat(25)} 1`,
+      `15m–1h      ${'█'.repeat(25)} 1`,
+      `1h or more  ${'█'.repeat(25)} 1`,
+    ]);
+    // Both charts, the decisions of every log counted.
+    expect(screen).toContain('decisions per hour (UTC)');
+    expect(screen).toContain('10 decisions in 3 logs');
+
+    const ascii = await onTerminal(['report', '--log', cyLog, deeLog], [], cli.env({ LANG: 'C' }), { columns: 120, rows: 80 });
+    expect(ascii.code, ascii.screen).toBe(0);
+    expect(ascii.screen).toContain(`1m-5m       ${'#'.repeat(50)} 2`);
+    expect(ascii.screen).not.toContain('█');
+    // Not in --json or --csv, nor off a terminal.
+    for (const flag of ['--json', '--csv']) expect((await cli.run(['report', '--log', cyLog, deeLog, flag])).stdout).not.toContain('claim to decision');
+    expect((await cli.run(['report', '--log', cyLog, deeLog])).stdout).not.toContain('time from claim');
   });
 
   it('bad input is exit 2 naming it, before anything is read', async () => {
