@@ -68,7 +68,12 @@ describe('flushed: what the process still holds for its streams before it ends i
  * once the command has said it is running. These run on every platform, the Windows job's too.
  */
 const EMIT_SIGNAL = fileURLToPath(new URL('./support/emit-signal.mjs', import.meta.url));
-const emitting = (signal: string, after: string) => ({ NODE_OPTIONS: `--import=${pathToFileURL(EMIT_SIGNAL).href}`, EMIT_SIGNAL: signal, EMIT_SIGNAL_AFTER: after });
+/** The preload added to whatever Node options the harness gives every process (cliEnv: Wine's shim). */
+const emitting = (signal: string, after: string) => ({
+  NODE_OPTIONS: [cliEnv().NODE_OPTIONS, `--import=${pathToFileURL(EMIT_SIGNAL).href}`].filter(Boolean).join(' '),
+  EMIT_SIGNAL: signal,
+  EMIT_SIGNAL_AFTER: after,
+});
 
 describe('Ctrl-Break and a closed console window (Windows) end a command as Ctrl-C and a hang-up do', () => {
   const cli = useSandboxForCli();
