@@ -9,6 +9,8 @@ export interface CliContext {
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number; rows?: number };
   stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number; rows?: number };
   env: NodeJS.ProcessEnv;
+  /** The operating system, when not this process's (process.platform): tests take Windows' branches on Linux with it. */
+  platform?: NodeJS.Platform;
   debug: boolean;
   /**
    * Resolves with the signal's name at the first SIGINT, SIGTERM, SIGHUP (a terminal hung up, or

@@ -3,6 +3,7 @@ import type { CliContext } from './cli-context.js';
 import { CliError, ExitCode, type ExitCodeValue } from './errors/cli-error.js';
 import { enableCompileCache } from './startup/compile-cache.js';
 import { useSymbolsFor } from './render/symbols.js';
+import { useShellFor } from './render/shell-command.js';
 import { hasStrandedCalls } from './stranded-calls.js';
 
 /*
@@ -36,6 +37,13 @@ export async function main(argv: readonly string[], context: CliContext): Promis
   enableCompileCache(context.env);
   // Before the command tree loads: the marks every renderer draws with follow the locale.
   useSymbolsFor(context.env, process.platform);
+  // And every hint is written for the shell it will be pasted into (POSIX, PowerShell, cmd.exe).
+  try {
+    useShellFor(context.env, context.platform ?? process.platform);
+  } catch (error) {
+    context.stderr.write(`${describe(error, false).message}\n`);
+    return ExitCode.USAGE;
+  }
   const { buildProgram, CommanderError } = await import('./program.js');
   const program = buildProgram(context, argv);
   try {

@@ -83,7 +83,7 @@ const OPTIONS_WITH_VALUE = new Set(['--base-url', '--profile', '--timeout']);
  * The command argv runs, when that is certain: the first word that is neither an option nor a
  * global option's value names one. Only that command is then defined (defining all of them is
  * a measurable part of a command's start, bench:startup) and commander parses argv the same.
- * `completion` (it prints the whole tree), `help`, root help (`--help` before the command), an unknown word (commander
+ * `completion` (it prints the whole tree) and `__complete words` (it answers from it), `help`, root help (`--help` before the command), an unknown word (commander
  * suggests the nearest command), `--` or no command at all get the whole tree.
  */
 export function commandToRun(argv: readonly string[]): string | undefined {
@@ -95,7 +95,9 @@ export function commandToRun(argv: readonly string[]): string | undefined {
       if (OPTIONS_WITH_VALUE.has(word)) i++;
       continue;
     }
-    return Object.hasOwn(COMMANDS, word) && word !== 'completion' ? word : undefined;
+    // `__complete words` answers from the whole tree too.
+    const wholeTree = word === 'completion' || (word === '__complete' && argv[i + 1] === 'words');
+    return Object.hasOwn(COMMANDS, word) && !wholeTree ? word : undefined;
   }
   return undefined;
 }

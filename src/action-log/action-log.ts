@@ -5,6 +5,7 @@ import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { FileWriteError, LineAppender } from '../files/append-line.js';
 import { acquireLockAsync, holderWords, lockPathOf, LockBusyError, type HeldLock } from '../files/exclusive-lock.js';
 import { errorCode, fileErrorCause, fileErrorHint } from '../files/file-errors.js';
+import { removeFileCommand } from '../render/shell-command.js';
 import { jsonForTerminal } from '../render/terminal-text.js';
 import { chainPointAfter, GENESIS, lineHash } from './log-chain.js';
 
@@ -129,7 +130,7 @@ export async function openSessionLog(path: string, context: LogContext, note: (l
       await handle.close();
       if (!(e instanceof FileWriteError)) throw e;
       const full = e.code === 'ENOSPC' || e.code === 'EDQUOT';
-      if (e.code === 'LOCKED') throw new CliError(e.message, ExitCode.FAILURE, `if no fraudctl writes ${path} any more: rm ${lockPath}`);
+      if (e.code === 'LOCKED') throw new CliError(e.message, ExitCode.FAILURE, `if no fraudctl writes ${path} any more: ${removeFileCommand(lockPath)}`);
       throw new CliError(e.message, full ? ExitCode.FAILURE : ExitCode.USAGE, full ? fileErrorHint({ code: e.code }, dirname(lockPath)) : 'give --log a file in a directory you can write to');
     }
   }

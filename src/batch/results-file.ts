@@ -4,7 +4,7 @@ import { UsageError } from '../errors/cli-error.js';
 import { FileWriteError, LineAppender } from '../files/append-line.js';
 import { rewriteForResume } from '../files/rewrite-for-resume.js';
 import { writeFully } from '../files/write-fully.js';
-import { shellWord } from '../render/shell-command.js';
+import { stripByteOrderMarkCommand } from '../render/shell-command.js';
 import { jsonForTerminal, terminalSafe } from '../render/terminal-text.js';
 
 /*
@@ -235,7 +235,7 @@ export async function readRunHeader(path: string): Promise<RunHeader | null> {
 }
 
 function bomError(path: string): UsageError {
-  return new UsageError(`${path} starts with a byte order mark (U+FEFF), which fraudctl never writes: an editor saved the file`, `remove it: sed -i '1s/^\\xEF\\xBB\\xBF//' ${shellWord(path)}`);
+  return new UsageError(`${path} starts with a byte order mark (U+FEFF), which fraudctl never writes: an editor saved the file`, `remove it: ${stripByteOrderMarkCommand(path)}`);
 }
 
 /** What an earlier run of the same batch left in the results file. */

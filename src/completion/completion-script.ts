@@ -8,21 +8,24 @@ import { KNOWN_STATES } from '../contract/states.js';
  * <shell>`), states for a `<state>`, files for a `<file>` or `<path>`, and profile names for
  * `--profile` and `config use <profile>`. Profile names change, so the script asks the CLI for
  * them when Tab is pressed (`fraudctl __complete profiles`, which prints names only, never a key).
- * zsh reuses the bash script through bashcompinit; fish gets its own.
+ * zsh reuses the bash script through bashcompinit; fish gets its own. PowerShell's hands fraudctl
+ * the words typed so far at each Tab (`fraudctl __complete words`, completion-words.ts), which
+ * answers with the same rules as the bash script: PowerShell cannot be run here to test a
+ * script written in its own language, and through the protocol the rules are tested as processes.
  */
 
-export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+export const SHELLS = ['bash', 'zsh', 'fish', 'powershell'] as const;
 export type Shell = (typeof SHELLS)[number];
 
 /** What a value can be completed with. */
-type Values = { kind: 'none' } | { kind: 'words'; words: readonly string[] } | { kind: 'files' } | { kind: 'profiles' };
+export type Values = { kind: 'none' } | { kind: 'words'; words: readonly string[] } | { kind: 'files' } | { kind: 'profiles' };
 
-interface ValueOption {
+export interface ValueOption {
   flag: string;
   values: Values;
 }
 
-interface Node {
+export interface Node {
   path: string[];
   name: string;
   description: string;
@@ -46,9 +49,9 @@ function valuesFor(name: string, choices: readonly string[] | undefined, flag?: 
   return { kind: 'none' };
 }
 
-const longFlags = (options: readonly Option[]) => options.map((o) => o.long).filter((f): f is string => Boolean(f));
+export const longFlags = (options: readonly Option[]) => options.map((o) => o.long).filter((f): f is string => Boolean(f));
 
-function valueOptions(options: readonly Option[]): ValueOption[] {
+export function valueOptions(options: readonly Option[]): ValueOption[] {
   return options.filter((o) => o.long && (o.required || o.optional)).map((o) => ({ flag: o.long!, values: valuesFor(placeholder(o), o.argChoices, o.long) }));
 }
 
@@ -57,7 +60,7 @@ const argumentValues = (arg: Argument) => valuesFor(arg.name(), arg.argChoices);
 /** The visible commands: not `help`, not the hidden ones (`__complete`). */
 const visible = (command: Command) => command.commands.filter((c) => c.name() !== 'help' && !c.name().startsWith('__'));
 
-function tree(command: Command, path: string[] = []): Node[] {
+export function tree(command: Command, path: string[] = []): Node[] {
   return visible(command).map((c) => ({
     path: [...path, c.name()],
     name: c.name(),
@@ -69,7 +72,7 @@ function tree(command: Command, path: string[] = []): Node[] {
   }));
 }
 
-function flatten(nodes: Node[]): Node[] {
+export function flatten(nodes: Node[]): Node[] {
   return nodes.flatMap((n) => [n, ...flatten(n.children)]);
 }
 
@@ -259,6 +262,47 @@ function fish(program: Command): string {
   return `${lines.join('\n')}\n`;
 }
 
+/*
+ * PowerShell (Windows PowerShell 5.1 and PowerShell 7): a native argument completer. PowerShell
+ * has parsed the line: the words are its command elements before the cursor, quotes taken off
+ * (a string constant's Value; other elements, such as --state, as typed), and an empty word when
+ * the cursor is after a space. Each word goes to fraudctl with a leading ':', so that an empty
+ * word is not dropped (Windows PowerShell drops empty arguments to programs) and no word is
+ * taken for an option of __complete. fraudctl's output is UTF-8, read as such; a candidate that
+ * PowerShell would split or expand is put in single quotes. No candidate: PowerShell completes
+ * file names, as bash does with -o default.
+ */
+function powershell(): string {
+  return `# fraudctl completion for PowerShell: fraudctl completion powershell | Out-String | Invoke-Expression
+# (add that line to $PROFILE to keep it). At each Tab, fraudctl says what can come next: fraudctl __complete words.
+Register-ArgumentCompleter -Native -CommandName fraudctl -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+    $words = @()
+    foreach ($element in ($commandAst.CommandElements | Select-Object -Skip 1)) {
+        if ($element.Extent.StartOffset -ge $cursorPosition) { break }
+        if ($element -is [System.Management.Automation.Language.StringConstantExpressionAst]) { $words += ':' + $element.Value }
+        else { $words += ':' + $element.Extent.Text }
+    }
+    if ($wordToComplete -eq '') { $words += ':' }
+    $program = $commandAst.GetCommandName()
+    if (-not $program) { $program = 'fraudctl' }
+    $encoding = [Console]::OutputEncoding
+    try {
+        [Console]::OutputEncoding = [System.Text.Encoding]::UTF8
+        $candidates = @(& $program __complete words @words 2>$null)
+    } finally {
+        [Console]::OutputEncoding = $encoding
+    }
+    foreach ($candidate in $candidates) {
+        if (-not $candidate) { continue }
+        $text = $candidate
+        if ($candidate -match '[\\s''"$\`;,(){}|&<>@#]') { $text = "'" + $candidate.Replace("'", "''") + "'" }
+        [System.Management.Automation.CompletionResult]::new($text, $candidate, 'ParameterValue', $candidate)
+    }
+}
+`;
+}
+
 export function completionScript(shell: Shell, program: Command): string {
-  return shell === 'bash' ? bash(program) : shell === 'zsh' ? zsh(program) : fish(program);
+  return shell === 'bash' ? bash(program) : shell === 'zsh' ? zsh(program) : shell === 'fish' ? fish(program) : powershell();
 }

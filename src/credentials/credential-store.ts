@@ -1,5 +1,6 @@
 import { CliError, ExitCode } from '../errors/cli-error.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
+import { setEnvCommand, unsetEnvCommand } from '../render/shell-command.js';
 import { CREDENTIAL_SERVICE, checkApiKey, orThrow, parseTimeoutSeconds, quote } from '../profiles/values.js';
 import { redactKeyIn } from '../profiles/redact.js';
 import { strandCall } from '../stranded-calls.js';
@@ -43,7 +44,7 @@ export const DEFAULT_KEYRING_TIMEOUT_SECONDS = 30;
 export function keyringTimeoutMs(env: NodeJS.ProcessEnv): number {
   const text = env.FRAUDCTL_KEYRING_TIMEOUT;
   if (text === undefined || text === '') return DEFAULT_KEYRING_TIMEOUT_SECONDS * 1000;
-  const seconds = orThrow(parseTimeoutSeconds(text), 'FRAUDCTL_KEYRING_TIMEOUT', quote(text), 'set it to a number of seconds, e.g. FRAUDCTL_KEYRING_TIMEOUT=60, or unset it');
+  const seconds = orThrow(parseTimeoutSeconds(text), 'FRAUDCTL_KEYRING_TIMEOUT', quote(text), `set it to a number of seconds (${setEnvCommand('FRAUDCTL_KEYRING_TIMEOUT', '60')}), or remove it (${unsetEnvCommand(['FRAUDCTL_KEYRING_TIMEOUT'])})`);
   return Math.ceil(seconds * 1000);
 }
 

@@ -3,7 +3,7 @@ import { closeSync, linkSync, openSync, readFileSync, readlinkSync, realpathSync
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
-import { shellCommand } from '../render/shell-command.js';
+import { removeFileCommand } from '../render/shell-command.js';
 import { fileErrorCause, fileErrorHint } from './file-errors.js';
 import { writeFully } from './write-fully.js';
 
@@ -342,8 +342,8 @@ export function lockForOneWriter(path: string, option: string, note: (line: stri
     if (e instanceof LockBusyError) {
       if (e.kind === 'self') throw new UsageError(`${path} is given to this command twice: give ${option} a file of its own`);
       const words = `${path} is being written by another fraudctl run (${holderWords(e.holder)}): one run at a time may write it, and this one did nothing`;
-      if (e.kind === 'elsewhere') throw new UsageError(words, `if no fraudctl runs there any more: ${shellCommand(['rm', lockPath])}`);
-      if (e.kind === 'unreadable') throw new UsageError(`${path} is being written by another user's fraudctl run (its lock ${lockPath} cannot be read): this run did nothing`, `if no fraudctl of another user writes it: ${shellCommand(['rm', lockPath])}`);
+      if (e.kind === 'elsewhere') throw new UsageError(words, `if no fraudctl runs there any more: ${removeFileCommand(lockPath)}`);
+      if (e.kind === 'unreadable') throw new UsageError(`${path} is being written by another user's fraudctl run (its lock ${lockPath} cannot be read): this run did nothing`, `if no fraudctl of another user writes it: ${removeFileCommand(lockPath)}`);
       throw new UsageError(words);
     }
     const code = (e as NodeJS.ErrnoException).code;

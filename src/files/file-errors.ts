@@ -1,4 +1,4 @@
-import { shellWord } from '../render/shell-command.js';
+import { diskFreeCommand, listFilesCommand } from '../render/shell-command.js';
 import { terminalSafe } from '../render/terminal-text.js';
 
 /*
@@ -42,19 +42,18 @@ export function fileErrorCause(error: unknown): string {
  */
 export function fileErrorHint(error: unknown, dir: string, movedBy?: string): string {
   const code = errorCode(error);
-  const where = shellWord(dir);
   switch (code) {
     case 'ENOSPC':
     case 'EDQUOT':
-      return `free some space and try again; df -h ${where} shows how full the disk is`;
+      return `free some space and try again; ${diskFreeCommand(dir)} shows how full the disk is`;
     case 'EROFS':
-      return movedBy ? `set ${movedBy} to a directory on a writable disk` : `use a directory on a writable disk; df ${where} names the read-only one`;
+      return movedBy ? `set ${movedBy} to a directory on a writable disk` : `use a directory on a writable disk; ${diskFreeCommand(dir)} names the read-only one`;
     case 'EACCES':
     case 'EPERM':
-      return `check who owns it and its mode: ls -ld ${where}`;
+      return `check who owns it and its mode: ${listFilesCommand([dir])}`;
     case 'EBUSY':
       return 'close the program that has it open (an editor, a spreadsheet), then try again';
     default:
-      return `check the directory: ls -ld ${where}`;
+      return `check the directory: ${listFilesCommand([dir])}`;
   }
 }

@@ -57,6 +57,11 @@ and a variable wins over the config file (fraudctl help config).
   FRAUDCTL_SANDBOX_KEY      the API key of the sandbox's demo merchant (default:
                             the public sandbox key; needed to serve beyond
                             loopback)
+  FRAUDCTL_SHELL            the shell that hints are written for: sh (POSIX:
+                            bash, zsh, fish), powershell or cmd. Default: sh,
+                            but on Windows powershell when PowerShell started
+                            fraudctl (its user module folder is in
+                            PSModulePath), sh in Git Bash or Cygwin, else cmd
   HTTPS_PROXY, HTTP_PROXY,  a forward proxy, with credentials in the URL if it
   NO_PROXY                  asks for them; lower-case forms are honoured too
   NODE_EXTRA_CA_CERTS       a PEM file of a private CA to trust

@@ -3,6 +3,7 @@ import { configFilePath } from '../profiles/config-file.js';
 import { profileActedOn } from '../profiles/settings.js';
 import { credentialStoreName } from '../credentials/credential-store.js';
 import { forgetProfileKey } from '../credentials/profile-keys.js';
+import { unsetEnvCommand } from '../render/shell-command.js';
 
 /*
  * `fraudctl logout`: forget the key stored for a profile, from wherever it is kept (the
@@ -23,5 +24,5 @@ export async function logout(session: Session): Promise<void> {
   } else {
     output.note(`Logged out: profile "${profile}" has no key any more (removed from ${configFilePath(context.env)})`);
   }
-  if (context.env.FRAUDCTL_API_KEY) output.note('note: FRAUDCTL_API_KEY is set in this shell, and commands here still send that key; to stop that too, run: unset FRAUDCTL_API_KEY');
+  if (context.env.FRAUDCTL_API_KEY) output.note(`note: FRAUDCTL_API_KEY is set in this shell, and commands here still send that key; to stop that too, run: ${unsetEnvCommand(['FRAUDCTL_API_KEY'])}`);
 }

@@ -5,7 +5,7 @@ import { configDir } from '../paths/xdg-paths.js';
 import { fileErrorCause, fileErrorHint } from '../files/file-errors.js';
 import { MakeDirectoryError, makeDirectory } from '../files/make-directory.js';
 import { writeFully } from '../files/write-fully.js';
-import { shellWord } from '../render/shell-command.js';
+import { listFilesCommand, moveFileCommand, removeFileCommand, shellWord } from '../render/shell-command.js';
 import { withFileLock } from './config-lock.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import { CREDENTIAL_SERVICE, SANDBOX_PROFILE, checkAnalyst, checkApiKey, checkBaseUrl, checkCredentialAccount, checkProfileName, checkRetries, checkTimeoutSeconds, quote } from './values.js';
@@ -133,15 +133,15 @@ export function readConfigFile(env: NodeJS.ProcessEnv, options: { warn?: (messag
     fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
     const stat = fstatSync(fd);
     if (!stat.isFile()) {
-      throw new UsageError(`config file ${terminalSafe(path)} is ${kindOf(stat)}, not a file`, `move it away (mv ${shellWord(path)} ${shellWord(`${path}.old`)}) and try again`);
+      throw new UsageError(`config file ${terminalSafe(path)} is ${kindOf(stat)}, not a file`, `move it away (${moveFileCommand(path, `${path}.old`)}) and try again`);
     }
     text = readFileSync(fd, 'utf8');
   } catch (e) {
     if (e instanceof UsageError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { profiles: emptyProfiles() };
-    if (code === 'EISDIR') throw new UsageError(`config file ${terminalSafe(path)} is a directory, not a file`, `move it away (mv ${shellWord(path)} ${shellWord(`${path}.old`)}) and try again`);
-    throw new UsageError(`cannot read config file ${terminalSafe(path)}: ${fileErrorCause(e)}`, `check that it is a file you can read: ls -l ${shellWord(path)}`);
+    if (code === 'EISDIR') throw new UsageError(`config file ${terminalSafe(path)} is a directory, not a file`, `move it away (${moveFileCommand(path, `${path}.old`)}) and try again`);
+    throw new UsageError(`cannot read config file ${terminalSafe(path)}: ${fileErrorCause(e)}`, `check that it is a file you can read: ${listFilesCommand([path])}`);
   } finally {
     if (fd !== undefined) closeQuietly(fd);
   }
@@ -319,12 +319,12 @@ function writeTarget(path: string): string {
   }
   if (link.isFile()) return path;
   if (!link.isSymbolicLink()) {
-    throw new UsageError(`config file ${shown} is ${kindOf(link)}, not a file: nothing was written`, `move it away (mv ${shellWord(path)} ${shellWord(`${path}.old`)}) and try again`);
+    throw new UsageError(`config file ${shown} is ${kindOf(link)}, not a file: nothing was written`, `move it away (${moveFileCommand(path, `${path}.old`)}) and try again`);
   }
   const uid = process.getuid?.();
   if (uid !== undefined && link.uid !== uid) {
     // A link someone else put in the config directory (one others can write): never followed.
-    throw new UsageError(`config file ${shown} is a symbolic link of another user (uid ${link.uid}): nothing was written`, `remove it if you did not make it: rm ${shellWord(path)}`);
+    throw new UsageError(`config file ${shown} is a symbolic link of another user (uid ${link.uid}): nothing was written`, `remove it if you did not make it: ${removeFileCommand(path)}`);
   }
   let target: string;
   try {
@@ -338,16 +338,16 @@ function writeTarget(path: string): string {
       const absolute = resolve(dirname(path), to);
       throw new UsageError(
         `config file ${shown} is a link to ${terminalSafe(absolute)}, which does not exist: nothing was written`,
-        `create the file it points to (touch ${shellWord(absolute)}), or remove the link (rm ${shellWord(path)}), then try again`,
+        `create the file it points to (touch ${shellWord(absolute)}), or remove the link (${removeFileCommand(path)}), then try again`,
       );
     }
-    throw new CliError(`cannot follow the link ${shown}: ${fileErrorCause(e)}`, ExitCode.FAILURE, `check where it points: ls -l ${shellWord(path)}`);
+    throw new CliError(`cannot follow the link ${shown}: ${fileErrorCause(e)}`, ExitCode.FAILURE, `check where it points: ${listFilesCommand([path])}`);
   }
   const targetStat = statSync(target);
   if (!targetStat.isFile()) {
     throw new UsageError(
       `config file ${shown} is a link to ${terminalSafe(target)}, which is ${kindOf(targetStat)}, not a file: nothing was written`,
-      `replace the link with a file of its own: rm ${shellWord(path)}`,
+      `replace the link with a file of its own: ${removeFileCommand(path)}`,
     );
   }
   if (uid !== undefined && targetStat.uid !== uid) {

@@ -2,7 +2,7 @@ import { dirname } from 'node:path';
 import { CliError, ExitCode } from '../errors/cli-error.js';
 import { acquireLock, holderWords, LockBusyError } from '../files/exclusive-lock.js';
 import { fileErrorCause, fileErrorHint } from '../files/file-errors.js';
-import { shellCommand } from '../render/shell-command.js';
+import { removeFileCommand } from '../render/shell-command.js';
 
 /*
  * A lock around each read-modify-write of the config file, so that two fraudctl processes
@@ -25,7 +25,7 @@ export function withFileLock<T>(path: string, work: () => T, waitMs = DEFAULT_WA
     if (e instanceof LockBusyError) {
       const hint =
         e.kind === 'elsewhere' || e.kind === 'unreadable'
-          ? `try again; if no fraudctl runs there any more: ${shellCommand(['rm', path])}`
+          ? `try again; if no fraudctl runs there any more: ${removeFileCommand(path)}`
           : `try again once it has finished (it has held the lock for more than ${waitMs / 1000} s)`;
       const who = e.kind === 'unreadable' ? `a lock file this user cannot read` : holderWords(e.holder);
       throw new CliError(`the config file is locked by another fraudctl (${who}): nothing was changed`, ExitCode.FAILURE, hint);

@@ -1,5 +1,6 @@
 import { envValue, type SettingSource, type SettingSources } from './settings.js';
 import { quote, sameServiceUrl, showUrl } from './values.js';
+import { shellCommand, unsetEnvCommand } from '../render/shell-command.js';
 
 /*
  * What to tell the user to change when the key or the service URL fails, by where that setting
@@ -19,17 +20,18 @@ export interface SettingHints {
 /** What to do about a key the service refused, given where the key (and the URL) came from. */
 export function keyHint(profile: string, source: SettingSources['apiKey'], urlSource?: SettingSource): string {
   if (source === 'env' && urlSource === 'env') {
-    return 'the key comes from FRAUDCTL_API_KEY and the URL from FRAUDCTL_BASE_URL, which win over the profile\'s: check that the key is for that URL, or unset FRAUDCTL_API_KEY FRAUDCTL_BASE_URL to use the profile\'s own';
+    return `the key comes from FRAUDCTL_API_KEY and the URL from FRAUDCTL_BASE_URL, which win over the profile's: check that the key is for that URL, or use the profile's own: ${unsetEnvCommand(['FRAUDCTL_API_KEY', 'FRAUDCTL_BASE_URL'])}`;
   }
-  if (source === 'env') return 'the key comes from FRAUDCTL_API_KEY, which wins over the profile\'s: fix its value, or unset FRAUDCTL_API_KEY to use the key stored by fraudctl login';
-  if (source === null) return `log in: fraudctl login --profile ${profile} (or set FRAUDCTL_API_KEY)`;
-  return `log in again: fraudctl login --profile ${profile} (or set FRAUDCTL_API_KEY)`;
+  if (source === 'env') return `the key comes from FRAUDCTL_API_KEY, which wins over the profile's: fix its value, or use the key stored by fraudctl login: ${unsetEnvCommand(['FRAUDCTL_API_KEY'])}`;
+  const login = shellCommand(['fraudctl', 'login', '--profile', profile]);
+  if (source === null) return `log in: ${login} (or set FRAUDCTL_API_KEY)`;
+  return `log in again: ${login} (or set FRAUDCTL_API_KEY)`;
 }
 
 /** Where the service URL in force is changed: follows "check the host name in …", "check …". */
 export function urlHint(profile: string, source: SettingSource): string {
-  if (source === 'env') return 'FRAUDCTL_BASE_URL, which wins over the profile\'s URL (fix it, or unset FRAUDCTL_BASE_URL)';
-  if (source === 'file') return `the profile's URL (fraudctl config get base-url --profile ${profile}; change it with fraudctl config set base-url URL --profile ${profile})`;
+  if (source === 'env') return `FRAUDCTL_BASE_URL, which wins over the profile's URL (fix it, or remove it: ${unsetEnvCommand(['FRAUDCTL_BASE_URL'])})`;
+  if (source === 'file') return `the profile's URL (${shellCommand(['fraudctl', 'config', 'get', 'base-url', '--profile', profile])}; change it with ${shellCommand(['fraudctl', 'config', 'set', 'base-url', 'URL', '--profile', profile])})`;
   return '--base-url';
 }
 
@@ -70,5 +72,5 @@ export function shellOverrides(env: NodeJS.ProcessEnv, set: JustSet): string | u
     names.push('FRAUDCTL_API_KEY');
   }
   if (says.length === 0) return undefined;
-  return `warning: ${says.join('; ')}. To use what was just set, run: unset ${names.join(' ')}`;
+  return `warning: ${says.join('; ')}. To use what was just set, run: ${unsetEnvCommand(names)}`;
 }

@@ -19,7 +19,7 @@ import {
   showUrl,
 } from './values.js';
 import { terminalSafe } from '../render/terminal-text.js';
-import { shellCommand } from '../render/shell-command.js';
+import { setEnvCommand, shellCommand, unsetEnvCommand } from '../render/shell-command.js';
 import { closest, distance } from 'fastest-levenshtein';
 import { storedReasons, type ReasonCode } from './reason-codes.js';
 
@@ -177,7 +177,7 @@ export function resolveSettings(flags: SettingsFlags, env: NodeJS.ProcessEnv, fi
     timeoutSeconds = orThrow(checkTimeoutSeconds(flags.timeoutSeconds), '--timeout', String(flags.timeoutSeconds), 'e.g. --timeout 10');
   } else if (envValue(env, 'FRAUDCTL_TIMEOUT') !== undefined) {
     const text = env.FRAUDCTL_TIMEOUT as string;
-    timeoutSeconds = orThrow(parseTimeoutSeconds(text), 'FRAUDCTL_TIMEOUT', quote(text), 'set it to a number of seconds, e.g. FRAUDCTL_TIMEOUT=10, or unset it');
+    timeoutSeconds = orThrow(parseTimeoutSeconds(text), 'FRAUDCTL_TIMEOUT', quote(text), `set it to a number of seconds (${setEnvCommand('FRAUDCTL_TIMEOUT', '10')}), or remove it (${unsetEnvCommand(['FRAUDCTL_TIMEOUT'])})`);
   } else if (stored.timeoutSeconds !== undefined) {
     timeoutSeconds = orThrow(checkTimeoutSeconds(stored.timeoutSeconds), fileSource('timeoutSeconds'), String(stored.timeoutSeconds));
   } else {
@@ -239,7 +239,7 @@ function storedKeyRefusal(profile: string, stored: ProfileConfig, url: string, s
   const others = knownProfiles(file).filter((name) => name !== profile && name !== SANDBOX_PROFILE && sameServiceUrl(ownProfile(file.profiles, name)?.baseUrl, url));
   if (others.length > 0) ways.push(`use the profile for ${shownUrl}: --profile ${others.join(' or --profile ')}`);
   ways.push(`give a key for ${shownUrl} in FRAUDCTL_API_KEY`);
-  if (own !== undefined && source === 'env') ways.push(`go to ${own === null ? 'the embedded sandbox' : `the profile's own URL`}: unset FRAUDCTL_BASE_URL`);
+  if (own !== undefined && source === 'env') ways.push(`go to ${own === null ? 'the embedded sandbox' : `the profile's own URL`}: ${unsetEnvCommand(['FRAUDCTL_BASE_URL'])}`);
   if (own !== undefined && source === 'flag') ways.push(`leave out --base-url to go to ${own === null ? 'the embedded sandbox' : `the profile's own URL`}`);
   if (profile !== SANDBOX_PROFILE) ways.push(`or move the profile and its key there on purpose: ${shellCommand(['fraudctl', 'config', 'set', 'base-url', url, '--profile', profile])}`);
   return new UsageError(message, ways.join('; '));

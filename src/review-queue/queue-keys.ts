@@ -2,8 +2,7 @@ import { commentTooLong } from '../contract/limits.js';
 import { createStyle } from '../render/colours.js';
 import { logEntry } from '../action-log/log-entries.js';
 import { commentToSend } from '../state-changes/change-rules.js';
-import { codesFor, withReason } from '../state-changes/reasons.js';
-import { shellCommand } from '../render/shell-command.js';
+import { codesFor, reasonsHint, withReason } from '../state-changes/reasons.js';
 import { editLine, insertText } from './comment-editor.js';
 import { helpLines, helpPageSize } from './help-screen.js';
 import { commandFor, keyContext, MAX_REASON_KEYS, type Command } from './keymap.js';
@@ -56,8 +55,7 @@ function decisionKey(model: Model, action: ActionName): Result {
     return [{ ...withCurrent(model, { notice: null }), mode: { name: 'reason', action, codes: codes.slice(0, MAX_REASON_KEYS), more: Math.max(0, codes.length - MAX_REASON_KEYS), required } }, []];
   }
   if (!required) return [{ ...model, mode: commentLine }, []];
-  const set = shellCommand(['fraudctl', 'config', 'set', 'reasons', 'CODE,CODE', '--profile', choices.profile]);
-  return [withCurrent(model, { notice: notice('error', `not sent: profile ${JSON.stringify(choices.profile)} requires a reason for a change of state, and has no code for ${target}`, `set them with: ${set}`) }), []];
+  return [withCurrent(model, { notice: notice('error', `not sent: profile ${JSON.stringify(choices.profile)} requires a reason for a change of state, and has no code for ${target}`, reasonsHint(choices.profile)) }), []];
 }
 
 /** A key while the reason codes are offered: a number picks one, Enter none (unless required), Esc goes back. */

@@ -64,8 +64,9 @@ export async function runReview(session: Session, ids: readonly string[], option
     throw new UsageError(session.globals.input === false ? 'review needs a person at the keyboard, and --no-input says there is none' : 'review needs a terminal (stdout is not one)', NOT_A_TERMINAL_HINT);
   }
   if (options.from === undefined && ids.length === 0) throw new UsageError('no events to review: give ids, or --from FILE (or - for stdin)');
-  const keyStream = openKeyStream(context);
-  if (!keyStream) throw new UsageError('review needs a terminal to read keys from (stdin is not one, and /dev/tty cannot be opened)', NOT_A_TERMINAL_HINT);
+  const opened = openKeyStream(context);
+  if ('unavailable' in opened) throw new UsageError(`review needs a terminal to ${opened.for === 'keys' ? 'read keys from' : 'draw on'} (stdin is not one, and ${opened.unavailable} cannot be opened)`, NOT_A_TERMINAL_HINT);
+  const keyStream = opened;
 
   let log: SessionLog | null = null;
   let model: Model | null = null;

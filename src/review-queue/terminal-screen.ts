@@ -1,14 +1,15 @@
-import { openSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { emitKeypressEvents } from 'node:readline';
-import { ReadStream } from 'node:tty';
+import { ReadStream, WriteStream } from 'node:tty';
 import type { CliContext } from '../cli-context.js';
 import type { Key } from './queue-model.js';
 import type { KeySource, Screen } from './queue-loop.js';
 
 /*
  * The terminal for the queue: keys from stdin when it is a terminal, otherwise from the
- * controlling terminal (/dev/tty, as `git add -p` does, so ids can be piped in); the screen on
- * stdout, in the alternate screen with the cursor hidden and bracketed paste on (a paste is
+ * controlling terminal (/dev/tty, as `git add -p` does, so ids can be piped in; on Windows the
+ * console's own input and output, CONIN$ and CONOUT$, as Git for Windows opens them in place of
+ * /dev/tty, the screen then drawn on CONOUT$); the screen on stdout, in the alternate screen with the cursor hidden and bracketed paste on (a paste is
  * handed over whole, as text, never as keys). `restore()` undoes all of it (raw mode
  * off, cursor shown, main screen back) and closes what was opened; it is safe to call twice,
  * and the caller calls it on every way out.
@@ -32,23 +33,55 @@ export interface Terminal {
   restore(): void;
 }
 
-/** Where keys will come from, opened now so that a missing terminal is reported before any work. */
-export function openKeyStream(context: CliContext): { stream: KeyStream; close(): void } | null {
-  const stdin = context.stdin as KeyStream;
-  if (stdin.isTTY && typeof stdin.setRawMode === 'function') return { stream: stdin, close: () => stdin.pause() };
-  let fd: number;
-  try {
-    fd = openSync('/dev/tty', 'r');
-  } catch {
-    return null;
-  }
-  // The stream owns the descriptor: destroying it closes it.
-  const tty = new ReadStream(fd);
-  return { stream: tty, close: () => tty.destroy() };
+type ScreenStream = NodeJS.WritableStream & { columns?: number; rows?: number; on(event: 'resize', cb: () => void): unknown; off(event: 'resize', cb: () => void): unknown };
+
+/** Keys to read, and the screen to draw on when it is not stdout (Windows' CONOUT$). */
+export interface OpenedKeys {
+  stream: KeyStream;
+  screen?: ScreenStream;
+  close(): void;
 }
 
-export function openTerminal(context: CliContext, keyStream: { stream: KeyStream; close(): void }): Terminal {
-  const out = context.stdout as NodeJS.WritableStream & { columns?: number; rows?: number; on(event: 'resize', cb: () => void): unknown; off(event: 'resize', cb: () => void): unknown };
+/** The terminal's devices when stdin is not one: keys, and the screen when it must be opened too. */
+export function terminalDevices(platform: NodeJS.Platform): { keys: string; screen?: string } {
+  return platform === 'win32' ? { keys: 'CONIN$', screen: 'CONOUT$' } : { keys: '/dev/tty' };
+}
+
+/**
+ * Where keys will come from, opened now so that a missing terminal is reported before any work;
+ * otherwise the device that could not be opened. The platform is the context's (tests ask for
+ * Windows' devices on any platform), `open` fs.openSync but for tests.
+ */
+export function openKeyStream(context: CliContext, open: typeof openSync = openSync): OpenedKeys | { unavailable: string; for: 'keys' | 'screen' } {
+  const stdin = context.stdin as KeyStream;
+  if (stdin.isTTY && typeof stdin.setRawMode === 'function') return { stream: stdin, close: () => stdin.pause() };
+  const devices = terminalDevices(context.platform ?? process.platform);
+  const fds: number[] = [];
+  const wanted: [string, 'r' | 'w', 'keys' | 'screen'][] = [[devices.keys, 'r', 'keys']];
+  if (devices.screen) wanted.push([devices.screen, 'w', 'screen']);
+  for (const [device, flags, use] of wanted) {
+    try {
+      fds.push(open(device, flags));
+    } catch {
+      for (const fd of fds) closeSync(fd);
+      return { unavailable: device, for: use };
+    }
+  }
+  // The streams own the descriptors: destroying them closes them.
+  const keys = new ReadStream(fds[0]!);
+  const screen = fds[1] === undefined ? undefined : new WriteStream(fds[1]);
+  return {
+    stream: keys,
+    ...(screen ? { screen } : {}),
+    close: () => {
+      keys.destroy();
+      screen?.destroy();
+    },
+  };
+}
+
+export function openTerminal(context: CliContext, keyStream: OpenedKeys): Terminal {
+  const out = keyStream.screen ?? (context.stdout as ScreenStream);
   const input = keyStream.stream;
   let entered = false;
   let restored = false;

@@ -33,13 +33,22 @@ export function codesFor(rules: ReasonRules, target: string | null | undefined):
 }
 
 /**
+ * What to run when a profile lacks the codes a change needs: two commands that work as written
+ * (a `config set reasons` line with placeholders would fail, and with real codes would replace
+ * the team's list): the list as it is, and the format to add to it.
+ */
+export function reasonsHint(profile: string): string {
+  return `see the profile's codes: ${shellCommand(['fraudctl', 'config', 'get', 'reasons', '--profile', profile])}; how to add one: fraudctl help config`;
+}
+
+/**
  * The reason to send, checked: `typed` must be one of the profile's codes, and one for `target`;
  * without one, a profile that requires a reason refuses a change of state. Usage errors (exit 2)
  * naming the codes.
  */
 export function checkedReason(rules: ReasonRules, typed: string | undefined, target: string | null | undefined): string | null {
   const profile = JSON.stringify(rules.profile);
-  const listHint = `set them with: ${shellCommand(['fraudctl', 'config', 'set', 'reasons', 'CODE,CODE', '--profile', rules.profile])}`;
+  const listHint = reasonsHint(rules.profile);
   if (typed === undefined) {
     if (!rules.requireReason || target == null) return null;
     const codes = codesFor(rules, target);

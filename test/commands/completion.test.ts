@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cliEnv, runCli } from '../support/cli.js';
@@ -34,7 +34,7 @@ beforeAll(async () => {
   writeFileSync(join(config, 'fraudctl', 'config.json'), JSON.stringify({ activeProfile: 'prod', profiles: { prod: { baseUrl: 'https://fraud.example.com', apiKey: KEY }, local: { baseUrl: 'http://127.0.0.1:8787' } } }));
   chmodSync(join(config, 'fraudctl', 'config.json'), 0o600);
   env = cliEnv({ PATH: `${bin}:${join(process.execPath, '..')}:${process.env.PATH}`, HOME: tmp.dir, XDG_CONFIG_HOME: config });
-  for (const shell of ['bash', 'zsh', 'fish']) {
+  for (const shell of ['bash', 'zsh', 'fish', 'powershell']) {
     const result = await runCli(['completion', shell], { env });
     expect(result.code, result.stderr).toBe(0);
     scripts[shell] = join(tmp.dir, `fraudctl.${shell}`);
@@ -87,7 +87,7 @@ describeNeeding(['bash'], 'bash', () => {
       ['serve'],
       ['base-url', 'timeout', 'retries', 'insecure-http', 'analyst', 'reasons', 'require-reason'],
       ['timeout'],
-      ['bash', 'zsh', 'fish'],
+      ['bash', 'zsh', 'fish', 'powershell'],
       ['local', 'prod', 'sandbox'],
       ['prod'],
       ['local', 'prod', 'sandbox'],
@@ -96,6 +96,35 @@ describeNeeding(['bash'], 'bash', () => {
     ]);
     // The second argument of config set is a value, not a key.
     expect(complete('fraudctl config set timeout ')[0]).not.toContain('base-url');
+  });
+
+  it("fraudctl __complete words (PowerShell's) offers what the bash script offers, line for line", async () => {
+    const lines = [
+      'fraudctl ',
+      'fraudctl se',
+      'fraudctl set-state ord-1 --st',
+      'fraudctl set-state ord-1 --state ',
+      'fraudctl sandbox ',
+      'fraudctl config ',
+      'fraudctl config set ',
+      'fraudctl config set timeout ',
+      'fraudctl config get ',
+      'fraudctl completion ',
+      'fraudctl config use ',
+      'fraudctl --profile ',
+      'fraudctl show ord-1 --profile l',
+      'fraudctl --profile prod config u',
+      'fraudctl --timeout 5 show ord-1 --',
+      'fraudctl review --sort ',
+      'fraudctl show ord-1 ',
+    ];
+    const bash = complete(...lines);
+    for (const [i, line] of lines.entries()) {
+      const words = line.split(' ').slice(1).map((w) => `:${w}`);
+      const result = await runCli(['__complete', 'words', ...words], { env });
+      expect(result.stderr).toBe('');
+      expect({ line, offered: result.stdout.split('\n').filter(Boolean).sort() }).toEqual({ line, offered: [...new Set(bash[i])].sort() });
+    }
   });
 });
 
@@ -113,7 +142,7 @@ describeNeeding(['zsh', 'tmux'], 'zsh (bashcompinit), on a real terminal', () =>
       await zsh.send('C-u');
       await zsh.type('fraudctl completion ');
       await zsh.send('Tab');
-      expect(await zsh.waitFor(/^bash\s+fish\s+zsh$/m, 'the shells offered')).not.toContain(KEY);
+      expect(await zsh.waitFor(/^bash\s+fish\s+powershell\s+zsh$/m, 'the shells offered')).not.toContain(KEY);
     } finally {
       await zsh.kill();
     }
@@ -148,11 +177,68 @@ describeNeeding(['fish'], 'fish', () => {
     expect(top).not.toContain('__complete');
     expect(configVerbs).toEqual(['delete', 'get', 'list', 'set', 'unset', 'use']);
     expect(keys).toEqual(['analyst', 'base-url', 'insecure-http', 'reasons', 'require-reason', 'retries', 'timeout']);
-    expect(shells).toEqual(['bash', 'fish', 'zsh']);
+    expect(shells).toEqual(['bash', 'fish', 'powershell', 'zsh']);
     expect(profiles).toEqual(['local', 'prod', 'sandbox']);
     expect(globalProfile).toEqual(['local', 'prod', 'sandbox']);
     expect(states).toEqual(['ESCALATED']);
     expect(afterUse).toEqual([]);
+  });
+});
+
+describe('PowerShell: tested through the protocol only (PowerShell cannot be installed here)', () => {
+  /** What fraudctl answers for the words as the script hands them over: each with a leading ':', the last the one being typed. */
+  const offered = async (...words: string[]) => {
+    const result = await runCli(['__complete', 'words', ...words.map((w) => `:${w}`)], { env: spacedEnv });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).not.toContain(KEY);
+    return result.stdout.split('\n').filter(Boolean);
+  };
+  let spacedEnv: NodeJS.ProcessEnv;
+  beforeAll(() => {
+    const config = join(tmp.dir, 'spaced');
+    mkdirSync(join(config, 'fraudctl'), { recursive: true });
+    writeFileSync(join(config, 'fraudctl', 'config.json'), JSON.stringify({ activeProfile: 'prod', profiles: { prod: { baseUrl: 'https://fraud.example.com', apiKey: KEY }, 'night-shift': { baseUrl: 'https://night.example.com' } } }), { mode: 0o600 });
+    spacedEnv = { ...env, XDG_CONFIG_HOME: config };
+  });
+
+  it('the script registers a native completer for fraudctl that hands each word, with its leading colon, to __complete words', () => {
+    const script = readFileSync(scripts.powershell!, 'utf8');
+    expect(script).toMatch(/^# fraudctl completion for PowerShell: fraudctl completion powershell \| Out-String \| Invoke-Expression$/m);
+    expect(script).toContain('Register-ArgumentCompleter -Native -CommandName fraudctl -ScriptBlock {');
+    expect(script).toContain('param($wordToComplete, $commandAst, $cursorPosition)');
+    expect(script).toContain("$words += ':' + $element.Value");
+    expect(script).toContain("if ($wordToComplete -eq '') { $words += ':' }");
+    expect(script).toContain('& $program __complete words @words 2>$null');
+    // A candidate PowerShell would split or expand goes in single quotes, a quote in it doubled.
+    expect(script).toContain(`if ($candidate -match '[\\s''"$\`;,(){}|&<>@#]') { $text = "'" + $candidate.Replace("'", "''") + "'" }`);
+    // Balanced, as PowerShell's parser needs them; no bash in it.
+    for (const [open, close] of [['{', '}'], ['(', ')'], ['[', ']']] as const) expect(script.split(open).length, open).toBe(script.split(close).length);
+    expect(script).not.toMatch(/COMPREPLY|compgen|\bcomplete -c\b/);
+  });
+
+  it('an empty last word (Tab after a space) offers everything that can come there; a partial one, what starts with it', async () => {
+    expect(await offered('config', 'use', '')).toEqual(['night-shift', 'prod', 'sandbox']);
+    expect(await offered('completion', '')).toEqual(['bash', 'zsh', 'fish', 'powershell']);
+    expect(await offered('set-state', 'ord-1', '--state', 'ESC')).toEqual(['ESCALATED']);
+    expect(await offered('config', 'u')).toEqual(['unset', 'use']);
+  });
+
+  it('words as PowerShell parsed them, quotes taken off: a value with a space or a quote is one word, an option is not taken for an option of __complete', async () => {
+    // fraudctl set-state ord-1 --comments "it's done, really" --st<Tab>
+    expect(await offered('set-state', 'ord-1', '--comments', "it's done, really", '--st')).toEqual(['--state']);
+    // fraudctl --timeout 5 --base-url 'https://x.example/a b' config u<Tab>
+    expect(await offered('--timeout', '5', '--base-url', 'https://x.example/a b', 'config', 'u')).toEqual(['unset', 'use']);
+    // fraudctl config use 'night<Tab>: PowerShell's word is the string typed so far, its quote taken off
+    expect(await offered('config', 'use', 'night')).toEqual(['night-shift']);
+    expect(await offered('set-state', 'ord-1', '--')).toEqual(expect.arrayContaining(['--state', '--help', '--profile']));
+    // A file name comes next: nothing, and PowerShell completes file names.
+    expect(await offered('submit', '--out', '')).toEqual([]);
+  });
+
+  it('a word without its leading colon is a usage error (exit 2)', async () => {
+    const result = await runCli(['__complete', 'words', 'config'], { env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`__complete words takes each word with a leading ':' (got "config")`);
   });
 });
 

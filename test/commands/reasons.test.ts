@@ -126,6 +126,21 @@ describe('set-state --reason, one event', () => {
     expect(existsSync(log)).toBe(false);
   });
 
+  it('a profile without codes: exit 2, nothing sent, and the two commands of the hint work as written', async () => {
+    await profile('bare');
+    const [id] = await pending(1);
+    const result = await cli.run(['set-state', id!, '--state', 'declined', '--reason', 'stolen-card', '--comments', 'x', '--profile', 'bare']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--reason: profile "bare" has no reason codes: nothing was sent');
+    const hint = /see the profile's codes: fraudctl (config get reasons --profile bare); how to add one: fraudctl (help config)\n/.exec(result.stderr);
+    expect(hint, result.stderr).not.toBeNull();
+    for (const command of [hint![1]!, hint![2]!]) {
+      const ran = await cli.run(command.split(' '));
+      expect(ran.code, `${command}: ${ran.stderr}`).toBe(0);
+    }
+    expect((await eventOf(id!)).state).toBe('PENDING_REVIEW');
+  });
+
   it('a code that is not for the state asked: exit 2 naming the codes that are, nothing sent', async () => {
     await profile('team', CODES);
     const [id] = await pending(1);

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { startOnTerminal, type Pty } from '../support/pty.js';
 import { inReview, postInReview } from '../support/event-fixtures.js';
+import { startPlainEventServer } from '../support/plain-event-server.js';
 
 /*
  * `review --sort` and `--sla` on a real terminal (tmux, 80×24) against the sandbox: the order of
@@ -112,5 +113,30 @@ describe('bad --sort and --sla', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('review --sort: the reads before the first screen', () => {
+  it('says on the terminal how many events are read, and erases the line before the first screen', async () => {
+    // Every GET is held until the test lets go, so the line is surely on screen when looked at.
+    const server = await startPlainEventServer({ hold: true, holdOnly: (r) => r.method === 'GET' });
+    try {
+      const ids = ['progress-a', 'progress-b', 'progress-c'];
+      for (const [i, id] of ids.entries()) {
+        const sent = await fetch(`${server.url}/event`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-client-api-key': 'plain-key' }, body: JSON.stringify({ id, amount: 700, currency: 'EUR', eventDate: ago((i + 1) * MINUTE).replace(/\.\d{3}Z$/, 'Z') }) });
+        expect(sent.status).toBe(201);
+      }
+      const pty = await startOnTerminal(['review', '--sort', 'age', '--no-claim', '--include-decided', ...ids], { env: { ...cli.env(), FRAUDCTL_BASE_URL: server.url, FRAUDCTL_API_KEY: 'plain-key' } });
+      opened.push(pty);
+      await pty.waitFor(/^reading the events to sort them by age: 0 of 3$/m, 'the progress line while the reads are held');
+      server.release();
+      const first = await pty.waitFor(/^1\/3 {2}progress-c /m, 'the oldest first, once read');
+      expect(first).not.toContain('reading the events');
+      await pty.send('q');
+      expect((await pty.exited()).code).toBe(0);
+    } finally {
+      server.release();
+      await server.close();
+    }
   });
 });

@@ -224,7 +224,7 @@ describe('3. a stored key goes only to its profile\'s URL', () => {
     const home = newHome();
     const result = await home.run(['show', stagingEvent], { FRAUDCTL_BASE_URL: staging.url, FRAUDCTL_API_KEY: PROD_KEY });
     expect(result.code).toBe(3);
-    expect(result.stderr).toContain('the key comes from FRAUDCTL_API_KEY and the URL from FRAUDCTL_BASE_URL, which win over the profile\'s: check that the key is for that URL, or unset FRAUDCTL_API_KEY FRAUDCTL_BASE_URL to use the profile\'s own');
+    expect(result.stderr).toContain('the key comes from FRAUDCTL_API_KEY and the URL from FRAUDCTL_BASE_URL, which win over the profile\'s: check that the key is for that URL, or use the profile\'s own: unset FRAUDCTL_API_KEY FRAUDCTL_BASE_URL');
     expect(keysIn(result)).toEqual([]);
   });
 

@@ -50,7 +50,7 @@ describe('a refused key: the hint follows where the key came from', () => {
     expect(result.code).toBe(1);
     expect(line(result.stdout, 'API key')).toMatch(/\(from FRAUDCTL_API_KEY\)/);
     expect(line(result.stdout, 'key accepted')).toMatch(/^✗ key accepted\s+the service refused the key \(401/);
-    expect(hintOf(result.stdout, 'key accepted')).toBe('the key comes from FRAUDCTL_API_KEY, which wins over the profile\'s: fix its value, or unset FRAUDCTL_API_KEY to use the key stored by fraudctl login');
+    expect(hintOf(result.stdout, 'key accepted')).toBe('the key comes from FRAUDCTL_API_KEY, which wins over the profile\'s: fix its value, or use the key stored by fraudctl login: unset FRAUDCTL_API_KEY');
     expect(result.stdout).not.toContain('fraudctl login --profile');
     expect(result.stdout + result.stderr).not.toContain('wrong-key-1234');
   });
@@ -83,7 +83,7 @@ describe('a wrong URL: the hint names where the URL came from', () => {
   it.each([
     // The key from FRAUDCTL_API_KEY: the profile's stored key is never sent to another URL than its own.
     ['--base-url', (url: string) => ({ args: ['--base-url', url], extra: { FRAUDCTL_API_KEY: DEMO_KEY } }), 'check the path of --base-url'],
-    ['FRAUDCTL_BASE_URL', (url: string) => ({ args: [], extra: { FRAUDCTL_BASE_URL: url, FRAUDCTL_API_KEY: DEMO_KEY } }), 'check the path of FRAUDCTL_BASE_URL, which wins over the profile\'s URL (fix it, or unset FRAUDCTL_BASE_URL)'],
+    ['FRAUDCTL_BASE_URL', (url: string) => ({ args: [], extra: { FRAUDCTL_BASE_URL: url, FRAUDCTL_API_KEY: DEMO_KEY } }), 'check the path of FRAUDCTL_BASE_URL, which wins over the profile\'s URL (fix it, or remove it: unset FRAUDCTL_BASE_URL)'],
   ])('doctor, URL from %s that is not the service', async (_from, given, hint) => {
     const { args, extra } = given(html.url);
     const result = await runCli(['doctor', ...args], { env: env(DEMO_KEY, extra) });

@@ -393,7 +393,7 @@ describe('reason codes after a decision key (the profile’s, config set reasons
     const d = onFirst('customer-confirmed:APPROVED', true);
     expect(d.key('d')).toEqual([]);
     expect(d.model.mode.name).toBe('keys');
-    expect(d.model.current?.notice?.lines).toEqual(['not sent: profile "team" requires a reason for a change of state, and has no code for DECLINED', 'set them with: fraudctl config set reasons CODE,CODE --profile team']);
+    expect(d.model.current?.notice?.lines).toEqual(['not sent: profile "team" requires a reason for a change of state, and has no code for DECLINED', "see the profile's codes: fraudctl config get reasons --profile team; how to add one: fraudctl help config"]);
   });
 
   it('at most 9 codes are offered by number, the rest counted; a digit past them does nothing', () => {

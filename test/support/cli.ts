@@ -39,7 +39,9 @@ function failOnWarnings(args: readonly string[], result: CliResult): CliResult {
 const SHARED_CACHE = join(tmpdir(), `fraudctl-test-cache-${process.getuid?.() ?? 'user'}`);
 
 export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, NO_COLOR: '1', XDG_CACHE_HOME: SHARED_CACHE, ...extra };
+  // Hints in POSIX sh on every platform (the suite's expectations are written in it); the tests of
+  // the PowerShell and cmd.exe dialects set FRAUDCTL_SHELL, or remove it to have the shell found.
+  return { PATH: process.env.PATH, NO_COLOR: '1', XDG_CACHE_HOME: SHARED_CACHE, FRAUDCTL_SHELL: 'sh', ...extra };
 }
 
 export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string | Buffer; timeoutMs?: number } = {}): Promise<CliResult> {

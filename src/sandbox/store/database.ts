@@ -4,7 +4,7 @@ import Database from 'libsql';
 import { CliError, ExitCode } from '../../errors/cli-error.js';
 import { fileErrorCause, fileErrorHint } from '../../files/file-errors.js';
 import { MakeDirectoryError, makeDirectory } from '../../files/make-directory.js';
-import { shellWord } from '../../render/shell-command.js';
+import { listFilesCommand, moveFileCommand } from '../../render/shell-command.js';
 import { terminalSafe } from '../../render/terminal-text.js';
 import { startCheckpointer } from './checkpointer.js';
 
@@ -195,7 +195,7 @@ export function databaseFault(error: unknown, path: string, options: OpenOptions
   // The default database's directory holds only it and its -wal and -shm: moved away whole, the
   // sandbox starts afresh. A file given with --db is the user's to move, with its sidecars.
   const startAfresh = options.ownsDirectory
-    ? `the sandbox starts empty once it is put aside: mv ${shellWord(dir)} ${shellWord(`${dir}.old`)}`
+    ? `the sandbox starts empty once it is put aside: ${moveFileCommand(dir, `${dir}.old`)}`
     : 'give another file with --db, or move this one away together with its -wal and -shm files';
   const movedBy = options.ownsDirectory ? 'XDG_DATA_HOME' : '--db';
   if (error instanceof NewerSchemaError) {
@@ -212,10 +212,10 @@ export function databaseFault(error: unknown, path: string, options: OpenOptions
   }
   if (code === 'SQLITE_FULL') return new CliError(`cannot write ${shown}: no space left on its disk (${code})`, ExitCode.FAILURE, fileErrorHint({ code: 'ENOSPC' }, dir));
   if (code.startsWith('SQLITE_READONLY')) {
-    return new CliError(`cannot write ${shown}: it or its directory is read-only (${code})`, ExitCode.FAILURE, `check the file and its directory: ls -ld ${shellWord(dir)} ${shellWord(path)}`);
+    return new CliError(`cannot write ${shown}: it or its directory is read-only (${code})`, ExitCode.FAILURE, `check the file and its directory: ${listFilesCommand([dir, path])}`);
   }
   if (code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_IOERR')) {
-    return new CliError(`cannot use ${shown}: ${code === 'SQLITE_CANTOPEN' ? 'it cannot be opened' : 'an input/output error'} (${code})`, ExitCode.FAILURE, `check the file and its directory: ls -ld ${shellWord(dir)} ${shellWord(path)}`);
+    return new CliError(`cannot use ${shown}: ${code === 'SQLITE_CANTOPEN' ? 'it cannot be opened' : 'an input/output error'} (${code})`, ExitCode.FAILURE, `check the file and its directory: ${listFilesCommand([dir, path])}`);
   }
   if (/^E[A-Z]+$/.test(code)) return new CliError(`cannot use ${shown}: ${fileErrorCause(error)}`, ExitCode.FAILURE, fileErrorHint(error, dir, movedBy));
   return null;
