@@ -104,7 +104,7 @@ export class EventStore {
    * connection, and with it the files, only once the statements prepared on it are collected
    * (tursodatabase/libsql-js#228): held here, by a sandbox a test or a process still holds, they
    * would keep the database open, and on Windows an open file cannot be deleted or moved. Any
-   * use of the store afterwards throws.
+   * use of the store afterwards throws. Figures: docs/decisions/closed-database-lets-go-of-its-files.md.
    */
   release(): void {
     for (const release of this.releasers.splice(0)) release();
