@@ -5,8 +5,10 @@ let main;
 try {
   main = await import('../dist/main.js');
 } catch (error) {
-  if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('dist/main.js')) throw error;
-  const root = new URL('..', import.meta.url).pathname;
+  // The path in Node's message has the platform's separator (dist\main.js on Windows).
+  if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !/dist[\\/]main\.js/.test(String(error.message))) throw error;
+  const { fileURLToPath } = await import('node:url');
+  const root = fileURLToPath(new URL('..', import.meta.url));
   process.stderr.write(`error: fraudctl is not built (no dist/ in ${root})\nrun npm run build in ${root}, then run fraudctl again\n`);
   process.exit(1);
 }

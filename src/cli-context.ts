@@ -1,6 +1,6 @@
 /*
  * What a command may use of the outside world, handed out by main: streams, environment,
- * and a way to wait for Ctrl-C, SIGTERM or a hang-up. Commands and the modules they call take it
+ * and a way to wait for Ctrl-C (or Ctrl-Break on Windows), SIGTERM or a hang-up. Commands and the modules they call take it
  * instead of reaching for `process`, so tests can run them with their own.
  */
 export interface CliContext {
@@ -12,7 +12,10 @@ export interface CliContext {
   /** The operating system, when not this process's (process.platform): tests take Windows' branches on Linux with it. */
   platform?: NodeJS.Platform;
   debug: boolean;
-  /** Resolves with the signal's name at the first SIGINT, SIGTERM or SIGHUP (a terminal hung up). */
+  /**
+   * Resolves with the signal's name at the first SIGINT, SIGTERM, SIGHUP (a terminal hung up, or
+   * on Windows the console window closed) or SIGBREAK (Ctrl-Break on Windows).
+   */
   waitForShutdown(): Promise<NodeJS.Signals>;
   /**
    * Takes over what happens when stdout's reader goes away (`| head`). By default the process
@@ -23,7 +26,7 @@ export interface CliContext {
 }
 
 /**
- * Ctrl-C, SIGTERM or a hang-up aborts `controller`, until `done()` says the work is over (a
+ * Ctrl-C, Ctrl-Break, SIGTERM or a hang-up aborts `controller`, until `done()` says the work is over (a
  * signal after that is left to whatever comes next). `interrupted` says whether one came in time.
  */
 export function abortOnShutdown(context: Pick<CliContext, 'waitForShutdown'>, controller: AbortController): { readonly interrupted: boolean; done(): void } {

@@ -60,7 +60,15 @@ export async function main(argv: readonly string[], context: CliContext): Promis
   }
 }
 
-const SHUTDOWN_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+/**
+ * What ends a command as Ctrl-C does (CliContext.waitForShutdown). On Windows, where Node emits
+ * what the console sends as signals: Ctrl-Break is SIGBREAK (elsewhere nothing sends it, and
+ * listening for it is harmless), and closing the console window is SIGHUP, the hang-up (Windows
+ * ends the process a few seconds later, whatever it is doing: about 10 s, Node's documentation
+ * says). SIGTERM never comes from outside there: another process's kill is TerminateProcess,
+ * which no listener sees.
+ */
+export const SHUTDOWN_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'];
 
 /** The terminal hung up: SIGHUP came, or writing to it failed with EIO. */
 let hungUp = false;
@@ -68,6 +76,8 @@ let terminalGone = false;
 
 /** Exit code when stdout's reader went away: what a Unix tool killed by SIGPIPE reports (128 + 13). */
 const EXIT_STDOUT_CLOSED = 141;
+/** Exit code after a hang-up where no SIGHUP can end the process (Windows): what a shell reports for one (128 + 1). */
+export const EXIT_HUNG_UP = 129;
 
 /**
  * A closed stdout or stderr (`fraudctl … | head -1`) ends the process at once and quietly, as
@@ -155,7 +165,8 @@ export async function runProcess(): Promise<void> {
     env,
     debug: false,
     // SIGHUP too: a terminal closed or an ssh session dropped must end a command as Ctrl-C
-    // does (the review queue gives its claims back), not kill it where it stands.
+    // does (the review queue gives its claims back), not kill it where it stands. On Windows,
+    // Ctrl-Break (SIGBREAK) as Ctrl-C, and a console window closed (SIGHUP) as a hang-up.
     waitForShutdown: () =>
       new Promise((resolve) => {
         const on = (signal: NodeJS.Signals) => {
@@ -195,35 +206,51 @@ export async function flushed(streams: readonly Flushable[], limitMs = 1000): Pr
   );
 }
 
+/** What ending the process takes of `process` (a stand-in in tests, for the other platform's branch). */
+export interface ProcessEnd {
+  readonly pid: number;
+  kill(pid: number, signal: NodeJS.Signals): unknown;
+  exit(code: number): unknown;
+  removeAllListeners(event: NodeJS.Signals): unknown;
+  execve?: (file: string, args: string[], env: NodeJS.ProcessEnv) => unknown;
+}
+
 /**
  * The command is over, its error said, but a credential-store call it gave up on is still
  * running in libuv's thread pool (stranded-calls.ts): the process would live until that call
  * returns (an unlock prompt nobody answers: never), and process.exit() would wait for it too.
- * Replacing the process image ends every thread at once: process.execve (Node >= 22.15, not on
- * Windows, whose Credential Manager does not prompt) runs `sh -c 'exit N'` in its place, so the
- * shell still sees the command's own exit code. Without it (Node 20) the process ends by
- * SIGTERM, as a timeout(1) would end it: status 143, a failure all the same.
+ * Replacing the process image ends every thread at once: process.execve (Node >= 22.15) runs
+ * `sh -c 'exit N'` in its place, so the shell still sees the command's own exit code. Without it
+ * (Node 20) the process ends by SIGTERM, as a timeout(1) would end it: status 143, a failure all
+ * the same. Not on Windows: there is no execve, and a kill of itself is TerminateProcess, which
+ * reports 1 whatever the command's code; the Credential Manager never prompts, so the call
+ * returns and the process then ends as usual, with the command's own exit code.
  */
-async function endPastStrandedCalls(code: number): Promise<void> {
+export async function endPastStrandedCalls(code: number, platform: NodeJS.Platform = process.platform, proc: ProcessEnd = process): Promise<void> {
+  if (platform === 'win32') return;
   await flushed([process.stdout, process.stderr]);
-  const withExecve = process as { execve?: (file: string, args: string[], env: NodeJS.ProcessEnv) => never };
   try {
-    withExecve.execve?.('/bin/sh', ['sh', '-c', `exit ${code}`], {});
+    proc.execve?.('/bin/sh', ['sh', '-c', `exit ${code}`], {});
   } catch {
     // No /bin/sh: ended as on Node 20.
   }
-  process.removeAllListeners('SIGTERM');
-  process.kill(process.pid, 'SIGTERM');
+  proc.removeAllListeners('SIGTERM');
+  proc.kill(proc.pid, 'SIGTERM');
 }
 
 /**
  * After a hang-up the command has finished its shutdown: the process then ends by SIGHUP itself,
  * as any program on a closed terminal does (status 129 to a shell). Exiting normally instead
  * makes Node 20 abort on its way out (exit 134), when it cannot reset the vanished terminal's
- * modes. Where SIGHUP is ignored (nohup), the process goes on to exit as usual.
+ * modes. Where SIGHUP is ignored (nohup), the process goes on to exit as usual. On Windows (the
+ * console window closed) a process cannot send itself SIGHUP (ENOSYS): it exits with 129.
  */
-async function endAsHungUp(): Promise<void> {
+export async function endAsHungUp(platform: NodeJS.Platform = process.platform, proc: ProcessEnd = process): Promise<void> {
   await flushed([process.stdout]);
-  process.removeAllListeners('SIGHUP');
-  process.kill(process.pid, 'SIGHUP');
+  if (platform === 'win32') {
+    proc.exit(EXIT_HUNG_UP);
+    return;
+  }
+  proc.removeAllListeners('SIGHUP');
+  proc.kill(proc.pid, 'SIGHUP');
 }

@@ -35,8 +35,9 @@ Exit codes:
   4    not found
   5    rejected by the service (400/409/413/415/422)
   6    unavailable (408/429/502/503/504, network, timeout)
-  129  the terminal hung up (SIGHUP), after finishing as on Ctrl-C
-  130  interrupted
+  129  the terminal hung up (SIGHUP, a closed console window on Windows), after
+       finishing as on Ctrl-C
+  130  interrupted (Ctrl-C, Ctrl-Break)
   141  stdout closed by its reader (| head)
 `;
 

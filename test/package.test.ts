@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import semver from 'semver';
 import { describe, expect, it } from 'vitest';
 import pkg from '../package.json' with { type: 'json' };
@@ -55,6 +55,7 @@ describe('bin/fraudctl.js in a checkout not yet built', () => {
     const result = spawnSync(process.execPath, [join(dir, 'bin', 'fraudctl.js'), '--version'], { encoding: 'utf8' });
     rmSync(dir, { recursive: true, force: true });
     expect(result.status).toBe(1);
-    expect(result.stderr).toBe(`error: fraudctl is not built (no dist/ in ${dir}/)\nrun npm run build in ${dir}/, then run fraudctl again\n`);
+    // The checkout as a path of this platform (C:\…\ on Windows, not /C:/…/), and Node's message recognised there too.
+    expect(result.stderr).toBe(`error: fraudctl is not built (no dist/ in ${dir}${sep})\nrun npm run build in ${dir}${sep}, then run fraudctl again\n`);
   });
 });

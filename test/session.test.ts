@@ -47,7 +47,7 @@ describe('Session.client', () => {
       expect(said.match(/SANDBOX/g)).toHaveLength(1);
     } finally {
       await s.close();
-      tmp.remove();
+      await tmp.remove();
     }
   });
 });

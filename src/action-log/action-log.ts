@@ -150,7 +150,10 @@ export async function openSessionLog(path: string, context: LogContext, note: (l
     } catch {
       return; // the append says what is wrong with the open file
     }
-    if (atPath === undefined && open_.nlink === 0) return; // deleted, not renamed: the append refuses it
+    // Deleted, not renamed: the append refuses it. On Windows a path that names nothing may be
+    // either (the link count cannot be trusted there: append-line.ts), and a deletion must stop
+    // the session, so only a new file at the path is followed.
+    if (atPath === undefined && (open_.nlink === 0 || process.platform === 'win32')) return;
     if (atPath !== undefined && atPath.dev === open_.dev && atPath.ino === open_.ino) return;
     let fresh: FileHandle;
     try {

@@ -8,7 +8,7 @@ import { ProxyError } from '../api/api-error.js';
 import { proxyFor } from '../api/proxy.js';
 import { CliError } from '../errors/cli-error.js';
 import { eventPath } from '../contract/paths.js';
-import { configFilePath, configPermissionProblems } from '../profiles/config-file.js';
+import { MODES_NOT_CHECKED_ON_WINDOWS, configFilePath, configPermissionProblems } from '../profiles/config-file.js';
 import type { SettingSource } from '../profiles/settings.js';
 import type { SettingHints } from '../profiles/setting-hints.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
@@ -45,11 +45,12 @@ export function sourceWords(source: SettingSource | null, envName?: string, flag
 /**
  * The config directory and file: where they are, and that only their owner can change the one
  * and read the other (it holds keys; see configPermissionProblems). ✗ with the chmod that fixes it.
+ * On Windows the modes Node reports mean nothing (0666 for any writable file): skipped, saying why.
  */
-export function configFileChecks(env: NodeJS.ProcessEnv): CheckResult[] {
+export function configFileChecks(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): CheckResult[] {
   const path = configFilePath(env);
   const dir = dirname(path);
-  const problems = configPermissionProblems(env);
+  const problems = configPermissionProblems(env, platform);
   const checks: CheckResult[] = [];
   const modeWords = (p: string): string | null => {
     try {
@@ -63,6 +64,7 @@ export function configFileChecks(env: NodeJS.ProcessEnv): CheckResult[] {
     const mode = modeWords(shown);
     if (problem) checks.push(result(what, title, 'fail', `${problem.path} ${problem.problem}`, problem.fix));
     else if (mode === null) checks.push(result(what, title, 'info', `${terminalSafe(shown)} (none yet: nothing configured)`));
+    else if (platform === 'win32') checks.push(result(what, title, 'skip', `${terminalSafe(shown)} (${MODES_NOT_CHECKED_ON_WINDOWS})`));
     else checks.push(result(what, title, 'pass', `${terminalSafe(shown)} (${mode})`));
   }
   return checks;

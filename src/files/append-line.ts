@@ -1,4 +1,4 @@
-import { fstatSync, ftruncateSync } from 'node:fs';
+import { fstatSync, ftruncateSync, statSync } from 'node:fs';
 import { CliError } from '../errors/cli-error.js';
 import { errorCode, fileErrorCause } from './file-errors.js';
 import { writeFully } from './write-fully.js';
@@ -9,7 +9,10 @@ import { writeFully } from './write-fully.js';
  *
  * - The open file is looked at with fstat(2): a link count of 0 means it was deleted since it
  *   was opened (a tmp cleaner, a mistaken rm): whatever is written after that reaches nobody,
- *   so the write is refused. The same fstat gives the file's length (it has one writer at a
+ *   so the write is refused. On Windows the link count is not to be trusted (Wine keeps it at 1
+ *   after a deletion, and a real Windows's answer is untested here): there the path is looked at
+ *   too, and a path that names no file, or another file, is taken for a deletion, so the run
+ *   stops rather than write into a file nobody will see. The same fstat gives the file's length (it has one writer at a
  *   time), which is where a failed write is cut back to.
  * - The line goes through writeFully (one write(2) unless the disk takes it in pieces). A write
  *   that fails part-way (ENOSPC, EDQUOT, EIO after some bytes were taken) is undone with
@@ -66,7 +69,19 @@ export class LineAppender {
     private readonly fd: number,
     readonly path: string,
     private readonly checkEveryMs = 0,
+    private readonly platform: NodeJS.Platform = process.platform,
   ) {}
+
+  /** On Windows: whether `path` still names the open file (`stats`, its fstat). */
+  private pathStillNames(stats: { dev: number; ino: number }): boolean {
+    try {
+      const atPath = statSync(this.path);
+      return atPath.dev === stats.dev && atPath.ino === stats.ino;
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return false;
+      throw failure(this.path, error);
+    }
+  }
 
   append(line: string): void {
     const now = this.checkEveryMs === 0 ? 0 : performance.now();
@@ -77,7 +92,7 @@ export class LineAppender {
       } catch (error) {
         throw failure(this.path, error);
       }
-      if (stats.nlink === 0) throw new FileWriteError(this.path, 'DELETED', 'deleted');
+      if (stats.nlink === 0 || (this.platform === 'win32' && !this.pathStillNames(stats))) throw new FileWriteError(this.path, 'DELETED', 'deleted');
       this.length = stats.size;
       this.lookedAt = now;
     }

@@ -19,6 +19,9 @@ const CAUSES: Record<string, string> = {
   EIO: 'an input/output error from the disk',
   ELOOP: 'too many symbolic links in the path',
   ENAMETOOLONG: 'the path is too long',
+  // Windows: another program holds the file open without letting others change it (an editor, a
+  // spreadsheet, a virus scanner at work).
+  EBUSY: 'another program has it open',
 };
 
 /** The error's code ("ENOSPC"), or its text when it has none. */
@@ -48,6 +51,8 @@ export function fileErrorHint(error: unknown, dir: string, movedBy?: string): st
     case 'EACCES':
     case 'EPERM':
       return `check who owns it and its mode: ${listFilesCommand([dir])}`;
+    case 'EBUSY':
+      return 'close the program that has it open (an editor, a spreadsheet), then try again';
     default:
       return `check the directory: ${listFilesCommand([dir])}`;
   }

@@ -24,10 +24,12 @@ export const TOPIC_TEXTS: Record<TopicName, string> = {
   5    rejected by the service (400/409/413/415/422)
   6    unavailable, try again later (408/429/502/503/504, connection refused or
        dropped, DNS, timeout, the proxy down or unable to reach the service)
-  129  the terminal hung up (SIGHUP): fraudctl finished as on Ctrl-C (a batch
-       records its lines in flight, review gives its claims back), then ended
-       by SIGHUP
-  130  interrupted (Ctrl-C, a cancelled prompt or confirmation)
+  129  the terminal hung up (SIGHUP; on Windows, the console window closed):
+       fraudctl finished as on Ctrl-C (a batch records its lines in flight,
+       review gives its claims back), then ended by SIGHUP (on Windows, exit
+       129, if done before Windows ends the process a few seconds later)
+  130  interrupted (Ctrl-C, Ctrl-Break on Windows, a cancelled prompt or
+       confirmation)
   141  stdout's reader went away (fraudctl ... | head): fraudctl stops at once
        and quietly, as a Unix tool ended by SIGPIPE does
 

@@ -71,15 +71,24 @@ export interface PermissionProblem {
 }
 
 /**
+ * Why the modes are not judged on Windows (doctor says it). Node makes up a mode there from the
+ * read-only attribute alone: 0666 for every file that can be written, whoever may read it. What
+ * protects the file is its ACL, by default inherited from the user's profile (%APPDATA%), which
+ * only its owner, SYSTEM and the administrators may open. Reading an ACL takes a native call or a program
+ * whose output is in the system's language (icacls), so fraudctl does not claim to check it.
+ */
+export const MODES_NOT_CHECKED_ON_WINDOWS = "permissions not checked on Windows, where file modes do not apply: in the user's profile, the ACL it inherits keeps other users out";
+
+/**
  * What is wrong with the modes of the config directory and file, if anything (nothing on
- * Windows, where modes mean little). A directory others can write lets them put a config of
+ * Windows: MODES_NOT_CHECKED_ON_WINDOWS). A directory others can write lets them put a config of
  * their own in place (a URL of theirs, and the key goes there): fraudctl makes it 0700. A file
  * others can read gives them the keys it holds: fraudctl writes it 0600, an editor or a copy
  * may not. Warned about, not refused (as ssh does for its keys): refusing would stop every
  * command, the embedded sandbox's too, and the fix is one chmod, printed with the warning.
  */
-export function configPermissionProblems(env: NodeJS.ProcessEnv): PermissionProblem[] {
-  if (process.platform === 'win32') return [];
+export function configPermissionProblems(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): PermissionProblem[] {
+  if (platform === 'win32') return [];
   const path = configFilePath(env);
   const dir = dirname(path);
   const problems: PermissionProblem[] = [];
@@ -115,9 +124,9 @@ const octal = (mode: number): string => `0${mode.toString(8).padStart(3, '0')}`;
  * A config.json that is not a regular file (a FIFO, a device, a directory) is refused: opened
  * without blocking and checked before it is read, so a FIFO never hangs a command.
  */
-export function readConfigFile(env: NodeJS.ProcessEnv, options: { warn?: (message: string) => void } = {}): ConfigFile {
+export function readConfigFile(env: NodeJS.ProcessEnv, options: { warn?: (message: string) => void; platform?: NodeJS.Platform } = {}): ConfigFile {
   const path = configFilePath(env);
-  if (options.warn) for (const p of configPermissionProblems(env)) options.warn(`${p.what === 'config-file' ? 'config file' : 'config directory'} ${p.path} ${p.problem}: ${p.fix}`);
+  if (options.warn) for (const p of configPermissionProblems(env, options.platform)) options.warn(`${p.what === 'config-file' ? 'config file' : 'config directory'} ${p.path} ${p.problem}: ${p.fix}`);
   let text: string;
   let fd: number | undefined;
   try {

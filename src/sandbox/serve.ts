@@ -79,10 +79,16 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       port,
       dbPath: options.dbPath,
       configSource: loaded.source,
+      // The database is closed whatever failed before (a last commit on a full disk): on
+      // Windows an open database file cannot be deleted or moved until the process ends.
       close: async () => {
-        await app.close();
-        store.flush();
-        await database.close();
+        try {
+          await app.close();
+          store.flush();
+        } finally {
+          store.release();
+          await database.close();
+        }
       },
     };
   } catch (e) {

@@ -63,9 +63,16 @@ describe('the session log', () => {
     writeFileSync(path, '');
     await log.append(entry('after-1'));
     await log.append(entry('after-2'));
-    // Rotated again with nocreate: the session makes the file itself.
+    // Rotated again with nocreate: the session makes the file itself. Not on Windows, where a
+    // path naming nothing may be a deletion (the link count is not trusted there): it stops.
     renameSync(path, `${path}.2`);
-    await log.append(entry('last'));
+    if (process.platform === 'win32') {
+      await expect(log.append(entry('last'))).rejects.toThrow(/deleted/);
+      writeFileSync(path, '');
+      await log.append(entry('last'));
+    } else {
+      await log.append(entry('last'));
+    }
     await log.close();
     const ids = (p: string) => linesOf(p).map((l) => (JSON.parse(l) as { eventId: string }).eventId);
     expect([ids(`${path}.1`), ids(`${path}.2`), ids(path)]).toEqual([['before'], ['after-1', 'after-2'], ['last']]);

@@ -25,7 +25,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await sb.close();
-  tmp.remove();
+  await tmp.remove();
 });
 
 const env = (extra: Record<string, string> = {}) => cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: `${tmp.dir}/config`, XDG_DATA_HOME: `${tmp.dir}/data`, ...extra });
@@ -176,6 +176,23 @@ describe('doctor and the permissions of the config', () => {
     expect(after.code, after.stdout).toBe(0);
     expect(line(after.stdout, 'config directory')).toBe(`✓ config directory  ${dir} (mode 700)`);
     expect(line(after.stdout, 'config file')).toMatch(/^✓ config file\s+.*config\.json \(mode 600\)$/);
+  });
+
+  it('a config fraudctl wrote: no ✗ for its permissions on this platform; on Windows they are said not to be checked', async () => {
+    const home = { XDG_CONFIG_HOME: join(tmp.dir, 'written') };
+    expect((await runCli(['config', 'set', 'timeout', '12'], { env: env(home) })).code).toBe(0);
+    const result = await runCli(['doctor'], { env: env(home) });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(line(result.stdout, 'timeout')).toContain('12 s (from the config file)');
+    if (process.platform === 'win32') {
+      // Node reports 0666 for every writable file there: judged as a mode, every config file was a ✗.
+      expect(line(result.stdout, 'config directory')).toMatch(/^– config directory\s+.*fraudctl.* \(permissions not checked on Windows, where file modes do not apply: in the user's profile, the ACL it inherits keeps other users out\)$/);
+      expect(line(result.stdout, 'config file')).toMatch(/^– config file\s+.*config\.json \(permissions not checked on Windows, where file modes do not apply/);
+      expect(result.stdout).not.toMatch(/mode \d+/);
+    } else {
+      expect(line(result.stdout, 'config directory')).toMatch(/^✓ config directory\s+.* \(mode 700\)$/);
+      expect(line(result.stdout, 'config file')).toMatch(/^✓ config file\s+.*config\.json \(mode 600\)$/);
+    }
   });
 
   it('a group-writable directory is ✗ too; a directory not made yet is only noted', async () => {

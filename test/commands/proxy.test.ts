@@ -60,7 +60,7 @@ afterAll(async () => {
   await Promise.all([open, auth, port443Only, ...Object.values(fakes)].map((p) => p?.close()));
   await front?.close();
   await sb?.close();
-  tmp.remove();
+  await tmp.remove();
 });
 
 /** The service over https (private CA trusted), through `proxy`. */

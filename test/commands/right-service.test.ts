@@ -55,7 +55,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await ss?.stop();
-  tmp.remove();
+  await tmp.remove();
 });
 
 /** A config directory of its own (no credential store: no session bus), and a way to run fraudctl in it. */

@@ -24,7 +24,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await sb.close();
   for (const disk of disks) disk.remove();
-  tmp.remove();
+  await tmp.remove();
 });
 
 const env = () => cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'config'), XDG_DATA_HOME: join(tmp.dir, 'data'), FRAUDCTL_BASE_URL: sb.url, FRAUDCTL_API_KEY: DEMO_KEY });

@@ -41,7 +41,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await sb.close();
-  tmp.remove();
+  await tmp.remove();
 });
 
 describe('a refused key: the hint follows where the key came from', () => {

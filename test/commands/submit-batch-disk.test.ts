@@ -23,7 +23,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([server.close(), slow.close()]);
   for (const disk of disks) disk.remove();
-  tmp.remove();
+  await tmp.remove();
 });
 
 let n = 0;

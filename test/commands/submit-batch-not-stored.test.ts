@@ -18,7 +18,7 @@ const tmp = tempDir('fraudctl-not-stored-');
 const servers: PlainServer[] = [];
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
-  tmp.remove();
+  await tmp.remove();
 });
 
 async function server(options: PlainServerOptions): Promise<PlainServer> {

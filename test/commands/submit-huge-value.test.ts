@@ -24,7 +24,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server.close();
-  tmp.remove();
+  await tmp.remove();
 });
 const env = (extra: Record<string, string> = {}) =>
   cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'config'), XDG_DATA_HOME: join(tmp.dir, 'data'), FRAUDCTL_BASE_URL: server.url, FRAUDCTL_API_KEY: 'plain-key', ...extra });

@@ -19,7 +19,7 @@ const tmp = tempDir('fraudctl-idless-');
 const servers: PlainServer[] = [];
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
-  tmp.remove();
+  await tmp.remove();
 });
 
 const env = (url: string) => cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'config'), XDG_DATA_HOME: join(tmp.dir, 'data'), FRAUDCTL_BASE_URL: url, FRAUDCTL_API_KEY: 'plain-key' });

@@ -38,7 +38,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([ss?.stop(), sb?.close()]);
   await xvfb?.stop();
-  tmp.remove();
+  await tmp.remove();
 });
 
 const configFile = () => join(ss.home.XDG_CONFIG_HOME, 'fraudctl', 'config.json');

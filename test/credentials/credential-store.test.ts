@@ -34,7 +34,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all([ss?.stop(), sb?.close()]);
-  tmp.remove();
+  await tmp.remove();
 });
 
 /** A desktop session: the private bus. */

@@ -18,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server.close();
-  tmp.remove();
+  await tmp.remove();
 });
 
 /** What the scripted server does for one id; default: a summary (and a risk assessment) at once. */

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileWriteError, LineAppender } from '../../src/files/append-line.js';
@@ -8,9 +8,9 @@ import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 
 const tmp = tempDir('fraudctl-append-');
 let disk: SmallDisk | undefined;
-afterAll(() => {
+afterAll(async () => {
   disk?.remove();
-  tmp.remove();
+  await tmp.remove();
 });
 
 describe('LineAppender', () => {
@@ -53,6 +53,26 @@ describe('LineAppender', () => {
       expect(() => new LineAppender(fd, path).append('lost\n')).toThrow(expect.objectContaining({ code: 'DELETED', message: `${path} was deleted while fraudctl was writing it` }));
     } finally {
       closeSync(fd);
+    }
+  });
+
+  // On Windows the link count is not trusted: a path that no longer names the open file is a deletion there.
+  it.each([
+    ['gone from its path', (path: string) => renameSync(path, `${path}.moved`)],
+    ['another file at its path', (path: string) => (renameSync(path, `${path}.old`), writeFileSync(path, 'new\n'))],
+  ])('on Windows, a file %s is refused as deleted; elsewhere the link count decides', (_what, change) => {
+    for (const platform of ['win32', 'linux'] as const) {
+      const path = join(tmp.dir, `looked-at-${platform}-${_what.length}`);
+      writeFileSync(path, 'kept\n');
+      const fd = openSync(path, 'a');
+      try {
+        change(path);
+        const append = () => new LineAppender(fd, path, 0, platform).append('more\n');
+        if (platform === 'win32') expect(append).toThrow(expect.objectContaining({ code: 'DELETED' }));
+        else expect(append).not.toThrow();
+      } finally {
+        closeSync(fd);
+      }
     }
   });
 });

@@ -15,7 +15,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server.close();
-  tmp.remove();
+  await tmp.remove();
 });
 const env = () => cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: `${tmp.dir}/config`, FRAUDCTL_BASE_URL: server.url, FRAUDCTL_API_KEY: 'k-test-0123456789' });
 

@@ -146,6 +146,35 @@ describe('readConfigFile', () => {
   });
 });
 
+describe('readConfigFile: the warning about permissions', () => {
+  it('warns of a config directory others can change and a file others can read, once each', () => {
+    const t = tempEnv();
+    writeConfigFile(t.env, { profiles: { p: { timeoutSeconds: 7 } } });
+    chmodSync(t.configDir, 0o777);
+    chmodSync(t.configPath, 0o666);
+    const warnings: string[] = [];
+    readConfigFile(t.env, { warn: (w) => warnings.push(w), platform: 'linux' });
+    // The path in the chmod is quoted for the shell in use (render/shell-command.ts); the modes are
+    // what this platform makes of 0777 and 0666 (on Windows only the read-only bit is kept).
+    expect(warnings).toEqual([
+      expect.stringMatching(/^config directory .* can be changed by (any user|other users of its group) \(mode 0\d{3}\), who could replace the config and send the API key elsewhere: chmod 700 /),
+      expect.stringMatching(/^config file .* can be read by other users \(mode 0\d{3}\) and may hold API keys: chmod 600 /),
+    ]);
+    expect(warnings[0]).toContain(t.configDir);
+    expect(warnings[1]).toContain(t.configPath);
+  });
+
+  it('not on Windows, where Node reports 0666 for every writable file and modes say nothing of who may read it', () => {
+    const t = tempEnv();
+    writeConfigFile(t.env, { profiles: { p: { timeoutSeconds: 7 } } });
+    chmodSync(t.configDir, 0o777);
+    chmodSync(t.configPath, 0o666);
+    const warnings: string[] = [];
+    expect(readConfigFile(t.env, { warn: (w) => warnings.push(w), platform: 'win32' }).profiles.p).toEqual({ timeoutSeconds: 7 });
+    expect(warnings).toEqual([]);
+  });
+});
+
 describe('writeConfigFile', () => {
   it('creates the directory with mode 0700 and the file with mode 0600', () => {
     notOnWindows(ON_WINDOWS.modes);

@@ -41,7 +41,7 @@ export function useCli<N extends string>(sandboxes: Record<N, Partial<SandboxOpt
   });
   afterAll(async () => {
     await Promise.all(names.map((name) => started[name].close?.()));
-    tmp.remove();
+    await tmp.remove();
   });
   return {
     sandboxes: started,

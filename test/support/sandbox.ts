@@ -67,9 +67,30 @@ export async function startTestSandbox(options: Partial<SandboxOptions> = {}): P
   };
 }
 
-export function tempDir(prefix = 'fraudctl-test-'): { dir: string; remove(): void } {
+export function tempDir(prefix = 'fraudctl-test-'): { dir: string; remove(): Promise<void> } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return { dir, remove: () => removeTempDir(dir) };
+}
+
+/** Retried by rmSync on EBUSY, EPERM and the like (up to 5 times, 100 ms apart, then longer): a virus scanner on Windows. */
+const REMOVE = { recursive: true, force: true, maxRetries: 5 } as const;
+
+/**
+ * Removes a test's temp directory, sandbox databases included. On Windows an open file cannot be
+ * deleted (EBUSY, EPERM), and a database this process closed may still be open: libsql lets go
+ * of its file only once the statements prepared on it are collected (tursodatabase/libsql-js#228;
+ * the sandbox gives them up at close, EventStore.release). Then garbage is collected and the
+ * removal tried again; a file still held after that fails the clean-up, naming itself.
+ */
+export async function removeTempDir(dir: string): Promise<void> {
+  try {
+    rmSync(dir, REMOVE);
+  } catch (error) {
+    if (!['EBUSY', 'EPERM'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+    const { collectGarbage } = await import('./collect-garbage.js');
+    await collectGarbage();
+    rmSync(dir, REMOVE);
+  }
 }
 
 /** State changes a sandbox recorded in its database file (`--db`), per event id asked for (0 for none): what "changed exactly once" is counted with. */

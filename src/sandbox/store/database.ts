@@ -124,10 +124,16 @@ function openOrThrow(path: string, options: OpenOptions): OpenDatabase {
   const checkpointer = startCheckpointer(path);
   return {
     db,
+    // The connection is closed even when the checkpoint fails (a full disk: what it could not
+    // copy stays in the WAL, replayed at the next opening): an open file on Windows cannot be
+    // moved or deleted, by the user or a test's clean-up, until the process ends.
     close: async () => {
-      await checkpointer.stop();
-      db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
-      db.close();
+      try {
+        await checkpointer.stop();
+        db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+      } finally {
+        db.close();
+      }
     },
   };
 }

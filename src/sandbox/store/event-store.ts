@@ -15,6 +15,12 @@ import type { VelocityField, VelocityUse } from '../scoring/rules.js';
 
 type Statement = { get(...params: unknown[]): unknown; run(...params: unknown[]): unknown };
 
+const closed = (): never => {
+  throw new Error('the sandbox database is closed');
+};
+/** What stands for every statement once the store let go of them (EventStore.release). */
+const CLOSED: Statement = { get: closed, run: closed };
+
 export type StoredSummary = Omit<EventSummary, 'state' | 'comments'>;
 
 export interface SummaryRow {
@@ -49,19 +55,21 @@ const velocityCount = (column: string) =>
   `(SELECT count(*) FROM (SELECT 1 FROM events WHERE merchant_id = ? AND ${column} = ? AND event_ts BETWEEN ? AND ? LIMIT ?))`;
 
 export class EventStore {
-  private readonly insertStmt: Statement;
-  private readonly replayStmt: Statement;
-  private readonly summaryStmt: Statement;
-  private readonly assessmentStmt: Statement;
-  private readonly velocityStmts: Record<VelocityField, Statement>;
+  private insertStmt: Statement;
+  private replayStmt: Statement;
+  private summaryStmt: Statement;
+  private assessmentStmt: Statement;
+  private velocityStmts: Record<VelocityField, Statement>;
   private readonly db: SqliteDatabase;
-  private readonly updateStateStmt: Statement;
-  private readonly recordChangeStmt: Statement;
-  private readonly beginStmt: Statement;
-  private readonly commitStmt: Statement;
-  private readonly rollbackStmt: Statement;
+  private updateStateStmt: Statement;
+  private recordChangeStmt: Statement;
+  private beginStmt: Statement;
+  private commitStmt: Statement;
+  private rollbackStmt: Statement;
   private batchOpen = false;
   private waiting: { resolve: () => void; reject: (error: Error) => void }[] = [];
+  /** What release() calls: each lets go of statements (those of the fields, those of each velocityCounter). */
+  private readonly releasers: (() => void)[] = [];
 
   constructor(db: SqliteDatabase) {
     this.db = db;
@@ -84,6 +92,22 @@ export class EventStore {
     this.recordChangeStmt = prepare(
       'INSERT INTO state_changes (merchant_id, event_id, from_state, to_state, comments, changed_at) VALUES (?, ?, ?, ?, ?, ?)',
     );
+    this.releasers.push(() => {
+      this.insertStmt = this.replayStmt = this.summaryStmt = this.assessmentStmt = CLOSED;
+      this.updateStateStmt = this.recordChangeStmt = this.beginStmt = this.commitStmt = this.rollbackStmt = CLOSED;
+      this.velocityStmts = { userEmail: CLOSED, userIp: CLOSED };
+    });
+  }
+
+  /**
+   * Lets go of every prepared statement, before the database is closed. libsql closes the
+   * connection, and with it the files, only once the statements prepared on it are collected
+   * (tursodatabase/libsql-js#228): held here, by a sandbox a test or a process still holds, they
+   * would keep the database open, and on Windows an open file cannot be deleted or moved. Any
+   * use of the store afterwards throws. Figures: docs/decisions/closed-database-lets-go-of-its-files.md.
+   */
+  release(): void {
+    for (const release of this.releasers.splice(0)) release();
   }
 
   /** The stored payload hash and decision of an event, for recognising a replay. */
@@ -129,9 +153,10 @@ export class EventStore {
    */
   velocityCounter(uses: readonly VelocityUse[]): (merchantId: string, values: Readonly<Record<string, unknown>>, eventTs: number) => number[] {
     if (uses.length === 0) return () => [];
-    const statement = (
+    let statement = (
       this.db.prepare<unknown[]>(`SELECT ${uses.map((u) => velocityCount(VELOCITY_COLUMNS[u.field])).join(', ')}`) as { raw(): Statement }
     ).raw();
+    this.releasers.push(() => (statement = CLOSED));
     return (merchantId, values, eventTs) => {
       const params: unknown[] = [];
       for (const { field, seconds, atMost } of uses) {

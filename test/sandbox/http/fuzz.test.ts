@@ -36,7 +36,7 @@ beforeAll(async () => {
 afterAll(async () => {
   reader?.close();
   await sb?.close();
-  tmp.remove();
+  await tmp.remove();
 });
 
 function storeCounts(): { events: number; changes: number } {
