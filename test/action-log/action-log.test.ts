@@ -8,7 +8,7 @@ import { GENESIS, lineHash } from '../../src/action-log/log-chain.js';
 import { verifyLog } from '../../src/action-log/verify-log.js';
 import type { LogEntry } from '../../src/review-queue/queue-model.js';
 import { tempDir } from '../support/sandbox.js';
-import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
+import { notUnderWine, UNDER_WINE } from '../support/prerequisites.js';
 
 const tmp = tempDir('fraudctl-log-');
 afterAll(() => tmp.remove());
@@ -83,7 +83,7 @@ describe('the session log', () => {
   });
 
   it('a log deleted while open is not followed: the append fails naming it, so the change is not sent', async () => {
-    notOnWindows(ON_WINDOWS.openFile);
+    notUnderWine(UNDER_WINE.deletedWhileOpen);
     const path = join(tmp.dir, 'deleted.log');
     const log = await openSessionLog(path, who('ann'));
     await log.append(entry('before'));

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { FileWriteError, LineAppender } from '../../src/files/append-line.js';
 import { tempDir } from '../support/sandbox.js';
 import { smallDisk, type SmallDisk } from '../support/small-disk.js';
-import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
+import { notUnderWine, UNDER_WINE } from '../support/prerequisites.js';
 
 const tmp = tempDir('fraudctl-append-');
 let disk: SmallDisk | undefined;
@@ -44,7 +44,7 @@ describe('LineAppender', () => {
   });
 
   it('refuses to write to a file deleted since it was opened', () => {
-    notOnWindows(ON_WINDOWS.openFile);
+    notUnderWine(UNDER_WINE.deletedWhileOpen);
     const path = join(tmp.dir, 'deleted');
     writeFileSync(path, 'kept\n');
     const fd = openSync(path, 'a');
