@@ -88,7 +88,7 @@ function inCmd(line: string, env: NodeJS.ProcessEnv): { status: number | null; s
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-describe.skipIf(!onWindows)(`hints of real failing commands, run by cmd.exe${onWindows ? '' : ' (skipped: needs Windows: cmd.exe, in the Windows job, .ci/windows)'}`, () => {
+describe.skipIf(!onWindows)(`hints of real failing commands, run by cmd.exe${onWindows ? '' : ' (skipped: only on Windows: cmd.exe, in the Windows job, .ci/windows)'}`, () => {
   /**
    * The environment of a cmd.exe window, so that the shell is found to be cmd.exe: no
    * FRAUDCTL_SHELL, no PowerShell module folder of the user, and none of the variables of a POSIX

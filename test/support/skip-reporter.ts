@@ -8,8 +8,11 @@ import type { Reporter, TestModule } from 'vitest/node';
  */
 
 const EXPECTED_ON_WINDOWS = /^(not on Windows|not under Wine): /;
-/** A test of another Node release's behaviour (compile-cache.test.ts): not a gap of this platform. */
-const OTHER_NODE = /^not on this Node: /;
+/**
+ * A test of another Node release's behaviour (compile-cache.test.ts), of Windows only (run by
+ * .ci/windows), or one that root defeats (a file mode keeps nobody out): not a gap of this machine.
+ */
+const OTHER_NODE = /^(not on this Node|only on Windows|not as root): /;
 
 export default class SkipReporter implements Reporter {
   onTestRunEnd(testModules: readonly TestModule[]): void {
@@ -23,7 +26,7 @@ export default class SkipReporter implements Reporter {
         const result = test.result();
         if (result.state !== 'skipped') continue;
         // A reason given at run time (skipTest), or in the title at collection (small-disk.ts).
-        const why = result.note ?? /\(skipped: ((?:needs|not on Windows|not under Wine|not on this Node)[^()]*(?:\([^()]*\)[^()]*)*)\)/.exec(test.fullName)?.[1];
+        const why = result.note ?? /\(skipped: ((?:needs|not on Windows|not under Wine|not on this Node|only on Windows|not as root)[^()]*(?:\([^()]*\)[^()]*)*)\)/.exec(test.fullName)?.[1];
         if (why && EXPECTED_ON_WINDOWS.test(why)) onWindows.push(`  ${file} > ${test.fullName.replace(/ \(skipped: .*\)$/, '')}: ${why}`);
         else if (why && OTHER_NODE.test(why)) otherNode.push(`  ${file} > ${test.fullName.replace(/ \(skipped: .*\)$/, '')}: ${why}`);
         else if (why?.startsWith('needs ')) byReason.set(why, (byReason.get(why) ?? 0) + 1);
@@ -36,7 +39,7 @@ export default class SkipReporter implements Reporter {
       const lines = [...byReason].map(([why, n]) => `  ${n} test${n === 1 ? '' : 's'}: ${why}`);
       out.push(`Skipped because a program could not run here (install it to run them; FRAUDCTL_REQUIRE_ALL_TESTS=1 makes these failures):\n${lines.join('\n')}`);
     }
-    if (otherNode.length > 0) out.push(`Skipped as tests of another Node release:\n${otherNode.join('\n')}`);
+    if (otherNode.length > 0) out.push(`Skipped as tests for another Node release, platform or user:\n${otherNode.join('\n')}`);
     if (unexplained.length > 0) out.push(`Skipped without a reason given (${unexplained.length}):\n${unexplained.join('\n')}`);
     if (out.length > 0) process.stdout.write(`\n${out.join('\n\n')}\n`);
   }

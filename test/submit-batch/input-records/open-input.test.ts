@@ -152,7 +152,8 @@ describe('openInput: one event or a batch', () => {
     expect(error.message).toMatch(message);
   });
 
-  it.skipIf(process.getuid?.() === 0)('an unreadable file: a usage error with the code', async () => {
+  const asRoot = process.getuid?.() === 0;
+  it.skipIf(asRoot)(`an unreadable file: a usage error with the code${asRoot ? ' (skipped: not as root: no file mode keeps root out)' : ''}`, async () => {
     notOnWindows(ON_WINDOWS.modes);
     const path = file('secret.jsonl', '{}\n');
     chmodSync(path, 0o200);
