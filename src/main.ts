@@ -89,13 +89,17 @@ function watchOutputStreams(): (handler: () => void) => () => void {
   let stdoutHandler: (() => void) | null = null;
   // EIO: the terminal hung up (its window closed): nobody is reading there either.
   const closed = (error: NodeJS.ErrnoException) => error.code === 'EPIPE' || error.code === 'EIO' || error.code === 'ERR_STREAM_DESTROYED';
+  // After a hang-up any failed write means the terminal is gone, whatever the error says (a
+  // closed console window on Windows, a pipe's reader that went with the ssh session): the
+  // command goes on with its shutdown (review gives its claims back) instead of ending at once.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EIO') terminalGone = true;
-    if (closed(error)) {
+    if (error.code === 'EIO' || hungUp) terminalGone = true;
+    if (closed(error) || terminalGone) {
       if (stdoutHandler) return stdoutHandler();
-      // A command waiting for a shutdown signal gets its SIGHUP and finishes; any other ends now.
+      // A command waiting for a shutdown signal gets its SIGHUP and finishes (or, past one, is
+      // finishing); any other ends now.
       if (terminalGone) {
-        if (process.listenerCount('SIGHUP') === 0) void endAsHungUp();
+        if (!hungUp && process.listenerCount('SIGHUP') === 0) void endAsHungUp();
         return;
       }
       process.exit(EXIT_STDOUT_CLOSED);
@@ -106,7 +110,7 @@ function watchOutputStreams(): (handler: () => void) => () => void {
   // A terminal that hung up (EIO) takes stderr with it: what is left to say is dropped, and the
   // command finishes its shutdown (SIGHUP) instead of stopping at its first message.
   process.stderr.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EIO') terminalGone = true;
+    if (error.code === 'EIO' || hungUp) terminalGone = true;
     if (!terminalGone) process.exit(EXIT_STDOUT_CLOSED);
   });
   return (handler) => {

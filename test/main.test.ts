@@ -5,7 +5,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import pkg from '../package.json' with { type: 'json' };
 import { endAsHungUp, endPastStrandedCalls, flushed, SHUTDOWN_SIGNALS, type ProcessEnd } from '../src/main.js';
-import { cliEnv, runCli } from './support/cli.js';
+import { spawn } from 'node:child_process';
+import { BIN, cliEnv, runCli } from './support/cli.js';
+import { notOnWindows, ON_WINDOWS } from './support/prerequisites.js';
 import { useSandboxForCli } from './support/cli-against-sandbox.js';
 
 /* main.ts answers a lone --version itself, without commander or the command tree. */
@@ -97,6 +99,29 @@ describe('Ctrl-Break and a closed console window (Windows) end a command as Ctrl
     expect(result.stderr).toBe('SIGHUP: finishing requests in flight, then stopping\nsandbox stopped\n');
     if (process.platform === 'win32') expect(result).toMatchObject({ code: 129, signal: null });
     else expect(result).toMatchObject({ code: null, signal: 'SIGHUP' });
+  });
+});
+
+describe('after a hang-up, a write that fails is the terminal gone, not the end', () => {
+  // A closed console window may fail writes with another error than EIO, and the pipe of an ssh
+  // session goes with it (EPIPE): either way the shutdown must go on (review gives its claims
+  // back), not stop at exit 141 at its first message.
+  it('sandbox serve whose stdout and stderr readers left with the hang-up drains and stops, then ends by SIGHUP (it ended 141 at its first line)', async () => {
+    notOnWindows(ON_WINDOWS.signal);
+    const child = spawn(process.execPath, [BIN, 'sandbox', 'serve', '--port', '0', '--db', ':memory:'], { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+    let said = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        said += chunk.toString();
+        if (said.includes('Press Ctrl-C to stop.')) resolve();
+      });
+      child.on('exit', () => reject(new Error(`serve ended before it was ready: ${said}`)));
+    });
+    child.stdout.destroy();
+    child.stderr.destroy();
+    child.kill('SIGHUP');
+    expect(await ended).toEqual({ code: null, signal: 'SIGHUP' });
   });
 });
 
