@@ -1,8 +1,8 @@
-import { fstatSync, statSync } from 'node:fs';
+import { fstatSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { open, type FileHandle } from 'node:fs/promises';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
-import { FileWriteError, LineAppender } from '../files/append-line.js';
+import { FileWriteError, LineAppender, pathNames } from '../files/append-line.js';
 import { acquireLockAsync, holderWords, lockPathOf, LockBusyError, type HeldLock } from '../files/exclusive-lock.js';
 import { errorCode, fileErrorCause, fileErrorHint } from '../files/file-errors.js';
 import { removeFileCommand } from '../render/shell-command.js';
@@ -138,23 +138,19 @@ export async function openSessionLog(path: string, context: LogContext, note: (l
   let next = { line: 1, prev: GENESIS };
   /** Under the lock: when the path no longer names the open file (renamed away), the file at the path from now on. */
   async function followRename(): Promise<void> {
-    let atPath;
+    let opened;
+    let now;
     try {
-      atPath = statSync(path);
-    } catch (error) {
-      if (errorCode(error) !== 'ENOENT') return; // cannot look: the open file stays the log
-    }
-    let open_;
-    try {
-      open_ = fstatSync(handle.fd);
+      opened = fstatSync(handle.fd);
+      now = pathNames(path, opened);
     } catch {
-      return; // the append says what is wrong with the open file
+      return; // cannot look: the open file stays the log, and the append says what is wrong with it
     }
+    if (now === 'same') return;
     // Deleted, not renamed: the append refuses it. On Windows a path that names nothing may be
     // either (the link count cannot be trusted there: append-line.ts), and a deletion must stop
     // the session, so only a new file at the path is followed.
-    if (atPath === undefined && (open_.nlink === 0 || process.platform === 'win32')) return;
-    if (atPath !== undefined && atPath.dev === open_.dev && atPath.ino === open_.ino) return;
+    if (now === 'gone' && (opened.nlink === 0 || process.platform === 'win32')) return;
     let fresh: FileHandle;
     try {
       fresh = await open(path, 'a+', 0o600);

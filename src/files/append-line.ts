@@ -53,6 +53,22 @@ function failure(path: string, error: unknown): FileWriteError {
 }
 
 /**
+ * What `path` names now, against an open file (`open`, its fstat): that file (`same`), nothing
+ * (`gone`: deleted, or renamed away), or another file (`other`: renamed away and replaced). A
+ * failure to look other than ENOENT is thrown.
+ */
+export function pathNames(path: string, open: { dev: number; ino: number }): 'same' | 'gone' | 'other' {
+  let atPath;
+  try {
+    atPath = statSync(path);
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return 'gone';
+    throw error;
+  }
+  return atPath.dev === open.dev && atPath.ino === open.ino ? 'same' : 'other';
+}
+
+/**
  * Adds lines to a file open for append (or written only by this), each whole or not at all;
  * throws a FileWriteError naming `path` when one cannot be. `checkEveryMs`: how often the file
  * is looked at (fstat: deleted? its length?); 0, before every line. Between looks the length is
@@ -75,10 +91,8 @@ export class LineAppender {
   /** On Windows: whether `path` still names the open file (`stats`, its fstat). */
   private pathStillNames(stats: { dev: number; ino: number }): boolean {
     try {
-      const atPath = statSync(this.path);
-      return atPath.dev === stats.dev && atPath.ino === stats.ino;
+      return pathNames(this.path, stats) === 'same';
     } catch (error) {
-      if (errorCode(error) === 'ENOENT') return false;
       throw failure(this.path, error);
     }
   }
