@@ -13,7 +13,8 @@ import { flatten, longFlags, tree, valueOptions, type Values } from './completio
 
 /** What can replace the last word (the one being typed, maybe empty), given the words before it. */
 export function completeWords(program: Command, words: readonly string[], profiles: () => string[]): string[] {
-  const nodes = flatten(tree(program));
+  const roots = tree(program);
+  const nodes = flatten(roots);
   const byPath = new Map(nodes.map((node) => [node.path.join(' '), node]));
   const globalValues = valueOptions(program.options);
   const typed = words.slice(0, -1);
@@ -36,9 +37,9 @@ export function completeWords(program: Command, words: readonly string[], profil
 
   const optionValues = typed.length > 0 ? valuesOf(at, typed.at(-1)!) : undefined;
   if (optionValues) return offer(optionValues);
-  const argument = byPath.get(at)?.args[n];
-  if (!current.startsWith('-') && argument && argument.kind !== 'none') return offer(argument);
   const node = byPath.get(at);
-  const here = at === '' ? tree(program).map((top) => top.name) : node ? [...node.children.map((child) => child.name), ...node.options, '--help'] : [];
+  const argument = node?.args[n];
+  if (!current.startsWith('-') && argument && argument.kind !== 'none') return offer(argument);
+  const here = at === '' ? roots.map((top) => top.name) : node ? [...node.children.map((child) => child.name), ...node.options] : [];
   return starting([...new Set([...here, ...longFlags(program.options), '--help'])]);
 }
