@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 
 /*
- * The hash chain of an action log (issue 29): every line carries `line`, its number in the file,
+ * The hash chain of an action log: every line carries `line`, its number in the file,
  * and `prev`, the SHA-256 (hex) of the bytes of the line before it (without its line feed); the
  * first line of a file chains from GENESIS. A line edited, removed, moved or cut after it was
  * written breaks the link to the line after it, which `fraudctl log verify` finds
@@ -86,4 +87,179 @@ export function chainPointAfter(fd: number, size: number): ChainPoint {
   // The number the last line says, if it says one; else its place, counted.
   const lastLine = Number.isSafeInteger(number) && (number as number) > 0 ? (number as number) : countLines(fd, size) + (needsNewline ? 1 : 0);
   return { line: lastLine + 1, prev, needsNewline };
+}
+
+/*
+ * A line's own hash. Since this build every line ends with `"hash"`: the SHA-256 of the line's
+ * text without that member (`{…}` as it was before sealing). An edit of any line, the last one
+ * too, is then seen on that line alone, and a writer can check the line it is about to chain
+ * from instead of trusting bytes it has not verified. `prev` keeps its meaning (the hash of the
+ * previous line's whole bytes), so a sealed line chains from an older build's line unchanged.
+ * Anyone can recompute both hashes: what a kept hash (`log verify --expect`) or a copy elsewhere
+ * catches that the chain cannot is in SECURITY.md.
+ */
+
+const SEAL_HEAD = Buffer.from(',"hash":"');
+/** `,"hash":"` + 64 hex digits + `"}`. */
+const SEAL_LENGTH = SEAL_HEAD.length + 64 + 2;
+const HEX64 = /^[0-9a-f]{64}$/;
+
+/** `json` (one JSON object's text, no line feed) with its own hash as the last member. */
+export function sealLine(json: string): string {
+  return `${json.slice(0, -1)},"hash":"${lineHash(Buffer.from(json, 'utf8'))}"}`;
+}
+
+/** Whether a line's bytes (no line feed) carry their own hash, and whether it holds. */
+export function checkSeal(bytes: Uint8Array): 'sealed' | 'unsealed' | 'broken' {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const at = buffer.length - SEAL_LENGTH;
+  if (at < 1 || !buffer.subarray(at, at + SEAL_HEAD.length).equals(SEAL_HEAD)) {
+    return buffer.includes('"hash":') ? 'broken' : 'unsealed';
+  }
+  const hash = buffer.toString('latin1', at + SEAL_HEAD.length, buffer.length - 2);
+  if (!HEX64.test(hash) || buffer.toString('latin1', buffer.length - 2) !== '"}') return 'broken';
+  const own = createHash('sha256').update(buffer.subarray(0, at)).update('}').digest('hex');
+  return own === hash ? 'sealed' : 'broken';
+}
+
+/** What breaks the chain at one line. `unlinked` is a link that fails for a reason one pass cannot tell. */
+export type BreakKind =
+  | 'edited'
+  | 'removed'
+  | 'reordered'
+  | 'inserted'
+  | 'unlinked'
+  | 'cut'
+  | 'unterminated'
+  | 'crlf'
+  | 'nul'
+  | 'unchained'
+  | 'unsealed';
+
+export interface ChainBreak {
+  /** The line's place in the file (1-based, blank lines counted). */
+  line: number;
+  kind: BreakKind;
+  /** What it looks like, in words, naming the line. */
+  problem: string;
+}
+
+/** A line's chain members; null when it has none; 'bad' when it is not a JSON object. */
+export function chainFields(bytes: Uint8Array): { line: number; prev: string; continues: unknown } | null | 'bad' {
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+  } catch {
+    return 'bad';
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'bad';
+  const v = value as { line?: unknown; prev?: unknown; continues?: unknown };
+  if (v.line === undefined && v.prev === undefined) return null;
+  return {
+    line: Number.isSafeInteger(v.line) ? (v.line as number) : -1,
+    prev: typeof v.prev === 'string' ? v.prev : '',
+    continues: v.continues,
+  };
+}
+
+/**
+ * Walks one file's chain a line at a time, in one pass and constant memory, and says for each
+ * line whether it breaks the chain. After a break it takes the line as found and goes on, so
+ * every break is named, not only the first; one edit is one break (the line after an edited
+ * line does not also count). `log verify` words the breaks further; `report` and `history` use
+ * it to know which lines they may believe.
+ */
+export class ChainWalker {
+  /** Lines seen (the place of the last one). */
+  lines = 0;
+  /** The hash of the last whole line: what the next line must carry as `prev`. */
+  lastHash = GENESIS;
+  /** The number the next line must carry. */
+  private expected = 1;
+  private unchained = 0;
+  private sawSealed = false;
+  private lastBroken = false;
+
+  step(bytes: Uint8Array, ended = true): ChainBreak | null {
+    const n = ++this.lines;
+    const found = this.judge(n, bytes, ended);
+    this.lastBroken = found !== null && found.kind === 'edited';
+    return found;
+  }
+
+  private judge(n: number, raw: Uint8Array, ended: boolean): ChainBreak | null {
+    let bytes = raw;
+    let crlf = false;
+    if (bytes.length > 0 && bytes[bytes.length - 1] === 13) {
+      bytes = bytes.subarray(0, -1);
+      crlf = true;
+    }
+    const hash = lineHash(bytes);
+    const prevHash = this.lastHash;
+    this.lastHash = hash;
+    if (bytes.length > 0 && bytes.every((b) => b === 0)) {
+      this.expected++;
+      return { line: n, kind: 'nul', problem: `line ${n} is ${bytes.length} NUL bytes (what a crash or power cut leaves)` };
+    }
+    const chain = chainFields(bytes);
+    if (chain === 'bad') {
+      this.expected++;
+      if (!ended) return { line: n, kind: 'cut', problem: `line ${n} is cut short (the file ends in the middle of it)` };
+      return { line: n, kind: 'edited', problem: `line ${n} is not a JSON object: edited or cut` };
+    }
+    if (chain === null) {
+      this.expected++;
+      if (n - 1 === this.unchained) {
+        this.unchained++;
+        return { line: n, kind: 'unchained', problem: `line ${n} carries no chain (written by a fraudctl that did not chain its lines)` };
+      }
+      return { line: n, kind: 'inserted', problem: `line ${n} carries no hash: it was inserted after the chain began` };
+    }
+    const seal = checkSeal(bytes);
+    const linked = chain.prev === prevHash && chain.line === this.expected;
+    const afterEdit = this.lastBroken && chain.line === this.expected;
+    this.expected = (chain.line > 0 ? chain.line : this.expected) + 1;
+    if (seal === 'sealed') this.sawSealed = true;
+    if (seal === 'broken') return { line: n, kind: 'edited', problem: `line ${n} was edited: its own hash does not match its text` };
+    if (!linked && !afterEdit) {
+      if (chain.line > 0 && chain.line > n && chain.prev !== prevHash && n === 1 && chain.continues === undefined) {
+        return { line: n, kind: 'removed', problem: `the first ${chain.line - 1} line(s) were removed (line 1 says it was line ${chain.line})` };
+      }
+      return { line: n, kind: 'unlinked', problem: `line ${n} does not follow line ${n - 1}` };
+    }
+    if (seal === 'unsealed' && this.sawSealed) {
+      return { line: n, kind: 'unsealed', problem: `line ${n} carries no hash of its own after lines that do: inserted, or written by an older fraudctl` };
+    }
+    if (crlf) return { line: n, kind: 'crlf', problem: `line ${n} ends with CR LF: the file was saved with Windows line endings` };
+    if (!ended) return { line: n, kind: 'unterminated', problem: `line ${n} is whole but the file does not end with a line feed (saved by an editor?)` };
+    return null;
+  }
+}
+
+/**
+ * A file's lines as exact bytes (no line feed), one at a time, in time and memory linear in the
+ * file: a line longer than a chunk is gathered in pieces and joined once. `ended` is false for a
+ * last line without a line feed. Refuses what is not a regular file (a FIFO or a device would
+ * never end).
+ */
+export async function* fileLines(path: string): AsyncGenerator<{ bytes: Buffer; ended: boolean }> {
+  const handle = await open(path, 'r');
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw Object.assign(new Error(`${path} is not a regular file`), { code: 'ENOTREG' });
+    let pieces: Buffer[] = [];
+    for await (const chunk of handle.createReadStream({ highWaterMark: CHUNK, autoClose: false }) as AsyncIterable<Buffer>) {
+      let start = 0;
+      for (let feed = chunk.indexOf(10); feed !== -1; feed = chunk.indexOf(10, start)) {
+        const piece = chunk.subarray(start, feed);
+        yield { bytes: pieces.length > 0 ? Buffer.concat([...pieces, piece]) : piece, ended: true };
+        pieces = [];
+        start = feed + 1;
+      }
+      if (start < chunk.length) pieces.push(chunk.subarray(start));
+    }
+    if (pieces.length > 0) yield { bytes: Buffer.concat(pieces), ended: false };
+  } finally {
+    await handle.close();
+  }
 }

@@ -1,12 +1,12 @@
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { ChainWalker, fileLines, type ChainBreak } from './log-chain.js';
 
 /*
- * Reading action logs back (`history`, `report`): a file's lines one at a time (node:readline
- * over a stream, so a log of any length takes the memory of one line), and a line's fields as
- * action-log.ts writes them. A line that is not a JSON object with a time, an event id, an
- * action and an outcome (torn by a crash, edited, another program's) is not a log line: null,
- * for the caller to count and skip. `log verify` reads bytes, not fields, and has its own reader.
+ * Reading action logs back (`history`, `report`): a file's lines one at a time (so a log of any
+ * length takes the memory of one line), each checked against the file's hash chain as it is read
+ * (log-chain.ts), and a line's fields as action-log.ts writes them. A line that is not a JSON
+ * object with a time, an event id, an action and an outcome (torn by a crash, edited, another
+ * program's) is not a log line: null, for the caller to count and skip. What a reader may
+ * believe is the caller's to say: a line that breaks the chain comes with its break.
  */
 
 /** A log line's fields; those an older build did not write are null. */
@@ -66,12 +66,19 @@ export function logLineFields(text: string): LogLineFields | null {
   };
 }
 
-/** The lines of `file` that are not blank, each with its number in the file (blank lines counted). Throws the file's error. */
-export async function* logFileLines(file: string): AsyncGenerator<{ n: number; text: string }> {
-  const input = createReadStream(file, { encoding: 'utf8', highWaterMark: 64 * 1024 });
-  let n = 0;
-  for await (const text of createInterface({ input, crlfDelay: Infinity })) {
-    n++;
-    if (text.trim() !== '') yield { n, text };
+/** One line of a log as read: its place, its text (no line ending), and how it breaks the chain, if it does. */
+export interface ReadLine {
+  n: number;
+  text: string;
+  broken: ChainBreak | null;
+}
+
+/** Every line of `file`, each with its place and its chain check. Throws the file's error. */
+export async function* logFileLines(file: string): AsyncGenerator<ReadLine> {
+  const walker = new ChainWalker();
+  for await (const { bytes, ended } of fileLines(file)) {
+    const broken = walker.step(bytes, ended);
+    const end = bytes.length > 0 && bytes[bytes.length - 1] === 13 ? bytes.length - 1 : bytes.length;
+    yield { n: walker.lines, text: bytes.toString('utf8', 0, end), broken };
   }
 }

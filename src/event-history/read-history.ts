@@ -55,6 +55,7 @@ export async function readEventHistory(eventId: string, files: readonly string[]
     // A `sending` waiting for its outcome, by session, event and action (one session does one thing at a time per event).
     const open = new Map<string, HistoryAction>();
     for await (const { n, text } of logFileLines(file)) {
+      if (text.trim() === '') continue;
       const f = logLineFields(text);
       if (f === null) {
         unreadable.push({ file, line: n });

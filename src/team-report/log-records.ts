@@ -36,6 +36,7 @@ export async function readLogRecords(file: string, onRecord: (record: LogRecord)
   let lines = 0;
   let unreadable = 0;
   for await (const { text } of logFileLines(file)) {
+    if (text.trim() === '') continue;
     lines++;
     const record = recordOf(text, file);
     if (record === null) unreadable++;
