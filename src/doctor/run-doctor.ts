@@ -141,7 +141,8 @@ export async function runDoctor(session: Session): Promise<void> {
 }
 
 function withoutKey(c: CheckResult, key: string | null): CheckResult {
-  return { ...c, detail: redactKeyIn(c.detail, key), ...(c.hint !== undefined ? { hint: redactKeyIn(c.hint, key) } : {}) };
+  const hint = c.hint !== undefined ? { hint: redactKeyIn(c.hint, key) } : {};
+  return { ...c, detail: redactKeyIn(c.detail, key), ...hint };
 }
 
 const marks = () => ({ pass: sym.pass, fail: sym.fail, skip: sym.dash, info: sym.bullet });

@@ -120,19 +120,24 @@ export function failureMessages(words: FailureWords): FailureDescriber {
     waitTooLong(said, seconds, timeout) {
       // A wait of more than a day is not spelled out (Retry-After: 99999999999999999999 would
       // read "99999999999999980000 s"), and --timeout is offered only at a value it accepts.
+      const option = words.timeoutOption;
       if (seconds > DAY_SECONDS) {
         return {
-          message: `${said.message}, and asked to wait more than a day before another try: longer than ${words.timeoutOption} allows (at most ${MAX_TIMEOUT_SECONDS} s)`,
-          hint: 'try again in a day or more; a wait that long may be a mistake of the service, worth asking its operators about',
+          message: `${said.message}, and asked to wait more than a day before another try: ` +
+            `longer than ${option} allows (at most ${MAX_TIMEOUT_SECONDS} s)`,
+          hint: 'try again in a day or more; a wait that long may be a mistake of the service, ' +
+            'worth asking its operators about',
         };
       }
       const allowing = seconds + Math.ceil(timeout);
       return {
-        message: `${said.message}, and asked to wait ${seconds} s before another try: longer than ${words.timeoutOption} (${timeout} s) allows`,
+        message: `${said.message}, and asked to wait ${seconds} s before another try: ` +
+          `longer than ${option} (${timeout} s) allows`,
         hint:
           allowing <= MAX_TIMEOUT_SECONDS
-            ? `try again in ${seconds} s, or allow for the wait with ${words.timeoutOption} ${allowing}`
-            : `try again in ${seconds} s (${words.timeoutOption} allows at most ${MAX_TIMEOUT_SECONDS} s, too little for the wait and the call)`,
+            ? `try again in ${seconds} s, or allow for the wait with ${option} ${allowing}`
+            : `try again in ${seconds} s (${option} allows at most ${MAX_TIMEOUT_SECONDS} s, ` +
+              'too little for the wait and the call)',
       };
     },
 

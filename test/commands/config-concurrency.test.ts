@@ -55,9 +55,9 @@ describe('one config file linked from two config directories', () => {
     });
     const names = Array.from({ length: 40 }, (_, i) => `linked-${i}`);
     for (let i = 0; i < names.length; i += 8) {
-      const results = await Promise.all(
-        names.slice(i, i + 8).map((name, j) => runCli(['config', 'set', 'base-url', `https://${name}.example.com`, '--profile', name], { env: envs[j % 2] })),
-      );
+      const set = (name: string, j: number) =>
+        runCli(['config', 'set', 'base-url', `https://${name}.example.com`, '--profile', name], { env: envs[j % 2]! });
+      const results = await Promise.all(names.slice(i, i + 8).map(set));
       for (const r of results) expect(r.code, r.stderr).toBe(0);
     }
     const file = JSON.parse(readFileSync(shared, 'utf8')) as { profiles: Record<string, unknown> };

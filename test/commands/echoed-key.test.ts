@@ -23,13 +23,15 @@ const log = join(tmp.dir, 'actions.log');
 let server: KeyEchoServer;
 
 const home = { HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'config'), XDG_DATA_HOME: join(tmp.dir, 'data') };
-const env = (extra: Record<string, string> = {}) => cliEnv({ ...home, FRAUDCTL_BASE_URL: server.url, FRAUDCTL_API_KEY: KEY, ...extra });
+const env = (extra: Record<string, string> = {}) =>
+  cliEnv({ ...home, FRAUDCTL_BASE_URL: server.url, FRAUDCTL_API_KEY: KEY, ...extra });
 
 beforeAll(async () => {
   server = await startKeyEchoServer();
   // An action log to read: a decision made on the embedded sandbox (history and report then ask the echoing server).
   expect((await runCli(['submit', EXAMPLE], { env: cliEnv(home) })).code).toBe(0);
-  const decided = await runCli(['set-state', 'ord-1002', '--state', 'APPROVED', '--comments', 'checked', '--log', log], { env: cliEnv(home) });
+  const decide = ['set-state', 'ord-1002', '--state', 'APPROVED', '--comments', 'checked', '--log', log];
+  const decided = await runCli(decide, { env: cliEnv(home) });
   expect(decided.code, decided.stderr).toBe(0);
 });
 afterAll(async () => {
@@ -70,9 +72,11 @@ describe('a server that echoes the key: no command prints it', () => {
   it('doctor says what the server answered, with the key replaced', async () => {
     const text = await keptOut(() => runCli(['doctor'], { env: env() }));
     expect(text.code).toBe(1);
-    expect(text.stdout).toMatch(/^✗ service\s+GET \/event\/… answered 422 BAD_\[redacted\]: CODE_\[redacted\], \[redacted\]/m);
+    const quoted = /^✗ service\s+GET \/event\/… answered 422 BAD_\[redacted\]: CODE_\[redacted\], \[redacted\],/m;
+    expect(text.stdout).toMatch(quoted);
     const json = await keptOut(() => runCli(['doctor', '--json'], { env: env() }));
-    const service = (JSON.parse(json.stdout) as { checks: { check: string; detail: string }[] }).checks.find((c) => c.check === 'service');
+    const { checks } = JSON.parse(json.stdout) as { checks: { check: string; detail: string }[] };
+    const service = checks.find((c) => c.check === 'service');
     expect(service?.detail).toContain('BAD_[redacted]');
   });
 
@@ -89,9 +93,9 @@ describe('a server that echoes the key: no command prints it', () => {
 
   for (const json of [false, true]) {
     it(`login${json ? ' --json' : ''} (the key on stdin, checked against the server)`, async () => {
-      const result = await keptOut(() =>
-        runCli(['login', '--profile', 'echo', '--base-url', server.url, '--insecure-storage', ...(json ? ['--json'] : [])], { env: cliEnv(home), input: `${KEY}\n` }),
-      );
+      const args = ['login', '--profile', 'echo', '--base-url', server.url, '--insecure-storage'];
+      if (json) args.push('--json');
+      const result = await keptOut(() => runCli(args, { env: cliEnv(home), input: `${KEY}\n` }));
       expect(result.code).not.toBe(0);
     });
   }
@@ -113,7 +117,9 @@ describeNeeding([...STORE_PROGRAMS], 'a key from the credential store, echoed ba
     if (missing(...STORE_PROGRAMS)) return;
     ss = await startSecretService(join(tmp.dir, 'keyring'));
     const account = `echo@${server.url}`;
-    expect((await ss.secretTool(['store', '--label', 'fraudctl echo', 'service', 'fraudctl', 'username', account], KEY)).code).toBe(0);
+    const entry = ['service', 'fraudctl', 'username', account];
+    const stored = await ss.secretTool(['store', '--label', 'fraudctl echo', ...entry], KEY);
+    expect(stored.code).toBe(0);
     const dir = join(ss.home.XDG_CONFIG_HOME, 'fraudctl');
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const config = { profiles: { echo: { baseUrl: server.url, credentialStore: { service: 'fraudctl', account } } } };
@@ -123,7 +129,8 @@ describeNeeding([...STORE_PROGRAMS], 'a key from the credential store, echoed ba
 
   for (const json of [false, true]) {
     it(`doctor${json ? ' --json' : ''}`, async () => {
-      const result = await keptOut(() => runCli(['doctor', '--profile', 'echo', ...(json ? ['--json'] : [])], { env: cliEnv(ss.env) }));
+      const args = ['doctor', '--profile', 'echo', ...(json ? ['--json'] : [])];
+      const result = await keptOut(() => runCli(args, { env: cliEnv(ss.env) }));
       expect(result.stdout).toContain('BAD_[redacted]');
     });
   }

@@ -49,7 +49,8 @@ describe('a Retry-After of more than a day', () => {
     const result = await runCli(['show', 'wait-1', '--timeout', '5'], { env: envFor(server.url, 'k-test-0123456789') });
     expect(result.code, result.stderr).toBe(6);
     expect(result.stderr).toBe(
-      'error: the service is unavailable while fetching event "wait-1" (503 SERVICE_UNAVAILABLE: OVERLOADED, request r-503), and asked to wait more than a day before another try: longer than --timeout allows (at most 86400 s)\n' +
+      'error: the service is unavailable while fetching event "wait-1" (503 SERVICE_UNAVAILABLE: OVERLOADED, request r-503), ' +
+        'and asked to wait more than a day before another try: longer than --timeout allows (at most 86400 s)\n' +
         'try again in a day or more; a wait that long may be a mistake of the service, worth asking its operators about\n',
     );
     expect(server.requests).toHaveLength(1);

@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -123,7 +124,7 @@ describe('acquireLock', () => {
     expect(existsSync(lock)).toBe(true);
   });
 
-  it.skipIf(process.platform !== 'linux' && !onWindows)('a holder in another pid namespace (a container) on this host cannot be checked: never taken', () => {
+  it.skipIf(process.platform !== 'linux' && !onWindows)('a holder in another pid namespace (a container): never taken', () => {
     notOnWindows(ON_WINDOWS.pidNamespace);
     const { lock } = lockIn();
     // A pid that is free here: in the holder's namespace it may well run.
@@ -194,7 +195,7 @@ describe('lockForOneWriter', () => {
     expect(notes).toEqual([]);
   });
 
-  it.skipIf(process.platform !== 'linux' && !onWindows)('a holder in another pid namespace is said to be one (a container), not "pid 1", with the file to remove', () => {
+  it.skipIf(process.platform !== 'linux' && !onWindows)('a holder in another pid namespace is said to be, not "pid 1"', () => {
     notOnWindows(ON_WINDOWS.pidNamespace);
     const { dir } = lockIn();
     const file = join(dir, 'results.jsonl');
@@ -202,7 +203,9 @@ describe('lockForOneWriter', () => {
     expect(() => lockForOneWriter(file, '--out', () => {})).toThrow(
       expect.objectContaining({
         exitCode: 2,
-        message: `${file} is being written by another fraudctl run (pid 1 in another pid namespace, such as a container): one run at a time may write it, and this one did nothing`,
+        message:
+          `${file} is being written by another fraudctl run (pid 1 in another pid namespace, such as a container): ` +
+          'one run at a time may write it, and this one did nothing',
         hint: `if no fraudctl runs there any more: ${shellCommand(['rm', `${file}.lock`])}`,
       }),
     );

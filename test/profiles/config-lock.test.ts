@@ -49,14 +49,15 @@ describe('withFileLock', () => {
     }
   });
 
-  it.skipIf(process.platform !== 'linux' && !onWindows)('a lock held in another pid namespace (a container) is said to be, not "pid 1"; never taken', () => {
+  it.skipIf(process.platform !== 'linux' && !onWindows)('held in another pid namespace: said so, not "pid 1"; never taken', () => {
     notOnWindows(ON_WINDOWS.pidNamespace);
     const { lock } = lockPath();
     const otherNamespace = `pid:[${Number(/\d+/.exec(readlinkSync('/proc/self/ns/pid'))![0]) + 1}]`;
     writeFileSync(lock, JSON.stringify({ pid: 1, host: hostname(), pidNs: otherNamespace }));
     expect(() => withFileLock(lock, () => 'ran', 20)).toThrow(
       expect.objectContaining({
-        message: 'the config file is locked by another fraudctl (pid 1 in another pid namespace, such as a container): nothing was changed',
+        message: 'the config file is locked by another fraudctl (pid 1 in another pid namespace, such as a container): ' +
+          'nothing was changed',
         hint: `try again; if no fraudctl runs there any more: ${shellCommand(['rm', lock])}`,
       }),
     );

@@ -248,8 +248,11 @@ export function databaseFault(error: unknown, path: string, options: OpenOptions
   // SQLite says SQLITE_FULL when a write finds the disk full, but an input/output error when
   // growing the -shm file fails (SQLITE_IOERR_SHMSIZE: ENOSPC, or a quota), or some other write
   // does: on a disk with next to no space left, that is the full disk.
-  const full = code === 'SQLITE_FULL' || code === 'SQLITE_IOERR_SHMSIZE' || (code.startsWith('SQLITE_IOERR') && nearlyFull(dir));
-  if (full) return new CliError(`cannot write ${shown}: no space left on its disk (${code})`, ExitCode.FAILURE, fileErrorHint({ code: 'ENOSPC' }, dir));
+  const ioError = code.startsWith('SQLITE_IOERR');
+  if (code === 'SQLITE_FULL' || code === 'SQLITE_IOERR_SHMSIZE' || (ioError && nearlyFull(dir))) {
+    const hint = fileErrorHint({ code: 'ENOSPC' }, dir);
+    return new CliError(`cannot write ${shown}: no space left on its disk (${code})`, ExitCode.FAILURE, hint);
+  }
   if (code.startsWith('SQLITE_READONLY')) {
     return new CliError(`cannot write ${shown}: it or its directory is read-only (${code})`, ExitCode.FAILURE, `check the file and its directory: ${listFilesCommand([dir, path])}`);
   }
