@@ -2,7 +2,7 @@ import { newProbeId } from '../login/probe-id.js';
 import { proxyFor } from '../api/proxy.js';
 import { CliError, ExitCode } from '../errors/cli-error.js';
 import { credentialStoreName } from '../credentials/credential-store.js';
-import { redactKey } from '../profiles/redact.js';
+import { redactKey, redactKeyIn } from '../profiles/redact.js';
 import type { Settings } from '../profiles/settings.js';
 import { keyHint, settingHints, type SettingHints } from '../profiles/setting-hints.js';
 import type { Style } from '../render/colours.js';
@@ -82,6 +82,8 @@ export async function runDoctor(session: Session): Promise<void> {
   const { env } = session.context;
   const checks: CheckResult[] = [];
   let settings: Settings | null = null;
+  /** The key sent to the service, which a server may echo back in what the checks quote of it. */
+  let sent: string | null = null;
   try {
     settings = await session.settings();
   } catch (error) {
@@ -118,6 +120,7 @@ export async function runDoctor(session: Session): Promise<void> {
       }
     }
     if (client && key) {
+      sent = key;
       const found = await serviceChecks(client, newProbeId(), hints);
       checks.push(found.service, found.key);
       if (found.service.status === 'pass') checks.push(await openApiCheck(client));
@@ -125,12 +128,21 @@ export async function runDoctor(session: Session): Promise<void> {
     }
   }
 
-  const failed = checks.filter((c) => c.status === 'fail');
-  if (output.json) output.printJson({ ok: failed.length === 0, sandbox: settings?.baseUrl === null, checks });
-  else output.print(render(checks, output.style));
+  // Every check's words go through the redaction every other command's do (redact.ts): the
+  // service's answer (errorType, codes, request id, a page's title) may hold the key it was sent,
+  // and doctor's output is the one a user pastes into a ticket.
+  const shown = checks.map((c) => withoutKey(c, sent));
+  const failed = shown.filter((c) => c.status === 'fail');
+  if (output.json) output.printJson({ ok: failed.length === 0, sandbox: settings?.baseUrl === null, checks: shown });
+  else output.print(render(shown, output.style));
   if (failed.length > 0) {
     throw new CliError(`${failed.length} of ${checks.length} checks failed: ${failed.map((c) => c.title).join(', ')}`, ExitCode.FAILURE);
   }
+}
+
+function withoutKey(c: CheckResult, key: string | null): CheckResult {
+  const hint = c.hint !== undefined ? { hint: redactKeyIn(c.hint, key) } : {};
+  return { ...c, detail: redactKeyIn(c.detail, key), ...hint };
 }
 
 const marks = () => ({ pass: sym.pass, fail: sym.fail, skip: sym.dash, info: sym.bullet });

@@ -2,6 +2,7 @@ import type { AnswerFacts, BodyFacts, CallFacts, FailureDescriber, ForeignAnswer
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import { sym } from '../render/symbols.js';
 import type { FailureWords } from './failure-words.js';
+import { MAX_TIMEOUT_SECONDS } from '../profiles/values.js';
 
 /*
  * The sentences of the client's failures: facts (src/api/failure-facts.ts) → a message and a
@@ -12,6 +13,8 @@ import type { FailureWords } from './failure-words.js';
  */
 
 const safe = (s: string) => terminalSafe(truncate(s, 300));
+
+const DAY_SECONDS = 86_400;
 
 /** What the user asked for: "screening the event", "fetching event "x"". */
 export function doing(call: CallFacts): string {
@@ -115,9 +118,26 @@ export function failureMessages(words: FailureWords): FailureDescriber {
     },
 
     waitTooLong(said, seconds, timeout) {
+      // A wait of more than a day is not spelled out (Retry-After: 99999999999999999999 would
+      // read "99999999999999980000 s"), and --timeout is offered only at a value it accepts.
+      const option = words.timeoutOption;
+      if (seconds > DAY_SECONDS) {
+        return {
+          message: `${said.message}, and asked to wait more than a day before another try: ` +
+            `longer than ${option} allows (at most ${MAX_TIMEOUT_SECONDS} s)`,
+          hint: 'try again in a day or more; a wait that long may be a mistake of the service, ' +
+            'worth asking its operators about',
+        };
+      }
+      const allowing = seconds + Math.ceil(timeout);
       return {
-        message: `${said.message}, and asked to wait ${seconds} s before another try: longer than ${words.timeoutOption} (${timeout} s) allows`,
-        hint: `try again in ${seconds} s, or allow for the wait with ${words.timeoutOption} ${seconds + Math.ceil(timeout)}`,
+        message: `${said.message}, and asked to wait ${seconds} s before another try: ` +
+          `longer than ${option} (${timeout} s) allows`,
+        hint:
+          allowing <= MAX_TIMEOUT_SECONDS
+            ? `try again in ${seconds} s, or allow for the wait with ${option} ${allowing}`
+            : `try again in ${seconds} s (${option} allows at most ${MAX_TIMEOUT_SECONDS} s, ` +
+              'too little for the wait and the call)',
       };
     },
 

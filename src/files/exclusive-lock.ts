@@ -318,10 +318,18 @@ export function lockPathOf(path: string): string {
   return `${real}.lock`;
 }
 
-/** The holder in words: `pid 4242`, or `pid 4242 on host web-2` when it is on another host. */
+/**
+ * The holder in words: `pid 4242`, or `pid 4242 on host web-2` when it is on another host, or
+ * `pid 1 in another pid namespace, such as a container` when it is on this host but its pid is of
+ * another namespace: "pid 1" alone would name this namespace's init, which holds no lock.
+ */
 export function holderWords(holder: LockHolder | null): string {
   if (holder === null) return 'another process';
-  return holder.host === self().host ? `pid ${holder.pid}` : `pid ${holder.pid} on host ${holder.host}`;
+  const me = self();
+  if (holder.host !== me.host) return `pid ${holder.pid} on host ${holder.host}`;
+  const otherNamespace = holder.pidNs !== undefined && me.pidNs !== undefined && holder.pidNs !== me.pidNs;
+  if (otherNamespace) return `pid ${holder.pid} in another pid namespace, such as a container`;
+  return `pid ${holder.pid}`;
 }
 
 /**

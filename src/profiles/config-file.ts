@@ -5,6 +5,7 @@ import { configDir } from '../paths/xdg-paths.js';
 import { fileErrorCause, fileErrorHint } from '../files/file-errors.js';
 import { MakeDirectoryError, makeDirectory } from '../files/make-directory.js';
 import { writeFully } from '../files/write-fully.js';
+import { lockPathOf } from '../files/exclusive-lock.js';
 import { listFilesCommand, moveFileCommand, removeFileCommand, shellWord } from '../render/shell-command.js';
 import { withFileLock } from './config-lock.js';
 import { terminalSafe } from '../render/terminal-text.js';
@@ -376,7 +377,9 @@ function kindOf(stat: Stats): string {
 export function updateConfigFile(env: NodeJS.ProcessEnv, change: (file: ConfigFile) => boolean | void): void {
   const path = configFilePath(env);
   ensureConfigDir(dirname(path));
-  withFileLock(`${path}.lock`, () => {
+  // Beside the file a symlinked config.json names, not beside the link: two config directories
+  // linking one file (a dotfiles checkout) take one lock, and neither writer's profile is lost.
+  withFileLock(lockPathOf(path), () => {
     const file = readConfigFile(env);
     if (change(file) !== false) writeConfigFile(env, file);
   });

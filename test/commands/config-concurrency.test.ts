@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliEnv, runCli } from '../support/cli.js';
 import { tempDir } from '../support/sandbox.js';
 import { smallDisk, type SmallDisk } from '../support/small-disk.js';
+import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 import { afterAll } from 'vitest';
 
 /*
@@ -33,6 +34,35 @@ describe('two config set processes at once', () => {
     }
     const file = JSON.parse(readFileSync(join(tmp.dir, 'config', 'fraudctl', 'config.json'), 'utf8')) as { profiles: Record<string, unknown> };
     for (let i = 0; i < 10; i++) expect(file.profiles[`race-${i}`]).toEqual({ baseUrl: `https://race-${i}.example.com`, timeoutSeconds: 10 + i, retries: i % 5 });
+  }, 60_000);
+});
+
+/*
+ * One config file shared by two config directories, each config.json a symlink to it (a
+ * dotfiles checkout used by two XDG_CONFIG_HOMEs): the lock is beside the file the links name,
+ * so writers through either link take the same lock and no profile is lost.
+ */
+describe('one config file linked from two config directories', () => {
+  it('forty config set processes, eight at a time through either link: every profile is kept', async () => {
+    notOnWindows(ON_WINDOWS.symlink);
+    const shared = join(tmp.dir, 'dotfiles', 'fraudctl.json');
+    mkdirSync(join(tmp.dir, 'dotfiles'), { recursive: true, mode: 0o700 });
+    writeFileSync(shared, '{"profiles": {}}\n', { mode: 0o600 });
+    const envs = ['a', 'b'].map((side) => {
+      mkdirSync(join(tmp.dir, `linked-${side}`, 'fraudctl'), { recursive: true, mode: 0o700 });
+      symlinkSync(shared, join(tmp.dir, `linked-${side}`, 'fraudctl', 'config.json'));
+      return cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, `linked-${side}`) });
+    });
+    const names = Array.from({ length: 40 }, (_, i) => `linked-${i}`);
+    for (let i = 0; i < names.length; i += 8) {
+      const set = (name: string, j: number) =>
+        runCli(['config', 'set', 'base-url', `https://${name}.example.com`, '--profile', name], { env: envs[j % 2]! });
+      const results = await Promise.all(names.slice(i, i + 8).map(set));
+      for (const r of results) expect(r.code, r.stderr).toBe(0);
+    }
+    const file = JSON.parse(readFileSync(shared, 'utf8')) as { profiles: Record<string, unknown> };
+    expect(Object.keys(file.profiles).sort()).toEqual([...names].sort());
+    expect(existsSync(`${shared}.lock`)).toBe(false);
   }, 60_000);
 });
 

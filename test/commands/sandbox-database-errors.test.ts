@@ -14,6 +14,7 @@ import { shellCommand } from '../../src/render/shell-command.js';
  */
 
 const tmp = tempDir('fraudctl-db-errors-');
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 afterAll(() => tmp.remove());
 const env = (dataHome: string) => cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'config'), XDG_DATA_HOME: dataHome });
 
@@ -72,6 +73,32 @@ describe.skipIf(!smallDisk.available)(`the sandbox's data directory on a full or
     const dir = join(disk.path, 'fraudctl');
     expect(result.stderr).toBe(`error: cannot write the sandbox database ${join(dir, 'sandbox.db')}: no space left on its disk (SQLITE_FULL)\nfree some space and try again; df -h ${dir} shows how full the disk is\n`);
   });
+
+  it('full but for a few pages (8 levels): the full disk and df, not an I/O error, "cannot rollback" or ls -ld', async () => {
+    const outcomes = new Set<string>();
+    for (let leave = 8192; leave <= 64 * 1024; leave += 8192) {
+      disk = smallDisk.mount(256 * 1024);
+      disk.fill(leave);
+      const result = await runCli(['show', 'x-1'], { env: env(disk.path) });
+      const dir = join(disk.path, 'fraudctl');
+      if (result.code === 3) {
+        // Room enough to make the database: the event is just not there.
+        expect(result.stderr, `${leave} bytes left`).toMatch(/^error: no event "x-1"/m);
+        outcomes.add('opened');
+      } else {
+        const database = escape(join(dir, 'sandbox.db'));
+        const full = new RegExp(`^error: cannot write the sandbox database ${database}: no space left on its disk \\((SQLITE_[A-Z_]+)\\)\n`);
+        expect(result.stderr, `${leave} bytes left`).toMatch(full);
+        const hint = `free some space and try again; df -h ${dir} shows how full the disk is`;
+        expect(result.stderr.split('\n')[1], `${leave} bytes left`).toBe(hint);
+        outcomes.add(full.exec(result.stderr)![1]!);
+      }
+      disk.remove();
+      disk = undefined;
+    }
+    // Both ways SQLite meets a full disk were met: a write (SQLITE_FULL), and the -shm file that cannot grow.
+    expect([...outcomes].sort()).toEqual(expect.arrayContaining(['SQLITE_FULL', 'SQLITE_IOERR_SHMSIZE']));
+  }, 60_000);
 
   it('read-only: the directory and EROFS named, not "ENOENT … mkdir"', async () => {
     disk = smallDisk.mount(64 * 1024);

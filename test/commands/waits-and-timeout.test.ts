@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { batchWorkspace, byLine, makeEvent, makeLines, readResults } from '../support/batch-events.js';
 import { runCli } from '../support/cli.js';
+import { parseTimeoutSeconds } from '../../src/profiles/values.js';
 import { startPlainEventServer, type PlainServer } from '../support/plain-event-server.js';
 import { json, startFakeServer, type FakeServer } from '../support/fake-server.js';
 
@@ -35,6 +36,34 @@ describe('one event, and a Retry-After longer than --timeout', () => {
         'try again in 40 s, or allow for the wait with --timeout 45\n',
     );
     expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe('a Retry-After of more than a day', () => {
+  let server: FakeServer;
+  afterEach(() => server.close());
+
+  it('99999999999999999999 s: "more than a day", and no --timeout that --timeout would refuse', async () => {
+    server = await startFakeServer();
+    server.script(json(503, OVERLOADED, { 'retry-after': '99999999999999999999', 'x-request-id': 'r-503' }));
+    const result = await runCli(['show', 'wait-1', '--timeout', '5'], { env: envFor(server.url, 'k-test-0123456789') });
+    expect(result.code, result.stderr).toBe(6);
+    expect(result.stderr).toBe(
+      'error: the service is unavailable while fetching event "wait-1" (503 SERVICE_UNAVAILABLE: OVERLOADED, request r-503), ' +
+        'and asked to wait more than a day before another try: longer than --timeout allows (at most 86400 s)\n' +
+        'try again in a day or more; a wait that long may be a mistake of the service, worth asking its operators about\n',
+    );
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('a wait just short of a day: the --timeout offered is one --timeout takes, and then waits for it', async () => {
+    server = await startFakeServer();
+    server.script(json(503, OVERLOADED, { 'retry-after': '86390', 'x-request-id': 'r-503' }));
+    const result = await runCli(['show', 'wait-1', '--timeout', '5'], { env: envFor(server.url, 'k-test-0123456789') });
+    expect(result.code, result.stderr).toBe(6);
+    expect(result.stderr).toMatch(/\ntry again in 86390 s, or allow for the wait with --timeout 86395\n$/);
+    // The hint's --timeout is one the option takes (run, it would wait the day out).
+    expect(parseTimeoutSeconds('86395').ok).toBe(true);
   });
 });
 

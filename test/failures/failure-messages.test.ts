@@ -45,6 +45,31 @@ const TABLE: [string, () => Said, Said][] = [
   ['escapes from the server are made inert', () => answer({ method: 'GET', eventId: 'a\u001b[2Jb', purpose: { action: 'get', eventId: 'a\u001b[2Jb' } }, 404), { message: expect.not.stringContaining('\u001b') as unknown as string, hint: 'check the id: ids are case-sensitive' }],
   // Around the answers.
   ['a wait past the deadline', () => say.waitTooLong({ message: 'the service is rate limiting this key (429)' }, 40, 30), { message: 'the service is rate limiting this key (429), and asked to wait 40 s before another try: longer than --timeout (30 s) allows', hint: 'try again in 40 s, or allow for the wait with --timeout 70' }],
+  [
+    'a wait of more than a day: said so, not in seconds, and no --timeout offered (it allows a day at most)',
+    () => say.waitTooLong({ message: 'the service is rate limiting this key (429)' }, 1e20, 30),
+    {
+      message: 'the service is rate limiting this key (429), and asked to wait more than a day before another try: ' +
+        'longer than --timeout allows (at most 86400 s)',
+      hint: 'try again in a day or more; a wait that long may be a mistake of the service, worth asking its operators about',
+    },
+  ],
+  [
+    'a wait --timeout cannot allow for with the call on top: no --timeout offered',
+    () => say.waitTooLong({ message: 'the service is rate limiting this key (429)' }, 86_390, 30),
+    {
+      message: 'the service is rate limiting this key (429), and asked to wait 86390 s before another try: longer than --timeout (30 s) allows',
+      hint: 'try again in 86390 s (--timeout allows at most 86400 s, too little for the wait and the call)',
+    },
+  ],
+  [
+    'a wait --timeout can just allow for',
+    () => say.waitTooLong({ message: 'the service is rate limiting this key (429)' }, 86_370, 30),
+    {
+      message: 'the service is rate limiting this key (429), and asked to wait 86370 s before another try: longer than --timeout (30 s) allows',
+      hint: 'try again in 86370 s, or allow for the wait with --timeout 86400',
+    },
+  ],
   ['the retry budget spent', () => say.budgetSpent(submit), { message: "gave up screening the event: the batch's retry budget is spent (the service kept failing)", hint: 'run the batch again later with --resume' }],
   ['not the service', () => say.notTheService({ method: 'GET', origin: 'http://x.test', path: '/event/a', status: 404, got: say.got({ kind: 'route', code: 'ROUTE_NOT_FOUND' }), requestId: 'r-2' }), { message: "GET http://x.test/event/a answered 404 with the code ROUTE_NOT_FOUND, which names a route, not an event, request r-2: that is not the fraud-screening service's answer, so this URL is not the service, or not its base path", hint: "check --base-url or the profile's URL (fraudctl config get base-url): it should be the service's base address" }],
   ['a 2xx not JSON', () => say.badSuccess(get, 200, { contentType: 'text/plain', text: 'ok' }), { message: 'the service answered 200 while fetching event "ord-1", but the body is not JSON (text/plain: "ok")', hint: 'a proxy or gateway may be in the way: check --base-url' }],

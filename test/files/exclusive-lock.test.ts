@@ -1,11 +1,13 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { acquireLock, lockForOneWriter, LockBusyError, parseHolder, UNNAMED_GRACE_MS, type LockHolder } from '../../src/files/exclusive-lock.js';
 import { smallDisk, type SmallDisk } from '../support/small-disk.js';
 import { notOnWindows, ON_WINDOWS, onWindows } from '../support/prerequisites.js';
+import { shellCommand } from '../../src/render/shell-command.js';
 
 /*
  * The one lock every file with one writer uses (#24 items 1, 8, 15): a holder that is alive is
@@ -28,6 +30,9 @@ function lockIn(): { dir: string; lock: string } {
   dirs.push(dir);
   return { dir, lock: join(dir, 'file.lock') };
 }
+
+/** A pid namespace that is not this process's, as a lock file names one (`pid:[4026531836]`); Linux only. */
+const otherNamespace = () => `pid:[${Number(/\d+/.exec(readlinkSync('/proc/self/ns/pid'))![0]) + 1}]`;
 
 /** The pid of a process that has ended. */
 const deadPid = () => spawnSync(process.execPath, ['-e', '0']).pid!;
@@ -119,6 +124,15 @@ describe('acquireLock', () => {
     expect(existsSync(lock)).toBe(true);
   });
 
+  it.skipIf(process.platform !== 'linux' && !onWindows)('a holder in another pid namespace (a container): never taken', () => {
+    notOnWindows(ON_WINDOWS.pidNamespace);
+    const { lock } = lockIn();
+    // A pid that is free here: in the holder's namespace it may well run.
+    writeFileSync(lock, JSON.stringify({ pid: deadPid(), host: hostname(), pidNs: otherNamespace() }));
+    expect(busy(() => acquireLock(lock, { waitMs: 20 })).kind).toBe('elsewhere');
+    expect(existsSync(lock)).toBe(true);
+  });
+
   it('a lock file naming nobody (its creator died before filling it) is taken after a short grace', () => {
     const { lock } = lockIn();
     writeFileSync(lock, '');
@@ -179,6 +193,22 @@ describe('lockForOneWriter', () => {
       expect.objectContaining({ exitCode: 2, message: `${file} is being written by another fraudctl run (pid ${child.pid}): one run at a time may write it, and this one did nothing` }),
     );
     expect(notes).toEqual([]);
+  });
+
+  it.skipIf(process.platform !== 'linux' && !onWindows)('a holder in another pid namespace is said to be, not "pid 1"', () => {
+    notOnWindows(ON_WINDOWS.pidNamespace);
+    const { dir } = lockIn();
+    const file = join(dir, 'results.jsonl');
+    writeFileSync(`${file}.lock`, JSON.stringify({ pid: 1, host: hostname(), pidNs: otherNamespace() }));
+    expect(() => lockForOneWriter(file, '--out', () => {})).toThrow(
+      expect.objectContaining({
+        exitCode: 2,
+        message:
+          `${file} is being written by another fraudctl run (pid 1 in another pid namespace, such as a container): ` +
+          'one run at a time may write it, and this one did nothing',
+        hint: `if no fraudctl runs there any more: ${shellCommand(['rm', `${file}.lock`])}`,
+      }),
+    );
   });
 
   it('two names of one file (a symlink) share one lock', () => {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { readConfigFile, updateConfigFile } from '../../src/profiles/config-file
 import { tempEnv } from './temp-env.js';
 import { smallDisk, type SmallDisk } from '../support/small-disk.js';
 import { shellCommand } from '../../src/render/shell-command.js';
+import { notOnWindows, ON_WINDOWS, onWindows } from '../support/prerequisites.js';
 
 /* The lock around each read-modify-write of the config file: exclusive, released, stale locks taken over. */
 
@@ -46,6 +47,21 @@ describe('withFileLock', () => {
     } catch (e) {
       expect((e as CliError).hint).toBe(`try again; if no fraudctl runs there any more: ${shellCommand(['rm', lock])}`);
     }
+  });
+
+  it.skipIf(process.platform !== 'linux' && !onWindows)('held in another pid namespace: said so, not "pid 1"; never taken', () => {
+    notOnWindows(ON_WINDOWS.pidNamespace);
+    const { lock } = lockPath();
+    const otherNamespace = `pid:[${Number(/\d+/.exec(readlinkSync('/proc/self/ns/pid'))![0]) + 1}]`;
+    writeFileSync(lock, JSON.stringify({ pid: 1, host: hostname(), pidNs: otherNamespace }));
+    expect(() => withFileLock(lock, () => 'ran', 20)).toThrow(
+      expect.objectContaining({
+        message: 'the config file is locked by another fraudctl (pid 1 in another pid namespace, such as a container): ' +
+          'nothing was changed',
+        hint: `try again; if no fraudctl runs there any more: ${shellCommand(['rm', lock])}`,
+      }),
+    );
+    expect(existsSync(lock)).toBe(true);
   });
 
   it('takes over a lock whose owner on this host has died', () => {

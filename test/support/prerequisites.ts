@@ -112,6 +112,7 @@ export const ON_WINDOWS = {
   symlink: 'symbolic links: making one on Windows needs administrator rights or Developer Mode',
   homeDefaults: 'the POSIX default under HOME; on Windows it is %APPDATA% or %LOCALAPPDATA% (test/paths/xdg-paths.test.ts)',
   procStart: "a process's start time and the boot id, read from /proc: Linux only",
+  pidNamespace: "a process's pid namespace (/proc/self/ns/pid): Linux only",
 } as const;
 
 /** The reasons a test cannot pass under Wine only (for notUnderWine). */

@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'libsql';
 import { CliError, ExitCode } from '../../errors/cli-error.js';
@@ -158,10 +158,32 @@ function migrate(db: SqliteDatabase): void {
     throw new NewerSchemaError(current);
   }
   for (let v = current; v < SCHEMA_VERSION; v++) {
-    db.transaction(() => {
+    inTransaction(db, () => {
       db.exec(MIGRATIONS[v]!);
       db.exec(`PRAGMA user_version = ${v + 1}`);
-    })();
+    });
+  }
+}
+
+/**
+ * `work` in a transaction. Not libsql's db.transaction(): on a full disk SQLite rolls the
+ * transaction back itself (SQLITE_FULL), and the ROLLBACK libsql then runs fails with "cannot
+ * rollback - no transaction is active", which is what the user was shown instead of the disk.
+ */
+function inTransaction(db: SqliteDatabase, work: () => void): void {
+  db.exec('BEGIN');
+  try {
+    work();
+    db.exec('COMMIT');
+  } catch (e) {
+    if (db.inTransaction) {
+      try {
+        db.exec('ROLLBACK');
+      } catch {
+        // The first error is the one that says what happened.
+      }
+    }
+    throw e;
   }
 }
 
@@ -182,6 +204,19 @@ export function openDatabase(path: string, options: OpenOptions = {}): OpenDatab
 export function servingDatabaseFault(error: unknown, path: string, options: OpenOptions = {}): CliError | null {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('SQLITE_') ? databaseFault(error, path, options) : null;
+}
+
+/** Less free space than this under the database is a full disk, as far as SQLite can tell. */
+const NEARLY_FULL_BYTES = 1024 * 1024;
+
+/** Whether the disk of `dir` has (next to) no space left; false when that cannot be told. */
+function nearlyFull(dir: string): boolean {
+  try {
+    const disk = statfsSync(dir);
+    return disk.bavail * disk.bsize < NEARLY_FULL_BYTES;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -210,7 +245,14 @@ export function databaseFault(error: unknown, path: string, options: OpenOptions
   if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
     return new CliError(`${shown} is damaged, or not a SQLite database (${code})`, ExitCode.FAILURE, startAfresh);
   }
-  if (code === 'SQLITE_FULL') return new CliError(`cannot write ${shown}: no space left on its disk (${code})`, ExitCode.FAILURE, fileErrorHint({ code: 'ENOSPC' }, dir));
+  // SQLite says SQLITE_FULL when a write finds the disk full, but an input/output error when
+  // growing the -shm file fails (SQLITE_IOERR_SHMSIZE: ENOSPC, or a quota), or some other write
+  // does: on a disk with next to no space left, that is the full disk.
+  const ioError = code.startsWith('SQLITE_IOERR');
+  if (code === 'SQLITE_FULL' || code === 'SQLITE_IOERR_SHMSIZE' || (ioError && nearlyFull(dir))) {
+    const hint = fileErrorHint({ code: 'ENOSPC' }, dir);
+    return new CliError(`cannot write ${shown}: no space left on its disk (${code})`, ExitCode.FAILURE, hint);
+  }
   if (code.startsWith('SQLITE_READONLY')) {
     return new CliError(`cannot write ${shown}: it or its directory is read-only (${code})`, ExitCode.FAILURE, `check the file and its directory: ${listFilesCommand([dir, path])}`);
   }
