@@ -98,7 +98,11 @@ export function knownProfiles(file: ConfigFile): string[] {
 }
 
 /** `no profile "prdo" (known: prod, sandbox); did you mean "prod"?`, saying how to create it. */
-export function noSuchProfile(name: string, file: ConfigFile, create = `fraudctl login --profile ${name} --base-url URL`): UsageError {
+export function noSuchProfile(
+  name: string,
+  file: ConfigFile,
+  create = `fraudctl login --profile ${name} --base-url URL`,
+): UsageError {
   const known = knownProfiles(file);
   // A typo is one or two edits away (prdo → prod); a name further off is a new one.
   const near = known.length === 0 ? undefined : closest(name, known);

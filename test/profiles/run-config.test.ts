@@ -43,17 +43,20 @@ describe('config set on a profile that does not exist yet', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5 }));
   const env = cliEnv({ HOME: dir, XDG_CONFIG_HOME: join(dir, 'config'), XDG_DATA_HOME: join(dir, 'data') });
 
-  it('help says that setting base-url makes one; another setting is refused with that command, which works', async () => {
+  it('help says setting base-url makes one; another setting is refused naming that command, which works', async () => {
     const help = await runCli(['config', 'set', '--help'], { env });
     expect(help.stdout).toContain('setting base-url creates a new one');
     expect(help.stdout).not.toContain('created if new');
     const refused = await runCli(['config', 'set', 'timeout', '10', '--profile', 'prod'], { env });
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toBe('error: no profile "prod" (known: sandbox)\nto create it: fraudctl config set base-url URL --profile prod\n');
-    const hint = refused.stderr.split('to create it: fraudctl ')[1]!.trim().replace('URL', 'https://fraud.example.com').split(' ');
-    expect((await runCli(hint, { env })).code).toBe(0);
+    expect(refused.stderr).toBe(
+      'error: no profile "prod" (known: sandbox)\nto create it: fraudctl config set base-url URL --profile prod\n',
+    );
+    const hint = refused.stderr.split('to create it: fraudctl ')[1]!.trim();
+    expect((await runCli(hint.replace('URL', 'https://fraud.example.com').split(' '), { env })).code).toBe(0);
     const set = await runCli(['config', 'set', 'timeout', '10', '--profile', 'prod', '--json'], { env });
     expect(set.code, set.stderr).toBe(0);
-    expect(JSON.parse(set.stdout)).toMatchObject({ name: 'prod', baseUrl: 'https://fraud.example.com', timeoutSeconds: 10 });
+    const profile = { name: 'prod', baseUrl: 'https://fraud.example.com', timeoutSeconds: 10 };
+    expect(JSON.parse(set.stdout)).toMatchObject(profile);
   });
 });
