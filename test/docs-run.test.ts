@@ -38,6 +38,7 @@ afterAll(() => tmp.remove());
 
 describe('the runner', () => {
   it('reports a line that fails with its page line, command and output, and honours the markers', async () => {
+    notOnWindows(ON_WINDOWS.sh);
     const page = [
       '```console',
       '$ fraudctl show ord-1002        # not submitted yet',
@@ -85,8 +86,8 @@ describe.concurrent.each(pages)('$page', ({ page, lines, stale }) => {
   const notRun = `${skipped.length} not run (${reasons.join('; ') || 'none'})`;
   const title = `${page}: ${run.length} lines run in order, ${notRun}`;
   it(title, async () => {
-    notOnWindows(ON_WINDOWS.sh);
     expect(stale, `${page}: markers for no line`).toEqual([]);
+    notOnWindows(ON_WINDOWS.sh);
     if (run.length === 0) return;
     const setUp = setUpLines();
     expect(setUp.length, "the README's set-up has no npx fraudctl step").toBeGreaterThan(0);
