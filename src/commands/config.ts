@@ -42,11 +42,11 @@ export function configCommand(context: CliContext): Command {
     });
   config
     .command('set')
-    .description('change one setting of a profile (created if new); the API key is stored by fraudctl login')
+    .description('change one setting of a profile (setting base-url creates a new one); the API key is stored by fraudctl login')
     .option('-y, --yes', 'move a stored key with its profile to a new base URL without asking (needed off a terminal)')
     .addHelpText(
       'before',
-      'Examples:\n  $ fraudctl config set base-url https://fraud.example.com --profile prod\n  $ fraudctl config set base-url https://fraud-eu.example.com --profile prod --yes   # the stored key now goes there\n  $ fraudctl config set timeout 10 --profile prod\n  $ fraudctl config set insecure-http true --profile tunnel   # http:// to another machine: the key travels in clear\n  $ fraudctl config set analyst "Ann Lee" --profile prod   # who the --log lines of this profile name\n  $ fraudctl config set reasons stolen-card,friendly-fraud,customer-confirmed:APPROVED --profile prod   # set-state --reason CODE, review by number key\n  $ fraudctl config set require-reason true --profile prod   # every change of state needs a reason (set-state, review)\n',
+      'Examples:\n  $ fraudctl config set base-url https://fraud.example.com --profile prod   # makes prod if new\n  $ fraudctl config set base-url https://fraud-eu.example.com --profile prod --yes   # the stored key now goes there\n  $ fraudctl config set timeout 10 --profile prod\n  $ fraudctl config set insecure-http true --profile tunnel   # http:// to another machine: the key travels in clear\n  $ fraudctl config set analyst "Ann Lee" --profile prod   # who the --log lines of this profile name\n  $ fraudctl config set reasons stolen-card,friendly-fraud,customer-confirmed:APPROVED --profile prod   # set-state --reason CODE, review by number key\n  $ fraudctl config set require-reason true --profile prod   # every change of state needs a reason (set-state, review)\n',
     )
     .addArgument(
       new Argument('<key>', 'the setting (the key is stored by login)').choices(SETTABLE).argParser((key: string) => {

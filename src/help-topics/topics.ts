@@ -119,6 +119,10 @@ key. config unset reasons removes them.
 With nothing configured, fraudctl runs the sandbox in-process (the built-in
 profile "sandbox") and says so on stderr.
 
+A profile is made by giving it a service URL: login --profile NAME --base-url
+URL, or config set base-url URL --profile NAME. Other settings need a profile
+that exists, so a mistyped name is refused (exit 2), never made a new profile.
+
 A key stored by login is sent only to its profile's URL: a --base-url or
 FRAUDCTL_BASE_URL naming another service is refused (exit 2) unless the key
 comes from FRAUDCTL_API_KEY. login takes a URL from --base-url only; config set

@@ -98,12 +98,16 @@ export function knownProfiles(file: ConfigFile): string[] {
 }
 
 /** `no profile "prdo" (known: prod, sandbox); did you mean "prod"?`, saying how to create it. */
-export function noSuchProfile(name: string, file: ConfigFile): UsageError {
+export function noSuchProfile(
+  name: string,
+  file: ConfigFile,
+  create = `fraudctl login --profile ${name} --base-url URL`,
+): UsageError {
   const known = knownProfiles(file);
   // A typo is one or two edits away (prdo → prod); a name further off is a new one.
   const near = known.length === 0 ? undefined : closest(name, known);
   const guess = near !== undefined && distance(name, near) <= 2 ? `; did you mean ${quote(near)}?` : '';
-  return new UsageError(`no profile ${quote(name)} (known: ${known.join(', ')})${guess}`, `to create it: fraudctl login --profile ${name} --base-url URL`);
+  return new UsageError(`no profile ${quote(name)} (known: ${known.join(', ')})${guess}`, `to create it: ${create}`);
 }
 
 /**

@@ -164,7 +164,7 @@ export function keyMoveOf(env: NodeJS.ProcessEnv, profile: string, value: string
 }
 
 /**
- * Changes one setting (the profile is created if new). The value is checked as it would be when
+ * Changes one setting; setting base-url creates a profile that is new. The value is checked as it would be when
  * used. `confirmed`: for a base URL, the key move the user agreed to (keyMoveOf); under the
  * file's lock the profile must still be as it was then, or nothing is changed.
  */
@@ -205,8 +205,11 @@ export function setSetting(env: NodeJS.ProcessEnv, profile: string, key: Setting
       break;
   }
   updateConfigFile(env, (file) => {
-    // Only a base-url makes a profile: a timeout for "prdo" is a typo of "prod", not a new one.
-    if (which !== 'base-url') existingProfile(file, name);
+    // Only a base-url makes a profile: a timeout for "prdo" is a typo of "prod", not a new one,
+    // and a profile without a URL would name no service. The hint is the command that makes it.
+    if (which !== 'base-url' && name !== SANDBOX_PROFILE && ownProfile(file.profiles, name) === undefined) {
+      throw noSuchProfile(name, file, `fraudctl config set base-url URL --profile ${name}`);
+    }
     if (which === 'base-url') {
       // Agreed to for the profile as it was when asked: another process may have changed it since.
       const now = ownProfile(file.profiles, name);

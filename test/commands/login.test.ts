@@ -71,7 +71,7 @@ describe('fraudctl login and config', () => {
     const before = readFileSync(join(config, 'fraudctl', 'config.json'), 'utf8');
     const typo = await cli.run(['config', 'set', 'timeout', '10', '--profile', 'prdo'], { env });
     expect(typo.code).toBe(2);
-    expect(typo.stderr).toBe('error: no profile "prdo" (known: prod, sandbox); did you mean "prod"?\nto create it: fraudctl login --profile prdo --base-url URL\n');
+    expect(typo.stderr).toBe('error: no profile "prdo" (known: prod, sandbox); did you mean "prod"?\nto create it: fraudctl config set base-url URL --profile prdo\n');
     expect(readFileSync(join(config, 'fraudctl', 'config.json'), 'utf8')).toBe(before);
     expect((await cli.run(['config', 'set', 'timeout', '10', '--profile', 'prod'], { env })).stderr).toBe('profile "prod": timeout set\n');
   });

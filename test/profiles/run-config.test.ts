@@ -35,3 +35,28 @@ describe('config set/unset/use/delete --json', () => {
     expect((await config('delete', 'staging', '--yes')).json).toEqual({ deleted: 'staging', active: 'sandbox' });
   });
 });
+
+// What config set --help says makes a profile is what does: a newcomer's `config set timeout 10
+// --profile prod` is refused with the command that makes prod, and that command works as written.
+describe('config set on a profile that does not exist yet', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fraudctl-config-new-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5 }));
+  const env = cliEnv({ HOME: dir, XDG_CONFIG_HOME: join(dir, 'config'), XDG_DATA_HOME: join(dir, 'data') });
+
+  it('help says setting base-url makes one; another setting is refused naming that command, which works', async () => {
+    const help = await runCli(['config', 'set', '--help'], { env });
+    expect(help.stdout).toContain('setting base-url creates a new one');
+    expect(help.stdout).not.toContain('created if new');
+    const refused = await runCli(['config', 'set', 'timeout', '10', '--profile', 'prod'], { env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe(
+      'error: no profile "prod" (known: sandbox)\nto create it: fraudctl config set base-url URL --profile prod\n',
+    );
+    const hint = refused.stderr.split('to create it: fraudctl ')[1]!.trim();
+    expect((await runCli(hint.replace('URL', 'https://fraud.example.com').split(' '), { env })).code).toBe(0);
+    const set = await runCli(['config', 'set', 'timeout', '10', '--profile', 'prod', '--json'], { env });
+    expect(set.code, set.stderr).toBe(0);
+    const profile = { name: 'prod', baseUrl: 'https://fraud.example.com', timeoutSeconds: 10 };
+    expect(JSON.parse(set.stdout)).toMatchObject(profile);
+  });
+});
