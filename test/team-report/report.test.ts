@@ -242,6 +242,19 @@ describe('fraudctl report --log', () => {
     expect((await cli.run(['report', '--log', cyLog, deeLog])).stdout).not.toContain('time from claim');
   });
 
+  it.each([80, 120])('on a %i-column terminal the tables fit, every head and figure whole (none cut with …)', async (columns) => {
+    await teamDay();
+    const { code, stdout, stderr } = await cli.run(['report', '--log', teamLog, cyLog, '--sla', '4h'], { env: { LANG: 'en_US.UTF-8' }, columns });
+    expect(code, stderr).toBe(0);
+    const lines = stdout.split('\n');
+    expect(Math.max(...lines.map((l) => [...l].length)), stdout).toBeLessThanOrEqual(columns);
+    expect(stdout).not.toContain('…');
+    const tableText = lines.filter((l) => l.startsWith('│')).join(' ');
+    for (const word of ['analyst', 'decisions', 'approve', 'decline', 'escalate', 'fraud', 'set-state', 'unknown', 'outcome', 'median', 'p90', 'SLA', 'overturned', 'Ann Lee', 'Bob Ray']) {
+      expect(tableText, stdout).toContain(word);
+    }
+  });
+
   it('bad input is exit 2 naming it, before anything is read', async () => {
     for (const [args, words] of [
       [['--since', 'yesterday'], /--since.*not an ISO date or time/],
