@@ -53,7 +53,8 @@ export class LineChecks {
     const trust = trustOf(broken);
     if (broken === null) return trust;
     let checks = this.files.get(file);
-    if (checks === undefined) this.files.set(file, (checks = { unchained: 0, unverified: 0, crlf: 0, unterminated: 0, crash: [] }));
+    if (checks === undefined)
+      this.files.set(file, (checks = { unchained: 0, unverified: 0, crlf: 0, unterminated: 0, crash: [] }));
     if (broken.kind === 'crlf' || broken.kind === 'unterminated') checks[broken.kind]++;
     else if (trust === 'crash') checks.crash.push(broken.line);
     else {
@@ -87,10 +88,14 @@ export class LineChecks {
     for (const [file, checks] of this.files) {
       if (checks.unchained > 0) {
         const range = checks.unchained === 1 ? '1' : `1-${checks.unchained}`;
-        lines.push(`  ${terminalSafe(file)}:${range} unchained: written by a fraudctl that did not chain its log lines, so nothing proves they were not changed`);
+        lines.push(
+          `  ${terminalSafe(file)}:${range} unchained: written by a fraudctl that did not chain its log lines, ` +
+            'so nothing proves they were not changed',
+        );
       }
     }
-    for (const { file, broken } of this.named) lines.push(`  ${terminalSafe(file)}:${broken.line} ${broken.kind}: ${broken.problem}`);
+    for (const { file, broken } of this.named)
+      lines.push(`  ${terminalSafe(file)}:${broken.line} ${broken.kind}: ${broken.problem}`);
     const unchained = this.byKind.get('unchained') ?? 0;
     const more = this.unverified - unchained - this.named.length;
     if (more > 0) lines.push(`  and ${plural(more, 'more line', 'more lines')}`);
@@ -102,12 +107,25 @@ export class LineChecks {
     const notes: string[] = [];
     for (const [file, checks] of this.files) {
       const name = terminalSafe(file);
-      if (checks.crlf > 0) notes.push(`note: ${name} has ${plural(checks.crlf, 'line', 'lines')} ending in CR LF (saved with Windows line endings): the chain holds; read as they are`);
-      if (checks.unterminated > 0) notes.push(`note: ${name} does not end with a line feed (saved by an editor?): its last line is whole and read`);
+      if (checks.crlf > 0)
+        notes.push(
+          `note: ${name} has ${plural(checks.crlf, 'line', 'lines')} ending in CR LF ` +
+            '(saved with Windows line endings): the chain holds; read as they are',
+        );
+      if (checks.unterminated > 0)
+        notes.push(
+          `note: ${name} does not end with a line feed (saved by an editor?): its last line is whole and read`,
+        );
       if (checks.crash.length > 0) {
-        const shown = checks.crash.slice(0, NAMED).map((n) => `${name}:${n}`).join(', ');
+        const shown = checks.crash
+          .slice(0, NAMED)
+          .map((n) => `${name}:${n}`)
+          .join(', ');
         const more = checks.crash.length > NAMED ? ` and ${count(checks.crash.length - NAMED)} more` : '';
-        notes.push(`note: ${plural(checks.crash.length, 'line is', 'lines are')} what a crash leaves (cut short, or NUL bytes), skipped: ${shown}${more}`);
+        notes.push(
+          `note: ${plural(checks.crash.length, 'line is', 'lines are')} what a crash leaves ` +
+            `(cut short, or NUL bytes), skipped: ${shown}${more}`,
+        );
       }
     }
     return notes;
@@ -121,7 +139,8 @@ export class LineChecks {
     const files = this.unverifiedFiles();
     const where = files.length === 1 ? terminalSafe(files[0]!) : 'the logs';
     return new CliError(
-      `${plural(this.unverified, 'line', 'lines')} of ${where} cannot be verified (${this.kinds()}): ${reader} does not count what it cannot verify`,
+      `${plural(this.unverified, 'line', 'lines')} of ${where} cannot be verified (${this.kinds()}): ` +
+        `${reader} does not count what it cannot verify`,
       ExitCode.FAILURE,
       `${verifyCommand} says what happened; to read them too, said as unverified: ${includeCommand}`,
     );
@@ -129,6 +148,7 @@ export class LineChecks {
 
   /** The note of a reader that read on: how many unverified lines its figures include. */
   includedNote(): string {
-    return `note: the figures include ${plural(this.unverified, 'unverified line', 'unverified lines')} (${this.kinds()}): lines that break the log's hash chain`;
+    const lines = plural(this.unverified, 'unverified line', 'unverified lines');
+    return `note: the figures include ${lines} (${this.kinds()}): lines that break the log's hash chain`;
   }
 }

@@ -14,7 +14,11 @@ export function historyCommand(context: CliContext): Command {
     .description('the story of one event: every action the --log files record on it (who, what, from and to, comment, reason, outcome) in time order, then its state now')
     .argument('<eventId>', 'the event id')
     .requiredOption('--log <files...>', 'the action logs to read (review --log, set-state --log); several after one --log, or --log again')
-    .option('--include-unverified', "also tell actions from lines that break the log's hash chain (edited, inserted, written before lines were chained), marked UNVERIFIED")
+    .option(
+      '--include-unverified',
+      "also tell actions from lines that break the log's hash chain (edited, inserted, written before lines were chained), " +
+        'marked UNVERIFIED',
+    )
     .addHelpText(
       'before',
       `Examples:
@@ -50,6 +54,7 @@ is exit 2, before the service is asked. --json: {id, actions: [...], now} (now: 
     .action(async (eventId: string, flags: { log: string[]; includeUnverified?: boolean }, command: Command) => {
       checkIdArguments([eventId]);
       const { showHistory } = await import('../event-history/show-history.js');
-      await withSession(context, command, (session) => showHistory(session, eventId, flags.log, { includeUnverified: flags.includeUnverified === true }));
+      const options = { includeUnverified: flags.includeUnverified === true };
+      await withSession(context, command, (session) => showHistory(session, eventId, flags.log, options));
     });
 }

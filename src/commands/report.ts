@@ -44,11 +44,19 @@ export function reportCommand(context: CliContext, run?: ReportRun): Command {
     .option('--csv', 'one CSV row per analyst, for a spreadsheet (RFC 4180)')
     .addOption(concurrencyOption('events read at once for their state now and their eventDate (at most 256)').default(8))
     .addOption(
-      new Option('--read-deadline <seconds>', 'the most time the reads of the decided events may take together; events not read by then make the exit non-zero')
+      new Option(
+        '--read-deadline <seconds>',
+        'the most time the reads of the decided events may take together; ' +
+          'events not read by then make the exit non-zero',
+      )
         .argParser(wholeNumber(1, 86_400, 'the read deadline (seconds)'))
         .default(READ_DEADLINE_SECONDS),
     )
-    .option('--include-unverified', "also count lines that break the log's hash chain (edited, inserted, written before lines were chained), saying so in every output")
+    .option(
+      '--include-unverified',
+      "also count lines that break the log's hash chain (edited, inserted, written before lines were chained), " +
+        'saying so in every output',
+    )
     .addHelpText(
       'before',
       `Examples:

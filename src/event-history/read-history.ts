@@ -53,7 +53,11 @@ export interface EventHistory {
  * The event's actions in `files`, in time order (actions at the same instant in file order).
  * Throws the file's error when one cannot be opened or read (the caller says which).
  */
-export async function readEventHistory(eventId: string, files: readonly string[], checks: LineChecks): Promise<EventHistory> {
+export async function readEventHistory(
+  eventId: string,
+  files: readonly string[],
+  checks: LineChecks,
+): Promise<EventHistory> {
   const actions: HistoryAction[] = [];
   const unreadable: EventHistory['unreadable'] = [];
   for (const file of files) {
@@ -73,7 +77,14 @@ export async function readEventHistory(eventId: string, files: readonly string[]
       const pending = open.get(key);
       if (f.outcome !== 'sending' && pending !== undefined) {
         open.delete(key);
-        Object.assign(pending, { answeredAt: f.time, outcome: f.outcome, status: f.status, message: f.message, requestId: f.requestId ?? pending.requestId, unverified: pending.unverified ?? unverified });
+        Object.assign(pending, {
+          answeredAt: f.time,
+          outcome: f.outcome,
+          status: f.status,
+          message: f.message,
+          requestId: f.requestId ?? pending.requestId,
+          unverified: pending.unverified ?? unverified,
+        });
         continue;
       }
       const action: HistoryAction = {

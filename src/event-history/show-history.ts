@@ -58,7 +58,8 @@ function actionLines(a: HistoryAction): string[] {
   // A comment or a skip has no state to go to: the state it was in.
   const change = a.to !== null ? `  ${a.from !== null ? `${terminalSafe(a.from)} ` : ''}${sym.arrow} ${terminalSafe(a.to)}` : a.from !== null ? `  on ${terminalSafe(a.from)}` : '';
   const unverified = a.unverified === null ? '' : `  ${sym.dot} UNVERIFIED (${terminalSafe(a.file)}: ${a.unverified})`;
-  const lines = [`${when(a.time)}  ${who}  ${terminalSafe(a.action)}${change}  ${sym.dot} ${outcomeWords(a)}${unverified}`];
+  const what = `${terminalSafe(a.action)}${change}  ${sym.dot} ${outcomeWords(a)}${unverified}`;
+  const lines = [`${when(a.time)}  ${who}  ${what}`];
   if (a.comments !== null) lines.push(`    comment: ${terminalSafe(a.comments)}`);
   if (a.reason !== null) lines.push(`    reason: ${terminalSafe(a.reason)}`);
   return lines;
@@ -71,7 +72,12 @@ export interface HistoryOptions {
   includeUnverified: boolean;
 }
 
-export async function showHistory(session: Session, eventId: string, files: readonly string[], options: HistoryOptions = { includeUnverified: false }): Promise<void> {
+export async function showHistory(
+  session: Session,
+  eventId: string,
+  files: readonly string[],
+  options: HistoryOptions = { includeUnverified: false },
+): Promise<void> {
   // Said before any line is read: a missing file, or a directory.
   for (const file of files) {
     try {
@@ -92,10 +98,15 @@ export async function showHistory(session: Session, eventId: string, files: read
   for (const note of checks.notes()) output.note(note);
   if (checks.unverified > 0 && !options.includeUnverified) {
     output.note(checks.breakLines().join('\n'));
-    const again = shellCommand(['fraudctl', 'history', eventId, '--log', ...files, ...(output.json ? ['--json'] : []), '--include-unverified', ...session.serviceFlags()]);
+    const json = output.json ? ['--json'] : [];
+    const flags = [...json, '--include-unverified', ...session.serviceFlags()];
+    const again = shellCommand(['fraudctl', 'history', eventId, '--log', ...files, ...flags]);
     throw checks.refusal('history', shellCommand(['fraudctl', 'log', 'verify', ...checks.unverifiedFiles()]), again);
   }
-  if (checks.unverified > 0) output.note(`${checks.includedNote().replace('the figures include', 'the story includes')}; its actions from them are marked UNVERIFIED`);
+  if (checks.unverified > 0) {
+    const included = checks.includedNote().replace('the figures include', 'the story includes');
+    output.note(`${included}; its actions from them are marked UNVERIFIED`);
+  }
   const { unreadable, actions } = history;
   if (unreadable.length > 0) {
     const shown = unreadable.slice(0, 10).map((u) => `${terminalSafe(u.file)}:${u.line}`).join(', ');

@@ -22,7 +22,10 @@ export interface LogRecord {
   analyst: string;
   /** Tells apart two runs of one analyst: pairs a `sending` line with its outcome. */
   session: string;
-  /** The service the line names: its base URL, null for the embedded sandbox; undefined when it names none (an older build's line). */
+  /**
+   * The service the line names: its base URL, null for the embedded sandbox; undefined when it
+   * names none (an older build's line).
+   */
   service: string | null | undefined;
   profile: string | null;
   eventId: string;
@@ -55,7 +58,10 @@ export function recordOf(line: string, file: string, unverified: boolean, namesS
   };
 }
 
-/** What was read of the files: lines (blank ones of a whole chain left out), those that are not log lines by file, and a crash's remnants. */
+/**
+ * What was read of the files: lines (blank ones of a whole chain left out), those that are not log
+ * lines by file, and a crash's remnants.
+ */
 export interface LinesRead {
   lines: number;
   unreadable: Map<string, number>;
@@ -65,7 +71,10 @@ export interface LinesRead {
 
 /** A file's read error, naming the file. */
 export class LogReadError extends Error {
-  constructor(readonly file: string, override readonly cause: unknown) {
+  constructor(
+    readonly file: string,
+    override readonly cause: unknown,
+  ) {
     super(`cannot read ${file}`);
   }
 }
@@ -97,7 +106,11 @@ async function* recordsOf(file: string, checks: LineChecks, read: LinesRead): As
  * Every record of `files`, merged by time, to `onRecord`; throws LogReadError naming a file that
  * cannot be read.
  */
-export async function readLogRecords(files: readonly string[], checks: LineChecks, onRecord: (record: LogRecord) => void): Promise<LinesRead> {
+export async function readLogRecords(
+  files: readonly string[],
+  checks: LineChecks,
+  onRecord: (record: LogRecord) => void,
+): Promise<LinesRead> {
   const read: LinesRead = { lines: 0, unreadable: new Map(), crash: 0 };
   const streams = files.map((file) => recordsOf(file, checks, read));
   const heads: (LogRecord | null)[] = [];

@@ -2,7 +2,7 @@ import { stringify, type Options } from 'csv-stringify/sync';
 import type { Style } from '../render/colours.js';
 import { durationText } from '../render/ages.js';
 import { count } from '../render/counts.js';
-import { displayWidth } from '../render/display-width.js';
+import { displayWidth, wrapToWidth } from '../render/display-width.js';
 import { createTable, joinBlocks, tableText } from '../render/tables.js';
 import { sym } from '../render/symbols.js';
 import { terminalSafe } from '../render/terminal-text.js';
@@ -63,11 +63,19 @@ export function reportJson(facts: ReportFacts): unknown {
     until: iso(facts.until),
     slaSeconds: seconds(facts.slaMs),
     lines: { read: facts.lines, unreadable: facts.unreadable, unverified: facts.unverified?.lines ?? 0 },
-    unverified: facts.unverified === null ? null : { lines: facts.unverified.lines, byKind: facts.unverified.byKind, note: facts.unverified.note },
+    unverified:
+      facts.unverified === null
+        ? null
+        : { lines: facts.unverified.lines, byKind: facts.unverified.byKind, note: facts.unverified.note },
     eventsDecided: facts.eventsDecided,
     eventsRead: facts.eventsRead,
     eventsNotRead: facts.notRead.map((r) => ({ count: r.count, why: r.why })),
-    otherServices: facts.otherServices.map((o) => ({ service: o.service, profiles: o.profiles, lines: o.lines, decisions: o.decisions })),
+    otherServices: facts.otherServices.map((o) => ({
+      service: o.service,
+      profiles: o.profiles,
+      lines: o.lines,
+      decisions: o.decisions,
+    })),
     analysts: facts.analysts.map((a) => ({
       analyst: a.analyst,
       decisions: a.decisions,
@@ -98,12 +106,15 @@ export function reportCsv(facts: ReportFacts): string {
   const reasons = keysOf((a) => a.byReason);
   const header = [
     'analyst', 'decisions', ...fixed, ...targets, ...reasons.map((r) => `reason:${terminalSafe(r)}`), 'unknown outcome',
-    'time to decision median (s)', 'time to decision p90 (s)', 'age at decision median (s)', 'past sla', 'overturned', 'unchecked', 'unverified',
+    'time to decision median (s)', 'time to decision p90 (s)', 'age at decision median (s)', 'past sla', 'overturned',
+    'unchecked', 'unverified',
   ];
   const blank = (n: number | null) => n ?? '';
   const rows = facts.analysts.map((a) => [
     terminalSafe(a.analyst), a.decisions, ...fixed.map((k) => a.byKind[k] ?? 0), ...targets.map((k) => a.byKind[k] ?? 0), ...reasons.map((r) => a.byReason[r] ?? 0), a.unknownOutcome,
-    blank(seconds(a.timeToDecision.median)), blank(seconds(a.timeToDecision.p90)), blank(seconds(a.ageAtDecision.median)), blank(a.pastSla), a.overturned, a.unchecked, a.unverified,
+    blank(seconds(a.timeToDecision.median)), blank(seconds(a.timeToDecision.p90)),
+    blank(seconds(a.ageAtDecision.median)),
+    blank(a.pastSla), a.overturned, a.unchecked, a.unverified,
   ]);
   return stringify([header, ...rows], CSV_OPTIONS);
 }
@@ -122,14 +133,20 @@ function setStateCell(byKind: Record<string, number>): string {
  * floor is its longest word (head or cell) or, for `whole` columns, its widest cell; the heads and
  * the first column (names) wrap at spaces to fit.
  */
-function fittedTable(head: readonly string[], rows: readonly (readonly string[])[], style: Style, whole: ReadonlySet<number>): string {
+function fittedTable(
+  head: readonly string[],
+  rows: readonly (readonly string[])[],
+  style: Style,
+  whole: ReadonlySet<number>,
+): string {
   const table = createTable(head, style, ['left', ...head.slice(1).map(() => 'right' as const)]);
   for (const row of rows) table.push([...row]);
   const longestWord = (text: string) => Math.max(0, ...text.split(/\s+/).map(displayWidth));
   const floors = head.map((h, i) => {
     if (i === 0) return undefined;
     const cells = rows.map((r) => r[i]!);
-    const widest = Math.max(longestWord(h), ...cells.map((c) => (whole.has(i) ? Math.max(...c.split('\n').map(displayWidth)) : longestWord(c))));
+    const widthOf = (c: string) => (whole.has(i) ? Math.max(...c.split('\n').map(displayWidth)) : longestWord(c));
+    const widest = Math.max(longestWord(h), ...cells.map(widthOf));
     return widest + 2;
   });
   return tableText(table, style, { floors });
@@ -141,22 +158,35 @@ function fittedTable(head: readonly string[], rows: readonly (readonly string[])
  * and (on a terminal) the bar charts, then what the figures are of, what they leave out and what
  * they include.
  */
-export function reportText(facts: ReportFacts, tally: TeamTally, style: Style, otherServiceLine: (o: OtherService) => string): string {
+export function reportText(
+  facts: ReportFacts,
+  tally: TeamTally,
+  style: Style,
+  otherServiceLine: (o: OtherService) => string,
+): string {
   const window = facts.since === null && facts.until === null ? '' : ` ${facts.since === null ? '' : `from ${iso(facts.since)} `}${facts.until === null ? '' : `until ${iso(facts.until)}`}`.trimEnd();
   const files = facts.files.length === 1 ? terminalSafe(facts.files[0]!) : `${facts.files.length} logs`;
   const trailer = [
     ...facts.otherServices.map(otherServiceLine),
     ...(facts.unverified?.note ? [facts.unverified.note] : []),
   ];
-  if (facts.analysts.length === 0) return [`no decisions in ${files}${window} at ${facts.service === null ? 'the embedded sandbox' : terminalSafe(facts.service)}`, ...trailer].join('\n');
+  const service = facts.service === null ? 'the embedded sandbox' : terminalSafe(facts.service);
+  if (facts.analysts.length === 0) return [`no decisions in ${files}${window} at ${service}`, ...trailer].join('\n');
   const kinds = ['analyst', 'decisions', 'approve', 'decline', 'escalate', 'fraud', 'set-state'];
   const kindRows = facts.analysts.map((a) => [
-    terminalSafe(a.analyst), count(a.decisions), count(a.byKind.approve ?? 0), count(a.byKind.decline ?? 0), count(a.byKind.escalate ?? 0), count(a.byKind.fraud ?? 0), setStateCell(a.byKind),
+    terminalSafe(a.analyst),
+    count(a.decisions),
+    ...['approve', 'decline', 'escalate', 'fraud'].map((k) => count(a.byKind[k] ?? 0)),
+    setStateCell(a.byKind),
   ]);
   const sla = facts.slaMs === null ? [] : [`past SLA ${duration(facts.slaMs)}`];
   const times = ['analyst', 'unknown outcome', 'to decision median', 'p90', 'age median', ...sla, 'overturned'];
   const timeRows = facts.analysts.map((a) => [
-    terminalSafe(a.analyst), count(a.unknownOutcome), duration(a.timeToDecision.median), duration(a.timeToDecision.p90), duration(a.ageAtDecision.median),
+    terminalSafe(a.analyst),
+    count(a.unknownOutcome),
+    duration(a.timeToDecision.median),
+    duration(a.timeToDecision.p90),
+    duration(a.ageAtDecision.median),
     ...(a.pastSla === null ? [] : [count(a.pastSla)]),
     a.unchecked > 0 ? `${count(a.overturned)} (${count(a.unchecked)} unread)` : count(a.overturned),
   ]);
@@ -168,11 +198,20 @@ export function reportText(facts: ReportFacts, tally: TeamTally, style: Style, o
   }
   const total = facts.analysts.reduce((sum, a) => sum + a.decisions, 0);
   const notes = [
-    `${count(total)} decisions in ${files}${window} ${sym.dot} overturned: the state now (${count(facts.eventsRead)} events read) differs from the one the decision set`,
+    `${count(total)} decisions in ${files}${window} ${sym.dot} overturned: the state now ` +
+      `(${count(facts.eventsRead)} events read) differs from the one the decision set`,
     ...trailer,
   ];
   const charts = style.columns === null ? [] : [claimChart(tally.claimTimes(), style), hourChart(tally.hours, style)];
-  return joinBlocks([fittedTable(kinds, kindRows, style, new Set([6])), fittedTable(times, timeRows, style, wholeTimes), tableText(reasons, style), ...charts, notes.join('\n')]);
+  // The notes wrap at spaces on a terminal, as the tables' cells do.
+  const wrapped = notes.flatMap((note) => (style.columns === null ? [note] : wrapToWidth(note, style.columns)));
+  return joinBlocks([
+    fittedTable(kinds, kindRows, style, new Set([6])),
+    fittedTable(times, timeRows, style, wholeTimes),
+    tableText(reasons, style),
+    ...charts,
+    wrapped.join('\n'),
+  ]);
 }
 
 /**
@@ -187,7 +226,8 @@ function barLines(rows: readonly (readonly [string, number])[], style: Style): s
   return rows.map(([label, n]) => `${label.padEnd(labelWidth)}  ${sym.barDone.repeat(Math.round((n / most) * width))}${n > 0 ? ` ${count(n)}` : ''}`.trimEnd());
 }
 
-/** Decisions per hour (UTC) as bars (`counts`: by hour since the epoch); empty hours between the first and last shown. */
+/** Decisions per hour (UTC) as bars; empty hours between the first and last shown. */
+/** `counts`: decisions by hour since the epoch. */
 export function hourChart(counts: ReadonlyMap<number, number>, style: Style): string {
   if (counts.size === 0) return '';
   const hour = 3_600_000;

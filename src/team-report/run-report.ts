@@ -57,9 +57,16 @@ function checkReadable(file: string): void {
   try {
     stat = statSync(file);
   } catch (error) {
-    throw new UsageError(`cannot read the log ${terminalSafe(file)}: ${errorCode(error) === 'ENOENT' ? 'no such file' : errorCode(error)}`, 'give report the --log files that review and set-state wrote');
+    throw new UsageError(
+      `cannot read the log ${terminalSafe(file)}: ${errorCode(error) === 'ENOENT' ? 'no such file' : errorCode(error)}`,
+      'give report the --log files that review and set-state wrote',
+    );
   }
-  if (stat.isDirectory()) throw new UsageError(`${terminalSafe(file)} is a directory`, 'give report the --log files that review and set-state wrote');
+  if (stat.isDirectory())
+    throw new UsageError(
+      `${terminalSafe(file)} is a directory`,
+      'give report the --log files that review and set-state wrote',
+    );
 }
 
 /** A base URL as two lines may spell it (a trailing slash or not); null is the embedded sandbox. */
@@ -74,16 +81,25 @@ function slaFlag(ms: number): string {
 }
 
 /** This report's command line with `extra` flags, for a hint (the service flags of this run kept). */
-function reportCommand(session: Session, options: ReportOptions, extra: readonly string[], flags = session.serviceFlags()): string {
+function reportCommand(
+  session: Session,
+  options: ReportOptions,
+  extra: readonly string[],
+  flags = session.serviceFlags(),
+): string {
   const iso = (ms: number) => new Date(ms).toISOString();
   return shellCommand([
-    'fraudctl', 'report', '--log', ...options.files,
+    'fraudctl',
+    'report',
+    '--log',
+    ...options.files,
     ...(options.since === null ? [] : ['--since', iso(options.since)]),
     ...(options.until === null ? [] : ['--until', iso(options.until)]),
     ...(options.slaMs === null ? [] : ['--sla', slaFlag(options.slaMs)]),
     ...(options.format === 'json' ? ['--json'] : options.format === 'csv' ? ['--csv'] : []),
     ...(options.includeUnverified ? ['--include-unverified'] : []),
-    ...extra, ...flags,
+    ...extra,
+    ...flags,
   ]);
 }
 
@@ -132,7 +148,8 @@ async function readEventsNow(session: Session, options: ReportOptions, ids: read
       if (i >= ids.length) return;
       try {
         const { body } = await client.getEvent(ids[i]!);
-        const date = typeof body === 'object' && body !== null ? (body as { eventDate?: unknown }).eventDate : undefined;
+        const date =
+          typeof body === 'object' && body !== null ? (body as { eventDate?: unknown }).eventDate : undefined;
         states[i] = stateIn(body);
         dates[i] = typeof date === 'string' ? Date.parse(date) : NaN;
         done[i] = 1;
@@ -144,7 +161,11 @@ async function readEventsNow(session: Session, options: ReportOptions, ids: read
         const failure = classifyFailure(error);
         if (failure.stopsRun) throw failure.error;
         done[i] = 2;
-        const seen = failed.get(failure.kind) ?? { count: 0, message: failure.error.message, exitCode: failure.exitCode };
+        const seen = failed.get(failure.kind) ?? {
+          count: 0,
+          message: failure.error.message,
+          exitCode: failure.exitCode,
+        };
         seen.count++;
         failed.set(failure.kind, seen);
         // An event deleted says nothing of the next; a service that fails every read does.
@@ -162,24 +183,37 @@ async function readEventsNow(session: Session, options: ReportOptions, ids: read
     shutdown.done();
   }
   if (shutdown.interrupted) throw new CliError('interrupted: the report was not finished', ExitCode.INTERRUPTED);
-  const notRead = [...failed].map(([kind, f]) => ({ why: `${KIND_WORDS[kind] ?? kind}: ${terminalSafe(f.message)}`, count: f.count }));
+  const notRead = [...failed].map(([kind, f]) => ({
+    why: `${KIND_WORDS[kind] ?? kind}: ${terminalSafe(f.message)}`,
+    count: f.count,
+  }));
   const failedCount = notRead.reduce((sum, r) => sum + r.count, 0);
   const unasked = ids.length - read - failedCount;
   let hint: string | undefined;
   if (unasked > 0) {
     notRead.push({
-      why: stop === 'deadline' ? `not read within --read-deadline ${options.readDeadlineSeconds}s` : `not asked: ${count(streakLimit)} reads in a row had failed`,
+      why:
+        stop === 'deadline'
+          ? `not read within --read-deadline ${options.readDeadlineSeconds}s`
+          : `not asked: ${count(streakLimit)} reads in a row had failed`,
       count: unasked,
     });
-    hint = stop === 'deadline'
-      ? `give the reads longer: ${reportCommand(session, options, ['--read-deadline', String(options.readDeadlineSeconds * 4)])}`
-      : `check the service: ${shellCommand(['fraudctl', 'doctor', ...session.serviceFlags()])}`;
+    const longer = options.readDeadlineSeconds * 4;
+    hint =
+      stop === 'deadline'
+        ? `give the reads longer: ${reportCommand(session, options, ['--read-deadline', String(longer)])}`
+        : `check the service: ${shellCommand(['fraudctl', 'doctor', ...session.serviceFlags()])}`;
   }
   const codes = new Set([...failed.values()].map((f) => f.exitCode));
   if (unasked > 0) codes.add(ExitCode.UNAVAILABLE);
   const exitCode = codes.size === 1 ? [...codes][0]! : ExitCode.FAILURE;
   return {
-    get: (i) => (done[i] === 1 ? { state: states[i] ?? null, eventDate: Number.isFinite(dates[i]!) ? dates[i]! : null } : done[i] === 2 ? { failed: 'failed' } : undefined),
+    get: (i) =>
+      done[i] === 1
+        ? { state: states[i] ?? null, eventDate: Number.isFinite(dates[i]!) ? dates[i]! : null }
+        : done[i] === 2
+          ? { failed: 'failed' }
+          : undefined,
     read,
     notRead,
     exitCode,
@@ -200,14 +234,25 @@ export async function runReport(session: Session, options: ReportOptions): Promi
       const service = record.service === undefined ? here : sameService(record.service);
       if (service === here) return tally.add(record);
       let other = elsewhere.get(service);
-      if (other === undefined) elsewhere.set(service, (other = { tally: new TeamTally(options.since ?? -Infinity, options.until ?? Infinity), lines: 0, profiles: new Set() }));
+      if (other === undefined)
+        elsewhere.set(
+          service,
+          (other = {
+            tally: new TeamTally(options.since ?? -Infinity, options.until ?? Infinity),
+            lines: 0,
+            profiles: new Set(),
+          }),
+        );
       other.lines++;
       if (record.profile !== null) other.profiles.add(record.profile);
       other.tally.add(record);
     });
   } catch (error) {
     const file = error instanceof LogReadError ? error.file : options.files[0]!;
-    throw new CliError(`cannot read the log ${terminalSafe(file)}: ${errorCode(error instanceof LogReadError ? error.cause : error)}`, ExitCode.FAILURE);
+    throw new CliError(
+      `cannot read the log ${terminalSafe(file)}: ${errorCode(error instanceof LogReadError ? error.cause : error)}`,
+      ExitCode.FAILURE,
+    );
   }
   tally.finish();
   const output = await session.output();
@@ -215,11 +260,19 @@ export async function runReport(session: Session, options: ReportOptions): Promi
   const unreadable = [...read.unreadable.values()].reduce((sum, n) => sum + n, 0);
   if (checks.unverified > 0 && !options.includeUnverified) {
     output.note(checks.breakLines().join('\n'));
-    throw checks.refusal('report', shellCommand(['fraudctl', 'log', 'verify', ...checks.unverifiedFiles()]), reportCommand(session, options, ['--include-unverified']));
+    throw checks.refusal(
+      'report',
+      shellCommand(['fraudctl', 'log', 'verify', ...checks.unverifiedFiles()]),
+      reportCommand(session, options, ['--include-unverified']),
+    );
   }
   if (unreadable > 0) {
     const where = [...read.unreadable].map(([file, n]) => `${terminalSafe(file)} ${count(n)}`).join(', ');
-    output.note(`note: ${plural(unreadable, 'line is', 'lines are')} not a log line this can read (skipped: ${where}); ${terminalSafe(shellCommand(['fraudctl', 'log', 'verify', ...read.unreadable.keys()]))} says which`);
+    const verify = terminalSafe(shellCommand(['fraudctl', 'log', 'verify', ...read.unreadable.keys()]));
+    output.note(
+      `note: ${plural(unreadable, 'line is', 'lines are')} not a log line this can read (skipped: ${where}); ` +
+        `${verify} says which`,
+    );
   }
   const others: OtherService[] = [...elsewhere].map(([service, other]) => {
     other.tally.finish();
@@ -241,7 +294,13 @@ export async function runReport(session: Session, options: ReportOptions): Promi
     slaMs: options.slaMs,
     lines: read.lines,
     unreadable: unreadable + read.crash,
-    unverified: options.includeUnverified ? { lines: checks.unverified, byKind: checks.kindCounts(), note: checks.unverified > 0 ? checks.includedNote().replace(/^note: /, '') : null } : null,
+    unverified: options.includeUnverified
+      ? {
+          lines: checks.unverified,
+          byKind: checks.kindCounts(),
+          note: checks.unverified > 0 ? checks.includedNote().replace(/^note: /, '') : null,
+        }
+      : null,
     eventsDecided: tally.events.length,
     eventsRead: now?.read ?? 0,
     notRead: now?.notRead ?? [],
@@ -254,13 +313,24 @@ export async function runReport(session: Session, options: ReportOptions): Promi
   if (now !== null && now.read < tally.events.length) {
     const missing = tally.events.length - now.read;
     const why = now.notRead.map((r) => `${count(r.count)} ${r.why}`).join('; ');
-    throw new CliError(`the figures are incomplete: ${count(missing)} of ${plural(tally.events.length, 'decided event was', 'decided events were')} not read now, so overturned and age at decision leave them out (${why})`, now.exitCode, now.hint);
+    const decided = plural(tally.events.length, 'decided event was', 'decided events were');
+    throw new CliError(
+      `the figures are incomplete: ${count(missing)} of ${decided} not read now, ` +
+        `so overturned and age at decision leave them out (${why})`,
+      now.exitCode,
+      now.hint,
+    );
   }
 }
 
 /** What was left out for being of another service, and the command that counts it there. */
 function otherServiceNote(o: OtherService, here: string | null): string {
-  const profiles = o.profiles.length === 0 ? '' : ` (${o.profiles.length === 1 ? 'profile' : 'profiles'} ${o.profiles.map(terminalSafe).join(', ')})`;
+  const profiles =
+    o.profiles.length === 0
+      ? ''
+      : ` (${o.profiles.length === 1 ? 'profile' : 'profiles'} ${o.profiles.map(terminalSafe).join(', ')})`;
   const again = o.command === null ? '' : `; to count them there: ${terminalSafe(o.command)}`;
-  return `note: left out: ${plural(o.decisions, 'decision', 'decisions')} (${plural(o.lines, 'line', 'lines')}) at ${serviceName(o.service)}${profiles}, not at ${serviceName(here)} which this run reads${again}`;
+  const what = `${plural(o.decisions, 'decision', 'decisions')} (${plural(o.lines, 'line', 'lines')})`;
+  const where = `at ${serviceName(o.service)}${profiles}, not at ${serviceName(here)} which this run reads`;
+  return `note: left out: ${what} ${where}${again}`;
 }

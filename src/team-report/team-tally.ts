@@ -60,7 +60,10 @@ export class TeamTally {
   private readonly claims = new Map<string, number>();
   private readonly sending = new Map<string, LogRecord>();
 
-  constructor(private readonly since: number = -Infinity, private readonly until: number = Infinity) {}
+  constructor(
+    private readonly since: number = -Infinity,
+    private readonly until: number = Infinity,
+  ) {}
 
   get decisions(): number {
     return this.decisionEvent.length;
@@ -123,7 +126,15 @@ export class TeamTally {
   private analyst(name: string): AnalystTally {
     let a = this.analysts.get(name);
     if (a === undefined) {
-      a = { analyst: name, decisions: 0, byKind: { approve: 0, decline: 0, escalate: 0, fraud: 0 }, byReason: {}, unknownOutcome: 0, sinceClaim: [], unverified: 0 };
+      a = {
+        analyst: name,
+        decisions: 0,
+        byKind: { approve: 0, decline: 0, escalate: 0, fraud: 0 },
+        byReason: {},
+        unknownOutcome: 0,
+        sinceClaim: [],
+        unverified: 0,
+      };
       this.analysts.set(name, a);
     }
     return a;
@@ -183,7 +194,11 @@ const bump = (counts: Record<string, number>, key: string) => {
 };
 
 /** The figures per analyst, by name; `now` is what was read of each of `tally.events`, by index. */
-export function analystFigures(tally: TeamTally, now: (event: number) => EventNow | undefined, slaMs: number | null): AnalystFigures[] {
+export function analystFigures(
+  tally: TeamTally,
+  now: (event: number) => EventNow | undefined,
+  slaMs: number | null,
+): AnalystFigures[] {
   const checks = new Map<AnalystTally, { ages: number[]; overturned: number; unchecked: number; pastSla: number }>();
   for (const a of tally.analysts.values()) checks.set(a, { ages: [], overturned: 0, unchecked: 0, pastSla: 0 });
   for (let i = 0; i < tally.decisions; i++) {

@@ -20,8 +20,21 @@ async function story(): Promise<{ id: string; log: string }> {
   const id = `ht-${++n}`;
   expect((await cli.sb.call('POST', '/event', { body: { id, amount: 1500, currency: 'EUR' } })).status).toBe(201);
   const log = join(cli.dir, `${id}.log`);
-  for (const [state, comment] of [['escalated', 'call the bank'], ['declined', 'stolen card']]) {
-    const result = await cli.run(['set-state', id, '--state', state!, '--comments', comment!, '--replace-comment', '--log', log]);
+  for (const [state, comment] of [
+    ['escalated', 'call the bank'],
+    ['declined', 'stolen card'],
+  ]) {
+    const result = await cli.run([
+      'set-state',
+      id,
+      '--state',
+      state!,
+      '--comments',
+      comment!,
+      '--replace-comment',
+      '--log',
+      log,
+    ]);
     expect(result.code, result.stderr).toBe(0);
   }
   return { id, log };
@@ -37,9 +50,13 @@ describe('history believes only lines whose hash chain holds', () => {
     const refused = await cli.run(['history', id, '--log', log]);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
-    expect(refused.stderr).toMatch(new RegExp(`  ${log}:(2 edited: line 2 was edited|3 unlinked: line 3 does not follow line 2)`));
+    expect(refused.stderr).toMatch(
+      new RegExp(`  ${log}:(2 edited: line 2 was edited|3 unlinked: line 3 does not follow line 2)`),
+    );
     expect(refused.stderr).toContain(`error: 1 line of ${log} cannot be verified (`);
-    expect(refused.stderr).toContain(`fraudctl log verify ${log} says what happened; to read them too, said as unverified: fraudctl history ${id} --log ${log} --include-unverified\n`);
+    expect(refused.stderr).toContain(
+      `fraudctl log verify ${log} says what happened; to read them too, said as unverified: fraudctl history ${id} --log ${log} --include-unverified\n`,
+    );
 
     const told = await cli.run(['history', id, '--log', log, '--include-unverified']);
     expect(told.code, told.stderr).toBe(0);
@@ -58,17 +75,39 @@ describe('history when the event cannot be read now', () => {
     // Logged by the real writer at this service, for an event it does not have (deleted since, say).
     const id = 'ht-gone';
     const log = join(cli.dir, 'gone.log');
-    const context: LogContext = { analyst: 'Ann', host: 'desk', profile: 'default', service: cli.sb.url, version: '0.0.0', session: 's' };
+    const context: LogContext = {
+      analyst: 'Ann',
+      host: 'desk',
+      profile: 'default',
+      service: cli.sb.url,
+      version: '0.0.0',
+      session: 's',
+    };
     const writer = await openSessionLog(log, context);
-    for (const [to, comments] of [['ESCALATED', 'call the bank'], ['DECLINED', 'stolen card']] as const) {
-      for (const outcome of ['sending', 'ok'] as const) await writer.append({ eventId: id, action: to === 'DECLINED' ? 'decline' : 'escalate', from: null, to, comments, requestId: null, outcome, status: null });
+    for (const [to, comments] of [
+      ['ESCALATED', 'call the bank'],
+      ['DECLINED', 'stolen card'],
+    ] as const) {
+      for (const outcome of ['sending', 'ok'] as const)
+        await writer.append({
+          eventId: id,
+          action: to === 'DECLINED' ? 'decline' : 'escalate',
+          from: null,
+          to,
+          comments,
+          requestId: null,
+          outcome,
+          status: null,
+        });
     }
     await writer.close();
     const result = await cli.run(['history', id, '--log', log]);
     expect(result.code).toBe(4);
     expect(result.stdout).toContain(`${id}: 2 actions in ${log}`);
     expect(result.stdout).toContain('    comment: stolen card\n');
-    expect(result.stdout.trimEnd().split('\n').at(-1)).toBe(`now: not read from ${cli.sb.url} (the error below says why)`);
+    expect(result.stdout.trimEnd().split('\n').at(-1)).toBe(
+      `now: not read from ${cli.sb.url} (the error below says why)`,
+    );
     expect(result.stderr).toMatch(/^error: .+/m);
   });
 

@@ -39,7 +39,11 @@ function sink(tty: { columns: number } | null): Writable & { text: string; isTTY
 }
 
 /** Runs `args` as `fraudctl` would, in this process. */
-export async function runInProcess(args: readonly string[], env: NodeJS.ProcessEnv, options: { columns?: number } = {}): Promise<InProcessResult> {
+export async function runInProcess(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  options: { columns?: number } = {},
+): Promise<InProcessResult> {
   const stdout = sink(options.columns === undefined ? null : { columns: options.columns });
   const stderr = sink(null);
   const context: CliContext = {
@@ -66,11 +70,20 @@ export interface InProcessCli {
 export function useSandboxInProcess(): InProcessCli {
   const cli = useCli({ sb: {} });
   const sb = cli.sandboxes.sb;
-  const env = (extra: Record<string, string> = {}) => cliEnv({ HOME: cli.dir, XDG_CONFIG_HOME: `${cli.dir}/config`, XDG_DATA_HOME: `${cli.dir}/data`, FRAUDCTL_BASE_URL: sb.url, FRAUDCTL_API_KEY: DEMO_KEY, ...extra });
+  const env = (extra: Record<string, string> = {}) =>
+    cliEnv({
+      HOME: cli.dir,
+      XDG_CONFIG_HOME: `${cli.dir}/config`,
+      XDG_DATA_HOME: `${cli.dir}/data`,
+      FRAUDCTL_BASE_URL: sb.url,
+      FRAUDCTL_API_KEY: DEMO_KEY,
+      ...extra,
+    });
   return {
     sb,
     dir: cli.dir,
     env,
-    run: (args, options = {}) => runInProcess(args, env(options.env), options.columns === undefined ? {} : { columns: options.columns }),
+    run: (args, options = {}) =>
+      runInProcess(args, env(options.env), options.columns === undefined ? {} : { columns: options.columns }),
   };
 }

@@ -18,8 +18,16 @@ import { DEMO_KEY } from '../support/sandbox.js';
  */
 
 const cli = useCli({ prod: {}, staging: {} });
-const env = (extra: Record<string, string> = {}) => cliEnv({ HOME: cli.dir, XDG_CONFIG_HOME: `${cli.dir}/config`, XDG_DATA_HOME: `${cli.dir}/data`, FRAUDCTL_API_KEY: DEMO_KEY, ...extra });
-const run = (args: string[], options: { columns?: number; env?: Record<string, string> } = {}) => runInProcess(args, env(options.env), options.columns === undefined ? {} : { columns: options.columns });
+const env = (extra: Record<string, string> = {}) =>
+  cliEnv({
+    HOME: cli.dir,
+    XDG_CONFIG_HOME: `${cli.dir}/config`,
+    XDG_DATA_HOME: `${cli.dir}/data`,
+    FRAUDCTL_API_KEY: DEMO_KEY,
+    ...extra,
+  });
+const run = (args: string[], options: { columns?: number; env?: Record<string, string> } = {}) =>
+  runInProcess(args, env(options.env), options.columns === undefined ? {} : { columns: options.columns });
 
 async function ok(args: string[]): Promise<void> {
   const result = await run(args);
@@ -31,7 +39,13 @@ let n = 0;
 async function event(): Promise<string> {
   const id = `rt-${++n}`;
   for (const sb of [cli.sandboxes.prod, cli.sandboxes.staging]) {
-    expect((await sb.call('POST', '/event', { body: { id, amount: 1500, currency: 'EUR', eventDate: '2026-11-20T08:00:00Z' } })).status).toBe(201);
+    expect(
+      (
+        await sb.call('POST', '/event', {
+          body: { id, amount: 1500, currency: 'EUR', eventDate: '2026-11-20T08:00:00Z' },
+        })
+      ).status,
+    ).toBe(201);
   }
   return id;
 }
@@ -39,7 +53,11 @@ async function event(): Promise<string> {
 let profiles: Promise<void> | undefined;
 const setUp = () =>
   (profiles ??= (async () => {
-    for (const [profile, analyst, sb] of [['prod', 'Alice', cli.sandboxes.prod], ['staging', 'Alice', cli.sandboxes.staging], ['bob', 'Bob', cli.sandboxes.prod]] as const) {
+    for (const [profile, analyst, sb] of [
+      ['prod', 'Alice', cli.sandboxes.prod],
+      ['staging', 'Alice', cli.sandboxes.staging],
+      ['bob', 'Bob', cli.sandboxes.prod],
+    ] as const) {
       await ok(['config', 'set', 'base-url', sb.url, '--profile', profile]);
       await ok(['config', 'set', 'analyst', analyst, '--profile', profile]);
     }
@@ -50,7 +68,14 @@ interface Report {
   lines: { read: number; unreadable: number; unverified: number };
   unverified: { lines: number; byKind: Record<string, number>; note: string | null } | null;
   otherServices: { service: string | null; profiles: string[]; lines: number; decisions: number }[];
-  analysts: { analyst: string; decisions: number; overturned: number; unchecked: number; unverified: number; byKind: Record<string, number> }[];
+  analysts: {
+    analyst: string;
+    decisions: number;
+    overturned: number;
+    unchecked: number;
+    unverified: number;
+    byKind: Record<string, number>;
+  }[];
 }
 
 /** A team log: Alice approves two events at prod, Bob declines a third there. */
@@ -59,7 +84,18 @@ async function teamLog(name: string): Promise<{ log: string; ids: string[] }> {
   const ids = [await event(), await event(), await event()];
   const log = join(cli.dir, name);
   await ok(['set-state', ids[0]!, ids[1]!, '--state', 'approved', '--yes', '--log', log, '--profile', 'prod']);
-  await ok(['set-state', ids[2]!, '--state', 'declined', '--comments', 'stolen card', '--log', log, '--profile', 'bob']);
+  await ok([
+    'set-state',
+    ids[2]!,
+    '--state',
+    'declined',
+    '--comments',
+    'stolen card',
+    '--log',
+    log,
+    '--profile',
+    'bob',
+  ]);
   return { log, ids };
 }
 
@@ -80,7 +116,9 @@ describe('report compares a decision only with the service its line names', () =
     expect(alice).toMatchObject({ decisions: 2, overturned: 0, byKind: { approve: 2, decline: 0 } });
     expect(r.otherServices).toEqual([{ service: staging, profiles: ['staging'], lines: 2, decisions: 1 }]);
     const command = `fraudctl report --log ${log} --json --profile staging`;
-    expect(json.stderr).toContain(`note: left out: 1 decision (2 lines) at ${staging} (profile staging), not at ${prod} which this run reads; to count them there: ${command}\n`);
+    expect(json.stderr).toContain(
+      `note: left out: 1 decision (2 lines) at ${staging} (profile staging), not at ${prod} which this run reads; to count them there: ${command}\n`,
+    );
 
     // The command works as written, and counts it there.
     const there = await run(command.split(' ').slice(1));
@@ -92,7 +130,9 @@ describe('report compares a decision only with the service its line names', () =
     const table = await run(['report', '--log', log, '--profile', 'prod']);
     expect(table.code, table.stderr).toBe(0);
     expect(table.stdout).toContain('3 decisions in');
-    expect(table.stdout).toContain(`left out: 1 decision (2 lines) at ${staging} (profile staging), not at ${prod} which this run reads`);
+    expect(table.stdout).toContain(
+      `left out: 1 decision (2 lines) at ${staging} (profile staging), not at ${prod} which this run reads`,
+    );
 
     const csv = await run(['report', '--log', log, '--csv', '--profile', 'prod']);
     expect(csv.code, csv.stderr).toBe(0);
@@ -121,14 +161,18 @@ describe('report believes only lines whose hash chain holds', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     // The edit is seen on the line itself where lines carry their own hash, else by the line after it.
-    expect(result.stderr).toMatch(new RegExp(`  ${log}:(2 edited: line 2 was edited|3 unlinked: line 3 does not follow line 2)`));
+    expect(result.stderr).toMatch(
+      new RegExp(`  ${log}:(2 edited: line 2 was edited|3 unlinked: line 3 does not follow line 2)`),
+    );
     expect(result.stderr).toMatch(new RegExp(`  ${log}:5 (unlinked|inserted): line 5 `));
     const counted = /error: (\d+) lines of (\S+) cannot be verified \(/.exec(result.stderr);
     expect(counted?.[2]).toBe(log);
     const unverified = Number(counted![1]);
     expect(unverified).toBeGreaterThanOrEqual(2);
     const hint = result.stderr.trimEnd().split('\n').at(-1)!;
-    expect(hint).toBe(`fraudctl log verify ${log} says what happened; to read them too, said as unverified: fraudctl report --log ${log} --include-unverified --profile prod`);
+    expect(hint).toBe(
+      `fraudctl log verify ${log} says what happened; to read them too, said as unverified: fraudctl report --log ${log} --include-unverified --profile prod`,
+    );
     const verify = await run(['log', 'verify', log]);
     expect(verify.code).toBe(1);
     expect(verify.stdout).toContain('NOT INTACT');
@@ -153,7 +197,10 @@ describe('report believes only lines whose hash chain holds', () => {
 
   it('lines of a fraudctl that did not chain them: unverified too, named as one range', async () => {
     const { log } = await teamLog('old.log');
-    const unchained = readFileSync(log, 'utf8').split('\n').slice(0, 2).map((line) => line.replace(/,"line":.*\}$/, '}'));
+    const unchained = readFileSync(log, 'utf8')
+      .split('\n')
+      .slice(0, 2)
+      .map((line) => line.replace(/,"line":.*\}$/, '}'));
     writeFileSync(log, `${unchained.join('\n')}\n`);
     const result = await run(['report', '--log', log, '--profile', 'prod']);
     expect(result.code).toBe(1);
@@ -168,21 +215,42 @@ describe('report believes only lines whose hash chain holds', () => {
     writeFileSync(log, readFileSync(log, 'utf8').trimEnd().replaceAll('\n', '\r\n'));
     const result = await run(['report', '--log', log, '--profile', 'prod', '--json']);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain(`note: ${log} has 5 lines ending in CR LF (saved with Windows line endings): the chain holds; read as they are\n`);
+    expect(result.stderr).toContain(
+      `note: ${log} has 5 lines ending in CR LF (saved with Windows line endings): the chain holds; read as they are\n`,
+    );
     expect(result.stderr).toContain(`note: ${log} does not end with a line feed`);
     const r = JSON.parse(result.stdout) as Report;
-    expect(r.analysts.map((a) => [a.analyst, a.decisions])).toEqual([['Alice', 2], ['Bob', 1]]);
+    expect(r.analysts.map((a) => [a.analyst, a.decisions])).toEqual([
+      ['Alice', 2],
+      ['Bob', 1],
+    ]);
   });
 });
 
 /** A log of `count` decisions at `service`, by the real writer. */
 async function logAt(service: string, name: string, count: number): Promise<string> {
   const path = join(cli.dir, name);
-  const context: LogContext = { analyst: 'Cy', host: 'desk', profile: 'far', service, version: '0.0.0', session: 'far-session' };
+  const context: LogContext = {
+    analyst: 'Cy',
+    host: 'desk',
+    profile: 'far',
+    service,
+    version: '0.0.0',
+    session: 'far-session',
+  };
   const log = await openSessionLog(path, context);
   for (let i = 0; i < count; i++) {
     for (const outcome of ['sending', 'ok'] as const) {
-      await log.append({ eventId: `far-${i}`, action: 'approve', from: 'PENDING_REVIEW', to: 'APPROVED', comments: null, requestId: null, outcome, status: null });
+      await log.append({
+        eventId: `far-${i}`,
+        action: 'approve',
+        from: 'PENDING_REVIEW',
+        to: 'APPROVED',
+        comments: null,
+        requestId: null,
+        outcome,
+        status: null,
+      });
     }
   }
   await log.close();
@@ -194,16 +262,25 @@ describe('report when the events cannot be read now', () => {
     const hanging = await listen(() => {});
     const log = await logAt(hanging.url, 'hanging.log', 40);
     const started = performance.now();
-    const result = await run(['report', '--log', log, '--json', '--timeout', '1', '--concurrency', '4'], { env: { FRAUDCTL_BASE_URL: hanging.url } });
+    const result = await run(['report', '--log', log, '--json', '--timeout', '1', '--concurrency', '4'], {
+      env: { FRAUDCTL_BASE_URL: hanging.url },
+    });
     const took = performance.now() - started;
     expect(result.code, result.stderr).toBe(6);
     // One round of four timeouts, not ten rounds of them.
     expect(took).toBeLessThan(8_000);
-    const r = JSON.parse(result.stdout) as { eventsDecided: number; eventsRead: number; eventsNotRead: { count: number; why: string }[]; analysts: Report['analysts'] };
+    const r = JSON.parse(result.stdout) as {
+      eventsDecided: number;
+      eventsRead: number;
+      eventsNotRead: { count: number; why: string }[];
+      analysts: Report['analysts'];
+    };
     expect(r).toMatchObject({ eventsDecided: 40, eventsRead: 0 });
     expect(r.analysts[0]).toMatchObject({ decisions: 40, unchecked: 40 });
     expect(r.eventsNotRead.reduce((sum, e) => sum + e.count, 0)).toBe(40);
-    expect(result.stderr).toContain('error: the figures are incomplete: 40 of 40 decided events were not read now, so overturned and age at decision leave them out (4 no usable answer: ');
+    expect(result.stderr).toContain(
+      'error: the figures are incomplete: 40 of 40 decided events were not read now, so overturned and age at decision leave them out (4 no usable answer: ',
+    );
     expect(result.stderr).toContain('; 36 not asked: 4 reads in a row had failed)');
     expect(result.stderr).toContain(`check the service: fraudctl doctor\n`);
   });
@@ -214,15 +291,21 @@ describe('report when the events cannot be read now', () => {
     const slow = await listen((req, res) => {
       if (++calls % 20 === 1) {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ id: req.url!.split('/').at(-1), state: 'APPROVED', eventDate: '2026-11-20T08:00:00Z' }));
+        res.end(
+          JSON.stringify({ id: req.url!.split('/').at(-1), state: 'APPROVED', eventDate: '2026-11-20T08:00:00Z' }),
+        );
       }
     });
     const log = await logAt(slow.url, 'slow.log', 40);
     const started = performance.now();
-    const result = await run(['report', '--log', log, '--read-deadline', '2', '--concurrency', '40'], { env: { FRAUDCTL_BASE_URL: slow.url } });
+    const result = await run(['report', '--log', log, '--read-deadline', '2', '--concurrency', '40'], {
+      env: { FRAUDCTL_BASE_URL: slow.url },
+    });
     expect(performance.now() - started).toBeLessThan(6_000);
     expect(result.code, result.stderr).toBe(6);
-    expect(result.stderr).toMatch(/error: the figures are incomplete: 38 of 40 decided events were not read now, .*\(38 not read within --read-deadline 2s\)/);
+    expect(result.stderr).toMatch(
+      /error: the figures are incomplete: 38 of 40 decided events were not read now, .*\(38 not read within --read-deadline 2s\)/,
+    );
     expect(result.stderr).toContain(`give the reads longer: fraudctl report --log ${log} --read-deadline 8\n`);
   });
 });
