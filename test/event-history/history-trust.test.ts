@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { openSessionLog, type LogContext } from '../../src/action-log/action-log.js';
 import { closedPort } from '../support/listen.js';
 import { useSandboxInProcess } from '../support/in-process-cli.js';
+import { shellWord } from '../../src/render/shell-command.js';
 
 /*
  * `history` run in-process against the sandbox, over logs written by real set-state runs: a line
@@ -12,6 +13,11 @@ import { useSandboxInProcess } from '../support/in-process-cli.js';
  * found, the service down), the story from the logs is told all the same, then why "now" is
  * missing, with the failure's exit code.
  */
+
+/** A path as a hint quotes it (POSIX sh, as the tests' environment has it): as is on Linux, quoted on Windows. */
+const q = (path: string) => shellWord(path, 'sh');
+/** Text, as a regular expression matches it literally (a Windows path's backslashes). */
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const cli = useSandboxInProcess();
 let n = 0;
@@ -51,11 +57,12 @@ describe('history believes only lines whose hash chain holds', () => {
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toMatch(
-      new RegExp(`  ${log}:(2 edited: line 2 was edited|3 unlinked: line 3 does not follow line 2)`),
+      new RegExp(`  ${literal(log)}:(2 edited: line 2 was edited|3 unlinked: line 3 does not follow line 2)`),
     );
     expect(refused.stderr).toContain(`error: 1 line of ${log} cannot be verified (`);
     expect(refused.stderr).toContain(
-      `fraudctl log verify ${log} says what happened; to read them too, said as unverified: fraudctl history ${id} --log ${log} --include-unverified\n`,
+      `fraudctl log verify ${q(log)} says what happened; to read them too, said as unverified: ` +
+        `fraudctl history ${id} --log ${q(log)} --include-unverified\n`,
     );
 
     const told = await cli.run(['history', id, '--log', log, '--include-unverified']);

@@ -7,6 +7,7 @@ import { cliEnv } from '../support/cli.js';
 import { runInProcess } from '../support/in-process-cli.js';
 import { listen } from '../support/listen.js';
 import { DEMO_KEY } from '../support/sandbox.js';
+import { shellWord } from '../../src/render/shell-command.js';
 
 /*
  * What `report` believes and compares, run in-process against two real sandboxes (prod and
@@ -16,6 +17,13 @@ import { DEMO_KEY } from '../support/sandbox.js';
  * --include-unverified, when every output says how many such lines it counted; reads of the
  * events now share one deadline, and a report missing some exits non-zero saying why.
  */
+
+/** A path as a hint quotes it (POSIX sh, as the tests' environment has it): as is on Linux, quoted on Windows. */
+const q = (path: string) => shellWord(path, 'sh');
+/** The words of a hint's command, its quotes taken off (the tests' paths hold no spaces). */
+const words = (command: string) => command.split(' ').map((w) => w.replace(/^'(.*)'$/, '$1'));
+/** Text, as a regular expression matches it literally (a Windows path's backslashes). */
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const cli = useCli({ prod: {}, staging: {} });
 const env = (extra: Record<string, string> = {}) =>
@@ -115,13 +123,13 @@ describe('report compares a decision only with the service its line names', () =
     // Alice's two prod approvals stand: the staging decline is not hers at prod, nor an overturn.
     expect(alice).toMatchObject({ decisions: 2, overturned: 0, byKind: { approve: 2, decline: 0 } });
     expect(r.otherServices).toEqual([{ service: staging, profiles: ['staging'], lines: 2, decisions: 1 }]);
-    const command = `fraudctl report --log ${log} --json --profile staging`;
+    const command = `fraudctl report --log ${q(log)} --json --profile staging`;
     expect(json.stderr).toContain(
       `note: left out: 1 decision (2 lines) at ${staging} (profile staging), not at ${prod} which this run reads; to count them there: ${command}\n`,
     );
 
     // The command works as written, and counts it there.
-    const there = await run(command.split(' ').slice(1));
+    const there = await run(words(command).slice(1));
     expect(there.code, there.stderr).toBe(0);
     const s = JSON.parse(there.stdout) as Report;
     expect(s.analysts).toMatchObject([{ analyst: 'Alice', decisions: 1, overturned: 0, byKind: { decline: 1 } }]);
@@ -162,22 +170,23 @@ describe('report believes only lines whose hash chain holds', () => {
     expect(result.stdout).toBe('');
     // The edit is seen on the line itself where lines carry their own hash, else by the line after it.
     expect(result.stderr).toMatch(
-      new RegExp(`  ${log}:(2 edited: line 2 was edited|3 unlinked: line 3 does not follow line 2)`),
+      new RegExp(`  ${literal(log)}:(2 edited: line 2 was edited|3 unlinked: line 3 does not follow line 2)`),
     );
-    expect(result.stderr).toMatch(new RegExp(`  ${log}:5 (unlinked|inserted): line 5 `));
+    expect(result.stderr).toMatch(new RegExp(`  ${literal(log)}:5 (unlinked|inserted): line 5 `));
     const counted = /error: (\d+) lines of (\S+) cannot be verified \(/.exec(result.stderr);
     expect(counted?.[2]).toBe(log);
     const unverified = Number(counted![1]);
     expect(unverified).toBeGreaterThanOrEqual(2);
     const hint = result.stderr.trimEnd().split('\n').at(-1)!;
     expect(hint).toBe(
-      `fraudctl log verify ${log} says what happened; to read them too, said as unverified: fraudctl report --log ${log} --include-unverified --profile prod`,
+      `fraudctl log verify ${q(log)} says what happened; to read them too, said as unverified: ` +
+        `fraudctl report --log ${q(log)} --include-unverified --profile prod`,
     );
     const verify = await run(['log', 'verify', log]);
     expect(verify.code).toBe(1);
     expect(verify.stdout).toContain('NOT INTACT');
 
-    const included = await run(hint.split(': ').at(-1)!.split(' ').slice(1));
+    const included = await run(words(hint.split(': ').at(-1)!).slice(1));
     expect(included.code, included.stderr).toBe(0);
     // Counted, as the lines say now (a decision of Bob's more), and said to be unverified.
     expect(included.stdout).toContain(`the figures include ${unverified} unverified lines (`);
@@ -306,6 +315,6 @@ describe('report when the events cannot be read now', () => {
     expect(result.stderr).toMatch(
       /error: the figures are incomplete: 38 of 40 decided events were not read now, .*\(38 not read within --read-deadline 2s\)/,
     );
-    expect(result.stderr).toContain(`give the reads longer: fraudctl report --log ${log} --read-deadline 8\n`);
+    expect(result.stderr).toContain(`give the reads longer: fraudctl report --log ${q(log)} --read-deadline 8\n`);
   });
 });
