@@ -14,6 +14,11 @@ export function historyCommand(context: CliContext): Command {
     .description('the story of one event: every action the --log files record on it (who, what, from and to, comment, reason, outcome) in time order, then its state now')
     .argument('<eventId>', 'the event id')
     .requiredOption('--log <files...>', 'the action logs to read (review --log, set-state --log); several after one --log, or --log again')
+    .option(
+      '--include-unverified',
+      "also tell actions from lines that break the log's hash chain (edited, inserted, written before lines were chained), " +
+        'marked UNVERIFIED',
+    )
     .addHelpText(
       'before',
       `Examples:
@@ -32,14 +37,24 @@ sent and again with its outcome: the two lines read as one action; one whose out
 is "outcome unknown (the session ended before the answer)" (its state now says whether it
 landed). Then the event now, read once from the service (or the embedded sandbox).
 
-Lines about other events are skipped; lines that are not log lines (torn, edited) are named in a
-note and skipped. Logs written against another service than this run's are said in a note. A log
-that cannot be read is exit 2, before the service is asked. --json: {id, actions: [...], now}.
+Each line is checked against its log's hash chain (as fraudctl log verify does): a line that
+breaks it (edited, removed, reordered, inserted, or written by a fraudctl that did not chain its
+lines) is named (file:line and kind) and nothing is told, exit 1, before the service is asked;
+--include-unverified tells the story with the actions from such lines marked UNVERIFIED (--json:
+each action's unverified). CR LF endings and a missing last line feed are read, with a note; a
+line cut short or of NUL bytes (a crash) is skipped with a note.
+
+Lines about other events are skipped; lines that are not log lines are named in a note and
+skipped. Logs written against another service than this run's are said in a note. When the
+event cannot be read now (the service down, not found, another service), the story is told
+all the same, then "now: not read", and the exit code is the failure's. A log that cannot be read
+is exit 2, before the service is asked. --json: {id, actions: [...], now} (now: null when not read).
 `,
     )
-    .action(async (eventId: string, flags: { log: string[] }, command: Command) => {
+    .action(async (eventId: string, flags: { log: string[]; includeUnverified?: boolean }, command: Command) => {
       checkIdArguments([eventId]);
       const { showHistory } = await import('../event-history/show-history.js');
-      await withSession(context, command, (session) => showHistory(session, eventId, flags.log));
+      const options = { includeUnverified: flags.includeUnverified === true };
+      await withSession(context, command, (session) => showHistory(session, eventId, flags.log, options));
     });
 }

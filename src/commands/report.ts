@@ -4,7 +4,10 @@ import { UsageError } from '../errors/cli-error.js';
 import { withSession } from '../session.js';
 import { parseSla, parseTimeBound } from '../team-report/report-input.js';
 import type { ReportOptions } from '../team-report/run-report.js';
-import { concurrencyOption } from './number-options.js';
+import { concurrencyOption, wholeNumber } from './number-options.js';
+
+/** The default of --read-deadline: 5 minutes for the reads of all decided events. */
+const READ_DEADLINE_SECONDS = 300;
 
 /*
  * `report`: argv → the options of the team report (src/team-report/run-report.ts); the flags
@@ -19,6 +22,8 @@ interface ReportFlags {
   sla?: number;
   csv?: boolean;
   concurrency: number;
+  includeUnverified?: boolean;
+  readDeadline: number;
 }
 
 export type ReportRun = (command: Command, options: ReportOptions) => Promise<void>;
@@ -38,6 +43,20 @@ export function reportCommand(context: CliContext, run?: ReportRun): Command {
     .addOption(new Option('--sla <duration>', 'also count decisions made when the event was older than this (as review --sla: 4h, 30m, 2d, 1d12h)').argParser(parseSla))
     .option('--csv', 'one CSV row per analyst, for a spreadsheet (RFC 4180)')
     .addOption(concurrencyOption('events read at once for their state now and their eventDate (at most 256)').default(8))
+    .addOption(
+      new Option(
+        '--read-deadline <seconds>',
+        'the most time the reads of the decided events may take together; ' +
+          'events not read by then make the exit non-zero',
+      )
+        .argParser(wholeNumber(1, 86_400, 'the read deadline (seconds)'))
+        .default(READ_DEADLINE_SECONDS),
+    )
+    .option(
+      '--include-unverified',
+      "also count lines that break the log's hash chain (edited, inserted, written before lines were chained), " +
+        'saying so in every output',
+    )
     .addHelpText(
       'before',
       `Examples:
@@ -55,10 +74,22 @@ A decision is an "ok" line of approve, decline, escalate, fraud or set-state (se
 by the state it set); a "sending" line with no outcome after it counts as an unknown outcome.
 Time to decision runs from the analyst's claim of the event in review to the decision (median
 and p90, nearest rank). Each decided event is read once (GET) now: its eventDate gives the age
-at decision, and a state now other than the one the decision set counts as overturned. Lines
-that are not log lines are skipped, with one note on stderr. On a terminal: tables and bar
-charts of the time from claim to decision and of decisions per hour; --json: one object; --csv:
-one row per analyst. The log's fields: fraudctl help log.
+at decision, and a state now other than the one the decision set counts as overturned; only
+decisions made at the service this run reads: lines that name another service (a run with
+another --profile in the same log) are left out, said with how many and the command that counts
+them there. The reads share one --read-deadline; reads that fail as many times in a row as run
+at once end them early. The figures are printed either way; an event not read is exit 6 when the
+service did not answer, 4 when all were not found, else 1, with why on stderr.
+
+Each line is checked against its log's hash chain (as fraudctl log verify does): a line that
+breaks it (edited, removed, reordered, inserted, or written by a fraudctl that did not chain its
+lines) is named (file:line and kind) and the report stops, exit 1, before any event is read;
+--include-unverified counts it, and every output says how many such lines the figures include
+(--json: unverified; --csv: the unverified column; a note on stderr). CR LF line endings and a
+missing last line feed are read, with a note; a line cut short or of NUL bytes (a crash) is
+skipped with a note. On a terminal: tables fitted to its width and bar charts of the time from
+claim to decision and of decisions per hour; --json: one object; --csv: one row per analyst.
+The log's fields: fraudctl help log.
 `,
     )
     .action(async (flags: ReportFlags, command: Command) => {
@@ -72,6 +103,8 @@ one row per analyst. The log's fields: fraudctl help log.
         slaMs: flags.sla ?? null,
         format: json ? 'json' : flags.csv ? 'csv' : 'table',
         concurrency: flags.concurrency,
+        includeUnverified: flags.includeUnverified === true,
+        readDeadlineSeconds: flags.readDeadline,
       });
     });
 }

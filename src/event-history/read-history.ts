@@ -1,3 +1,4 @@
+import type { LineChecks } from '../action-log/line-trust.js';
 import { logFileLines, logLineFields } from '../action-log/read-log.js';
 
 /*
@@ -6,9 +7,11 @@ import { logFileLines, logLineFields } from '../action-log/read-log.js';
  * with the outcome line that follows it in the same session (one action), in time order.
  *
  * The files are read a line at a time (src/action-log/read-log.ts), so a log of any length
- * takes the memory of one line plus the event's own actions. A line of another event is
- * skipped; a line that is not a log line (torn by a crash, edited, garbage) is counted and
- * named (file:line), never fatal: the rest of the file still tells the story.
+ * takes the memory of one line plus the event's own actions. Each line is checked against its
+ * file's hash chain as it is read (LineChecks, action-log/line-trust.ts: the caller decides what
+ * a break means); an action from a line that breaks it says so (`unverified`). A line of another
+ * event is skipped; a line that is not a log line (torn by a crash, edited, garbage) is counted
+ * and named (file:line): the rest of the file still tells the story.
  */
 
 /** One action on the event: a `sending` line and its outcome, or a line that stands alone. */
@@ -36,6 +39,8 @@ export interface HistoryAction {
   /** Where it was read: the file and its line (the `sending` line's, for a joined action). */
   file: string;
   line: number;
+  /** A line of it breaks the log's hash chain: that line and how (`line 5 edited`); null when both hold. */
+  unverified: string | null;
 }
 
 export interface EventHistory {
@@ -48,14 +53,20 @@ export interface EventHistory {
  * The event's actions in `files`, in time order (actions at the same instant in file order).
  * Throws the file's error when one cannot be opened or read (the caller says which).
  */
-export async function readEventHistory(eventId: string, files: readonly string[]): Promise<EventHistory> {
+export async function readEventHistory(
+  eventId: string,
+  files: readonly string[],
+  checks: LineChecks,
+): Promise<EventHistory> {
   const actions: HistoryAction[] = [];
   const unreadable: EventHistory['unreadable'] = [];
   for (const file of files) {
     // A `sending` waiting for its outcome, by session, event and action (one session does one thing at a time per event).
     const open = new Map<string, HistoryAction>();
-    for await (const { n, text } of logFileLines(file)) {
-      if (text.trim() === '') continue;
+    for await (const { n, text, broken } of logFileLines(file)) {
+      const trust = checks.add(file, broken);
+      if (trust === 'crash' || (text.trim() === '' && trust === 'believed')) continue;
+      const unverified = trust === 'unverified' ? `line ${n} ${broken!.kind}` : null;
       const f = logLineFields(text);
       if (f === null) {
         unreadable.push({ file, line: n });
@@ -66,7 +77,14 @@ export async function readEventHistory(eventId: string, files: readonly string[]
       const pending = open.get(key);
       if (f.outcome !== 'sending' && pending !== undefined) {
         open.delete(key);
-        Object.assign(pending, { answeredAt: f.time, outcome: f.outcome, status: f.status, message: f.message, requestId: f.requestId ?? pending.requestId });
+        Object.assign(pending, {
+          answeredAt: f.time,
+          outcome: f.outcome,
+          status: f.status,
+          message: f.message,
+          requestId: f.requestId ?? pending.requestId,
+          unverified: pending.unverified ?? unverified,
+        });
         continue;
       }
       const action: HistoryAction = {
@@ -88,6 +106,7 @@ export async function readEventHistory(eventId: string, files: readonly string[]
         requestId: f.requestId,
         file,
         line: n,
+        unverified,
       };
       // A second `sending` in the same session before an outcome: the first one's answer never came.
       if (f.outcome === 'sending') open.set(key, action);

@@ -242,7 +242,13 @@ elsewhere (a ticket, a chat) to notice that.
 fraudctl history ID --log FILE... tells one event's story from the logs (who
 claimed, decided and commented, in time order) and then its state now.
 fraudctl report --log FILE... counts the team's decisions by analyst and reason,
-times from claim to decision, and the decisions later overturned.
+times from claim to decision, and the decisions later overturned, comparing a
+decision only with the service its line names (another service's lines are
+left out, said with how many). Both check each line against the chain as they
+read: a line that breaks it is named (file:line and kind) and they stop, exit
+1, unless --include-unverified, when they read on and say how many unverified
+lines they used. CR LF endings and a missing last line feed are read, with a
+note; a line cut short or of NUL bytes (a crash) is skipped with a note.
 
   fraudctl config set analyst "Ann Lee" --profile prod
   fraudctl review --from queue.txt --log team.log

@@ -2,18 +2,18 @@ import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliEnv, runCli } from '../support/cli.js';
-import { useSandboxForCli } from '../support/cli-against-sandbox.js';
+import { cliEnv } from '../support/cli.js';
+import { runInProcess, useSandboxInProcess } from '../support/in-process-cli.js';
 
 /*
- * Issue 29, point 5, as processes against the sandbox: `fraudctl history ID --log FILE…` tells
+ * Run in-process (main, its streams and exit code) against the sandbox: `fraudctl history ID --log FILE…` tells
  * one event's story from logs written by real runs (two profiles with different analysts, a
  * one-event set-state and a bulk one, in two files), in time order, then its state now (one GET);
  * --json; an id in no log; a torn or garbage line named in a note; a `sending` with no outcome;
  * logs of another service; a file that cannot be read (exit 2, before the service is asked).
  */
 
-const cli = useSandboxForCli();
+const cli = useSandboxInProcess();
 let n = 0;
 async function pending(prefix: string): Promise<string> {
   const id = `${prefix}-${++n}`;
@@ -104,21 +104,27 @@ describe('history ID --log FILE…', () => {
     const later = sending.replace(/"time":"[^"]+"/, `"time":"${new Date(Date.now() + 60_000).toISOString()}"`).replace(/"session":"[^"]+"/, '"session":"a-crashed-session"');
     writeFileSync(torn, `${bLines.join('\n')}\nnot json at all\n${later}\n`);
     appendFileSync(torn, bLines[0]!.slice(0, 40));
-    const result = await cli.run(['history', id, '--log', a, torn]);
-    expect(result.code, result.stderr).toBe(0);
     const garbage = bLines.length + 1;
-    expect(result.stderr).toBe(`note: 2 lines are not log lines (torn or edited), skipped: ${torn}:${garbage}, ${torn}:${garbage + 2}\n`);
+    // The garbage line and the copied line break the chain: named, and no story without --include-unverified.
+    const refused = await cli.run(['history', id, '--log', a, torn]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toContain(`  ${torn}:${garbage} edited: line ${garbage} is not a JSON object: edited or cut\n`);
+    const result = await cli.run(['history', id, '--log', a, torn, '--include-unverified']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(`note: 1 line is what a crash leaves (cut short, or NUL bytes), skipped: ${torn}:${garbage + 2}\n`);
+    expect(result.stderr).toContain(`note: 1 line is not a log line (torn or edited), skipped: ${torn}:${garbage}\n`);
     const lines = actionLines(result.stdout);
     expect(lines).toHaveLength(3);
     expect(lines[2]).toContain('Bob Ng (profile bob');
-    expect(lines[2]!.endsWith('  decline  ESCALATED → DECLINED  · outcome unknown (the session ended before the answer)')).toBe(true);
+    expect(lines[2]).toContain('  decline  ESCALATED → DECLINED  · outcome unknown (the session ended before the answer)  · UNVERIFIED (');
   });
 
   it('logs of another service than this run’s: said in a note (the event now might not be the same)', async () => {
     const { id, a } = await teamLogs();
     // The same home, no service configured: this run reads the embedded sandbox, which has no such event.
     const env = cliEnv({ HOME: cli.dir, XDG_CONFIG_HOME: join(cli.dir, 'config-embedded'), XDG_DATA_HOME: join(cli.dir, 'data') });
-    const result = await runCli(['history', id, '--log', a], { env });
+    const result = await runInProcess(['history', id, '--log', a], env);
     expect(result.stderr).toContain(`note: the logs record actions on ${id} at ${cli.sb.url}; this run reads the embedded sandbox: the event now might not be the same event\n`);
     expect(result.code).toBe(4);
   });

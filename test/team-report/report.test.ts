@@ -2,17 +2,17 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openSessionLog, type LogContext, type LogEntry } from '../../src/action-log/action-log.js';
-import { useSandboxForCli } from '../support/cli-against-sandbox.js';
-import { onTerminal } from '../support/script-terminal.js';
+import { useSandboxInProcess } from '../support/in-process-cli.js';
 
 /*
- * Issue 29, point 6: `fraudctl report` as a process against the sandbox, over logs written by
- * real runs (two profiles with their own analyst, a one-id and a bulk set-state --log) and a log
- * written by the real log writer with set times (the review queue's claim → decision, a sending
- * without its outcome), then read now by GET for overturned decisions and the age at decision.
+ * `fraudctl report` run in-process (main, its streams and exit code) against the sandbox, over
+ * logs written by real runs (two profiles with their own analyst, a one-id and a bulk set-state
+ * --log) and a log written by the real log writer with set times (the review queue's claim →
+ * decision, a sending without its outcome), then read now by GET for overturned decisions and
+ * the age at decision. "On a terminal": stdout a TTY of a given width.
  */
 
-const cli = useSandboxForCli();
+const cli = useSandboxInProcess();
 
 async function event(id: string, eventDate: string): Promise<void> {
   const posted = await cli.sb.call('POST', '/event', { body: { id, amount: 1500, currency: 'EUR', eventDate } });
@@ -53,7 +53,7 @@ const byName = (r: Report) => Object.fromEntries(r.analysts.map((a) => [a.analys
 async function handBuiltLog(path: string): Promise<void> {
   const times = ['2026-11-20T10:00:00Z', '2026-11-20T10:00:01Z', '2026-11-20T10:02:00Z', '2026-11-20T10:02:01Z', '2026-11-21T09:50:00Z', '2026-11-21T09:50:01Z', '2026-11-21T10:00:00Z', '2026-11-21T10:00:01Z', '2026-11-21T11:00:00Z'];
   let i = 0;
-  const context: LogContext = { analyst: 'Cy', host: 'desk-3', profile: 'prod', service: null, version: '0.0.0', session: 'session-of-cy' };
+  const context: LogContext = { analyst: 'Cy', host: 'desk-3', profile: 'prod', service: cli.sb.url, version: '0.0.0', session: 'session-of-cy' };
   const log = await openSessionLog(path, context, undefined, () => new Date(times[i++]!));
   const line = (eventId: string, action: LogEntry['action'], from: string, to: string, outcome: LogEntry['outcome']): LogEntry => ({ eventId, action, from, to, comments: null, requestId: outcome === 'ok' ? 'r' : null, outcome, status: null });
   // rp-c1: claimed 10:00:01, approved 10:02:01 (2 min); rp-c2: claimed 09:50:01 the next day, declined 10:00:01 (10 min).
@@ -93,7 +93,7 @@ async function twoSessionsLog(path: string): Promise<void> {
     const mine = decisions.filter((d) => d[1] === session);
     const times = mine.flatMap(([, , claimed, took]) => [claimed, claimed, new Date(Date.parse(claimed) + took).toISOString(), new Date(Date.parse(claimed) + took).toISOString()]);
     let i = 0;
-    const context: LogContext = { analyst: 'Dee', host: 'desk-4', profile: 'prod', service: null, version: '0.0.0', session };
+    const context: LogContext = { analyst: 'Dee', host: 'desk-4', profile: 'prod', service: cli.sb.url, version: '0.0.0', session };
     const log = await openSessionLog(path, context, undefined, () => new Date(times[i++]!));
     for (const [id] of mine) {
       for (const [action, from, to] of [['claim', 'PENDING_REVIEW', 'IN_REVIEW'], ['approve', 'IN_REVIEW', 'APPROVED']] as const) {
@@ -136,7 +136,7 @@ describe('fraudctl report --log', () => {
   it('--json: decisions per analyst by kind and reason, a later change by another analyst counted as overturned, claim → decision times, unknown outcomes', async () => {
     await teamDay();
     const r = await report(['--log', teamLog, cyLog]);
-    expect(r.lines).toEqual({ read: 8 + 9, unreadable: 0 });
+    expect(r.lines).toEqual({ read: 8 + 9, unreadable: 0, unverified: 0 });
     const a = byName(r);
     expect(Object.keys(a)).toEqual(['Ann Lee', 'Bob Ray', 'Cy']);
     expect(a['Ann Lee']).toMatchObject({ decisions: 2, byKind: { approve: 0, decline: 2, escalate: 0, fraud: 0 }, byReason: { 'stolen-card': 1, none: 1 }, overturned: 0, unchecked: 0, unknownOutcome: 0, timeToDecision: { count: 0, medianSeconds: null } });
@@ -163,11 +163,14 @@ describe('fraudctl report --log', () => {
     const table = await cli.run(['report', '--log', teamLog, cyLog, '--sla', '4h']);
     expect(table.code, table.stderr).toBe(0);
     const rows = table.stdout.split('\n');
-    const row = (name: string) => rows.find((l) => l.includes(name))!.split(/[│|]/).map((c) => c.trim()).filter((c) => c !== '');
-    expect(rows[1]).toMatch(/analyst.*decisions.*approve.*decline.*past SLA 4h.*overturned/);
-    // analyst, decisions, approve, decline, escalate, fraud, set-state, unknown, median, p90, age, past SLA, overturned
-    expect(row('Bob Ray')).toEqual(['Bob Ray', '2', '2', '0', '0', '0', '0', '0', '–', '–', expect.any(String), '2', '1']);
-    expect(row('Cy').slice(0, 10)).toEqual(['Cy', '2', '1', '1', '0', '0', '0', '1', '2m', '10m']);
+    const cells = (line: string) => line.split(/[│|]/).map((c) => c.trim()).filter((c) => c !== '');
+    // Two tables: the decisions by kind, then the times, unknown outcomes and what was overturned.
+    const heads = rows.filter((l) => l.includes('analyst'));
+    expect(cells(heads[0]!)).toEqual(['analyst', 'decisions', 'approve', 'decline', 'escalate', 'fraud', 'set-state']);
+    expect(cells(heads[1]!)).toEqual(['analyst', 'unknown outcome', 'to decision median', 'p90', 'age median', 'past SLA 4h', 'overturned']);
+    const row = (name: string) => rows.filter((l) => l.includes(name)).slice(0, 2).flatMap((l) => cells(l).slice(1));
+    expect(row('Bob Ray')).toEqual(['2', '2', '0', '0', '0', '0', '0', '–', '–', expect.any(String), '2', '1']);
+    expect(row('Cy').slice(0, 9)).toEqual(['2', '1', '1', '0', '0', '0', '1', '2m', '10m']);
     expect(table.stdout).toContain('6 decisions in 2 logs');
     // The chart is for a terminal only.
     expect(table.stdout).not.toContain('decisions per hour');
@@ -175,25 +178,31 @@ describe('fraudctl report --log', () => {
     const csv = await cli.run(['report', '--log', teamLog, cyLog, '--csv']);
     expect(csv.code, csv.stderr).toBe(0);
     const records = csv.stdout.split('\r\n');
-    expect(records[0]).toBe('"analyst","decisions","approve","decline","escalate","fraud","reason:none","reason:stolen-card","unknown outcome","time to decision median (s)","time to decision p90 (s)","age at decision median (s)","past sla","overturned","unchecked"');
+    expect(records[0]).toBe('"analyst","decisions","approve","decline","escalate","fraud","reason:none","reason:stolen-card","unknown outcome","time to decision median (s)","time to decision p90 (s)","age at decision median (s)","past sla","overturned","unchecked","unverified"');
     // Bob's age at decision is from eventDate to now (the run's time): a number of seconds.
-    expect(records[2]).toMatch(/^"Bob Ray",2,2,0,0,0,2,0,0,"","",\d+,"",1,0$/);
-    expect(records[3]).toBe('"Cy",2,1,1,0,0,2,0,1,120,600,7321,"",0,0');
+    expect(records[2]).toMatch(/^"Bob Ray",2,2,0,0,0,2,0,0,"","",\d+,"",1,0,0$/);
+    expect(records[3]).toBe('"Cy",2,1,1,0,0,2,0,1,120,600,7321,"",0,0,0');
     expect(records).toHaveLength(5);
 
     const messy = join(cli.dir, 'messy.log');
     writeFileSync(messy, 'not json\n{"cut":');
-    const noted = await cli.run(['report', '--log', messy, cyLog, '--json']);
+    // A line that is not JSON breaks the chain: named, and nothing counted (log-trust.test.ts has more).
+    const refused = await cli.run(['report', '--log', messy, cyLog, '--json']);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toContain(`  ${messy}:1 edited: line 1 is not a JSON object: edited or cut\n`);
+    const noted = await cli.run(['report', '--log', messy, cyLog, '--json', '--include-unverified']);
     expect(noted.code, noted.stderr).toBe(0);
-    expect(noted.stderr.match(/note: 2 lines are not a log line/g)).toHaveLength(1);
-    expect(noted.stderr).toContain(`says which`);
+    expect(noted.stderr.match(/note: 1 line is not a log line/g)).toHaveLength(1);
     expect(noted.stderr).toContain(`fraudctl log verify ${messy} says which`);
-    expect((JSON.parse(noted.stdout) as Report).lines).toEqual({ read: 11, unreadable: 2 });
+    // The cut last line is a crash's: named apart, not as tampering.
+    expect(noted.stderr).toContain(`note: 1 line is what a crash leaves (cut short, or NUL bytes), skipped: ${messy}:2\n`);
+    expect((JSON.parse(noted.stdout) as Report).lines).toEqual({ read: 11, unreadable: 2, unverified: 1 });
   });
 
   it('on a terminal: a bar chart of decisions per hour (UTC), empty hours between shown without a bar', async () => {
     await teamDay();
-    const { code, screen } = await onTerminal(['report', '--log', cyLog], [], cli.env(), { columns: 120, rows: 80 });
+    const { code, stdout: screen } = await cli.run(['report', '--log', cyLog], { env: { LANG: 'en_US.UTF-8' }, columns: 120 });
     expect(code, screen).toBe(0);
     expect(screen).toContain('decisions per hour (UTC)');
     expect(screen).toContain(`2026-11-20 10:00  ${'█'.repeat(50)} 1`);
@@ -204,10 +213,11 @@ describe('fraudctl report --log', () => {
   it('on a terminal, over logs of several sessions: a histogram of the time from claim to decision, every bucket shown; ASCII bars where the locale has no █', async () => {
     await teamDay();
     const deeLog = join(cli.dir, 'dee.log');
+    for (const id of ['rp-d1', 'rp-d2', 'rp-d3', 'rp-d4']) await event(id, '2026-11-20T08:00:00Z');
     await twoSessionsLog(deeLog);
     expect((await cli.run(['log', 'verify', deeLog])).code).toBe(0);
     // Cy: 2 min and 10 min; Dee (two sessions): 30 s, 3 min, 20 min, 2 h. The longest bar (2) is 50 wide.
-    const { code, screen } = await onTerminal(['report', '--log', cyLog, deeLog, '--log', teamLog], [], cli.env({ LANG: 'en_US.UTF-8' }), { columns: 120, rows: 80 });
+    const { code, stdout: screen } = await cli.run(['report', '--log', cyLog, deeLog, '--log', teamLog], { env: { LANG: 'en_US.UTF-8' }, columns: 120 });
     expect(code, screen).toBe(0);
     const lines = screen.split(/\r?\n/).map((l) => l.trimEnd());
     const at = lines.indexOf('time from claim to decision');
@@ -223,13 +233,26 @@ describe('fraudctl report --log', () => {
     expect(screen).toContain('decisions per hour (UTC)');
     expect(screen).toContain('10 decisions in 3 logs');
 
-    const ascii = await onTerminal(['report', '--log', cyLog, deeLog], [], cli.env({ LANG: 'C' }), { columns: 120, rows: 80 });
-    expect(ascii.code, ascii.screen).toBe(0);
-    expect(ascii.screen).toContain(`1m-5m       ${'#'.repeat(50)} 2`);
-    expect(ascii.screen).not.toContain('█');
+    const ascii = await cli.run(['report', '--log', cyLog, deeLog], { env: { LANG: 'C' }, columns: 120 });
+    expect(ascii.code, ascii.stderr).toBe(0);
+    expect(ascii.stdout).toContain(`1m-5m       ${'#'.repeat(50)} 2`);
+    expect(ascii.stdout).not.toContain('█');
     // Not in --json or --csv, nor off a terminal.
     for (const flag of ['--json', '--csv']) expect((await cli.run(['report', '--log', cyLog, deeLog, flag])).stdout).not.toContain('claim to decision');
     expect((await cli.run(['report', '--log', cyLog, deeLog])).stdout).not.toContain('time from claim');
+  });
+
+  it.each([80, 120])('on a %i-column terminal the tables fit, every head and figure whole (none cut with …)', async (columns) => {
+    await teamDay();
+    const { code, stdout, stderr } = await cli.run(['report', '--log', teamLog, cyLog, '--sla', '4h'], { env: { LANG: 'en_US.UTF-8' }, columns });
+    expect(code, stderr).toBe(0);
+    const lines = stdout.split('\n');
+    expect(Math.max(...lines.map((l) => [...l].length)), stdout).toBeLessThanOrEqual(columns);
+    expect(stdout).not.toContain('…');
+    const tableText = lines.filter((l) => l.startsWith('│')).join(' ');
+    for (const word of ['analyst', 'decisions', 'approve', 'decline', 'escalate', 'fraud', 'set-state', 'unknown', 'outcome', 'median', 'p90', 'SLA', 'overturned', 'Ann Lee', 'Bob Ray']) {
+      expect(tableText, stdout).toContain(word);
+    }
   });
 
   it('bad input is exit 2 naming it, before anything is read', async () => {

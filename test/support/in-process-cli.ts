@@ -1,0 +1,89 @@
+import { PassThrough, Writable } from 'node:stream';
+import type { CliContext } from '../../src/cli-context.js';
+import { main } from '../../src/main.js';
+import { useCli } from './cli-against-sandbox.js';
+import { cliEnv } from './cli.js';
+import { DEMO_KEY, type TestSandbox } from './sandbox.js';
+
+/*
+ * fraudctl run in this process, through main() (the command tree, its work, the exit code it
+ * gives) with streams and an environment of the test's own, against a real sandbox on an
+ * ephemeral port: what a process test checks, without starting a process per run. A run can be
+ * given a terminal's width (stdout then says it is a TTY of that many columns); signals, pipes
+ * and real terminals still need a process (test/support/cli.ts, script-terminal.ts).
+ */
+
+export interface InProcessResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface InProcessRunOptions {
+  env?: Record<string, string>;
+  /** stdout is a terminal this wide. */
+  columns?: number;
+}
+
+/** A stream that keeps what is written to it. */
+function sink(tty: { columns: number } | null): Writable & { text: string; isTTY?: boolean; columns?: number } {
+  const stream = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      stream.text += chunk.toString();
+      done();
+    },
+  }) as Writable & { text: string; isTTY?: boolean; columns?: number };
+  stream.text = '';
+  if (tty !== null) Object.assign(stream, { isTTY: true, columns: tty.columns, rows: 50 });
+  return stream;
+}
+
+/** Runs `args` as `fraudctl` would, in this process. */
+export async function runInProcess(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  options: { columns?: number } = {},
+): Promise<InProcessResult> {
+  const stdout = sink(options.columns === undefined ? null : { columns: options.columns });
+  const stderr = sink(null);
+  const context: CliContext = {
+    stdin: new PassThrough(),
+    stdout,
+    stderr,
+    env,
+    debug: false,
+    waitForShutdown: () => new Promise<NodeJS.Signals>(() => {}),
+    onStdoutClosed: () => () => {},
+  };
+  const code = await main(args, context);
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+export interface InProcessCli {
+  sb: TestSandbox;
+  dir: string;
+  env(extra?: Record<string, string>): NodeJS.ProcessEnv;
+  run(args: readonly string[], options?: InProcessRunOptions): Promise<InProcessResult>;
+}
+
+/** One sandbox for the file, and fraudctl run in-process pointed at it with the demo key, in a home of its own. */
+export function useSandboxInProcess(): InProcessCli {
+  const cli = useCli({ sb: {} });
+  const sb = cli.sandboxes.sb;
+  const env = (extra: Record<string, string> = {}) =>
+    cliEnv({
+      HOME: cli.dir,
+      XDG_CONFIG_HOME: `${cli.dir}/config`,
+      XDG_DATA_HOME: `${cli.dir}/data`,
+      FRAUDCTL_BASE_URL: sb.url,
+      FRAUDCTL_API_KEY: DEMO_KEY,
+      ...extra,
+    });
+  return {
+    sb,
+    dir: cli.dir,
+    env,
+    run: (args, options = {}) =>
+      runInProcess(args, env(options.env), options.columns === undefined ? {} : { columns: options.columns }),
+  };
+}
