@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSessionLog } from '../../src/action-log/action-log.js';
 import { cliEnv, runCli, type CliResult } from '../support/cli.js';
 import { startKeyEchoServer, type KeyEchoServer } from '../support/key-echo-server.js';
 import { describeNeeding, missing } from '../support/prerequisites.js';
@@ -20,6 +21,7 @@ const KEY = 'echoed-merchant-key-7c41d2';
 const EXAMPLE = fileURLToPath(new URL('../../examples/review.json', import.meta.url));
 const tmp = tempDir('fraudctl-echoed-key-');
 const log = join(tmp.dir, 'actions.log');
+const serverLog = join(tmp.dir, 'server-actions.log');
 let server: KeyEchoServer;
 
 const home = { HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'config'), XDG_DATA_HOME: join(tmp.dir, 'data') };
@@ -33,6 +35,13 @@ beforeAll(async () => {
   const decide = ['set-state', 'ord-1002', '--state', 'APPROVED', '--comments', 'checked', '--log', log];
   const decided = await runCli(decide, { env: cliEnv(home) });
   expect(decided.code, decided.stderr).toBe(0);
+  // report compares a decision only with the service its line names: a decision at the echoing server.
+  const context = { analyst: 'ann', host: 'desk', profile: 'default', service: server.url, version: '0', session: 's1' };
+  const lines = await openSessionLog(serverLog, context);
+  const change = { eventId: 'ord-1', action: 'approve', from: 'PENDING_REVIEW', to: 'APPROVED', comments: null } as const;
+  await lines.append({ ...change, requestId: null, outcome: 'sending', status: null });
+  await lines.append({ ...change, requestId: 'r1', outcome: 'ok', status: 200 });
+  await lines.close();
 });
 afterAll(async () => {
   await server.close();
@@ -56,7 +65,7 @@ const COMMANDS: [string, () => string[]][] = [
   ['alerts', () => ['alerts', 'ord-1']],
   ['set-state', () => ['set-state', 'ord-1', '--state', 'APPROVED', '--comments', 'checked']],
   ['history', () => ['history', 'ord-1002', '--log', log]],
-  ['report', () => ['report', '--log', log]],
+  ['report', () => ['report', '--log', serverLog]],
   ['doctor', () => ['doctor']],
 ];
 
