@@ -1,7 +1,6 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { afterAll, beforeAll, onTestFinished } from 'vitest';
-import { getCurrentTest } from 'vitest/suite';
+import { afterAll, beforeAll, onTestFinished, TestRunner } from 'vitest';
 
 /*
  * An HTTP server of a test's own on 127.0.0.1, on an ephemeral port: for what the real sandbox
@@ -34,7 +33,7 @@ export async function listen(handler?: RequestListener): Promise<Listening> {
       for (const socket of sockets) socket.destroy();
       server.close((error) => (error ? reject(error) : resolve()));
     }));
-  if (getCurrentTest()) onTestFinished(close);
+  if (TestRunner.getCurrentTest()) onTestFinished(close);
   return { url: `http://127.0.0.1:${port}`, port, server, close };
 }
 
