@@ -147,8 +147,8 @@ export class StreamLineWriter {
     private readonly signal?: AbortSignal,
   ) {}
 
-  private fail(code: string, reason: string): FileWriteError {
-    this.failed = new FileWriteError(this.path, code, reason);
+  private fail(code: string, reason: string, hint?: string): FileWriteError {
+    this.failed = new FileWriteError(this.path, code, reason, undefined, hint);
     return this.failed;
   }
 
@@ -164,10 +164,11 @@ export class StreamLineWriter {
         n = writeSync(this.fd, bytes, done, bytes.length - done);
       } catch (error) {
         const code = errorCode(error);
-        if (code === 'EPIPE') throw this.fail(code, 'its reader went away (EPIPE)');
+        if (code === 'EPIPE') throw this.fail(code, 'its reader went away (EPIPE)', 'give --log a file, or a reader that reads to the end');
         if (code !== 'EAGAIN') throw this.fail(code, fileErrorCause(error));
-        if (this.signal?.aborted) throw this.fail('STALLED', 'interrupted while its reader took nothing');
-        if (performance.now() - since >= this.stallMs) throw this.fail('STALLED', `its reader took nothing for ${this.stallMs / 1000} s`);
+        const stalled = 'start its reader, or give --log a file';
+        if (this.signal?.aborted) throw this.fail('STALLED', 'interrupted while its reader took nothing', stalled);
+        if (performance.now() - since >= this.stallMs) throw this.fail('STALLED', `its reader took nothing for ${this.stallMs / 1000} s`, stalled);
         await sleepFor(pause);
         pause = Math.min(50, pause * 2);
         continue;
