@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync, renameSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, renameSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -284,5 +284,25 @@ describe('the session log', () => {
       message: `cannot open the log file ${fifo}: it is a FIFO that nobody reads (ENXIO), so its lines would reach nobody`,
       hint: 'start the program that reads it first, then run this again',
     });
+  });
+
+  it('a log and its lock are created as touch creates a file (0666 less the umask): a team’s umask 002 lets its group write the log and read who holds the lock', async () => {
+    notOnWindows(ON_WINDOWS.modes);
+    const path = join(tmp.dir, 'team-mode.log');
+    const lockModes: string[] = [];
+    // The worker is a process of its own (vitest's forks), so its umask can be set; it is put back after.
+    const before = process.umask(0o002);
+    try {
+      // A rename is followed under the lock, and said then: the lock file is there to look at.
+      const log = await openSessionLog(path, who('ann'), () => lockModes.push((statSync(`${path}.lock`).mode & 0o777).toString(8)));
+      await log.append(entry('m1'));
+      renameSync(path, `${path}.1`);
+      await log.append(entry('m2'));
+      await log.close();
+    } finally {
+      process.umask(before);
+    }
+    expect([(statSync(`${path}.1`).mode & 0o777).toString(8), (statSync(path).mode & 0o777).toString(8)]).toEqual(['664', '664']);
+    expect(lockModes).toEqual(['664']);
   });
 });
