@@ -6,7 +6,16 @@ import { acquireLockAsync, holderWords, lockPathOf, LockBusyError, type HeldLock
 import { errorCode, fileErrorCause, fileErrorHint } from '../files/file-errors.js';
 import { listFilesCommand, removeFileCommand, shellCommand } from '../render/shell-command.js';
 import { jsonForTerminal } from '../render/terminal-text.js';
-import { chainFields, chainPointAfter, ChainWalker, checkSeal, GENESIS, lineHash, sealLine, type ChainBreak } from './log-chain.js';
+import {
+  chainFields,
+  chainPointAfter,
+  ChainWalker,
+  checkSeal,
+  GENESIS,
+  lineHash,
+  sealLine,
+  type ChainBreak,
+} from './log-chain.js';
 
 /*
  * `--log FILE` of `review` and of `set-state`: one JSON line per action, appended as it happens,
@@ -113,15 +122,24 @@ export interface Continuity {
  * or null), `continues` when there is one, then its place in the chain (`line`, `prev`), sealed
  * with its own `hash` (sealLine). No API key is in any field.
  */
-export function logLine(entry: LogEntry, now: Date, context: LogContext, chain: { line: number; prev: string; continues?: Continuity | null }): string {
+export function logLine(
+  entry: LogEntry,
+  now: Date,
+  context: LogContext,
+  chain: { line: number; prev: string; continues?: Continuity | null },
+): string {
   const { reason = null, ...rest } = entry;
   const continues = chain.continues ? { continues: { line: chain.continues.line, hash: chain.continues.hash } } : {};
-  const fields = { time: now.toISOString(), ...context, ...rest, reason, ...continues, line: chain.line, prev: chain.prev };
+  const place = { line: chain.line, prev: chain.prev };
+  const fields = { time: now.toISOString(), ...context, ...rest, reason, ...continues, ...place };
   // jsonForTerminal: a `cat` of the log on a terminal shows bidi controls escaped too.
   return `${sealLine(jsonForTerminal(fields, false))}\n`;
 }
 
-/** How long an append waits for another session's append to the same log (each holds the lock for microseconds), or for a FIFO's reader. */
+/**
+ * How long an append waits for another session's append to the same log (each holds the lock for
+ * microseconds), or for a FIFO's reader.
+ */
 const APPEND_WAIT_MS = 10_000;
 
 /** Created as `touch` creates a file: what the umask leaves of 0666 (a team's umask 002 lets its group write it). */
@@ -191,11 +209,17 @@ function openLog(path: string): OpenLog {
   }
 }
 
-/** The open failure in words, with a hint that fits it: the file's mode and owner for a file that is there, the directory's for one that is not. */
+/**
+ * The open failure in words, with a hint that fits it: the file's mode and owner for a file that
+ * is there, the directory's for one that is not.
+ */
 function openFailure(path: string, error: unknown): CliError {
   const code = errorCode(error);
   if (code === 'ENXIO') {
-    return new UsageError(`cannot open the log file ${path}: it is a FIFO that nobody reads (ENXIO), so its lines would reach nobody`, 'start the program that reads it first, then run this again');
+    return new UsageError(
+      `cannot open the log file ${path}: it is a FIFO that nobody reads (ENXIO), so its lines would reach nobody`,
+      'start the program that reads it first, then run this again',
+    );
   }
   let exists = false;
   try {
@@ -205,9 +229,13 @@ function openFailure(path: string, error: unknown): CliError {
     // Not there (or not to be looked at): the directory is what to check.
   }
   if ((code === 'EACCES' || code === 'EPERM') && exists) {
-    return new UsageError(`cannot open the log file ${path}: ${code} (you may not write it)`, `check who owns it and its mode: ${listFilesCommand([path])}; a team's log is its group's (fraudctl help log)`);
+    return new UsageError(
+      `cannot open the log file ${path}: ${code} (you may not write it)`,
+      `check who owns it and its mode: ${listFilesCommand([path])}; a team's log is its group's (fraudctl help log)`,
+    );
   }
-  return new UsageError(`cannot open the log file ${path}: ${code}`, 'give --log a file in a directory you can write to');
+  const words = `cannot open the log file ${path}: ${code}`;
+  return new UsageError(words, 'give --log a file in a directory you can write to');
 }
 
 /** A log whose last line cannot be chained from: refused, naming the line, with what to do. */
@@ -217,7 +245,8 @@ export class LogNotIntactError extends FileWriteError {
     /** What is wrong, naming the line: "line 52 was edited after it was written (…)". */
     readonly problem: string,
   ) {
-    super(path, 'NOT_INTACT', `it is not intact: ${problem}; nothing is chained to it (${verifyHint(path)})`, undefined, verifyHint(path));
+    const reason = `it is not intact: ${problem}; nothing is chained to it (${verifyHint(path)})`;
+    super(path, 'NOT_INTACT', reason, undefined, verifyHint(path));
     this.name = 'LogNotIntactError';
   }
 }
@@ -263,7 +292,9 @@ export async function openSessionLog(
   }
   const regular = file.read !== null;
   const lockPath = regular ? lockPathOf(path) : null;
-  let lines: LineAppender | StreamLineWriter = regular ? new LineAppender(file.write, path) : new StreamLineWriter(file.write, path, APPEND_WAIT_MS, options.signal);
+  let lines: LineAppender | StreamLineWriter = regular
+    ? new LineAppender(file.write, path)
+    : new StreamLineWriter(file.write, path, APPEND_WAIT_MS, options.signal);
   let next: { line: number; prev: string } = { line: 1, prev: GENESIS };
   let known: Known | null = null;
   /** The open file (device, inode) is known to hold sealed lines: an unsealed line after them is a break. */
@@ -296,7 +327,8 @@ export async function openSessionLog(
     }
     if (fresh.read === null) {
       closeQuietly(fresh.write);
-      throw new FileWriteError(path, 'ENOTREG', 'it was renamed while open, and what is at its path now is not a regular file');
+      const words = 'it was renamed while open, and what is at its path now is not a regular file';
+      throw new FileWriteError(path, 'ENOTREG', words);
     }
     closeQuietly(file.read);
     closeQuietly(file.write);
@@ -304,7 +336,10 @@ export async function openSessionLog(
     lines = new LineAppender(file.write, path);
     sealedSeen = false;
     followed = known !== null;
-    note(`note: ${path} was renamed while this session wrote to it (rotated?): its next lines go to a new ${path}, whose first line from this session names the old file's last line (continues)\n`);
+    note(
+      `note: ${path} was renamed while this session wrote to it (rotated?): its next lines go to a new ${path}, ` +
+        "whose first line from this session names the old file's last line (continues)\n",
+    );
   }
 
   /**
@@ -322,15 +357,20 @@ export async function openSessionLog(
     const place = point.line - 1;
     const seal = checkSeal(point.last);
     const fields = chainFields(point.last);
-    if (seal === 'broken') throw new LogNotIntactError(path, `line ${place} was edited after it was written (its own hash does not match its text)`);
-    if (fields === 'bad') throw new LogNotIntactError(path, `line ${place} is not a whole log line (cut short, or edited)`);
+    const refuse = (problem: string) => new LogNotIntactError(path, `line ${place} ${problem}`);
+    if (seal === 'broken') throw refuse('was edited after it was written (its own hash does not match its text)');
+    if (fields === 'bad') throw refuse('is not a whole log line (cut short, or edited)');
     if (seal === 'sealed') {
-      if (fields === null || fields.line <= 0) throw new LogNotIntactError(path, `line ${place} is not a log line (it has no line number)`);
+      if (fields === null || fields.line <= 0) throw refuse('is not a log line (it has no line number)');
       sealedSeen = true;
       return point;
     }
-    if (sealedSeen) throw new LogNotIntactError(path, `line ${place} carries no hash of its own after lines that do (inserted, or written by an older fraudctl)`);
-    if (walked?.dev !== stat.dev || walked.ino !== stat.ino || walked.size !== stat.size || walked.prev !== point.prev) {
+    if (sealedSeen) {
+      throw refuse('carries no hash of its own after lines that do (inserted, or written by an older fraudctl)');
+    }
+    const unchanged =
+      walked?.dev === stat.dev && walked.ino === stat.ino && walked.size === stat.size && walked.prev === point.prev;
+    if (!unchanged) {
       const found = walkWhole(file.read as number, stat.size);
       if (found !== null) throw new LogNotIntactError(path, found.problem);
       walked = { dev: stat.dev, ino: stat.ino, size: stat.size, prev: point.prev };
@@ -338,7 +378,10 @@ export async function openSessionLog(
     return point;
   }
 
-  /** Whether the file no longer ends with what this session knew: cut short (copytruncate, lines removed) or a rename followed. */
+  /**
+   * Whether the file no longer ends with what this session knew: cut short (copytruncate, lines
+   * removed) or a rename followed.
+   */
   function continuity(stat: Stats, point: { line: number; prev: string }): Continuity | null {
     if (known === null) return null;
     if (followed) return { line: known.line, hash: known.hash };
@@ -346,7 +389,10 @@ export async function openSessionLog(
     const lastLine = point.line - 1;
     const same = lastLine === known.line && point.prev === known.hash;
     if (same || (stat.size >= known.size && lastLine >= known.line)) return null;
-    note(`note: ${path} is shorter than when this session last wrote it (line ${known.line}): rotated by copytruncate, or cut; its next line names the line this session knew (continues)\n`);
+    note(
+      `note: ${path} is shorter than when this session last wrote it (line ${known.line}): rotated by copytruncate, ` +
+        'or cut; its next line names the line this session knew (continues)\n',
+    );
     return { line: known.line, hash: known.hash };
   }
 
@@ -374,7 +420,8 @@ export async function openSessionLog(
       lines.append(lead + text);
       const hash = lineHash(Buffer.from(text.slice(0, -1), 'utf8'));
       next = { line: point.line + 1, prev: hash };
-      known = { dev: stat.dev, ino: stat.ino, size: stat.size + Buffer.byteLength(lead + text), line: point.line, hash };
+      const size = stat.size + Buffer.byteLength(lead + text);
+      known = { dev: stat.dev, ino: stat.ino, size, line: point.line, hash };
       followed = false;
       sealedSeen = true;
     } finally {
@@ -388,14 +435,19 @@ export async function openSessionLog(
       try {
         const stat = fstatSync(file.write);
         const point = checkedPoint(stat);
-        if (point.last !== null) known = { dev: stat.dev, ino: stat.ino, size: stat.size, line: point.line - 1, hash: point.prev };
+        if (point.last !== null) {
+          known = { dev: stat.dev, ino: stat.ino, size: stat.size, line: point.line - 1, hash: point.prev };
+        }
       } finally {
         lock.release();
       }
     } catch (e) {
       closeQuietly(file.read);
       closeQuietly(file.write);
-      if (e instanceof LogNotIntactError) throw new CliError(`${path} is not intact: ${e.problem}: no line is written to it, and nothing was sent`, ExitCode.FAILURE, e.hint);
+      if (e instanceof LogNotIntactError) {
+        const words = `${path} is not intact: ${e.problem}: no line is written to it, and nothing was sent`;
+        throw new CliError(words, ExitCode.FAILURE, e.hint);
+      }
       if (!(e instanceof FileWriteError)) throw e;
       const full = e.code === 'ENOSPC' || e.code === 'EDQUOT';
       if (e.code === 'LOCKED') throw new CliError(e.message, ExitCode.FAILURE, `if no fraudctl writes ${path} any more: ${removeFileCommand(lockPath)}`);

@@ -26,18 +26,20 @@ function osUser(): string {
 
 /**
  * The profile a line names: the one in force, unless the service URL came from --base-url or
- * FRAUDCTL_BASE_URL and is not that profile's own URL: where the URL came from is named instead. A line saying "sandbox" beside a production URL
- * would tell an auditor that the change went to the sandbox; the analyst and reason codes still
- * come from the profile, but where the change went did not.
+ * FRAUDCTL_BASE_URL and is not that profile's own URL: where the URL came from is named instead.
+ * A line saying "sandbox" beside a production URL would tell an auditor that the change went to
+ * the sandbox; the analyst and reason codes still come from the profile, but where the change
+ * went did not.
  */
 function profileWords(settings: Settings, env: NodeJS.ProcessEnv): string {
   const source = settings.sources.baseUrl;
   if ((source !== 'flag' && source !== 'env') || settings.baseUrl === null) return settings.profile;
   let own: string | undefined;
   try {
-    own = settings.profile === SANDBOX_PROFILE ? undefined : ownProfile(readConfigFile(env).profiles, settings.profile)?.baseUrl;
+    if (settings.profile !== SANDBOX_PROFILE) own = ownProfile(readConfigFile(env).profiles, settings.profile)?.baseUrl;
   } catch {
-    own = undefined; // read once already for the settings; a failure now names the source, which is true either way
+    // Read once already for the settings; a failure now names the source, which is true either way.
+    own = undefined;
   }
   if (sameServiceUrl(own, settings.baseUrl)) return settings.profile;
   return source === 'flag' ? '(--base-url)' : '(FRAUDCTL_BASE_URL)';

@@ -37,7 +37,11 @@ export class FileWriteError extends CliError {
     /** What to do about it, when there is more to say than the reason (a command that works as written). */
     hint?: string,
   ) {
-    super(code === 'DELETED' ? `${path} was deleted while fraudctl was writing it${deletion ? `: ${deletion.words}` : ''}` : `cannot write ${path}: ${reason}`, ExitCode.FAILURE, hint);
+    super(
+      code === 'DELETED' ? `${path} was deleted while fraudctl was writing it${deletion ? `: ${deletion.words}` : ''}` : `cannot write ${path}: ${reason}`,
+      ExitCode.FAILURE,
+      hint,
+    );
     this.name = 'FileWriteError';
   }
 
@@ -164,11 +168,15 @@ export class StreamLineWriter {
         n = writeSync(this.fd, bytes, done, bytes.length - done);
       } catch (error) {
         const code = errorCode(error);
-        if (code === 'EPIPE') throw this.fail(code, 'its reader went away (EPIPE)', 'give --log a file, or a reader that reads to the end');
+        if (code === 'EPIPE') {
+          throw this.fail(code, 'its reader went away (EPIPE)', 'give --log a file, or a reader that reads to the end');
+        }
         if (code !== 'EAGAIN') throw this.fail(code, fileErrorCause(error));
         const stalled = 'start its reader, or give --log a file';
         if (this.signal?.aborted) throw this.fail('STALLED', 'interrupted while its reader took nothing', stalled);
-        if (performance.now() - since >= this.stallMs) throw this.fail('STALLED', `its reader took nothing for ${this.stallMs / 1000} s`, stalled);
+        if (performance.now() - since >= this.stallMs) {
+          throw this.fail('STALLED', `its reader took nothing for ${this.stallMs / 1000} s`, stalled);
+        }
         await sleepFor(pause);
         pause = Math.min(50, pause * 2);
         continue;

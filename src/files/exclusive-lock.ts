@@ -281,7 +281,8 @@ function* lockAttempts(lockPath: string, options: LockOptions): Generator<number
       text = readFileSync(lockPath, 'utf8');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue; // released meanwhile
-      // Another user's lock (mode 0600, or a umask that keeps others out): its holder cannot be checked, and is never broken.
+      // Another user's lock (mode 0600, or a umask that keeps others out): its holder cannot be
+      // checked, and is never broken.
       if (performance.now() >= deadline) throw new LockBusyError(lockPath, null, 'unreadable');
       yield pause;
       pause = Math.min(50, pause * 2);

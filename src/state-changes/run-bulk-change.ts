@@ -177,7 +177,10 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
     if (options.comments !== null && typed.comments === null) context.stderr.write('note: the empty --comments is not sent (it would erase the comment each event has)\n');
     // The second Ctrl-C, which aborts what is in flight, also ends a wait for a FIFO's reader.
     const logAbort = new AbortController();
-    if (options.log !== null && !options.dryRun) log = await openSessionLog(options.log, await logContextOf(session), note, undefined, { signal: logAbort.signal });
+    if (options.log !== null && !options.dryRun) {
+      const logContext = await logContextOf(session);
+      log = await openSessionLog(options.log, logContext, note, undefined, { signal: logAbort.signal });
+    }
     const runtime = await poolRuntime(session, { concurrency: options.concurrency, rate: null });
     runtime.abort.signal.addEventListener('abort', () => logAbort.abort(), { once: true });
     const work: ChangeWork = {

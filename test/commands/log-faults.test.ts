@@ -1,5 +1,17 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, chownSync, closeSync, constants, mkdirSync, openSync, readFileSync, readSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  constants,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/contract/index.js';
@@ -19,11 +31,13 @@ const cli = useSandboxForCli();
 let n = 0;
 async function pending(prefix: string, count: number): Promise<string[]> {
   const ids = Array.from({ length: count }, () => `${prefix}-${++n}`);
-  for (const id of ids) expect((await cli.sb.call('POST', '/event', { body: { id, amount: 1500, currency: 'EUR' } })).status).toBe(201);
+  for (const id of ids)
+    expect((await cli.sb.call('POST', '/event', { body: { id, amount: 1500, currency: 'EUR' } })).status).toBe(201);
   return ids;
 }
 const stateOf = async (id: string) => ((await cli.sb.call('GET', `/event/${id}`)).json as EventSummary).state;
-const changed = async (ids: string[]) => (await Promise.all(ids.map(stateOf))).filter((s) => s !== 'PENDING_REVIEW').length;
+const changed = async (ids: string[]) =>
+  (await Promise.all(ids.map(stateOf))).filter((s) => s !== 'PENDING_REVIEW').length;
 const rawLines = (path: string) => readFileSync(path, 'utf8').split('\n').slice(0, -1);
 const parsed = (path: string) => rawLines(path).map((l) => JSON.parse(l) as Record<string, unknown>);
 const lineCount = (path: string) => {
@@ -35,7 +49,6 @@ const lineCount = (path: string) => {
 };
 /** A hint's `fraudctl …` command, run as written (fraudctl being this build). */
 const runHint = (command: string) => cli.run(command.replace(/^fraudctl /, '').split(' '));
-
 
 /**
  * Whether process `pid` listens for a hang-up (bit 0 of SigCgt in /proc/PID/status): fraudctl
@@ -62,7 +75,9 @@ describe('a log whose last line was edited', () => {
     const result = await cli.run(['set-state', second!, '--state', 'declined', '--log', log]);
     expect(result.code).toBe(1);
     const hint = `see what changed: fraudctl log verify ${log}; to go on, give --log a new file`;
-    expect(result.stderr).toBe(`error: ${log} is not intact: line 2 was edited after it was written (its own hash does not match its text): no line is written to it, and nothing was sent\n${hint}\n`);
+    expect(result.stderr).toBe(
+      `error: ${log} is not intact: line 2 was edited after it was written (its own hash does not match its text): no line is written to it, and nothing was sent\n${hint}\n`,
+    );
     expect(await stateOf(second!)).toBe('PENDING_REVIEW');
     expect(readFileSync(log, 'utf8')).toBe(edited);
     const verify = await runHint(/fraudctl log verify [^\s;]+/.exec(hint)![0]);
@@ -81,9 +96,13 @@ describe('a log that is a FIFO or a pipe', () => {
     const ids = await pending('nofifo', 3);
     const fifo = join(cli.dir, 'nobody.fifo');
     execFileSync('mkfifo', [fifo]);
-    const result = await cli.run(['set-state', '--from', '-', '--state', 'declined', '--yes', '--log', fifo], { input: `${ids.join('\n')}\n` });
+    const result = await cli.run(['set-state', '--from', '-', '--state', 'declined', '--yes', '--log', fifo], {
+      input: `${ids.join('\n')}\n`,
+    });
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`error: cannot open the log file ${fifo}: it is a FIFO that nobody reads (ENXIO), so its lines would reach nobody\nstart the program that reads it first, then run this again\n`);
+    expect(result.stderr).toBe(
+      `error: cannot open the log file ${fifo}: it is a FIFO that nobody reads (ENXIO), so its lines would reach nobody\nstart the program that reads it first, then run this again\n`,
+    );
     expect(await changed(ids)).toBe(0);
   });
 
@@ -106,19 +125,28 @@ describe('a log that is a FIFO or a pipe', () => {
     }
     closeSync(filler);
     expect(filled).toBeGreaterThanOrEqual(4096);
-    const run = startCli(['set-state', '--from', '-', '--state', 'declined', '--yes', '--concurrency', '2', '--log', fifo], { env: cli.env(), input: `${ids.join('\n')}\n` });
+    const run = startCli(
+      ['set-state', '--from', '-', '--state', 'declined', '--yes', '--concurrency', '2', '--log', fifo],
+      { env: cli.env(), input: `${ids.join('\n')}\n` },
+    );
     let ended = false;
     void run.done.finally(() => (ended = true));
     try {
       // SIGTERM until the run says it is stopping (one that comes before the run listens for it
       // is not the run's), then until it ends: a process stuck in write(2) would do neither.
       await expect.poll(() => listensForShutdown(run.child.pid!), { timeout: 10_000 }).toBe(true);
-      await expect.poll(() => (run.child.kill('SIGTERM'), run.output().stderr), { timeout: 10_000, interval: 100 }).toContain('stopping: finishing');
-      await expect.poll(() => (ended || run.child.kill('SIGTERM'), ended), { timeout: 10_000, interval: 100 }).toBe(true);
+      await expect
+        .poll(() => (run.child.kill('SIGTERM'), run.output().stderr), { timeout: 10_000, interval: 100 })
+        .toContain('stopping: finishing');
+      await expect
+        .poll(() => (ended || run.child.kill('SIGTERM'), ended), { timeout: 10_000, interval: 100 })
+        .toBe(true);
       const result = await run.done;
       // Stopped by its log (exit 1), the second signal having ended the wait for the reader.
       expect(result.code, result.stderr).toBe(1);
-      expect(result.stderr).toContain(`error: cannot write ${fifo}: interrupted while its reader took nothing\nstart its reader, or give --log a file\n`);
+      expect(result.stderr).toContain(
+        `error: cannot write ${fifo}: interrupted while its reader took nothing\nstart its reader, or give --log a file\n`,
+      );
       expect(await changed(ids)).toBe(0);
       // The FIFO holds what the test put there, and nothing of a line cut in two.
       const held = Buffer.alloc(filled + 4096);
@@ -140,10 +168,19 @@ describe('a log that is a FIFO or a pipe', () => {
     const script = `("$NODE" "$BIN" set-state --from "$IDS" --state declined --yes --concurrency 1 --comments "$COMMENT" --log /dev/stdout 2>"$ERR"; echo $? > "$STATUS") | head -c 2000 > /dev/null`;
     const comment = 'c'.repeat(500);
     // Its own process group: on a build that blocks in write(2), the test ends it and its pipe.
-    const child = spawn('sh', ['-c', script], { env: { ...cli.env(), NODE: process.execPath, BIN, IDS: input, ERR: errors, STATUS: status, COMMENT: comment }, stdio: 'ignore', detached: true });
+    const child = spawn('sh', ['-c', script], {
+      env: { ...cli.env(), NODE: process.execPath, BIN, IDS: input, ERR: errors, STATUS: status, COMMENT: comment },
+      stdio: 'ignore',
+      detached: true,
+    });
     try {
       const closed = new Promise((resolve) => child.on('close', resolve));
-      await Promise.race([closed, new Promise((_, reject) => setTimeout(() => reject(new Error('the run did not end after its log\'s reader went away')), 15_000).unref())]);
+      await Promise.race([
+        closed,
+        new Promise((_, reject) =>
+          setTimeout(() => reject(new Error("the run did not end after its log's reader went away")), 15_000).unref(),
+        ),
+      ]);
     } finally {
       try {
         process.kill(-child.pid!, 'SIGKILL');
@@ -155,7 +192,10 @@ describe('a log that is a FIFO or a pipe', () => {
     const stderr = readFileSync(errors, 'utf8');
     // Ended as a tool whose reader went away ends (141), or stopped by the log's failure (1), saying so.
     expect([1, 141], stderr).toContain(code);
-    if (code === 1) expect(stderr).toContain(`error: cannot write /dev/stdout: its reader went away (EPIPE)\ngive --log a file, or a reader that reads to the end\n`);
+    if (code === 1)
+      expect(stderr).toContain(
+        `error: cannot write /dev/stdout: its reader went away (EPIPE)\ngive --log a file, or a reader that reads to the end\n`,
+      );
     // Each change is two lines of more than 500 bytes: what the pipe (64 KB) and head took bounds the changes sent.
     const sent = await changed(ids);
     expect(sent).toBeGreaterThan(0);
@@ -176,7 +216,10 @@ describe('logrotate under a bulk run', () => {
       writeFileSync(conf, `${log} {\n  ${how}\n  rotate 5\n  missingok\n}\n`, { mode: 0o644 });
       execFileSync('logrotate', ['-f', '-s', state, conf], { stdio: 'pipe' });
     };
-    const run = startCli(['set-state', '--from', '-', '--state', 'declined', '--yes', '--log', log], { env: cli.env(), keepStdinOpen: true });
+    const run = startCli(['set-state', '--from', '-', '--state', 'declined', '--yes', '--log', log], {
+      env: cli.env(),
+      keepStdinOpen: true,
+    });
     run.child.stdin.write(`${ids.slice(0, 10).join('\n')}\n`);
     await expect.poll(() => lineCount(log), { timeout: 10_000 }).toBe(20);
     rotate('copytruncate');
@@ -197,7 +240,10 @@ describe('logrotate under a bulk run', () => {
       expect(verify.code, verify.stdout).toBe(0);
       if (i === 0) continue;
       const before = rawLines(files[i - 1]!);
-      expect(lines[i]![0]).toMatchObject({ line: 1, continues: { line: before.length, hash: lineHash(Buffer.from(before.at(-1)!)) } });
+      expect(lines[i]![0]).toMatchObject({
+        line: 1,
+        continues: { line: before.length, hash: lineHash(Buffer.from(before.at(-1)!)) },
+      });
       expect(lines[i]!.slice(1).every((l) => l.continues === undefined)).toBe(true);
     }
     expect(await changed(ids)).toBe(30);
@@ -208,9 +254,16 @@ describe('a team’s log: modes and owners', () => {
   it('created as touch creates a file: 0664 under a team’s umask 002, 0600 under umask 077', async () => {
     notOnWindows(ON_WINDOWS.modes);
     const [a, b] = await pending('umask', 2);
-    for (const [umask, id, mode] of [['002', a!, 0o664], ['077', b!, 0o600]] as const) {
+    for (const [umask, id, mode] of [
+      ['002', a!, 0o664],
+      ['077', b!, 0o600],
+    ] as const) {
       const log = join(cli.dir, `umask-${umask}.log`);
-      const child = spawn('sh', ['-c', `umask ${umask}; exec "$NODE" "$BIN" set-state "$ID" --state declined --log "$LOG"`], { env: { ...cli.env(), NODE: process.execPath, BIN, ID: id, LOG: log }, stdio: 'ignore' });
+      const child = spawn(
+        'sh',
+        ['-c', `umask ${umask}; exec "$NODE" "$BIN" set-state "$ID" --state declined --log "$LOG"`],
+        { env: { ...cli.env(), NODE: process.execPath, BIN, ID: id, LOG: log }, stdio: 'ignore' },
+      );
       expect(await new Promise((resolve) => child.on('close', resolve))).toBe(0);
       expect((statSync(log).mode & 0o777).toString(8), umask).toBe(mode.toString(8));
       expect(lineCount(log)).toBe(2);
@@ -227,16 +280,27 @@ describe('a team’s log: modes and owners', () => {
       // Root without the right to override file modes is a colleague of the file's owner (nobody).
       need('setpriv');
       chownSync(log, 65534, 65534);
-      command = ['setpriv', '--inh-caps=-dac_override,-dac_read_search', '--bounding-set=-dac_override,-dac_read_search', '--', process.execPath, BIN];
+      command = [
+        'setpriv',
+        '--inh-caps=-dac_override,-dac_read_search',
+        '--bounding-set=-dac_override,-dac_read_search',
+        '--',
+        process.execPath,
+        BIN,
+      ];
     } else {
       chmodSync(log, 0o444);
       command = [process.execPath, BIN];
     }
-    const child = spawn(command[0]!, [...command.slice(1), 'set-state', id!, '--state', 'declined', '--log', log], { env: cli.env() });
+    const child = spawn(command[0]!, [...command.slice(1), 'set-state', id!, '--state', 'declined', '--log', log], {
+      env: cli.env(),
+    });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     expect(await new Promise((resolve) => child.on('close', resolve))).toBe(2);
-    expect(stderr).toBe(`error: cannot open the log file ${log}: EACCES (you may not write it)\ncheck who owns it and its mode: ls -ld ${log}; a team's log is its group's (fraudctl help log)\n`);
+    expect(stderr).toBe(
+      `error: cannot open the log file ${log}: EACCES (you may not write it)\ncheck who owns it and its mode: ls -ld ${log}; a team's log is its group's (fraudctl help log)\n`,
+    );
     expect(await stateOf(id!)).toBe('PENDING_REVIEW');
     // The hint's command, as written.
     expect(execFileSync('sh', ['-c', /ls -ld [^\s;]+/.exec(stderr)![0]], { encoding: 'utf8' })).toMatch(/^-r/);
@@ -253,7 +317,11 @@ describe('the profile a line names', () => {
       ['(FRAUDCTL_BASE_URL)', cli.sb.url],
     ]);
     const viaFlag = join(cli.dir, 'url-flag.log');
-    expect((await cli.run(['set-state', b!, '--state', 'declined', '--base-url', cli.sb.url, '--log', viaFlag])).code).toBe(0);
-    expect(new Set(parsed(viaFlag).map((l) => `${String(l.profile)} ${String(l.service)}`))).toEqual(new Set([`(--base-url) ${cli.sb.url}`]));
+    expect(
+      (await cli.run(['set-state', b!, '--state', 'declined', '--base-url', cli.sb.url, '--log', viaFlag])).code,
+    ).toBe(0);
+    expect(new Set(parsed(viaFlag).map((l) => `${String(l.profile)} ${String(l.service)}`))).toEqual(
+      new Set([`(--base-url) ${cli.sb.url}`]),
+    );
   });
 });
