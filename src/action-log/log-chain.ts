@@ -54,10 +54,11 @@ function countLines(fd: number, size: number): number {
 /**
  * The point after the last line of the file open as `fd` (readable; `size` bytes long), read
  * from its end: only the last line is read, unless it names no number (a line of an older build,
- * or a torn one), when the lines are counted.
+ * or a torn one), when the lines are counted. `last`: that line's bytes (null for an empty file),
+ * for the writer to check before it chains from them.
  */
-export function chainPointAfter(fd: number, size: number): ChainPoint {
-  if (size === 0) return { line: 1, prev: GENESIS, needsNewline: false };
+export function chainPointAfter(fd: number, size: number): ChainPoint & { last: Buffer | null } {
+  if (size === 0) return { line: 1, prev: GENESIS, needsNewline: false, last: null };
   const needsNewline = readAt(fd, size - 1, 1)[0] !== 10;
   const end = needsNewline ? size : size - 1;
   // Backwards a chunk at a time to the line feed before the last line (a comment may be long).
@@ -86,7 +87,7 @@ export function chainPointAfter(fd: number, size: number): ChainPoint {
   }
   // The number the last line says, if it says one; else its place, counted.
   const lastLine = Number.isSafeInteger(number) && (number as number) > 0 ? (number as number) : countLines(fd, size) + (needsNewline ? 1 : 0);
-  return { line: lastLine + 1, prev, needsNewline };
+  return { line: lastLine + 1, prev, needsNewline, last };
 }
 
 /*

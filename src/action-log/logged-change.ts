@@ -37,7 +37,8 @@ export async function openChangeLog(session: Session, path: string): Promise<Cha
         try {
           await log.append({ ...entry, requestId: null, outcome: 'sending', status: null });
         } catch (error) {
-          throw new CliError(`not sent: the change could not be written to the log first (${(error as Error).message})`, ExitCode.FAILURE);
+          const words = `not sent: the change could not be written to the log first (${(error as Error).message})`;
+          throw new CliError(words, ExitCode.FAILURE, error instanceof CliError ? error.hint : undefined);
         }
         let reply;
         let outcome: LogEntry;

@@ -463,6 +463,8 @@ async function runInSlots<I>(control: BatchControl, stops: Stops, take: () => Pr
  */
 function writeStop(error: FileWriteError, unit: string, unrecorded: number, out: string | null): CliError {
   const left = unrecorded > 0 ? `: the results of ${count(unrecorded)} ${unit} in flight are in no file, and it checks those before acting on them again` : '';
+  // A file that says what to do about it (an action log that is not intact, a FIFO's reader gone) is not a full disk.
+  if (error.hint !== undefined && error.path !== out) return new CliError(error.message, ExitCode.FAILURE, error.hint);
   if (out === null) return new CliError(error.message, ExitCode.FAILURE, error.deleted ? undefined : 'free space on its disk and run again');
   if (error.deleted && !error.kept) {
     return new CliError(error.message, ExitCode.FAILURE, `without ${out} nothing tells which ${unit} were done: check them before running again (a new run without --resume does every one again)`);

@@ -1,5 +1,6 @@
-import { fstatSync, ftruncateSync, statSync } from 'node:fs';
-import { CliError } from '../errors/cli-error.js';
+import { fstatSync, ftruncateSync, statSync, writeSync } from 'node:fs';
+import { setTimeout as sleepFor } from 'node:timers/promises';
+import { CliError, ExitCode } from '../errors/cli-error.js';
 import { errorCode, fileErrorCause } from './file-errors.js';
 import { writeFully } from './write-fully.js';
 
@@ -33,8 +34,14 @@ export class FileWriteError extends CliError {
     reason: string,
     /** For a deleted file: whether the lines it held were written back to its path, and in words. */
     readonly deletion?: { writtenBack: boolean; words: string },
+    /** What to do about it, when there is more to say than the reason (a command that works as written). */
+    hint?: string,
   ) {
-    super(code === 'DELETED' ? `${path} was deleted while fraudctl was writing it${deletion ? `: ${deletion.words}` : ''}` : `cannot write ${path}: ${reason}`);
+    super(
+      code === 'DELETED' ? `${path} was deleted while fraudctl was writing it${deletion ? `: ${deletion.words}` : ''}` : `cannot write ${path}: ${reason}`,
+      ExitCode.FAILURE,
+      hint,
+    );
     this.name = 'FileWriteError';
   }
 
@@ -121,6 +128,62 @@ export class LineAppender {
       // Looked at again before the next line: the length is known, but not what else happened.
       this.lookedAt = Number.NEGATIVE_INFINITY;
       throw failure(this.path, error);
+    }
+  }
+}
+
+/**
+ * Adds lines to what is not a regular file — a FIFO (a log shipper's), a pipe (`--log /dev/stdout
+ * | head`), a terminal, /dev/null — opened write-only and non-blocking (O_NONBLOCK), so that this
+ * process is never its own reader and a write never holds the thread: a write(2) that would block
+ * (EAGAIN, the reader is behind) is tried again from a timer, so signal handlers and a screen
+ * go on meanwhile. A reader that takes nothing for `stallMs`, or `signal` aborted while waiting
+ * for it, fails the line. After a failure every later line fails the same way: a stream has no
+ * length to cut a torn line back to, and a reader that went away (EPIPE) does not come back.
+ */
+export class StreamLineWriter {
+  private failed: FileWriteError | null = null;
+
+  constructor(
+    private readonly fd: number,
+    readonly path: string,
+    private readonly stallMs: number,
+    private readonly signal?: AbortSignal,
+  ) {}
+
+  private fail(code: string, reason: string, hint?: string): FileWriteError {
+    this.failed = new FileWriteError(this.path, code, reason, undefined, hint);
+    return this.failed;
+  }
+
+  async append(line: string): Promise<void> {
+    if (this.failed) throw this.failed;
+    const bytes = Buffer.from(line, 'utf8');
+    let done = 0;
+    let pause = 1;
+    let since = performance.now();
+    while (done < bytes.length) {
+      let n: number;
+      try {
+        n = writeSync(this.fd, bytes, done, bytes.length - done);
+      } catch (error) {
+        const code = errorCode(error);
+        if (code === 'EPIPE') {
+          throw this.fail(code, 'its reader went away (EPIPE)', 'give --log a file, or a reader that reads to the end');
+        }
+        if (code !== 'EAGAIN') throw this.fail(code, fileErrorCause(error));
+        const stalled = 'start its reader, or give --log a file';
+        if (this.signal?.aborted) throw this.fail('STALLED', 'interrupted while its reader took nothing', stalled);
+        if (performance.now() - since >= this.stallMs) {
+          throw this.fail('STALLED', `its reader took nothing for ${this.stallMs / 1000} s`, stalled);
+        }
+        await sleepFor(pause);
+        pause = Math.min(50, pause * 2);
+        continue;
+      }
+      done += n;
+      since = performance.now();
+      pause = 1;
     }
   }
 }

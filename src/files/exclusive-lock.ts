@@ -11,7 +11,8 @@ import { writeFully } from './write-fully.js';
  * One holder at a time for a file: the config file while it is changed (profiles/config-lock.ts),
  * a run's results file (--out) for the run's whole life, and an action log (--log) for each
  * line appended to it (src/action-log/action-log.ts: sessions share a log). The lock is
- * `FILE.lock` beside the file, created with O_EXCL (mode 0600) and holding who holds it: pid,
+ * `FILE.lock` beside the file, created with O_EXCL (mode 0600; an action log's as its log, through
+ * the umask) and holding who holds it: pid,
  * host, and on Linux the boot id, the pid namespace and the process's start time (field 22 of
  * /proc/PID/stat), so that a pid the system has given to another process since is not taken for
  * the holder.
@@ -83,6 +84,12 @@ export interface LockOptions {
   waitMs?: number;
   /** Told when a lock left by a holder that is gone is taken over (null: it named no holder). */
   onTakeover?: (holder: LockHolder | null) => void;
+  /**
+   * The lock file's mode, before the umask: 0600 (this user's) unless given. A file that a team
+   * shares (an action log) gives 0666, as its file has, so that a colleague can read who holds
+   * the lock (and wait for it) instead of finding a lock nobody else can read.
+   */
+  mode?: number;
 }
 
 function readOr<T>(read: () => T): T | undefined {
@@ -174,10 +181,10 @@ function sleepSync(ms: number): void {
 }
 
 /** Creates the lock file holding `text`; false when it exists. A lock file that cannot be filled is removed. */
-function tryCreate(path: string, text: string): boolean {
+function tryCreate(path: string, text: string, mode: number): boolean {
   let fd: number;
   try {
-    fd = openSync(path, 'wx', 0o600);
+    fd = openSync(path, 'wx', mode);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw e;
@@ -268,13 +275,14 @@ function* lockAttempts(lockPath: string, options: LockOptions): Generator<number
   let pause = 5;
   if (held.has(lockPath)) throw new LockBusyError(lockPath, self(), 'self');
   for (;;) {
-    if (tryCreate(lockPath, mine)) break;
+    if (tryCreate(lockPath, mine, options.mode ?? 0o600)) break;
     let text: string;
     try {
       text = readFileSync(lockPath, 'utf8');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue; // released meanwhile
-      // Another user's lock (mode 0600): its holder cannot be checked, and is never broken.
+      // Another user's lock (mode 0600, or a umask that keeps others out): its holder cannot be
+      // checked, and is never broken.
       if (performance.now() >= deadline) throw new LockBusyError(lockPath, null, 'unreadable');
       yield pause;
       pause = Math.min(50, pause * 2);

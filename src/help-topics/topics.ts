@@ -186,14 +186,24 @@ naming the pid of the run that has it. A lock left by a run that is gone
   log: `The action log (--log)
 
 review --log FILE and set-state --log FILE (one event or many) append JSON
-lines as actions happen, for an audit of the session. The file is created mode
-0600 and opened for append, and each line is written whole or not at all.
-Several sessions may share one log (a team's file): each line is appended
-under the file's lock (FILE.lock), taken for that one append, so the lines of
-two analysts interleave in one chain. A log renamed while a session writes it
-(logrotate without copytruncate) is followed: the next line goes to a new file
-at the path, which starts its own chain (verify each file); a log deleted while
-open stops the session.
+lines as actions happen, for an audit of the session. The file is created as
+touch creates one (mode 0666 less the umask: a team's umask 002 in a setgid
+directory of its group lets every analyst of the group append; see
+docs/review.md) and opened for append, and each line is written whole or not
+at all. Several sessions may share one log (a team's file): each line is
+appended under the file's lock (FILE.lock), taken for that one append, so the
+lines of two analysts interleave in one chain.
+
+Rotate a log with logrotate's create (the default: rename, then a new file),
+not copytruncate: a session follows the rename, and its first line in the new
+file names the last line it wrote to the old one (continues), so that log
+verify OLD NEW checks the join. copytruncate copies the file, then cuts it to
+nothing: a line appended between the two is in neither file. A session notices
+the file became shorter and records the join the same way, so the loss shows,
+but cannot bring the line back. A log deleted while open stops the session.
+A FIFO or a pipe (a log shipper's, --log /dev/stdout) is written, never read:
+a FIFO nobody reads is refused (exit 2), and a reader that leaves stops the
+run before its next change is sent.
 
 Each change is logged before it is sent (outcome "sending") and again with its
 outcome: a change whose first line cannot be written (a full disk) is not
@@ -206,7 +216,8 @@ Each line, in this order:
   analyst    who: the profile's analyst (fraudctl config set analyst NAME),
              else the OS user; declared, not authenticated
   host       the machine's name
-  profile    the profile in force
+  profile    the profile in force; "(--base-url)" or "(FRAUDCTL_BASE_URL)"
+             when the service URL came from there, not from the profile
   service    the service's URL (never the key); null: the embedded sandbox
   version    fraudctl's version
   session    a random id per run (a UUID)
@@ -224,20 +235,37 @@ Each line, in this order:
              key in review; one of the profile's: fraudctl config set
              reasons), else null; the comment sent then starts with
              "[reason: CODE] "
+  continues  only on a line written after a rotation or after the file was
+             cut short: {"line": K, "hash": H}, the last line its writer knew
+             before (K, and the SHA-256 of its bytes)
   line       the line's number in the file
   prev       the SHA-256 (hex) of the line before, as bytes without its line
              feed; 64 zeros for a file's first line
+  hash       the SHA-256 (hex) of this line's text without this member
+
+Before appending, each session checks the last line of the file (its own
+hash); a log whose last line was edited, cut or stripped of its hash is
+refused (exit 1, nothing sent): fraudctl log verify FILE says what changed,
+and a new --log file goes on. A log written by an older fraudctl (no hash on
+its lines) is walked whole once and refused if its chain is broken.
 
 fraudctl log verify FILE... walks the chain: exit 0 and "N lines intact"
 (with the last line's hash) when whole, else exit 1 naming the first line
 edited, removed, reordered or cut. Lines written before fraudctl chained its
 lines (no line, no prev) are reported as "unchained lines 1-N": not intact,
 since nothing proves they were not changed; lines appended after them chain on.
-A whole chain shows the file was not changed after the fact by someone without
-the tool. It does not show who acted (the analyst is declared; the API key is
-the merchant's, not a person's), nor catch someone who rewrites and re-chains
-the whole file, or removes lines at its end: keep the hash verify prints
-elsewhere (a ticket, a chat) to notice that.
+
+What the log proves, and what it does not:
+  - an edit of any line, the last one too: its own hash no longer matches
+  - a line removed, moved or inserted: the next line's prev no longer matches
+  - lines lost to a rotation: the continues of the next file's line says so
+  - NOT a rewrite of the whole file with its hashes recomputed (SHA-256 has no
+    secret: anyone with the tool or sha256sum can), nor the last lines removed
+    (a shorter chain is whole): keep the hash verify prints somewhere else (a
+    ticket, a chat) and check it later with log verify --expect HASH, or ship
+    the log off the machine as it is written
+  - NOT who acted: the analyst is declared, and the API key is the
+    merchant's, not a person's
 
 fraudctl history ID --log FILE... tells one event's story from the logs (who
 claimed, decided and commented, in time order) and then its state now.

@@ -175,8 +175,14 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
       throw new UsageError('set-state for many events asks for a confirmation, and there is no terminal to ask on (or --no-input)', 'add --yes, or --dry-run to see the plan');
     }
     if (options.comments !== null && typed.comments === null) context.stderr.write('note: the empty --comments is not sent (it would erase the comment each event has)\n');
-    if (options.log !== null && !options.dryRun) log = await openSessionLog(options.log, await logContextOf(session), note);
+    // The second Ctrl-C, which aborts what is in flight, also ends a wait for a FIFO's reader.
+    const logAbort = new AbortController();
+    if (options.log !== null && !options.dryRun) {
+      const logContext = await logContextOf(session);
+      log = await openSessionLog(options.log, logContext, note, undefined, { signal: logAbort.signal });
+    }
     const runtime = await poolRuntime(session, { concurrency: options.concurrency, rate: null });
+    runtime.abort.signal.addEventListener('abort', () => logAbort.abort(), { once: true });
     const work: ChangeWork = {
       client: runtime.client,
       allowResend: (kind) => runtime.control.allowRetry(kind),

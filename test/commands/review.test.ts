@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/contract/index.js';
+import { checkSeal } from '../../src/action-log/log-chain.js';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { startOnTerminal, type Pty } from '../support/pty.js';
 import { listen } from '../support/listen.js';
@@ -145,11 +146,13 @@ describe('fraudctl review on a terminal', () => {
     ]);
     for (const line of lines) {
       // Issue 29: who, where, which build and session, the reason, and the line's place in the file's hash chain.
-      expect(Object.keys(line)).toEqual(['time', 'analyst', 'host', 'profile', 'service', 'version', 'session', 'eventId', 'action', 'from', 'to', 'comments', 'requestId', 'outcome', 'status', 'reason', 'line', 'prev']);
+      expect(Object.keys(line)).toEqual(['time', 'analyst', 'host', 'profile', 'service', 'version', 'session', 'eventId', 'action', 'from', 'to', 'comments', 'requestId', 'outcome', 'status', 'reason', 'line', 'prev', 'hash']);
       if (line.outcome === 'sending') expect(line.requestId).toBeNull();
       else expect(line.requestId).toMatch(/^[0-9a-f-]{36}$/);
       expect(Number.isNaN(Date.parse(line.time))).toBe(false);
     }
+    // Each line ends with its own hash, which holds.
+    expect(readFileSync(log, 'utf8').trimEnd().split('\n').map((l) => checkSeal(Buffer.from(l)))).toEqual(lines.map(() => 'sealed'));
     expect(readFileSync(log, 'utf8')).not.toContain('sandbox-demo-key');
   });
 

@@ -29,6 +29,8 @@ async function pending(prefix: string, count: number): Promise<string[]> {
 const stateOf = async (id: string) => ((await cli.sb.call('GET', `/event/${id}`)).json as EventSummary).state;
 const rawLines = (path: string) => readFileSync(path, 'utf8').split('\n').slice(0, -1);
 const parsed = (path: string) => rawLines(path).map((l) => JSON.parse(l) as Record<string, unknown>);
+/** A line's own hash as it must be: the SHA-256 of its text without its last member, `"hash"` (log-chain.ts). */
+const ownHash = (line: string) => lineHash(Buffer.from(`${line.slice(0, line.lastIndexOf(',"hash":"'))}}`));
 const lineCount = (path: string) => {
   try {
     return rawLines(path).length;
@@ -58,8 +60,10 @@ describe('set-state ID --log: one change, logged as many are', () => {
     const lines = parsed(log);
     expect(lines).toHaveLength(2);
     const common = { analyst: 'Ann Lee', host: hostname(), profile: 'ann', service: cli.sb.url, version: pkg.version, eventId: id, action: 'decline', from: 'PENDING_REVIEW', to: 'DECLINED', comments: 'stolen card', reason: null };
-    expect(lines[0]).toEqual({ ...common, time: expect.any(String), session: expect.any(String), requestId: null, outcome: 'sending', status: null, line: 1, prev: GENESIS });
-    expect(lines[1]).toEqual({ ...common, time: expect.any(String), session: lines[0]!.session, requestId: expect.any(String), outcome: 'ok', status: null, line: 2, prev: lineHash(Buffer.from(rawLines(log)[0]!)) });
+    const hash = (i: number) => ownHash(rawLines(log)[i]!);
+    expect(lines[0]).toEqual({ ...common, time: expect.any(String), session: expect.any(String), requestId: null, outcome: 'sending', status: null, line: 1, prev: GENESIS, hash: hash(0) });
+    expect(lines[1]).toEqual({ ...common, time: expect.any(String), session: lines[0]!.session, requestId: expect.any(String), outcome: 'ok', status: null, line: 2, prev: lineHash(Buffer.from(rawLines(log)[0]!)), hash: hash(1) });
+    expect(rawLines(log).map((l) => l.endsWith(`,"hash":"${ownHash(l)}"}`))).toEqual([true, true]);
     expect(lines[0]!.session).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     for (const text of [readFileSync(log, 'utf8'), result.stdout, result.stderr]) expect(text).not.toContain(DEMO_KEY);
   });
@@ -153,6 +157,7 @@ describe('two analysts, one log', () => {
     expect(lines).toHaveLength(24);
     expect(lines.map((l) => l.line)).toEqual(Array.from({ length: 24 }, (_, i) => i + 1));
     expect(lines.map((l) => l.prev)).toEqual([GENESIS, ...raw.slice(0, -1).map((l) => lineHash(Buffer.from(l)))]);
+    expect(lines.map((l) => l.hash)).toEqual(raw.map(ownHash));
     const by = (analyst: string) => lines.filter((l) => l.analyst === analyst);
     expect(by('Alice').map((l) => l.eventId).sort()).toEqual([...mine, ...mine].sort());
     expect(by('Bob').map((l) => l.eventId).sort()).toEqual([...theirs, ...theirs].sort());

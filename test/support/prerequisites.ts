@@ -38,6 +38,8 @@ const PROGRAMS = {
   'gnome-keyring-daemon': { probe: ['--version'], from: 'Debian package gnome-keyring' },
   'secret-tool': { probe: ['--help'], from: 'Debian package libsecret-tools', anyStatus: true },
   man: { probe: ['--version'], from: 'Debian package man-db' },
+  logrotate: { probe: ['--version'], from: 'Debian package logrotate' },
+  setpriv: { probe: ['--version'], from: 'util-linux (Debian package util-linux)' },
 } satisfies Record<string, Program>;
 
 export type ProgramName = keyof typeof PROGRAMS;
