@@ -1,3 +1,4 @@
+import { sealLine } from '../../src/action-log/log-chain.js';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -146,7 +147,9 @@ describe('history ID --log FILE…', () => {
   it('strings from a log reach the terminal escaped (terminalSafe)', async () => {
     const { id, a } = await teamLogs();
     const hostile = join(cli.dir, `hostile-${id}.log`);
-    const line = readFileSync(a, 'utf8').split('\n')[0]!.replace('"comments":"call the bank"', '"comments":"call \\u001b[31mthe bank\\u001b]0;pwned\\u0007"');
+    // A line as a hostile writer would make it: sealed again after the edit, so it verifies and is read.
+    const first = readFileSync(a, 'utf8').split('\n')[0]!.replace(/,"hash":"[0-9a-f]{64}"\}$/, '}');
+    const line = sealLine(first.replace('"comments":"call the bank"', '"comments":"call \\u001b[31mthe bank\\u001b]0;pwned\\u0007"'));
     writeFileSync(hostile, `${line}\n`);
     const result = await cli.run(['history', id, '--log', hostile]);
     expect(result.code, result.stderr).toBe(0);
