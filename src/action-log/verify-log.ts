@@ -355,7 +355,8 @@ export async function verifyLogs(session: Session, files: readonly string[], opt
       const last = verdicts[verdicts.length - 1]!;
       const where = verdicts.length === 1 ? 'is not in it' : 'is in none of the files';
       const problem = `the expected line (hash ${expect}) ${where}: lines were removed from the end (it ends at line ${last.lines} now), or it was rewritten`;
-      addBreak(last, { line: last.lines, kind: 'removed', problem });
+      // Placed after the last line, where the lines removed from the end were: every line there is counted intact.
+      addBreak(last, { line: last.lines + 1, kind: 'removed', problem });
     } else {
       const v = verdicts[at]!;
       const line = v.expected!.line!;

@@ -190,7 +190,8 @@ describe('fraudctl log verify, as a process', () => {
     const shortened = file(lines.slice(0, 6));
     const gone = await verify([shortened, '--expect', kept]);
     expect(gone.code).toBe(1);
-    expect(gone.stdout).toBe(`${shortened}: NOT INTACT: the expected line (hash ${kept}) is not in it: lines were removed from the end (it ends at line 6 now), or it was rewritten (lines 1-5 intact)\n`);
+    expect(gone.stdout).toBe(`${shortened}: NOT INTACT: the expected line (hash ${kept}) is not in it: lines were removed from the end (it ends at line 6 now), or it was rewritten (lines 1-6 intact)\n`);
+    expect(gone.stderr).toBe(`error: ${shortened} is not intact (line 7)\n`);
     const bad = await verify([shortened, '--expect', 'abc']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe('error: --expect takes a line\'s hash, 64 hex digits, as log verify prints it (got "abc")\n');
