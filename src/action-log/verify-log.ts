@@ -60,6 +60,9 @@ export interface LogVerdict {
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 const range = (a: number, b: number) => (a === b ? `line ${a}` : `lines ${a}-${b}`);
 
+/** The most lines one break of lines inserted is looked for across. */
+const MAX_SPAN = 1_000;
+
 /** What the first pass keeps of a line whose link fails: enough to word the break with the second pass's answers. */
 interface LinkBreak {
   n: number;
@@ -157,8 +160,28 @@ async function wordLinks(path: string, found: LogBreak[], links: Map<number, Lin
   const places = await placesOf(path, wanted, lines);
   const where = (hash: string, not: number) => (hash === GENESIS ? [0] : (places.get(hash) ?? []).filter((p) => p !== not));
   const consumed = new Set<number>();
-  const broken = new Set(found.map((b) => b.line));
+  const byPrev = new Map<string, number[]>();
+  for (const link of links.values()) {
+    const same = byPrev.get(link.prev);
+    if (same === undefined) byPrev.set(link.prev, [link.n]);
+    else same.push(link.n);
+  }
   const out: LogBreak[] = [];
+  /**
+   * The line further up that line n links to, when every line between them was said broken (so
+   * they are what does not belong), else null. Only the breaks said last are looked at, and no
+   * more than MAX_SPAN of them: a file of nothing but breaks stays linear.
+   */
+  const insertedBetween = (preds: number[], n: number): number | null => {
+    const m = Math.max(-1, ...preds.filter((p) => p < n - 1));
+    if (m < 0 || n - 1 - m > MAX_SPAN) return null;
+    let want = n - 1;
+    for (let i = out.length - 1; i >= 0 && want > m; i--) {
+      if (out[i]!.line !== want) return null;
+      want--;
+    }
+    return want === m ? m : null;
+  };
   for (const seen of found) {
     const link = links.get(seen.line);
     if (consumed.has(seen.line)) continue;
@@ -196,20 +219,20 @@ async function wordLinks(path: string, found: LogBreak[], links: Map<number, Lin
       } else {
         said('reordered', `line ${n} is out of place: it was written after what is now line ${m}`);
       }
-    } else if (preds.some((m) => m < n - 1) && broken.has(n - 1)) {
+    } else if (insertedBetween(preds, n) !== null) {
       // Links to a line further up: those between it and this one were inserted (as breaks already said, one per line).
-      const m = Math.max(...preds.filter((p) => p < n - 1));
+      const m = insertedBetween(preds, n)!;
       while (out.length > 0 && out[out.length - 1]!.line > m) out.pop();
       const verb = m + 1 === n - 1 ? 'does' : 'do';
       said('inserted', `${range(m + 1, n - 1)} ${verb} not belong between lines ${m} and ${n}: inserted, or moved there`, m + 1);
     } else if (link.line > 0 && link.line < link.expected) {
       // A chained line from elsewhere: the lines from here to the one that links over them do not belong.
-      const end = [...links.values()].find((l) => l.n > n && l.prev === link.before && !consumed.has(l.n));
-      if (end !== undefined && end.n > n + 1) {
-        for (const l of links.keys()) if (l > n && l <= end.n) consumed.add(l);
-        said('inserted', `${range(n, end.n - 1)} do not belong between lines ${n - 1} and ${end.n}: inserted, or moved there`);
+      const end = byPrev.get(link.before)?.find((p) => p > n && !consumed.has(p));
+      if (end !== undefined && end > n + 1) {
+        for (let l = n + 1; l <= end; l++) if (links.has(l)) consumed.add(l);
+        said('inserted', `${range(n, end - 1)} do not belong between lines ${n - 1} and ${end}: inserted, or moved there`);
       } else {
-        if (end !== undefined) consumed.add(end.n);
+        if (end !== undefined) consumed.add(end);
         said('inserted', `line ${n} was inserted or copied here (it says it was line ${link.line})`);
       }
     } else if (link.line > link.expected) {
