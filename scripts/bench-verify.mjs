@@ -40,7 +40,9 @@ const seal = (json) => `${json.slice(0, -1)},"hash":"${sha256(json)}"}`;
 function appendLines(fd, state, count, fields = () => ({})) {
   let batch = '';
   for (let i = 0; i < count; i++) {
-    const text = seal(JSON.stringify({ time: '2026-11-24T09:00:00.000Z', analyst: 'Ann Lee', eventId: `ord-${state.line}`, action: 'approve', outcome: 'ok', ...fields(state.line), line: state.line, prev: state.prev }));
+    const { line, prev } = state;
+    const entry = { time: '2026-11-24T09:00:00.000Z', analyst: 'Ann Lee', eventId: `ord-${line}`, action: 'approve' };
+    const text = seal(JSON.stringify({ ...entry, outcome: 'ok', ...fields(line), line, prev }));
     batch += `${text}\n`;
     state.prev = sha256(text);
     state.line++;
@@ -81,7 +83,8 @@ function makeNulRun() {
 function makeManyLines() {
   const file = path.join(dir, 'many-lines.log');
   const fd = openSync(file, 'w');
-  appendLines(fd, { line: 1, prev: GENESIS }, LINES, (n) => ({ comments: n % 7 === 0 ? 'billing address is a mail drop' : null }));
+  const comments = (n) => ({ comments: n % 7 === 0 ? 'billing address is a mail drop' : null });
+  appendLines(fd, { line: 1, prev: GENESIS }, LINES, comments);
   closeSync(fd);
   return { file, expect: (out) => out.includes(`${LINES} lines intact`) };
 }
@@ -92,7 +95,10 @@ const { createHash } = require('node:crypto');
 const hash = createHash('sha256');
 let feeds = 0;
 createReadStream(process.argv[1], { highWaterMark: 64 * 1024 })
-  .on('data', (chunk) => { hash.update(chunk); for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) feeds++; })
+  .on('data', (chunk) => {
+    hash.update(chunk);
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) feeds++;
+  })
   .on('end', () => console.log(feeds, hash.digest('hex')));
 `;
 
@@ -104,9 +110,13 @@ async function measure(name, make) {
     const verify = await runTimed([BIN, 'log', 'verify', file], { env, cwd: dir, outFile, timeoutMs: TIMEOUT_MS });
     const out = readFileSync(outFile, 'utf8');
     const base = await runTimed(['-e', BASELINE, file], { env, cwd: dir, outFile, timeoutMs: TIMEOUT_MS });
-    const row = { name, verify: verify.timedOut ? null : verify.seconds, peakKb: verify.peakKb, baseline: base.seconds };
+    const row = { name, verify: verify.timedOut ? null : verify.seconds, peakKb: verify.peakKb };
+    row.baseline = base.seconds;
     results.push(row);
-    console.log(`  verify ${row.verify === null ? `not done after ${TIMEOUT_MS / 1000} s` : `${row.verify.toFixed(2)} s`}, peak RSS ${fmtMb(row.peakKb)}; bare read ${base.seconds.toFixed(2)} s; ratio ${row.verify === null ? '–' : (row.verify / base.seconds).toFixed(2)}`);
+    const took = row.verify === null ? `not done after ${TIMEOUT_MS / 1000} s` : `${row.verify.toFixed(2)} s`;
+    const ratio = row.verify === null ? '–' : (row.verify / base.seconds).toFixed(2);
+    const bare = `${base.seconds.toFixed(2)} s`;
+    console.log(`  verify ${took}, peak RSS ${fmtMb(row.peakKb)}; bare read ${bare}; ratio ${ratio}`);
     if (verify.timedOut) return { problem: 'verify did not finish' };
     if (!expect(out)) return { problem: `unexpected verdict: ${out.slice(0, 300)}${verify.stderr.slice(0, 300)}` };
     return row;
@@ -118,11 +128,19 @@ await measure('a 100 MB NUL run', makeNulRun);
 await measure(`a ${LINES.toLocaleString('en-US')}-line log`, makeManyLines);
 await step('start-up: fraudctl --version, median of five', async () => {
   const times = [];
-  for (let i = 0; i < 5; i++) times.push((await runTimed([BIN, '--version'], { env, cwd: dir, outFile: path.join(dir, 'v.txt'), timeoutMs: 30_000 })).seconds);
+  const outFile = path.join(dir, 'v.txt');
+  for (let i = 0; i < 5; i++) {
+    times.push((await runTimed([BIN, '--version'], { env, cwd: dir, outFile, timeoutMs: 30_000 })).seconds);
+  }
   times.sort((a, b) => a - b);
   console.log(`  ${times[2].toFixed(2)} s`);
 });
 
 console.log('\nsummary (wall seconds; ratio = verify / bare read of the same file)');
-for (const r of results) console.log(`  ${r.name.padEnd(22)} verify ${r.verify === null ? 'not done' : r.verify.toFixed(2).padStart(6)}  bare ${r.baseline.toFixed(2).padStart(6)}  ratio ${r.verify === null ? '–' : (r.verify / r.baseline).toFixed(2)}  peak ${fmtMb(r.peakKb)}`);
+for (const r of results) {
+  const took = r.verify === null ? 'not done' : r.verify.toFixed(2).padStart(6);
+  const ratio = r.verify === null ? '–' : (r.verify / r.baseline).toFixed(2);
+  const bare = r.baseline.toFixed(2).padStart(6);
+  console.log(`  ${r.name.padEnd(22)} verify ${took}  bare ${bare}  ratio ${ratio}  peak ${fmtMb(r.peakKb)}`);
+}
 process.exitCode = failedSteps('bench-verify');

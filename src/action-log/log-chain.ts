@@ -208,6 +208,17 @@ function trailingNuls(bytes: Buffer): number {
   return bytes.length;
 }
 
+const nulsBefore = (n: number): ChainBreak => ({
+  line: n,
+  kind: 'nul',
+  problem: `NUL bytes at the start of line ${n} (a crash or power cut)`,
+});
+const nulsAfter = (n: number, count: number): ChainBreak => ({
+  line: n,
+  kind: 'nul',
+  problem: `line ${n} ends in ${count} NUL bytes (a crash or power cut)`,
+});
+
 /** What the walker made of the line it last stepped over, for a reader that words breaks further (verify-log.ts). */
 export interface LineFacts {
   /** The hash the next line must carry as `prev`: of the line's bytes, without a CR before its line feed. */
@@ -240,7 +251,7 @@ export class ChainWalker {
   private unchained = 0;
   private sawSealed = false;
   private lastBroken = false;
-  /** The hash of the last line without the NUL bytes it starts with, when it does: a writer may have chained from either. */
+  /** The hash of the last line without the NUL bytes it starts with, if any: a writer may have chained from either. */
   private lastAlt: string | null = null;
 
   step(bytes: Uint8Array, ended = true): ChainBreak | null {
@@ -279,14 +290,14 @@ export class ChainWalker {
     if (chain === 'bad') {
       this.expected++;
       const tail = bytes.length > 0 && bytes[bytes.length - 1] === 0 ? trailingNuls(bytes) : 0;
-      if (nuls > 0) return { line: n, kind: 'nul', problem: `NUL bytes at the start of line ${n} (a crash or power cut)` };
-      if (tail > 0) return { line: n, kind: 'nul', problem: `line ${n} ends in ${tail} NUL bytes (a crash or power cut)` };
+      if (nuls > 0) return nulsBefore(n);
+      if (tail > 0) return nulsAfter(n, tail);
       if (!ended) return { line: n, kind: 'cut', problem: `line ${n} is cut short (the file ends in the middle of it)` };
       return { line: n, kind: 'edited', problem: `line ${n} is not a JSON object: edited or cut` };
     }
     if (chain === null) {
       this.expected++;
-      if (nuls > 0) return { line: n, kind: 'nul', problem: `NUL bytes at the start of line ${n} (a crash or power cut)` };
+      if (nuls > 0) return nulsBefore(n);
       if (n - 1 === this.unchained) {
         this.unchained++;
         return { line: n, kind: 'unchained', problem: `line ${n} carries no chain (written by a fraudctl that did not chain its lines)` };
@@ -299,7 +310,7 @@ export class ChainWalker {
     const afterEdit = this.lastBroken && chain.line === this.expected;
     this.expected = (chain.line > 0 ? chain.line : this.expected) + 1;
     if (seal === 'sealed') this.sawSealed = true;
-    if (nuls > 0) return { line: n, kind: 'nul', problem: `NUL bytes at the start of line ${n} (a crash or power cut)` };
+    if (nuls > 0) return nulsBefore(n);
     if (seal === 'broken') return { line: n, kind: 'edited', problem: `line ${n} was edited: its own hash does not match its text` };
     if (!linked && !afterEdit) {
       if (chain.line > 0 && chain.line > n && chain.prev !== prevHash && n === 1 && chain.continues === undefined) {

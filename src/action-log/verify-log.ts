@@ -112,12 +112,13 @@ export async function verifyLog(path: string, options: { expect?: string } = {})
     waitingForNext = null;
     if (seen?.kind !== 'cut') lastHash = facts.hash;
     lastLine = chain !== null && chain.line > 0 ? chain.line : lastLine + 1;
-    if (options.expect !== undefined && expectedAt === null && facts.hash === options.expect && seen?.kind !== 'cut') expectedAt = n;
+    if (expectedAt === null && facts.hash === options.expect && seen?.kind !== 'cut') expectedAt = n;
     const from = chain === null ? null : continuesOf(chain.continues);
     if (from !== null) continues.push({ at: n, ...from });
     if (seen === null) continue;
     if ((seen.kind === 'unlinked' || seen.kind === 'removed') && chain !== null) {
-      const link = { n, line: chain.line, expected: facts.expected, prev: chain.prev, before: facts.prev, hash: facts.hash };
+      const { expected, prev: before, hash } = facts;
+      const link = { n, line: chain.line, expected, prev: chain.prev, before, hash };
       links.set(n, link);
       waitingForNext = link;
     }
@@ -131,7 +132,15 @@ export async function verifyLog(path: string, options: { expect?: string } = {})
 
 function verdictOf(
   file: string,
-  r: { lines: number; lastHash: string | null; lastLine: number; breaks: LogBreak[]; continues: LogVerdict['continues']; expect?: string | undefined; expectedAt: number | null },
+  r: {
+    lines: number;
+    lastHash: string | null;
+    lastLine: number;
+    breaks: LogBreak[];
+    continues: LogVerdict['continues'];
+    expect?: string | undefined;
+    expectedAt: number | null;
+  },
 ): LogVerdict {
   const first = r.breaks[0] ?? null;
   return {
@@ -154,11 +163,17 @@ function verdictOf(
  * The walker's breaks, with each failed link worded as what it looks like, and the breaks that
  * one change caused after the first folded into it (a swap fails three links; one break).
  */
-async function wordLinks(path: string, found: LogBreak[], links: Map<number, LinkBreak>, lines: number): Promise<LogBreak[]> {
+async function wordLinks(
+  path: string,
+  found: LogBreak[],
+  links: Map<number, LinkBreak>,
+  lines: number,
+): Promise<LogBreak[]> {
   const wanted = new Set<string>();
   for (const link of links.values()) wanted.add(link.prev).add(link.hash);
   const places = await placesOf(path, wanted, lines);
-  const where = (hash: string, not: number) => (hash === GENESIS ? [0] : (places.get(hash) ?? []).filter((p) => p !== not));
+  const where = (hash: string, not: number) =>
+    hash === GENESIS ? [0] : (places.get(hash) ?? []).filter((p) => p !== not);
   const consumed = new Set<number>();
   const byPrev = new Map<string, number[]>();
   for (const link of links.values()) {
@@ -202,18 +217,21 @@ async function wordLinks(path: string, found: LogBreak[], links: Map<number, Lin
     } else if (link.prev === link.before) {
       said('edited', `line ${n} was edited (its line number says ${link.line})`);
     } else if (preds.includes(0)) {
-      said('inserted', `line ${n} was written as the first line of a log: ${range(1, n - 1)} before it were added, or it was moved`);
+      said('inserted', `line ${n} was written as the first line of a log: ${range(1, n - 1)} before it were ` +
+        `added, or it was moved`);
     } else if (preds.some((m) => m > n)) {
       const m = preds.find((p) => p > n)!;
       const atM = links.get(m);
       const afterM = links.get(m + 1);
-      // Line n was written after what is now line m: the line after n links back over it, and the line after m links to n.
+      // Line n was written after what is now line m: the line after n links back over it, and the line
+      // after m links to n.
       const movedUp = after?.prev === link.before && (m === lines || afterM?.prev === link.hash);
       // Or line m was written just before line n: m links to the line before n, and the line after m links over m.
       const movedDown = atM?.prev === link.before && (m === lines || afterM?.prev === atM.before);
       if (movedUp || movedDown) {
         consumed.add(movedUp ? n + 1 : m).add(m + 1);
-        if (m === n + 1) said('reordered', `lines ${n} and ${n + 1} are out of order (swapped): line ${n} was written after line ${n + 1}`);
+        if (m === n + 1) said('reordered', `lines ${n} and ${n + 1} are out of order (swapped): line ${n} was ` +
+          `written after line ${n + 1}`);
         else if (movedUp) said('reordered', `line ${n} was moved: it was written after what is now line ${m}`);
         else said('reordered', `line ${m} was moved: it was written just before what is now line ${n}`);
       } else {
@@ -224,13 +242,15 @@ async function wordLinks(path: string, found: LogBreak[], links: Map<number, Lin
       const m = insertedBetween(preds, n)!;
       while (out.length > 0 && out[out.length - 1]!.line > m) out.pop();
       const verb = m + 1 === n - 1 ? 'does' : 'do';
-      said('inserted', `${range(m + 1, n - 1)} ${verb} not belong between lines ${m} and ${n}: inserted, or moved there`, m + 1);
+      said('inserted', `${range(m + 1, n - 1)} ${verb} not belong between lines ${m} and ${n}: inserted, or ` +
+        `moved there`, m + 1);
     } else if (link.line > 0 && link.line < link.expected) {
       // A chained line from elsewhere: the lines from here to the one that links over them do not belong.
       const end = byPrev.get(link.before)?.find((p) => p > n && !consumed.has(p));
       if (end !== undefined && end > n + 1) {
         for (let l = n + 1; l <= end; l++) if (links.has(l)) consumed.add(l);
-        said('inserted', `${range(n, end - 1)} do not belong between lines ${n - 1} and ${end}: inserted, or moved there`);
+        said('inserted', `${range(n, end - 1)} do not belong between lines ${n - 1} and ${end}: inserted, or ` +
+          `moved there`);
       } else {
         if (end !== undefined) consumed.add(end);
         said('inserted', `line ${n} was inserted or copied here (it says it was line ${link.line})`);
@@ -241,13 +261,20 @@ async function wordLinks(path: string, found: LogBreak[], links: Map<number, Lin
       if (nul !== undefined && nul.kind === 'nul' && nul.line === n - 1) {
         nul.problem += `: it holds the place of ${range(link.expected - 1, link.line - 1)}, lost`;
       } else if (n === 1) {
-        said('removed', `${gone === 1 ? 'the first line was' : `the first ${gone} lines were`} removed (line 1 says it was line ${link.line})`);
+        said('removed', `${gone === 1 ? 'the first line was' : `the first ${gone} lines were`} removed (line 1 ` +
+          `says it was line ${link.line})`);
       } else {
-        said('removed', `${plural(gone, 'line was', 'lines were')} removed before line ${n} (it says it was line ${link.line})`);
+        said('removed', `${plural(gone, 'line was', 'lines were')} removed before line ${n} (it says it was line ` +
+          `${link.line})`);
       }
     } else if (n === 1) {
       said('edited', 'line 1 was edited (it does not start the chain)');
-    } else if (after !== undefined && after.prev !== link.hash && where(after.prev, n + 1).length === 0 && after.line === link.line + 1) {
+    } else if (
+      after !== undefined &&
+      after.prev !== link.hash &&
+      where(after.prev, n + 1).length === 0 &&
+      after.line === link.line + 1
+    ) {
       // The line after this one no longer links to it either: this line's own `prev` was edited.
       consumed.add(n + 1);
       said('edited', `line ${n} was edited (its prev field no longer holds the hash of line ${n - 1})`);
@@ -259,7 +286,7 @@ async function wordLinks(path: string, found: LogBreak[], links: Map<number, Lin
   return out;
 }
 
-/** Runs of one kind that one cause explains, said once: the unchained lines at the start, CR LF endings, unsealed lines. */
+/** Runs of one kind that one cause explains, said once: unchained lines at the start, CR LF endings, unsealed lines. */
 function mergeRuns(breaks: LogBreak[], lines: number): LogBreak[] {
   const out: LogBreak[] = [];
   const unchained = breaks.filter((b) => b.kind === 'unchained').length;
@@ -269,15 +296,20 @@ function mergeRuns(breaks: LogBreak[], lines: number): LogBreak[] {
     const last = out[out.length - 1];
     if (b.kind === 'unchained') {
       if (last?.kind === 'unchained') continue;
-      const rest = lines > unchained && breaks.length === unchained ? `; ${range(unchained + 1, lines)} chained and intact` : '';
-      out.push({ ...b, problem: `unchained ${range(1, unchained)}: written by a fraudctl that did not chain its log lines, so nothing proves they were not changed${rest}` });
+      const whole = lines > unchained && breaks.length === unchained;
+      const rest = whole ? `; ${range(unchained + 1, lines)} chained and intact` : '';
+      out.push({ ...b, problem: `unchained ${range(1, unchained)}: written by a fraudctl that did not chain its ` +
+        `log lines, so nothing proves they were not changed${rest}` });
     } else if (b.kind === 'crlf') {
       if (b !== crlf[0]) continue;
-      const which = crlf.length === lines ? 'every line ends' : `${plural(crlf.length, 'line ends', 'lines end')} (the first: line ${b.line})`;
-      out.push({ ...b, problem: `${which} with CR LF: the file was saved with Windows line endings (the chain holds without the CRs)` });
+      const some = `${plural(crlf.length, 'line ends', 'lines end')} (the first: line ${b.line})`;
+      const which = crlf.length === lines ? 'every line ends' : some;
+      out.push({ ...b, problem: `${which} with CR LF: the file was saved with Windows line endings (the chain ` +
+        `holds without the CRs)` });
     } else if (b.kind === 'unsealed' && last?.kind === 'unsealed' && runEnd === b.line - 1) {
       runEnd = b.line;
-      last.problem = `${range(last.line, b.line)} carry no hash of their own after lines that do: inserted, or written by an older fraudctl`;
+      last.problem = `${range(last.line, b.line)} carry no hash of their own after lines that do: inserted, or ` +
+        `written by an older fraudctl`;
     } else {
       out.push(b);
       runEnd = b.line;
@@ -292,7 +324,7 @@ function intactBefore(verdict: LogVerdict): string {
   return bad > 1 ? ` (${range(1, bad - 1)} intact)` : '';
 }
 
-/** Whether `file` (verified as `later`) joins the file given before it (`earlier`), when a line of it says it continues one. */
+/** Whether `later` joins the file given before it (`earlier`), when a line of it says it continues one. */
 async function joinOf(earlier: LogVerdict | null, later: LogVerdict): Promise<LogVerdict['join']> {
   if (later.continues.length === 0) return null;
   const first = later.continues[0]!;
@@ -300,7 +332,8 @@ async function joinOf(earlier: LogVerdict | null, later: LogVerdict): Promise<Lo
     return {
       kind: 'alone',
       line: first.at,
-      problem: `line ${first.at} continues an earlier file (its writer last knew line ${first.line} of the log before it was rotated or cut short): give that file before this one to check the join`,
+      problem: `line ${first.at} continues an earlier file (its writer last knew line ${first.line} of the log ` +
+        `before it was rotated or cut short): give that file before this one to check the join`,
     };
   }
   const old = terminalSafe(earlier.file);
@@ -315,12 +348,14 @@ async function joinOf(earlier: LogVerdict | null, later: LogVerdict): Promise<Lo
     }
     const places = await placesOf(earlier.file, new Set([c.hash]), earlier.lines);
     if (!places.has(c.hash)) {
-      return { kind: 'unjoined', line: c.at, problem: `line ${c.at} continues from line ${c.line} of a log, which ${old} does not hold as written: ${old} was edited there, or it is not the file this one continues` };
+      return { kind: 'unjoined', line: c.at, problem: `line ${c.at} continues from line ${c.line} of a log, ` +
+        `which ${old} does not hold as written: ${old} was edited there, or it is not the file this one continues` };
     }
   }
   if (gapTo > 0) {
     const lost = range(lastNumber + 1, gapTo);
-    return { kind: 'gap', line: gapAt, problem: `${lost} of ${old} ${lastNumber + 1 === gapTo ? 'is' : 'are'} in neither file: lost, e.g. to a copytruncate rotation (line ${gapAt} continues from line ${gapTo})` };
+    return { kind: 'gap', line: gapAt, problem: `${lost} of ${old} ${lastNumber + 1 === gapTo ? 'is' : 'are'} in ` +
+      `neither file: lost, e.g. to a copytruncate rotation (line ${gapAt} continues from line ${gapTo})` };
   }
   return { kind: 'joins', line: first.at, problem: `joins ${old}: line ${first.at} continues from line ${first.line}` };
 }
@@ -329,21 +364,29 @@ async function joinOf(earlier: LogVerdict | null, later: LogVerdict): Promise<Lo
 function verdictText(v: LogVerdict): string[] {
   const name = terminalSafe(v.file);
   if (v.intact) {
-    const out = [`${name}: ${plural(v.lines, 'line', 'lines')} intact${v.lastHash ? ` (last line's hash ${v.lastHash})` : ''}`];
+    const hash = v.lastHash ? ` (last line's hash ${v.lastHash})` : '';
+    const out = [`${name}: ${plural(v.lines, 'line', 'lines')} intact${hash}`];
     if (v.join !== null) out.push(`${name}: ${v.join.problem}`);
     return out;
   }
   if (v.breaks.length === 1) return [`${name}: NOT INTACT: ${v.problem}${intactBefore(v)}`];
-  return [`${name}: NOT INTACT: ${v.breaks.length} breaks in ${plural(v.lines, 'line', 'lines')}${intactBefore(v)}`, ...v.breaks.map((b) => `  ${b.problem}`)];
+  const head = `${name}: NOT INTACT: ${v.breaks.length} breaks in ${plural(v.lines, 'line', 'lines')}`;
+  return [head + intactBefore(v), ...v.breaks.map((b) => `  ${b.problem}`)];
 }
 
 const HASH = /^[0-9a-f]{64}$/;
+const HINT = 'give log verify the --log files to check';
 
 /** `fraudctl log verify FILE…`: a line per file on stdout (or --json); exit 1 when any is not intact. */
-export async function verifyLogs(session: Session, files: readonly string[], options: { expect?: string } = {}): Promise<void> {
+export async function verifyLogs(
+  session: Session,
+  files: readonly string[],
+  options: { expect?: string } = {},
+): Promise<void> {
   const expect = options.expect?.toLowerCase();
   if (expect !== undefined && !HASH.test(expect)) {
-    throw new UsageError(`--expect takes a line's hash, 64 hex digits, as log verify prints it (got ${JSON.stringify(terminalSafe(options.expect!))})`);
+    throw new UsageError(`--expect takes a line's hash, 64 hex digits, as log verify prints it (got ` +
+      `${JSON.stringify(terminalSafe(options.expect!))})`);
   }
   for (const file of files) {
     let stat;
@@ -353,7 +396,10 @@ export async function verifyLogs(session: Session, files: readonly string[], opt
       throw new UsageError(`cannot read ${terminalSafe(file)}: ${errorCode(error) === 'ENOENT' ? 'no such file' : errorCode(error)}`, 'give log verify the --log files to check');
     }
     if (stat.isDirectory()) throw new UsageError(`${terminalSafe(file)} is a directory`, 'give log verify the --log files to check');
-    if (!stat.isFile()) throw new UsageError(`${terminalSafe(file)} is not a regular file (a FIFO or a device has no end to check)`, 'give log verify the --log files to check');
+    if (!stat.isFile()) {
+      const what = `${terminalSafe(file)} is not a regular file (a FIFO or a device has no end to check)`;
+      throw new UsageError(what, HINT);
+    }
   }
   const output = await session.output();
   const verdicts: LogVerdict[] = [];
@@ -362,14 +408,16 @@ export async function verifyLogs(session: Session, files: readonly string[], opt
     try {
       verdict = await verifyLog(file, expect === undefined ? {} : { expect });
     } catch (error) {
-      if (errorCode(error) === 'ENOTREG') throw new UsageError(`${terminalSafe(file)} is not a regular file`, 'give log verify the --log files to check');
+      if (errorCode(error) === 'ENOTREG') throw new UsageError(`${terminalSafe(file)} is not a regular file`, HINT);
       throw new CliError(`cannot read ${terminalSafe(file)}: ${errorCode(error)}`, ExitCode.FAILURE);
     }
     verdicts.push(verdict);
   }
   for (const [i, v] of verdicts.entries()) {
     v.join = await joinOf(i > 0 ? verdicts[i - 1]! : null, v);
-    if (v.join !== null && (v.join.kind === 'gap' || v.join.kind === 'unjoined')) addBreak(v, { line: v.join.line, kind: v.join.kind, problem: v.join.problem });
+    if (v.join !== null && (v.join.kind === 'gap' || v.join.kind === 'unjoined')) {
+      addBreak(v, { line: v.join.line, kind: v.join.kind, problem: v.join.problem });
+    }
   }
   const notes = new Map<LogVerdict, string>();
   if (expect !== undefined) {
@@ -377,7 +425,8 @@ export async function verifyLogs(session: Session, files: readonly string[], opt
     if (at === -1) {
       const last = verdicts[verdicts.length - 1]!;
       const where = verdicts.length === 1 ? 'is not in it' : 'is in none of the files';
-      const problem = `the expected line (hash ${expect}) ${where}: lines were removed from the end (it ends at line ${last.lines} now), or it was rewritten`;
+      const problem = `the expected line (hash ${expect}) ${where}: lines were removed from the end (it ends at ` +
+        `line ${last.lines} now), or that line was edited`;
       // Placed after the last line, where the lines removed from the end were: every line there is counted intact.
       addBreak(last, { line: last.lines + 1, kind: 'removed', problem });
     } else {
@@ -385,7 +434,8 @@ export async function verifyLogs(session: Session, files: readonly string[], opt
       const line = v.expected!.line!;
       const added = v.lines - line + verdicts.slice(at + 1).reduce((sum, later) => sum + later.lines, 0);
       v.expected!.added = added;
-      const since = added === 0 ? 'nothing was added after it' : `${plural(added, 'line was', 'lines were')} added after it since`;
+      const grown = `${plural(added, 'line was', 'lines were')} added after it since`;
+      const since = added === 0 ? 'nothing was added after it' : grown;
       notes.set(v, `${terminalSafe(v.file)}: the expected line is line ${line}, as it was; ${since}`);
     }
   }
@@ -399,11 +449,13 @@ export async function verifyLogs(session: Session, files: readonly string[], opt
   }
   const broken = verdicts.filter((v) => !v.intact);
   if (broken.length > 0) {
-    const where = (v: LogVerdict) => (v.breaks.length === 1 ? `line ${v.firstBad}` : `${v.breaks.length} breaks, the first at line ${v.firstBad}`);
+    const where = (v: LogVerdict) =>
+      v.breaks.length === 1 ? `line ${v.firstBad}` : `${v.breaks.length} breaks, the first at line ${v.firstBad}`;
     throw new CliError(
       broken.length === 1 && verdicts.length === 1
         ? `${terminalSafe(broken[0]!.file)} is not intact (${where(broken[0]!)})`
-        : `${broken.length} of ${verdicts.length} logs are not intact: ${broken.map((v) => `${terminalSafe(v.file)} (${where(v)})`).join(', ')}`,
+        : `${broken.length} of ${verdicts.length} logs are not intact: ` +
+          `${broken.map((v) => `${terminalSafe(v.file)} (${where(v)})`).join(', ')}`,
       ExitCode.FAILURE,
     );
   }

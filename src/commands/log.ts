@@ -17,9 +17,9 @@ export function logCommand(context: CliContext): Command {
   );
   log
     .command('verify')
-    .description('check that each log is whole: name every line edited, removed, reordered, inserted or cut since it was written')
+    .description('check that each log is whole: name every line edited, removed, moved, inserted or cut')
     .argument('<files...>', 'the --log files to check; several: one log in order (oldest first, as after a rotation)')
-    .option('--expect <hash>', "the last line's hash an earlier verify printed: fail if that line is no longer in the log")
+    .option('--expect <hash>', "the last line's hash a verify printed: fail if that line is no longer in the log")
     .addHelpText(
       'before',
       `Examples:
@@ -54,7 +54,8 @@ a device). What a whole chain proves, and what it does not: fraudctl help log.
     )
     .action(async (files: string[], options: { expect?: string }, command: Command) => {
       const { verifyLogs } = await import('../action-log/verify-log.js');
-      await withSession(context, command, (session) => verifyLogs(session, files, options.expect === undefined ? {} : { expect: options.expect }));
+      const given = options.expect === undefined ? {} : { expect: options.expect };
+      await withSession(context, command, (session) => verifyLogs(session, files, given));
     });
   return log;
 }

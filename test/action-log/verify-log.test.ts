@@ -20,7 +20,14 @@ afterAll(() => tmp.remove());
 let files = 0;
 
 /** A chained log of `count` lines starting at number `from` (a file's first line chains from GENESIS). */
-function chained(count: number, options: { sealed?: boolean; from?: number; first?: Record<string, unknown>; tag?: string } = {}): string[] {
+interface Made {
+  sealed?: boolean;
+  from?: number;
+  first?: Record<string, unknown>;
+  tag?: string;
+}
+
+function chained(count: number, options: Made = {}): string[] {
   const { sealed = true, from = 1, tag = 'ord' } = options;
   const lines: string[] = [];
   let prev = GENESIS;
@@ -58,7 +65,7 @@ describe('every break, each named once with what it looks like', () => {
     ]);
   });
 
-  it('a swapped pair is one break, and so is a line moved up or down; the rest of the file is judged still', async () => {
+  it('a swapped pair is one break, and so is a line moved up or down; the rest is judged still', async () => {
     const swapped = chained(20);
     [swapped[9], swapped[10]] = [swapped[10]!, swapped[9]!];
     swapped[15] = swapped[15]!.replace('alice', 'bob');
@@ -86,7 +93,9 @@ describe('every break, each named once with what it looks like', () => {
   it('a copy of a line, a line from another log and unchained lines inserted: one break each', async () => {
     const lines = chained(10);
     const other = chained(10, { tag: 'x' });
-    const changed = [...lines.slice(0, 3), lines[1]!, ...lines.slice(3, 6), other[4]!, ...lines.slice(6, 8), '{"eventId":"forged"}', '{"eventId":"forged2"}', ...lines.slice(8)];
+    const forged = ['{"eventId":"forged"}', '{"eventId":"forged2"}'];
+    const changed = [...lines.slice(0, 3), lines[1]!, ...lines.slice(3, 6), other[4]!];
+    changed.push(...lines.slice(6, 8), ...forged, ...lines.slice(8));
     expect(await breaksOf(changed)).toEqual([
       [4, 'inserted', 'line 4 is a copy of line 2, inserted here'],
       [8, 'inserted', 'line 8 was inserted or copied here (it says it was line 5)'],
@@ -94,7 +103,7 @@ describe('every break, each named once with what it looks like', () => {
     ]);
   });
 
-  it('lines an older build wrote (no seal of their own): an edited line and an edited prev field told apart, every one', async () => {
+  it('lines of an older build (no seal): an edited line and an edited prev field told apart, every one', async () => {
     const lines = chained(12, { sealed: false });
     lines[2] = lines[2]!.replace('alice', 'bob');
     lines[7] = lines[7]!.replace(/"prev":"[0-9a-f]{4}/, '"prev":"0000');
@@ -114,19 +123,21 @@ describe('every break, each named once with what it looks like', () => {
     expect(await breaksOf(cut)).toEqual([[5, 'cut', 'line 5 is cut short (the file ends in the middle of it)']]);
   });
 
-  it('NUL bytes a power cut left: a run of them named as such, with the lines it took the place of; NULs before a line', async () => {
+  it('NUL bytes of a power cut: a run named as such, with the lines it took the place of; NULs before a line', async () => {
     const lines = chained(6);
     const nuls = Buffer.alloc(5000);
     // The writer after the crash chains from the NUL run as a line of its own (it starts its line with a line feed).
     const after = sealLine(JSON.stringify({ eventId: 'ord-5', line: 5, prev: lineHash(nuls) }));
-    expect(await breaksOf(Buffer.concat([Buffer.from(`${lines.slice(0, 3).join('\n')}\n`), nuls, Buffer.from(`\n${after}\n`)]))).toEqual([
+    const head = Buffer.from(`${lines.slice(0, 3).join('\n')}\n`);
+    expect(await breaksOf(Buffer.concat([head, nuls, Buffer.from(`\n${after}\n`)]))).toEqual([
       [4, 'nul', 'line 4 is 5000 NUL bytes (a crash or power cut)'],
     ]);
     // NULs where lines 4 and 5 were: the line after them says it was line 6.
-    expect(await breaksOf(Buffer.concat([Buffer.from(`${lines.slice(0, 3).join('\n')}\n`), nuls, Buffer.from(`\n${lines[5]}\n`)]))).toEqual([
+    expect(await breaksOf(Buffer.concat([head, nuls, Buffer.from(`\n${lines[5]}\n`)]))).toEqual([
       [4, 'nul', 'line 4 is 5000 NUL bytes (a crash or power cut): it holds the place of lines 4-5, lost'],
     ]);
-    expect(await breaksOf(Buffer.concat([Buffer.from(`${lines.slice(0, 3).join('\n')}\n`), Buffer.alloc(3), Buffer.from(`${lines.slice(3).join('\n')}\n`)]))).toEqual([
+    const rest = Buffer.from(`${lines.slice(3).join('\n')}\n`);
+    expect(await breaksOf(Buffer.concat([head, Buffer.alloc(3), rest]))).toEqual([
       [4, 'nul', 'NUL bytes at the start of line 4 (a crash or power cut)'],
     ]);
   });
@@ -148,12 +159,14 @@ describe('every break, each named once with what it looks like', () => {
 function chainOn(lines: string[], count: number): string[] {
   for (let i = 0; i < count; i++) {
     const line = lines.length + 1;
-    lines.push(sealLine(JSON.stringify({ eventId: `ord-${line}`, analyst: 'alice', line, prev: lineHash(Buffer.from(lines[lines.length - 1]!)) })));
+    const prev = lineHash(Buffer.from(lines[lines.length - 1]!));
+    lines.push(sealLine(JSON.stringify({ eventId: `ord-${line}`, analyst: 'alice', line, prev })));
   }
   return lines;
 }
 
-const verify = (args: string[]) => runCli(['log', 'verify', ...args], { env: cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'config') }) });
+const env = () => cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'config') });
+const verify = (args: string[]) => runCli(['log', 'verify', ...args], { env: env() });
 
 describe('fraudctl log verify, as a process', () => {
   it('names every break under a count, exit 1; --json gives every break', async () => {
@@ -172,7 +185,13 @@ describe('fraudctl log verify, as a process', () => {
     const json = await verify([path, '--json']);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject([
-      { file: path, intact: false, lines: 12, firstBad: 3, kind: 'edited', breaks: [{ line: 3, kind: 'edited' }, { line: 8, kind: 'reordered' }] },
+      {
+        ...{ file: path, intact: false, lines: 12, firstBad: 3, kind: 'edited' },
+        breaks: [
+          { line: 3, kind: 'edited' },
+          { line: 8, kind: 'reordered' },
+        ],
+      },
     ]);
   });
 
@@ -190,14 +209,15 @@ describe('fraudctl log verify, as a process', () => {
     const shortened = file(lines.slice(0, 6));
     const gone = await verify([shortened, '--expect', kept]);
     expect(gone.code).toBe(1);
-    expect(gone.stdout).toBe(`${shortened}: NOT INTACT: the expected line (hash ${kept}) is not in it: lines were removed from the end (it ends at line 6 now), or it was rewritten (lines 1-6 intact)\n`);
+    expect(gone.stdout).toBe(`${shortened}: NOT INTACT: the expected line (hash ${kept}) is not in it: lines ` +
+      `were removed from the end (it ends at line 6 now), or that line was edited (lines 1-6 intact)\n`);
     expect(gone.stderr).toBe(`error: ${shortened} is not intact (line 7)\n`);
     const bad = await verify([shortened, '--expect', 'abc']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe('error: --expect takes a line\'s hash, 64 hex digits, as log verify prints it (got "abc")\n');
   });
 
-  it('files in order: a file that continues another joins it, or the lines lost between them are named; alone, it says what to give', async () => {
+  it('files in order: one continuing another joins it, or the lines lost between are named; alone: said', async () => {
     const old = chained(10);
     const lastKnown = (line: number, text: string) => ({ continues: { line, hash: lineHash(Buffer.from(text)) } });
     // Renamed away (rotation): the new file's first line continues from the old file's last.
@@ -210,10 +230,12 @@ describe('fraudctl log verify, as a process', () => {
     const copy = file(old.slice(0, 7));
     const gap = await verify([copy, fresh]);
     expect(gap.code).toBe(1);
-    expect(gap.stdout).toContain(`${fresh}: NOT INTACT: lines 8-10 of ${copy} are in neither file: lost, e.g. to a copytruncate rotation (line 1 continues from line 10)\n`);
+    expect(gap.stdout).toContain(`${fresh}: NOT INTACT: lines 8-10 of ${copy} are in neither file: lost, e.g. to ` +
+      `a copytruncate rotation (line 1 continues from line 10)\n`);
     const alone = await verify([fresh]);
     expect(alone.code).toBe(0);
-    expect(alone.stdout).toContain(`${fresh}: line 1 continues an earlier file (its writer last knew line 10 of the log before it was rotated or cut short): give that file before this one to check the join\n`);
+    expect(alone.stdout).toContain(`${fresh}: line 1 continues an earlier file (its writer last knew line 10 of ` +
+      `the log before it was rotated or cut short): give that file before this one to check the join\n`);
     const edited = [...old];
     edited[9] = chained(10, { tag: 'y' })[9]!;
     const other = await verify([file(edited), fresh]);
@@ -228,7 +250,8 @@ describe('fraudctl log verify, as a process', () => {
     for (const path of [fifo, '/dev/zero']) {
       const result = await verify([path]);
       expect(result.code, path).toBe(2);
-      expect(result.stderr).toBe(`error: ${path} is not a regular file (a FIFO or a device has no end to check)\ngive log verify the --log files to check\n`);
+      expect(result.stderr).toBe(`error: ${path} is not a regular file (a FIFO or a device has no end to ` +
+        `check)\ngive log verify the --log files to check\n`);
     }
   });
 });
