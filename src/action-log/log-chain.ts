@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { readSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { constants, readSync } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
 
 /*
  * The hash chain of an action log: every line carries `line`, its number in the file,
@@ -145,8 +145,16 @@ export interface ChainBreak {
   problem: string;
 }
 
+/** Where the writer of a line last knew the log to end, before the file was cut short or replaced. */
+export interface Continues {
+  line: number;
+  hash: string;
+}
+
 /** A line's chain members; null when it has none; 'bad' when it is not a JSON object. */
 export function chainFields(bytes: Uint8Array): { line: number; prev: string; continues: unknown } | null | 'bad' {
+  // Not an object's text at all (a NUL run, a torn tail): no string of it is made to parse.
+  if (bytes.length === 0 || bytes[0] !== 0x7b) return 'bad';
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
@@ -163,6 +171,68 @@ export function chainFields(bytes: Uint8Array): { line: number; prev: string; co
   };
 }
 
+/** A `continues` member as the writer writes it, or null. */
+export function continuesOf(value: unknown): Continues | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { line, hash } = value as { line?: unknown; hash?: unknown };
+  if (!Number.isSafeInteger(line) || (line as number) < 1 || typeof hash !== 'string' || !HEX64.test(hash)) return null;
+  return { line: line as number, hash };
+}
+
+const ZEROS = Buffer.alloc(CHUNK);
+
+/** How many NUL bytes `bytes` starts with, a chunk at a time (natively: a power cut can leave megabytes of them). */
+export function leadingNuls(bytes: Buffer): number {
+  let at = 0;
+  while (at < bytes.length) {
+    const length = Math.min(CHUNK, bytes.length - at);
+    if (bytes.compare(ZEROS, 0, length, at, at + length) !== 0) {
+      while (bytes[at] === 0) at++;
+      return at;
+    }
+    at += length;
+  }
+  return at;
+}
+
+/** How many NUL bytes `bytes` ends with. */
+function trailingNuls(bytes: Buffer): number {
+  let end = bytes.length;
+  while (end > 0) {
+    const length = Math.min(CHUNK, end);
+    if (bytes.compare(ZEROS, 0, length, end - length, end) !== 0) {
+      while (end > 0 && bytes[end - 1] === 0) end--;
+      return bytes.length - end;
+    }
+    end -= length;
+  }
+  return bytes.length;
+}
+
+const nulsBefore = (n: number): ChainBreak => ({
+  line: n,
+  kind: 'nul',
+  problem: `NUL bytes at the start of line ${n} (a crash or power cut)`,
+});
+const nulsAfter = (n: number, count: number): ChainBreak => ({
+  line: n,
+  kind: 'nul',
+  problem: `line ${n} ends in ${count} NUL bytes (a crash or power cut)`,
+});
+
+/** What the walker made of the line it last stepped over, for a reader that words breaks further (verify-log.ts). */
+export interface LineFacts {
+  /** The hash the next line must carry as `prev`: of the line's bytes, without a CR before its line feed. */
+  hash: string;
+  /** Its chain members, as chainFields gives them (of the text after any leading NUL bytes). */
+  chain: { line: number; prev: string; continues: unknown } | null | 'bad';
+  seal: 'sealed' | 'unsealed' | 'broken' | null;
+  /** The number and the prev it should carry to follow the line before. */
+  expected: number;
+  prev: string;
+  crlf: boolean;
+}
+
 /**
  * Walks one file's chain a line at a time, in one pass and constant memory, and says for each
  * line whether it breaks the chain. After a break it takes the line as found and goes on, so
@@ -175,20 +245,24 @@ export class ChainWalker {
   lines = 0;
   /** The hash of the last whole line: what the next line must carry as `prev`. */
   lastHash = GENESIS;
+  /** What the last line stepped over looked like. */
+  facts: LineFacts = { hash: GENESIS, chain: null, seal: null, expected: 0, prev: GENESIS, crlf: false };
   /** The number the next line must carry. */
   private expected = 1;
   private unchained = 0;
   private sawSealed = false;
   private lastBroken = false;
+  /** The hash of the last line without the NUL bytes it starts with, if any: a writer may have chained from either. */
+  private lastAlt: string | null = null;
 
   step(bytes: Uint8Array, ended = true): ChainBreak | null {
     const n = ++this.lines;
-    const found = this.judge(n, bytes, ended);
+    const found = this.judge(n, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), ended);
     this.lastBroken = found !== null && found.kind === 'edited';
     return found;
   }
 
-  private judge(n: number, raw: Uint8Array, ended: boolean): ChainBreak | null {
+  private judge(n: number, raw: Buffer, ended: boolean): ChainBreak | null {
     let bytes = raw;
     let crlf = false;
     if (bytes.length > 0 && bytes[bytes.length - 1] === 13) {
@@ -196,31 +270,48 @@ export class ChainWalker {
       crlf = true;
     }
     const hash = lineHash(bytes);
-    const prevHash = this.lastHash;
+    let prevHash = this.lastHash;
+    const prevAlt = this.lastAlt;
+    this.lastAlt = null;
+    const facts: LineFacts = { hash, chain: 'bad', seal: null, expected: this.expected, prev: prevHash, crlf };
+    this.facts = facts;
     this.lastHash = hash;
-    if (bytes.length > 0 && bytes.every((b) => b === 0)) {
+    // NUL bytes are what a crash or power cut leaves where the file had grown but its data had not reached
+    // the disk; the text after a run of them at the start is judged as a line still.
+    const nuls = bytes.length > 0 && bytes[0] === 0 ? leadingNuls(bytes) : 0;
+    if (nuls === bytes.length && nuls > 0) {
       this.expected++;
-      return { line: n, kind: 'nul', problem: `line ${n} is ${bytes.length} NUL bytes (what a crash or power cut leaves)` };
+      return { line: n, kind: 'nul', problem: `line ${n} is ${nuls} NUL bytes (a crash or power cut)` };
     }
-    const chain = chainFields(bytes);
+    if (nuls > 0) this.lastAlt = lineHash(bytes.subarray(nuls));
+    const chain = chainFields(bytes.subarray(nuls));
+    facts.chain = chain;
+    if (chain !== null && chain !== 'bad' && prevAlt !== null && chain.prev === prevAlt) prevHash = prevAlt;
+    facts.prev = prevHash;
     if (chain === 'bad') {
       this.expected++;
+      const tail = bytes.length > 0 && bytes[bytes.length - 1] === 0 ? trailingNuls(bytes) : 0;
+      if (nuls > 0) return nulsBefore(n);
+      if (tail > 0) return nulsAfter(n, tail);
       if (!ended) return { line: n, kind: 'cut', problem: `line ${n} is cut short (the file ends in the middle of it)` };
       return { line: n, kind: 'edited', problem: `line ${n} is not a JSON object: edited or cut` };
     }
     if (chain === null) {
       this.expected++;
+      if (nuls > 0) return nulsBefore(n);
       if (n - 1 === this.unchained) {
         this.unchained++;
         return { line: n, kind: 'unchained', problem: `line ${n} carries no chain (written by a fraudctl that did not chain its lines)` };
       }
       return { line: n, kind: 'inserted', problem: `line ${n} carries no hash: it was inserted after the chain began` };
     }
-    const seal = checkSeal(bytes);
+    const seal = checkSeal(bytes.subarray(nuls));
+    facts.seal = seal;
     const linked = chain.prev === prevHash && chain.line === this.expected;
     const afterEdit = this.lastBroken && chain.line === this.expected;
     this.expected = (chain.line > 0 ? chain.line : this.expected) + 1;
     if (seal === 'sealed') this.sawSealed = true;
+    if (nuls > 0) return nulsBefore(n);
     if (seal === 'broken') return { line: n, kind: 'edited', problem: `line ${n} was edited: its own hash does not match its text` };
     if (!linked && !afterEdit) {
       if (chain.line > 0 && chain.line > n && chain.prev !== prevHash && n === 1 && chain.continues === undefined) {
@@ -244,10 +335,13 @@ export class ChainWalker {
  * never end).
  */
 export async function* fileLines(path: string): AsyncGenerator<{ bytes: Buffer; ended: boolean }> {
-  const handle = await open(path, 'r');
+  // Looked at before it is opened: opening a FIFO for reading waits for a writer, for ever. O_NONBLOCK
+  // too, for one put at the path between the look and the open; it changes nothing for a regular file.
+  const notRegular = () => Object.assign(new Error(`${path} is not a regular file`), { code: 'ENOTREG' });
+  if (!(await stat(path)).isFile()) throw notRegular();
+  const handle = await open(path, constants.O_RDONLY | (process.platform === 'win32' ? 0 : constants.O_NONBLOCK));
   try {
-    const stat = await handle.stat();
-    if (!stat.isFile()) throw Object.assign(new Error(`${path} is not a regular file`), { code: 'ENOTREG' });
+    if (!(await handle.stat()).isFile()) throw notRegular();
     let pieces: Buffer[] = [];
     for await (const chunk of handle.createReadStream({ highWaterMark: CHUNK, autoClose: false }) as AsyncIterable<Buffer>) {
       let start = 0;

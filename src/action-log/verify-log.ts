@@ -1,35 +1,38 @@
-import { createReadStream, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { errorCode } from '../files/file-errors.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import type { Session } from '../session.js';
-import { GENESIS, lineHash } from './log-chain.js';
+import { ChainWalker, continuesOf, fileLines, GENESIS, lineHash, type BreakKind, type Continues } from './log-chain.js';
 
 /*
- * `fraudctl log verify FILE…`: walks each log's hash chain (log-chain.ts) and says whether it is
- * whole. Each line must carry `line` equal to its place in the file and `prev` equal to the
- * SHA-256 of the line before (GENESIS for line 1); the file must end with a line feed. The first
- * line that fails is named, with what it looks like where the chain can tell:
+ * `fraudctl log verify FILE…`: walks each log's hash chain (log-chain.ts's ChainWalker) and names
+ * every break, one break for one change: a line edited (its own hash no longer matches; for a
+ * line of an older build, the next line holds the hash of another text), lines removed (the
+ * next line says a higher number), a pair swapped or a line moved (its `prev` is the hash of a
+ * line elsewhere), lines inserted (a later line links over them), a line copied from another
+ * (the same bytes twice), a line cut short, NUL bytes (a crash or power cut), lines written
+ * before fraudctl chained its lines ("unchained"). CR LF endings and a missing last line feed
+ * (an editor's save) are said once for the file, as such.
  *
- * - its link holds but its number does not: that line was edited;
- * - its `prev` is the hash of a line further down: lines were swapped or moved;
- * - its `prev` is the hash of a line further up: the lines between were inserted or moved;
- * - its `prev` matches no line and its number is higher than its place: lines were removed;
- * - its number is its place: the line before it was edited (or its own `prev` was, when the
- *   line after it no longer links to it either);
- * - no line feed at the end: the last line was cut; not JSON: edited or cut;
- * - lines without `line`/`prev` at the start of a file were written before fraudctl chained its
- *   lines: the file is not intact (nothing proves they were not changed), and the message says
- *   "unchained lines 1-K" and whether the chained lines after them are whole; such a line after
- *   the chain began was inserted.
+ * Files given together are taken as one log in order (after a rotation): a line carrying
+ * `continues` says which line of the file before its writer last knew, and the join is checked.
+ * `--expect HASH` (the last line's hash an earlier verify printed, kept elsewhere) catches what
+ * the chain cannot: lines removed from the end; lines added after it are said, and are fine.
  *
- * What a whole chain proves, and what it does not (SECURITY.md): the file was not changed after
- * the fact by someone without the tool; anyone can recompute every hash, so someone set on it
- * can rewrite the whole file; lines removed from the end leave a shorter whole chain (verify
- * prints the last line's hash, to keep elsewhere and compare). Read a chunk at a time, two
- * passes at most (the second only for a broken file, to say what it looks like), so memory
- * stays flat for a log of any length.
+ * Time and memory are linear in the file: one pass names the breaks, and a second pass, only
+ * for a file that has a link break, finds where the hashes it names are (both through
+ * fileLines). What a whole chain proves, and what it does not, is in SECURITY.md.
  */
+
+export type VerifyKind = BreakKind | 'gap' | 'unjoined';
+
+export interface LogBreak {
+  /** The line's place in the file (1-based). */
+  line: number;
+  kind: VerifyKind;
+  problem: string;
+}
 
 export interface LogVerdict {
   file: string;
@@ -38,132 +41,353 @@ export interface LogVerdict {
   lines: number;
   /** The hash of the last whole line (what the next line would carry); null for an empty file. */
   lastHash: string | null;
-  /** The first line that fails, with what it looks like; null when intact. */
+  /** The number the last line carries (its place, when it carries none). */
+  lastLine: number;
+  /** Every break, in the order of the file. */
+  breaks: LogBreak[];
+  /** The first break's line, kind and words (null when intact). */
   firstBad: number | null;
-  kind: 'edited' | 'removed' | 'reordered' | 'inserted' | 'cut' | 'unchained' | null;
+  kind: VerifyKind | null;
   problem: string | null;
-}
-
-interface RawLine {
-  bytes: Buffer;
-  /** Ended by a line feed (else it is the file's last, cut short). */
-  ended: boolean;
-}
-
-/** The file's lines as bytes, a chunk at a time (the hash is of the exact bytes). */
-async function* rawLines(path: string): AsyncGenerator<RawLine> {
-  let rest: Buffer = Buffer.alloc(0);
-  for await (const chunk of createReadStream(path, { highWaterMark: 64 * 1024 }) as AsyncIterable<Buffer>) {
-    let data = rest.length > 0 ? Buffer.concat([rest, chunk]) : chunk;
-    let start = 0;
-    for (let feed = data.indexOf(10); feed !== -1; feed = data.indexOf(10, start)) {
-      yield { bytes: data.subarray(start, feed), ended: true };
-      start = feed + 1;
-    }
-    rest = Buffer.from(data.subarray(start));
-    data = rest;
-  }
-  if (rest.length > 0) yield { bytes: rest, ended: false };
-}
-
-interface Parsed {
-  line: number;
-  prev: string;
-}
-
-/** The chain fields of a line; null when it has none; 'bad' when it is not a JSON object. */
-function chainOf(bytes: Buffer): Parsed | null | 'bad' {
-  let value: unknown;
-  try {
-    value = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    return 'bad';
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'bad';
-  const v = value as { line?: unknown; prev?: unknown };
-  if (v.line === undefined && v.prev === undefined) return null;
-  return { line: Number.isSafeInteger(v.line) ? (v.line as number) : -1, prev: typeof v.prev === 'string' ? v.prev : '' };
+  /** Lines that say which line of an earlier file their writer last knew (`at`: their place here). */
+  continues: Array<{ at: number } & Continues>;
+  /** How this file joins the file given before it, when it continues one. */
+  join: { kind: 'joins' | 'gap' | 'unjoined' | 'alone'; line: number; problem: string } | null;
+  /** With --expect: where the line of that hash is in this file (null: not in it). */
+  expected?: { hash: string; line: number | null; added: number | null };
 }
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 const range = (a: number, b: number) => (a === b ? `line ${a}` : `lines ${a}-${b}`);
 
-/** What the first failing line looks like: a second pass over the file, only for a broken one. */
-async function diagnose(path: string, n: number, found: Parsed): Promise<{ kind: NonNullable<LogVerdict['kind']>; problem: string; bad?: number }> {
-  // Where a line with the hash `found.prev` is, and whether the line after n still links to n.
-  let match: number | null = found.prev === GENESIS ? 0 : null;
-  let hashOfN: string | null = null;
-  let nextPrev: string | null | undefined;
-  // A line inserted as a copy: the same bytes as the line whose number it carries.
-  let hashOfNamed: string | null = null;
-  let i = 0;
-  for await (const raw of rawLines(path)) {
-    i++;
-    if (!raw.ended) break;
-    const hash = lineHash(raw.bytes);
-    if (match === null && i !== n && hash === found.prev) match = i;
-    if (i === found.line) hashOfNamed = hash;
-    if (i === n) hashOfN = hash;
-    if (i === n + 1) {
-      const next = chainOf(raw.bytes);
-      nextPrev = next !== null && next !== 'bad' ? next.prev : null;
-    }
-  }
-  if (match !== null && match > n) {
-    return match === n + 1
-      ? { kind: 'reordered', problem: `lines ${n} and ${n + 1} are out of order (swapped): line ${n} was written after line ${n + 1}` }
-      : { kind: 'reordered', problem: `line ${n} was moved: it was written after what is now line ${match}` };
-  }
-  if (found.line < n && found.line > 0) return { kind: 'inserted', problem: hashOfNamed === hashOfN ? `line ${n} is a copy of line ${found.line}, inserted here` : `line ${n} was inserted or copied here (it says it was line ${found.line})` };
-  if (match === 0) return { kind: 'inserted', problem: `line ${n} was written as the first line of a log: ${range(1, n - 1)} before it were added, or it was moved` };
-  if (match !== null && match < n - 1) return { kind: 'inserted', problem: `${range(match + 1, n - 1)} do${match + 1 === n - 1 ? 'es' : ''} not belong between lines ${match} and ${n}: inserted, or moved there` };
-  if (found.line > n) {
-    const gone = found.line - n;
-    return { kind: 'removed', problem: n === 1 ? `${gone === 1 ? 'the first line was' : `the first ${gone} lines were`} removed (line 1 says it was line ${found.line})` : `${plural(gone, 'line was', 'lines were')} removed before line ${n} (it says it was line ${found.line})` };
-  }
-  if (n === 1) return { kind: 'edited', problem: 'line 1 was edited (it does not start the chain)' };
-  // The line before n was edited, or n's own `prev` was: then the line after n no longer links to n either.
-  if (nextPrev !== undefined && nextPrev !== hashOfN) return { kind: 'edited', problem: `line ${n} was edited (its prev field no longer holds the hash of line ${n - 1})` };
-  const tail = nextPrev === undefined ? ` (or the last line's own prev field)` : '';
-  return { kind: 'edited', problem: `line ${n - 1} was edited: line ${n} holds the hash of another text${tail}`, bad: n - 1 };
+/** The most lines one break of lines inserted is looked for across. */
+const MAX_SPAN = 1_000;
+
+/** What the first pass keeps of a line whose link fails: enough to word the break with the second pass's answers. */
+interface LinkBreak {
+  n: number;
+  /** The number it carries and the number it should. */
+  line: number;
+  expected: number;
+  /** Its `prev`, the hash of the line before it, its own hash. */
+  prev: string;
+  before: string;
+  hash: string;
+  /** The `prev` and number of the line after it (undefined: it is the last; null: that one is not chained). */
+  next?: { prev: string; line: number } | null;
 }
 
-export async function verifyLog(path: string): Promise<LogVerdict> {
-  const verdict = (fields: Partial<LogVerdict>): LogVerdict => ({ file: path, intact: false, lines: 0, lastHash: null, firstBad: null, kind: null, problem: null, ...fields });
+/** The places of the lines of `path` (its first `limit`) whose hash is one of `wanted`: a pass linear in the file. */
+async function placesOf(path: string, wanted: ReadonlySet<string>, limit: number): Promise<Map<string, number[]>> {
+  const found = new Map<string, number[]>();
   let n = 0;
-  let prevHash = GENESIS;
-  let unchained = 0;
-  for await (const raw of rawLines(path)) {
-    n++;
-    // What holds before the line named: the chained lines, and any unchained ones at the start.
-    const intactBefore = (bad = n) => (bad - 1 > unchained ? ` (${range(unchained + 1, bad - 1)} intact${unchained > 0 ? `; unchained ${range(1, unchained)}` : ''})` : unchained > 0 && bad > 1 ? ` (unchained ${range(1, Math.min(unchained, bad - 1))})` : '');
-    if (!raw.ended) return verdict({ lines: n, lastHash: n > 1 ? prevHash : null, firstBad: n, kind: 'cut', problem: `line ${n} is cut short (the file ends in the middle of it)${intactBefore()}` });
-    const chain = chainOf(raw.bytes);
-    if (chain === 'bad') return verdict({ lines: n, firstBad: n, kind: 'edited', problem: `line ${n} is not a JSON object: edited or cut${intactBefore()}` });
-    if (chain === null) {
-      if (n - 1 === unchained) {
-        unchained++;
-        prevHash = lineHash(raw.bytes);
-        continue;
-      }
-      return verdict({ lines: n, firstBad: n, kind: 'inserted', problem: `line ${n} carries no hash: it was inserted (or written by a fraudctl that does not chain its lines, after the chain began)${intactBefore()}` });
+  for await (const { bytes } of fileLines(path)) {
+    if (++n > limit) break;
+    const end = bytes.length > 0 && bytes[bytes.length - 1] === 13 ? bytes.length - 1 : bytes.length;
+    const hash = lineHash(bytes.subarray(0, end));
+    if (!wanted.has(hash)) continue;
+    const at = found.get(hash);
+    if (at === undefined) found.set(hash, [n]);
+    else if (at.length < 4) at.push(n);
+  }
+  return found;
+}
+
+/** Verifies one file. `expect`: the hash of a line to look for (see --expect). */
+export async function verifyLog(path: string, options: { expect?: string } = {}): Promise<LogVerdict> {
+  const walker = new ChainWalker();
+  const found: LogBreak[] = [];
+  const links = new Map<number, LinkBreak>();
+  const continues: LogVerdict['continues'] = [];
+  let waitingForNext: LinkBreak | null = null;
+  let lastHash: string | null = null;
+  let lastLine = 0;
+  let expectedAt: number | null = null;
+  for await (const { bytes, ended } of fileLines(path)) {
+    const seen = walker.step(bytes, ended);
+    const n = walker.lines;
+    const { facts } = walker;
+    const chain = typeof facts.chain === 'object' ? facts.chain : null;
+    if (waitingForNext !== null) waitingForNext.next = chain === null ? null : { prev: chain.prev, line: chain.line };
+    waitingForNext = null;
+    if (seen?.kind !== 'cut') lastHash = facts.hash;
+    lastLine = chain !== null && chain.line > 0 ? chain.line : lastLine + 1;
+    if (expectedAt === null && facts.hash === options.expect && seen?.kind !== 'cut') expectedAt = n;
+    const from = chain === null ? null : continuesOf(chain.continues);
+    if (from !== null) continues.push({ at: n, ...from });
+    if (seen === null) continue;
+    if ((seen.kind === 'unlinked' || seen.kind === 'removed') && chain !== null) {
+      const { expected, prev: before, hash } = facts;
+      const link = { n, line: chain.line, expected, prev: chain.prev, before, hash };
+      links.set(n, link);
+      waitingForNext = link;
     }
-    if (chain.prev === prevHash && chain.line === n) {
-      prevHash = lineHash(raw.bytes);
+    found.push(seen);
+  }
+  const lines = walker.lines;
+  const breaks = links.size > 0 ? await wordLinks(path, found, links, lines) : found;
+  const merged = mergeRuns(breaks, lines);
+  return verdictOf(path, { lines, lastHash, lastLine, breaks: merged, continues, expect: options.expect, expectedAt });
+}
+
+function verdictOf(
+  file: string,
+  r: {
+    lines: number;
+    lastHash: string | null;
+    lastLine: number;
+    breaks: LogBreak[];
+    continues: LogVerdict['continues'];
+    expect?: string | undefined;
+    expectedAt: number | null;
+  },
+): LogVerdict {
+  const first = r.breaks[0] ?? null;
+  return {
+    file,
+    intact: first === null,
+    lines: r.lines,
+    lastHash: r.lastHash,
+    lastLine: r.lastLine,
+    breaks: r.breaks,
+    firstBad: first?.line ?? null,
+    kind: first?.kind ?? null,
+    problem: first?.problem ?? null,
+    continues: r.continues,
+    join: null,
+    ...(r.expect === undefined ? {} : { expected: { hash: r.expect, line: r.expectedAt, added: null } }),
+  };
+}
+
+/**
+ * The walker's breaks, with each failed link worded as what it looks like, and the breaks that
+ * one change caused after the first folded into it (a swap fails three links; one break).
+ */
+async function wordLinks(
+  path: string,
+  found: LogBreak[],
+  links: Map<number, LinkBreak>,
+  lines: number,
+): Promise<LogBreak[]> {
+  const wanted = new Set<string>();
+  for (const link of links.values()) wanted.add(link.prev).add(link.hash);
+  const places = await placesOf(path, wanted, lines);
+  const where = (hash: string, not: number) =>
+    hash === GENESIS ? [0] : (places.get(hash) ?? []).filter((p) => p !== not);
+  const consumed = new Set<number>();
+  const byPrev = new Map<string, number[]>();
+  for (const link of links.values()) {
+    const same = byPrev.get(link.prev);
+    if (same === undefined) byPrev.set(link.prev, [link.n]);
+    else same.push(link.n);
+  }
+  const out: LogBreak[] = [];
+  /**
+   * The line further up that line n links to, when every line between them was said broken (so
+   * they are what does not belong), else null. Only the breaks said last are looked at, and no
+   * more than MAX_SPAN of them: a file of nothing but breaks stays linear.
+   */
+  const insertedBetween = (preds: number[], n: number): number | null => {
+    const m = Math.max(-1, ...preds.filter((p) => p < n - 1));
+    if (m < 0 || n - 1 - m > MAX_SPAN) return null;
+    let want = n - 1;
+    for (let i = out.length - 1; i >= 0 && want > m; i--) {
+      if (out[i]!.line !== want) return null;
+      want--;
+    }
+    return want === m ? m : null;
+  };
+  for (const seen of found) {
+    const link = links.get(seen.line);
+    if (consumed.has(seen.line)) continue;
+    if (link === undefined) {
+      out.push(seen);
       continue;
     }
-    const { kind, problem, bad = n } = chain.prev === prevHash ? { kind: 'edited' as const, problem: `line ${n} was edited (its line number says ${chain.line})` } : await diagnose(path, n, chain);
-    return verdict({ lines: n, firstBad: bad, kind, problem: `${problem}${intactBefore(bad)}` });
+    const n = link.n;
+    const after = links.get(n + 1);
+    const linksOver = (hash: string, to: number) => after !== undefined && after.prev === hash && to === n + 1;
+    const said = (kind: VerifyKind, problem: string, line = n) => out.push({ line, kind, problem });
+    const copies = where(link.hash, n);
+    const preds = where(link.prev, n);
+    if (copies.length > 0) {
+      // The same bytes as another line: a copy, inserted here.
+      if (linksOver(link.before, n + 1)) consumed.add(n + 1);
+      said('inserted', `line ${n} is a copy of line ${copies[0]}, inserted here`);
+    } else if (link.prev === link.before) {
+      said('edited', `line ${n} was edited (its line number says ${link.line})`);
+    } else if (preds.includes(0)) {
+      said('inserted', `line ${n} was written as the first line of a log: ${range(1, n - 1)} before it were ` +
+        `added, or it was moved`);
+    } else if (preds.some((m) => m > n)) {
+      const m = preds.find((p) => p > n)!;
+      const atM = links.get(m);
+      const afterM = links.get(m + 1);
+      // Line n was written after what is now line m: the line after n links back over it, and the line
+      // after m links to n.
+      const movedUp = after?.prev === link.before && (m === lines || afterM?.prev === link.hash);
+      // Or line m was written just before line n: m links to the line before n, and the line after m links over m.
+      const movedDown = atM?.prev === link.before && (m === lines || afterM?.prev === atM.before);
+      if (movedUp || movedDown) {
+        consumed.add(movedUp ? n + 1 : m).add(m + 1);
+        if (m === n + 1) said('reordered', `lines ${n} and ${n + 1} are out of order (swapped): line ${n} was ` +
+          `written after line ${n + 1}`);
+        else if (movedUp) said('reordered', `line ${n} was moved: it was written after what is now line ${m}`);
+        else said('reordered', `line ${m} was moved: it was written just before what is now line ${n}`);
+      } else {
+        said('reordered', `line ${n} is out of place: it was written after what is now line ${m}`);
+      }
+    } else if (insertedBetween(preds, n) !== null) {
+      // Links to a line further up: those between it and this one were inserted (as breaks already said, one per line).
+      const m = insertedBetween(preds, n)!;
+      while (out.length > 0 && out[out.length - 1]!.line > m) out.pop();
+      const verb = m + 1 === n - 1 ? 'does' : 'do';
+      said('inserted', `${range(m + 1, n - 1)} ${verb} not belong between lines ${m} and ${n}: inserted, or ` +
+        `moved there`, m + 1);
+    } else if (link.line > 0 && link.line < link.expected) {
+      // A chained line from elsewhere: the lines from here to the one that links over them do not belong.
+      const end = byPrev.get(link.before)?.find((p) => p > n && !consumed.has(p));
+      if (end !== undefined && end > n + 1) {
+        for (let l = n + 1; l <= end; l++) if (links.has(l)) consumed.add(l);
+        said('inserted', `${range(n, end - 1)} do not belong between lines ${n - 1} and ${end}: inserted, or ` +
+          `moved there`);
+      } else {
+        if (end !== undefined) consumed.add(end);
+        said('inserted', `line ${n} was inserted or copied here (it says it was line ${link.line})`);
+      }
+    } else if (link.line > link.expected) {
+      const gone = link.line - link.expected;
+      const nul = out[out.length - 1];
+      if (nul !== undefined && nul.kind === 'nul' && nul.line === n - 1) {
+        nul.problem += `: it holds the place of ${range(link.expected - 1, link.line - 1)}, lost`;
+      } else if (n === 1) {
+        said('removed', `${gone === 1 ? 'the first line was' : `the first ${gone} lines were`} removed (line 1 ` +
+          `says it was line ${link.line})`);
+      } else {
+        said('removed', `${plural(gone, 'line was', 'lines were')} removed before line ${n} (it says it was line ` +
+          `${link.line})`);
+      }
+    } else if (n === 1) {
+      said('edited', 'line 1 was edited (it does not start the chain)');
+    } else if (
+      after !== undefined &&
+      after.prev !== link.hash &&
+      where(after.prev, n + 1).length === 0 &&
+      after.line === link.line + 1
+    ) {
+      // The line after this one no longer links to it either: this line's own `prev` was edited.
+      consumed.add(n + 1);
+      said('edited', `line ${n} was edited (its prev field no longer holds the hash of line ${n - 1})`);
+    } else {
+      const tail = link.next === undefined ? ` (or the last line's own prev field)` : '';
+      said('edited', `line ${n - 1} was edited: line ${n} holds the hash of another text${tail}`, n - 1);
+    }
   }
-  if (unchained > 0) {
-    const rest = n > unchained ? `; ${range(unchained + 1, n)} chained and intact` : '';
-    return verdict({ lines: n, lastHash: prevHash, firstBad: 1, kind: 'unchained', problem: `unchained ${range(1, unchained)}: written by a fraudctl that did not chain its log lines, so nothing proves they were not changed${rest}` });
-  }
-  return verdict({ intact: true, lines: n, lastHash: n > 0 ? prevHash : null });
+  return out;
 }
 
+/** Runs of one kind that one cause explains, said once: unchained lines at the start, CR LF endings, unsealed lines. */
+function mergeRuns(breaks: LogBreak[], lines: number): LogBreak[] {
+  const out: LogBreak[] = [];
+  const unchained = breaks.filter((b) => b.kind === 'unchained').length;
+  const crlf = breaks.filter((b) => b.kind === 'crlf');
+  let runEnd = 0;
+  for (const b of breaks) {
+    const last = out[out.length - 1];
+    if (b.kind === 'unchained') {
+      if (last?.kind === 'unchained') continue;
+      const whole = lines > unchained && breaks.length === unchained;
+      const rest = whole ? `; ${range(unchained + 1, lines)} chained and intact` : '';
+      out.push({ ...b, problem: `unchained ${range(1, unchained)}: written by a fraudctl that did not chain its ` +
+        `log lines, so nothing proves they were not changed${rest}` });
+    } else if (b.kind === 'crlf') {
+      if (b !== crlf[0]) continue;
+      const some = `${plural(crlf.length, 'line ends', 'lines end')} (the first: line ${b.line})`;
+      const which = crlf.length === lines ? 'every line ends' : some;
+      out.push({ ...b, problem: `${which} with CR LF: the file was saved with Windows line endings (the chain ` +
+        `holds without the CRs)` });
+    } else if (b.kind === 'unsealed' && last?.kind === 'unsealed' && runEnd === b.line - 1) {
+      runEnd = b.line;
+      last.problem = `${range(last.line, b.line)} carry no hash of their own after lines that do: inserted, or ` +
+        `written by an older fraudctl`;
+    } else {
+      out.push(b);
+      runEnd = b.line;
+    }
+  }
+  return out.sort((a, b) => a.line - b.line);
+}
+
+/** What holds before the first break: the chained lines, and any unchained ones at the start. */
+function intactBefore(verdict: LogVerdict): string {
+  const bad = verdict.firstBad ?? verdict.lines + 1;
+  return bad > 1 ? ` (${range(1, bad - 1)} intact)` : '';
+}
+
+/** Whether `later` joins the file given before it (`earlier`), when a line of it says it continues one. */
+async function joinOf(earlier: LogVerdict | null, later: LogVerdict): Promise<LogVerdict['join']> {
+  if (later.continues.length === 0) return null;
+  const first = later.continues[0]!;
+  if (earlier === null) {
+    return {
+      kind: 'alone',
+      line: first.at,
+      problem: `line ${first.at} continues an earlier file (its writer last knew line ${first.line} of the log ` +
+        `before it was rotated or cut short): give that file before this one to check the join`,
+    };
+  }
+  const old = terminalSafe(earlier.file);
+  const lastNumber = earlier.lastLine;
+  let gapTo = 0;
+  let gapAt = 0;
+  for (const c of later.continues) {
+    if (c.hash === earlier.lastHash) continue;
+    if (c.line > lastNumber) {
+      if (c.line > gapTo) [gapTo, gapAt] = [c.line, c.at];
+      continue;
+    }
+    const places = await placesOf(earlier.file, new Set([c.hash]), earlier.lines);
+    if (!places.has(c.hash)) {
+      return { kind: 'unjoined', line: c.at, problem: `line ${c.at} continues from line ${c.line} of a log, ` +
+        `which ${old} does not hold as written: ${old} was edited there, or it is not the file this one continues` };
+    }
+  }
+  if (gapTo > 0) {
+    const lost = range(lastNumber + 1, gapTo);
+    return { kind: 'gap', line: gapAt, problem: `${lost} of ${old} ${lastNumber + 1 === gapTo ? 'is' : 'are'} in ` +
+      `neither file: lost, e.g. to a copytruncate rotation (line ${gapAt} continues from line ${gapTo})` };
+  }
+  return { kind: 'joins', line: first.at, problem: `joins ${old}: line ${first.at} continues from line ${first.line}` };
+}
+
+/** The words for a file's verdict on stdout. */
+function verdictText(v: LogVerdict): string[] {
+  const name = terminalSafe(v.file);
+  if (v.intact) {
+    const hash = v.lastHash ? ` (last line's hash ${v.lastHash})` : '';
+    const out = [`${name}: ${plural(v.lines, 'line', 'lines')} intact${hash}`];
+    if (v.join !== null) out.push(`${name}: ${v.join.problem}`);
+    return out;
+  }
+  if (v.breaks.length === 1) return [`${name}: NOT INTACT: ${v.problem}${intactBefore(v)}`];
+  const head = `${name}: NOT INTACT: ${v.breaks.length} breaks in ${plural(v.lines, 'line', 'lines')}`;
+  return [head + intactBefore(v), ...v.breaks.map((b) => `  ${b.problem}`)];
+}
+
+const HASH = /^[0-9a-f]{64}$/;
+const HINT = 'give log verify the --log files to check';
+
 /** `fraudctl log verify FILE…`: a line per file on stdout (or --json); exit 1 when any is not intact. */
-export async function verifyLogs(session: Session, files: readonly string[]): Promise<void> {
+export async function verifyLogs(
+  session: Session,
+  files: readonly string[],
+  options: { expect?: string } = {},
+): Promise<void> {
+  const expect = options.expect?.toLowerCase();
+  if (expect !== undefined && !HASH.test(expect)) {
+    throw new UsageError(`--expect takes a line's hash, 64 hex digits, as log verify prints it (got ` +
+      `${JSON.stringify(terminalSafe(options.expect!))})`);
+  }
   for (const file of files) {
     let stat;
     try {
@@ -172,28 +396,74 @@ export async function verifyLogs(session: Session, files: readonly string[]): Pr
       throw new UsageError(`cannot read ${terminalSafe(file)}: ${errorCode(error) === 'ENOENT' ? 'no such file' : errorCode(error)}`, 'give log verify the --log files to check');
     }
     if (stat.isDirectory()) throw new UsageError(`${terminalSafe(file)} is a directory`, 'give log verify the --log files to check');
+    if (!stat.isFile()) {
+      const what = `${terminalSafe(file)} is not a regular file (a FIFO or a device has no end to check)`;
+      throw new UsageError(what, HINT);
+    }
   }
   const output = await session.output();
   const verdicts: LogVerdict[] = [];
   for (const file of files) {
     let verdict: LogVerdict;
     try {
-      verdict = await verifyLog(file);
+      verdict = await verifyLog(file, expect === undefined ? {} : { expect });
     } catch (error) {
+      if (errorCode(error) === 'ENOTREG') throw new UsageError(`${terminalSafe(file)} is not a regular file`, HINT);
       throw new CliError(`cannot read ${terminalSafe(file)}: ${errorCode(error)}`, ExitCode.FAILURE);
     }
     verdicts.push(verdict);
-    if (!output.json) {
-      const name = terminalSafe(file);
-      output.print(verdict.intact ? `${name}: ${plural(verdict.lines, 'line', 'lines')} intact${verdict.lastHash ? ` (last line's hash ${verdict.lastHash})` : ''}` : `${name}: NOT INTACT: ${verdict.problem}`);
+  }
+  for (const [i, v] of verdicts.entries()) {
+    v.join = await joinOf(i > 0 ? verdicts[i - 1]! : null, v);
+    if (v.join !== null && (v.join.kind === 'gap' || v.join.kind === 'unjoined')) {
+      addBreak(v, { line: v.join.line, kind: v.join.kind, problem: v.join.problem });
+    }
+  }
+  const notes = new Map<LogVerdict, string>();
+  if (expect !== undefined) {
+    const at = verdicts.findIndex((v) => v.expected?.line != null);
+    if (at === -1) {
+      const last = verdicts[verdicts.length - 1]!;
+      const where = verdicts.length === 1 ? 'is not in it' : 'is in none of the files';
+      const problem = `the expected line (hash ${expect}) ${where}: lines were removed from the end (it ends at ` +
+        `line ${last.lines} now), or that line was edited`;
+      // Placed after the last line, where the lines removed from the end were: every line there is counted intact.
+      addBreak(last, { line: last.lines + 1, kind: 'removed', problem });
+    } else {
+      const v = verdicts[at]!;
+      const line = v.expected!.line!;
+      const added = v.lines - line + verdicts.slice(at + 1).reduce((sum, later) => sum + later.lines, 0);
+      v.expected!.added = added;
+      const grown = `${plural(added, 'line was', 'lines were')} added after it since`;
+      const since = added === 0 ? 'nothing was added after it' : grown;
+      notes.set(v, `${terminalSafe(v.file)}: the expected line is line ${line}, as it was; ${since}`);
     }
   }
   if (output.json) output.printJson(verdicts);
+  else {
+    for (const v of verdicts) {
+      for (const text of verdictText(v)) output.print(text);
+      const note = notes.get(v);
+      if (note !== undefined) output.print(note);
+    }
+  }
   const broken = verdicts.filter((v) => !v.intact);
   if (broken.length > 0) {
+    const where = (v: LogVerdict) =>
+      v.breaks.length === 1 ? `line ${v.firstBad}` : `${v.breaks.length} breaks, the first at line ${v.firstBad}`;
     throw new CliError(
-      broken.length === 1 && verdicts.length === 1 ? `${terminalSafe(broken[0]!.file)} is not intact (line ${broken[0]!.firstBad})` : `${broken.length} of ${verdicts.length} logs are not intact: ${broken.map((v) => `${terminalSafe(v.file)} (line ${v.firstBad})`).join(', ')}`,
+      broken.length === 1 && verdicts.length === 1
+        ? `${terminalSafe(broken[0]!.file)} is not intact (${where(broken[0]!)})`
+        : `${broken.length} of ${verdicts.length} logs are not intact: ` +
+          `${broken.map((v) => `${terminalSafe(v.file)} (${where(v)})`).join(', ')}`,
       ExitCode.FAILURE,
     );
   }
+}
+
+/** A break found by looking beyond the file (its join, --expect), in its place among the others. */
+function addBreak(v: LogVerdict, found: LogBreak): void {
+  v.breaks = [...v.breaks, found].sort((a, b) => a.line - b.line);
+  const first = v.breaks[0]!;
+  Object.assign(v, { intact: false, firstBad: first.line, kind: first.kind, problem: first.problem });
 }

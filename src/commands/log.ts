@@ -17,27 +17,45 @@ export function logCommand(context: CliContext): Command {
   );
   log
     .command('verify')
-    .description('check that each log is whole: no line edited, removed, reordered or cut since it was written')
-    .argument('<files...>', 'the --log files to check')
+    .description('check that each log is whole: name every line edited, removed, moved, inserted or cut')
+    .argument('<files...>', 'the --log files to check; several: one log in order (oldest first, as after a rotation)')
+    .option('--expect <hash>', "the last line's hash a verify printed: fail if that line is no longer in the log")
     .addHelpText(
       'before',
       `Examples:
-  $ fraudctl log verify team.log                # team.log: 42 lines intact (last line's hash ...)
-  $ fraudctl log verify monday.log tuesday.log
+  $ fraudctl log verify team.log                # team.log: 42 lines intact (last line's hash H)
+  $ fraudctl log verify team.log --expect H     # ... and line 42 is still there (or lines were removed)
+  $ fraudctl log verify team.log.1 team.log     # a rotated log: each file, and how they join
   $ fraudctl log verify team.log --json
 `,
     )
     .addHelpText(
       'after',
       `
-Exit 0 when every file is intact; 1 naming the first line that is not (edited, removed,
-reordered, cut, or lines written before fraudctl chained its log lines); 2 for a file that
-cannot be read. What a whole chain proves, and what it does not: fraudctl help log.
+Every break is named, with what it looks like: a line edited, lines removed,
+a pair swapped or a line moved, lines inserted or copied from another line, a
+line cut short, NUL bytes (a crash or power cut), lines written before fraudctl
+chained its lines; CR LF endings or a missing last line feed (saved by an
+editor) are said once for the file. The summary counts the breaks; --json gives
+each file's verdict with every break.
+
+Lines removed from the end leave a shorter whole chain: keep the hash verify
+prints somewhere else, and give it back as --expect HASH. That line must still
+be in the log, whole; lines after it are said as added since.
+
+Files given together are one log in order: a line that says which line of the
+file before its writer last knew (after the file was rotated or cut short) is
+checked against that file, and lines in neither file are named as lost.
+
+Exit 0 when every file is intact; 1 when any break is found, or the expected
+line is gone; 2 for a file that cannot be read or is not a regular file (a FIFO,
+a device). What a whole chain proves, and what it does not: fraudctl help log.
 `,
     )
-    .action(async (files: string[], _options: unknown, command: Command) => {
+    .action(async (files: string[], options: { expect?: string }, command: Command) => {
       const { verifyLogs } = await import('../action-log/verify-log.js');
-      await withSession(context, command, (session) => verifyLogs(session, files));
+      const given = options.expect === undefined ? {} : { expect: options.expect };
+      await withSession(context, command, (session) => verifyLogs(session, files, given));
     });
   return log;
 }
