@@ -250,10 +250,16 @@ and a new --log file goes on. A log written by an older fraudctl (no hash on
 its lines) is walked whole once and refused if its chain is broken.
 
 fraudctl log verify FILE... walks the chain: exit 0 and "N lines intact"
-(with the last line's hash) when whole, else exit 1 naming the first line
-edited, removed, reordered or cut. Lines written before fraudctl chained its
-lines (no line, no prev) are reported as "unchained lines 1-N": not intact,
-since nothing proves they were not changed; lines appended after them chain on.
+(with the last line's hash) when whole, else exit 1 naming every break under
+a count (edited, removed, reordered, inserted or copied, cut, NUL bytes from
+a crash, unchained), each change once. CR LF endings and a missing last line
+feed are said once for the file, as what they are. Lines written before
+fraudctl chained its lines (no line, no prev) are "unchained lines 1-N": not
+intact, since nothing proves they were not changed. --expect HASH (the hash
+verify printed before) fails when the file no longer holds that line whole:
+lines removed from the end; lines added after it are said. Rotated files given
+oldest first (log verify team.log.1 team.log) are checked at their join: lines
+in neither file are named.
 
 What the log proves, and what it does not:
   - an edit of any line, the last one too: its own hash no longer matches

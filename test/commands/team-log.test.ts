@@ -186,7 +186,7 @@ describe('two analysts, one log', () => {
     [swapped[9], swapped[10]] = [swapped[10]!, swapped[9]!];
     const cut = [...raw.slice(0, 23), raw[23]!.slice(0, 60)];
     const cases: [string, string, number, string][] = [
-      [tampered('edited.log', edited), 'line 10 was edited: line 11 holds the hash of another text (lines 1-9 intact)', 10, ''],
+      [tampered('edited.log', edited), 'line 10 was edited: its own hash does not match its text (lines 1-9 intact)', 10, ''],
       [tampered('removed.log', removed), '1 line was removed before line 10 (it says it was line 11) (lines 1-9 intact)', 10, ''],
       [tampered('swapped.log', swapped), 'lines 10 and 11 are out of order (swapped): line 10 was written after line 11 (lines 1-9 intact)', 10, ''],
       [tampered('cut.log', cut, ''), 'line 24 is cut short (the file ends in the middle of it) (lines 1-23 intact)', 24, ''],
