@@ -47,7 +47,7 @@ export function sandboxCommand(context: CliContext): Command {
       ),
     )
     .action(async (options: { host: string; port: number; db?: string; config?: string; chaos?: string }) => {
-      const { serveSandbox } = await import('../sandbox/serve-command.js');
+      const { serveSandbox } = await import('../sandbox-host/serve-command.js');
       await serveSandbox(context, options);
     });
 
