@@ -15,7 +15,8 @@ export default {
     {
       name: 'sandbox-is-the-service',
       comment:
-        'src/sandbox/ is the service, not part of the CLI: it imports only itself, src/contract/ and packages, and could be a package of its own as it is. Its errors are said by src/sandbox-host/.',
+        'src/sandbox/ is the service, not part of the CLI: it imports only itself, src/contract/ and packages, ' +
+        'and could be a package of its own as it is. Its errors are said by src/sandbox-host/.',
       severity: 'error',
       from: { path: '^src/sandbox/' },
       to: { path: '^src/', pathNot: '^src/(sandbox|contract)/' },
@@ -30,7 +31,8 @@ export default {
     {
       name: 'nothing-below-imports-commands',
       comment:
-        'The command files map argv to a work module and call it; only the command tree (src/program.ts) and the commands themselves import them.',
+        'The command files map argv to a work module and call it; only the command tree (src/program.ts) ' +
+        'and the commands themselves import them.',
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/(commands/|program[.]ts$)' },
       to: { path: '^src/commands/' },
@@ -38,7 +40,8 @@ export default {
     {
       name: 'top-of-src-is-above',
       comment:
-        "The files at the top of src/ (main, program, session) stand above every room; from a room below only the Session's type is imported (the work gets a Session).",
+        'The files at the top of src/ (main, program, session) stand above every room; from a room below ' +
+        "only the Session's type is imported (the work gets a Session).",
       severity: 'error',
       from: { path: '^src/[^/]+/' },
       to: { path: '^src/[^/]+[.]ts$', pathNot: '^src/session[.]ts$' },
@@ -60,7 +63,8 @@ export default {
     {
       name: 'no-circular-folders',
       comment:
-        'No folder imports, through any chain, a folder that imports it. The cycles src/ has today are known violations; a new one is an arrow up.',
+        'No folder imports, through any chain, a folder that imports it. ' +
+        'The cycles src/ has today are known violations; a new one is an arrow up.',
       severity: 'error',
       scope: 'folder',
       from: { path: '^src/' },

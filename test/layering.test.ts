@@ -40,13 +40,15 @@ function sameViolation(a: IViolation, b: IViolation): boolean {
 /** One line a reader acts on: the rule, the import (or the cycle), and what the rule is for. */
 function said(violation: IViolation, rules: Map<string, string>): string {
   const cycle = violation.cycle ? ` (cycle: ${[violation.from, ...names(violation)].join(' → ')})` : '';
-  return `${violation.rule.name}: ${violation.from} → ${violation.to}${cycle} — ${rules.get(violation.rule.name) ?? ''}`;
+  const why = rules.get(violation.rule.name) ?? '';
+  return `${violation.rule.name}: ${violation.from} → ${violation.to}${cycle} — ${why}`;
 }
 
 async function newViolations(files: string[], baseDir: string): Promise<string[]> {
   const result = await floors(files, baseDir);
   const known = JSON.parse(readFileSync(KNOWN, 'utf8')) as IViolation[];
-  const rules = new Map((result.summary.ruleSetUsed?.forbidden ?? []).map((rule) => [rule.name ?? '', rule.comment ?? '']));
+  const forbidden = result.summary.ruleSetUsed?.forbidden ?? [];
+  const rules = new Map(forbidden.map((rule) => [rule.name ?? '', rule.comment ?? '']));
   return result.summary.violations.filter((v) => !known.some((k) => sameViolation(k, v))).map((v) => said(v, rules));
 }
 
@@ -67,7 +69,8 @@ describe('layering (dependency-cruiser, .dependency-cruiser.mjs)', () => {
       file('src/errors/cli-error.ts', 'export class CliError extends Error {}\n');
       file('src/commands/show.ts', "export const show = 'show';\n");
       file('src/contract/states.ts', "import { show } from '../commands/show.js';\nexport const states = [show];\n");
-      file('src/sandbox/serve.ts', "import { CliError } from '../errors/cli-error.js';\nexport const e = new CliError();\n");
+      const cliError = "import { CliError } from '../errors/cli-error.js';\n";
+      file('src/sandbox/serve.ts', `${cliError}export const e = new CliError();\n`);
       file('src/render/a.ts', "import { b } from './b.js';\nexport const a = () => b;\n");
       file('src/render/b.ts', "import { a } from './a.js';\nexport const b = () => a;\n");
       file('src/main.ts', "export const main = 'main';\n");
@@ -78,13 +81,14 @@ describe('layering (dependency-cruiser, .dependency-cruiser.mjs)', () => {
       // A folder cycle that is known (src/api ↔ src/render) passes; a new one (src/files ↔ src/errors) does not.
       file('src/api/client.ts', "import { a } from '../render/a.js';\nexport const client = a;\n");
       file('src/render/words.ts', "import { client } from '../api/client.js';\nexport const words = client;\n");
-      file('src/files/write.ts', "import { CliError } from '../errors/cli-error.js';\nexport const write = CliError;\n");
+      file('src/files/write.ts', `${cliError}export const write = CliError;\n`);
       file('src/errors/file-error.ts', "import { write } from '../files/write.js';\nexport const fileError = write;\n");
       const found = await newViolations(['src'], fixture);
       const rule = (line: string) => line.slice(0, line.indexOf(' — '));
       expect(found.map(rule).sort()).toEqual([
         'contract-imports-nothing-of-src: src/contract/states.ts → src/commands/show.ts',
-        'no-circular-files: src/render/a.ts → src/render/b.ts (cycle: src/render/a.ts → src/render/b.ts → src/render/a.ts)',
+        'no-circular-files: src/render/a.ts → src/render/b.ts ' +
+          '(cycle: src/render/a.ts → src/render/b.ts → src/render/a.ts)',
         'no-circular-folders: src/errors → src/files (cycle: src/errors → src/files → src/errors)',
         'no-circular-folders: src/files → src/errors (cycle: src/files → src/errors → src/files)',
         'nothing-below-imports-commands: src/contract/states.ts → src/commands/show.ts',
@@ -92,7 +96,8 @@ describe('layering (dependency-cruiser, .dependency-cruiser.mjs)', () => {
         'session-only-as-a-type-below-commands: src/batch/pool.ts → src/session.ts',
         'top-of-src-is-above: src/paths/up.ts → src/main.ts',
       ]);
-      expect(found.find((line) => line.startsWith('sandbox-is-the-service'))).toContain('it imports only itself, src/contract/ and packages');
+      const sandboxLine = found.find((line) => line.startsWith('sandbox-is-the-service'));
+      expect(sandboxLine).toContain('it imports only itself, src/contract/ and packages');
     } finally {
       rmSync(fixture, { recursive: true, force: true });
     }

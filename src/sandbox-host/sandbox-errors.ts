@@ -31,17 +31,24 @@ export function cliErrorOf<E>(error: E): E | CliError {
   switch (facts.fault) {
     case 'newer-schema':
       return fail(
-        `${shown} was made by a newer fraudctl (schema version ${facts.version}, newer than this fraudctl's ${facts.supported}): it was not changed`,
+        `${shown} was made by a newer fraudctl (schema version ${facts.version}, ` +
+          `newer than this fraudctl's ${facts.supported}): it was not changed`,
         `use that fraudctl with it; ${startAfresh}`,
       );
     case 'cannot-make-directory': {
       const at = facts.failedAt === dir ? '' : ` (at ${terminalSafe(facts.failedAt)})`;
-      return fail(`cannot create the directory of ${shown}${at}: ${fileErrorCause(facts.cause)}`, fileErrorHint(facts.cause, facts.existingParent, movedBy));
+      return fail(
+        `cannot create the directory of ${shown}${at}: ${fileErrorCause(facts.cause)}`,
+        fileErrorHint(facts.cause, facts.existingParent, movedBy),
+      );
     }
     case 'damaged':
       return fail(`${shown} is damaged, or not a SQLite database (${facts.code})`, startAfresh);
     case 'disk-full':
-      return fail(`cannot write ${shown}: no space left on its disk (${facts.code})`, fileErrorHint({ code: 'ENOSPC' }, dir));
+      return fail(
+        `cannot write ${shown}: no space left on its disk (${facts.code})`,
+        fileErrorHint({ code: 'ENOSPC' }, dir),
+      );
     case 'read-only':
       return fail(`cannot write ${shown}: it or its directory is read-only (${facts.code})`, checkBoth);
     case 'cannot-open':

@@ -27,7 +27,9 @@ export interface DatabaseFacts {
   ownsDirectory: boolean;
 }
 
-export type SandboxErrorFacts = { kind: 'input'; hint?: string } | ({ kind: 'database' } & DatabaseFacts & DatabaseFault);
+export type SandboxErrorFacts =
+  | { kind: 'input'; hint?: string }
+  | ({ kind: 'database' } & DatabaseFacts & DatabaseFault);
 
 export class SandboxError extends Error {
   constructor(

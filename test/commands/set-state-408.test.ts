@@ -27,10 +27,12 @@ const front = useServer((req, res) => {
     }
     const hopByHop = ['host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'];
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !hopByHop.includes(name)));
-    const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
-    fetch(`${cli.sb.url}${req.url}`, { method: req.method ?? 'GET', headers: headers as Record<string, string>, ...(body ? { body } : {}) })
+    const body = chunks.length > 0 ? Buffer.concat(chunks) : null;
+    const forwarded = { method: req.method ?? 'GET', headers: headers as Record<string, string>, body };
+    fetch(`${cli.sb.url}${req.url}`, forwarded)
       .then(async (answer) => {
-        const kept = [...answer.headers].filter(([name]) => !['content-length', 'content-encoding', 'transfer-encoding', 'connection'].includes(name));
+        const framing = ['content-length', 'content-encoding', 'transfer-encoding', 'connection'];
+        const kept = [...answer.headers].filter(([name]) => !framing.includes(name));
         res.writeHead(answer.status, Object.fromEntries(kept));
         res.end(Buffer.from(await answer.arrayBuffer()));
       })
@@ -44,11 +46,13 @@ describe('set-state for many events when a PATCH is answered 408 once', () => {
   it('retries it: every change lands, one retry in the summary and in --debug', async () => {
     patchesSeen = 0;
     const ids = [await postInReview(cli.sb, inReview('to-1')), await postInReview(cli.sb, inReview('to-2'))];
-    const result = await cli.run(['set-state', ...ids, '--state', 'approved', '--yes', '--debug', '--base-url', front.url]);
+    const args = ['set-state', ...ids, '--state', 'approved', '--yes', '--debug', '--base-url', front.url];
+    const result = await cli.run(args);
     expect(result.code, result.stderr).toBe(0);
     expect(await Promise.all(ids.map(stateOf))).toEqual(['APPROVED', 'APPROVED']);
     expect(patchesSeen).toBe(3);
-    expect(result.stderr.split('\n').filter((line) => line.includes('retrying after'))).toEqual([expect.stringMatching(/retrying after 408$/)]);
+    const retries = result.stderr.split('\n').filter((line) => line.includes('retrying after'));
+    expect(retries).toEqual([expect.stringMatching(/retrying after 408$/)]);
     expect(result.stderr).toMatch(/retries\s+1\b/);
     expect(result.stdout).not.toMatch(/FAILED/);
   });

@@ -41,7 +41,8 @@ describe('opening a sandbox database that cannot be used', () => {
     const path = join(dir, 'sandbox.db');
     writeFileSync(path, 'these are not the bytes of a SQLite database, but they are long enough to look like a header to nobody');
     const error = failure(() => openDatabase(path, { ownsDirectory: true }));
-    expect(error.facts).toEqual({ kind: 'database', fault: 'damaged', code: 'SQLITE_NOTADB', path, ownsDirectory: true });
+    const facts = { kind: 'database', fault: 'damaged', code: 'SQLITE_NOTADB', path, ownsDirectory: true };
+    expect(error.facts).toEqual(facts);
     expect(error.message).toBe(`the sandbox database ${path} is damaged, or not a SQLite database (SQLITE_NOTADB)`);
     expect(error.hint).toBe(`the sandbox starts empty once it is put aside: ${shellCommand(['mv', dir, `${dir}.old`])}`);
     // The message and hint are checked above on every platform; the hint is run by sh.
@@ -68,7 +69,8 @@ describe('opening a sandbox database that cannot be used', () => {
     db.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 8}`);
     db.close();
     const error = failure(() => openDatabase(path, { ownsDirectory: true }));
-    expect(error.facts).toMatchObject({ kind: 'database', fault: 'newer-schema', version: SCHEMA_VERSION + 8, supported: SCHEMA_VERSION });
+    const facts = { kind: 'database', fault: 'newer-schema', version: SCHEMA_VERSION + 8, supported: SCHEMA_VERSION };
+    expect(error.facts).toMatchObject(facts);
     expect(error.message).toBe(`the sandbox database ${path} was made by a newer fraudctl (schema version ${SCHEMA_VERSION + 8}, newer than this fraudctl's ${SCHEMA_VERSION}): it was not changed`);
     expect(error.hint).toBe(`use that fraudctl with it; the sandbox starts empty once it is put aside: ${shellCommand(['mv', dir, `${dir}.old`])}`);
     const again = new Database(path);

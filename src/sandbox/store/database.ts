@@ -218,9 +218,12 @@ function nearlyFull(dir: string): boolean {
 
 /** What an error of the database at `dir`'s file means for the file, or null when it is not the file's doing. */
 function faultOf(error: unknown, dir: string): DatabaseFault | null {
-  if (error instanceof NewerSchemaError) return { fault: 'newer-schema', version: error.version, supported: SCHEMA_VERSION };
+  if (error instanceof NewerSchemaError) {
+    return { fault: 'newer-schema', version: error.version, supported: SCHEMA_VERSION };
+  }
   if (error instanceof MakeDirectoryError) {
-    return { fault: 'cannot-make-directory', failedAt: error.failedAt, existingParent: error.existingParent, cause: error.error };
+    const { failedAt, existingParent } = error;
+    return { fault: 'cannot-make-directory', failedAt, existingParent, cause: error.error };
   }
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return null;
@@ -229,7 +232,9 @@ function faultOf(error: unknown, dir: string): DatabaseFault | null {
   // growing the -shm file fails (SQLITE_IOERR_SHMSIZE: ENOSPC, or a quota), or some other write
   // does: on a disk with next to no space left, that is the full disk.
   const ioError = code.startsWith('SQLITE_IOERR');
-  if (code === 'SQLITE_FULL' || code === 'SQLITE_IOERR_SHMSIZE' || (ioError && nearlyFull(dir))) return { fault: 'disk-full', code };
+  if (code === 'SQLITE_FULL' || code === 'SQLITE_IOERR_SHMSIZE' || (ioError && nearlyFull(dir))) {
+    return { fault: 'disk-full', code };
+  }
   if (code.startsWith('SQLITE_READONLY')) return { fault: 'read-only', code };
   if (code === 'SQLITE_CANTOPEN') return { fault: 'cannot-open', code };
   if (code.startsWith('SQLITE_CANTOPEN') || ioError) return { fault: 'io-error', code };
@@ -242,9 +247,14 @@ function faultSentence(fault: DatabaseFault, path: string): string {
   const shown = `the sandbox database ${path}`;
   switch (fault.fault) {
     case 'newer-schema':
-      return `${shown} was made by a newer fraudctl (schema version ${fault.version}, newer than this fraudctl's ${fault.supported}): it was not changed`;
-    case 'cannot-make-directory':
-      return `cannot create the directory of ${shown}${fault.failedAt === dirname(path) ? '' : ` (at ${fault.failedAt})`}: ${fault.cause.code ?? fault.cause.message}`;
+      return (
+        `${shown} was made by a newer fraudctl (schema version ${fault.version}, ` +
+        `newer than this fraudctl's ${fault.supported}): it was not changed`
+      );
+    case 'cannot-make-directory': {
+      const at = fault.failedAt === dirname(path) ? '' : ` (at ${fault.failedAt})`;
+      return `cannot create the directory of ${shown}${at}: ${fault.cause.code ?? fault.cause.message}`;
+    }
     case 'damaged':
       return `${shown} is damaged, or not a SQLite database (${fault.code})`;
     case 'disk-full':
@@ -268,5 +278,6 @@ function faultSentence(fault: DatabaseFault, path: string): string {
 export function databaseFault(error: unknown, path: string, options: OpenOptions = {}): SandboxError | null {
   const fault = faultOf(error, dirname(path));
   if (fault === null) return null;
-  return new SandboxError(faultSentence(fault, path), { kind: 'database', path, ownsDirectory: options.ownsDirectory ?? false, ...fault });
+  const facts = { kind: 'database' as const, path, ownsDirectory: options.ownsDirectory ?? false, ...fault };
+  return new SandboxError(faultSentence(fault, path), facts);
 }

@@ -62,7 +62,8 @@ export function makeDirectory(dir: string, mode: number): void {
       mkdirSync(level, { mode });
     } catch (e) {
       // Made by another process meanwhile: as good as made here.
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new MakeDirectoryError(dir, level, e as NodeJS.ErrnoException);
+      const error = e as NodeJS.ErrnoException;
+      if (error.code !== 'EEXIST') throw new MakeDirectoryError(dir, level, error);
     }
   }
   if (missing.length === 0) return;
