@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { CliContext } from './cli-context.js';
+import type { CliContext } from './process/cli-context.js';
 import { CliError } from './errors/cli-error.js';
 import { ApiClient, type ApiClientOptions } from './api/api-client.js';
 import { requireApiKey, resolveSettings, type Settings } from './profiles/settings.js';

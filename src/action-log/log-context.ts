@@ -1,6 +1,6 @@
 import { hostname, userInfo } from 'node:os';
 import type { Session } from '../session.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../process/version.js';
 import type { LogContext, LogEntry } from './action-log.js';
 
 /*

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { CliContext } from '../cli-context.js';
+import type { CliContext } from '../process/cli-context.js';
 
 /*
  * `fraudctl sandbox …`: wiring only. The server itself is loaded when a sandbox verb runs,

@@ -1,4 +1,4 @@
-import type { CliContext } from '../cli-context.js';
+import type { CliContext } from '../process/cli-context.js';
 import { CliError } from '../errors/cli-error.js';
 import { defaultSandboxDb } from '../paths/xdg-paths.js';
 import { startHostedSandbox } from './start-sandbox.js';

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import pMap from 'p-map';
 import type { ApiClient } from '../api/api-client.js';
-import { abortOnShutdown } from '../cli-context.js';
+import { abortOnShutdown } from '../process/cli-context.js';
 import { stateIn } from '../contract/states.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { errorCode } from '../files/file-errors.js';
