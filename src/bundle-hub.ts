@@ -7,7 +7,7 @@
  * Reached from every module through this file, they all land in one chunk. Only small modules
  * belong here: `--version` loads this chunk too.
  */
-import './version.js';
+import './process/version.js';
 import './errors/cli-error.js';
 import './api/api-error.js';
 import './api/retry-policy.js';
@@ -16,6 +16,6 @@ import './contract/states.js';
 import './contract/paths.js';
 import './paths/xdg-paths.js';
 import './profiles/config-file.js';
-import './stranded-calls.js';
+import './process/stranded-calls.js';
 import './render/shell-command.js';
 import './review-queue/keymap.js';

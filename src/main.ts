@@ -1,10 +1,10 @@
-import { VERSION } from './version.js';
-import type { CliContext } from './cli-context.js';
+import { VERSION } from './process/version.js';
+import type { CliContext } from './process/cli-context.js';
 import { CliError, ExitCode, type ExitCodeValue } from './errors/cli-error.js';
 import { enableCompileCache } from './startup/compile-cache.js';
 import { useSymbolsFor } from './render/symbols.js';
 import { useShellFor } from './render/shell-command.js';
-import { hasStrandedCalls } from './stranded-calls.js';
+import { hasStrandedCalls } from './process/stranded-calls.js';
 
 /*
  * The entry point: runs the command tree (program.ts), and is the one place that turns an

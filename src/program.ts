@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { VERSION } from './version.js';
-import type { CliContext } from './cli-context.js';
+import { VERSION } from './process/version.js';
+import type { CliContext } from './process/cli-context.js';
 import { sandboxCommand } from './commands/sandbox.js';
 import { submitCommand } from './commands/submit.js';
 import { showCommand } from './commands/show.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { CliContext } from './cli-context.js';
+import type { CliContext } from './process/cli-context.js';
 import { CliError } from './errors/cli-error.js';
 import { ApiClient, type ApiClientOptions } from './api/api-client.js';
 import { requireApiKey, resolveSettings, type Settings } from './profiles/settings.js';
@@ -181,16 +181,16 @@ export class Session {
   }
 
   private async startEmbeddedSandbox(): Promise<string> {
-    const { startSandbox } = await import('./sandbox/serve.js');
+    const { startHostedSandbox } = await import('./sandbox-host/start-sandbox.js');
     const dbPath = defaultSandboxDb(this.context.env);
-    const sandbox = await startSandbox({
+    const sandbox = await startHostedSandbox({
       host: '127.0.0.1',
       port: 0,
       dbPath,
       dbInOwnDirectory: true,
       env: this.context.env,
       onUnexpectedError: (error) => {
-        // startSandbox gives a fault of the database file as a CliError (its other errors are plain).
+        // A fault of the database file comes as a CliError naming it (other errors are plain).
         if (error instanceof CliError) this.sandboxFault ??= error;
       },
     });

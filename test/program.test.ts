@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CliContext } from '../src/cli-context.js';
+import type { CliContext } from '../src/process/cli-context.js';
 import { buildProgram, commandToRun } from '../src/program.js';
 
 /*

@@ -3,7 +3,7 @@ import { readConfigFile } from '../profiles/config-file.js';
 import type { Settings } from '../profiles/settings.js';
 import { ownProfile, SANDBOX_PROFILE, sameServiceUrl } from '../profiles/values.js';
 import type { Session } from '../session.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../process/version.js';
 import type { LogContext, LogEntry } from './action-log.js';
 
 /*

@@ -4,7 +4,15 @@ import { Agent, loadEnvHttpProxyAgent } from './undici-parts.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import { ApiError, BadResponseError, NetworkError } from './api-error.js';
 import { UsageError } from '../errors/cli-error.js';
-import { backoffDelay, DEFAULT_RETRY_POLICY, GATEWAY_STATUSES, parseRetryAfter, RETRYABLE_STATUSES, type RetryPolicy } from './retry-policy.js';
+import {
+  backoffDelay,
+  DEFAULT_RETRY_POLICY,
+  GATEWAY_STATUSES,
+  NOT_RECEIVED_STATUSES,
+  parseRetryAfter,
+  RETRYABLE_STATUSES,
+  type RetryPolicy,
+} from './retry-policy.js';
 import type { RetryKind } from './retry-budget.js';
 import { redactHeaders } from './debug-log.js';
 import { canBeInPath, eventPath } from '../contract/paths.js';
@@ -205,9 +213,10 @@ export class ApiClient {
         const response = await this.attempt(op, body, deadline);
         control?.onAnswer(response.status);
         const throttled = RETRYABLE_STATUSES.has(response.status);
-        const retryable = throttled || (op.method === 'GET' && GATEWAY_STATUSES.has(response.status));
+        const notReceived = NOT_RECEIVED_STATUSES.has(response.status);
+        const retryable = throttled || notReceived || (op.method === 'GET' && GATEWAY_STATUSES.has(response.status));
         if (!retryable || attempt >= this.policy.maxRetries) {
-          if (response.status < 500 && !throttled) control?.onSettled(retryCost);
+          if (response.status < 500 && !throttled && !notReceived) control?.onSettled(retryCost);
           return this.answers.finish(op, response, attempt + 1);
         }
         standing = this.answerError(op, response, attempt + 1);

@@ -1,4 +1,4 @@
-import { VERSION } from '../version.js';
+import { VERSION } from '../process/version.js';
 import { redactHeaders } from './debug-log.js';
 
 /* The headers of every request, and a request shown without being sent (a dry run), key redacted. */

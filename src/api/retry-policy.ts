@@ -18,8 +18,15 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 3, baseDelayMs: 200, maxDelayMs: 5_000 };
 
-/** Statuses that mean "not processed, come back later": safe to retry for any method. */
+/** Statuses that mean "not processed, come back later": safe to retry for any method; they throttle a batch. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 503]);
+
+/**
+ * 408: the server did not receive the whole request in time (RFC 9110 §15.5.9), so nothing was
+ * processed: safe to send again for any method, as got and ky do. It says nothing of the
+ * service's load (a slow link, a proxy), so it does not throttle a batch and has no Retry-After.
+ */
+export const NOT_RECEIVED_STATUSES: ReadonlySet<number> = new Set([408]);
 
 /** A gateway gave up (502, 504): the request may have been processed, so only GETs are retried (a repeated PATCH could be refused as a transition already made). */
 export const GATEWAY_STATUSES: ReadonlySet<number> = new Set([502, 504]);

@@ -1,4 +1,4 @@
-import type { CliContext } from '../cli-context.js';
+import type { CliContext } from '../process/cli-context.js';
 import { CliError, ExitCode } from '../errors/cli-error.js';
 import { jsonForTerminal } from '../render/terminal-text.js';
 import { count } from '../render/counts.js';

@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { rmSync } from 'node:fs';
 import { Semaphore } from 'async-mutex';
 import type { ApiClient } from '../api/api-client.js';
-import type { CliContext } from '../cli-context.js';
+import type { CliContext } from '../process/cli-context.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { FileWriteError } from '../files/append-line.js';
 import { terminalSafe } from '../render/terminal-text.js';

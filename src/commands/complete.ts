@@ -1,5 +1,5 @@
 import { Argument, Command } from 'commander';
-import type { CliContext } from '../cli-context.js';
+import type { CliContext } from '../process/cli-context.js';
 import { UsageError } from '../errors/cli-error.js';
 // Imported, not import()ed: it is small, and a chunk of its own would split settings.ts (which
 // it shares with the command tree) into a file every command then loads (ARCHITECTURE.md).

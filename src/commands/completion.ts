@@ -1,5 +1,5 @@
 import { Argument, Command } from 'commander';
-import type { CliContext } from '../cli-context.js';
+import type { CliContext } from '../process/cli-context.js';
 
 // The shells' names, here rather than imported: the script generator is import()ed only by this command.
 const SHELLS = ['bash', 'zsh', 'fish', 'powershell'] as const;

@@ -1,5 +1,5 @@
 import { Argument, Command, InvalidArgumentError } from 'commander';
-import type { CliContext } from '../cli-context.js';
+import type { CliContext } from '../process/cli-context.js';
 import { withSession } from '../session.js';
 import { deleteConfig, getConfig, listConfig, setConfig, unsetConfig, useConfig } from '../profiles/run-config.js';
 

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { CliContext } from '../cli-context.js';
+import type { CliContext } from '../process/cli-context.js';
 import { withSession } from '../session.js';
 import { logout } from '../login/logout.js';
 

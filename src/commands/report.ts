@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import type { CliContext } from '../cli-context.js';
+import type { CliContext } from '../process/cli-context.js';
 import { UsageError } from '../errors/cli-error.js';
 import { withSession } from '../session.js';
 import { parseSla, parseTimeBound } from '../team-report/report-input.js';

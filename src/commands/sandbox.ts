@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { CliContext } from '../cli-context.js';
+import type { CliContext } from '../process/cli-context.js';
 
 /*
  * `fraudctl sandbox …`: wiring only. The server itself is loaded when a sandbox verb runs,
@@ -47,7 +47,7 @@ export function sandboxCommand(context: CliContext): Command {
       ),
     )
     .action(async (options: { host: string; port: number; db?: string; config?: string; chaos?: string }) => {
-      const { serveSandbox } = await import('../sandbox/serve-command.js');
+      const { serveSandbox } = await import('../sandbox-host/serve-command.js');
       await serveSandbox(context, options);
     });
 

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { CliContext } from '../cli-context.js';
+import type { CliContext } from '../process/cli-context.js';
 import { KNOWN_STATES, TRANSITIONS } from '../contract/states.js';
 import { UsageError } from '../errors/cli-error.js';
 import { withSession } from '../session.js';

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { CliContext } from '../cli-context.js';
+import type { CliContext } from '../process/cli-context.js';
 import { UsageError } from '../errors/cli-error.js';
 import { withSession } from '../session.js';
 import { concurrencyOption, givenOnCommandLine, wholeNumber } from './number-options.js';

@@ -3,7 +3,7 @@ import { terminalSafe, truncate } from '../render/terminal-text.js';
 import { setEnvCommand, unsetEnvCommand } from '../render/shell-command.js';
 import { CREDENTIAL_SERVICE, checkApiKey, orThrow, parseTimeoutSeconds, quote } from '../profiles/values.js';
 import { redactKeyIn } from '../profiles/redact.js';
-import { strandCall } from '../stranded-calls.js';
+import { strandCall } from '../process/stranded-calls.js';
 
 /*
  * The operating system's credential store, through @napi-rs/keyring (prebuilt N-API binaries):

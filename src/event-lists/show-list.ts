@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { pMapIterable } from 'p-map';
 import { CliError, ExitCode } from '../errors/cli-error.js';
 import { readIdList, type IdListEntry } from '../id-lists/id-list.js';
-import { abortOnShutdown } from '../cli-context.js';
+import { abortOnShutdown } from '../process/cli-context.js';
 import type { Session } from '../session.js';
 import { fetchRow, type EventRow } from './event-row.js';
 import { count } from '../render/counts.js';

@@ -8,7 +8,7 @@ import { jsonForTerminal, terminalSafe } from '../render/terminal-text.js';
 import type { Session } from '../session.js';
 import type { Output } from '../render/output.js';
 import { setTimeout as sleepFor } from 'node:timers/promises';
-import { abortOnShutdown } from '../cli-context.js';
+import { abortOnShutdown } from '../process/cli-context.js';
 
 /*
  * `show ID --watch`: the summary once, then a timestamped line each time the event's state,

@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import type { CliContext } from '../cli-context.js';
+import type { CliContext } from '../process/cli-context.js';
 import { UsageError } from '../errors/cli-error.js';
 import { checkIdArguments } from './id-arguments.js';
 import { sym } from '../render/symbols.js';

@@ -1,6 +1,6 @@
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import type { Session } from '../session.js';
-import { readAllStdin } from '../cli-context.js';
+import { readAllStdin } from '../process/cli-context.js';
 import { ApiError } from '../api/api-error.js';
 import { classifyFailure } from '../failures/failure-kind.js';
 import { newProbeId } from './probe-id.js';

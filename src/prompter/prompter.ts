@@ -1,5 +1,5 @@
 import { confirm, input, password, select } from '@inquirer/prompts';
-import type { CliContext } from '../cli-context.js';
+import type { CliContext } from '../process/cli-context.js';
 import { CliError, ExitCode } from '../errors/cli-error.js';
 import { sym } from '../render/symbols.js';
 

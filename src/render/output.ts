@@ -1,4 +1,4 @@
-import type { CliContext } from '../cli-context.js';
+import type { CliContext } from '../process/cli-context.js';
 import { colourLevel, createStyle, type Style } from './colours.js';
 import { jsonForTerminal } from './terminal-text.js';
 

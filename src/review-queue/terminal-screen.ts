@@ -1,7 +1,7 @@
 import { closeSync, openSync } from 'node:fs';
 import { emitKeypressEvents } from 'node:readline';
 import { ReadStream, WriteStream } from 'node:tty';
-import type { CliContext } from '../cli-context.js';
+import type { CliContext } from '../process/cli-context.js';
 import type { Key } from './queue-model.js';
 import type { KeySource, Screen } from './queue-loop.js';
 

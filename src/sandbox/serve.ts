@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { UsageError } from '../errors/cli-error.js';
+import { inputError } from './sandbox-error.js';
 import { loadSandboxConfig } from './config/sandbox-config.js';
 import { EventService } from './event-service.js';
 import { buildSandboxApp } from './http/app.js';
@@ -11,7 +11,8 @@ import { EventStore } from './store/event-store.js';
 
 /*
  * Starting and stopping a sandbox: configuration, database, HTTP listener. Used by
- * `fraudctl sandbox serve`, by the CLI's embedded default, and by the tests.
+ * `fraudctl sandbox serve` and the CLI's embedded default (both through src/sandbox-host/, which
+ * words its errors), and by the tests. What cannot be used is a SandboxError (sandbox-error.ts).
  */
 
 export interface SandboxOptions {
@@ -27,7 +28,7 @@ export interface SandboxOptions {
   /** Limits on slow clients; the defaults suit real links, tests shorten them. */
   timeouts?: Partial<HttpTimeouts>;
   env?: NodeJS.ProcessEnv;
-  /** An error no answer explains (a 500); one the database file caused comes as a CliError naming it and what to do. */
+  /** An error no answer explains (a 500); one the database file caused comes as a SandboxError of kind 'database'. */
   onUnexpectedError?: (error: Error) => void;
 }
 
@@ -51,7 +52,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   const host = options.host ?? '127.0.0.1';
   const loaded = loadSandboxConfig(options.configFile, options.env ?? {});
   if (!isLoopback(host) && loaded.merchants.some((m) => m.usesWellKnownKey)) {
-    throw new UsageError(
+    throw inputError(
       `refusing to listen on ${host}: a merchant uses the public default key, which anyone could use`,
       'set FRAUDCTL_SANDBOX_KEY to a secret of your own, or give merchants their own keys with --config',
     );
@@ -68,7 +69,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       merchants: loaded.merchants,
       ...(chaos ? { chaos } : {}),
       ...(options.timeouts ? { timeouts: options.timeouts } : {}),
-      // A damaged page or a full disk met while serving is said with the file behind it (a CliError).
+      // A damaged page or a full disk met while serving comes with the file behind it (a SandboxError).
       ...(onUnexpectedError ? { onUnexpectedError: (error: Error) => onUnexpectedError(servingDatabaseFault(error, options.dbPath, dbOptions) ?? error) } : {}),
     });
     await app.listen({ host, port: options.port ?? 8787 });
@@ -94,10 +95,10 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   } catch (e) {
     await database.close();
     if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new UsageError(`port ${options.port} on ${host} is in use`, 'choose another with --port, or --port 0 for any free one');
+      throw inputError(`port ${options.port} on ${host} is in use`, 'choose another with --port, or --port 0 for any free one');
     }
     if ((e as NodeJS.ErrnoException).code === 'EADDRNOTAVAIL' || (e as NodeJS.ErrnoException).code === 'ENOTFOUND') {
-      throw new UsageError(`cannot listen on ${host}: no such local address`);
+      throw inputError(`cannot listen on ${host}: no such local address`);
     }
     throw e;
   }

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import type { ApiClient } from '../api/api-client.js';
 import { LineChecks } from '../action-log/line-trust.js';
-import { abortOnShutdown } from '../cli-context.js';
+import { abortOnShutdown } from '../process/cli-context.js';
 import { stateIn } from '../contract/states.js';
 import { CliError, ExitCode, UsageError, type ExitCodeValue } from '../errors/cli-error.js';
 import { errorCode } from '../files/file-errors.js';

@@ -339,6 +339,21 @@ describe('retries', () => {
     }
   });
 
+  it('POST and PATCH: retried on 408 (the request was not received whole, so nothing was processed)', async () => {
+    const server = await fake();
+    const notReceived = json(408, { errorType: 'REQUEST_TIMEOUT' });
+    server.script(notReceived, json(201, { id: 'evt-1' }), notReceived, json(200, { id: 'evt-1', state: 'APPROVED' }));
+    const { client } = makeClient(server.url);
+    await expect(client.submitEvent({ id: 'evt-1' })).resolves.toMatchObject({ status: 201 });
+    await expect(client.changeState('evt-1', { state: 'APPROVED' })).resolves.toMatchObject({ status: 200 });
+    expect(server.requests.map((r) => `${r.method} ${r.body}`)).toEqual([
+      'POST {"id":"evt-1"}',
+      'POST {"id":"evt-1"}',
+      'PATCH {"state":"APPROVED"}',
+      'PATCH {"state":"APPROVED"}',
+    ]);
+  });
+
   it('GET: retried when the connection drops, then the success is returned', async () => {
     const server = await fake();
     server.script(destroy, json(200, { id: 'evt-1' }));

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { CliContext } from '../../src/cli-context.js';
+import type { CliContext } from '../../src/process/cli-context.js';
 import { CliError, ExitCode, UsageError } from '../../src/errors/cli-error.js';
 import { endOfRun, type RunEnding } from '../../src/batch/end-of-run.js';
 import type { PoolRun } from '../../src/batch/run-pool.js';

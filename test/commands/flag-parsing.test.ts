@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import type { CliContext } from '../../src/cli-context.js';
+import type { CliContext } from '../../src/process/cli-context.js';
 import { UsageError } from '../../src/errors/cli-error.js';
 import { submitCommand } from '../../src/commands/submit.js';
 import { setStateCommand, type SetStateWork } from '../../src/commands/set-state.js';

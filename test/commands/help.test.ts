@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/program.js';
-import type { CliContext } from '../../src/cli-context.js';
+import type { CliContext } from '../../src/process/cli-context.js';
 import { runCli } from '../support/cli.js';
 
 const GLOBAL_OPTIONS = ['--base-url <url>', '--profile <name>', '--timeout <seconds>', '--json', '--no-color', '--no-input', '--debug'];

@@ -2,10 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { CliContext } from '../../src/cli-context.js';
+import type { CliContext } from '../../src/process/cli-context.js';
 import { TOPIC_TEXTS } from '../../src/help-topics/topics.js';
 import { buildProgram } from '../../src/program.js';
-import { VERSION } from '../../src/version.js';
+import { VERSION } from '../../src/process/version.js';
 import { manPage, markdownPages } from '../../scripts/reference/render-reference.js';
 import { describeNeeding } from '../support/prerequisites.js';
 

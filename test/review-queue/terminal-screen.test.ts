@@ -2,7 +2,7 @@ import { fstatSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CliContext } from '../../src/cli-context.js';
+import type { CliContext } from '../../src/process/cli-context.js';
 import { UsageError } from '../../src/errors/cli-error.js';
 import { runReview } from '../../src/review-queue/run-review.js';
 import { openKeyStream } from '../../src/review-queue/terminal-screen.js';

@@ -1,5 +1,5 @@
 import { PassThrough, Writable } from 'node:stream';
-import type { CliContext } from '../../src/cli-context.js';
+import type { CliContext } from '../../src/process/cli-context.js';
 import { main } from '../../src/main.js';
 import { useCli } from './cli-against-sandbox.js';
 import { cliEnv } from './cli.js';

@@ -3,7 +3,7 @@ import { hash } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { LIST_FIELDS, SEVERITIES } from '../../contract/index.js';
-import { UsageError } from '../../errors/cli-error.js';
+import { inputError } from '../sandbox-error.js';
 import defaultConfig from './default-config.json' with { type: 'json' };
 
 /*
@@ -96,16 +96,16 @@ export function loadSandboxConfig(file: string | undefined, env: NodeJS.ProcessE
     try {
       text = readFileSync(file, 'utf8');
     } catch (e) {
-      throw new UsageError(`cannot read sandbox config ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+      throw inputError(`cannot read sandbox config ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
     }
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch (e) {
-      throw new UsageError(`sandbox config ${file} is not valid JSON: ${(e as Error).message}`);
+      throw inputError(`sandbox config ${file} is not valid JSON: ${(e as Error).message}`);
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      throw new UsageError(`sandbox config ${file} must be a JSON object`);
+      throw inputError(`sandbox config ${file} must be a JSON object`);
     }
     config = { ...config, ...(parsed as Partial<SandboxConfig>) };
   }
@@ -116,17 +116,17 @@ export function checkSandboxConfig(config: SandboxConfig, source: string): Sandb
   const first = Value.Errors(SandboxConfigSchema, config).First();
   if (first) {
     const where = first.path || '/';
-    throw new UsageError(`sandbox config (${source}) ${where}: ${first.message}`, 'print the defaults with `fraudctl sandbox default-config` and compare');
+    throw inputError(`sandbox config (${source}) ${where}: ${first.message}`, 'print the defaults with `fraudctl sandbox default-config` and compare');
   }
   if (config.rates[config.baseCurrency] === undefined) {
-    throw new UsageError(`sandbox config (${source}): base currency ${config.baseCurrency} has no entry in rates`);
+    throw inputError(`sandbox config (${source}): base currency ${config.baseCurrency} has no entry in rates`);
   }
   if (config.thresholds.review > config.thresholds.decline) {
-    throw new UsageError(`sandbox config (${source}): thresholds.review must not be above thresholds.decline`);
+    throw inputError(`sandbox config (${source}): thresholds.review must not be above thresholds.decline`);
   }
   const ids = new Set<string>();
   for (const r of config.rules) {
-    if (ids.has(r.id)) throw new UsageError(`sandbox config (${source}): rule id ${r.id} appears twice`);
+    if (ids.has(r.id)) throw inputError(`sandbox config (${source}): rule id ${r.id} appears twice`);
     ids.add(r.id);
   }
   // Events are stored and looked up by merchant id: two entries with one id would be one
@@ -134,7 +134,7 @@ export function checkSandboxConfig(config: SandboxConfig, source: string): Sandb
   const merchantIds = new Set<string>();
   for (const m of config.merchants) {
     if (merchantIds.has(m.id)) {
-      throw new UsageError(
+      throw inputError(
         `sandbox config (${source}): merchant id ${m.id} appears twice (merchants with one id would share their events)`,
         'give each merchant its own id',
       );
@@ -150,14 +150,14 @@ function resolveMerchants(config: SandboxConfig, source: string | undefined, env
     const fromEnv = m.apiKeyEnv ? env[m.apiKeyEnv] : undefined;
     const key = fromEnv !== undefined && fromEnv !== '' ? fromEnv : m.apiKey;
     if (!key) {
-      throw new UsageError(
+      throw inputError(
         `sandbox config (${source ?? 'built-in defaults'}): merchant ${m.id} has no key` +
           (m.apiKeyEnv ? ` (${m.apiKeyEnv} is not set and there is no apiKey)` : ' (give apiKey or apiKeyEnv)'),
       );
     }
     const digest = keyDigest(key);
     const hex = digest.toString('hex');
-    if (seen.has(hex)) throw new UsageError(`sandbox config: two merchants share one API key (merchant ${m.id})`);
+    if (seen.has(hex)) throw inputError(`sandbox config: two merchants share one API key (merchant ${m.id})`);
     seen.add(hex);
     return { id: m.id, name: m.name ?? m.id, blocked: m.blocked ?? false, keyDigest: digest, usesWellKnownKey: key === WELL_KNOWN_SANDBOX_KEY };
   });

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { UsageError } from '../../errors/cli-error.js';
+import { inputError } from '../sandbox-error.js';
 import { seededDraws, type RequestDraws } from './chaos-draws.js';
 import { errorBody } from './error-replies.js';
 
@@ -41,7 +41,7 @@ const FAULT_KEYS: Record<string, Fault> = { '503': 'unavailable', '504': 'timeou
 export function parseChaosSpec(spec: string): ChaosSpec {
   const chaos: ChaosSpec = { unavailable: 0, timeoutAfter: 0, resetBefore: 0, resetAfter: 0, latencyMs: [0, 0], retryAfterSeconds: 1, seed: null };
   const bad = (what: string) =>
-    new UsageError(`--chaos: ${what}`, 'e.g. --chaos 503=0.1,504=0.05,reset-before=0.02,reset-after=0.02,latency=10-50,seed=42');
+    inputError(`--chaos: ${what}`, 'e.g. --chaos 503=0.1,504=0.05,reset-before=0.02,reset-after=0.02,latency=10-50,seed=42');
   for (const part of spec.split(',').map((p) => p.trim()).filter(Boolean)) {
     const [key, value, ...rest] = part.split('=');
     if (key === undefined || value === undefined || rest.length > 0) throw bad(`"${part}" is not key=value`);

@@ -1,6 +1,6 @@
 import { LogicEngine } from 'json-logic-engine';
 import type { Alert } from '../../contract/index.js';
-import { UsageError } from '../../errors/cli-error.js';
+import { inputError } from '../sandbox-error.js';
 import type { RuleConfig } from '../config/sandbox-config.js';
 import type { Facts } from './normalise-event.js';
 
@@ -54,7 +54,7 @@ function checkVelocityUses(node: unknown, ruleId: string): void {
       const [field, seconds, atMost, ...rest] = Array.isArray(args) ? (args as unknown[]) : [];
       const positive = (n: unknown) => Number.isInteger(n) && (n as number) > 0;
       if (!(VELOCITY_FIELDS as readonly unknown[]).includes(field) || !positive(seconds) || (atMost !== undefined && !positive(atMost)) || rest.length > 0) {
-        throw new UsageError(
+        throw inputError(
           `rule ${ruleId}: velocity takes [field, seconds, atMost?] with field one of ${VELOCITY_FIELDS.join(', ')} and seconds (and atMost) positive integers`,
         );
       }
@@ -102,7 +102,7 @@ export function compileRules(rules: readonly RuleConfig[]): CompiledRule[] {
       try {
         fn = engine.build(config.when as never) as (data: unknown) => unknown;
       } catch (e) {
-        throw new UsageError(`rule ${config.id}: its "when" is not a JsonLogic expression this sandbox knows: ${(e as Error).message}`);
+        throw inputError(`rule ${config.id}: its "when" is not a JsonLogic expression this sandbox knows: ${(e as Error).message}`);
       }
       return { config, test: (context: RuleContext) => Boolean(fn(context)), describe: compileDescription(config.description) };
     });

@@ -1,12 +1,9 @@
 import { chmodSync, closeSync, existsSync, openSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'libsql';
-import { CliError, ExitCode } from '../../errors/cli-error.js';
-import { fileErrorCause, fileErrorHint } from '../../files/file-errors.js';
-import { MakeDirectoryError, makeDirectory } from '../../files/make-directory.js';
-import { listFilesCommand, moveFileCommand } from '../../render/shell-command.js';
-import { terminalSafe } from '../../render/terminal-text.js';
+import { SandboxError, type DatabaseFault } from '../sandbox-error.js';
 import { startCheckpointer } from './checkpointer.js';
+import { MakeDirectoryError, makeDirectory } from './make-directory.js';
 
 /*
  * The sandbox's SQLite file (libsql: better-sqlite3's API with prebuilt binaries). WAL, so
@@ -189,8 +186,8 @@ function inTransaction(db: SqliteDatabase, work: () => void): void {
 
 /**
  * Opens (creating when missing) the database at `path`. A database that cannot be used is a
- * CliError naming the file, the cause and what to do: damaged or not a database, made by a newer
- * fraudctl, on a full or read-only disk, or in a directory that cannot be made.
+ * SandboxError of kind 'database' naming the file and the cause: damaged or not a database, made
+ * by a newer fraudctl, on a full or read-only disk, or in a directory that cannot be made.
  */
 export function openDatabase(path: string, options: OpenOptions = {}): OpenDatabase {
   try {
@@ -201,7 +198,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): OpenDatab
 }
 
 /** databaseFault for an error met while serving: only SQLite's own codes are the file's doing. */
-export function servingDatabaseFault(error: unknown, path: string, options: OpenOptions = {}): CliError | null {
+export function servingDatabaseFault(error: unknown, path: string, options: OpenOptions = {}): SandboxError | null {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('SQLITE_') ? databaseFault(error, path, options) : null;
 }
@@ -219,46 +216,68 @@ function nearlyFull(dir: string): boolean {
   }
 }
 
-/**
- * The words for an error of the database at `path` that means the file itself cannot be used
- * (null for any other error): at opening, and while serving (a page found damaged, a disk that
- * fills up), so that a sandbox's 500 can be explained by the file behind it.
- */
-export function databaseFault(error: unknown, path: string, options: OpenOptions = {}): CliError | null {
-  const shown = `the sandbox database ${terminalSafe(path)}`;
-  const dir = dirname(path);
-  // The default database's directory holds only it and its -wal and -shm: moved away whole, the
-  // sandbox starts afresh. A file given with --db is the user's to move, with its sidecars.
-  const startAfresh = options.ownsDirectory
-    ? `the sandbox starts empty once it is put aside: ${moveFileCommand(dir, `${dir}.old`)}`
-    : 'give another file with --db, or move this one away together with its -wal and -shm files';
-  const movedBy = options.ownsDirectory ? 'XDG_DATA_HOME' : '--db';
+/** What an error of the database at `dir`'s file means for the file, or null when it is not the file's doing. */
+function faultOf(error: unknown, dir: string): DatabaseFault | null {
   if (error instanceof NewerSchemaError) {
-    return new CliError(`${shown} was made by a newer fraudctl (${error.message}): it was not changed`, ExitCode.FAILURE, `use that fraudctl with it; ${startAfresh}`);
+    return { fault: 'newer-schema', version: error.version, supported: SCHEMA_VERSION };
   }
   if (error instanceof MakeDirectoryError) {
-    const at = error.failedAt === error.dir ? '' : ` (at ${terminalSafe(error.failedAt)})`;
-    return new CliError(`cannot create the directory of ${shown}${at}: ${fileErrorCause(error.error)}`, ExitCode.FAILURE, fileErrorHint(error.error, error.existingParent, movedBy));
+    const { failedAt, existingParent } = error;
+    return { fault: 'cannot-make-directory', failedAt, existingParent, cause: error.error };
   }
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return null;
-  if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
-    return new CliError(`${shown} is damaged, or not a SQLite database (${code})`, ExitCode.FAILURE, startAfresh);
-  }
+  if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) return { fault: 'damaged', code };
   // SQLite says SQLITE_FULL when a write finds the disk full, but an input/output error when
   // growing the -shm file fails (SQLITE_IOERR_SHMSIZE: ENOSPC, or a quota), or some other write
   // does: on a disk with next to no space left, that is the full disk.
   const ioError = code.startsWith('SQLITE_IOERR');
   if (code === 'SQLITE_FULL' || code === 'SQLITE_IOERR_SHMSIZE' || (ioError && nearlyFull(dir))) {
-    const hint = fileErrorHint({ code: 'ENOSPC' }, dir);
-    return new CliError(`cannot write ${shown}: no space left on its disk (${code})`, ExitCode.FAILURE, hint);
+    return { fault: 'disk-full', code };
   }
-  if (code.startsWith('SQLITE_READONLY')) {
-    return new CliError(`cannot write ${shown}: it or its directory is read-only (${code})`, ExitCode.FAILURE, `check the file and its directory: ${listFilesCommand([dir, path])}`);
-  }
-  if (code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_IOERR')) {
-    return new CliError(`cannot use ${shown}: ${code === 'SQLITE_CANTOPEN' ? 'it cannot be opened' : 'an input/output error'} (${code})`, ExitCode.FAILURE, `check the file and its directory: ${listFilesCommand([dir, path])}`);
-  }
-  if (/^E[A-Z]+$/.test(code)) return new CliError(`cannot use ${shown}: ${fileErrorCause(error)}`, ExitCode.FAILURE, fileErrorHint(error, dir, movedBy));
+  if (code.startsWith('SQLITE_READONLY')) return { fault: 'read-only', code };
+  if (code === 'SQLITE_CANTOPEN') return { fault: 'cannot-open', code };
+  if (code.startsWith('SQLITE_CANTOPEN') || ioError) return { fault: 'io-error', code };
+  if (/^E[A-Z]+$/.test(code)) return { fault: 'file-error', cause: error as NodeJS.ErrnoException };
   return null;
+}
+
+/** The sandbox's own sentence for a fault of the file at `path` (a host may say it in its own words). */
+function faultSentence(fault: DatabaseFault, path: string): string {
+  const shown = `the sandbox database ${path}`;
+  switch (fault.fault) {
+    case 'newer-schema':
+      return (
+        `${shown} was made by a newer fraudctl (schema version ${fault.version}, ` +
+        `newer than this fraudctl's ${fault.supported}): it was not changed`
+      );
+    case 'cannot-make-directory': {
+      const at = fault.failedAt === dirname(path) ? '' : ` (at ${fault.failedAt})`;
+      return `cannot create the directory of ${shown}${at}: ${fault.cause.code ?? fault.cause.message}`;
+    }
+    case 'damaged':
+      return `${shown} is damaged, or not a SQLite database (${fault.code})`;
+    case 'disk-full':
+      return `cannot write ${shown}: no space left on its disk (${fault.code})`;
+    case 'read-only':
+      return `cannot write ${shown}: it or its directory is read-only (${fault.code})`;
+    case 'cannot-open':
+      return `cannot use ${shown}: it cannot be opened (${fault.code})`;
+    case 'io-error':
+      return `cannot use ${shown}: an input/output error (${fault.code})`;
+    case 'file-error':
+      return `cannot use ${shown}: ${fault.cause.code ?? fault.cause.message}`;
+  }
+}
+
+/**
+ * The fault for an error of the database at `path` that means the file itself cannot be used
+ * (null for any other error): at opening, and while serving (a page found damaged, a disk that
+ * fills up), so that a sandbox's 500 can be explained by the file behind it.
+ */
+export function databaseFault(error: unknown, path: string, options: OpenOptions = {}): SandboxError | null {
+  const fault = faultOf(error, dirname(path));
+  if (fault === null) return null;
+  const facts = { kind: 'database' as const, path, ownsDirectory: options.ownsDirectory ?? false, ...fault };
+  return new SandboxError(faultSentence(fault, path), facts);
 }

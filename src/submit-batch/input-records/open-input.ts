@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { createGunzip, type Gunzip } from 'node:zlib';
-import type { CliContext } from '../../cli-context.js';
+import type { CliContext } from '../../process/cli-context.js';
 import { CliError, ExitCode, UsageError } from '../../errors/cli-error.js';
 import { NL, isWs } from './bytes.js';
 import { ChunkReader } from './chunk-reader.js';

@@ -3,7 +3,7 @@ import { isAbsolute, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultSandboxConfig, keyDigest, loadSandboxConfig } from '../../../src/sandbox/config/sandbox-config.js';
 import { compileRules } from '../../../src/sandbox/scoring/rules.js';
-import { UsageError } from '../../../src/errors/cli-error.js';
+import { SandboxError } from '../../../src/sandbox/sandbox-error.js';
 import { tempDir } from '../../support/sandbox.js';
 
 const tmp = tempDir();
@@ -50,7 +50,8 @@ describe('loadSandboxConfig', () => {
     } catch (e) {
       error = e;
     }
-    expect(error).toBeInstanceOf(UsageError);
+    expect(error).toBeInstanceOf(SandboxError);
+    expect((error as SandboxError).kind).toBe('input');
     expect((error as Error).message).toMatch(message);
   });
 });

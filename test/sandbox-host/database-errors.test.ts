@@ -3,26 +3,33 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'libsql';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CliError } from '../../../src/errors/cli-error.js';
-import { openDatabase, SCHEMA_VERSION } from '../../../src/sandbox/store/database.js';
-import { tempDir } from '../../support/sandbox.js';
-import { shellCommand } from '../../../src/render/shell-command.js';
-import { notOnWindows, ON_WINDOWS } from '../../support/prerequisites.js';
+import { CliError, ExitCode } from '../../src/errors/cli-error.js';
+import { SandboxError } from '../../src/sandbox/sandbox-error.js';
+import { openDatabase, SCHEMA_VERSION } from '../../src/sandbox/store/database.js';
+import { cliErrorOf } from '../../src/sandbox-host/sandbox-errors.js';
+import { tempDir } from '../support/sandbox.js';
+import { shellCommand } from '../../src/render/shell-command.js';
+import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 
 /*
- * A sandbox database that cannot be used (#24.15) is named in the error, with what to do:
- * damaged or not a database, made by a newer fraudctl. The hint's command works as written.
+ * A sandbox database that cannot be used is named in the error, with what to do: damaged or not
+ * a database, made by a newer fraudctl. The sandbox gives the facts (a SandboxError); fraudctl
+ * says them (cliErrorOf), with a hint whose command works as written.
  */
 
 const tmp = tempDir('fraudctl-db-open-');
 afterAll(() => tmp.remove());
 
-function failure(fn: () => unknown): CliError {
+/** The sandbox's error, and fraudctl's words for it. */
+function failure(fn: () => unknown): CliError & { facts: SandboxError['facts'] } {
   try {
     fn();
   } catch (e) {
-    if (e instanceof CliError) return e;
-    throw e;
+    if (!(e instanceof SandboxError)) throw e;
+    const said = cliErrorOf(e);
+    if (!(said instanceof CliError)) throw e;
+    expect(said.exitCode).toBe(ExitCode.FAILURE);
+    return Object.assign(said, { facts: e.facts });
   }
   throw new Error('expected the database to be refused');
 }
@@ -34,6 +41,8 @@ describe('opening a sandbox database that cannot be used', () => {
     const path = join(dir, 'sandbox.db');
     writeFileSync(path, 'these are not the bytes of a SQLite database, but they are long enough to look like a header to nobody');
     const error = failure(() => openDatabase(path, { ownsDirectory: true }));
+    const facts = { kind: 'database', fault: 'damaged', code: 'SQLITE_NOTADB', path, ownsDirectory: true };
+    expect(error.facts).toEqual(facts);
     expect(error.message).toBe(`the sandbox database ${path} is damaged, or not a SQLite database (SQLITE_NOTADB)`);
     expect(error.hint).toBe(`the sandbox starts empty once it is put aside: ${shellCommand(['mv', dir, `${dir}.old`])}`);
     // The message and hint are checked above on every platform; the hint is run by sh.
@@ -60,6 +69,8 @@ describe('opening a sandbox database that cannot be used', () => {
     db.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 8}`);
     db.close();
     const error = failure(() => openDatabase(path, { ownsDirectory: true }));
+    const facts = { kind: 'database', fault: 'newer-schema', version: SCHEMA_VERSION + 8, supported: SCHEMA_VERSION };
+    expect(error.facts).toMatchObject(facts);
     expect(error.message).toBe(`the sandbox database ${path} was made by a newer fraudctl (schema version ${SCHEMA_VERSION + 8}, newer than this fraudctl's ${SCHEMA_VERSION}): it was not changed`);
     expect(error.hint).toBe(`use that fraudctl with it; the sandbox starts empty once it is put aside: ${shellCommand(['mv', dir, `${dir}.old`])}`);
     const again = new Database(path);

@@ -1,14 +1,14 @@
-import type { CliContext } from '../cli-context.js';
+import type { CliContext } from '../process/cli-context.js';
 import { CliError } from '../errors/cli-error.js';
 import { defaultSandboxDb } from '../paths/xdg-paths.js';
-import { startSandbox } from './serve.js';
+import { startHostedSandbox } from './start-sandbox.js';
 
 /** `fraudctl sandbox serve`: start, say where, run until a signal, drain, stop. */
 export async function serveSandbox(
   context: CliContext,
   options: { host: string; port: number; db?: string; config?: string; chaos?: string },
 ): Promise<void> {
-  const sandbox = await startSandbox({
+  const sandbox = await startHostedSandbox({
     host: options.host,
     port: options.port,
     dbPath: options.db ?? defaultSandboxDb(context.env),
