@@ -32,6 +32,9 @@ export const TOPIC_TEXTS: Record<TopicName, string> = {
        confirmation)
   141  stdout's reader went away (fraudctl ... | head): fraudctl stops at once
        and quietly, as a Unix tool ended by SIGPIPE does
+  143  terminated (SIGTERM: kill, systemd stopping a unit, timeout(1)):
+       fraudctl finished as on Ctrl-C, then exited 143, as a process ended by
+       SIGTERM does (not on Windows, where no SIGTERM comes from outside)
 
 Many ids or events in one run (set-state, show, submit batches) exit with the
 worst outcome among them: 3 before 6 before 5 before 4 before 1. A batch whose
