@@ -70,7 +70,11 @@ export function showCommand(context: CliContext, run?: ShowRun): Command {
   return new Command('show')
     .description('show events: one in full, many as a table (or JSON Lines, CSV), or watch one until its review is done')
     .argument('[eventIds...]', 'event ids')
-    .option('--from <file>', 'also the ids in FILE (one or more per line; # comments), a CSV file (its id column) or a submit --out results file; - for stdin')
+    .option(
+      '--from <file>',
+      'also the ids in FILE (one or more per line; # comments), a CSV file (its id column) or a submit --out ' +
+        'results file; - for stdin',
+    )
     .option('--csv', 'many ids: CSV with a header row, for spreadsheets')
     .addOption(concurrencyOption('many ids: requests in flight at once').default(8))
     .option('--watch', 'one id: print a line each time its state, decision or comments change, until a final state')

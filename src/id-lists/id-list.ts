@@ -66,7 +66,9 @@ export type IdListFormat = 'ids' | 'results' | 'csv';
 /** The ids of the arguments, then of `--from`, in order. Closes the file when the caller stops early. */
 export async function* readIdList(options: IdListOptions, context: Pick<CliContext, 'stdin'>): AsyncGenerator<IdListEntry> {
   checkIdArguments(options.args);
-  for (const [i, arg] of options.args.entries()) for (const id of splitIds(arg)) yield { where: `argument ${i + 1}`, id, problem: null };
+  for (const [i, arg] of options.args.entries()) {
+    for (const id of splitIds(arg)) yield { where: `argument ${i + 1}`, id, problem: null };
+  }
   if (options.from === undefined) return;
   const source = options.from;
   const name = source === '-' ? 'stdin' : source;
@@ -136,17 +138,36 @@ function layoutOf(first: string, source: string): IdListFormat {
   return cells.some(namesIdColumn) ? 'csv' : 'ids';
 }
 
-const CSV_OPTIONS = { relax_quotes: true, relax_column_count: true, skip_empty_lines: true, trim: true, comment: '#', comment_no_infix: true } as const;
+const CSV_OPTIONS = {
+  relax_quotes: true,
+  relax_column_count: true,
+  skip_empty_lines: true,
+  trim: true,
+  comment: '#',
+  comment_no_infix: true,
+} as const;
 
 /** A header cell that names the id column: `id`, `eventId`, `event_id`, `Event ID`, in any case. */
 const namesIdColumn = (cell: string) => ['id', 'eventid'].includes(cell.toLowerCase().replace(/[\s_.-]/g, ''));
+
+/** A record as csv-parse gives it with `info` and `raw`: its cells, its text, and the line it ends on. */
+interface CsvRow {
+  record: string[];
+  raw: string;
+  info: { lines: number };
+}
 
 /**
  * The ids of a CSV file's id column, from its line `firstNo` (`first`) on; the lines before it
  * were blank or comments. The parser is given blank lines in their place, so that its line
  * numbers (for rows and errors) are the file's.
  */
-async function* csvEntries(name: string, firstNo: number, first: string, nextLine: () => Promise<string | null>): AsyncGenerator<IdListEntry> {
+async function* csvEntries(
+  name: string,
+  firstNo: number,
+  first: string,
+  nextLine: () => Promise<string | null>,
+): AsyncGenerator<IdListEntry> {
   async function* text(): AsyncGenerator<string> {
     yield `${'\n'.repeat(firstNo - 1)}${first}\n`;
     for (let line = await nextLine(); line !== null; line = await nextLine()) yield `${line}\n`;
@@ -154,7 +175,7 @@ async function* csvEntries(name: string, firstNo: number, first: string, nextLin
   const parser = Readable.from(text()).pipe(new Parser({ ...CSV_OPTIONS, info: true, raw: true }));
   let column: number | null = null;
   try {
-    for await (const row of parser as AsyncIterable<{ record: string[]; raw: string; info: { lines: number } }>) {
+    for await (const row of parser as AsyncIterable<CsvRow>) {
       const cells = row.record;
       // Where the row starts: the line it ends on, less the line breaks within it (blank lines before it left out).
       const where = `${name}:${row.info.lines - (row.raw.replace(/^[\r\n]+/, '').match(/\n/g)?.length ?? 0) + 1}`;
@@ -166,11 +187,15 @@ async function* csvEntries(name: string, firstNo: number, first: string, nextLin
       }
       if (cells.every((cell) => cell === '')) continue;
       const id = cells[column] ?? '';
-      yield id === '' ? { where, id: null, problem: `no id (column ${column + 1} is empty)`, problemCode: 'NO_ID' } : { where, id, problem: null };
+      if (id !== '') yield { where, id, problem: null };
+      else yield { where, id: null, problem: `no id (column ${column + 1} is empty)`, problemCode: 'NO_ID' };
     }
   } catch (error) {
     if ((error as CsvError).code === undefined) throw error;
-    throw new UsageError(`${name} cannot be read as CSV: ${terminalSafe((error as Error).message)}`, 'a quote opens a cell that runs to the next quote: check the quotes on that line');
+    throw new UsageError(
+      `${name} cannot be read as CSV: ${terminalSafe((error as Error).message)}`,
+      'a quote opens a cell that runs to the next quote: check the quotes on that line',
+    );
   } finally {
     parser.destroy();
   }
