@@ -1,15 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough, Writable } from 'node:stream';
 import { parse } from 'csv-parse/sync';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TERMINAL_CONTROLS, useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { makeEvent } from '../support/batch-events.js';
 import { startCli } from '../support/cli.js';
-import { DEMO_KEY } from '../support/sandbox.js';
-import { Session } from '../../src/session.js';
+import { runInProcess } from '../support/in-process.js';
 import { showList, type ShowListOptions } from '../../src/event-lists/show-list.js';
-import type { CliError } from '../../src/errors/cli-error.js';
 
 /*
  * `fraudctl show` with many ids, as a process against the real sandbox: rows in input order,
@@ -25,21 +22,8 @@ const file = (name: string, content: string) => {
   return path;
 };
 
-/** `show` for many ids run in-process against the sandbox: what it wrote, and its exit code. */
-async function showInProcess(options: ShowListOptions): Promise<{ code: number; stdout: string; stderr: string }> {
-  const collected = { stdout: '', stderr: '' };
-  const stream = (name: 'stdout' | 'stderr') => new Writable({ write: (chunk: Buffer, _encoding, done) => done(void (collected[name] += chunk.toString())) });
-  const context = { stdin: new PassThrough(), stdout: stream('stdout'), stderr: stream('stderr'), env: {}, debug: false, waitForShutdown: () => new Promise<NodeJS.Signals>(() => {}), onStdoutClosed: () => () => {} };
-  const session = new Session(context, {}, { profile: 'test', baseUrl: cli.sb.url, apiKey: DEMO_KEY });
-  try {
-    await showList(session, options);
-    return { code: 0, ...collected };
-  } catch (error) {
-    return { code: (error as CliError).exitCode ?? -1, ...collected };
-  } finally {
-    await session.close();
-  }
-}
+/** `show` for many ids, in-process against the sandbox. */
+const showInProcess = (options: ShowListOptions) => runInProcess(cli.sb.url, (session) => showList(session, options));
 
 /** 500 id lines: 485 stored events, 14 unknown ids, and one malformed id, mixed; with comments and blank lines between. */
 const STORED = 485;
@@ -146,16 +130,17 @@ describe('fraudctl show with many ids', () => {
     expect(records.find((r) => r.id === MALFORMED)!.error).toBe('VALIDATION_ERROR (eventId:INVALID_FORMAT)');
   });
 
-  it("a spreadsheet's CSV export as --from (in-process): the ids of its id column, its header not looked up, exit 0", async () => {
+  it("a spreadsheet's CSV export as --from (in-process): its id column's ids, its header not looked up, exit 0", async () => {
     const csv = file('export.csv', '\uFEFFOrder no,Event ID,Amount\r\n1,sl-1,"1,200.00"\r\n2,sl-2,5\r\n,,\r\n');
+    const idsOf = (stdout: string) => stdout.trimEnd().split('\n').map((l) => (JSON.parse(l) as { id: string }).id);
     const result = await showInProcess({ ids: [], from: csv, format: 'json', concurrency: 4 });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout.trimEnd().split('\n').map((l) => (JSON.parse(l) as { id: string }).id)).toEqual(['sl-1', 'sl-2']);
+    expect(idsOf(result.stdout)).toEqual(['sl-1', 'sl-2']);
     expect(result.stderr).toBe('2 found\n');
     // What show --csv wrote reads back as its ids, whatever the file is called.
     const exported = await showInProcess({ ids: ['sl-3', 'sl-4, sl-5'], from: undefined, format: 'csv', concurrency: 4 });
     const again = await showInProcess({ ids: [], from: file('orders.txt', exported.stdout), format: 'json', concurrency: 4 });
-    expect(again.stdout.trimEnd().split('\n').map((l) => (JSON.parse(l) as { id: string }).id)).toEqual(['sl-3', 'sl-4', 'sl-5']);
+    expect(idsOf(again.stdout)).toEqual(['sl-3', 'sl-4', 'sl-5']);
   });
 
   it('ids on stdin with --from -, after ids given as arguments', async () => {
