@@ -363,7 +363,7 @@ export async function runPool<I extends ItemPosition, R>(context: CliContext, ru
 
   // Counting the input first (a fast second read of a file) gives the bar its total and an ETA.
   const total = options.quiet ? null : await job.countItems();
-  const progress: Progress = createProgress(stats, context.stderr, { quiet: options.quiet, total, unit: job.unit });
+  const progress: Progress = createProgress(stats, context.stderr, { quiet: options.quiet, total, unit: job.unit, resumed: prior !== null });
   const finished = stopsOnShutdown(context, stops, progress, abort, job.inFlight);
 
   const printing = !results && job.stdoutLine !== undefined;
