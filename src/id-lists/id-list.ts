@@ -211,8 +211,8 @@ function resultsEntry(text: string, where: string, selection: ResultsSelection):
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { where, id: null, problem: 'not a JSON object', problemCode: 'NOT_AN_OBJECT' };
   const record = value as { id?: unknown; outcome?: unknown; actionType?: unknown; fraudctl?: unknown; totalRiskScore?: unknown };
-  // The results file's header (its first line: which run wrote it) names no event.
-  if (record.fraudctl === 'results') return null;
+  // The run's own records (its header, first; a `sending` record before a send) name no event.
+  if (record.fraudctl !== undefined) return null;
   const decided = record.outcome === undefined ? typeof record.actionType === 'string' : record.outcome === 'DECIDED';
   if (selection === 'review' && !(decided && record.actionType === 'REVIEW')) return null;
   if (selection === 'decided' && !decided) return null;
