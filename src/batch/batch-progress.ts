@@ -53,10 +53,18 @@ export function createProgress(
 
 /** After --resume, what the earlier run did, then this run's part of the line, said to be this run's. */
 function thisRun(stats: ProgressView, rate: string): string {
-  return `${count(stats.skipped)} done earlier ${sym.dot} this run: ${count(stats.done)} ${sym.dot} ${rate} ${sym.dot} ${stats.countsText()}`;
+  const { dot } = sym;
+  const earlier = `${count(stats.skipped)} done earlier`;
+  return `${earlier} ${dot} this run: ${count(stats.done)} ${dot} ${rate} ${dot} ${stats.countsText()}`;
 }
 
-function barProgress(stats: ProgressView, stream: NodeJS.WritableStream, total: number | null, unit: string, resumed: boolean): Progress {
+function barProgress(
+  stats: ProgressView,
+  stream: NodeJS.WritableStream,
+  total: number | null,
+  unit: string,
+  resumed: boolean,
+): Progress {
   const done = () => stats.done + stats.skipped;
   const rateText = () => `${count(stats.rate())}/s`;
   const payload = () => ({
@@ -108,7 +116,8 @@ function plainProgress(
     const done = stats.done + stats.skipped;
     const of = total !== null ? ` of ${count(total)}${total > 0 ? ` (${Math.floor((done / total) * 100)}%)` : ''}` : '';
     const rate = `${count(stats.rate())} ${unit}/s`;
-    stream.write(`progress: ${count(done)}${of} ${unit} ${sym.dot} ${resumed ? thisRun(stats, rate) : `${rate} ${sym.dot} ${stats.countsText()}`}\n`);
+    const counts = resumed ? thisRun(stats, rate) : `${rate} ${sym.dot} ${stats.countsText()}`;
+    stream.write(`progress: ${count(done)}${of} ${unit} ${sym.dot} ${counts}\n`);
   };
   const timer = setInterval(line, intervalMs);
   timer.unref();

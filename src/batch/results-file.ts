@@ -160,7 +160,8 @@ export const HEADER_VERSION = 1;
 /** The header line as written (without the newline): `closed` last, false, so that marking it closed keeps the length. */
 export function headerText(header: Omit<RunHeader, 'fraudctl' | 'version' | 'closed'>): string {
   const { command, service, options, marksSends = true } = header;
-  return jsonForTerminal({ fraudctl: 'results', version: HEADER_VERSION, command, service, options, marksSends, closed: false }, false);
+  const line = { fraudctl: 'results', version: HEADER_VERSION, command, service, options, marksSends, closed: false };
+  return jsonForTerminal(line, false);
 }
 
 /**
@@ -177,7 +178,8 @@ function sendingRecord(text: string): { line: number; column: number } | undefin
   if (!text.startsWith('{"fraudctl":"sending"')) return undefined;
   const value = resultObject(text);
   const { line, column } = (value ?? {}) as { line?: unknown; column?: unknown };
-  return Number.isSafeInteger(line) && Number.isSafeInteger(column) ? { line: line as number, column: column as number } : undefined;
+  if (!Number.isSafeInteger(line) || !Number.isSafeInteger(column)) return undefined;
+  return { line: line as number, column: column as number };
 }
 
 const CLOSED_FALSE = '"closed":false}';

@@ -96,7 +96,8 @@ export async function bindResume(
   }
   // Sending records tell which items were sent only if every send was recorded: so from an earlier
   // run that recorded them, or one that left nothing unrecorded (closed).
-  return { options, header: headerText({ ...intent, options, marksSends: recorded.marksSends === true || recorded.closed }) };
+  const marksSends = recorded.marksSends === true || recorded.closed;
+  return { options, header: headerText({ ...intent, options, marksSends }) };
 }
 
 /** Whether any result of the file may have had an effect at its service: one settled, or failed in a way that may have been stored. */

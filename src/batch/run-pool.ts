@@ -11,7 +11,16 @@ import { BatchControl } from './batch-control.js';
 import { createProgress, type Progress, type ProgressView } from './batch-progress.js';
 import { count } from '../render/counts.js';
 import { drainedOrClosed } from '../render/stream-pace.js';
-import { LineFile, markClosed, MAX_LINES_IN_PROGRESS, prepareResume, sendingText, type PriorRun, type RecordedResult, type ResultReader } from './results-file.js';
+import {
+  LineFile,
+  markClosed,
+  MAX_LINES_IN_PROGRESS,
+  prepareResume,
+  sendingText,
+  type PriorRun,
+  type RecordedResult,
+  type ResultReader,
+} from './results-file.js';
 import { capYoungGeneration } from './young-generation.js';
 
 /*
@@ -381,7 +390,8 @@ export async function runPool<I extends ItemPosition, R>(context: CliContext, ru
 
   // Counting the input first (a fast second read of a file) gives the bar its total and an ETA.
   const total = options.quiet ? null : await job.countItems();
-  const progress: Progress = createProgress(stats, context.stderr, { quiet: options.quiet, total, unit: job.unit, resumed: prior !== null });
+  const progressOptions = { quiet: options.quiet, total, unit: job.unit, resumed: prior !== null };
+  const progress: Progress = createProgress(stats, context.stderr, progressOptions);
   const finished = stopsOnShutdown(context, stops, progress, abort, job.inFlight);
 
   const printing = !results && job.stdoutLine !== undefined;

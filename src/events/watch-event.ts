@@ -76,7 +76,9 @@ function unreachable(id: string, state: unknown, until: string | null, verb: 'is
   if (until === null || typeof state !== 'string' || state === until || !isKnownState(state)) return null;
   const reachable = reachableFrom(state);
   const gone = `${terminalSafe(until)} can no longer come`;
-  if (reachable.length === 0) return new CliError(`${id} ${verb} ${state}, which no state follows: ${gone}`, ExitCode.FAILURE);
+  if (reachable.length === 0) {
+    return new CliError(`${id} ${verb} ${state}, which no state follows: ${gone}`, ExitCode.FAILURE);
+  }
   if (!isKnownState(until) || reachable.includes(until)) return null;
   const follow = `${reachable.slice(0, -1).join(', ')}${reachable.length > 1 ? ' or ' : ''}${reachable.at(-1)}`;
   return new CliError(`${id} ${verb} ${state}, after which only ${follow} can come: ${gone}`, ExitCode.FAILURE);

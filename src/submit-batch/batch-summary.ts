@@ -16,7 +16,7 @@ export interface SummaryFacts {
   stopped: StopReason | null;
   results: string | null;
   rejects: string | null;
-  /** Lines of the rejects file that may have been stored (UNKNOWN), this run's and those an earlier run left there; default this run's. */
+  /** Lines of the rejects file that may be stored (UNKNOWN): this run's and an earlier run's (default: this run's). */
   rejectsUnknown?: number;
   retries: number;
   throttled: number;
@@ -94,7 +94,8 @@ export function summaryText(f: SummaryFacts): string {
     // The command only when sending the file again cannot store an event twice (no unknown
     // outcome among them) and the file is all that is left (the batch read its whole input).
     const unknown = f.rejectsUnknown ?? s.outcomes.UNKNOWN;
-    if (unknown > 0) lines.push(`             ${count(unknown)} of them may have been stored (unknown): check those before sending the file again`);
+    const check = 'may have been stored (unknown): check those before sending the file again';
+    if (unknown > 0) lines.push(`             ${count(unknown)} of them ${check}`);
     else if (!f.stopped) lines.push(`             to send them again: ${terminalSafe(shellCommand(['fraudctl', 'submit', f.rejects, ...f.serviceFlags]))}`);
   }
   if (s.firstProblems.length) {

@@ -161,7 +161,9 @@ export async function runBatch(session: Session, input: BatchInput, batchOptions
   if (stats.errors > 0 || stopped) {
     const where = options.out ? `see ${options.out}` : options.json ? 'see the results above' : 'add --out FILE to keep every line\'s result';
     const kept = options.rejects === null ? '' : `; ${rejectsHint(options.rejects, facts.rejectsUnknown, run.resumed)}`;
-    throw new CliError(`${count(stats.errors)} of ${count(stats.done)} events got no decision${stopped ? ' and the batch stopped early' : ''}`, ExitCode.FAILURE, `${where}${kept}`);
+    const early = stopped ? ' and the batch stopped early' : '';
+    const message = `${count(stats.errors)} of ${count(stats.done)} events got no decision${early}`;
+    throw new CliError(message, ExitCode.FAILURE, `${where}${kept}`);
   }
 }
 
@@ -173,5 +175,6 @@ export async function runBatch(session: Session, input: BatchInput, batchOptions
 function rejectsHint(rejects: string, unknown: number, resumed: boolean): string {
   const lines = resumed ? 'the lines without a decision, the earlier run\'s too' : 'those lines';
   if (unknown === 0) return `${rejects} holds ${lines} to send again`;
-  return `${rejects} holds ${lines}; ${count(unknown)} of them may have been stored (unknown): check those before sending it again`;
+  const check = 'may have been stored (unknown): check those before sending it again';
+  return `${rejects} holds ${lines}; ${count(unknown)} of them ${check}`;
 }
