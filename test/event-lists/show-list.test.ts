@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TERMINAL_CONTROLS, useSandboxForCli } from '../support/cli-against-sandbox.js';
-import { makeEvent } from '../support/batch-events.js';
+import { makeEvent, readResults } from '../support/batch-events.js';
 import { startCli } from '../support/cli.js';
 import { runInProcess } from '../support/in-process.js';
 import { showList, type ShowListOptions } from '../../src/event-lists/show-list.js';
@@ -168,8 +168,9 @@ describe('fraudctl show with many ids', () => {
     expect(submitted.code).toBe(1); // two lines were rejected
     const result = await cli.run(['show', '--from', out, '--csv']);
     const records = parse(result.stdout, { columns: true }) as Record<string, string>[];
-    // One record per results line, in the results file's order (submit writes lines as they settle); the header (the first line) names no event.
-    const resultIds = (await import('node:fs')).readFileSync(out, 'utf8').trimEnd().split('\n').slice(1).map((l) => (JSON.parse(l) as { id: string | null }).id);
+    // One record per results line, in the results file's order (submit writes lines as they settle); the run's own
+    // records (the header, first; `sending` before the event without an id) name no event.
+    const resultIds = readResults(out).map((r) => r.id);
     expect(records).toHaveLength(6);
     expect(records.map((r) => (r.id!.startsWith('(') ? null : r.id))).toEqual(resultIds);
     // The broken line was never stored: no id. The event sent without an id got one from the service, and is found by it.
