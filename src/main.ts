@@ -72,12 +72,19 @@ export const SHUTDOWN_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM',
 
 /** The terminal hung up: SIGHUP came, or writing to it failed with EIO. */
 let hungUp = false;
+/** SIGTERM came (kill, systemd, cron's timeout): an interrupted command then exits as one ended by it. */
+let terminated = false;
 let terminalGone = false;
 
 /** Exit code when stdout's reader went away: what a Unix tool killed by SIGPIPE reports (128 + 13). */
 const EXIT_STDOUT_CLOSED = 141;
 /** Exit code after a hang-up where no SIGHUP can end the process (Windows): what a shell reports for one (128 + 1). */
 export const EXIT_HUNG_UP = 129;
+/**
+ * Exit code of a command stopped by SIGTERM (128 + 15), after finishing as on Ctrl-C: what
+ * systemd and cron expect of a process they asked to stop (130 would say Ctrl-C).
+ */
+export const EXIT_TERMINATED = 143;
 
 /**
  * A closed stdout or stderr (`fraudctl … | head -1`) ends the process at once and quietly, as
@@ -176,12 +183,14 @@ export async function runProcess(): Promise<void> {
         const on = (signal: NodeJS.Signals) => {
           for (const s of SHUTDOWN_SIGNALS) process.off(s, on);
           hungUp ||= signal === 'SIGHUP';
+          terminated ||= signal === 'SIGTERM';
           resolve(signal);
         };
         for (const s of SHUTDOWN_SIGNALS) process.on(s, on);
       }),
   };
-  process.exitCode = await main(argv, context);
+  const code = await main(argv, context);
+  process.exitCode = code === ExitCode.INTERRUPTED && terminated ? EXIT_TERMINATED : code;
   if (hungUp || terminalGone) await endAsHungUp();
   else if (hasStrandedCalls()) await endPastStrandedCalls(process.exitCode);
 }

@@ -39,6 +39,8 @@ Exit codes:
        finishing as on Ctrl-C
   130  interrupted (Ctrl-C, Ctrl-Break)
   141  stdout closed by its reader (| head)
+  143  terminated (SIGTERM: kill, systemd, timeout), after finishing as on
+       Ctrl-C
 `;
 
 function parseTimeout(value: string): number {

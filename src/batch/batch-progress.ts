@@ -6,7 +6,9 @@ import { sym } from '../render/symbols.js';
  * How a running batch shows itself on stderr: a live bar on a terminal (cli-progress), a
  * plain line every few seconds when stderr is a file or a pipe (CI logs), nothing with
  * --quiet. Only numbers the batch counted itself are shown, no text from the service; which
- * counts, the job says (ProgressView).
+ * counts, the job says (ProgressView). The position (`1,200 of 2,000`) is the input's, items an
+ * earlier run settled included; the rate and the job's counts are this run's. After --resume
+ * both are shown and said apart: `1,000 done earlier · this run: 200 · 40/s · APPROVE 150 …`.
  */
 
 /** What the progress display reads of a job's running counts. */
@@ -33,25 +35,50 @@ export interface Progress {
 
 /**
  * `total`: the number of items when known before the run (a counted file), else null; `unit`:
- * what an item is called (`events`, the default, or `ids`).
+ * what an item is called (`events`, the default, or `ids`); `resumed`: the run continues an
+ * earlier one (--resume), whose items count in the position and not in this run's counts.
  */
 export function createProgress(
   stats: ProgressView,
   stream: NodeJS.WritableStream & { isTTY?: boolean },
-  options: { quiet: boolean; total: number | null; intervalMs?: number; unit?: string },
+  options: { quiet: boolean; total: number | null; intervalMs?: number; unit?: string; resumed?: boolean },
 ): Progress {
   if (options.quiet) return { tick: () => {}, note: (text) => stream.write(`${text}\n`), above: (write) => write(), stop: () => {} };
   const unit = options.unit ?? 'events';
-  return stream.isTTY ? barProgress(stats, stream, options.total, unit) : plainProgress(stats, stream, options.total, options.intervalMs ?? 5_000, unit);
+  const resumed = options.resumed === true;
+  return stream.isTTY
+    ? barProgress(stats, stream, options.total, unit, resumed)
+    : plainProgress(stats, stream, options.total, options.intervalMs ?? 5_000, unit, resumed);
 }
 
-function barProgress(stats: ProgressView, stream: NodeJS.WritableStream, total: number | null, unit: string): Progress {
+/** After --resume, what the earlier run did, then this run's part of the line, said to be this run's. */
+function thisRun(stats: ProgressView, rate: string): string {
+  const { dot } = sym;
+  const earlier = `${count(stats.skipped)} done earlier`;
+  return `${earlier} ${dot} this run: ${count(stats.done)} ${dot} ${rate} ${dot} ${stats.countsText()}`;
+}
+
+function barProgress(
+  stats: ProgressView,
+  stream: NodeJS.WritableStream,
+  total: number | null,
+  unit: string,
+  resumed: boolean,
+): Progress {
   const done = () => stats.done + stats.skipped;
-  const payload = () => ({ rateText: count(stats.rate()), counts: stats.countsText(), doneText: count(done()), totalText: total === null ? '' : count(total) });
+  const rateText = () => `${count(stats.rate())}/s`;
+  const payload = () => ({
+    rateText: rateText(),
+    counts: resumed ? thisRun(stats, rateText()) : stats.countsText(),
+    doneText: count(done()),
+    totalText: total === null ? '' : count(total),
+  });
+  // The rate goes with this run's counts after --resume, and before the ETA otherwise, as it always has.
+  const rate = resumed ? '' : `{rateText} ${sym.dot} `;
   const format =
     total !== null
-      ? `{bar} {doneText}/{totalText} ${unit} ${sym.dot} {rateText}/s ${sym.dot} ETA {eta_formatted} ${sym.dot} {counts}`
-      : `{doneText} ${unit} ${sym.dot} {rateText}/s ${sym.dot} {duration_formatted} ${sym.dot} {counts}`;
+      ? `{bar} {doneText}/{totalText} ${unit} ${sym.dot} ${rate}ETA {eta_formatted} ${sym.dot} {counts}`
+      : `{doneText} ${unit} ${sym.dot} ${rate}{duration_formatted} ${sym.dot} {counts}`;
   const bar = new cliProgress.SingleBar({ format, stream, hideCursor: true, fps: 8, etaBuffer: 200, barsize: 24 }, { ...cliProgress.Presets.shades_classic, barCompleteChar: sym.barDone, barIncompleteChar: sym.barLeft });
   bar.start(total ?? 0, done(), payload());
   return {
@@ -77,11 +104,20 @@ function barProgress(stats: ProgressView, stream: NodeJS.WritableStream, total: 
   };
 }
 
-function plainProgress(stats: ProgressView, stream: NodeJS.WritableStream, total: number | null, intervalMs: number, unit: string): Progress {
+function plainProgress(
+  stats: ProgressView,
+  stream: NodeJS.WritableStream,
+  total: number | null,
+  intervalMs: number,
+  unit: string,
+  resumed: boolean,
+): Progress {
   const line = () => {
     const done = stats.done + stats.skipped;
     const of = total !== null ? ` of ${count(total)}${total > 0 ? ` (${Math.floor((done / total) * 100)}%)` : ''}` : '';
-    stream.write(`progress: ${count(done)}${of} ${unit} ${sym.dot} ${count(stats.rate())} ${unit}/s ${sym.dot} ${stats.countsText()}\n`);
+    const rate = `${count(stats.rate())} ${unit}/s`;
+    const counts = resumed ? thisRun(stats, rate) : `${rate} ${sym.dot} ${stats.countsText()}`;
+    stream.write(`progress: ${count(done)}${of} ${unit} ${sym.dot} ${counts}\n`);
   };
   const timer = setInterval(line, intervalMs);
   timer.unref();

@@ -35,6 +35,8 @@ export interface RecordedResult {
   orNoId?: boolean;
   /** A result without a decision (submit: kept in --rejects). */
   undecided?: boolean;
+  /** An outcome nobody can tell (submit's UNKNOWN): the item may have had its effect. */
+  unknown?: boolean;
 }
 
 /** A job's reader of its own result lines: undefined for a line that is not one of its results. */
@@ -138,7 +140,10 @@ class PositionOffsets {
  * decided what was sent: a --resume that differs in any of them is refused, one that leaves an
  * option out takes it from here. `closed` turns true (rewritten in place, same length) when the
  * run ends with every item it took recorded, so that a resume knows that nothing was left in
- * flight; a run killed with `kill -9` leaves it false.
+ * flight; a run killed with `kill -9` leaves it false. `marksSends`: before each send that
+ * nothing can check afterwards (an event without an id), the run wrote a `sending` record
+ * (sendingText), so such an item without one was never sent; absent in older files, and false
+ * in a file resumed from one that was left unclosed without them.
  */
 export interface RunHeader {
   fraudctl: 'results';
@@ -146,6 +151,7 @@ export interface RunHeader {
   command: string;
   service: string;
   options: Record<string, unknown>;
+  marksSends?: boolean;
   closed: boolean;
 }
 
@@ -153,7 +159,27 @@ export const HEADER_VERSION = 1;
 
 /** The header line as written (without the newline): `closed` last, false, so that marking it closed keeps the length. */
 export function headerText(header: Omit<RunHeader, 'fraudctl' | 'version' | 'closed'>): string {
-  return jsonForTerminal({ fraudctl: 'results', version: HEADER_VERSION, command: header.command, service: header.service, options: header.options, closed: false }, false);
+  const { command, service, options, marksSends = true } = header;
+  const line = { fraudctl: 'results', version: HEADER_VERSION, command, service, options, marksSends, closed: false };
+  return jsonForTerminal(line, false);
+}
+
+/**
+ * The record written before an item is sent that nothing could check afterwards (an event
+ * without an id): the run may have sent the item once this is on disk, and had not before. Like
+ * the header, a `fraudctl` line that is no result: `jq 'select(.fraudctl | not)'` skips both.
+ */
+export function sendingText(line: number, column: number): string {
+  return `{"fraudctl":"sending","line":${line},"column":${column}}`;
+}
+
+/** The item a `sending` record names, or undefined for any other line. */
+function sendingRecord(text: string): { line: number; column: number } | undefined {
+  if (!text.startsWith('{"fraudctl":"sending"')) return undefined;
+  const value = resultObject(text);
+  const { line, column } = (value ?? {}) as { line?: unknown; column?: unknown };
+  if (!Number.isSafeInteger(line) || !Number.isSafeInteger(column)) return undefined;
+  return { line: line as number, column: column as number };
 }
 
 const CLOSED_FALSE = '"closed":false}';
@@ -257,6 +283,10 @@ export class PriorRun {
    */
   readonly keptUndecided = new LineSet();
   undecidedCount = 0;
+  /** Results kept whose outcome nobody can tell (submit's UNKNOWN): the rejects file holds their lines too. */
+  keptUnknown = 0;
+  /** Items the earlier run recorded `sending` for and never recorded a result for: they may have been sent. */
+  readonly sendingUnresolved = new PositionSet();
   /** Settled records this run's input reached (skipped): fewer than settledCount at the input's end means records past it. */
   reached = 0;
   readonly reachedPositions = new PositionSet();
@@ -335,12 +365,16 @@ export class PriorRun {
    * all: the earlier run took items in input order and held at most MAX_LINES_IN_PROGRESS
    * unrecorded at any time, so only the first MAX_LINES_IN_PROGRESS of them can have been taken
    * — and none when that run ended with everything it took recorded (its header says closed).
+   * An item that cannot be checked (`unchecked`: an event without an id) was sent only if the
+   * run recorded `sending` for it first, when its header says it did so for every one.
    */
-  maySentBefore(line: number, column = 1): boolean {
+  maySentBefore(line: number, column = 1, unchecked = false): boolean {
     if (this.unsure.has(line, column)) return true;
     if (this.recorded.has(line, column)) return false;
     if (this.closedCleanly) return false;
-    return ++this.unrecordedSeen <= MAX_LINES_IN_PROGRESS;
+    const taken = ++this.unrecordedSeen <= MAX_LINES_IN_PROGRESS;
+    if (unchecked && this.header?.marksSends === true) return this.sendingUnresolved.has(line, column);
+    return taken;
   }
 }
 
@@ -358,6 +392,8 @@ export async function prepareResume(path: string, read: ResultReader, header: st
   let written = 0;
   let pendingBad: number | undefined;
   const seen = new PositionSet();
+  /** The items `sending` records name: few (one per send that cannot be checked), held until the end. */
+  const marked: Array<{ line: number; column: number }> = [];
   // The file holding only the lines that stay settled, whole or not at all (rewrite-for-resume.ts).
   await rewriteForResume(path, async (write) => {
     const keep = (line: string) => {
@@ -375,6 +411,11 @@ export async function prepareResume(path: string, read: ResultReader, header: st
           prior.header = parseHeader(path, text);
           continue;
         }
+      }
+      const sending = sendingRecord(text);
+      if (sending) {
+        marked.push(sending);
+        continue;
       }
       const result = read(text);
       // Only a last line cut off by a crash (no line break after it) may be unreadable.
@@ -404,12 +445,20 @@ export async function prepareResume(path: string, read: ResultReader, header: st
         continue;
       }
       if (undecided >= 0) prior.keptUndecided.add(undecided);
+      if (result.unknown === true) prior.keptUnknown++;
       prior.settled.add(result.line, result.column);
       prior.settledCount++;
       prior.offsets.set(result.line, result.column, written);
       keep(`${text}\n`);
     }
     if (pendingBad !== undefined) prior.dropped++;
+    // A send recorded without its result stays recorded (after the results: order does not
+    // matter), so that a run killed again before it reaches that item still knows.
+    for (const { line, column } of marked) {
+      if (seen.has(line, column) || prior.sendingUnresolved.has(line, column)) continue;
+      prior.sendingUnresolved.add(line, column);
+      keep(`${sendingText(line, column)}\n`);
+    }
     return true;
   });
   prior.attach(path);

@@ -61,7 +61,8 @@ export async function bindResume(
     stderr.write(
       `warning: ${out} was written by an older fraudctl, which did not record the service and options of its run: they cannot be checked. Resuming against ${terminalSafe(intent.service)}; make sure it is the service and the options of the first run (the file records them from now on)\n`,
     );
-    return { options: intent.options, header: headerText(intent) };
+    // Its run left no sending records: this file cannot tell a send it never made, from now on either.
+    return { options: intent.options, header: headerText({ ...intent, marksSends: false }) };
   }
   const fresh = 'give a new --out without --resume to start another run';
   if (recorded.command !== intent.command) {
@@ -93,7 +94,10 @@ export async function bindResume(
       );
     }
   }
-  return { options, header: headerText({ ...intent, options }) };
+  // Sending records tell which items were sent only if every send was recorded: so from an earlier
+  // run that recorded them, or one that left nothing unrecorded (closed).
+  const marksSends = recorded.marksSends === true || recorded.closed;
+  return { options, header: headerText({ ...intent, options, marksSends }) };
 }
 
 /** Whether any result of the file may have had an effect at its service: one settled, or failed in a way that may have been stored. */

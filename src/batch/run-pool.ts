@@ -11,7 +11,16 @@ import { BatchControl } from './batch-control.js';
 import { createProgress, type Progress, type ProgressView } from './batch-progress.js';
 import { count } from '../render/counts.js';
 import { drainedOrClosed } from '../render/stream-pace.js';
-import { LineFile, markClosed, MAX_LINES_IN_PROGRESS, prepareResume, type PriorRun, type RecordedResult, type ResultReader } from './results-file.js';
+import {
+  LineFile,
+  markClosed,
+  MAX_LINES_IN_PROGRESS,
+  prepareResume,
+  sendingText,
+  type PriorRun,
+  type RecordedResult,
+  type ResultReader,
+} from './results-file.js';
 import { capYoungGeneration } from './young-generation.js';
 
 /*
@@ -91,10 +100,13 @@ export interface PoolJob<I extends ItemPosition, R> {
   /**
    * Starts an item. `mayHaveRunBefore`: the run that wrote the results file may have acted on it
    * without recording it. A result returned at once (no request needed) is recorded before the
-   * pool takes another item; a promise resolving to undefined means the pool was aborted mid-item,
-   * which stays unrecorded.
+   * pool takes another item; a promise resolving to undefined means the pool was aborted mid-item
+   * (or `sending` failed), which stays unrecorded. `sending`: called just before a request whose
+   * effect nothing can check afterwards (an event without an id): it records that the item may
+   * be sent from now on, so that a resume after a crash knows; false when that could not be
+   * written (the run is stopping): the request must not go.
    */
-  start(item: I, mayHaveRunBefore: boolean): Settled<R> | Promise<Settled<R> | undefined>;
+  start(item: I, mayHaveRunBefore: boolean, sending: () => boolean): Settled<R> | Promise<Settled<R> | undefined>;
   /** An item was settled, its result about to be written: the job counts it and keeps it in its own files (submit's --rejects). */
   settled(item: I, settled: Settled<R>): void;
   /** When results go to stdout without a results file: an item's line there (absent: nothing is printed per item). */
@@ -307,6 +319,21 @@ class ResultRecorder<I extends ItemPosition, R> {
     this.stops.stop('write-failed');
   }
 
+  /** Records that `item` may be sent from now on (PoolJob.start's `sending`); false when that could not be written. */
+  sending(item: I): boolean {
+    if (!this.results) return true;
+    if (!this.resultsWritable) return false;
+    try {
+      this.results.write(sendingText(item.line, item.column));
+      return true;
+    } catch (error) {
+      if (!(error instanceof FileWriteError)) throw error;
+      this.resultsWritable = false;
+      this.writeFailed(error);
+      return false;
+    }
+  }
+
   /** Writes and counts a settled item, and makes the stops it calls for; the line for stdout, if results go there. Synchronous. */
   record(item: I, settled: Settled<R>): string | null {
     const { stops, job, results } = this;
@@ -363,7 +390,8 @@ export async function runPool<I extends ItemPosition, R>(context: CliContext, ru
 
   // Counting the input first (a fast second read of a file) gives the bar its total and an ETA.
   const total = options.quiet ? null : await job.countItems();
-  const progress: Progress = createProgress(stats, context.stderr, { quiet: options.quiet, total, unit: job.unit });
+  const progressOptions = { quiet: options.quiet, total, unit: job.unit, resumed: prior !== null };
+  const progress: Progress = createProgress(stats, context.stderr, progressOptions);
   const finished = stopsOnShutdown(context, stops, progress, abort, job.inFlight);
 
   const printing = !results && job.stdoutLine !== undefined;
@@ -386,8 +414,8 @@ export async function runPool<I extends ItemPosition, R>(context: CliContext, ru
       stats.skipped++;
       return;
     }
-    const mayHaveRunBefore = prior !== null && prior.maySentBefore(item.line, item.column);
-    const started = job.start(item, mayHaveRunBefore);
+    const mayHaveRunBefore = prior !== null && prior.maySentBefore(item.line, item.column, job.idOf(item) === null);
+    const started = job.start(item, mayHaveRunBefore, () => recorder.sending(item));
     // Settled without a request: recorded before the pool takes another item.
     const settled = started instanceof Promise ? await started : started;
     if (!settled) return;

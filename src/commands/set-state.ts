@@ -3,7 +3,7 @@ import type { CliContext } from '../process/cli-context.js';
 import { KNOWN_STATES, TRANSITIONS } from '../contract/states.js';
 import { UsageError } from '../errors/cli-error.js';
 import { withSession } from '../session.js';
-import { checkIdArguments } from '../id-lists/id-arguments.js';
+import { idArguments } from '../id-lists/id-arguments.js';
 import { concurrencyOption, givenOnCommandLine } from './number-options.js';
 import type { SetStateOptions } from '../state-changes/set-state.js';
 import type { BulkOptions } from '../state-changes/run-bulk-change.js';
@@ -122,8 +122,8 @@ States and the transitions the sandbox allows (a real service may differ):
 ${transitions}
 `,
     )
-    .action(async (ids: string[], flags: SetStateFlags, command: Command) => {
-      checkIdArguments(ids);
+    .action(async (typed: string[], flags: SetStateFlags, command: Command) => {
+      const ids = idArguments(typed);
       const many = ids.length > 1 || MANY_FLAGS.some((name) => givenOnCommandLine(command, name));
       if (!many) {
         if (ids.length === 0) throw new UsageError('set-state needs an event id, or --from FILE (- for stdin)', 'e.g. fraudctl set-state ord-1002 --state approved, or fraudctl set-state --from ids.txt --state declined');

@@ -5,7 +5,7 @@ import { withSession, type GlobalOptions } from '../session.js';
 import { showEvent } from '../events/event-commands.js';
 import { stateFromTyped } from '../state-changes/state-names.js';
 import { concurrencyOption, givenOnCommandLine } from './number-options.js';
-import { checkIdArguments } from '../id-lists/id-arguments.js';
+import { idArguments } from '../id-lists/id-arguments.js';
 import type { WatchOptions } from '../events/watch-event.js';
 import type { ShowListOptions } from '../event-lists/show-list.js';
 
@@ -40,7 +40,6 @@ function interval(value: string): number {
 
 /** Which of the three forms the arguments ask for, or a usage error naming the clash. */
 function mode(ids: readonly string[], options: ShowFlags, given: (name: string) => boolean, json: boolean): 'one' | 'list' | 'watch' {
-  checkIdArguments(ids);
   if (json && options.csv) throw new UsageError('--json and --csv cannot be combined: pick one output format');
   if (ids.length === 0 && options.from === undefined) throw new UsageError('show needs an event id, or --from FILE (- for stdin)', 'e.g. fraudctl show ord-1002, or fraudctl show --from ids.txt');
   if (options.watch) {
@@ -71,7 +70,11 @@ export function showCommand(context: CliContext, run?: ShowRun): Command {
   return new Command('show')
     .description('show events: one in full, many as a table (or JSON Lines, CSV), or watch one until its review is done')
     .argument('[eventIds...]', 'event ids')
-    .option('--from <file>', 'also the ids in FILE (one per line; # comments) or a submit --out results file; - for stdin')
+    .option(
+      '--from <file>',
+      'also the ids in FILE (one or more per line; # comments), a CSV file (its id column) or a submit --out ' +
+        'results file; - for stdin',
+    )
     .option('--csv', 'many ids: CSV with a header row, for spreadsheets')
     .addOption(concurrencyOption('many ids: requests in flight at once').default(8))
     .option('--watch', 'one id: print a line each time its state, decision or comments change, until a final state')
@@ -85,6 +88,7 @@ export function showCommand(context: CliContext, run?: ShowRun): Command {
   $ fraudctl show ord-1002 --json | jq .state
   $ fraudctl show ord-1002 ord-1003 ord-1004              # one row each
   $ fraudctl show --from orders.txt                        # ids one per line (# comments)
+  $ fraudctl show --from export.csv                        # a spreadsheet's CSV: its id column
   $ fraudctl show --from results.jsonl --csv > orders.csv  # the ids of a submit --out file
   $ jq -r .id orders.jsonl | fraudctl show --from - --json   # JSON Lines, one per id
   $ fraudctl show ord-1002 --watch                         # until APPROVED, DECLINED or FRAUD_CONFIRMED
@@ -100,7 +104,8 @@ service calls malformed, an input line without an id), otherwise the code of the
 (5 refused, 6 unavailable, 1 other); a refused key (3) stops at once. --watch exits 0 at a final state (or --until's), 130 on Ctrl-C.
 `,
     )
-    .action(async (ids: string[], flags: ShowFlags, command: Command) => {
+    .action(async (typed: string[], flags: ShowFlags, command: Command) => {
+      const ids = idArguments(typed);
       const json = command.optsWithGlobals<GlobalOptions>().json === true;
       const form = mode(ids, flags, (name) => givenOnCommandLine(command, name), json);
       if (form === 'one') return runWork(command, { form, id: ids[0]! });

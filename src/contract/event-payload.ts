@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { MAX_COMMENT_LENGTH } from './limits.js';
+import { EVENT_ID_PATTERN, MAX_COMMENT_LENGTH } from './limits.js';
 import { NullableString } from './nullable.js';
 
 /*
@@ -13,7 +13,7 @@ export const MAX_ITEMS = 500;
 /** Largest amount or price the sandbox accepts: beyond it, base-currency sums lose meaning. */
 export const MAX_AMOUNT = 1e12;
 
-export const EVENT_ID_PATTERN = '^[A-Za-z0-9._:-]{1,128}$';
+export { EVENT_ID_PATTERN };
 const COUNTRY = { pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' };
 const CURRENCY = { pattern: '^[A-Z]{3}$', description: 'ISO 4217' };
 

@@ -36,3 +36,6 @@ export function commentTooLong(text: string): string | null {
   if (length <= MAX_COMMENT_LENGTH) return null;
   return `the comment is ${length.toLocaleString('en-US')} characters long; the service takes at most ${MAX_COMMENT_LENGTH.toLocaleString('en-US')}`;
 }
+
+/** An event id (contract.md): 1 to 128 of these characters. Here, with no imports, for the readers of ids too. */
+export const EVENT_ID_PATTERN = '^[A-Za-z0-9._:-]{1,128}$';

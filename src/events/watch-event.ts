@@ -1,6 +1,6 @@
 import type { ApiClient, RequestControl } from '../api/api-client.js';
 import { classifyFailure, type FailureKind } from '../failures/failure-kind.js';
-import { isKnownState, TRANSITIONS } from '../contract/states.js';
+import { isKnownState, KNOWN_STATES, TRANSITIONS, type KnownState } from '../contract/states.js';
 import { CliError, ExitCode } from '../errors/cli-error.js';
 import { changed, renderWatchChange, renderWatchStart, timestamp, type Watched } from '../render/event-changes.js';
 import { renderEventSummary } from '../render/event-tables.js';
@@ -15,7 +15,9 @@ import { abortOnShutdown } from '../process/cli-context.js';
  * decision or comments change, until it reaches a final state (or --until's), or Ctrl-C.
  *
  * - Final: APPROVED, DECLINED, FRAUD_CONFIRMED, and any state this build does not know (a change
- *   worth showing, and nothing here can say what follows it). With --until, only that state.
+ *   worth showing, and nothing here can say what follows it). With --until, only that state;
+ *   once the event is in a state from which the contract's transitions cannot lead there (an
+ *   APPROVED event never comes back to IN_REVIEW), the watch ends at once, exit 1, saying so.
  * - Every check is GET /event/{id} and GET /event/{id}/risk-assessment (the decision) through the
  *   one client, with its retry policy. When a check still fails, the watch goes on: a line on
  *   stderr, and the next check after a longer wait (the interval doubled per failure, up to a
@@ -51,13 +53,35 @@ function reason(state: unknown, until: string | null): string | null {
   return isKnownState(state) ? null : `is in ${terminalSafe(state)}, a state this build does not know`;
 }
 
+/** The states an event in `state` can still come to by the contract's transitions, in the contract's order. */
+function reachableFrom(state: KnownState): KnownState[] {
+  const seen = new Set<KnownState>();
+  const next = [...TRANSITIONS[state]];
+  for (let s = next.pop(); s !== undefined; s = next.pop()) {
+    if (seen.has(s)) continue;
+    seen.add(s);
+    next.push(...TRANSITIONS[s]);
+  }
+  return KNOWN_STATES.filter((s) => seen.has(s));
+}
+
 /**
- * With --until: the event is in a state the contract lets nothing follow (FRAUD_CONFIRMED), so
- * the state waited for can no longer come. Watching on would never end: it ends as a failure.
+ * With --until: the state waited for can no longer come, by the contract's transitions, from the
+ * state the event is in (APPROVED leads only to DECLINED, FRAUD_CONFIRMED and back; nothing
+ * follows FRAUD_CONFIRMED). Watching on would never end: it ends as a failure. A state this
+ * build does not know, the event's or --until's (--force-state), is not ruled out, except after
+ * a state that nothing follows.
  */
-function unreachable(id: string, state: unknown, until: string | null): CliError | null {
-  if (until === null || typeof state !== 'string' || state === until || !isKnownState(state) || TRANSITIONS[state].length > 0) return null;
-  return new CliError(`${id} reached ${terminalSafe(state)}, which no state follows: ${terminalSafe(until)} can no longer come`, ExitCode.FAILURE);
+function unreachable(id: string, state: unknown, until: string | null, verb: 'is' | 'reached'): CliError | null {
+  if (until === null || typeof state !== 'string' || state === until || !isKnownState(state)) return null;
+  const reachable = reachableFrom(state);
+  const gone = `${terminalSafe(until)} can no longer come`;
+  if (reachable.length === 0) {
+    return new CliError(`${id} ${verb} ${state}, which no state follows: ${gone}`, ExitCode.FAILURE);
+  }
+  if (!isKnownState(until) || reachable.includes(until)) return null;
+  const follow = `${reachable.slice(0, -1).join(', ')}${reachable.length > 1 ? ' or ' : ''}${reachable.at(-1)}`;
+  return new CliError(`${id} ${verb} ${state}, after which only ${follow} can come: ${gone}`, ExitCode.FAILURE);
 }
 
 /** Failures after which checking again is pointless: the key, the id or the URL is wrong, or the proxy refuses (not merely down). */
@@ -127,7 +151,7 @@ function watchView(output: Output, id: string, options: WatchOptions) {
         output.note(`${id} ${over}: nothing to watch`);
         return false;
       }
-      const dead = unreachable(id, first.state, options.until);
+      const dead = unreachable(id, first.state, options.until, 'is');
       if (dead) throw dead;
       const target = options.until !== null ? options.until : 'APPROVED, DECLINED or FRAUD_CONFIRMED';
       output.note(`watching ${id} every ${options.intervalSeconds} s until ${terminalSafe(target)} (Ctrl-C to stop)`);
@@ -143,7 +167,7 @@ function watchView(output: Output, id: string, options: WatchOptions) {
         output.note(`${id} ${over}`);
         return true;
       }
-      const ended = unreachable(id, now.state, options.until);
+      const ended = unreachable(id, now.state, options.until, 'reached');
       if (ended) throw ended;
       return false;
     },

@@ -32,6 +32,9 @@ export const TOPIC_TEXTS: Record<TopicName, string> = {
        confirmation)
   141  stdout's reader went away (fraudctl ... | head): fraudctl stops at once
        and quietly, as a Unix tool ended by SIGPIPE does
+  143  terminated (SIGTERM: kill, systemd stopping a unit, timeout(1)):
+       fraudctl finished as on Ctrl-C, then exited 143, as a process ended by
+       SIGTERM does (not on Windows, where no SIGTERM comes from outside)
 
 Many ids or events in one run (set-state, show, submit batches) exit with the
 worst outcome among them: 3 before 6 before 5 before 4 before 1. A batch whose
@@ -154,11 +157,13 @@ naming the file; a file deleted during the run is noticed and written back
 The first line is the run's header, {"fraudctl":"results","version":1,
 "command":...,"service":...,"options":{...},"closed":...}: the service the run
 sent to (its URL, never the key) and the options that decide what is sent
-(set-state: state, comments, ifState, forceState; submit: rejects). Every
-other line is a result. submit's lines: line, id, outcome (DECIDED, REJECTED,
-FAILED, UNKNOWN), status, actionType, totalRiskScore, errorType, errorCodes,
-attempts, latencyMs, column, idAssigned, alreadyExisted (the service had
-the event: it answered 200, not 201) and stateNow (its state read then).
+(set-state: state, comments, ifState, forceState; submit: rejects). Before
+it sends an event without an id, submit writes {"fraudctl":"sending","line":N,
+"column":N}. Every other line is a result. submit's lines: line, id, outcome
+(DECIDED, REJECTED, FAILED, UNKNOWN), status, actionType, totalRiskScore,
+errorType, errorCodes, attempts, latencyMs, column, idAssigned, alreadyExisted
+(the service had the event: it answered 200, not 201) and stateNow (its state
+read then).
 set-state's lines: id, from, to,
 outcome (CHANGED, SKIPPED, NOT_FOUND, INVALID, REFUSED, FAILED, CONFLICT),
 reason, status, errorType, errorCodes, requestId, item (its place in the
@@ -166,10 +171,11 @@ input), where (argument 2, ids.txt:14).
 
 Run the same command again with --resume and the same --out: items settled are
 skipped, FAILED ones are done again, an item whose request may have reached the
-service is read back before anything is sent (without an id it is UNKNOWN),
-and the file ends with exactly one line per input item, as if the run had never
-stopped. A resume against another service, or with other options, is refused
-(exit 2); an option left out is taken from the header. --resume without the
+service is read back before anything is sent (without an id it is UNKNOWN,
+if its sending was recorded; one never sent is sent now), and the file ends
+with exactly one line per input item, as if the run had never stopped. A
+resume against another service, or with other options, is refused (exit 2);
+an option left out is taken from the header. --resume without the
 results file is an error (exit 2), never a fresh start.
 
 One run at a time writes a results file (it holds FILE.lock beside it): a
@@ -180,7 +186,7 @@ naming the pid of the run that has it. A lock left by a run that is gone
   fraudctl submit orders.jsonl --out results.jsonl --rejects rejects.jsonl
   fraudctl submit orders.jsonl --out results.jsonl --resume   # same --rejects
   jq -c 'select(.outcome and .outcome != "DECIDED")' results.jsonl
-  jq -c 'select(.fraudctl | not)' results.jsonl       # every result, no header
+  jq -c 'select(.fraudctl | not)' results.jsonl       # every result alone
 `,
 
   log: `The action log (--log)

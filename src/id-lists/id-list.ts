@@ -1,16 +1,26 @@
 import { open } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
+import { Parser, type CsvError } from 'csv-parse';
+import { parse as parseCsv } from 'csv-parse/sync';
 import type { CliContext } from '../process/cli-context.js';
 import { UsageError } from '../errors/cli-error.js';
-import { checkIdArguments } from './id-arguments.js';
+import { checkIdArguments, isEventId, splitIds } from './id-arguments.js';
 import { sym } from '../render/symbols.js';
+import { terminalSafe } from '../render/terminal-text.js';
 
 /*
  * The ids a command works through (`show ID…`, `review`): ids given as arguments, then those of
  * `--from FILE` or `--from -` (stdin). The file is recognised from its content:
  *   - a results file written by `submit --out` (JSON Lines, each a line's result): its ids,
  *     all of them or only those whose decision the caller asked for;
- *   - otherwise a list of ids, one per line; blank lines and `#` comments are skipped.
+ *   - CSV (a spreadsheet's export, `show --csv`): a file named *.csv, or one whose first line is
+ *     a header naming an id column (`id`, `eventId`, `event_id`, `Event ID`, in any case). The
+ *     ids are that column's; a header without one (its first cell cannot be an id: `Order no`)
+ *     gives the first column's, and so does a file without a header. Parsed by csv-parse
+ *     (quotes, a cell across lines, a byte order mark, CRLF); a row of empty cells is layout;
+ *   - otherwise a list of ids, one or more per line (pasted lists are split: id-arguments.ts);
+ *     blank lines and `#` comments are skipped.
  * Streamed a line at a time, so a list of a million ids costs no more memory than ten.
  */
 
@@ -51,12 +61,14 @@ export interface IdListOptions {
   signal?: AbortSignal;
 }
 
-export type IdListFormat = 'ids' | 'results';
+export type IdListFormat = 'ids' | 'results' | 'csv';
 
 /** The ids of the arguments, then of `--from`, in order. Closes the file when the caller stops early. */
 export async function* readIdList(options: IdListOptions, context: Pick<CliContext, 'stdin'>): AsyncGenerator<IdListEntry> {
   checkIdArguments(options.args);
-  for (const [i, arg] of options.args.entries()) yield { where: `argument ${i + 1}`, id: arg.trim(), problem: null };
+  for (const [i, arg] of options.args.entries()) {
+    for (const id of splitIds(arg)) yield { where: `argument ${i + 1}`, id, problem: null };
+  }
   if (options.from === undefined) return;
   const source = options.from;
   const name = source === '-' ? 'stdin' : source;
@@ -81,18 +93,27 @@ export async function* readIdList(options: IdListOptions, context: Pick<CliConte
   }
   // readline splits lines; a list of ids has short ones, so its unbounded line length is no worry here.
   const lines = createInterface({ input: stream, crlfDelay: Infinity, ...(options.signal ? { signal: options.signal } : {}) });
-  let format: IdListFormat | null = null;
+  const read = lines[Symbol.asyncIterator]();
   let n = 0;
+  const nextLine = async (): Promise<string | null> => {
+    const next = await read.next();
+    if (next.done) return null;
+    n++;
+    return n === 1 ? next.value.replace(/^\uFEFF/, '') : next.value;
+  };
+  let format: IdListFormat | null = null;
   try {
-    for await (const raw of lines) {
-      n++;
-      const line = n === 1 ? raw.replace(/^\uFEFF/, '') : raw;
+    for (let line = await nextLine(); line !== null; line = await nextLine()) {
       const text = line.trim();
-      if (text === '' || text.startsWith('#')) continue;
-      format ??= text.startsWith('{') ? 'results' : 'ids';
+      if (text === '' || (format === null && text.startsWith('#'))) continue;
+      format ??= layoutOf(text, source);
       const where = `${name}:${n}`;
+      if (format === 'csv') {
+        yield* csvEntries(name, n, line, nextLine);
+        return;
+      }
       if (format === 'ids') {
-        yield { where, id: text, problem: null };
+        for (const id of splitIds(text, true)) yield { where, id, problem: null };
         continue;
       }
       const entry = resultsEntry(text, where, options.results);
@@ -101,6 +122,82 @@ export async function* readIdList(options: IdListOptions, context: Pick<CliConte
   } finally {
     lines.close();
     await close();
+  }
+}
+
+/** How the file is laid out, from its first line that is not blank or a comment. */
+function layoutOf(first: string, source: string): IdListFormat {
+  if (first.startsWith('{')) return 'results';
+  if (/\.csv$/i.test(source)) return 'csv';
+  let cells: string[];
+  try {
+    cells = (parseCsv(first, CSV_OPTIONS) as string[][])[0] ?? [];
+  } catch {
+    return 'ids';
+  }
+  return cells.some(namesIdColumn) ? 'csv' : 'ids';
+}
+
+const CSV_OPTIONS = {
+  relax_quotes: true,
+  relax_column_count: true,
+  skip_empty_lines: true,
+  trim: true,
+  comment: '#',
+  comment_no_infix: true,
+} as const;
+
+/** A header cell that names the id column: `id`, `eventId`, `event_id`, `Event ID`, in any case. */
+const namesIdColumn = (cell: string) => ['id', 'eventid'].includes(cell.toLowerCase().replace(/[\s_.-]/g, ''));
+
+/** A record as csv-parse gives it with `info` and `raw`: its cells, its text, and the line it ends on. */
+interface CsvRow {
+  record: string[];
+  raw: string;
+  info: { lines: number };
+}
+
+/**
+ * The ids of a CSV file's id column, from its line `firstNo` (`first`) on; the lines before it
+ * were blank or comments. The parser is given blank lines in their place, so that its line
+ * numbers (for rows and errors) are the file's.
+ */
+async function* csvEntries(
+  name: string,
+  firstNo: number,
+  first: string,
+  nextLine: () => Promise<string | null>,
+): AsyncGenerator<IdListEntry> {
+  async function* text(): AsyncGenerator<string> {
+    yield `${'\n'.repeat(firstNo - 1)}${first}\n`;
+    for (let line = await nextLine(); line !== null; line = await nextLine()) yield `${line}\n`;
+  }
+  const parser = Readable.from(text()).pipe(new Parser({ ...CSV_OPTIONS, info: true, raw: true }));
+  let column: number | null = null;
+  try {
+    for await (const row of parser as AsyncIterable<CsvRow>) {
+      const cells = row.record;
+      // Where the row starts: the line it ends on, less the line breaks within it (blank lines before it left out).
+      const where = `${name}:${row.info.lines - (row.raw.replace(/^[\r\n]+/, '').match(/\n/g)?.length ?? 0) + 1}`;
+      if (column === null) {
+        const named = cells.findIndex(namesIdColumn);
+        column = named >= 0 ? named : 0;
+        // A header: it names the id column, or its first cell cannot be an id (`Order no`).
+        if (named >= 0 || !isEventId(cells[0] ?? '')) continue;
+      }
+      if (cells.every((cell) => cell === '')) continue;
+      const id = cells[column] ?? '';
+      if (id !== '') yield { where, id, problem: null };
+      else yield { where, id: null, problem: `no id (column ${column + 1} is empty)`, problemCode: 'NO_ID' };
+    }
+  } catch (error) {
+    if ((error as CsvError).code === undefined) throw error;
+    throw new UsageError(
+      `${name} cannot be read as CSV: ${terminalSafe((error as Error).message)}`,
+      'a quote opens a cell that runs to the next quote: check the quotes on that line',
+    );
+  } finally {
+    parser.destroy();
   }
 }
 
@@ -114,8 +211,8 @@ function resultsEntry(text: string, where: string, selection: ResultsSelection):
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { where, id: null, problem: 'not a JSON object', problemCode: 'NOT_AN_OBJECT' };
   const record = value as { id?: unknown; outcome?: unknown; actionType?: unknown; fraudctl?: unknown; totalRiskScore?: unknown };
-  // The results file's header (its first line: which run wrote it) names no event.
-  if (record.fraudctl === 'results') return null;
+  // The run's own records (its header, first; a `sending` record before a send) name no event.
+  if (record.fraudctl !== undefined) return null;
   const decided = record.outcome === undefined ? typeof record.actionType === 'string' : record.outcome === 'DECIDED';
   if (selection === 'review' && !(decided && record.actionType === 'REVIEW')) return null;
   if (selection === 'decided' && !decided) return null;

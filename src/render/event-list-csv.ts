@@ -1,4 +1,5 @@
-import { stringify, type Options } from 'csv-stringify/sync';
+import { stringify, type Cast, type Options } from 'csv-stringify/sync';
+import { EVENT_ID_PATTERN } from '../contract/limits.js';
 import type { EventRow } from '../event-lists/event-row.js';
 import { listValues } from './event-list.js';
 import { isFields } from './records.js';
@@ -16,13 +17,30 @@ import { terminalSafe } from './terminal-text.js';
  * Formula injection (OWASP "CSV Injection"): a value starting with `=`, `+`, `-`, `@` (or their
  * full-width forms, a tab or a CR) is prefixed with `'`, so a spreadsheet shows it as text
  * instead of running it, and every text field is quoted. A number from the service is written as
- * a number (a negative one is not a formula).
+ * a number (a negative one is not a formula). An id the contract allows (`[A-Za-z0-9._:-]`)
+ * cannot hold a formula, so `-1234` stays `-1234` (a lookup by id in the sheet finds it); an id
+ * that is not one (a malformed line of the input) is text like any other.
  */
 
 // `age` last: a script that reads the columns by position keeps its columns where they were.
 const HEADER = ['id', 'state', 'decision', 'score', 'amount', 'currency', 'email', 'event date', 'comments', 'error', 'age'];
 
-const OPTIONS: Options = { escape_formulas: true, quoted_string: true, record_delimiter: 'windows', eof: true };
+const EVENT_ID = new RegExp(EVENT_ID_PATTERN);
+
+/** A cell with options of its own (csv-stringify merges them over the record's; its types name fewer than it takes). */
+type CellWithOptions = Exclude<ReturnType<Cast<string>>, string | null>;
+
+/** The id column (the first) as it is when it is an id. */
+const idAsItIs: Cast<string> = (value, context) =>
+  context.index === 0 && EVENT_ID.test(value) ? ({ value, escape_formulas: false } as CellWithOptions) : value;
+
+const OPTIONS: Options = {
+  escape_formulas: true,
+  quoted_string: true,
+  record_delimiter: 'windows',
+  eof: true,
+  cast: { string: idAsItIs },
+};
 
 /** A score or amount the service sent as a JSON number stays a number (neither quoted nor prefixed); anything else is text. */
 function numberOr(raw: unknown, shown: string): string | number {

@@ -16,6 +16,8 @@ export interface SummaryFacts {
   stopped: StopReason | null;
   results: string | null;
   rejects: string | null;
+  /** Lines of the rejects file that may be stored (UNKNOWN): this run's and an earlier run's (default: this run's). */
+  rejectsUnknown?: number;
   retries: number;
   throttled: number;
   /** Lines an earlier run already settled (--resume). */
@@ -91,7 +93,9 @@ export function summaryText(f: SummaryFacts): string {
     lines.push(`  rejects    ${terminalSafe(f.rejects)} (the events without a decision, as they were)`);
     // The command only when sending the file again cannot store an event twice (no unknown
     // outcome among them) and the file is all that is left (the batch read its whole input).
-    if (s.outcomes.UNKNOWN > 0) lines.push(`             ${count(s.outcomes.UNKNOWN)} of them may have been stored (unknown): check those before sending the file again`);
+    const unknown = f.rejectsUnknown ?? s.outcomes.UNKNOWN;
+    const check = 'may have been stored (unknown): check those before sending the file again';
+    if (unknown > 0) lines.push(`             ${count(unknown)} of them ${check}`);
     else if (!f.stopped) lines.push(`             to send them again: ${terminalSafe(shellCommand(['fraudctl', 'submit', f.rejects, ...f.serviceFlags]))}`);
   }
   if (s.firstProblems.length) {

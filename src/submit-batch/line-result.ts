@@ -94,5 +94,6 @@ export function readLineResult(text: string): RecordedResult | undefined {
   const orNoId = r.idAssigned === undefined && r.outcome === 'DECIDED' && r.id !== null;
   // A POST answered by something that is not the service was not passed on (submit-line.ts): not stored.
   const unsure = failed && id !== null && r.errorType !== 'NOT_THE_SERVICE';
-  return { line: r.line, column: r.column, id, settled: !failed, unsure, orNoId, undecided: r.outcome !== 'DECIDED' };
+  const [undecided, unknown] = [r.outcome !== 'DECIDED', r.outcome === 'UNKNOWN'];
+  return { line: r.line, column: r.column, id, settled: !failed, unsure, orNoId, undecided, unknown };
 }

@@ -95,6 +95,8 @@ export async function runBatch(session: Session, input: BatchInput, batchOptions
   };
 
   let rejects: LineFile | null = null;
+  /** Lines of the rejects file whose outcome the earlier run could not tell (UNKNOWN): kept there, with this run's. */
+  let earlierUnknown = 0;
   const job: PoolJob<InputRecord, LineResult> = {
     unit: 'events',
     inFlight: 'the lines in flight',
@@ -106,10 +108,10 @@ export async function runBatch(session: Session, input: BatchInput, batchOptions
     formatResult,
     idOf: lineId,
     where: (record) => `line ${record.line}${record.column > 1 ? ` column ${record.column}` : ''}`,
-    start(record, mayHaveRunBefore) {
+    start(record, mayHaveRunBefore, sending) {
       const line = prepareLine(record, MAX_BODY_BYTES);
       if ('rejected' in line) return line.rejected;
-      return submitLine(record, line.send, work, { verifyFirst: mayHaveRunBefore });
+      return submitLine(record, line.send, work, { verifyFirst: mayHaveRunBefore, sending });
     },
     settled(record, outcome: Settled<LineResult>) {
       stats.add(outcome.result, outcome.reason);
@@ -119,6 +121,7 @@ export async function runBatch(session: Session, input: BatchInput, batchOptions
     async openFiles(_resume, prior) {
       const path = options.rejects;
       if (path !== null) rejects = await openRejects(path, prior, (text) => context.stderr.write(`warning: ${text}\n`));
+      earlierUnknown = prior?.keptUnknown ?? 0;
     },
     closeFiles: () => rejects?.close(),
   };
@@ -132,7 +135,17 @@ export async function runBatch(session: Session, input: BatchInput, batchOptions
   }
   const { stopped } = run;
 
-  const facts = { stats, stopped, results: options.out, rejects: options.rejects, retries: run.retries, throttled: run.throttled, resumed: run.resumed, serviceFlags: session.serviceFlags() };
+  const facts = {
+    stats,
+    stopped,
+    results: options.out,
+    rejects: options.rejects,
+    rejectsUnknown: stats.outcomes.UNKNOWN + earlierUnknown,
+    retries: run.retries,
+    throttled: run.throttled,
+    resumed: run.resumed,
+    serviceFlags: session.serviceFlags(),
+  };
   endOfRun(context, run, {
     unit: 'events',
     stopped: 'the batch',
@@ -147,6 +160,21 @@ export async function runBatch(session: Session, input: BatchInput, batchOptions
   });
   if (stats.errors > 0 || stopped) {
     const where = options.out ? `see ${options.out}` : options.json ? 'see the results above' : 'add --out FILE to keep every line\'s result';
-    throw new CliError(`${count(stats.errors)} of ${count(stats.done)} events got no decision${stopped ? ' and the batch stopped early' : ''}`, ExitCode.FAILURE, `${where}${options.rejects ? `; ${options.rejects} holds those lines to send again` : ''}`);
+    const kept = options.rejects === null ? '' : `; ${rejectsHint(options.rejects, facts.rejectsUnknown, run.resumed)}`;
+    const early = stopped ? ' and the batch stopped early' : '';
+    const message = `${count(stats.errors)} of ${count(stats.done)} events got no decision${early}`;
+    throw new CliError(message, ExitCode.FAILURE, `${where}${kept}`);
   }
+}
+
+/**
+ * What the rejects file holds, truly: the lines without a decision (after --resume the earlier
+ * run's too), to send again unless some may have been stored (UNKNOWN): those are to be checked
+ * first, since sending them again may store them twice.
+ */
+function rejectsHint(rejects: string, unknown: number, resumed: boolean): string {
+  const lines = resumed ? 'the lines without a decision, the earlier run\'s too' : 'those lines';
+  if (unknown === 0) return `${rejects} holds ${lines} to send again`;
+  const check = 'may have been stored (unknown): check those before sending it again';
+  return `${rejects} holds ${lines}; ${count(unknown)} of them ${check}`;
 }

@@ -185,10 +185,17 @@ export function prepareLine(record: InputRecord, maxRecordBytes: number): { send
 
 /**
  * Screens one line that prepareLine found fit to send. `verifyFirst` (resume: the line may have
- * been sent by the run that died) starts with the duplicate check. Returns undefined when the
- * batch was aborted mid-line.
+ * been sent by the run that died) starts with the duplicate check. `sending` (the pool's) is
+ * called before a line without an id is sent, since nothing can check it afterwards: a resume
+ * then knows which such lines a run that died may have sent; when it cannot be recorded the line
+ * is not sent. Returns undefined when the batch was aborted mid-line, or the line not sent so.
  */
-export async function submitLine(record: InputRecord, parsed: LineToSend, work: LineWork, options: { verifyFirst: boolean }): Promise<LineOutcome | undefined> {
+export async function submitLine(
+  record: InputRecord,
+  parsed: LineToSend,
+  work: LineWork,
+  options: { verifyFirst: boolean; sending?: () => boolean },
+): Promise<LineOutcome | undefined> {
   const started = performance.now();
   let result = blank(record, parsed.id);
   const finish = (outcome: LineOutcome): LineOutcome => {
@@ -223,6 +230,7 @@ export async function submitLine(record: InputRecord, parsed: LineToSend, work: 
       if (stored.found) return finish({ result: decided(result, stored.status, stored.body) });
       if (round > 0 && work.allowResubmit('error') === false) break;
     }
+    if (parsed.id === null && options.sending?.() === false) return undefined;
     try {
       const res = await work.client.submitEventText(parsed.text, parsed.id ?? undefined);
       result.attempts += res.attempts;

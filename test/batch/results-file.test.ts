@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatResult, readLineResult, type LineResult } from '../../src/submit-batch/line-result.js';
-import { headerText, LineFile, markClosed, MAX_LINES_IN_PROGRESS, prepareResume } from '../../src/batch/results-file.js';
+import { headerText, LineFile, markClosed, MAX_LINES_IN_PROGRESS, prepareResume, sendingText } from '../../src/batch/results-file.js';
 import { MAX_CONCURRENCY } from '../../src/commands/number-options.js';
 import { UsageError } from '../../src/errors/cli-error.js';
 import { tempDir } from '../support/sandbox.js';
@@ -70,6 +70,21 @@ describe('prepareResume', () => {
     expect(prior.maySentBefore(3)).toBe(false);
     // The rewritten file starts with this run's header, open again.
     expect(readFileSync(p, 'utf8')).toBe(`${header}\n${result(1, 'DECIDED')}\n`);
+  });
+
+  it('an item without an id that cannot be checked: sent before only if the run recorded `sending` for it (and kept so when unresolved)', async () => {
+    const header = headerText({ command: 'submit', service: 'http://x', options: {} });
+    expect(JSON.parse(header)).toMatchObject({ marksSends: true, closed: false });
+    // Line 2 was sent and answered; line 4 was being sent when the run died; line 6 was never sent.
+    const p = file(`${header}\n${sendingText(2, 1)}\n${result(1, 'DECIDED')}\n${sendingText(4, 1)}\n${result(2, 'DECIDED', null)}\n`);
+    const prior = await prepareResume(p, readLineResult, header);
+    expect([3, 4, 5, 6].map((line) => prior.maySentBefore(line, 1, true))).toEqual([false, true, false, false]);
+    // The unresolved one stays recorded (a run killed again before it reaches line 4 still knows); the resolved one goes.
+    expect(readFileSync(p, 'utf8')).toBe(`${header}\n${result(1, 'DECIDED')}\n${result(2, 'DECIDED', null)}\n${sendingText(4, 1)}\n`);
+    expect((await prepareResume(p, readLineResult, header)).maySentBefore(4, 1, true)).toBe(true);
+    // A file whose run did not record its sends: any of the first unrecorded lines may have been sent.
+    const old = file(`${result(1, 'DECIDED')}\n`);
+    expect((await prepareResume(old, readLineResult)).maySentBefore(2, 1, true)).toBe(true);
   });
 
   it('refuses a file whose lines are not fraudctl results, and leaves it as it was', async () => {

@@ -84,6 +84,8 @@ describe('set-state: one or many, decided in the command', () => {
       form: 'many',
       options: { ids: ['a', 'b'], from: undefined, state: 'declined', comments: null, commentMode: null, ifState: null, force: false, dryRun: false, yes: false, out: null, resume: false, concurrency: 8, log: null, reason: null },
     });
+    const [pasted] = await parseOne<[SetStateWork]>(setStateCommand, ['set-state', 'a b,c', '--state', 'declined']);
+    expect(pasted).toMatchObject({ form: 'many', options: { ids: ['a', 'b', 'c'] } });
     const [logged] = await parseOne<[SetStateWork]>(setStateCommand, ['set-state', 'a', '--state', 'declined', '--log', 'team.log']);
     expect(logged).toMatchObject({ form: 'one', options: { log: 'team.log' } });
     const [typed] = await parseOne<[SetStateWork]>(setStateCommand, ['set-state', 'a', '--state', 'declined', '--concurrency', '8']);
@@ -113,6 +115,13 @@ describe('show: one, a list, or a watch', () => {
     expect(await parse<[ShowWork]>(showCommand, ['show', 'a', 'b'])).toEqual([[{ form: 'list', options: { ids: ['a', 'b'], from: undefined, format: 'table', concurrency: 8 } }]]);
     expect(await parse<[ShowWork]>(showCommand, ['--json', 'show', '--from', 'f', '--concurrency', '3'])).toEqual([[{ form: 'list', options: { ids: [], from: 'f', format: 'json', concurrency: 3 } }]]);
     expect(await parse<[ShowWork]>(showCommand, ['show', 'a', '--csv'])).toEqual([[{ form: 'list', options: { ids: ['a'], from: undefined, format: 'csv', concurrency: 8 } }]]);
+  });
+
+  it('ids pasted as one argument ("ord-1, ord-2; ord-3") are that many ids: a list, not one malformed id', async () => {
+    expect(await parse<[ShowWork]>(showCommand, ['show', 'ord-1, ord-2; ord-3'])).toEqual([[{ form: 'list', options: { ids: ['ord-1', 'ord-2', 'ord-3'], from: undefined, format: 'table', concurrency: 8 } }]]);
+    // A separator around one id leaves one id: the one-event form.
+    expect(await parse<[ShowWork]>(showCommand, ['show', ' "ord-1", '])).toEqual([[{ form: 'one', id: 'ord-1' }]]);
+    await expect(parse(showCommand, ['show', ' , '])).rejects.toThrow(/^the event id is empty: it names no event/);
   });
 
   it('--watch: interval 5 by default, --until matched to a known state', async () => {

@@ -65,14 +65,14 @@ describe('set-state for many events: the guard, a result per id, exit codes', ()
     const ids = file('ids.txt', `# the ring\n${a}\n${b}\n${c}\n\n${d}\nno-such-event\n`);
     const out = file('out.jsonl');
     const log = file('log.jsonl');
-    const all = await run(['set-state', e!, 'bad id/ö', '--from', ids, '--state', 'declined', '--comments', 'ring 7', '--if-state', 'Pending-Review,escalated,fraud_confirmed', '--yes', '--out', out, '--log', log]);
+    const all = await run(['set-state', e!, 'bad-id/ö', '--from', ids, '--state', 'declined', '--comments', 'ring 7', '--if-state', 'Pending-Review,escalated,fraud_confirmed', '--yes', '--out', out, '--log', log]);
     expect(all.code, all.stderr).toBe(4);
     const lines = readLines(out);
     const byId = new Map(lines.map((l) => [l.id, l]));
     // One line per id, written as each is settled (in any order).
     expect(lines.map((l) => l.item).sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7]);
     expect(byId.get(e!)).toMatchObject({ from: 'PENDING_REVIEW', to: 'DECLINED', outcome: 'CHANGED', where: 'argument 1' });
-    expect(byId.get('bad id/ö')).toMatchObject({ outcome: 'INVALID', status: 422, errorCodes: ['eventId:INVALID_FORMAT'] });
+    expect(byId.get('bad-id/ö')).toMatchObject({ outcome: 'INVALID', status: 422, errorCodes: ['eventId:INVALID_FORMAT'] });
     expect(byId.get(a!)).toMatchObject({ from: 'PENDING_REVIEW', outcome: 'CHANGED', reason: null, where: expect.stringMatching(/ids\.txt:2$/) });
     expect(byId.get(b!)).toMatchObject({ from: 'DECLINED', outcome: 'SKIPPED', reason: 'already DECLINED' });
     expect(byId.get(c!)).toMatchObject({ from: 'ESCALATED', outcome: 'CHANGED' });

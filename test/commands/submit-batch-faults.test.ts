@@ -6,6 +6,7 @@ import { batchWorkspace, byLine, makeLines, readResults } from '../support/batch
 import { runCli, startCli, type CliResult } from '../support/cli.js';
 import { startPlainEventServer, type PlainServer, type PlainServerFaults } from '../support/plain-event-server.js';
 import { startOnTerminal } from '../support/pty.js';
+import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 import { DEMO_KEY, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 
 /*
@@ -334,6 +335,29 @@ describe('a terminal that hangs up', () => {
       const result = await run.done;
       expect(result.signal).toBe('SIGHUP');
       expect(result.stderr).toMatch(/Batch stopped: 4 events/);
+      expect(readResults(out).map((r) => r.outcome)).toEqual(['DECIDED', 'DECIDED', 'DECIDED', 'DECIDED']);
+      expect(held.processed()).toBe(4);
+    } finally {
+      await held.close();
+    }
+  }, 20_000);
+});
+
+describe('kill -TERM (systemd stopping a unit, cron under timeout)', () => {
+  it('finishes and records the lines in flight as on Ctrl-C, then exits 143, not the Ctrl-C code', async () => {
+    notOnWindows(ON_WINDOWS.signal);
+    const held = await startPlainEventServer({ hold: true });
+    try {
+      const out = path('term-results.jsonl');
+      const run = startCli(['submit', writeInput(makeLines('term', 50)), '--out', out, '--concurrency', '4'], { env: envFor(held.url, 'plain-key') });
+      await expect.poll(() => held.inFlight(), { timeout: 10_000 }).toBe(4);
+      run.child.kill('SIGTERM');
+      await expect.poll(() => run.output().stderr, { timeout: 10_000 }).toContain('stopping: finishing the lines in flight');
+      held.release();
+      const result = await run.done;
+      expect(result.code).toBe(143);
+      expect(result.stderr).toMatch(/Batch stopped: 4 events/);
+      expect(result.stderr).toMatch(/^error: interrupted after 4 events$/m);
       expect(readResults(out).map((r) => r.outcome)).toEqual(['DECIDED', 'DECIDED', 'DECIDED', 'DECIDED']);
       expect(held.processed()).toBe(4);
     } finally {

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readResults } from '../support/batch-events.js';
@@ -59,6 +59,41 @@ describe('--resume of events without an id', () => {
     expect(unknown.map((r) => r.line).sort((a, b) => a - b)).toEqual(Array.from({ length: 16 }, (_, i) => 25 + i));
     expect(unknown.every((r) => r.errorType === 'UNRECORDED' && r.attempts === 0)).toBe(true);
     expect(resumed.stderr).toContain('16 of 16 events got no decision');
+  }, 30_000);
+
+  it('kill -9 with some of them in flight and others not yet read, then --resume: only those in flight are UNKNOWN, the rest are sent', async () => {
+    // Lines 10, 20, … 60 have no id; the service holds their POSTs. With four slots, lines 10-40
+    // are in flight (every slot held) when the run is killed: 41-60 were never taken.
+    const server = await startPlainEventServer({ hold: true, holdOnly: (r) => r.method === 'POST' && r.id === null });
+    servers.push(server);
+    const input = join(tmp.dir, 'spread.jsonl');
+    const event = (n: number) => ({ ...(n % 10 === 0 ? {} : { id: `spread-${n}` }), marker: `spread-${n}`, amount: 10, currency: 'EUR' });
+    writeFileSync(input, `${Array.from({ length: 60 }, (_, i) => JSON.stringify(event(i + 1))).join('\n')}\n`);
+    const out = join(tmp.dir, 'spread.out');
+    const rejects = join(tmp.dir, 'spread.rejects');
+    const args = ['submit', input, '--out', out, '--rejects', rejects, '--concurrency', '4'];
+    const first = startCli(args, { env: env(server.url) });
+    await expect.poll(() => server.inFlight(), { timeout: 10_000 }).toBe(4);
+    await expect.poll(() => readResults(out).length, { timeout: 10_000 }).toBe(36);
+    first.child.kill('SIGKILL');
+    await first.done;
+    server.release();
+    await expect.poll(() => server.processed(), { timeout: 10_000 }).toBe(40);
+
+    const resumed = await runCli([...args, '--resume'], { env: env(server.url), timeoutMs: 30_000 });
+    expect(resumed.code, resumed.stderr).toBe(1);
+    // Lines 50 and 60 were never sent: sent now, once.
+    expect(server.processed()).toBe(60);
+    const results = readResults(out);
+    expect(results).toHaveLength(60);
+    const unknown = results.filter((r) => r.outcome === 'UNKNOWN').map((r) => r.line);
+    expect(unknown.sort((a, b) => a - b)).toEqual([10, 20, 30, 40]);
+    expect(results.filter((r) => r.line === 50 || r.line === 60).map((r) => r.outcome)).toEqual(['DECIDED', 'DECIDED']);
+    // The rejects file holds the four, and nothing says to send it again as it is: they may be stored.
+    expect(readFileSync(rejects, 'utf8').trimEnd().split('\n')).toHaveLength(4);
+    expect(resumed.stderr).toContain('4 of 24 events got no decision');
+    expect(resumed.stderr).not.toContain('to send again');
+    expect(resumed.stderr).toMatch(/4 of them may have been stored \(unknown\): check those before sending the file again/);
   }, 30_000);
 
   it('after a Ctrl-C (every line in flight finished and recorded), --resume sends the rest: none is left UNKNOWN', async () => {

@@ -3,8 +3,10 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TERMINAL_CONTROLS, useSandboxForCli } from '../support/cli-against-sandbox.js';
-import { makeEvent } from '../support/batch-events.js';
+import { makeEvent, readResults } from '../support/batch-events.js';
 import { startCli } from '../support/cli.js';
+import { runInProcess } from '../support/in-process.js';
+import { showList, type ShowListOptions } from '../../src/event-lists/show-list.js';
 
 /*
  * `fraudctl show` with many ids, as a process against the real sandbox: rows in input order,
@@ -20,12 +22,15 @@ const file = (name: string, content: string) => {
   return path;
 };
 
+/** `show` for many ids, in-process against the sandbox. */
+const showInProcess = (options: ShowListOptions) => runInProcess(cli.sb.url, (session) => showList(session, options));
+
 /** 500 id lines: 485 stored events, 14 unknown ids, and one malformed id, mixed; with comments and blank lines between. */
 const STORED = 485;
 const ids: string[] = [];
 let idFile: string;
 const unknown = new Set<string>();
-const MALFORMED = 'bad id/9';
+const MALFORMED = 'bad/id=9';
 
 async function post(events: Record<string, unknown>[]): Promise<void> {
   for (let i = 0; i < events.length; i += 32) {
@@ -71,7 +76,7 @@ describe('fraudctl show with many ids', () => {
     expect(rows.map((r) => (r.startsWith(MALFORMED) ? MALFORMED : r.split(/\s+/)[0]))).toEqual(ids);
     for (const [i, row] of rows.entries()) {
       if (unknown.has(ids[i]!)) expect(row).toMatch(/^\S+\s+not found$/);
-      else if (ids[i] === MALFORMED) expect(row).toMatch(/^bad id\/9\s+invalid VALIDATION_ERROR \(eventId:INVALID_FORMAT\)$/);
+      else if (ids[i] === MALFORMED) expect(row).toMatch(/^bad\/id=9\s+invalid VALIDATION_ERROR \(eventId:INVALID_FORMAT\)$/);
       else expect(row).toMatch(/^sl-\d+\s+(APPROVED|PENDING_REVIEW|DECLINED)\s+(APPROVE|REVIEW|DECLINE)\s+\d+\s+[\d,]+\.\d\d (EUR|USD|GBP)\s+buyer\d+@example\.com\s+2026-11-20T09:14:03Z\s+\S/);
     }
     // One row checked against the service itself.
@@ -125,6 +130,19 @@ describe('fraudctl show with many ids', () => {
     expect(records.find((r) => r.id === MALFORMED)!.error).toBe('VALIDATION_ERROR (eventId:INVALID_FORMAT)');
   });
 
+  it("a spreadsheet's CSV export as --from (in-process): its id column's ids, its header not looked up, exit 0", async () => {
+    const csv = file('export.csv', '\uFEFFOrder no,Event ID,Amount\r\n1,sl-1,"1,200.00"\r\n2,sl-2,5\r\n,,\r\n');
+    const idsOf = (stdout: string) => stdout.trimEnd().split('\n').map((l) => (JSON.parse(l) as { id: string }).id);
+    const result = await showInProcess({ ids: [], from: csv, format: 'json', concurrency: 4 });
+    expect(result.code, result.stderr).toBe(0);
+    expect(idsOf(result.stdout)).toEqual(['sl-1', 'sl-2']);
+    expect(result.stderr).toBe('2 found\n');
+    // What show --csv wrote reads back as its ids, whatever the file is called.
+    const exported = await showInProcess({ ids: ['sl-3', 'sl-4, sl-5'], from: undefined, format: 'csv', concurrency: 4 });
+    const again = await showInProcess({ ids: [], from: file('orders.txt', exported.stdout), format: 'json', concurrency: 4 });
+    expect(idsOf(again.stdout)).toEqual(['sl-3', 'sl-4', 'sl-5']);
+  });
+
   it('ids on stdin with --from -, after ids given as arguments', async () => {
     const result = await cli.run(['show', 'sl-3', 'sl-unknown-1', '--from', '-', '--json'], { input: 'sl-1\n# skip\n\nsl-2\n' });
     expect(result.code).toBe(4);
@@ -150,8 +168,9 @@ describe('fraudctl show with many ids', () => {
     expect(submitted.code).toBe(1); // two lines were rejected
     const result = await cli.run(['show', '--from', out, '--csv']);
     const records = parse(result.stdout, { columns: true }) as Record<string, string>[];
-    // One record per results line, in the results file's order (submit writes lines as they settle); the header (the first line) names no event.
-    const resultIds = (await import('node:fs')).readFileSync(out, 'utf8').trimEnd().split('\n').slice(1).map((l) => (JSON.parse(l) as { id: string | null }).id);
+    // One record per results line, in the results file's order (submit writes lines as they settle); the run's own
+    // records (the header, first; `sending` before the event without an id) name no event.
+    const resultIds = readResults(out).map((r) => r.id);
     expect(records).toHaveLength(6);
     expect(records.map((r) => (r.id!.startsWith('(') ? null : r.id))).toEqual(resultIds);
     // The broken line was never stored: no id. The event sent without an id got one from the service, and is found by it.

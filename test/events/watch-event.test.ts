@@ -5,6 +5,9 @@ import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { cliEnv, runCli, startCli, type RunningCli } from '../support/cli.js';
 import { startOnTerminal } from '../support/pty.js';
 import { inReview, postInReview } from '../support/event-fixtures.js';
+import { inProcess } from '../support/in-process.js';
+import { watchEvent, type WatchOptions } from '../../src/events/watch-event.js';
+import type { CliError } from '../../src/errors/cli-error.js';
 
 /*
  * `fraudctl show ID --watch`, as processes: against the sandbox with a second fraudctl changing
@@ -223,5 +226,53 @@ describe('fraudctl show --watch against a scripted server', () => {
     steps = [state('PENDING_REVIEW'), (res) => send(res, 404, { requestId: 'r', errorType: 'NOT_FOUND', errorCodes: ['EVENT_NOT_FOUND'] })];
     const result = await runCli(['show', 'e-1', '--watch', '--interval', '1'], { env: env() });
     expect(result.code).toBe(4);
+  });
+});
+
+/** `show --watch` in-process against the sandbox: what it wrote so far, and how it ended. */
+function watchInProcess(id: string, options: WatchOptions) {
+  const { session, written } = inProcess(cli.sb.url);
+  const done = watchEvent(session, id, options).then(
+    () => ({ code: 0, message: '' }),
+    (error: CliError) => ({ code: error.exitCode, message: error.message }),
+  );
+  return { written, done: done.finally(() => session.close()) };
+}
+
+describe('show --watch --until a state the event can no longer reach (in-process)', () => {
+  const POLL = { timeout: 10_000 };
+  it('an APPROVED event and --until IN_REVIEW: the summary, then exit 1 at once, saying what can follow', async () => {
+    const id = await reviewEvent();
+    expect((await cli.sb.call('PATCH', `/event/${id}/state`, { body: { state: 'APPROVED' } })).status).toBe(200);
+    const watch = watchInProcess(id, { intervalSeconds: 3600, until: 'IN_REVIEW' });
+    // An interval of an hour: the answer comes from the first check, not from waiting.
+    const message = `${id} is APPROVED, after which only APPROVED, DECLINED or FRAUD_CONFIRMED can come: IN_REVIEW can no longer come`;
+    expect(await watch.done).toEqual({ code: 1, message });
+    expect(watch.written.stdout).toMatch(/│ state\s+│ APPROVED/);
+    expect(watch.written.stderr).not.toContain('watching');
+  });
+
+  it('an event that moves, while watched, to a state that cannot lead to --until: exit 1 at that check', async () => {
+    const id = await reviewEvent();
+    const watch = watchInProcess(id, { intervalSeconds: 1, until: 'IN_REVIEW' });
+    await expect.poll(() => watch.written.stderr, POLL).toContain(`watching ${id} every 1 s until IN_REVIEW`);
+    expect((await cli.sb.call('PATCH', `/event/${id}/state`, { body: { state: 'ESCALATED' } })).status).toBe(200);
+    const message = `${id} reached ESCALATED, after which only APPROVED, DECLINED or FRAUD_CONFIRMED can come: IN_REVIEW can no longer come`;
+    expect(await watch.done).toEqual({ code: 1, message });
+    expect(watch.written.stdout).toMatch(/state PENDING_REVIEW → ESCALATED\n$/);
+  });
+
+  it('a state that can still come keeps it going; one this build does not know (--force-state) is not ruled out', async () => {
+    const id = await reviewEvent();
+    expect((await cli.sb.call('PATCH', `/event/${id}/state`, { body: { state: 'APPROVED' } })).status).toBe(200);
+    const watch = watchInProcess(id, { intervalSeconds: 1, until: 'FRAUD_CONFIRMED' });
+    await expect.poll(() => watch.written.stderr, POLL).toContain('until FRAUD_CONFIRMED');
+    const forced = watchInProcess(id, { intervalSeconds: 1, until: 'ON_HOLD' });
+    await expect.poll(() => forced.written.stderr, POLL).toContain('ON_HOLD is not a state this build knows');
+    expect((await cli.sb.call('PATCH', `/event/${id}/state`, { body: { state: 'FRAUD_CONFIRMED' } })).status).toBe(200);
+    expect(await watch.done).toEqual({ code: 0, message: '' });
+    // Nothing follows FRAUD_CONFIRMED, not even a state this build does not know.
+    const message = `${id} reached FRAUD_CONFIRMED, which no state follows: ON_HOLD can no longer come`;
+    expect(await forced.done).toEqual({ code: 1, message });
   });
 });

@@ -25,6 +25,14 @@ describe('fraudctl help TOPIC', () => {
     expect(configSet.stdout).toBe(setHelp.stdout);
   });
 
+  it('the exit-code tables of --help and help exit-codes list the same codes, 143 (SIGTERM) among them', async () => {
+    const [root, topic] = await Promise.all([runCli(['--help']), runCli(['help', 'exit-codes'])]);
+    const codes = (text: string) => [...text.matchAll(/^ {2}(\d+) {2,}\S/gm)].map((m) => Number(m[1]));
+    expect(codes(root.stdout)).toEqual([0, 1, 2, 3, 4, 5, 6, 129, 130, 141, 143]);
+    expect(codes(topic.stdout)).toEqual(codes(root.stdout));
+    expect(topic.stdout).toMatch(/^ {2}143 {2}terminated \(SIGTERM/m);
+  });
+
   it('names the topics in the root help, and refuses one it does not know: exit 2 with a hint that works', async () => {
     const root = await runCli(['--help']);
     expect(root.stdout).toMatch(/^Help topics \(fraudctl help TOPIC\):\n {2}exit-codes /m);

@@ -77,6 +77,38 @@ describe('readIdList', () => {
     expect(ids(await entries({ from: '-', results: 'review' }, stdinOf(grepped)))).toEqual(['r-2', 'r-5']);
   });
 
+  it('splits ids pasted together (commas, semicolons, blanks, quotes, brackets): arguments, files and stdin alike', async () => {
+    expect(ids(await entries({ args: ['ord-1, ord-2; ord-3', 'ord-4'] }))).toEqual(['ord-1', 'ord-2', 'ord-3', 'ord-4']);
+    const list = await entries({ from: file('ord-5, ord-6;ord-7\n["ord-8", "ord-9"]\nord-10 ord-11 # the rest of the ring\n') });
+    expect(ids(list)).toEqual(['ord-5', 'ord-6', 'ord-7', 'ord-8', 'ord-9', 'ord-10', 'ord-11']);
+    expect(list.map((e) => e.where.replace(/^.*:/, ''))).toEqual(['1', '1', '1', '2', '2', '3', '3']);
+    expect(ids(await entries({ from: '-' }, stdinOf('ord-12;ord-13\t ord-14\r\n')))).toEqual(['ord-12', 'ord-13', 'ord-14']);
+    // What no id holds but no list uses to separate stays in the id, which the service then calls malformed.
+    expect(ids(await entries({ args: ['ord/15', 'ord=16'] }))).toEqual(['ord/15', 'ord=16']);
+  });
+
+  it("a spreadsheet's CSV: the ids of its id column (BOM, CRLF, quotes, a cell across lines), the header not taken for an id", async () => {
+    const csv = '\uFEFFOrder no,Event ID,Amount,Note\r\n1,ord-1,"1,200.00",ok\r\n2,ord-2,5,"two\r\nlines"\r\n,,,\r\n3,,7,no id yet\r\n4,"ord-4",9,"said ""hi"""\r\n';
+    const list = await entries({ from: file(csv) });
+    expect(list.map((e) => [e.id, e.where.replace(/^.*:/, '')])).toEqual([['ord-1', '2'], ['ord-2', '3'], [null, '6'], ['ord-4', '7']]);
+    expect(list[2]).toMatchObject({ problem: 'no id (column 2 is empty)', problemCode: 'NO_ID' });
+    // From stdin too, recognised by its header; the event_id spelling, a column not the first.
+    expect(ids(await entries({ from: '-' }, stdinOf('amount,event_id\n10,ord-5\n11,ord-6\n')))).toEqual(['ord-5', 'ord-6']);
+    // What show --csv writes reads back as its ids.
+    expect(ids(await entries({ from: file('"id","state","decision"\r\n"ord-7","APPROVED","APPROVE"\r\n') }))).toEqual(['ord-7']);
+  });
+
+  it('a file named .csv: the first column, under a header that names no id column or without a header', async () => {
+    const csvFile = (content: string) => {
+      const p = join(tmp.dir, `${++n}.CSV`);
+      writeFileSync(p, content);
+      return p;
+    };
+    expect(ids(await entries({ from: csvFile('Order no,Amount\nord-1,10\nord-2,"2,5"\n') }))).toEqual(['ord-1', 'ord-2']);
+    expect(ids(await entries({ from: csvFile('ord-3,10\nord-4,20\n') }))).toEqual(['ord-3', 'ord-4']);
+    await expect(entries({ from: csvFile('id,note\nord-5,"never closed\n') })).rejects.toThrow(/cannot be read as CSV: Quote Not Closed/);
+  });
+
   it('a missing file or a directory is a usage error naming it', async () => {
     await expect(entries({ from: join(tmp.dir, 'nope.txt') })).rejects.toThrow(/no such file: .*nope\.txt/);
     await expect(entries({ from: tmp.dir })).rejects.toThrow(/is a directory/);

@@ -25,6 +25,16 @@ describe('the list as CSV', () => {
     for (const column of ['comments', 'email', 'state']) expect(r[column]).toBe(`'${value}`);
   });
 
+  it('an id stays as it is, even one a spreadsheet would read as a formula (-1234): an id cannot hold one; the guard stays for text', () => {
+    const row: EventRow = { ...found({ id: '-1234', userEmail: '-x@example.com', comments: '-1' }), id: '-1234' };
+    expect(csvRow(row)).toMatch(/^"-1234","APPROVED",/);
+    expect(record(row)).toMatchObject({ id: '-1234', email: "'-x@example.com", comments: "'-1" });
+    // An id the service calls malformed is not an id the contract allows: it keeps the guard.
+    const error = { status: 400, errorType: 'VALIDATION_ERROR', errorCodes: [], requestId: null, message: '' };
+    const malformed: EventRow = { kind: 'invalid', id: '=HYPERLINK("x")', where: 'argument 1', error };
+    expect(record(malformed).id).toBe('\'=HYPERLINK("x")');
+  });
+
   it('a tab or line break cannot start or split a cell: it is shown as an escape, as on a terminal', () => {
     const r = record(found({ comments: '\t=cmd', userEmail: 'a\r\nb' }));
     expect(r.comments).toBe('\\t=cmd');

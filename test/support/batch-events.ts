@@ -38,14 +38,15 @@ export function readResults(path: string): ResultLine[] {
   return readResultsFile(path).results as unknown as ResultLine[];
 }
 
-/** A results file's header (null when it has none) and its results, of any command. */
+/** A results file's header (null when it has none) and its results, of any command; `sending` records left out. */
 export function readResultsFile(path: string): { header: Record<string, unknown> | null; results: Record<string, unknown>[] } {
   const values = readFileSync(path, 'utf8')
     .split('\n')
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l) as Record<string, unknown>);
   const header = values[0]?.fraudctl === 'results' ? values[0] : null;
-  return { header, results: header ? values.slice(1) : values };
+  // The run's other records (`sending`, before a send nothing could check afterwards) are no results either.
+  return { header, results: values.filter((v) => v.fraudctl === undefined) };
 }
 
 /** Asserts-ready view: results by line number, and lines recorded more than once. */
