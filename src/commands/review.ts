@@ -38,7 +38,7 @@ export function reviewCommand(context: CliContext, run?: ReviewRun): Command {
     )
     .addHelpText(
       'after',
-      `\nKeys: ${keySummary()}.\n${reasonKeySummary()}\nOn the comment line, Tab keeps the comment the event has (yours after it); a paste is taken only there, as text.\nA window too small for every key takes none but q until it is resized.\nWithout a terminal it exits 2: scripts use fraudctl set-state.\n`,
+      `\nKeys: ${keySummary()}.\n${reasonKeySummary()}\nOn the comment line, Tab keeps the comment the event has (yours after it; c keeps it unless Tab);\nan empty line never erases it (a reason alone goes after it). A paste is taken only there, as text.\nA window too small for every key takes none but q until it is resized.\nWithout a terminal it exits 2: scripts use fraudctl set-state.\n`,
     )
     .action(async (ids: string[], options: ReviewOptions, command: Command) => {
       checkIdArguments(ids);

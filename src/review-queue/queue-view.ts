@@ -3,6 +3,7 @@ import type { Style } from '../render/colours.js';
 import { cutToWidth, displayWidth, wrapToWidth } from '../render/display-width.js';
 import { isFields, type Fields } from '../render/records.js';
 import { jsonForTerminal, terminalSafe } from '../render/terminal-text.js';
+import { commentPlan, type CommentPlan } from './comment-editor.js';
 import { helpLines, helpPageSize } from './help-screen.js';
 import { head, keyBarRows, MAX_ID_SHOWN, positionOf } from './screen-layout.js';
 import { stringField, type Current, type Model, type Mode } from './queue-model.js';
@@ -311,10 +312,18 @@ function commentCounter(length: number, style: Style): string[] {
   return [];
 }
 
-/** `replaces "fraud ring" · Tab keeps it`: what the comment does to the one the event has, and the key that changes it. */
-function keepLine(existing: string, keep: boolean, width: number, style: Style): string {
-  const key = keep ? 'Tab: replace it' : 'Tab: keep it, yours after it';
-  const head = keep ? 'keeps its comment, yours after: ' : 'replaces its comment: ';
+/**
+ * `replaces its comment: "fraud ring" · Tab: keep it`: what Enter does to the comment the event
+ * has, and the key that changes it; with nothing typed, that it stays (the state alone, or the
+ * reason after it).
+ */
+function keepLine(existing: string, plan: CommentPlan, reason: string | null, width: number, style: Style): string {
+  if (plan.empty) {
+    const head = reason !== null ? 'keeps its comment, the reason after it: ' : 'keeps its comment: ';
+    return `${style.review(head)}"${safe(existing, Math.max(4, width - displayWidth(head) - 2), style)}"`;
+  }
+  const key = plan.keeps ? 'Tab: replace it' : 'Tab: keep it, yours after it';
+  const head = plan.keeps ? 'keeps its comment, yours after: ' : 'replaces its comment: ';
   // Two quotes, two spaces and `· ` around the comment, which is what gives way.
   const room = Math.max(4, width - displayWidth(head) - displayWidth(key) - 6);
   return `${style.review(head)}"${safe(existing, room, style)}"  ${style.dim(`${sym.dot} ${key}`)}`;
@@ -346,7 +355,10 @@ function promptLines(model: Model, width: number, style: Style): string[] {
       return [hint, `${style.bold(`${ACTION_WORDS[mode.action]} ${sym.dot} reason:`)}`, ...rows.map((r) => `  ${r}`), ...more];
     }
     case 'comment': {
-      const empty = mode.reason !== null ? ' (empty: the reason alone)' : mode.action === 'comment' ? '' : ' (empty: the state alone)';
+      const existing = model.current?.seenComments ?? null;
+      const has = existing !== null && existing.trim() !== '';
+      const plan = commentPlan(existing, mode.text, mode.reason, mode.keep);
+      const empty = mode.reason !== null ? (has ? ' (empty: the reason, after its comment)' : ' (empty: the reason alone)') : mode.action === 'comment' ? '' : ' (empty: the state alone)';
       const hint = style.dim(`Enter sends${empty} ${sym.dot} Esc: back, nothing sent`);
       const counter = commentCounter(commentLength(mode.text), style);
       const label = `${ACTION_WORDS[mode.action]} ${sym.dot} ${mode.reason !== null ? `[reason: ${mode.reason}] ` : ''}comment: `;
@@ -362,8 +374,7 @@ function promptLines(model: Model, width: number, style: Style): string[] {
       const cursorChar = rest === '' ? ' ' : (Array.from(rest)[0] ?? ' ');
       const tail = rest === '' ? '' : rest.slice(cursorChar.length);
       // The service keeps one comment: the one the event has is replaced, or kept with this one after it (Tab).
-      const existing = model.current?.seenComments ?? null;
-      const other = existing !== null && existing.trim() !== '' ? [keepLine(existing, mode.keep, width, style)] : [];
+      const other = has ? [keepLine(existing, plan, mode.reason, width, style)] : [];
       return [...counter, ...other, hint, `${style.bold(label)}${shownBefore}${style.level > 0 ? `\x1b[7m${cursorChar}\x1b[27m` : sym.cursor}${tail}`];
     }
     case 'sending': {

@@ -162,9 +162,28 @@ describe('the event screen', () => {
   it('the comment line shows the comment the event has, that it replaces, and Tab that keeps it', () => {
     let model = showing(event(), assessment());
     model = update(model, { type: 'key', text: 'a', key: { name: 'a' } })[0];
+    model = update(model, { type: 'key', text: 'x', key: { name: 'x' } })[0];
     expect(view(model, 80, 24, plain)).toMatch(/replaces its comment: "called the customer" {2}· Tab: keep it, yours after it/);
     model = update(model, { type: 'key', text: '\t', key: { name: 'tab' } })[0];
     expect(view(model, 80, 24, plain)).toMatch(/keeps its comment, yours after: "called the customer" {2}· Tab: replace it$/m);
+  });
+
+  it('the comment line says what Enter sends: with nothing typed the comment stays, a reason goes after it', () => {
+    const base = showing(event({ comments: 'DO NOT APPROVE: police case 7781' }), assessment());
+    const withCodes: Model = { ...base, options: { ...base.options, reasons: { profile: 'team', codes: [{ code: 'stolen-card', states: null }], required: false } } };
+    let model = update(withCodes, { type: 'key', text: 'd', key: { name: 'd' } })[0];
+    model = update(model, { type: 'key', text: '1', key: { name: '1' } })[0];
+    const screen = view(model, 80, 24, plain);
+    expect(screen).toMatch(/^keeps its comment, the reason after it: "DO NOT APPROVE: police case 7781"$/m);
+    expect(screen).toContain('Enter sends (empty: the reason, after its comment)');
+    model = update(model, { type: 'key', text: 'x', key: { name: 'x' } })[0];
+    expect(view(model, 80, 24, plain)).toMatch(/^replaces its comment: "DO NOT APPROVE: police .*" {2}· Tab: keep it, yours after it$/m);
+    // A decision with nothing typed sends the state alone: the comment stays, and the screen says so.
+    const plainDecision = update(base, { type: 'key', text: 'a', key: { name: 'a' } })[0];
+    expect(view(plainDecision, 80, 24, plain)).toMatch(/^keeps its comment: "DO NOT APPROVE: police case 7781"/m);
+    // A comment only keeps it by default.
+    const commentOnly = update(update(base, { type: 'key', text: 'c', key: { name: 'c' } })[0], { type: 'key', text: 'y', key: { name: 'y' } })[0];
+    expect(view(commentOnly, 80, 24, plain)).toMatch(/^keeps its comment, yours after: "DO NOT APPROVE: .*" {2}· Tab: replace it$/m);
   });
 
   it('the comment line keeps the cursor in sight for a long comment', () => {
