@@ -11,6 +11,7 @@ import { shellCommand } from '../render/shell-command.js';
 import { changedSince, changeWords, commentToSend, replacesComment, seenIn, type Seen } from './change-rules.js';
 import { sym } from '../render/symbols.js';
 import { checkedReason, withReason, type ReasonRules } from './reasons.js';
+import type { ChangeLog } from '../action-log/logged-change.js';
 
 /*
  * Manual review: change an event's state and/or add a comment. What is missing is asked at a
@@ -47,6 +48,8 @@ export interface SetStateOptions {
   log: string | undefined;
   /** --reason CODE: one of the profile's codes (reasons.ts), at the head of the comment and in the log; undefined: none. */
   reason: string | undefined;
+  /** --include-claimed: change an event IN_REVIEW (claimed in a review session) without asking. */
+  includeClaimed?: boolean;
 }
 
 const OTHER = Symbol('other');
@@ -85,11 +88,42 @@ export function refuseLongComment(comments: string): void {
 /** How `--comments` treats a comment the event has: kept with the new one after it, replaced, or not said. */
 type CommentChoice = 'append' | 'replace' | null;
 
+/** The command as it was run, with `extra` options added: what a hint that corrects it prints. */
+type RunAgain = (extra: readonly string[]) => string;
+
+/**
+ * The command as it was run, every option of the change kept (a hint that dropped --reason would
+ * fail under require-reason, or send the code as plain text), with `extra` added; safe to print.
+ */
+function commandAgain(session: Session, eventId: string, options: SetStateOptions, extra: readonly string[]): string {
+  const { timeout } = session.globals;
+  const comments = options.comments !== undefined && options.comments.trim() !== '' ? ['--comments', options.comments] : [];
+  const words = [
+    'fraudctl',
+    ...session.serviceFlags(),
+    ...(timeout !== undefined ? ['--timeout', String(timeout)] : []),
+    ...(session.json ? ['--json'] : []),
+    ...(session.globals.input === false ? ['--no-input'] : []),
+    'set-state',
+    eventId,
+    ...(options.state !== undefined ? ['--state', options.state] : []),
+    ...comments,
+    ...(options.reason !== undefined ? ['--reason', options.reason] : []),
+    ...(options.forceState ? ['--force-state'] : []),
+    ...(options.includeClaimed ? ['--include-claimed'] : []),
+    ...(options.log !== undefined ? ['--log', options.log] : []),
+    ...(options.verbose ? ['--verbose'] : []),
+    ...(options.yes ? ['--yes'] : []),
+    ...extra,
+  ];
+  return terminalSafe(shellCommand(words));
+}
+
 /**
  * The comment to send, given what the event has now: the same text when it replaces nothing;
  * otherwise as chosen (flag), asked (terminal), or refused (off a terminal, nothing sent).
  */
-async function commentFor(session: Session, eventId: string, state: string | undefined, comments: string, seen: Seen, choice: CommentChoice, ask: boolean): Promise<{ text: string; kept: string | null; replaced: string | null }> {
+async function commentFor(session: Session, eventId: string, comments: string, seen: Seen, choice: CommentChoice, ask: boolean, again: RunAgain): Promise<{ text: string; kept: string | null; replaced: string | null }> {
   const existing = seen.comments;
   if (existing === null || !replacesComment(existing, comments)) return { text: comments, kept: null, replaced: null };
   let keep: boolean;
@@ -97,10 +131,9 @@ async function commentFor(session: Session, eventId: string, state: string | und
   else if (ask) {
     keep = await (await session.prompter()).confirm(`${terminalSafe(eventId)} has a comment: "${terminalSafe(existing)}". Keep it (yours is added after it; n replaces it)?`, true);
   } else {
-    const words = ['fraudctl', ...session.serviceFlags(), 'set-state', eventId, ...(state !== undefined ? ['--state', state] : []), '--comments', comments];
     throw new UsageError(
       `${terminalSafe(eventId)} has a comment ("${terminalSafe(existing)}"), which --comments would replace: nothing was sent`,
-      `keep it and add yours after it: ${terminalSafe(shellCommand([...words, '--append-comment']))}; or replace it: add --replace-comment instead`,
+      `keep it and add yours after it: ${again(['--append-comment'])}; or replace it: ${again(['--replace-comment'])}`,
     );
   }
   const text = commentToSend(existing, comments, keep);
@@ -217,10 +250,10 @@ async function showDryRun(session: Session, output: Output, eventId: string, sta
  * off a terminal (or with --yes) it is a CONFLICT and nothing is sent. Returns what the event is
  * now and the comment to send.
  */
-async function confirmedAndReread(session: Session, client: ApiClient, eventId: string, asked: Asked, first: Seen, confirming: boolean): Promise<{ seen: Seen; comment: Comment | undefined }> {
+async function confirmedAndReread(session: Session, client: ApiClient, eventId: string, asked: Asked, first: Seen, confirming: boolean, again: RunAgain): Promise<{ seen: Seen; comment: Comment | undefined }> {
   const { state, comments, choice } = asked;
   let seen = first;
-  let comment = comments === undefined ? undefined : await commentFor(session, eventId, state, comments, seen, choice, session.canPrompt);
+  let comment = comments === undefined ? undefined : await commentFor(session, eventId, comments, seen, choice, session.canPrompt, again);
   let conflicted = false;
   for (;;) {
     if (confirming) {
@@ -239,7 +272,7 @@ async function confirmedAndReread(session: Session, client: ApiClient, eventId: 
     session.context.stderr.write(`${terminalSafe(eventId)} changed since you read it: ${what}\n`);
     seen = now;
     conflicted = true;
-    if (comments !== undefined) comment = await commentFor(session, eventId, state, comments, seen, choice, true);
+    if (comments !== undefined) comment = await commentFor(session, eventId, comments, seen, choice, true, again);
   }
 }
 
@@ -254,14 +287,25 @@ function changedLine(eventId: string, state: string | undefined, before: string 
 
 export async function setState(session: Session, eventId: string, options: SetStateOptions): Promise<void> {
   const flags = askedByFlags(session, options);
+  const again: RunAgain = (extra) => commandAgain(session, eventId, options, extra);
   const settings = await session.settings();
   const rules: ReasonRules = { profile: settings.profile, reasons: settings.reasons, requireReason: settings.requireReason };
   // A reason that cannot be sent is said before anything is read, when the state will not be asked.
   if (flags.state !== undefined || !session.canPrompt) checkedReason(rules, flags.reason, flags.state);
-  const output = await session.output();
-  const client = await session.client();
   // Opened before the event is read: a log it cannot write is said before anything happens (a dry run sends nothing to log).
   const log = !options.dryRun && options.log !== undefined ? await (await import('../action-log/logged-change.js')).openChangeLog(session, options.log) : null;
+  try {
+    await readAskAndSend(session, eventId, options, flags, rules, log, again);
+  } finally {
+    // Whatever stopped it before the change (a usage error, a no, a conflict): the file is closed, not left to the collector.
+    await log?.close();
+  }
+}
+
+/** The event read, what is missing asked, then the change sent (logged first with --log), and what changed printed. */
+async function readAskAndSend(session: Session, eventId: string, options: SetStateOptions, flags: Asked, rules: ReasonRules, log: ChangeLog | null, again: RunAgain): Promise<void> {
+  const output = await session.output();
+  const client = await session.client();
   // What the event was when read: the choices, the comment it has, and what a re-read compares with.
   const read = await client.getEvent(eventId).then(
     (reply) => ({ seen: seenIn(reply.body), refused: undefined }),
@@ -276,12 +320,12 @@ export async function setState(session: Session, eventId: string, options: SetSt
   const { seen } = read;
   const asked = await completedOnTerminal(session, flags, seen, rules);
   if (options.dryRun) {
-    const comment = asked.comments === undefined ? undefined : await commentFor(session, eventId, asked.state, asked.comments, seen, asked.choice, session.canPrompt);
+    const comment = asked.comments === undefined ? undefined : await commentFor(session, eventId, asked.comments, seen, asked.choice, session.canPrompt, again);
     await showDryRun(session, output, eventId, asked.state, comment, seen);
     if (read.refused) throw read.refused;
     return;
   }
-  const { seen: sent, comment } = await confirmedAndReread(session, client, eventId, asked, seen, session.canPrompt && !options.yes);
+  const { seen: sent, comment } = await confirmedAndReread(session, client, eventId, asked, seen, session.canPrompt && !options.yes, again);
   const change = changeBody(asked.state, comment);
   const reply = log ? await log.send({ eventId, from: sent.state, to: asked.state, comments: change.comments, reason: asked.reason ?? null }, () => client.changeState(eventId, change)) : await client.changeState(eventId, change);
   if (output.json) {

@@ -1,4 +1,9 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { BIN, type CliResult } from '../support/cli.js';
+import { notOnWindows } from '../support/prerequisites.js';
 import type { EventSummary } from '../../src/contract/index.js';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { startOnTerminal, type Pty } from '../support/pty.js';
@@ -24,6 +29,20 @@ const reviewEvent = (prefix = 'rq') => postInReview(cli.sb, inReview(`${prefix}-
 const summaryOf = async (id: string) => (await cli.sb.call('GET', `/event/${id}`)).json as EventSummary;
 /** A colleague, through the service: decides or comments on the event. */
 const colleague = (id: string, change: { state?: string; comments?: string }) => cli.sb.call('PATCH', `/event/${id}/state`, { body: change });
+
+/** A hint run as printed, in sh, `fraudctl` being this build. */
+function runHint(hint: string, env: NodeJS.ProcessEnv): Promise<CliResult> {
+  const fraudctl = `fraudctl() { '${process.execPath}' '${BIN}' "$@"; }`;
+  return new Promise((resolve, reject) => {
+    const child = spawn('sh', ['-c', `${fraudctl}; ${hint}`], { env });
+    let [stdout, stderr] = ['', ''];
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    child.stdin.end();
+  });
+}
 
 async function terminal(args: string[]): Promise<Pty> {
   // Wide enough that no question wraps.
@@ -161,6 +180,28 @@ describe('set-state off a terminal never replaces a comment it was not told to',
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toBe(`${id}  PENDING_REVIEW → DECLINED  comment added after the one it had\n`);
     expect(await summaryOf(id)).toMatchObject({ state: 'DECLINED', comments: 'fraud ring (alice) | same card as rq-1' });
+  });
+
+  it('both hints keep --reason, --log and the service options: run as printed under require-reason, they record the code', async () => {
+    notOnWindows('the hints are run in sh');
+    for (const args of [['config', 'set', 'base-url', cli.sb.url, '--profile', 'strict'], ['config', 'set', 'reasons', 'stolen-card', '--profile', 'strict'], ['config', 'set', 'require-reason', 'true', '--profile', 'strict']]) {
+      const set = await cli.run(args);
+      expect(set.code, set.stderr).toBe(0);
+    }
+    for (const [choice, comments] of [['keep it and add yours after it', 'police case 7781 | [reason: stolen-card] card reported'], ['or replace it', '[reason: stolen-card] card reported']] as const) {
+      const id = await reviewEvent();
+      await colleague(id, { comments: 'police case 7781' });
+      const log = join(cli.dir, `hint-${id}.log`);
+      const result = await cli.run(['--profile', 'strict', 'set-state', id, '--state', 'declined', '--reason', 'stolen-card', '--comments', 'card reported', '--log', log]);
+      expect(result.code, result.stderr).toBe(2);
+      const hint = new RegExp(`${choice}: (fraudctl [^;]*?)(;|$)`, 'm').exec(result.stderr)?.[1];
+      expect(hint, result.stderr).toBeDefined();
+      const again = await runHint(hint!, cli.env());
+      expect(again.code, `${hint}\n${again.stderr}`).toBe(0);
+      expect(await summaryOf(id)).toMatchObject({ state: 'DECLINED', comments });
+      const lines = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { reason: string | null; outcome: string });
+      expect(lines.map((l) => [l.outcome, l.reason])).toEqual([['sending', 'stolen-card'], ['ok', 'stolen-card']]);
+    }
   });
 
   it('--replace-comment replaces it and says so; the same comment again replaces nothing', async () => {
