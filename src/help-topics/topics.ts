@@ -158,7 +158,10 @@ the event: it answered 200, not 201) and stateNow (its state read then).
 set-state's lines: id, from, to,
 outcome (CHANGED, SKIPPED, NOT_FOUND, INVALID, REFUSED, FAILED, CONFLICT),
 reason, status, errorType, errorCodes, requestId, item (its place in the
-input), where (argument 2, ids.txt:14).
+input), where (argument 2, ids.txt:14), reasonCode. Two names, two meanings:
+reason is why the line was not changed, in words (SKIPPED "already DECLINED",
+a refusal's message), null when changed; reasonCode is the run's --reason code
+(the comment sent starts with "[reason: CODE]"), null without --reason.
 
 Run the same command again with --resume and the same --out: items settled are
 skipped, FAILED ones are done again, an item whose request may have reached the

@@ -93,7 +93,7 @@ export function skipWords(why: SkipReason, state: string | null, target: string)
 }
 
 function blank(item: IdItem, change: BulkChange): ChangeResult {
-  return { id: item.entry.id, from: null, to: change.target, outcome: 'FAILED', reason: null, status: null, errorType: null, errorCodes: [], requestId: null, item: item.line, where: item.entry.where };
+  return { id: item.entry.id, from: null, to: change.target, outcome: 'FAILED', reason: null, status: null, errorType: null, errorCodes: [], requestId: null, item: item.line, where: item.entry.where, reasonCode: change.reason };
 }
 
 /** The outcome of a failed call, by its kind (src/failures/): a read decides the id; a PATCH the service said no to is REFUSED. */

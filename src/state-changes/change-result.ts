@@ -39,6 +39,8 @@ export interface ChangeResult {
   item: number;
   /** Where the id came from: `argument 2`, `ids.txt:14`. */
   where: string;
+  /** The run's --reason code (what the comment sent starts with: `[reason: CODE]`), or null; `reason` is why it was not changed. */
+  reasonCode: string | null;
 }
 
 /** The result as one line of JSON, fields in their fixed order, terminal controls escaped. */
@@ -56,6 +58,7 @@ export function formatChangeResult(r: ChangeResult): string {
       requestId: r.requestId,
       item: r.item,
       where: r.where,
+      reasonCode: r.reasonCode,
     },
     false,
   );

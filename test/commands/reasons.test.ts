@@ -192,6 +192,23 @@ describe('set-state --reason, many events', () => {
     expect(same.stderr).toContain('note: --reason "stolen-card" taken from');
   });
 
+  it('a result line names the code under its own name, reasonCode; reason stays why a line was not changed; help results defines both', async () => {
+    await profile('team', CODES);
+    const ids = await pending(2);
+    await cli.sb.call('PATCH', `/event/${ids[1]!}/state`, { body: { state: 'DECLINED' } });
+    const out = join(cli.dir, 'codes.jsonl');
+    const run = await cli.run(['set-state', ...ids, '--state', 'declined', '--reason', 'stolen-card', '--out', out, '--yes', '--profile', 'team']);
+    expect(run.code, run.stderr).toBe(0);
+    const results = logLines(out).filter((l) => l.fraudctl === undefined);
+    expect(results.map((l) => [l.id, l.outcome, l.reason, l.reasonCode])).toEqual(
+      expect.arrayContaining([[ids[0], 'CHANGED', null, 'stolen-card'], [ids[1], 'SKIPPED', 'already DECLINED', 'stolen-card']]),
+    );
+    const json = await cli.run(['set-state', ids[0]!, 'none-such', '--state', 'approved', '--json', '--yes', '--profile', 'team']);
+    expect(json.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { reasonCode: unknown }).reasonCode)).toEqual([null, null]);
+    const help = await cli.run(['help', 'results']);
+    expect(help.stdout.replace(/\s+/g, ' ')).toMatch(/reason is why the line was not changed.*reasonCode is the run's --reason code/);
+  });
+
   it('an unknown code is refused before anything is read or sent', async () => {
     await profile('team', CODES);
     const ids = await pending(2);
