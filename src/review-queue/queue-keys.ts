@@ -52,6 +52,21 @@ function keepsByDefault(action: ActionName): boolean {
  * of state sends nothing, and says so (as set-state refuses it: state-changes/reasons.ts).
  */
 function decisionKey(model: Model, action: ActionName): Result {
+  const target = targetOf(action);
+  const theirs = model.current?.othersState ?? null;
+  // A colleague decided it while it was open here: one more key does not overturn that; it asks.
+  if (theirs !== null && target !== null && target !== theirs) return [{ ...model, mode: { name: 'overturn', action, state: theirs } }, []];
+  return reasonsOrComment(model, action);
+}
+
+/** A key while asked whether to overturn a colleague's decision: y goes on to the decision, any other key back (nothing sent). */
+function onOverturnKey(model: Model, mode: Extract<Model['mode'], { name: 'overturn' }>, text: string | undefined, key: Key): Result {
+  if ((text === 'y' || text === 'Y') && !key.ctrl && !key.meta) return reasonsOrComment(withCurrent(model, { othersState: null }), mode.action);
+  return [{ ...withCurrent(model, { notice: notice('info', `nothing sent: ${mode.state} stays as they set it`) }), mode: { name: 'keys' } }, []];
+}
+
+/** After a decision key (and a colleague's decision overturned knowingly): the reason codes, or the comment line. */
+function reasonsOrComment(model: Model, action: ActionName): Result {
   const commentLine: Model['mode'] = { name: 'comment', action, text: '', cursor: 0, keep: keepsByDefault(action), reason: null };
   const choices = model.options.reasons;
   if (!choices || (choices.codes.length === 0 && !choices.required)) return [{ ...model, mode: commentLine }, []];
@@ -210,6 +225,7 @@ export function onKey(model: Model, text: string | undefined, key: Key, shown?: 
   }
   if (mode.name === 'comment') return onCommentKey(model, mode, text, key);
   if (mode.name === 'reason') return onReasonKey(model, mode, text, key);
+  if (mode.name === 'overturn') return onOverturnKey(model, mode, text, key);
   const context = keyContext(mode);
   if (context === null) return [model, []];
   const command = commandFor(context, text, key);

@@ -270,11 +270,22 @@ function listLine(current: Current, width: number, style: Style): string {
   return labelled('lists', cutToWidth(text, Math.max(0, width - LABEL)), style);
 }
 
+/** The most rows one line of a notice takes. */
+const NOTICE_ROWS = 3;
+
 function noticeLines(current: Current | null, width: number, style: Style): string[] {
   if (!current?.notice) return [];
   const colour = current.notice.tone === 'error' ? style.decline : current.notice.tone === 'warn' ? style.review : style.dim;
-  // Notice text is ours, or a message of the API client, already made safe; sanitised again all the same.
-  return current.notice.lines.map((line) => colour(safe(line, width, style)));
+  // Notice text is ours, or a message of the API client, already made safe; sanitised again all the
+  // same. Wrapped at words, so that what changed is read whole; a line of the service's text (a
+  // comment of 4,000 characters) is cut after a few rows, the comments line shows it too.
+  return current.notice.lines.flatMap((line) => {
+    const text = terminalSafe(head(line, NOTICE_ROWS * width + 1));
+    const indent = /^ */.exec(text)![0];
+    const rows = wrapToWidth(text.slice(indent.length), width - indent.length).map((row) => `${indent}${row}`);
+    const shown = rows.length > NOTICE_ROWS ? [...rows.slice(0, NOTICE_ROWS - 1), cutToWidth(rows.slice(NOTICE_ROWS - 1).join(' '), width)] : rows;
+    return shown.map((row) => colour(row));
+  });
 }
 
 function noteLines(model: Model, width: number, style: Style, max: number): string[] {
@@ -376,6 +387,12 @@ function promptLines(model: Model, width: number, style: Style): string[] {
       // The service keeps one comment: the one the event has is replaced, or kept with this one after it (Tab).
       const other = has ? [keepLine(existing, plan, mode.reason, width, style)] : [];
       return [...counter, ...other, hint, `${style.bold(label)}${shownBefore}${style.level > 0 ? `\x1b[7m${cursorChar}\x1b[27m` : sym.cursor}${tail}`];
+    }
+    case 'overturn': {
+      const verb = ACTION_WORDS[mode.action];
+      const question = `${mode.state} was set by someone else since you opened it. ${verb[0]!.toUpperCase()}${verb.slice(1)} all the same, overturning it?`;
+      const keys = `y: yes, overturn their ${mode.state} ${sym.dot} any other key: no, nothing sent`;
+      return [...wrapToWidth(question, width).map((l) => style.decline(l)), ...wrapToWidth(keys, width).map((l) => style.dim(l))];
     }
     case 'sending': {
       const s = mode.sending;

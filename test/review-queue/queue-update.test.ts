@@ -245,7 +245,7 @@ describe('deciding', () => {
     const effects = d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'DECLINED', 'fraud ring') });
     expect(ofType(effects, 'patch')).toEqual([]);
     expect(d.model.mode.name).toBe('keys');
-    expect(d.model.current?.notice?.lines).toEqual(['not sent: changed by someone else since you opened it: state IN_REVIEW → DECLINED; comment (none) → "fraud ring"', 'choose again']);
+    expect(d.model.current?.notice?.lines).toEqual(['not sent: changed by someone else since you opened it:', '  state IN_REVIEW → DECLINED', '  comment (none) → "fraud ring"', 'choose again (a decision that changes their DECLINED asks first)']);
     expect(d.model.current).toMatchObject({ seenState: 'DECLINED', claim: 'none' });
     expect(d.logs().at(-1)).toBe('e1 approve IN_REVIEW→APPROVED conflict');
     // Skipping now gives nothing back: the claim is gone.
@@ -257,7 +257,46 @@ describe('deciding', () => {
     d.key('a');
     d.enter();
     d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'call the bank first') });
-    expect(d.model.current?.notice?.lines).toEqual(['not sent: changed by someone else since you opened it: comment (none) → "call the bank first"', 'choose again']);
+    expect(d.model.current?.notice?.lines).toEqual(['not sent: changed by someone else since you opened it:', '  comment (none) → "call the bank first"', 'choose again']);
+  });
+
+  it('after a conflict, a decision that overturns the colleague’s asks first: any key but y sends nothing; y goes on', () => {
+    const d = onFirst();
+    d.key('a');
+    d.type('looks fine');
+    d.enter();
+    d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'DECLINED', 'DO NOT APPROVE: police case 7781') });
+    // One more key does not overturn it: it asks.
+    expect(d.key('a')).toEqual([]);
+    expect(d.model.mode).toEqual({ name: 'overturn', action: 'approve', state: 'DECLINED' });
+    expect(d.enter()).toEqual([]);
+    expect(d.model.mode.name).toBe('keys');
+    expect(d.model.current?.notice?.lines).toEqual(['nothing sent: DECLINED stays as they set it']);
+    // Fraud from their DECLINED changes it too; n is a no.
+    d.key('f');
+    expect(d.model.mode).toMatchObject({ name: 'overturn', state: 'DECLINED' });
+    d.key('n');
+    expect(d.model.mode.name).toBe('keys');
+    d.key('a');
+    d.key('y');
+    expect(d.model.mode).toMatchObject({ name: 'comment', action: 'approve' });
+    d.type('spoke to the police: released');
+    d.enter();
+    const patch = ofType(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'DECLINED', 'DO NOT APPROVE: police case 7781') }), 'patch')[0]!;
+    expect(patch.change.state).toBe('APPROVED');
+    expect(d.effects.filter((e) => e.type === 'patch')).toHaveLength(1);
+  });
+
+  it('after a conflict, the colleague’s own decision again, or a comment only, is not asked about', () => {
+    const d = onFirst();
+    d.key('a');
+    d.enter();
+    d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'DECLINED') });
+    d.key('c');
+    expect(d.model.mode.name).toBe('comment');
+    d.send({ type: 'key', text: '\x1b', key: { name: 'escape' } });
+    d.key('d');
+    expect(d.model.mode).toMatchObject({ name: 'comment', action: 'decline' });
   });
 
   it('a comment replaces the one the event has unless Tab keeps it, the new one after it', () => {

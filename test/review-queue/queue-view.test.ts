@@ -186,6 +186,22 @@ describe('the event screen', () => {
     expect(view(commentOnly, 80, 24, plain)).toMatch(/^keeps its comment, yours after: "DO NOT APPROVE: .*" {2}· Tab: replace it$/m);
   });
 
+  it('after a conflict at 80 columns, the colleague’s decision is shown whole, and the question before overturning it', () => {
+    let model = showing(event({ comments: null }), assessment());
+    const send = (msg: Msg) => (model = update(model, msg)[0]);
+    send({ type: 'key', text: 'a', key: { name: 'a' } });
+    send({ type: 'key', text: '\r', key: { name: 'return' } });
+    send({ type: 'reread', id: 'ord-1002', summary: event({ state: 'DECLINED', comments: 'DO NOT APPROVE: police case 7781, per the fraud team lead' }) });
+    const screen = view(model, 80, 24, plain);
+    expect(screen).toMatch(/^ {2}state IN_REVIEW → DECLINED$/m);
+    expect(screen).toMatch(/^ {2}comment \(none\) → "DO NOT APPROVE: police case 7781, per the fraud team lead"$/m);
+    expect(screen).not.toContain('…');
+    send({ type: 'key', text: 'a', key: { name: 'a' } });
+    const asked = view(model, 80, 24, plain);
+    expect(asked.replace(/\s+/g, ' ')).toContain('DECLINED was set by someone else since you opened it. Approve all the same, overturning it? y: yes, overturn their DECLINED · any other key: no, nothing sent');
+    expectFits(asked, 80, 24);
+  });
+
   it('the comment line keeps the cursor in sight for a long comment', () => {
     let model = showing(event(), assessment());
     model = update(model, { type: 'key', text: 'a', key: { name: 'a' } })[0];
