@@ -137,7 +137,8 @@ export function renderSessionSummary(model: Model, style: Style, width: number, 
     lines.push('  To take them over (when the session that claimed them ended without giving them back):', `  ${terminalSafe(command)}`);
   }
   if (groups.stillClaimed.length > 0) {
-    const giveBack = shellCommand(['fraudctl', 'set-state', ...options.serviceFlags, ...groups.stillClaimed, '--state', 'PENDING_REVIEW']);
+    // --include-claimed: set-state asks before it changes an event held IN_REVIEW, and these are this session's own.
+    const giveBack = shellCommand(['fraudctl', 'set-state', ...options.serviceFlags, ...groups.stillClaimed, '--state', 'PENDING_REVIEW', '--include-claimed']);
     lines.push(style.decline('  These events are still IN_REVIEW under this session: give them back with'));
     lines.push(style.decline(`  ${terminalSafe(giveBack)}`));
   }

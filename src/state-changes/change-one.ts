@@ -41,6 +41,10 @@ export interface BulkChange {
   guard: ChangeGuard;
   /** The reason code (`--reason`, already at the head of `comments`), logged in its own field; null for none. */
   reason: string | null;
+  /** --include-claimed: change events IN_REVIEW (held in a review session) too. */
+  includeClaimed?: boolean;
+  /** Who holds an event IN_REVIEW and since when, in words (claim-holders.ts: from --log when given). */
+  claimWords?: (id: string) => Promise<string>;
 }
 
 /** An id of the input and its place in it (line: the n-th id, what --resume keys on). */
@@ -142,6 +146,11 @@ export async function changeOne(item: IdItem, change: BulkChange, work: ChangeWo
   const departed = await departedFromPlan(id, result, read, decision, plan, change, work);
   if (departed) return departed;
   if (!decision.send) return { result: { ...result, outcome: 'SKIPPED', reason: skipWords(decision.why, read.state, change.target) } };
+  // A review session holds it: changed from under the analyst only when asked to (--include-claimed).
+  if (read.state === 'IN_REVIEW' && change.target !== 'IN_REVIEW' && change.includeClaimed !== true) {
+    const held = change.claimWords ? await change.claimWords(id) : 'claimed for review by another session';
+    return { result: { ...result, outcome: 'CLAIMED', reason: `IN_REVIEW, ${held}: not changed (--include-claimed changes it)` } };
+  }
   if (plan && !plan.send) return { result: { ...result, outcome: 'SKIPPED', reason: 'not in the plan' } };
   const comments = commentFor(read, change);
   if (typeof comments === 'object' && comments !== null) return { result: { ...result, ...comments } };

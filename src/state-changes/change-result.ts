@@ -10,7 +10,8 @@ import { sym } from '../render/symbols.js';
  * authors; add, never rename.
  */
 
-export const CHANGE_OUTCOMES = ['CHANGED', 'SKIPPED', 'NOT_FOUND', 'INVALID', 'REFUSED', 'FAILED', 'CONFLICT'] as const;
+/** CLAIMED: IN_REVIEW, held by a review session, and not changed (no --include-claimed). */
+export const CHANGE_OUTCOMES = ['CHANGED', 'SKIPPED', 'NOT_FOUND', 'INVALID', 'REFUSED', 'FAILED', 'CONFLICT', 'CLAIMED'] as const;
 /** PLANNED: what --dry-run says of an event the change would be sent to; never in a results file. */
 export type ChangeOutcome = (typeof CHANGE_OUTCOMES)[number] | 'PLANNED';
 
@@ -84,6 +85,7 @@ const WORDS: Record<ChangeOutcome, string> = {
   REFUSED: 'refused',
   FAILED: 'failed',
   CONFLICT: 'conflict',
+  CLAIMED: 'claimed',
 };
 
 /** The columns of a line for a person: the id, the move (`from → to`, or the state kept), the outcome with its reason. */

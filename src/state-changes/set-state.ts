@@ -55,28 +55,28 @@ export interface SetStateOptions {
 const OTHER = Symbol('other');
 const KEEP = Symbol('keep');
 
-async function askState(prompter: Prompter, current: string | null): Promise<string | undefined> {
+async function askState(prompter: Prompter, current: string | null, force: boolean, say: (line: string) => void): Promise<string | undefined> {
   const allowed: readonly string[] = current && isKnownState(current) ? TRANSITIONS[current] : KNOWN_STATES;
-  const ordered = [...KNOWN_STATES].sort((a, b) => Number(allowed.includes(b)) - Number(allowed.includes(a)));
-  // The transitions the current state allows come first; the others stay selectable (a real
-  // service's rules may differ) but say that the known rules do not allow them.
-  const name = (s: string) => (s === current ? `${s} (current)` : current && !allowed.includes(s) ? `${s} ${sym.dot} not allowed from ${current}` : s);
+  // Only the transitions the current state allows are offered: a state the known rules refuse is
+  // not a choice to make by arrow keys (a real service with other rules: "other…" and --force-state).
+  const offered = KNOWN_STATES.filter((s) => allowed.includes(s) && s !== current);
+  type Choice = string | typeof OTHER | typeof KEEP;
   const choices = [
-    ...ordered.map((s) => ({
-      name: name(s),
-      value: s as string | typeof OTHER | typeof KEEP,
-      ...(current && !allowed.includes(s) && s !== current ? { description: `the sandbox does not allow ${current} ${sym.arrow} ${s}; the service will likely refuse it` } : {}),
-    })),
-    { name: `other${sym.ellipsis}`, value: OTHER as string | typeof OTHER | typeof KEEP, description: 'a state this list does not know' },
-    ...(current ? [{ name: 'keep the state, only add a comment', value: KEEP as string | typeof OTHER | typeof KEEP }] : []),
+    ...offered.map((s) => ({ name: s, value: s as Choice })),
+    { name: `other${sym.ellipsis}`, value: OTHER as Choice, description: 'a state this list does not offer' },
+    ...(current ? [{ name: `keep ${current}, only add a comment`, value: KEEP as Choice }] : []),
   ];
-  const picked = await prompter.select<string | typeof OTHER | typeof KEEP>('New state', choices, allowed[0]);
+  const picked = await prompter.select<Choice>(`New state (from ${current ?? 'no state'})`, choices, offered[0] ?? OTHER);
   if (picked === KEEP) return undefined;
-  if (picked === OTHER) {
+  if (picked !== OTHER) return picked;
+  for (;;) {
     const typed = (await prompter.input('State', { required: true })).trim();
-    return matchState(typed).state ?? typed;
+    const state = matchState(typed).state ?? typed;
+    const refused = force ? null : refusedTransition(current, state);
+    if (refused === null) return state;
+    // Not taken: the same rule as the list; asked again (Ctrl-C leaves).
+    say(`${refused}: not taken (--force-state sends it)\n`);
   }
-  return picked;
 }
 
 /** A comment over the contract's limit is refused before anything is sent (the service would answer 422 comments:TOO_LONG). */
@@ -181,11 +181,11 @@ function askedByFlags(session: Session, options: SetStateOptions): Asked {
  * or a usage error when there is none. The reason is checked against the state now known, and
  * put at the head of the comment (reasons.ts).
  */
-async function completedOnTerminal(session: Session, asked: Asked, seen: Seen, rules: ReasonRules): Promise<Asked> {
+async function completedOnTerminal(session: Session, asked: Asked, seen: Seen, rules: ReasonRules, force: boolean): Promise<Asked> {
   let { state, comments } = asked;
   if (session.canPrompt) {
     const prompter = await session.prompter();
-    if (state === undefined) state = await askState(prompter, seen.state);
+    if (state === undefined) state = await askState(prompter, seen.state, force, (line) => session.context.stderr.write(line));
     if (comments === undefined) {
       const has = seen.comments !== null && seen.comments.trim() !== '' ? `; the event has "${terminalSafe(seen.comments)}"` : '';
       comments = (await prompter.input(`Comments (optional${has})`)).trim() || undefined;
@@ -245,6 +245,35 @@ async function showDryRun(session: Session, output: Output, eventId: string, sta
 }
 
 /**
+ * An event IN_REVIEW is held in a review session (the service has no owner; the team's log says
+ * who and since when: claim-holders.ts). A change of its state says so: a terminal then asks, the
+ * confirmation defaulting to no (confirmedAndReread); off one, or with --yes, nothing is sent
+ * (exit 1) unless --include-claimed says to go on.
+ */
+async function refuseClaimed(session: Session, eventId: string, seen: Seen, state: string | undefined, options: SetStateOptions, again: RunAgain): Promise<void> {
+  if (seen.state !== 'IN_REVIEW' || state === undefined || state === 'IN_REVIEW' || options.includeClaimed === true) return;
+  const { claimHolders, claimWords } = await import('./claim-holders.js');
+  const holder = options.log !== undefined ? (await claimHolders(options.log)).get(eventId) : undefined;
+  const words = `${terminalSafe(eventId)} is IN_REVIEW, ${claimWords(holder, options.log ?? null, Date.now())}`;
+  if (session.canPrompt && !options.yes) {
+    session.context.stderr.write(`${words}\n`);
+    return;
+  }
+  throw new CliError(`CLAIMED: ${words}: nothing was sent`, ExitCode.FAILURE, `to change it all the same: ${again(['--include-claimed'])}`);
+}
+
+/**
+ * A change a person should not make on Enter alone: the confirmation's default is no. It takes
+ * an event from under a review session (IN_REVIEW), overturns a decision (any state but
+ * PENDING_REVIEW), confirms fraud (final), or replaces the event's comment.
+ */
+function risky(seen: Seen, state: string | undefined, comment: Comment | undefined): boolean {
+  if (comment?.replaced != null) return true;
+  if (state === undefined || state === seen.state) return false;
+  return seen.state !== 'PENDING_REVIEW' || state === 'FRAUD_CONFIRMED';
+}
+
+/**
  * Asks for the confirmation (on a terminal) and reads the event again just before the PATCH: an
  * event that changed meanwhile (a colleague's decision or note) is said and asked about again;
  * off a terminal (or with --yes) it is a CONFLICT and nothing is sent. Returns what the event is
@@ -259,8 +288,8 @@ async function confirmedAndReread(session: Session, client: ApiClient, eventId: 
     if (confirming) {
       const arrow = state !== undefined ? `${terminalSafe(seen.state ?? '?')} ${sym.arrow} ${terminalSafe(state)}` : `keep ${terminalSafe(seen.state ?? '?')}`;
       const note = comment === undefined ? '' : ` with comment "${terminalSafe(comments!)}"${comment.kept !== null ? ` after "${terminalSafe(comment.kept)}"` : comment.replaced !== null ? ` replacing "${terminalSafe(comment.replaced)}"` : ''}`;
-      // After a change by someone else, Enter does not overrule them: the default is no.
-      const go = await (await session.prompter()).confirm(`Change ${terminalSafe(eventId)}: ${arrow}${note}?`, !conflicted);
+      // After a change by someone else, Enter does not overrule them, nor a risky change: the default is no.
+      const go = await (await session.prompter()).confirm(`Change ${terminalSafe(eventId)}: ${arrow}${note}?`, !conflicted && !risky(seen, state, comment));
       if (!go) throw new CliError('cancelled: nothing was changed', ExitCode.INTERRUPTED);
     }
     const now = seenIn((await client.getEvent(eventId)).body);
@@ -318,7 +347,8 @@ async function readAskAndSend(session: Session, eventId: string, options: SetSta
     },
   );
   const { seen } = read;
-  const asked = await completedOnTerminal(session, flags, seen, rules);
+  const asked = await completedOnTerminal(session, flags, seen, rules, options.forceState);
+  if (!options.dryRun) await refuseClaimed(session, eventId, seen, asked.state, options, again);
   if (options.dryRun) {
     const comment = asked.comments === undefined ? undefined : await commentFor(session, eventId, asked.comments, seen, asked.choice, session.canPrompt, again);
     await showDryRun(session, output, eventId, asked.state, comment, seen);

@@ -241,3 +241,41 @@ describe('set-state off a terminal never replaces a comment it was not told to',
     expect(alone.stderr).toMatch(/^error: --append-comment goes with --comments$/m);
   });
 });
+
+describe('set-state on an event held in a review session', () => {
+  it('off a terminal says who holds it and since when (the team’s log), sends nothing (exit 1); the hint, run as printed, goes on', async () => {
+    notOnWindows('the hint is run in sh');
+    for (const args of [['config', 'set', 'base-url', cli.sb.url, '--profile', 'desk'], ['config', 'set', 'analyst', 'Ann Lee', '--profile', 'desk']]) {
+      const set = await cli.run(args);
+      expect(set.code, set.stderr).toBe(0);
+    }
+    const id = await reviewEvent('held');
+    const other = await reviewEvent('held');
+    const log = join(cli.dir, `team-${id}.log`);
+    const pty = await startOnTerminal(['review', id, '--log', log, '--profile', 'desk'], { env: cli.env() });
+    opened.push(pty);
+    await pty.waitFor(/claimed by you/, 'Ann’s claim');
+    const result = await cli.run(['set-state', id, '--state', 'approved', '--log', log]);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toMatch(new RegExp(`^error: CLAIMED: ${id} is IN_REVIEW, claimed in review by Ann Lee \\(host [^)]+\\) since \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ, \\d+m ago: nothing was sent$`, 'm'));
+    expect((await summaryOf(id)).state).toBe('IN_REVIEW');
+    // Without the log, what is known, and how to know more.
+    const bare = await cli.run(['set-state', id, '--state', 'approved']);
+    expect(bare.code).toBe(1);
+    expect(bare.stderr).toContain(`CLAIMED: ${id} is IN_REVIEW, claimed for review by another session (the team's action log (--log FILE) would say who and since when): nothing was sent`);
+    // Many: its own outcome, exit 1; the other event changes.
+    const many = await cli.run(['set-state', id, other, '--state', 'approved', '--yes', '--json', '--log', log]);
+    expect(many.code, many.stderr).toBe(1);
+    const lines = many.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; outcome: string; reason: string | null });
+    expect(lines.find((l) => l.id === id)).toMatchObject({ outcome: 'CLAIMED', reason: expect.stringMatching(/^IN_REVIEW, claimed in review by Ann Lee .* ago: not changed \(--include-claimed changes it\)$/) });
+    expect(lines.find((l) => l.id === other)).toMatchObject({ outcome: 'CHANGED' });
+    expect(many.stderr).toMatch(/"claimed": 1/);
+    expect(many.stderr).toContain('1 held in a review session (--include-claimed changes them)');
+    const hint = /to change it all the same: (fraudctl .*)$/m.exec(result.stderr)?.[1];
+    expect(hint, result.stderr).toContain('--include-claimed');
+    const again = await runHint(hint!, cli.env());
+    expect(again.code, again.stderr).toBe(0);
+    expect((await summaryOf(id)).state).toBe('APPROVED');
+  });
+});
+

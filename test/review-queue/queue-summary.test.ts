@@ -58,7 +58,7 @@ describe('the session summary', () => {
 
   it('gives the command that gives back the events still claimed, with their ids, reaching the same service', () => {
     const text = renderSessionSummary(ended({ stillClaimed: ['e1', 'e 3'] }), plain, 80, { logPath: null, serviceFlags: ['--base-url', 'https://fraud.example.com'] });
-    expect(text).toContain("\n  fraudctl set-state --base-url https://fraud.example.com e1 'e 3' --state PENDING_REVIEW");
+    expect(text).toContain("\n  fraudctl set-state --base-url https://fraud.example.com e1 'e 3' --state PENDING_REVIEW --include-claimed");
     expect(text).not.toContain(' ID ');
   });
 
