@@ -25,6 +25,7 @@ export function reviewCommand(context: CliContext, run?: ReviewRun): Command {
     .option('--include-decided', 'also show events no longer awaiting review')
     .option('--log <file>', 'append one JSON line per action to this file (for audit)')
     .option('--sort <order>', 'the order of the queue: age (oldest eventDate first), score (highest first) or amount (largest first); the events are read first')
+    .option('--all-ids', 'the summary at the end lists every id not reached too (by default: how many, and from which id on)')
     .option('--sla <duration>', "how long an event may wait for a decision (4h, 30m, 2d, 1d12h): each screen shows the time left or how long it is overdue, the summary the overdue count")
     .addHelpText(
       'before',
