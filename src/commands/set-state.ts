@@ -66,7 +66,11 @@ export function setStateCommand(context: CliContext, run?: SetStateRun): Command
     .option('--replace-comment', 'when an event has a comment, replace it with --comments')
     .option('--from <file>', 'many: also the ids in FILE (one per line; # comments) or a submit --out results file; - for stdin')
     .option('--if-state <states>', 'many: change only events now in one of these states (comma-separated)')
-.option('--include-claimed', 'also change an event IN_REVIEW, held in a review session (without it: asked on a terminal, default no; else not sent, exit 1)')
+.option(
+      '--include-claimed',
+      'also change an event IN_REVIEW, held in a review session ' +
+        '(without it: asked on a terminal, default no; else not sent, exit 1)',
+    )
     .option('--force-state', 'send --state as typed, even a state or transition this build does not know or allow')
     .option('--out <file>', 'many: write one JSON result per id to this file (as soon as each is settled)')
     .option('--resume', 'many: continue the run whose results are in --out, skipping ids already settled')

@@ -107,7 +107,7 @@ export function insertText(line: LineState, text: string): EditResult {
   return { kind: 'edit', line: { text: value.slice(0, cursor) + piece + value.slice(cursor), cursor: cursor + piece.length } };
 }
 
-/** What Enter on the comment line sends: the comment (null: none, the state alone), and whether the event's own stays. */
+/** What Enter on the comment line sends: the comment (null: none, the state alone), and whether the event's stays. */
 export interface CommentPlan {
   comments: string | null;
   /** The event has a comment, and it stays (nothing sent for it, or the new text after it). */

@@ -55,19 +55,30 @@ function decisionKey(model: Model, action: ActionName): Result {
   const target = targetOf(action);
   const theirs = model.current?.othersState ?? null;
   // A colleague decided it while it was open here: one more key does not overturn that; it asks.
-  if (theirs !== null && target !== null && target !== theirs) return [{ ...model, mode: { name: 'overturn', action, state: theirs } }, []];
+  if (theirs !== null && target !== null && target !== theirs) {
+    return [{ ...model, mode: { name: 'overturn', action, state: theirs } }, []];
+  }
   return reasonsOrComment(model, action);
 }
 
-/** A key while asked whether to overturn a colleague's decision: y goes on to the decision, any other key back (nothing sent). */
-function onOverturnKey(model: Model, mode: Extract<Model['mode'], { name: 'overturn' }>, text: string | undefined, key: Key): Result {
-  if ((text === 'y' || text === 'Y') && !key.ctrl && !key.meta) return reasonsOrComment(withCurrent(model, { othersState: null }), mode.action);
-  return [{ ...withCurrent(model, { notice: notice('info', `nothing sent: ${mode.state} stays as they set it`) }), mode: { name: 'keys' } }, []];
+/** A key while asked whether to overturn a colleague's decision: y goes on, any other key back (nothing sent). */
+function onOverturnKey(
+  model: Model,
+  mode: Extract<Model['mode'], { name: 'overturn' }>,
+  text: string | undefined,
+  key: Key,
+): Result {
+  if ((text === 'y' || text === 'Y') && !key.ctrl && !key.meta) {
+    return reasonsOrComment(withCurrent(model, { othersState: null }), mode.action);
+  }
+  const kept = notice('info', `nothing sent: ${mode.state} stays as they set it`);
+  return [{ ...withCurrent(model, { notice: kept }), mode: { name: 'keys' } }, []];
 }
 
 /** After a decision key (and a colleague's decision overturned knowingly): the reason codes, or the comment line. */
 function reasonsOrComment(model: Model, action: ActionName): Result {
-  const commentLine: Model['mode'] = { name: 'comment', action, text: '', cursor: 0, keep: keepsByDefault(action), reason: null };
+  const keep = keepsByDefault(action);
+  const commentLine: Model['mode'] = { name: 'comment', action, text: '', cursor: 0, keep, reason: null };
   const choices = model.options.reasons;
   if (!choices || (choices.codes.length === 0 && !choices.required)) return [{ ...model, mode: commentLine }, []];
   const target = targetOf(action);
@@ -84,7 +95,10 @@ function reasonsOrComment(model: Model, action: ActionName): Result {
 /** A key while the reason codes are offered: a number picks one, Enter none (unless required), Esc goes back. */
 function onReasonKey(model: Model, mode: Extract<Model['mode'], { name: 'reason' }>, text: string | undefined, key: Key): Result {
   const toComment = (reason: string | null): Result => [
-    { ...withCurrent(model, { notice: null }), mode: { name: 'comment', action: mode.action, text: '', cursor: 0, keep: keepsByDefault(mode.action), reason } },
+    {
+      ...withCurrent(model, { notice: null }),
+      mode: { name: 'comment', action: mode.action, text: '', cursor: 0, keep: keepsByDefault(mode.action), reason },
+    },
     [],
   ];
   // A lone Esc comes as escape with meta set (readline): checked before meta keys are ignored.
@@ -200,7 +214,11 @@ function onCommentKey(model: Model, mode: Extract<Model['mode'], { name: 'commen
       const problem = plan.comments === null ? null : commentTooLong(plan.comments);
       // With the comment the event has kept, or the reason at its head, it would be over the service's limit: nothing is sent.
       if (problem !== null) {
-        const why = !plan.keeps ? 'with the reason at its head: shorten yours' : plan.empty ? 'with the comment it keeps' : 'with the comment it keeps: shorten yours, or Tab to replace it';
+        const why = !plan.keeps
+          ? 'with the reason at its head: shorten yours'
+          : plan.empty
+            ? 'with the comment it keeps'
+            : 'with the comment it keeps: shorten yours, or Tab to replace it';
         return [withCurrent(model, { notice: notice('error', `${problem} ${why}`) }), []];
       }
       return startSending(model, mode.action, plan.comments, mode.reason);

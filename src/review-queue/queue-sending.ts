@@ -103,10 +103,16 @@ export function onReread(model: Model, id: string, summary: Fields): Result {
   const what = words.join('; ');
   const conflict = logEffect(logEntry({ eventId: id, action: sending.action, from: current.seenState, to: target, comments: sending.comments, reason: sending.reason }, 'conflict', { message: `changed since it was opened (${what}): not sent` }));
   // Someone else's decision (or claim): a decision that changes it is asked about first.
-  const theirs = changed.state !== current.seenState && changed.state !== null && changed.state !== 'PENDING_REVIEW' ? changed.state : (current.othersState ?? null);
+  const moved = changed.state !== current.seenState;
+  const decidedByThem = moved && changed.state !== null && changed.state !== 'PENDING_REVIEW';
+  const theirs = decidedByThem ? changed.state : (current.othersState ?? null);
   // Each field that changed, in words, on a line of its own so that none is cut: a note alone is
   // `comment (none) → "…"`, never `IN_REVIEW → IN_REVIEW`.
-  const lines = ['not sent: changed by someone else since you opened it:', ...words.map((w) => `  ${w}`), theirs !== null ? `choose again (a decision that changes their ${theirs} asks first)` : 'choose again'];
+  const lines = [
+    'not sent: changed by someone else since you opened it:',
+    ...words.map((w) => `  ${w}`),
+    theirs !== null ? `choose again (a decision that changes their ${theirs} asks first)` : 'choose again',
+  ];
   const next = withCurrent(model, {
     othersState: theirs,
     summary,

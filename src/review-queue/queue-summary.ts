@@ -113,7 +113,8 @@ export function renderSessionSummary(model: Model, style: Style, width: number, 
   const w = Math.max(40, width);
   const lines: string[] = [];
   const ended = model.fatal ? 'stopped' : model.quitting === 'interrupt' ? 'interrupted' : model.quitting === 'quit' ? 'quit' : 'queue done';
-  lines.push(...prose(style.bold(`Review session (${ended}): ${count(model.entries.length)} event${model.entries.length === 1 ? '' : 's'} in the queue`), 0, w));
+  const events = `${count(model.entries.length)} event${model.entries.length === 1 ? '' : 's'}`;
+  lines.push(...prose(style.bold(`Review session (${ended}): ${events} in the queue`), 0, w));
   // One row per group, or per group and detail (the ids in the order they came).
   const groups = groupsOf(model);
   const details = detailsOf(model);
@@ -153,17 +154,35 @@ export function renderSessionSummary(model: Model, style: Style, width: number, 
   if (claimed.length > 0) {
     const command = shellCommand(['fraudctl', 'review', ...options.serviceFlags, '--include-claimed', ...claimed]);
     // A command stays on one line whatever the width: broken over two, it could not be pasted.
-    lines.push(...prose('To take them over (when the session that claimed them ended without giving them back):', 2, w), `  ${terminalSafe(command)}`);
+    const why = 'To take them over (when the session that claimed them ended without giving them back):';
+    lines.push(...prose(why, 2, w), `  ${terminalSafe(command)}`);
   }
   if (groups.stillClaimed.length > 0) {
     // --include-claimed: set-state asks before it changes an event held IN_REVIEW, and these are this session's own.
-    const giveBack = shellCommand(['fraudctl', 'set-state', ...options.serviceFlags, ...groups.stillClaimed, '--state', 'PENDING_REVIEW', '--include-claimed']);
-    lines.push(...prose('These events are still IN_REVIEW under this session: give them back with', 2, w).map((l) => style.decline(l)));
+    const giveBack = shellCommand([
+      'fraudctl',
+      'set-state',
+      ...options.serviceFlags,
+      ...groups.stillClaimed,
+      '--state',
+      'PENDING_REVIEW',
+      '--include-claimed',
+    ]);
+    const still = prose('These events are still IN_REVIEW under this session: give them back with', 2, w);
+    lines.push(...still.map((l) => style.decline(l)));
     lines.push(style.decline(`  ${terminalSafe(giveBack)}`));
   }
   const { logPath } = options;
   // The session ended at the log's first failure, sending nothing it could not log; only claims given back after it may be missing.
-  if (logPath) lines.push(...prose(`log: ${terminalSafe(logPath)}${model.logProblem ? style.decline(` (the session ended here: ${terminalSafe(model.logProblem)}; claims given back after that may be missing from it)`) : ''}`, 2, w));
+  if (logPath) {
+    const problem = model.logProblem
+      ? style.decline(
+          ` (the session ended here: ${terminalSafe(model.logProblem)}; ` +
+            'claims given back after that may be missing from it)',
+        )
+      : '';
+    lines.push(...prose(`log: ${terminalSafe(logPath)}${problem}`, 2, w));
+  }
   return lines.map((l) => (displayWidth(l) > 4 * w ? cutToWidth(l, w) : l)).join('\n');
 }
 

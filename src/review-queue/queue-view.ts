@@ -283,7 +283,8 @@ function noticeLines(current: Current | null, width: number, style: Style): stri
     const text = terminalSafe(head(line, NOTICE_ROWS * width + 1));
     const indent = /^ */.exec(text)![0];
     const rows = wrapToWidth(text.slice(indent.length), width - indent.length).map((row) => `${indent}${row}`);
-    const shown = rows.length > NOTICE_ROWS ? [...rows.slice(0, NOTICE_ROWS - 1), cutToWidth(rows.slice(NOTICE_ROWS - 1).join(' '), width)] : rows;
+    const last = () => cutToWidth(rows.slice(NOTICE_ROWS - 1).join(' '), width);
+    const shown = rows.length > NOTICE_ROWS ? [...rows.slice(0, NOTICE_ROWS - 1), last()] : rows;
     return shown.map((row) => colour(row));
   });
 }
@@ -369,7 +370,8 @@ function promptLines(model: Model, width: number, style: Style): string[] {
       const existing = model.current?.seenComments ?? null;
       const has = existing !== null && existing.trim() !== '';
       const plan = commentPlan(existing, mode.text, mode.reason, mode.keep);
-      const empty = mode.reason !== null ? (has ? ' (empty: the reason, after its comment)' : ' (empty: the reason alone)') : mode.action === 'comment' ? '' : ' (empty: the state alone)';
+      const withReason = has ? ' (empty: the reason, after its comment)' : ' (empty: the reason alone)';
+      const empty = mode.reason !== null ? withReason : mode.action === 'comment' ? '' : ' (empty: the state alone)';
       const hint = style.dim(`Enter sends${empty} ${sym.dot} Esc: back, nothing sent`);
       const counter = commentCounter(commentLength(mode.text), style);
       const label = `${ACTION_WORDS[mode.action]} ${sym.dot} ${mode.reason !== null ? `[reason: ${mode.reason}] ` : ''}comment: `;
@@ -390,9 +392,13 @@ function promptLines(model: Model, width: number, style: Style): string[] {
     }
     case 'overturn': {
       const verb = ACTION_WORDS[mode.action];
-      const question = `${mode.state} was set by someone else since you opened it. ${verb[0]!.toUpperCase()}${verb.slice(1)} all the same, overturning it?`;
+      const ask = `${verb[0]!.toUpperCase()}${verb.slice(1)} all the same, overturning it?`;
+      const question = `${mode.state} was set by someone else since you opened it. ${ask}`;
       const keys = `y: yes, overturn their ${mode.state} ${sym.dot} any other key: no, nothing sent`;
-      return [...wrapToWidth(question, width).map((l) => style.decline(l)), ...wrapToWidth(keys, width).map((l) => style.dim(l))];
+      return [
+        ...wrapToWidth(question, width).map((l) => style.decline(l)),
+        ...wrapToWidth(keys, width).map((l) => style.dim(l)),
+      ];
     }
     case 'sending': {
       const s = mode.sending;

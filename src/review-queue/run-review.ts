@@ -98,7 +98,14 @@ export async function runReview(session: Session, ids: readonly string[], option
     });
     restore();
     model = await recheckClaims(model, client);
-    output.print(renderSessionSummary(model, output.style, terminal.screen.size().width, { logPath: log?.path ?? null, serviceFlags: session.serviceFlags(), sla, now: Date.now(), allIds: options.allIds === true }));
+    const summaryOptions = {
+      logPath: log?.path ?? null,
+      serviceFlags: session.serviceFlags(),
+      sla,
+      now: Date.now(),
+      allIds: options.allIds === true,
+    };
+    output.print(renderSessionSummary(model, output.style, terminal.screen.size().width, summaryOptions));
   } finally {
     restore();
     await log?.close();

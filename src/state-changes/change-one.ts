@@ -97,7 +97,20 @@ export function skipWords(why: SkipReason, state: string | null, target: string)
 }
 
 function blank(item: IdItem, change: BulkChange): ChangeResult {
-  return { id: item.entry.id, from: null, to: change.target, outcome: 'FAILED', reason: null, status: null, errorType: null, errorCodes: [], requestId: null, item: item.line, where: item.entry.where, reasonCode: change.reason };
+  return {
+    id: item.entry.id,
+    from: null,
+    to: change.target,
+    outcome: 'FAILED',
+    reason: null,
+    status: null,
+    errorType: null,
+    errorCodes: [],
+    requestId: null,
+    item: item.line,
+    where: item.entry.where,
+    reasonCode: change.reason,
+  };
 }
 
 /** The outcome of a failed call, by its kind (src/failures/): a read decides the id; a PATCH the service said no to is REFUSED. */
@@ -149,7 +162,8 @@ export async function changeOne(item: IdItem, change: BulkChange, work: ChangeWo
   // A review session holds it: changed from under the analyst only when asked to (--include-claimed).
   if (read.state === 'IN_REVIEW' && change.target !== 'IN_REVIEW' && change.includeClaimed !== true) {
     const held = change.claimWords ? await change.claimWords(id) : 'claimed for review by another session';
-    return { result: { ...result, outcome: 'CLAIMED', reason: `IN_REVIEW, ${held}: not changed (--include-claimed changes it)` } };
+    const reason = `IN_REVIEW, ${held}: not changed (--include-claimed changes it)`;
+    return { result: { ...result, outcome: 'CLAIMED', reason } };
   }
   if (plan && !plan.send) return { result: { ...result, outcome: 'SKIPPED', reason: 'not in the plan' } };
   const comments = commentFor(read, change);

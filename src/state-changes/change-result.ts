@@ -11,7 +11,16 @@ import { sym } from '../render/symbols.js';
  */
 
 /** CLAIMED: IN_REVIEW, held by a review session, and not changed (no --include-claimed). */
-export const CHANGE_OUTCOMES = ['CHANGED', 'SKIPPED', 'NOT_FOUND', 'INVALID', 'REFUSED', 'FAILED', 'CONFLICT', 'CLAIMED'] as const;
+export const CHANGE_OUTCOMES = [
+  'CHANGED',
+  'SKIPPED',
+  'NOT_FOUND',
+  'INVALID',
+  'REFUSED',
+  'FAILED',
+  'CONFLICT',
+  'CLAIMED',
+] as const;
 /** PLANNED: what --dry-run says of an event the change would be sent to; never in a results file. */
 export type ChangeOutcome = (typeof CHANGE_OUTCOMES)[number] | 'PLANNED';
 
@@ -40,7 +49,7 @@ export interface ChangeResult {
   item: number;
   /** Where the id came from: `argument 2`, `ids.txt:14`. */
   where: string;
-  /** The run's --reason code (what the comment sent starts with: `[reason: CODE]`), or null; `reason` is why it was not changed. */
+  /** The run's --reason code (the comment sent starts `[reason: CODE]`), or null; `reason`: why not changed. */
   reasonCode: string | null;
 }
 

@@ -51,7 +51,17 @@ function bump(map: Map<string, number>, key: string): void {
 }
 
 export class ChangeStats implements PoolStats, ProgressView {
-  readonly outcomes: Record<ChangeOutcome, number> = { CHANGED: 0, PLANNED: 0, SKIPPED: 0, NOT_FOUND: 0, INVALID: 0, REFUSED: 0, FAILED: 0, CONFLICT: 0, CLAIMED: 0 };
+  readonly outcomes: Record<ChangeOutcome, number> = {
+    CHANGED: 0,
+    PLANNED: 0,
+    SKIPPED: 0,
+    NOT_FOUND: 0,
+    INVALID: 0,
+    REFUSED: 0,
+    FAILED: 0,
+    CONFLICT: 0,
+    CLAIMED: 0,
+  };
   /** Changed (or planned) events by the state they were in. */
   readonly from = new Map<string, number>();
   /** Skipped events by reason (`already DECLINED`). */
@@ -104,7 +114,11 @@ export class ChangeStats implements PoolStats, ProgressView {
   countsText(): string {
     const o = this.outcomes;
     const changed = o.PLANNED ? `to change ${count(o.PLANNED)}` : `changed ${count(o.CHANGED)}`;
-    return `${changed} ${sym.dot} skipped ${count(o.SKIPPED)} ${sym.dot} not found ${count(o.NOT_FOUND + o.INVALID)} ${sym.dot} errors ${count(o.REFUSED + o.FAILED + o.CONFLICT + o.CLAIMED)}`;
+    const errors = o.REFUSED + o.FAILED + o.CONFLICT + o.CLAIMED;
+    const notFound = o.NOT_FOUND + o.INVALID;
+    const { dot } = sym;
+    const skipped = `skipped ${count(o.SKIPPED)}`;
+    return `${changed} ${dot} ${skipped} ${dot} not found ${count(notFound)} ${dot} errors ${count(errors)}`;
   }
 }
 

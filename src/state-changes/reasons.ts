@@ -50,8 +50,10 @@ export const MAX_CODES_NAMED = 5;
  */
 function namedCodes(codes: readonly string[], typed: string | null): string {
   if (codes.length <= MAX_CODES_NAMED) return codes.join(', ');
-  const few = typed === null ? codes.slice(0, MAX_CODES_NAMED) : [...codes].sort((a, b) => distance(typed, a) - distance(typed, b) || a.localeCompare(b, 'en')).slice(0, MAX_CODES_NAMED);
-  return `${few.join(', ')} (${typed === null ? 'the first' : 'the nearest'} ${MAX_CODES_NAMED} of ${codes.length.toLocaleString('en-US')})`;
+  const nearest = (t: string) => [...codes].sort((a, b) => distance(t, a) - distance(t, b) || a.localeCompare(b, 'en'));
+  const few = (typed === null ? codes : nearest(typed)).slice(0, MAX_CODES_NAMED);
+  const which = typed === null ? 'the first' : 'the nearest';
+  return `${few.join(', ')} (${which} ${MAX_CODES_NAMED} of ${codes.length.toLocaleString('en-US')})`;
 }
 
 /** The command that lists every code of the profile. */
@@ -72,7 +74,11 @@ export function checkedReason(rules: ReasonRules, typed: string | undefined, tar
     const codes = codesFor(rules, target);
     if (codes.length === 0) throw new UsageError(`profile ${profile} requires a reason for a change of state, and has no code for ${terminalSafe(target)}: nothing was sent`, listHint);
     const all = codes.length > MAX_CODES_NAMED ? `; all of them: ${listCommand(rules.profile)}` : '';
-    throw new UsageError(`profile ${profile} requires a reason for a change of state: add --reason CODE (for ${terminalSafe(target)}: ${namedCodes(codes, null)}); nothing was sent`, all === '' ? undefined : all.slice(2));
+    throw new UsageError(
+      `profile ${profile} requires a reason for a change of state: add --reason CODE ` +
+        `(for ${terminalSafe(target)}: ${namedCodes(codes, null)}); nothing was sent`,
+      all === '' ? undefined : all.slice(2),
+    );
   }
   if (rules.reasons.length === 0) throw new UsageError(`--reason: profile ${profile} has no reason codes: nothing was sent`, listHint);
   const known = rules.reasons.find((r) => r.code === typed);
@@ -82,13 +88,19 @@ export function checkedReason(rules: ReasonRules, typed: string | undefined, tar
     const guess = distance(typed, near) <= Math.max(2, Math.floor(near.length / 3)) ? `: did you mean "${near}"?` : '';
     const codes = rules.reasons.map((r) => r.code);
     const all = codes.length > MAX_CODES_NAMED ? `; all of them: ${listCommand(rules.profile)}` : '';
-    throw new UsageError(`unknown reason "${terminalSafe(typed)}"${guess} (nothing was sent)`, `the codes of profile ${profile}: ${namedCodes(codes, typed)}${all}`);
+    throw new UsageError(
+      `unknown reason "${terminalSafe(typed)}"${guess} (nothing was sent)`,
+      `the codes of profile ${profile}: ${namedCodes(codes, typed)}${all}`,
+    );
   }
   if (known.states !== null && (target == null || !known.states.includes(target))) {
     const codes = codesFor(rules, target);
     const what = target == null ? 'a comment without a change of state' : terminalSafe(target);
     const all = codes.length > MAX_CODES_NAMED ? `; all of them: ${listCommand(rules.profile)}` : '';
-    throw new UsageError(`reason "${known.code}" is for ${known.states.join(', ')}, not ${what}: nothing was sent`, codes.length > 0 ? `the codes for ${what}: ${namedCodes(codes, typed)}${all}` : undefined);
+    throw new UsageError(
+      `reason "${known.code}" is for ${known.states.join(', ')}, not ${what}: nothing was sent`,
+      codes.length > 0 ? `the codes for ${what}: ${namedCodes(codes, typed)}${all}` : undefined,
+    );
   }
   return known.code;
 }

@@ -55,7 +55,12 @@ export interface SetStateOptions {
 const OTHER = Symbol('other');
 const KEEP = Symbol('keep');
 
-async function askState(prompter: Prompter, current: string | null, force: boolean, say: (line: string) => void): Promise<string | undefined> {
+async function askState(
+  prompter: Prompter,
+  current: string | null,
+  force: boolean,
+  say: (line: string) => void,
+): Promise<string | undefined> {
   const allowed: readonly string[] = current && isKnownState(current) ? TRANSITIONS[current] : KNOWN_STATES;
   // Only the transitions the current state allows are offered: a state the known rules refuse is
   // not a choice to make by arrow keys (a real service with other rules: "other…" and --force-state).
@@ -66,7 +71,8 @@ async function askState(prompter: Prompter, current: string | null, force: boole
     { name: `other${sym.ellipsis}`, value: OTHER as Choice, description: 'a state this list does not offer' },
     ...(current ? [{ name: `keep ${current}, only add a comment`, value: KEEP as Choice }] : []),
   ];
-  const picked = await prompter.select<Choice>(`New state (from ${current ?? 'no state'})`, choices, offered[0] ?? OTHER);
+  const question = `New state (from ${current ?? 'no state'})`;
+  const picked = await prompter.select<Choice>(question, choices, offered[0] ?? OTHER);
   if (picked === KEEP) return undefined;
   if (picked !== OTHER) return picked;
   for (;;) {
@@ -97,7 +103,8 @@ type RunAgain = (extra: readonly string[]) => string;
  */
 function commandAgain(session: Session, eventId: string, options: SetStateOptions, extra: readonly string[]): string {
   const { timeout } = session.globals;
-  const comments = options.comments !== undefined && options.comments.trim() !== '' ? ['--comments', options.comments] : [];
+  const given = options.comments;
+  const comments = given !== undefined && given.trim() !== '' ? ['--comments', given] : [];
   const words = [
     'fraudctl',
     ...session.serviceFlags(),
@@ -123,7 +130,15 @@ function commandAgain(session: Session, eventId: string, options: SetStateOption
  * The comment to send, given what the event has now: the same text when it replaces nothing;
  * otherwise as chosen (flag), asked (terminal), or refused (off a terminal, nothing sent).
  */
-async function commentFor(session: Session, eventId: string, comments: string, seen: Seen, choice: CommentChoice, ask: boolean, again: RunAgain): Promise<{ text: string; kept: string | null; replaced: string | null }> {
+async function commentFor(
+  session: Session,
+  eventId: string,
+  comments: string,
+  seen: Seen,
+  choice: CommentChoice,
+  ask: boolean,
+  again: RunAgain,
+): Promise<{ text: string; kept: string | null; replaced: string | null }> {
   const existing = seen.comments;
   if (existing === null || !replacesComment(existing, comments)) return { text: comments, kept: null, replaced: null };
   let keep: boolean;
@@ -181,11 +196,18 @@ function askedByFlags(session: Session, options: SetStateOptions): Asked {
  * or a usage error when there is none. The reason is checked against the state now known, and
  * put at the head of the comment (reasons.ts).
  */
-async function completedOnTerminal(session: Session, asked: Asked, seen: Seen, rules: ReasonRules, force: boolean): Promise<Asked> {
+async function completedOnTerminal(
+  session: Session,
+  asked: Asked,
+  seen: Seen,
+  rules: ReasonRules,
+  force: boolean,
+): Promise<Asked> {
   let { state, comments } = asked;
   if (session.canPrompt) {
     const prompter = await session.prompter();
-    if (state === undefined) state = await askState(prompter, seen.state, force, (line) => session.context.stderr.write(line));
+    const say = (line: string) => session.context.stderr.write(line);
+    if (state === undefined) state = await askState(prompter, seen.state, force, say);
     if (comments === undefined) {
       const has = seen.comments !== null && seen.comments.trim() !== '' ? `; the event has "${terminalSafe(seen.comments)}"` : '';
       comments = (await prompter.input(`Comments (optional${has})`)).trim() || undefined;
@@ -250,8 +272,16 @@ async function showDryRun(session: Session, output: Output, eventId: string, sta
  * confirmation defaulting to no (confirmedAndReread); off one, or with --yes, nothing is sent
  * (exit 1) unless --include-claimed says to go on.
  */
-async function refuseClaimed(session: Session, eventId: string, seen: Seen, state: string | undefined, options: SetStateOptions, again: RunAgain): Promise<void> {
-  if (seen.state !== 'IN_REVIEW' || state === undefined || state === 'IN_REVIEW' || options.includeClaimed === true) return;
+async function refuseClaimed(
+  session: Session,
+  eventId: string,
+  seen: Seen,
+  state: string | undefined,
+  options: SetStateOptions,
+  again: RunAgain,
+): Promise<void> {
+  if (seen.state !== 'IN_REVIEW' || state === undefined || state === 'IN_REVIEW') return;
+  if (options.includeClaimed === true) return;
   const { claimHolders, claimWords } = await import('./claim-holders.js');
   const holder = options.log !== undefined ? (await claimHolders(options.log)).get(eventId) : undefined;
   const words = `${terminalSafe(eventId)} is IN_REVIEW, ${claimWords(holder, options.log ?? null, Date.now())}`;
@@ -259,7 +289,8 @@ async function refuseClaimed(session: Session, eventId: string, seen: Seen, stat
     session.context.stderr.write(`${words}\n`);
     return;
   }
-  throw new CliError(`CLAIMED: ${words}: nothing was sent`, ExitCode.FAILURE, `to change it all the same: ${again(['--include-claimed'])}`);
+  const hint = `to change it all the same: ${again(['--include-claimed'])}`;
+  throw new CliError(`CLAIMED: ${words}: nothing was sent`, ExitCode.FAILURE, hint);
 }
 
 /**
@@ -279,17 +310,28 @@ function risky(seen: Seen, state: string | undefined, comment: Comment | undefin
  * off a terminal (or with --yes) it is a CONFLICT and nothing is sent. Returns what the event is
  * now and the comment to send.
  */
-async function confirmedAndReread(session: Session, client: ApiClient, eventId: string, asked: Asked, first: Seen, confirming: boolean, again: RunAgain): Promise<{ seen: Seen; comment: Comment | undefined }> {
+async function confirmedAndReread(
+  session: Session,
+  client: ApiClient,
+  eventId: string,
+  asked: Asked,
+  first: Seen,
+  confirming: boolean,
+  again: RunAgain,
+): Promise<{ seen: Seen; comment: Comment | undefined }> {
   const { state, comments, choice } = asked;
   let seen = first;
-  let comment = comments === undefined ? undefined : await commentFor(session, eventId, comments, seen, choice, session.canPrompt, again);
+  const ask = session.canPrompt;
+  let comment =
+    comments === undefined ? undefined : await commentFor(session, eventId, comments, seen, choice, ask, again);
   let conflicted = false;
   for (;;) {
     if (confirming) {
       const arrow = state !== undefined ? `${terminalSafe(seen.state ?? '?')} ${sym.arrow} ${terminalSafe(state)}` : `keep ${terminalSafe(seen.state ?? '?')}`;
       const note = comment === undefined ? '' : ` with comment "${terminalSafe(comments!)}"${comment.kept !== null ? ` after "${terminalSafe(comment.kept)}"` : comment.replaced !== null ? ` replacing "${terminalSafe(comment.replaced)}"` : ''}`;
       // After a change by someone else, Enter does not overrule them, nor a risky change: the default is no.
-      const go = await (await session.prompter()).confirm(`Change ${terminalSafe(eventId)}: ${arrow}${note}?`, !conflicted && !risky(seen, state, comment));
+      const yes = !conflicted && !risky(seen, state, comment);
+      const go = await (await session.prompter()).confirm(`Change ${terminalSafe(eventId)}: ${arrow}${note}?`, yes);
       if (!go) throw new CliError('cancelled: nothing was changed', ExitCode.INTERRUPTED);
     }
     const now = seenIn((await client.getEvent(eventId)).body);
@@ -326,13 +368,22 @@ export async function setState(session: Session, eventId: string, options: SetSt
   try {
     await readAskAndSend(session, eventId, options, flags, rules, log, again);
   } finally {
-    // Whatever stopped it before the change (a usage error, a no, a conflict): the file is closed, not left to the collector.
+    // Whatever stopped it before the change (a usage error, a no, a conflict): the file is
+    // closed, not left to the collector.
     await log?.close();
   }
 }
 
 /** The event read, what is missing asked, then the change sent (logged first with --log), and what changed printed. */
-async function readAskAndSend(session: Session, eventId: string, options: SetStateOptions, flags: Asked, rules: ReasonRules, log: ChangeLog | null, again: RunAgain): Promise<void> {
+async function readAskAndSend(
+  session: Session,
+  eventId: string,
+  options: SetStateOptions,
+  flags: Asked,
+  rules: ReasonRules,
+  log: ChangeLog | null,
+  again: RunAgain,
+): Promise<void> {
   const output = await session.output();
   const client = await session.client();
   // What the event was when read: the choices, the comment it has, and what a re-read compares with.
@@ -350,12 +401,16 @@ async function readAskAndSend(session: Session, eventId: string, options: SetSta
   const asked = await completedOnTerminal(session, flags, seen, rules, options.forceState);
   if (!options.dryRun) await refuseClaimed(session, eventId, seen, asked.state, options, again);
   if (options.dryRun) {
-    const comment = asked.comments === undefined ? undefined : await commentFor(session, eventId, asked.comments, seen, asked.choice, session.canPrompt, again);
+    const { comments, choice } = asked;
+    const ask = session.canPrompt;
+    const comment =
+      comments === undefined ? undefined : await commentFor(session, eventId, comments, seen, choice, ask, again);
     await showDryRun(session, output, eventId, asked.state, comment, seen);
     if (read.refused) throw read.refused;
     return;
   }
-  const { seen: sent, comment } = await confirmedAndReread(session, client, eventId, asked, seen, session.canPrompt && !options.yes, again);
+  const confirming = session.canPrompt && !options.yes;
+  const { seen: sent, comment } = await confirmedAndReread(session, client, eventId, asked, seen, confirming, again);
   const change = changeBody(asked.state, comment);
   const reply = log ? await log.send({ eventId, from: sent.state, to: asked.state, comments: change.comments, reason: asked.reason ?? null }, () => client.changeState(eventId, change)) : await client.changeState(eventId, change);
   if (output.json) {
