@@ -210,7 +210,8 @@ describe('fraudctl review on a terminal', () => {
     await pty.send('a');
     await pty.waitFor('approve · comment:');
     await pty.type('looks fine');
-    expect((await cli.sb.call('PATCH', `/event/${id!}/state`, { body: { state: 'DECLINED', comments: 'DO NOT APPROVE: police case 7781' } })).status).toBe(200);
+    const colleague = { state: 'DECLINED', comments: 'DO NOT APPROVE: police case 7781' };
+    expect((await cli.sb.call('PATCH', `/event/${id!}/state`, { body: colleague })).status).toBe(200);
     await pty.send('Enter');
     const conflict = await pty.waitFor(/^ {2}state IN_REVIEW → DECLINED$/m, 'the colleague’s decision, whole');
     expect(conflict).toMatch(/^ {2}comment \(none\) → "DO NOT APPROVE: police case 7781"$/m);

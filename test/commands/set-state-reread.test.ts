@@ -184,15 +184,26 @@ describe('set-state off a terminal never replaces a comment it was not told to',
 
   it('both hints keep --reason, --log and the service options: run as printed under require-reason, they record the code', async () => {
     notOnWindows('the hints are run in sh');
-    for (const args of [['config', 'set', 'base-url', cli.sb.url, '--profile', 'strict'], ['config', 'set', 'reasons', 'stolen-card', '--profile', 'strict'], ['config', 'set', 'require-reason', 'true', '--profile', 'strict']]) {
+    for (const args of [
+      ['config', 'set', 'base-url', cli.sb.url, '--profile', 'strict'],
+      ['config', 'set', 'reasons', 'stolen-card', '--profile', 'strict'],
+      ['config', 'set', 'require-reason', 'true', '--profile', 'strict'],
+    ]) {
       const set = await cli.run(args);
       expect(set.code, set.stderr).toBe(0);
     }
-    for (const [choice, comments] of [['keep it and add yours after it', 'police case 7781 | [reason: stolen-card] card reported'], ['or replace it', '[reason: stolen-card] card reported']] as const) {
+    const choices = [
+      ['keep it and add yours after it', 'police case 7781 | [reason: stolen-card] card reported'],
+      ['or replace it', '[reason: stolen-card] card reported'],
+    ] as const;
+    for (const [choice, comments] of choices) {
       const id = await reviewEvent();
       await colleague(id, { comments: 'police case 7781' });
       const log = join(cli.dir, `hint-${id}.log`);
-      const result = await cli.run(['--profile', 'strict', 'set-state', id, '--state', 'declined', '--reason', 'stolen-card', '--comments', 'card reported', '--log', log]);
+      const result = await cli.run([
+        ...['--profile', 'strict', 'set-state', id, '--state', 'declined'],
+        ...['--reason', 'stolen-card', '--comments', 'card reported', '--log', log],
+      ]);
       expect(result.code, result.stderr).toBe(2);
       const hint = new RegExp(`${choice}: (fraudctl [^;]*?)(;|$)`, 'm').exec(result.stderr)?.[1];
       expect(hint, result.stderr).toBeDefined();
@@ -245,7 +256,10 @@ describe('set-state off a terminal never replaces a comment it was not told to',
 describe('set-state on an event held in a review session', () => {
   it('off a terminal says who holds it and since when (the team’s log), sends nothing (exit 1); the hint, run as printed, goes on', async () => {
     notOnWindows('the hint is run in sh');
-    for (const args of [['config', 'set', 'base-url', cli.sb.url, '--profile', 'desk'], ['config', 'set', 'analyst', 'Ann Lee', '--profile', 'desk']]) {
+    for (const args of [
+      ['config', 'set', 'base-url', cli.sb.url, '--profile', 'desk'],
+      ['config', 'set', 'analyst', 'Ann Lee', '--profile', 'desk'],
+    ]) {
       const set = await cli.run(args);
       expect(set.code, set.stderr).toBe(0);
     }
@@ -257,17 +271,21 @@ describe('set-state on an event held in a review session', () => {
     await pty.waitFor(/claimed by you/, 'Ann’s claim');
     const result = await cli.run(['set-state', id, '--state', 'approved', '--log', log]);
     expect(result.code, result.stderr).toBe(1);
-    expect(result.stderr).toMatch(new RegExp(`^error: CLAIMED: ${id} is IN_REVIEW, claimed in review by Ann Lee \\(host [^)]+\\) since \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ, \\d+m ago: nothing was sent$`, 'm'));
+    const since = '\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ, \\d+m ago';
+    const claimed = `^error: CLAIMED: ${id} is IN_REVIEW, claimed in review by Ann Lee \\(host [^)]+\\) since ${since}: nothing was sent$`;
+    expect(result.stderr).toMatch(new RegExp(claimed, 'm'));
     expect((await summaryOf(id)).state).toBe('IN_REVIEW');
     // Without the log, what is known, and how to know more.
     const bare = await cli.run(['set-state', id, '--state', 'approved']);
     expect(bare.code).toBe(1);
-    expect(bare.stderr).toContain(`CLAIMED: ${id} is IN_REVIEW, claimed for review by another session (the team's action log (--log FILE) would say who and since when): nothing was sent`);
+    const unnamed = "claimed for review by another session (the team's action log (--log FILE) would say who and since when)";
+    expect(bare.stderr).toContain(`CLAIMED: ${id} is IN_REVIEW, ${unnamed}: nothing was sent`);
     // Many: its own outcome, exit 1; the other event changes.
     const many = await cli.run(['set-state', id, other, '--state', 'approved', '--yes', '--json', '--log', log]);
     expect(many.code, many.stderr).toBe(1);
     const lines = many.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; outcome: string; reason: string | null });
-    expect(lines.find((l) => l.id === id)).toMatchObject({ outcome: 'CLAIMED', reason: expect.stringMatching(/^IN_REVIEW, claimed in review by Ann Lee .* ago: not changed \(--include-claimed changes it\)$/) });
+    const why = /^IN_REVIEW, claimed in review by Ann Lee .* ago: not changed \(--include-claimed changes it\)$/;
+    expect(lines.find((l) => l.id === id)).toMatchObject({ outcome: 'CLAIMED', reason: expect.stringMatching(why) });
     expect(lines.find((l) => l.id === other)).toMatchObject({ outcome: 'CHANGED' });
     expect(many.stderr).toMatch(/"claimed": 1/);
     expect(many.stderr).toContain('1 held in a review session (--include-claimed changes them)');

@@ -277,7 +277,8 @@ describe('fraudctl set-state on a terminal', () => {
   it('an event held in a review session: says so, and the confirmation defaults to no', async () => {
     const id = await reviewEvent();
     await cli.sb.call('PATCH', `/event/${id}/state`, { body: { state: 'IN_REVIEW' } });
-    const { code, screen } = await onTerminal(['set-state', id, '--state', 'approved', '--comments', 'ok'], [[/IN_REVIEW → APPROVED with comment "ok"\? \(y\/N\)/, ENTER]], cli.env());
+    const question = /IN_REVIEW → APPROVED with comment "ok"\? \(y\/N\)/;
+    const { code, screen } = await onTerminal(['set-state', id, '--state', 'approved', '--comments', 'ok'], [[question, ENTER]], cli.env());
     expect(screen).toContain(`${id} is IN_REVIEW, claimed for review by another session`);
     expect(code).toBe(130);
     expect(await stateOf(id)).toBe('IN_REVIEW');

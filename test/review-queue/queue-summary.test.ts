@@ -135,7 +135,8 @@ describe('a long queue, a narrow terminal', () => {
       ),
       logProblem: 'the disk is full (ENOSPC): no line could be written after line 41',
     };
-    const lines = renderSessionSummary(model, plain, width, { logPath: '/var/log/fraud/team-review.log', serviceFlags: ['--profile', 'night shift'] }).split('\n');
+    const options = { logPath: '/var/log/fraud/team-review.log', serviceFlags: ['--profile', 'night shift'] };
+    const lines = renderSessionSummary(model, plain, width, options).split('\n');
     for (const line of lines) {
       if (line.startsWith('  fraudctl ')) continue;
       expect(displayWidth(line), line).toBeLessThanOrEqual(width);

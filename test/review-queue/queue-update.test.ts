@@ -245,7 +245,12 @@ describe('deciding', () => {
     const effects = d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'DECLINED', 'fraud ring') });
     expect(ofType(effects, 'patch')).toEqual([]);
     expect(d.model.mode.name).toBe('keys');
-    expect(d.model.current?.notice?.lines).toEqual(['not sent: changed by someone else since you opened it:', '  state IN_REVIEW → DECLINED', '  comment (none) → "fraud ring"', 'choose again (a decision that changes their DECLINED asks first)']);
+    expect(d.model.current?.notice?.lines).toEqual([
+      'not sent: changed by someone else since you opened it:',
+      '  state IN_REVIEW → DECLINED',
+      '  comment (none) → "fraud ring"',
+      'choose again (a decision that changes their DECLINED asks first)',
+    ]);
     expect(d.model.current).toMatchObject({ seenState: 'DECLINED', claim: 'none' });
     expect(d.logs().at(-1)).toBe('e1 approve IN_REVIEW→APPROVED conflict');
     // Skipping now gives nothing back: the claim is gone.
@@ -257,7 +262,11 @@ describe('deciding', () => {
     d.key('a');
     d.enter();
     d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'call the bank first') });
-    expect(d.model.current?.notice?.lines).toEqual(['not sent: changed by someone else since you opened it:', '  comment (none) → "call the bank first"', 'choose again']);
+    expect(d.model.current?.notice?.lines).toEqual([
+      'not sent: changed by someone else since you opened it:',
+      '  comment (none) → "call the bank first"',
+      'choose again',
+    ]);
   });
 
   it('after a conflict, a decision that overturns the colleague’s asks first: any key but y sends nothing; y goes on', () => {
@@ -330,7 +339,8 @@ describe('deciding', () => {
     d.key('\t', { name: 'tab', sequence: '\t' });
     d.type('all clear');
     d.enter();
-    const replaced = ofType(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'DO NOT APPROVE: police case 7781 | customer called') }), 'patch')[0]!;
+    const both = summary('e1', 'IN_REVIEW', 'DO NOT APPROVE: police case 7781 | customer called');
+    const replaced = ofType(d.send({ type: 'reread', id: 'e1', summary: both }), 'patch')[0]!;
     expect(replaced.change).toEqual({ comments: 'all clear' });
   });
 

@@ -170,7 +170,8 @@ describe('the event screen', () => {
 
   it('the comment line says what Enter sends: with nothing typed the comment stays, a reason goes after it', () => {
     const base = showing(event({ comments: 'DO NOT APPROVE: police case 7781' }), assessment());
-    const withCodes: Model = { ...base, options: { ...base.options, reasons: { profile: 'team', codes: [{ code: 'stolen-card', states: null }], required: false } } };
+    const reasons = { profile: 'team', codes: [{ code: 'stolen-card', states: null }], required: false };
+    const withCodes: Model = { ...base, options: { ...base.options, reasons } };
     let model = update(withCodes, { type: 'key', text: 'd', key: { name: 'd' } })[0];
     model = update(model, { type: 'key', text: '1', key: { name: '1' } })[0];
     const screen = view(model, 80, 24, plain);
@@ -191,14 +192,18 @@ describe('the event screen', () => {
     const send = (msg: Msg) => (model = update(model, msg)[0]);
     send({ type: 'key', text: 'a', key: { name: 'a' } });
     send({ type: 'key', text: '\r', key: { name: 'return' } });
-    send({ type: 'reread', id: 'ord-1002', summary: event({ state: 'DECLINED', comments: 'DO NOT APPROVE: police case 7781, per the fraud team lead' }) });
+    const theirs = event({ state: 'DECLINED', comments: 'DO NOT APPROVE: police case 7781, per the fraud team lead' });
+    send({ type: 'reread', id: 'ord-1002', summary: theirs });
     const screen = view(model, 80, 24, plain);
     expect(screen).toMatch(/^ {2}state IN_REVIEW → DECLINED$/m);
     expect(screen).toMatch(/^ {2}comment \(none\) → "DO NOT APPROVE: police case 7781, per the fraud team lead"$/m);
     expect(screen).not.toContain('…');
     send({ type: 'key', text: 'a', key: { name: 'a' } });
     const asked = view(model, 80, 24, plain);
-    expect(asked.replace(/\s+/g, ' ')).toContain('DECLINED was set by someone else since you opened it. Approve all the same, overturning it? y: yes, overturn their DECLINED · any other key: no, nothing sent');
+    expect(asked.replace(/\s+/g, ' ')).toContain(
+      'DECLINED was set by someone else since you opened it. Approve all the same, overturning it? ' +
+        'y: yes, overturn their DECLINED · any other key: no, nothing sent',
+    );
     expectFits(asked, 80, 24);
   });
 
