@@ -25,12 +25,17 @@ export interface OneChange {
 export interface ChangeLog {
   /** Logs `change`, calls `send`, logs its outcome; what `send` gives or throws. Closes the log. */
   send<T extends { requestId: string | null }>(change: OneChange, send: () => Promise<T>): Promise<T>;
+  /** Closes the log when nothing was sent (a usage error, a no, a conflict); once closed, again does nothing. */
+  close(): Promise<void>;
 }
 
 /** Opens the log (before the event is read: a file it cannot write is said before anything happens). */
 export async function openChangeLog(session: Session, path: string): Promise<ChangeLog> {
   const log = await openSessionLog(path, await logContextOf(session), (line) => session.context.stderr.write(line));
+  let closed: Promise<void> | null = null;
+  const close = () => (closed ??= log.close());
   return {
+    close,
     async send(change, send) {
       const entry = { eventId: change.eventId, action: actionForChange(change.to), from: change.from, to: change.to ?? null, comments: change.comments ?? null, reason: change.reason } as const;
       try {
@@ -60,7 +65,7 @@ export async function openChangeLog(session: Session, path: string): Promise<Cha
         await appendOutcome(outcome, null);
         return reply;
       } finally {
-        await log.close();
+        await close();
       }
     },
   };

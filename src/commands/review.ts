@@ -25,6 +25,10 @@ export function reviewCommand(context: CliContext, run?: ReviewRun): Command {
     .option('--include-decided', 'also show events no longer awaiting review')
     .option('--log <file>', 'append one JSON line per action to this file (for audit)')
     .option('--sort <order>', 'the order of the queue: age (oldest eventDate first), score (highest first) or amount (largest first); the events are read first')
+    .option(
+      '--all-ids',
+      'the summary at the end lists every id not reached too (by default: how many, and from which id on)',
+    )
     .option('--sla <duration>', "how long an event may wait for a decision (4h, 30m, 2d, 1d12h): each screen shows the time left or how long it is overdue, the summary the overdue count")
     .addHelpText(
       'before',
@@ -38,7 +42,11 @@ export function reviewCommand(context: CliContext, run?: ReviewRun): Command {
     )
     .addHelpText(
       'after',
-      `\nKeys: ${keySummary()}.\n${reasonKeySummary()}\nOn the comment line, Tab keeps the comment the event has (yours after it); a paste is taken only there, as text.\nA window too small for every key takes none but q until it is resized.\nWithout a terminal it exits 2: scripts use fraudctl set-state.\n`,
+      `\nKeys: ${keySummary()}.\n${reasonKeySummary()}\n` +
+        'On the comment line, Tab keeps the comment the event has (yours after it; c keeps it unless Tab);\n' +
+        'an empty line never erases it (a reason alone goes after it). A paste is taken only there, as text.\n' +
+        'A window too small for every key takes none but q until it is resized.\n' +
+        'Without a terminal it exits 2: scripts use fraudctl set-state.\n',
     )
     .action(async (ids: string[], options: ReviewOptions, command: Command) => {
       checkIdArguments(ids);

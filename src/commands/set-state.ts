@@ -32,6 +32,7 @@ interface SetStateFlags extends Partial<Pick<SetStateOptions, 'state' | 'comment
   concurrency: number;
   log?: string;
   reason?: string;
+  includeClaimed?: boolean;
 }
 
 /** What the command asks of the work: one event or many. */
@@ -65,6 +66,11 @@ export function setStateCommand(context: CliContext, run?: SetStateRun): Command
     .option('--replace-comment', 'when an event has a comment, replace it with --comments')
     .option('--from <file>', 'many: also the ids in FILE (one per line; # comments) or a submit --out results file; - for stdin')
     .option('--if-state <states>', 'many: change only events now in one of these states (comma-separated)')
+.option(
+      '--include-claimed',
+      'also change an event IN_REVIEW, held in a review session ' +
+        '(without it: asked on a terminal, default no; else not sent, exit 1)',
+    )
     .option('--force-state', 'send --state as typed, even a state or transition this build does not know or allow')
     .option('--out <file>', 'many: write one JSON result per id to this file (as soon as each is settled)')
     .option('--resume', 'many: continue the run whose results are in --out, skipping ids already settled')
@@ -108,6 +114,11 @@ terminal add --yes (or --dry-run). Exit 0 when every id was changed or skipped a
 some were not found or invalid, else the worst: 5 refused, 6 unavailable, 1 other; 3 a refused
 key (stops at once); 130 on Ctrl-C (--resume continues).
 
+An event IN_REVIEW is held in a review session: a change of its state says who
+holds it and since when (from --log, the team's action log), and asks (default
+no); off a terminal, or with --yes, it is not sent (one event: exit 1; many:
+outcome CLAIMED, exit 1) unless --include-claimed.
+
 --reason CODE: one of the profile's codes (fraudctl config set reasons; a code
 may be for some states only); the service gets the comment as "[reason: CODE] "
 followed by --comments (or "[reason: CODE]" alone), the log a field "reason".
@@ -139,6 +150,7 @@ ${transitions}
           replaceComment: flags.replaceComment === true,
           log: flags.log,
           reason: flags.reason,
+          includeClaimed: flags.includeClaimed === true,
         };
         return runWork(command, { form: 'one', id: ids[0]!, options });
       }
@@ -167,6 +179,7 @@ ${transitions}
           concurrency: flags.concurrency,
           log: flags.log ?? null,
           reason: flags.reason ?? null,
+          includeClaimed: flags.includeClaimed === true,
         },
       });
     });

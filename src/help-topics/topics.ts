@@ -14,7 +14,7 @@ export const TOPIC_TEXTS: Record<TopicName, string> = {
        expected, an answer over 16 MiB, a 404 that is not the service's, a
        redirect not followed, a TLS certificate refused, a proxy asking for
        credentials or refusing the service, a state changed by someone else
-       (CONFLICT)
+       (CONFLICT), an event held in a review session (CLAIMED)
   2    usage: bad arguments, options, input file or configuration; missing
        input without a terminal; a results file that belongs to another run,
        or --resume without one
@@ -165,9 +165,14 @@ errorType, errorCodes, attempts, latencyMs, column, idAssigned, alreadyExisted
 (the service had the event: it answered 200, not 201) and stateNow (its state
 read then).
 set-state's lines: id, from, to,
-outcome (CHANGED, SKIPPED, NOT_FOUND, INVALID, REFUSED, FAILED, CONFLICT),
+outcome (CHANGED, SKIPPED, NOT_FOUND, INVALID, REFUSED, FAILED, CONFLICT,
+CLAIMED: IN_REVIEW, held in a review session, not changed without
+--include-claimed),
 reason, status, errorType, errorCodes, requestId, item (its place in the
-input), where (argument 2, ids.txt:14).
+input), where (argument 2, ids.txt:14), reasonCode. Two names, two meanings:
+reason is why the line was not changed, in words (SKIPPED "already DECLINED",
+a refusal's message), null when changed; reasonCode is the run's --reason code
+(the comment sent starts with "[reason: CODE]"), null without --reason.
 
 Run the same command again with --resume and the same --out: items settled are
 skipped, FAILED ones are done again, an item whose request may have reached the

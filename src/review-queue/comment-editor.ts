@@ -1,4 +1,6 @@
 import { commentLength, MAX_COMMENT_LENGTH } from '../contract/limits.js';
+import { commentToSend } from '../state-changes/change-rules.js';
+import { withReason } from '../state-changes/reasons.js';
 import type { Key } from './queue-model.js';
 
 /*
@@ -103,4 +105,28 @@ export function insertText(line: LineState, text: string): EditResult {
   if (room <= 0) return { kind: 'ignored' };
   const piece = Array.from(insert).slice(0, room).join('');
   return { kind: 'edit', line: { text: value.slice(0, cursor) + piece + value.slice(cursor), cursor: cursor + piece.length } };
+}
+
+/** What Enter on the comment line sends: the comment (null: none, the state alone), and whether the event's stays. */
+export interface CommentPlan {
+  comments: string | null;
+  /** The event has a comment, and it stays (nothing sent for it, or the new text after it). */
+  keeps: boolean;
+  /** Nothing typed: the state alone, or the reason alone. */
+  empty: boolean;
+}
+
+/**
+ * What the comment line sends for `text` on an event whose comment is `existing`: the reason at
+ * the head of what is typed (set-state's form), kept after the event's comment or replacing it as
+ * `keep` says. With nothing typed the event's comment always stays: an empty comment never
+ * erases a note, and a reason alone goes after it (`note | [reason: CODE]`).
+ */
+export function commentPlan(existing: string | null, text: string, reason: string | null, keep: boolean): CommentPlan {
+  const typed = text.trim() === '' ? null : text.trim();
+  const has = existing !== null && existing.trim() !== '';
+  const added = withReason(reason, typed) ?? null;
+  if (added === null) return { comments: null, keeps: has, empty: true };
+  const keeps = has && (keep || typed === null);
+  return { comments: commentToSend(existing, added, keeps), keeps, empty: typed === null };
 }

@@ -70,9 +70,9 @@ export const KEYMAP: readonly Binding[] = [
 
 /** Keys of the comment line (its own small editor), for the `?` screen and the prompt. */
 export const COMMENT_KEYS: readonly (readonly [string, string])[] = [
-  ['Enter', 'send the change with this comment (empty: the state alone)'],
+  ['Enter', "send the change with this comment (empty: the state alone, or the reason after the event's comment)"],
   ['Esc', 'back to the keys, nothing sent'],
-  ['Tab', "keep the event's comment, yours after (Tab again: replace it)"],
+  ['Tab', "a decision's comment: keep the event's, yours after (Tab again: replace it); c keeps it unless Tab"],
   [`${sym.left} ${sym.arrow} Home End`, 'move; Ctrl-A / Ctrl-E to the start / end'],
   ['Backspace Del', 'delete; Ctrl-U the whole line, Ctrl-W a word'],
 ];

@@ -1,9 +1,8 @@
 import { commentTooLong } from '../contract/limits.js';
 import { createStyle } from '../render/colours.js';
 import { logEntry } from '../action-log/log-entries.js';
-import { commentToSend } from '../state-changes/change-rules.js';
-import { codesFor, reasonsHint, withReason } from '../state-changes/reasons.js';
-import { editLine, insertText } from './comment-editor.js';
+import { codesFor, reasonsHint } from '../state-changes/reasons.js';
+import { commentPlan, editLine, insertText } from './comment-editor.js';
 import { helpLines, helpPageSize } from './help-screen.js';
 import { commandFor, keyContext, MAX_REASON_KEYS, type Command } from './keymap.js';
 import { advance, andThen, leave, logEffect, note, notice, preceded, quit, withCurrent, type Result } from './queue-moves.js';
@@ -39,12 +38,47 @@ function staleInput(model: Model, shown: string | null | undefined): boolean {
 }
 
 /**
+ * A comment alone (c) keeps the event's comment unless Tab says otherwise, as set-state's
+ * question does: adding a note is not a reason to erase a colleague's. A decision shows the
+ * comment it would replace, and Tab keeps it.
+ */
+function keepsByDefault(action: ActionName): boolean {
+  return action === 'comment';
+}
+
+/**
  * A decision key: the profile's reason codes for it offered first (one number key each), when it
  * has any; else the comment line. A profile that requires a reason and has none for this change
  * of state sends nothing, and says so (as set-state refuses it: state-changes/reasons.ts).
  */
 function decisionKey(model: Model, action: ActionName): Result {
-  const commentLine: Model['mode'] = { name: 'comment', action, text: '', cursor: 0, keep: false, reason: null };
+  const target = targetOf(action);
+  const theirs = model.current?.othersState ?? null;
+  // A colleague decided it while it was open here: one more key does not overturn that; it asks.
+  if (theirs !== null && target !== null && target !== theirs) {
+    return [{ ...model, mode: { name: 'overturn', action, state: theirs } }, []];
+  }
+  return reasonsOrComment(model, action);
+}
+
+/** A key while asked whether to overturn a colleague's decision: y goes on, any other key back (nothing sent). */
+function onOverturnKey(
+  model: Model,
+  mode: Extract<Model['mode'], { name: 'overturn' }>,
+  text: string | undefined,
+  key: Key,
+): Result {
+  if ((text === 'y' || text === 'Y') && !key.ctrl && !key.meta) {
+    return reasonsOrComment(withCurrent(model, { othersState: null }), mode.action);
+  }
+  const kept = notice('info', `nothing sent: ${mode.state} stays as they set it`);
+  return [{ ...withCurrent(model, { notice: kept }), mode: { name: 'keys' } }, []];
+}
+
+/** After a decision key (and a colleague's decision overturned knowingly): the reason codes, or the comment line. */
+function reasonsOrComment(model: Model, action: ActionName): Result {
+  const keep = keepsByDefault(action);
+  const commentLine: Model['mode'] = { name: 'comment', action, text: '', cursor: 0, keep, reason: null };
   const choices = model.options.reasons;
   if (!choices || (choices.codes.length === 0 && !choices.required)) return [{ ...model, mode: commentLine }, []];
   const target = targetOf(action);
@@ -61,7 +95,10 @@ function decisionKey(model: Model, action: ActionName): Result {
 /** A key while the reason codes are offered: a number picks one, Enter none (unless required), Esc goes back. */
 function onReasonKey(model: Model, mode: Extract<Model['mode'], { name: 'reason' }>, text: string | undefined, key: Key): Result {
   const toComment = (reason: string | null): Result => [
-    { ...withCurrent(model, { notice: null }), mode: { name: 'comment', action: mode.action, text: '', cursor: 0, keep: false, reason } },
+    {
+      ...withCurrent(model, { notice: null }),
+      mode: { name: 'comment', action: mode.action, text: '', cursor: 0, keep: keepsByDefault(mode.action), reason },
+    },
     [],
   ];
   // A lone Esc comes as escape with meta set (readline): checked before meta keys are ignored.
@@ -169,20 +206,22 @@ function onCommentKey(model: Model, mode: Extract<Model['mode'], { name: 'commen
     case 'ignored':
       return [model, []];
     case 'submit': {
-      const typed = mode.text.trim() === '' ? null : mode.text.trim();
-      if (mode.action === 'comment' && typed === null && mode.reason === null) {
+      // The reason at the head of what this analyst adds, in set-state's one form: `[reason: CODE] text`.
+      const plan = commentPlan(existing, mode.text, mode.reason, mode.keep);
+      if (mode.action === 'comment' && plan.comments === null) {
         return [{ ...withCurrent(model, { notice: notice('info', 'nothing sent: a comment needs some text') }), mode: { name: 'keys' } }, []];
       }
-      // The reason at the head of what this analyst adds, in set-state's one form: `[reason: CODE] text`.
-      const added = withReason(mode.reason, typed) ?? null;
-      const comments = added === null ? null : commentToSend(existing, added, mode.keep);
-      const problem = comments === null ? null : commentTooLong(comments);
+      const problem = plan.comments === null ? null : commentTooLong(plan.comments);
       // With the comment the event has kept, or the reason at its head, it would be over the service's limit: nothing is sent.
       if (problem !== null) {
-        const why = mode.keep ? 'with the comment it keeps: shorten yours, or Tab to replace it' : 'with the reason at its head: shorten yours';
+        const why = !plan.keeps
+          ? 'with the reason at its head: shorten yours'
+          : plan.empty
+            ? 'with the comment it keeps'
+            : 'with the comment it keeps: shorten yours, or Tab to replace it';
         return [withCurrent(model, { notice: notice('error', `${problem} ${why}`) }), []];
       }
-      return startSending(model, mode.action, comments, mode.reason);
+      return startSending(model, mode.action, plan.comments, mode.reason);
     }
   }
 }
@@ -204,6 +243,7 @@ export function onKey(model: Model, text: string | undefined, key: Key, shown?: 
   }
   if (mode.name === 'comment') return onCommentKey(model, mode, text, key);
   if (mode.name === 'reason') return onReasonKey(model, mode, text, key);
+  if (mode.name === 'overturn') return onOverturnKey(model, mode, text, key);
   const context = keyContext(mode);
   if (context === null) return [model, []];
   const command = commandFor(context, text, key);

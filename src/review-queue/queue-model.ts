@@ -96,6 +96,12 @@ export interface Current {
   decidedAs: Group | null;
   /** A line about the last thing that went wrong or changed (a refusal, a conflict), or null. */
   notice: Notice | null;
+  /**
+   * The state someone else set since this session opened the event (seen at a conflict), or
+   * null: a decision that would change it is asked about first (mode `overturn`), never sent on
+   * one more key.
+   */
+  othersState?: string | null;
 }
 
 export interface Notice {
@@ -125,6 +131,8 @@ export type Mode =
   | { name: 'reason'; action: ActionName; codes: readonly string[]; more: number; required: boolean }
   /** keep: the event's comment stays, this one is added after it (Tab); otherwise this one replaces it. reason: the code chosen, or null. */
   | { name: 'comment'; action: ActionName; text: string; cursor: number; keep: boolean; reason: string | null }
+  /** A decision key on an event someone else decided meanwhile (`state`): y overturns it, any other key goes back. */
+  | { name: 'overturn'; action: ActionName; state: string }
   | { name: 'sending'; sending: Sending }
   | { name: 'sendFailed'; sending: Sending; message: string }
   | { name: 'loadFailed'; message: string }

@@ -99,11 +99,22 @@ export function onReread(model: Model, id: string, summary: Fields): Result {
   if (changed === null) {
     return [{ ...model, mode: { name: 'sending', sending: { ...sending, phase: 'patch' } } }, [patchEffect(id, sending, current.seenState)]];
   }
-  const what = changeWords({ state: current.seenState, comments: current.seenComments }, changed).join('; ');
+  const words = changeWords({ state: current.seenState, comments: current.seenComments }, changed);
+  const what = words.join('; ');
   const conflict = logEffect(logEntry({ eventId: id, action: sending.action, from: current.seenState, to: target, comments: sending.comments, reason: sending.reason }, 'conflict', { message: `changed since it was opened (${what}): not sent` }));
-  // Each field that changed, in words: a note alone is `comment (none) → "…"`, never `IN_REVIEW → IN_REVIEW`.
-  const lines = [`not sent: changed by someone else since you opened it: ${what}`, 'choose again'];
+  // Someone else's decision (or claim): a decision that changes it is asked about first.
+  const moved = changed.state !== current.seenState;
+  const decidedByThem = moved && changed.state !== null && changed.state !== 'PENDING_REVIEW';
+  const theirs = decidedByThem ? changed.state : (current.othersState ?? null);
+  // Each field that changed, in words, on a line of its own so that none is cut: a note alone is
+  // `comment (none) → "…"`, never `IN_REVIEW → IN_REVIEW`.
+  const lines = [
+    'not sent: changed by someone else since you opened it:',
+    ...words.map((w) => `  ${w}`),
+    theirs !== null ? `choose again (a decision that changes their ${theirs} asks first)` : 'choose again',
+  ];
   const next = withCurrent(model, {
+    othersState: theirs,
     summary,
     seenState: changed.state,
     seenComments: changed.comments,
@@ -130,6 +141,7 @@ export function onPatched(model: Model, id: string, summary: Fields | null, requ
     seenComments: stringField(updated, 'comments') ?? seenComments,
     claim: target !== null && target !== 'IN_REVIEW' ? 'none' : current.claim,
     decidedAs,
+    othersState: target !== null ? null : (current.othersState ?? null),
   });
   if (decidedAs !== current.decidedAs && at !== undefined) next = { ...next, decidedAt: new Map(next.decidedAt).set(id, at) };
   if (!last) {

@@ -1,5 +1,6 @@
 import type { Style } from '../render/colours.js';
-import { cutToWidth } from '../render/display-width.js';
+import { cutToWidth, displayWidth, wrapToWidth } from '../render/display-width.js';
+import { count } from '../render/counts.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import { GROUP_ORDER, type Group, type Model } from './queue-model.js';
 import { detailsOf, groupsOf, withOutcomeReplaced } from './queue-outcomes.js';
@@ -77,6 +78,13 @@ export interface SummaryOptions {
   /** `--sla` (ms), or null; and the time the summary is made, against which an event is overdue. */
   sla?: number | null;
   now?: number;
+  /** `--all-ids`: the ids not reached listed too; by default their count, and the id they start from. */
+  allIds?: boolean;
+}
+
+/** Prose at `indent`, wrapped at words to the width (a terminal would break it mid-word). */
+function prose(text: string, indent: number, width: number): string[] {
+  return wrapToWidth(text, width - indent).map((line) => `${' '.repeat(indent)}${line}`);
 }
 
 const DECIDED: ReadonlySet<Group> = new Set(['approved', 'declined', 'escalated', 'fraudConfirmed']);
@@ -105,7 +113,8 @@ export function renderSessionSummary(model: Model, style: Style, width: number, 
   const w = Math.max(40, width);
   const lines: string[] = [];
   const ended = model.fatal ? 'stopped' : model.quitting === 'interrupt' ? 'interrupted' : model.quitting === 'quit' ? 'quit' : 'queue done';
-  lines.push(style.bold(`Review session (${ended}): ${model.entries.length} event${model.entries.length === 1 ? '' : 's'} in the queue`));
+  const events = `${count(model.entries.length)} event${model.entries.length === 1 ? '' : 's'}`;
+  lines.push(...prose(style.bold(`Review session (${ended}): ${events} in the queue`), 0, w));
   // One row per group, or per group and detail (the ids in the order they came).
   const groups = groupsOf(model);
   const details = detailsOf(model);
@@ -118,12 +127,22 @@ export function renderSessionSummary(model: Model, style: Style, width: number, 
     }
     for (const [label, ids] of byLabel) rows.push({ group, label, ids });
   }
-  const labelWidth = Math.max(18, ...rows.map((r) => r.label.length)) + 2;
+  // A label too long for the width (a long state name) takes lines of its own, and does not widen the others.
+  const fits = (label: string) => 2 + label.length + 2 + 6 + 2 + 12 <= w;
+  const labelWidth = Math.max(18, ...rows.filter((r) => fits(r.label)).map((r) => r.label.length)) + 2;
+  const countWidth = Math.max(4, ...rows.map((r) => count(r.ids.length).length));
   for (const { group, label, ids } of rows) {
-    const head = `  ${label.padEnd(labelWidth)}${String(ids.length).padStart(4)}  `;
+    const colour = (text: string) => (group === 'stillClaimed' ? style.decline(text) : text);
+    const own = !fits(label);
+    if (own) lines.push(...prose(label, 2, w).map(colour));
+    const head = `  ${(own ? '' : label).padEnd(labelWidth)}${count(ids.length).padStart(countWidth)}  `;
+    // What was not reached can be most of a long queue: counted, so that the decisions above stay in sight.
+    if (group === 'notReached' && !options.allIds && ids.length > 1) {
+      lines.push(...prose(`${head.trimStart()}from ${shownId(ids[0]!)} on (--all-ids lists them)`, 2, w));
+      continue;
+    }
     const [first = '', ...rest] = idLines(ids, head.length, w);
-    const text = `${head}${first}`.trimEnd();
-    lines.push(group === 'stillClaimed' ? style.decline(text) : text, ...rest);
+    lines.push(colour(`${head}${first}`.trimEnd()), ...rest);
   }
   const overdue = overdueCounts(model, options.sla ?? null, options.now ?? Date.now());
   if (overdue) {
@@ -134,17 +153,37 @@ export function renderSessionSummary(model: Model, style: Style, width: number, 
   const claimed = groups.claimedElsewhere;
   if (claimed.length > 0) {
     const command = shellCommand(['fraudctl', 'review', ...options.serviceFlags, '--include-claimed', ...claimed]);
-    lines.push('  To take them over (when the session that claimed them ended without giving them back):', `  ${terminalSafe(command)}`);
+    // A command stays on one line whatever the width: broken over two, it could not be pasted.
+    const why = 'To take them over (when the session that claimed them ended without giving them back):';
+    lines.push(...prose(why, 2, w), `  ${terminalSafe(command)}`);
   }
   if (groups.stillClaimed.length > 0) {
-    const giveBack = shellCommand(['fraudctl', 'set-state', ...options.serviceFlags, ...groups.stillClaimed, '--state', 'PENDING_REVIEW']);
-    lines.push(style.decline('  These events are still IN_REVIEW under this session: give them back with'));
+    // --include-claimed: set-state asks before it changes an event held IN_REVIEW, and these are this session's own.
+    const giveBack = shellCommand([
+      'fraudctl',
+      'set-state',
+      ...options.serviceFlags,
+      ...groups.stillClaimed,
+      '--state',
+      'PENDING_REVIEW',
+      '--include-claimed',
+    ]);
+    const still = prose('These events are still IN_REVIEW under this session: give them back with', 2, w);
+    lines.push(...still.map((l) => style.decline(l)));
     lines.push(style.decline(`  ${terminalSafe(giveBack)}`));
   }
   const { logPath } = options;
   // The session ended at the log's first failure, sending nothing it could not log; only claims given back after it may be missing.
-  if (logPath) lines.push(`  log: ${terminalSafe(logPath)}${model.logProblem ? style.decline(` (the session ended here: ${terminalSafe(model.logProblem)}; claims given back after that may be missing from it)`) : ''}`);
-  return lines.map((l) => (l.length > 4 * w ? cutToWidth(l, w) : l)).join('\n');
+  if (logPath) {
+    const problem = model.logProblem
+      ? style.decline(
+          ` (the session ended here: ${terminalSafe(model.logProblem)}; ` +
+            'claims given back after that may be missing from it)',
+        )
+      : '';
+    lines.push(...prose(`log: ${terminalSafe(logPath)}${problem}`, 2, w));
+  }
+  return lines.map((l) => (displayWidth(l) > 4 * w ? cutToWidth(l, w) : l)).join('\n');
 }
 
 /** The most ids claimed by others the summary reads again (in parallel, a few at a time). */

@@ -3,6 +3,7 @@ import type { Style } from '../render/colours.js';
 import { cutToWidth, displayWidth, wrapToWidth } from '../render/display-width.js';
 import { isFields, type Fields } from '../render/records.js';
 import { jsonForTerminal, terminalSafe } from '../render/terminal-text.js';
+import { commentPlan, type CommentPlan } from './comment-editor.js';
 import { helpLines, helpPageSize } from './help-screen.js';
 import { head, keyBarRows, MAX_ID_SHOWN, positionOf } from './screen-layout.js';
 import { stringField, type Current, type Model, type Mode } from './queue-model.js';
@@ -269,11 +270,23 @@ function listLine(current: Current, width: number, style: Style): string {
   return labelled('lists', cutToWidth(text, Math.max(0, width - LABEL)), style);
 }
 
+/** The most rows one line of a notice takes. */
+const NOTICE_ROWS = 3;
+
 function noticeLines(current: Current | null, width: number, style: Style): string[] {
   if (!current?.notice) return [];
   const colour = current.notice.tone === 'error' ? style.decline : current.notice.tone === 'warn' ? style.review : style.dim;
-  // Notice text is ours, or a message of the API client, already made safe; sanitised again all the same.
-  return current.notice.lines.map((line) => colour(safe(line, width, style)));
+  // Notice text is ours, or a message of the API client, already made safe; sanitised again all the
+  // same. Wrapped at words, so that what changed is read whole; a line of the service's text (a
+  // comment of 4,000 characters) is cut after a few rows, the comments line shows it too.
+  return current.notice.lines.flatMap((line) => {
+    const text = terminalSafe(head(line, NOTICE_ROWS * width + 1));
+    const indent = /^ */.exec(text)![0];
+    const rows = wrapToWidth(text.slice(indent.length), width - indent.length).map((row) => `${indent}${row}`);
+    const last = () => cutToWidth(rows.slice(NOTICE_ROWS - 1).join(' '), width);
+    const shown = rows.length > NOTICE_ROWS ? [...rows.slice(0, NOTICE_ROWS - 1), last()] : rows;
+    return shown.map((row) => colour(row));
+  });
 }
 
 function noteLines(model: Model, width: number, style: Style, max: number): string[] {
@@ -311,10 +324,18 @@ function commentCounter(length: number, style: Style): string[] {
   return [];
 }
 
-/** `replaces "fraud ring" · Tab keeps it`: what the comment does to the one the event has, and the key that changes it. */
-function keepLine(existing: string, keep: boolean, width: number, style: Style): string {
-  const key = keep ? 'Tab: replace it' : 'Tab: keep it, yours after it';
-  const head = keep ? 'keeps its comment, yours after: ' : 'replaces its comment: ';
+/**
+ * `replaces its comment: "fraud ring" · Tab: keep it`: what Enter does to the comment the event
+ * has, and the key that changes it; with nothing typed, that it stays (the state alone, or the
+ * reason after it).
+ */
+function keepLine(existing: string, plan: CommentPlan, reason: string | null, width: number, style: Style): string {
+  if (plan.empty) {
+    const head = reason !== null ? 'keeps its comment, the reason after it: ' : 'keeps its comment: ';
+    return `${style.review(head)}"${safe(existing, Math.max(4, width - displayWidth(head) - 2), style)}"`;
+  }
+  const key = plan.keeps ? 'Tab: replace it' : 'Tab: keep it, yours after it';
+  const head = plan.keeps ? 'keeps its comment, yours after: ' : 'replaces its comment: ';
   // Two quotes, two spaces and `· ` around the comment, which is what gives way.
   const room = Math.max(4, width - displayWidth(head) - displayWidth(key) - 6);
   return `${style.review(head)}"${safe(existing, room, style)}"  ${style.dim(`${sym.dot} ${key}`)}`;
@@ -346,7 +367,11 @@ function promptLines(model: Model, width: number, style: Style): string[] {
       return [hint, `${style.bold(`${ACTION_WORDS[mode.action]} ${sym.dot} reason:`)}`, ...rows.map((r) => `  ${r}`), ...more];
     }
     case 'comment': {
-      const empty = mode.reason !== null ? ' (empty: the reason alone)' : mode.action === 'comment' ? '' : ' (empty: the state alone)';
+      const existing = model.current?.seenComments ?? null;
+      const has = existing !== null && existing.trim() !== '';
+      const plan = commentPlan(existing, mode.text, mode.reason, mode.keep);
+      const withReason = has ? ' (empty: the reason, after its comment)' : ' (empty: the reason alone)';
+      const empty = mode.reason !== null ? withReason : mode.action === 'comment' ? '' : ' (empty: the state alone)';
       const hint = style.dim(`Enter sends${empty} ${sym.dot} Esc: back, nothing sent`);
       const counter = commentCounter(commentLength(mode.text), style);
       const label = `${ACTION_WORDS[mode.action]} ${sym.dot} ${mode.reason !== null ? `[reason: ${mode.reason}] ` : ''}comment: `;
@@ -362,9 +387,18 @@ function promptLines(model: Model, width: number, style: Style): string[] {
       const cursorChar = rest === '' ? ' ' : (Array.from(rest)[0] ?? ' ');
       const tail = rest === '' ? '' : rest.slice(cursorChar.length);
       // The service keeps one comment: the one the event has is replaced, or kept with this one after it (Tab).
-      const existing = model.current?.seenComments ?? null;
-      const other = existing !== null && existing.trim() !== '' ? [keepLine(existing, mode.keep, width, style)] : [];
+      const other = has ? [keepLine(existing, plan, mode.reason, width, style)] : [];
       return [...counter, ...other, hint, `${style.bold(label)}${shownBefore}${style.level > 0 ? `\x1b[7m${cursorChar}\x1b[27m` : sym.cursor}${tail}`];
+    }
+    case 'overturn': {
+      const verb = ACTION_WORDS[mode.action];
+      const ask = `${verb[0]!.toUpperCase()}${verb.slice(1)} all the same, overturning it?`;
+      const question = `${mode.state} was set by someone else since you opened it. ${ask}`;
+      const keys = `y: yes, overturn their ${mode.state} ${sym.dot} any other key: no, nothing sent`;
+      return [
+        ...wrapToWidth(question, width).map((l) => style.decline(l)),
+        ...wrapToWidth(keys, width).map((l) => style.dim(l)),
+      ];
     }
     case 'sending': {
       const s = mode.sending;

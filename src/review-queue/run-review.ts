@@ -33,6 +33,8 @@ export interface ReviewOptions {
   sort?: SortKey;
   /** `--sla`, as given (`4h`): checked here, before anything is read. */
   sla?: string;
+  /** `--all-ids`: the summary lists the ids not reached too (by default: how many, and from which on). */
+  allIds?: boolean;
 }
 
 const NOT_A_TERMINAL_HINT = 'review is for a person at a terminal; scripts change states with set-state (one id or many): fraudctl set-state --help';
@@ -96,7 +98,14 @@ export async function runReview(session: Session, ids: readonly string[], option
     });
     restore();
     model = await recheckClaims(model, client);
-    output.print(renderSessionSummary(model, output.style, terminal.screen.size().width, { logPath: log?.path ?? null, serviceFlags: session.serviceFlags(), sla, now: Date.now() }));
+    const summaryOptions = {
+      logPath: log?.path ?? null,
+      serviceFlags: session.serviceFlags(),
+      sla,
+      now: Date.now(),
+      allIds: options.allIds === true,
+    };
+    output.print(renderSessionSummary(model, output.style, terminal.screen.size().width, summaryOptions));
   } finally {
     restore();
     await log?.close();

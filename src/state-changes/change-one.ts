@@ -41,6 +41,10 @@ export interface BulkChange {
   guard: ChangeGuard;
   /** The reason code (`--reason`, already at the head of `comments`), logged in its own field; null for none. */
   reason: string | null;
+  /** --include-claimed: change events IN_REVIEW (held in a review session) too. */
+  includeClaimed?: boolean;
+  /** Who holds an event IN_REVIEW and since when, in words (claim-holders.ts: from --log when given). */
+  claimWords?: (id: string) => Promise<string>;
 }
 
 /** An id of the input and its place in it (line: the n-th id, what --resume keys on). */
@@ -93,7 +97,20 @@ export function skipWords(why: SkipReason, state: string | null, target: string)
 }
 
 function blank(item: IdItem, change: BulkChange): ChangeResult {
-  return { id: item.entry.id, from: null, to: change.target, outcome: 'FAILED', reason: null, status: null, errorType: null, errorCodes: [], requestId: null, item: item.line, where: item.entry.where };
+  return {
+    id: item.entry.id,
+    from: null,
+    to: change.target,
+    outcome: 'FAILED',
+    reason: null,
+    status: null,
+    errorType: null,
+    errorCodes: [],
+    requestId: null,
+    item: item.line,
+    where: item.entry.where,
+    reasonCode: change.reason,
+  };
 }
 
 /** The outcome of a failed call, by its kind (src/failures/): a read decides the id; a PATCH the service said no to is REFUSED. */
@@ -142,6 +159,12 @@ export async function changeOne(item: IdItem, change: BulkChange, work: ChangeWo
   const departed = await departedFromPlan(id, result, read, decision, plan, change, work);
   if (departed) return departed;
   if (!decision.send) return { result: { ...result, outcome: 'SKIPPED', reason: skipWords(decision.why, read.state, change.target) } };
+  // A review session holds it: changed from under the analyst only when asked to (--include-claimed).
+  if (read.state === 'IN_REVIEW' && change.target !== 'IN_REVIEW' && change.includeClaimed !== true) {
+    const held = change.claimWords ? await change.claimWords(id) : 'claimed for review by another session';
+    const reason = `IN_REVIEW, ${held}: not changed (--include-claimed changes it)`;
+    return { result: { ...result, outcome: 'CLAIMED', reason } };
+  }
   if (plan && !plan.send) return { result: { ...result, outcome: 'SKIPPED', reason: 'not in the plan' } };
   const comments = commentFor(read, change);
   if (typeof comments === 'object' && comments !== null) return { result: { ...result, ...comments } };

@@ -10,7 +10,17 @@ import { sym } from '../render/symbols.js';
  * authors; add, never rename.
  */
 
-export const CHANGE_OUTCOMES = ['CHANGED', 'SKIPPED', 'NOT_FOUND', 'INVALID', 'REFUSED', 'FAILED', 'CONFLICT'] as const;
+/** CLAIMED: IN_REVIEW, held by a review session, and not changed (no --include-claimed). */
+export const CHANGE_OUTCOMES = [
+  'CHANGED',
+  'SKIPPED',
+  'NOT_FOUND',
+  'INVALID',
+  'REFUSED',
+  'FAILED',
+  'CONFLICT',
+  'CLAIMED',
+] as const;
 /** PLANNED: what --dry-run says of an event the change would be sent to; never in a results file. */
 export type ChangeOutcome = (typeof CHANGE_OUTCOMES)[number] | 'PLANNED';
 
@@ -39,6 +49,8 @@ export interface ChangeResult {
   item: number;
   /** Where the id came from: `argument 2`, `ids.txt:14`. */
   where: string;
+  /** The run's --reason code (the comment sent starts `[reason: CODE]`), or null; `reason`: why not changed. */
+  reasonCode: string | null;
 }
 
 /** The result as one line of JSON, fields in their fixed order, terminal controls escaped. */
@@ -56,6 +68,7 @@ export function formatChangeResult(r: ChangeResult): string {
       requestId: r.requestId,
       item: r.item,
       where: r.where,
+      reasonCode: r.reasonCode,
     },
     false,
   );
@@ -81,6 +94,7 @@ const WORDS: Record<ChangeOutcome, string> = {
   REFUSED: 'refused',
   FAILED: 'failed',
   CONFLICT: 'conflict',
+  CLAIMED: 'claimed',
 };
 
 /** The columns of a line for a person: the id, the move (`from → to`, or the state kept), the outcome with its reason. */

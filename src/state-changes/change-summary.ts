@@ -31,12 +31,16 @@ export function exitCodeOfResult(r: ChangeResult): ExitCodeValue {
     case 'REFUSED':
       return ExitCode.REJECTED;
     case 'CONFLICT':
+    case 'CLAIMED':
       return ExitCode.FAILURE;
     case 'FAILED':
       if (r.status !== null) return exitCodeForStatus(r.status) === ExitCode.UNAVAILABLE ? ExitCode.UNAVAILABLE : ExitCode.FAILURE;
       return UNAVAILABLE_TYPES.has(r.errorType ?? '') ? ExitCode.UNAVAILABLE : ExitCode.FAILURE;
   }
 }
+
+/** What the plan and the summary say of the events CLAIMED. */
+const CLAIMED_WORDS = 'IN_REVIEW, held in a review session: not changed (--include-claimed changes them)';
 
 /** Distinct reasons kept for the summary's groups; past this, they count as `other`. */
 const MAX_GROUPS = 12;
@@ -47,7 +51,17 @@ function bump(map: Map<string, number>, key: string): void {
 }
 
 export class ChangeStats implements PoolStats, ProgressView {
-  readonly outcomes: Record<ChangeOutcome, number> = { CHANGED: 0, PLANNED: 0, SKIPPED: 0, NOT_FOUND: 0, INVALID: 0, REFUSED: 0, FAILED: 0, CONFLICT: 0 };
+  readonly outcomes: Record<ChangeOutcome, number> = {
+    CHANGED: 0,
+    PLANNED: 0,
+    SKIPPED: 0,
+    NOT_FOUND: 0,
+    INVALID: 0,
+    REFUSED: 0,
+    FAILED: 0,
+    CONFLICT: 0,
+    CLAIMED: 0,
+  };
   /** Changed (or planned) events by the state they were in. */
   readonly from = new Map<string, number>();
   /** Skipped events by reason (`already DECLINED`). */
@@ -100,7 +114,11 @@ export class ChangeStats implements PoolStats, ProgressView {
   countsText(): string {
     const o = this.outcomes;
     const changed = o.PLANNED ? `to change ${count(o.PLANNED)}` : `changed ${count(o.CHANGED)}`;
-    return `${changed} ${sym.dot} skipped ${count(o.SKIPPED)} ${sym.dot} not found ${count(o.NOT_FOUND + o.INVALID)} ${sym.dot} errors ${count(o.REFUSED + o.FAILED + o.CONFLICT)}`;
+    const errors = o.REFUSED + o.FAILED + o.CONFLICT + o.CLAIMED;
+    const notFound = o.NOT_FOUND + o.INVALID;
+    const { dot } = sym;
+    const skipped = `skipped ${count(o.SKIPPED)}`;
+    return `${changed} ${dot} ${skipped} ${dot} not found ${count(notFound)} ${dot} errors ${count(errors)}`;
   }
 }
 
@@ -119,6 +137,7 @@ export function planText(stats: ChangeStats, target: string): string {
   if (o.SKIPPED) lines.push(`  skipped    ${count(o.SKIPPED)}: ${list(stats.skips)}`);
   if (o.NOT_FOUND) lines.push(`  not found  ${count(o.NOT_FOUND)}`);
   if (o.INVALID) lines.push(`  invalid    ${count(o.INVALID)}`);
+  if (o.CLAIMED) lines.push(`  claimed    ${count(o.CLAIMED)}: ${CLAIMED_WORDS}`);
   if (o.REFUSED + o.FAILED) lines.push(`  could not be read now ${count(o.REFUSED + o.FAILED)}: read again when the change runs`);
   if (stats.firstProblems.length) lines.push(...stats.firstProblems.map((p) => `  ${p}`));
   return lines.join('\n');
@@ -161,6 +180,7 @@ export function changeSummaryText(f: ChangeSummaryFacts): string {
   if (o.INVALID) lines.push(`  invalid   ${pad(o.INVALID)}`);
   if (o.REFUSED) lines.push(`  refused   ${pad(o.REFUSED)}`);
   if (o.CONFLICT) lines.push(`  conflict  ${pad(o.CONFLICT)}   changed by someone else since the plan: not sent`);
+  if (o.CLAIMED) lines.push(`  claimed   ${pad(o.CLAIMED)}   ${CLAIMED_WORDS}`);
   if (o.FAILED) lines.push(`  failed    ${pad(o.FAILED)}${f.results ? '   --resume tries them again' : ''}`);
   if (f.retries || f.throttled) lines.push(`  retries   ${pad(f.retries)}${f.throttled ? ` (${count(f.throttled)} answers asked to slow down)` : ''}`);
   if (f.results) lines.push(`  results   ${terminalSafe(f.results)}`);
@@ -186,6 +206,7 @@ export function changeSummaryJson(f: ChangeSummaryFacts): Record<string, unknown
     refused: o.REFUSED,
     failed: o.FAILED,
     conflict: o.CONFLICT,
+    claimed: o.CLAIMED,
     ...(o.PLANNED ? { planned: o.PLANNED } : {}),
     resumedSkipped: s.skipped,
     from: Object.fromEntries(s.from),

@@ -20,6 +20,7 @@ import { refuseLongComment } from './set-state.js';
 import { checkedReason, withReason } from './reasons.js';
 import { matchState, stateFromTyped } from './state-names.js';
 
+import { claimHolders, claimWords, type ClaimHolder } from './claim-holders.js';
 /*
  * `set-state` for many events: the ids (arguments, --from FILE or -, a submit --out results
  * file) go through the pool (src/batch/) twice at most. On a terminal without --yes, a first
@@ -51,6 +52,8 @@ export interface BulkOptions {
   log: string | null;
   /** --reason CODE as typed (checked against the profile and --state; reasons.ts); null: none. */
   reason: string | null;
+  /** --include-claimed: change events IN_REVIEW (held in a review session) too; otherwise each is CLAIMED. */
+  includeClaimed?: boolean;
 }
 
 /** An option of a bulk change as it would be typed, for the messages of a resume. */
@@ -126,6 +129,18 @@ function job(
   };
 }
 
+/**
+ * Who holds each event IN_REVIEW, in words: the --log the team shares is read once, at the first
+ * event found claimed (most runs meet none), and only the events it last put IN_REVIEW are kept.
+ */
+function claimWordsFrom(logPath: string | null): (id: string) => Promise<string> {
+  let holders: Promise<ReadonlyMap<string, ClaimHolder>> | null = null;
+  return async (id) => {
+    holders ??= logPath === null ? Promise.resolve(new Map()) : claimHolders(logPath);
+    return claimWords((await holders).get(id), logPath, Date.now());
+  };
+}
+
 export async function bulkSetState(session: Session, options: BulkOptions): Promise<void> {
   const context = session.context;
   // What is sent, as the results file's header records it; a --resume must match the record.
@@ -170,6 +185,8 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
       reason,
       commentMode: (intent.commentMode as 'append' | 'replace' | null | undefined) ?? null,
       guard: { ifStates: intent.ifState as string[] | null, force: intent.forceState === true },
+      includeClaimed: options.includeClaimed === true,
+      claimWords: claimWordsFrom(options.log),
     };
     if (confirm && !session.canPrompt) {
       throw new UsageError('set-state for many events asks for a confirmation, and there is no terminal to ask on (or --no-input)', 'add --yes, or --dry-run to see the plan');
@@ -242,6 +259,7 @@ async function plan(session: Session, runtime: PoolRuntime, options: BulkOptions
   const remember = (item: IdItem, r: ChangeResult) => {
     if (r.outcome === 'PLANNED' || r.outcome === 'SKIPPED') items.set(item.line, { state: r.from, send: r.outcome === 'PLANNED' });
     else if (r.outcome === 'NOT_FOUND' || r.outcome === 'INVALID') items.set(item.line, { state: null, send: false });
+    else if (r.outcome === 'CLAIMED') items.set(item.line, { state: r.from, send: false });
   };
   // The plan's lines go to stdout with --dry-run only; a confirmation shows the plan alone.
   const run = await runPool(session.context, runtime, job(session, options, change, work, 'plan', stats, remember, options.dryRun), { maxErrors: null, out: null, resume: false, quiet: false });
@@ -290,6 +308,7 @@ function exitWith(stats: ChangeStats, options: BulkOptions, stopped: string | nu
     o.INVALID ? `${count(o.INVALID)} invalid` : '',
     o.REFUSED ? `${count(o.REFUSED)} refused` : '',
     o.CONFLICT ? `${count(o.CONFLICT)} in conflict` : '',
+    o.CLAIMED ? `${count(o.CLAIMED)} held in a review session (--include-claimed changes them)` : '',
     o.FAILED ? `${count(o.FAILED)} failed` : '',
     stats.keptComment ? `${count(stats.keptComment)} kept a comment of ${stats.keptComment === 1 ? 'its' : 'their'} own (--append-comment or --replace-comment says what to do with it)` : '',
   ].filter(Boolean);

@@ -11,6 +11,7 @@ import { shellCommand } from '../render/shell-command.js';
 import { changedSince, changeWords, commentToSend, replacesComment, seenIn, type Seen } from './change-rules.js';
 import { sym } from '../render/symbols.js';
 import { checkedReason, withReason, type ReasonRules } from './reasons.js';
+import type { ChangeLog } from '../action-log/logged-change.js';
 
 /*
  * Manual review: change an event's state and/or add a comment. What is missing is asked at a
@@ -47,33 +48,41 @@ export interface SetStateOptions {
   log: string | undefined;
   /** --reason CODE: one of the profile's codes (reasons.ts), at the head of the comment and in the log; undefined: none. */
   reason: string | undefined;
+  /** --include-claimed: change an event IN_REVIEW (claimed in a review session) without asking. */
+  includeClaimed?: boolean;
 }
 
 const OTHER = Symbol('other');
 const KEEP = Symbol('keep');
 
-async function askState(prompter: Prompter, current: string | null): Promise<string | undefined> {
+async function askState(
+  prompter: Prompter,
+  current: string | null,
+  force: boolean,
+  say: (line: string) => void,
+): Promise<string | undefined> {
   const allowed: readonly string[] = current && isKnownState(current) ? TRANSITIONS[current] : KNOWN_STATES;
-  const ordered = [...KNOWN_STATES].sort((a, b) => Number(allowed.includes(b)) - Number(allowed.includes(a)));
-  // The transitions the current state allows come first; the others stay selectable (a real
-  // service's rules may differ) but say that the known rules do not allow them.
-  const name = (s: string) => (s === current ? `${s} (current)` : current && !allowed.includes(s) ? `${s} ${sym.dot} not allowed from ${current}` : s);
+  // Only the transitions the current state allows are offered: a state the known rules refuse is
+  // not a choice to make by arrow keys (a real service with other rules: "other…" and --force-state).
+  const offered = KNOWN_STATES.filter((s) => allowed.includes(s) && s !== current);
+  type Choice = string | typeof OTHER | typeof KEEP;
   const choices = [
-    ...ordered.map((s) => ({
-      name: name(s),
-      value: s as string | typeof OTHER | typeof KEEP,
-      ...(current && !allowed.includes(s) && s !== current ? { description: `the sandbox does not allow ${current} ${sym.arrow} ${s}; the service will likely refuse it` } : {}),
-    })),
-    { name: `other${sym.ellipsis}`, value: OTHER as string | typeof OTHER | typeof KEEP, description: 'a state this list does not know' },
-    ...(current ? [{ name: 'keep the state, only add a comment', value: KEEP as string | typeof OTHER | typeof KEEP }] : []),
+    ...offered.map((s) => ({ name: s, value: s as Choice })),
+    { name: `other${sym.ellipsis}`, value: OTHER as Choice, description: 'a state this list does not offer' },
+    ...(current ? [{ name: `keep ${current}, only add a comment`, value: KEEP as Choice }] : []),
   ];
-  const picked = await prompter.select<string | typeof OTHER | typeof KEEP>('New state', choices, allowed[0]);
+  const question = `New state (from ${current ?? 'no state'})`;
+  const picked = await prompter.select<Choice>(question, choices, offered[0] ?? OTHER);
   if (picked === KEEP) return undefined;
-  if (picked === OTHER) {
+  if (picked !== OTHER) return picked;
+  for (;;) {
     const typed = (await prompter.input('State', { required: true })).trim();
-    return matchState(typed).state ?? typed;
+    const state = matchState(typed).state ?? typed;
+    const refused = force ? null : refusedTransition(current, state);
+    if (refused === null) return state;
+    // Not taken: the same rule as the list; asked again (Ctrl-C leaves).
+    say(`${refused}: not taken (--force-state sends it)\n`);
   }
-  return picked;
 }
 
 /** A comment over the contract's limit is refused before anything is sent (the service would answer 422 comments:TOO_LONG). */
@@ -85,11 +94,51 @@ export function refuseLongComment(comments: string): void {
 /** How `--comments` treats a comment the event has: kept with the new one after it, replaced, or not said. */
 type CommentChoice = 'append' | 'replace' | null;
 
+/** The command as it was run, with `extra` options added: what a hint that corrects it prints. */
+type RunAgain = (extra: readonly string[]) => string;
+
+/**
+ * The command as it was run, every option of the change kept (a hint that dropped --reason would
+ * fail under require-reason, or send the code as plain text), with `extra` added; safe to print.
+ */
+function commandAgain(session: Session, eventId: string, options: SetStateOptions, extra: readonly string[]): string {
+  const { timeout } = session.globals;
+  const given = options.comments;
+  const comments = given !== undefined && given.trim() !== '' ? ['--comments', given] : [];
+  const words = [
+    'fraudctl',
+    ...session.serviceFlags(),
+    ...(timeout !== undefined ? ['--timeout', String(timeout)] : []),
+    ...(session.json ? ['--json'] : []),
+    ...(session.globals.input === false ? ['--no-input'] : []),
+    'set-state',
+    eventId,
+    ...(options.state !== undefined ? ['--state', options.state] : []),
+    ...comments,
+    ...(options.reason !== undefined ? ['--reason', options.reason] : []),
+    ...(options.forceState ? ['--force-state'] : []),
+    ...(options.includeClaimed ? ['--include-claimed'] : []),
+    ...(options.log !== undefined ? ['--log', options.log] : []),
+    ...(options.verbose ? ['--verbose'] : []),
+    ...(options.yes ? ['--yes'] : []),
+    ...extra,
+  ];
+  return terminalSafe(shellCommand(words));
+}
+
 /**
  * The comment to send, given what the event has now: the same text when it replaces nothing;
  * otherwise as chosen (flag), asked (terminal), or refused (off a terminal, nothing sent).
  */
-async function commentFor(session: Session, eventId: string, state: string | undefined, comments: string, seen: Seen, choice: CommentChoice, ask: boolean): Promise<{ text: string; kept: string | null; replaced: string | null }> {
+async function commentFor(
+  session: Session,
+  eventId: string,
+  comments: string,
+  seen: Seen,
+  choice: CommentChoice,
+  ask: boolean,
+  again: RunAgain,
+): Promise<{ text: string; kept: string | null; replaced: string | null }> {
   const existing = seen.comments;
   if (existing === null || !replacesComment(existing, comments)) return { text: comments, kept: null, replaced: null };
   let keep: boolean;
@@ -97,10 +146,9 @@ async function commentFor(session: Session, eventId: string, state: string | und
   else if (ask) {
     keep = await (await session.prompter()).confirm(`${terminalSafe(eventId)} has a comment: "${terminalSafe(existing)}". Keep it (yours is added after it; n replaces it)?`, true);
   } else {
-    const words = ['fraudctl', ...session.serviceFlags(), 'set-state', eventId, ...(state !== undefined ? ['--state', state] : []), '--comments', comments];
     throw new UsageError(
       `${terminalSafe(eventId)} has a comment ("${terminalSafe(existing)}"), which --comments would replace: nothing was sent`,
-      `keep it and add yours after it: ${terminalSafe(shellCommand([...words, '--append-comment']))}; or replace it: add --replace-comment instead`,
+      `keep it and add yours after it: ${again(['--append-comment'])}; or replace it: ${again(['--replace-comment'])}`,
     );
   }
   const text = commentToSend(existing, comments, keep);
@@ -148,11 +196,18 @@ function askedByFlags(session: Session, options: SetStateOptions): Asked {
  * or a usage error when there is none. The reason is checked against the state now known, and
  * put at the head of the comment (reasons.ts).
  */
-async function completedOnTerminal(session: Session, asked: Asked, seen: Seen, rules: ReasonRules): Promise<Asked> {
+async function completedOnTerminal(
+  session: Session,
+  asked: Asked,
+  seen: Seen,
+  rules: ReasonRules,
+  force: boolean,
+): Promise<Asked> {
   let { state, comments } = asked;
   if (session.canPrompt) {
     const prompter = await session.prompter();
-    if (state === undefined) state = await askState(prompter, seen.state);
+    const say = (line: string) => session.context.stderr.write(line);
+    if (state === undefined) state = await askState(prompter, seen.state, force, say);
     if (comments === undefined) {
       const has = seen.comments !== null && seen.comments.trim() !== '' ? `; the event has "${terminalSafe(seen.comments)}"` : '';
       comments = (await prompter.input(`Comments (optional${has})`)).trim() || undefined;
@@ -212,22 +267,71 @@ async function showDryRun(session: Session, output: Output, eventId: string, sta
 }
 
 /**
+ * An event IN_REVIEW is held in a review session (the service has no owner; the team's log says
+ * who and since when: claim-holders.ts). A change of its state says so: a terminal then asks, the
+ * confirmation defaulting to no (confirmedAndReread); off one, or with --yes, nothing is sent
+ * (exit 1) unless --include-claimed says to go on.
+ */
+async function refuseClaimed(
+  session: Session,
+  eventId: string,
+  seen: Seen,
+  state: string | undefined,
+  options: SetStateOptions,
+  again: RunAgain,
+): Promise<void> {
+  if (seen.state !== 'IN_REVIEW' || state === undefined || state === 'IN_REVIEW') return;
+  if (options.includeClaimed === true) return;
+  const { claimHolders, claimWords } = await import('./claim-holders.js');
+  const holder = options.log !== undefined ? (await claimHolders(options.log)).get(eventId) : undefined;
+  const words = `${terminalSafe(eventId)} is IN_REVIEW, ${claimWords(holder, options.log ?? null, Date.now())}`;
+  if (session.canPrompt && !options.yes) {
+    session.context.stderr.write(`${words}\n`);
+    return;
+  }
+  const hint = `to change it all the same: ${again(['--include-claimed'])}`;
+  throw new CliError(`CLAIMED: ${words}: nothing was sent`, ExitCode.FAILURE, hint);
+}
+
+/**
+ * A change a person should not make on Enter alone: the confirmation's default is no. It takes
+ * an event from under a review session (IN_REVIEW), overturns a decision (any state but
+ * PENDING_REVIEW), confirms fraud (final), or replaces the event's comment.
+ */
+function risky(seen: Seen, state: string | undefined, comment: Comment | undefined): boolean {
+  if (comment?.replaced != null) return true;
+  if (state === undefined || state === seen.state) return false;
+  return seen.state !== 'PENDING_REVIEW' || state === 'FRAUD_CONFIRMED';
+}
+
+/**
  * Asks for the confirmation (on a terminal) and reads the event again just before the PATCH: an
  * event that changed meanwhile (a colleague's decision or note) is said and asked about again;
  * off a terminal (or with --yes) it is a CONFLICT and nothing is sent. Returns what the event is
  * now and the comment to send.
  */
-async function confirmedAndReread(session: Session, client: ApiClient, eventId: string, asked: Asked, first: Seen, confirming: boolean): Promise<{ seen: Seen; comment: Comment | undefined }> {
+async function confirmedAndReread(
+  session: Session,
+  client: ApiClient,
+  eventId: string,
+  asked: Asked,
+  first: Seen,
+  confirming: boolean,
+  again: RunAgain,
+): Promise<{ seen: Seen; comment: Comment | undefined }> {
   const { state, comments, choice } = asked;
   let seen = first;
-  let comment = comments === undefined ? undefined : await commentFor(session, eventId, state, comments, seen, choice, session.canPrompt);
+  const ask = session.canPrompt;
+  let comment =
+    comments === undefined ? undefined : await commentFor(session, eventId, comments, seen, choice, ask, again);
   let conflicted = false;
   for (;;) {
     if (confirming) {
       const arrow = state !== undefined ? `${terminalSafe(seen.state ?? '?')} ${sym.arrow} ${terminalSafe(state)}` : `keep ${terminalSafe(seen.state ?? '?')}`;
       const note = comment === undefined ? '' : ` with comment "${terminalSafe(comments!)}"${comment.kept !== null ? ` after "${terminalSafe(comment.kept)}"` : comment.replaced !== null ? ` replacing "${terminalSafe(comment.replaced)}"` : ''}`;
-      // After a change by someone else, Enter does not overrule them: the default is no.
-      const go = await (await session.prompter()).confirm(`Change ${terminalSafe(eventId)}: ${arrow}${note}?`, !conflicted);
+      // After a change by someone else, Enter does not overrule them, nor a risky change: the default is no.
+      const yes = !conflicted && !risky(seen, state, comment);
+      const go = await (await session.prompter()).confirm(`Change ${terminalSafe(eventId)}: ${arrow}${note}?`, yes);
       if (!go) throw new CliError('cancelled: nothing was changed', ExitCode.INTERRUPTED);
     }
     const now = seenIn((await client.getEvent(eventId)).body);
@@ -239,7 +343,7 @@ async function confirmedAndReread(session: Session, client: ApiClient, eventId: 
     session.context.stderr.write(`${terminalSafe(eventId)} changed since you read it: ${what}\n`);
     seen = now;
     conflicted = true;
-    if (comments !== undefined) comment = await commentFor(session, eventId, state, comments, seen, choice, true);
+    if (comments !== undefined) comment = await commentFor(session, eventId, comments, seen, choice, true, again);
   }
 }
 
@@ -254,14 +358,34 @@ function changedLine(eventId: string, state: string | undefined, before: string 
 
 export async function setState(session: Session, eventId: string, options: SetStateOptions): Promise<void> {
   const flags = askedByFlags(session, options);
+  const again: RunAgain = (extra) => commandAgain(session, eventId, options, extra);
   const settings = await session.settings();
   const rules: ReasonRules = { profile: settings.profile, reasons: settings.reasons, requireReason: settings.requireReason };
   // A reason that cannot be sent is said before anything is read, when the state will not be asked.
   if (flags.state !== undefined || !session.canPrompt) checkedReason(rules, flags.reason, flags.state);
-  const output = await session.output();
-  const client = await session.client();
   // Opened before the event is read: a log it cannot write is said before anything happens (a dry run sends nothing to log).
   const log = !options.dryRun && options.log !== undefined ? await (await import('../action-log/logged-change.js')).openChangeLog(session, options.log) : null;
+  try {
+    await readAskAndSend(session, eventId, options, flags, rules, log, again);
+  } finally {
+    // Whatever stopped it before the change (a usage error, a no, a conflict): the file is
+    // closed, not left to the collector.
+    await log?.close();
+  }
+}
+
+/** The event read, what is missing asked, then the change sent (logged first with --log), and what changed printed. */
+async function readAskAndSend(
+  session: Session,
+  eventId: string,
+  options: SetStateOptions,
+  flags: Asked,
+  rules: ReasonRules,
+  log: ChangeLog | null,
+  again: RunAgain,
+): Promise<void> {
+  const output = await session.output();
+  const client = await session.client();
   // What the event was when read: the choices, the comment it has, and what a re-read compares with.
   const read = await client.getEvent(eventId).then(
     (reply) => ({ seen: seenIn(reply.body), refused: undefined }),
@@ -274,14 +398,19 @@ export async function setState(session: Session, eventId: string, options: SetSt
     },
   );
   const { seen } = read;
-  const asked = await completedOnTerminal(session, flags, seen, rules);
+  const asked = await completedOnTerminal(session, flags, seen, rules, options.forceState);
+  if (!options.dryRun) await refuseClaimed(session, eventId, seen, asked.state, options, again);
   if (options.dryRun) {
-    const comment = asked.comments === undefined ? undefined : await commentFor(session, eventId, asked.state, asked.comments, seen, asked.choice, session.canPrompt);
+    const { comments, choice } = asked;
+    const ask = session.canPrompt;
+    const comment =
+      comments === undefined ? undefined : await commentFor(session, eventId, comments, seen, choice, ask, again);
     await showDryRun(session, output, eventId, asked.state, comment, seen);
     if (read.refused) throw read.refused;
     return;
   }
-  const { seen: sent, comment } = await confirmedAndReread(session, client, eventId, asked, seen, session.canPrompt && !options.yes);
+  const confirming = session.canPrompt && !options.yes;
+  const { seen: sent, comment } = await confirmedAndReread(session, client, eventId, asked, seen, confirming, again);
   const change = changeBody(asked.state, comment);
   const reply = log ? await log.send({ eventId, from: sent.state, to: asked.state, comments: change.comments, reason: asked.reason ?? null }, () => client.changeState(eventId, change)) : await client.changeState(eventId, change);
   if (output.json) {

@@ -74,7 +74,10 @@ describe('set-state: one or many, decided in the command', () => {
     expect(work).toEqual({
       form: 'one',
       id: 'ord-1',
-      options: { state: 'approved', comments: 'ok', dryRun: true, yes: false, forceState: false, verbose: false, appendComment: true, replaceComment: false },
+      options: {
+        ...{ state: 'approved', comments: 'ok', dryRun: true, yes: false, forceState: false, verbose: false },
+        ...{ appendComment: true, replaceComment: false, includeClaimed: false },
+      },
     });
   });
 
@@ -82,7 +85,11 @@ describe('set-state: one or many, decided in the command', () => {
     const [two] = await parseOne<[SetStateWork]>(setStateCommand, ['set-state', 'a', 'b', '--state', 'declined']);
     expect(two).toEqual({
       form: 'many',
-      options: { ids: ['a', 'b'], from: undefined, state: 'declined', comments: null, commentMode: null, ifState: null, force: false, dryRun: false, yes: false, out: null, resume: false, concurrency: 8, log: null, reason: null },
+      options: {
+        ...{ ids: ['a', 'b'], from: undefined, state: 'declined', comments: null, commentMode: null, ifState: null },
+        ...{ force: false, dryRun: false, yes: false, out: null, resume: false, concurrency: 8, log: null, reason: null },
+        includeClaimed: false,
+      },
     });
     const [pasted] = await parseOne<[SetStateWork]>(setStateCommand, ['set-state', 'a b,c', '--state', 'declined']);
     expect(pasted).toMatchObject({ form: 'many', options: { ids: ['a', 'b', 'c'] } });

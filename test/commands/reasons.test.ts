@@ -126,6 +126,24 @@ describe('set-state --reason, one event', () => {
     expect(existsSync(log)).toBe(false);
   });
 
+  it('with 1,000 codes an unknown one names the nearest few and the command that lists them all, which works as written', async () => {
+    const many = Array.from({ length: 1000 }, (_, i) => `code-${String(i).padStart(4, '0')}`);
+    await profile('big', [...many, 'stolen-card'].join(','));
+    const [id] = await pending(1);
+    const result = await cli.run(['set-state', id!, '--state', 'declined', '--reason', 'stolen-crad', '--profile', 'big']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('unknown reason "stolen-crad": did you mean "stolen-card"? (nothing was sent)');
+    const hint = /^the codes of profile "big": (.*) \(the nearest 5 of 1,001\); all of them: fraudctl (config get reasons --profile big)$/m.exec(result.stderr);
+    expect(hint, result.stderr).not.toBeNull();
+    expect(hint![1]!.split(', ')).toHaveLength(5);
+    expect(hint![1]!.split(', ')[0]).toBe('stolen-card');
+    expect(result.stderr.length).toBeLessThan(500);
+    const listed = await cli.run(hint![2]!.split(' '));
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain('code-0999');
+    expect((await eventOf(id!)).state).toBe('PENDING_REVIEW');
+  });
+
   it('a profile without codes: exit 2, nothing sent, and the two commands of the hint work as written', async () => {
     await profile('bare');
     const [id] = await pending(1);
@@ -190,6 +208,23 @@ describe('set-state --reason, many events', () => {
     const same = await cli.run(['set-state', ...ids, '--out', out, '--resume', '--yes', '--profile', 'team']);
     expect(same.code, same.stderr).toBe(0);
     expect(same.stderr).toContain('note: --reason "stolen-card" taken from');
+  });
+
+  it('a result line names the code under its own name, reasonCode; reason stays why a line was not changed; help results defines both', async () => {
+    await profile('team', CODES);
+    const ids = await pending(2);
+    await cli.sb.call('PATCH', `/event/${ids[1]!}/state`, { body: { state: 'DECLINED' } });
+    const out = join(cli.dir, 'codes.jsonl');
+    const run = await cli.run(['set-state', ...ids, '--state', 'declined', '--reason', 'stolen-card', '--out', out, '--yes', '--profile', 'team']);
+    expect(run.code, run.stderr).toBe(0);
+    const results = logLines(out).filter((l) => l.fraudctl === undefined);
+    expect(results.map((l) => [l.id, l.outcome, l.reason, l.reasonCode])).toEqual(
+      expect.arrayContaining([[ids[0], 'CHANGED', null, 'stolen-card'], [ids[1], 'SKIPPED', 'already DECLINED', 'stolen-card']]),
+    );
+    const json = await cli.run(['set-state', ids[0]!, 'none-such', '--state', 'approved', '--json', '--yes', '--profile', 'team']);
+    expect(json.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { reasonCode: unknown }).reasonCode)).toEqual([null, null]);
+    const help = await cli.run(['help', 'results']);
+    expect(help.stdout.replace(/\s+/g, ' ')).toMatch(/reason is why the line was not changed.*reasonCode is the run's --reason code/);
   });
 
   it('an unknown code is refused before anything is read or sent', async () => {

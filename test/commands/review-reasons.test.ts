@@ -94,6 +94,22 @@ describe('review: reason codes by key', () => {
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
   });
 
+  it('Enter with a reason and nothing typed keeps a colleague’s note: the screen says so, the service keeps it, the reason after it', async () => {
+    await profile('team');
+    const [a] = await reviewEvents(1);
+    await cli.sb.call('PATCH', `/event/${a!}/state`, { body: { comments: 'DO NOT APPROVE: police case 7781' } });
+    const pty = await terminal(['review', a!, '--profile', 'team']);
+    await onEvent(pty, '1/1', a!);
+    await pty.send('d');
+    await pty.waitFor(/decline · reason:/);
+    await pty.send('1');
+    await pty.waitFor('keeps its comment, the reason after it: "DO NOT APPROVE: police case 7781"', 'what Enter sends, on screen');
+    await pty.send('Enter');
+    const { code, screen } = await pty.exited();
+    expect(code, screen).toBe(0);
+    expect(await eventOf(a!)).toMatchObject({ state: 'DECLINED', comments: 'DO NOT APPROVE: police case 7781 | [reason: stolen-card]' });
+  });
+
   it('Enter skips the reason when the profile does not require one: the comment as typed, the log’s reason null', async () => {
     await profile('team');
     const [a] = await reviewEvents(1);

@@ -206,6 +206,30 @@ describe('fraudctl review on a terminal', () => {
     expect(a.screen).toMatch(new RegExp(`claimed by others\\s+1  ${e4}`));
   });
 
+  it('a colleague declines while the comment is typed: at 80×24 their decision shows whole, and overturning it is asked first', async () => {
+    const [id] = await reviewEvents('overturn', 1);
+    const pty = await terminal(['review', id!]);
+    await pty.waitFor(new RegExp(`^1/1\\s+${id}\\s.*claimed by you`, 'm'), 'claimed');
+    await pty.send('a');
+    await pty.waitFor('approve · comment:');
+    await pty.type('looks fine');
+    const colleague = { state: 'DECLINED', comments: 'DO NOT APPROVE: police case 7781' };
+    expect((await cli.sb.call('PATCH', `/event/${id!}/state`, { body: colleague })).status).toBe(200);
+    await pty.send('Enter');
+    const conflict = await pty.waitFor(/^ {2}state IN_REVIEW → DECLINED$/m, 'the colleague’s decision, whole');
+    expect(conflict).toMatch(/^ {2}comment \(none\) → "DO NOT APPROVE: police case 7781"$/m);
+    // One more key asks; Enter is a no, and nothing is sent.
+    await pty.send('a');
+    await pty.waitFor(/Approve all the same,\s+overturning it\?/);
+    await pty.send('Enter');
+    await pty.waitFor('nothing sent: DECLINED stays as they set it');
+    expect(await summaryOf(id!)).toMatchObject({ state: 'DECLINED', comments: 'DO NOT APPROVE: police case 7781' });
+    await pty.send('q');
+    const { code, screen } = await pty.exited();
+    expect(code, screen).toBe(0);
+    expect(await summaryOf(id!)).toMatchObject({ state: 'DECLINED', comments: 'DO NOT APPROVE: police case 7781' });
+  });
+
   it('reads the ids from stdin and the keys from the terminal', async () => {
     const ids = await reviewEvents('stdin', 2);
     const list = join(cli.dir, `ids-${n}.txt`);

@@ -1,4 +1,9 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { BIN, type CliResult } from '../support/cli.js';
+import { notOnWindows } from '../support/prerequisites.js';
 import type { EventSummary } from '../../src/contract/index.js';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { startOnTerminal, type Pty } from '../support/pty.js';
@@ -24,6 +29,20 @@ const reviewEvent = (prefix = 'rq') => postInReview(cli.sb, inReview(`${prefix}-
 const summaryOf = async (id: string) => (await cli.sb.call('GET', `/event/${id}`)).json as EventSummary;
 /** A colleague, through the service: decides or comments on the event. */
 const colleague = (id: string, change: { state?: string; comments?: string }) => cli.sb.call('PATCH', `/event/${id}/state`, { body: change });
+
+/** A hint run as printed, in sh, `fraudctl` being this build. */
+function runHint(hint: string, env: NodeJS.ProcessEnv): Promise<CliResult> {
+  const fraudctl = `fraudctl() { '${process.execPath}' '${BIN}' "$@"; }`;
+  return new Promise((resolve, reject) => {
+    const child = spawn('sh', ['-c', `${fraudctl}; ${hint}`], { env });
+    let [stdout, stderr] = ['', ''];
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    child.stdin.end();
+  });
+}
 
 async function terminal(args: string[]): Promise<Pty> {
   // Wide enough that no question wraps.
@@ -163,6 +182,39 @@ describe('set-state off a terminal never replaces a comment it was not told to',
     expect(await summaryOf(id)).toMatchObject({ state: 'DECLINED', comments: 'fraud ring (alice) | same card as rq-1' });
   });
 
+  it('both hints keep --reason, --log and the service options: run as printed under require-reason, they record the code', async () => {
+    notOnWindows('the hints are run in sh');
+    for (const args of [
+      ['config', 'set', 'base-url', cli.sb.url, '--profile', 'strict'],
+      ['config', 'set', 'reasons', 'stolen-card', '--profile', 'strict'],
+      ['config', 'set', 'require-reason', 'true', '--profile', 'strict'],
+    ]) {
+      const set = await cli.run(args);
+      expect(set.code, set.stderr).toBe(0);
+    }
+    const choices = [
+      ['keep it and add yours after it', 'police case 7781 | [reason: stolen-card] card reported'],
+      ['or replace it', '[reason: stolen-card] card reported'],
+    ] as const;
+    for (const [choice, comments] of choices) {
+      const id = await reviewEvent();
+      await colleague(id, { comments: 'police case 7781' });
+      const log = join(cli.dir, `hint-${id}.log`);
+      const result = await cli.run([
+        ...['--profile', 'strict', 'set-state', id, '--state', 'declined'],
+        ...['--reason', 'stolen-card', '--comments', 'card reported', '--log', log],
+      ]);
+      expect(result.code, result.stderr).toBe(2);
+      const hint = new RegExp(`${choice}: (fraudctl [^;]*?)(;|$)`, 'm').exec(result.stderr)?.[1];
+      expect(hint, result.stderr).toBeDefined();
+      const again = await runHint(hint!, cli.env());
+      expect(again.code, `${hint}\n${again.stderr}`).toBe(0);
+      expect(await summaryOf(id)).toMatchObject({ state: 'DECLINED', comments });
+      const lines = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { reason: string | null; outcome: string });
+      expect(lines.map((l) => [l.outcome, l.reason])).toEqual([['sending', 'stolen-card'], ['ok', 'stolen-card']]);
+    }
+  });
+
   it('--replace-comment replaces it and says so; the same comment again replaces nothing', async () => {
     const id = await reviewEvent();
     await colleague(id, { comments: 'old note' });
@@ -200,3 +252,48 @@ describe('set-state off a terminal never replaces a comment it was not told to',
     expect(alone.stderr).toMatch(/^error: --append-comment goes with --comments$/m);
   });
 });
+
+describe('set-state on an event held in a review session', () => {
+  it('off a terminal says who holds it and since when (the team’s log), sends nothing (exit 1); the hint, run as printed, goes on', async () => {
+    notOnWindows('the hint is run in sh');
+    for (const args of [
+      ['config', 'set', 'base-url', cli.sb.url, '--profile', 'desk'],
+      ['config', 'set', 'analyst', 'Ann Lee', '--profile', 'desk'],
+    ]) {
+      const set = await cli.run(args);
+      expect(set.code, set.stderr).toBe(0);
+    }
+    const id = await reviewEvent('held');
+    const other = await reviewEvent('held');
+    const log = join(cli.dir, `team-${id}.log`);
+    const pty = await startOnTerminal(['review', id, '--log', log, '--profile', 'desk'], { env: cli.env() });
+    opened.push(pty);
+    await pty.waitFor(/claimed by you/, 'Ann’s claim');
+    const result = await cli.run(['set-state', id, '--state', 'approved', '--log', log]);
+    expect(result.code, result.stderr).toBe(1);
+    const since = '\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ, \\d+m ago';
+    const claimed = `^error: CLAIMED: ${id} is IN_REVIEW, claimed in review by Ann Lee \\(host [^)]+\\) since ${since}: nothing was sent$`;
+    expect(result.stderr).toMatch(new RegExp(claimed, 'm'));
+    expect((await summaryOf(id)).state).toBe('IN_REVIEW');
+    // Without the log, what is known, and how to know more.
+    const bare = await cli.run(['set-state', id, '--state', 'approved']);
+    expect(bare.code).toBe(1);
+    const unnamed = "claimed for review by another session (the team's action log (--log FILE) would say who and since when)";
+    expect(bare.stderr).toContain(`CLAIMED: ${id} is IN_REVIEW, ${unnamed}: nothing was sent`);
+    // Many: its own outcome, exit 1; the other event changes.
+    const many = await cli.run(['set-state', id, other, '--state', 'approved', '--yes', '--json', '--log', log]);
+    expect(many.code, many.stderr).toBe(1);
+    const lines = many.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; outcome: string; reason: string | null });
+    const why = /^IN_REVIEW, claimed in review by Ann Lee .* ago: not changed \(--include-claimed changes it\)$/;
+    expect(lines.find((l) => l.id === id)).toMatchObject({ outcome: 'CLAIMED', reason: expect.stringMatching(why) });
+    expect(lines.find((l) => l.id === other)).toMatchObject({ outcome: 'CHANGED' });
+    expect(many.stderr).toMatch(/"claimed": 1/);
+    expect(many.stderr).toContain('1 held in a review session (--include-claimed changes them)');
+    const hint = /to change it all the same: (fraudctl .*)$/m.exec(result.stderr)?.[1];
+    expect(hint, result.stderr).toContain('--include-claimed');
+    const again = await runHint(hint!, cli.env());
+    expect(again.code, again.stderr).toBe(0);
+    expect((await summaryOf(id)).state).toBe('APPROVED');
+  });
+});
+

@@ -228,10 +228,10 @@ describe('fraudctl set-state on a terminal', () => {
       ],
       cli.env(),
     );
-    expect(screen).toContain('PENDING_REVIEW (current)');
-    // The transitions the current state does not allow are listed after the others, marked.
-    expect(screen).toContain('FRAUD_CONFIRMED · not allowed from PENDING_REVIEW');
-    expect(screen.indexOf('FRAUD_CONFIRMED · not allowed')).toBeGreaterThan(screen.indexOf('DECLINED'));
+    expect(screen).toContain('New state (from PENDING_REVIEW)');
+    // Only the transitions the current state allows are offered.
+    expect(screen).not.toContain('FRAUD_CONFIRMED');
+    expect(screen).not.toContain('not allowed');
     expect(screen).toContain(`${id}  PENDING_REVIEW → APPROVED  comment recorded`);
     expect(code).toBe(0);
     expect(await stateOf(id)).toBe('APPROVED');
@@ -251,6 +251,37 @@ describe('fraudctl set-state on a terminal', () => {
     );
     // The sandbox does not know ON_HOLD: its refusal comes back as a clear error.
     expect(screen).toContain('INVALID_STATE');
+  });
+
+  it('does not offer a state the current one does not allow, nor take it typed; overturning a decision defaults to no', async () => {
+    const id = await reviewEvent();
+    await cli.sb.call('PATCH', `/event/${id}/state`, { body: { state: 'DECLINED' } });
+    // From DECLINED: APPROVED, FRAUD_CONFIRMED, other…, keep; two downs pick other….
+    const { code, screen } = await onTerminal(
+      ['set-state', id],
+      [
+        [/New state/, `${DOWN}${DOWN}${ENTER}`],
+        [/State/, `escalated${ENTER}`],
+        [/not taken/, `approved${ENTER}`],
+        [/Comments/, ENTER],
+        [/DECLINED → APPROVED\? \(y\/N\)/, ENTER],
+      ],
+      cli.env(),
+    );
+    expect(screen).not.toMatch(/❯? ?ESCALATED\r?\n/);
+    expect(screen).toContain('DECLINED → ESCALATED is not allowed (from DECLINED: APPROVED, FRAUD_CONFIRMED): not taken (--force-state sends it)');
+    expect(code).toBe(130);
+    expect(await stateOf(id)).toBe('DECLINED');
+  });
+
+  it('an event held in a review session: says so, and the confirmation defaults to no', async () => {
+    const id = await reviewEvent();
+    await cli.sb.call('PATCH', `/event/${id}/state`, { body: { state: 'IN_REVIEW' } });
+    const question = /IN_REVIEW → APPROVED with comment "ok"\? \(y\/N\)/;
+    const { code, screen } = await onTerminal(['set-state', id, '--state', 'approved', '--comments', 'ok'], [[question, ENTER]], cli.env());
+    expect(screen).toContain(`${id} is IN_REVIEW, claimed for review by another session`);
+    expect(code).toBe(130);
+    expect(await stateOf(id)).toBe('IN_REVIEW');
   });
 
   it('exits 130 and changes nothing when the confirmation is declined', async () => {

@@ -36,7 +36,8 @@ describe('fraudctl show --watch against the sandbox', () => {
     // It replaces the comment the event has: said so (set-state refuses otherwise, off a terminal).
     expect((await cli.run(['set-state', id, '--comments', 'waiting for documents', '--replace-comment'])).code).toBe(0);
     await expect.poll(() => run.output().stdout, { timeout: 10_000 }).toMatch(new RegExp(`${STAMP}  comments "waiting for documents"\\n$`));
-    expect((await cli.run(['set-state', id, '--state', 'DECLINED'])).code).toBe(0);
+    // IN_REVIEW is held: set-state changes it off a terminal only when told to.
+    expect((await cli.run(['set-state', id, '--state', 'DECLINED', '--include-claimed'])).code).toBe(0);
 
     const result = await run.done;
     expect(result.code).toBe(0);
@@ -56,7 +57,7 @@ describe('fraudctl show --watch against the sandbox', () => {
     expect((await cli.run(['set-state', id, '--state', 'IN_REVIEW'])).code).toBe(0);
     await expect.poll(() => run.output().stdout, { timeout: 10_000 }).toContain('state PENDING_REVIEW → IN_REVIEW');
     expect(run.child.exitCode).toBeNull();
-    expect((await cli.run(['set-state', id, '--state', 'ESCALATED'])).code).toBe(0);
+    expect((await cli.run(['set-state', id, '--state', 'ESCALATED', '--include-claimed'])).code).toBe(0);
     const result = await run.done;
     expect(result.code).toBe(0);
     expect(lines(result.stdout).at(-1)).toMatch(/state IN_REVIEW → ESCALATED$/);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createStyle } from '../../src/render/colours.js';
 import { initialModel, type Group, type Model } from '../../src/review-queue/queue-model.js';
 import { renderSessionSummary } from '../../src/review-queue/queue-summary.js';
+import { displayWidth } from '../../src/render/display-width.js';
 
 /*
  * The session summary: each passed-over id under why it was passed over, each id once, and the
@@ -58,7 +59,7 @@ describe('the session summary', () => {
 
   it('gives the command that gives back the events still claimed, with their ids, reaching the same service', () => {
     const text = renderSessionSummary(ended({ stillClaimed: ['e1', 'e 3'] }), plain, 80, { logPath: null, serviceFlags: ['--base-url', 'https://fraud.example.com'] });
-    expect(text).toContain("\n  fraudctl set-state --base-url https://fraud.example.com e1 'e 3' --state PENDING_REVIEW");
+    expect(text).toContain("\n  fraudctl set-state --base-url https://fraud.example.com e1 'e 3' --state PENDING_REVIEW --include-claimed");
     expect(text).not.toContain(' ID ');
   });
 
@@ -109,3 +110,50 @@ describe('the overdue count of --sla', () => {
     expect(renderSessionSummary(model(), plain, 80, { logPath: null, serviceFlags: [], now })).not.toContain('overdue');
   });
 });
+
+describe('a long queue, a narrow terminal', () => {
+  it('counts what was not reached, so the analyst’s own decisions stay in sight at 80×24; --all-ids lists them', () => {
+    const rest = Array.from({ length: 1844 }, (_, i) => `ord-${157 + i}`);
+    const model = ended({ approved: ['ord-1', 'ord-2'], declined: ['ord-3'], givenBack: ['ord-156'], notReached: rest });
+    const text = renderSessionSummary(model, plain, 80, { logPath: null, serviceFlags: [] });
+    expect(text.split('\n')).toEqual([
+      'Review session (quit): 1,848 events in the queue',
+      '  approved                2  ord-1  ord-2',
+      '  declined                1  ord-3',
+      '  given back              1  ord-156',
+      '  not reached         1,844  from ord-157 on (--all-ids lists them)',
+    ]);
+    const all = renderSessionSummary(model, plain, 80, { logPath: null, serviceFlags: [], allIds: true });
+    for (const id of rest) expect(all).toContain(` ${id}`);
+  });
+
+  it.each([60, 70, 80])('at %i columns every line of prose wraps at words; only a command is longer, whole on its line', (width) => {
+    const model = {
+      ...ended(
+        { approved: ['ord-1'], invalidId: ['ord/1'], otherState: ['ord-7'], claimedElsewhere: ['e2', 'e4'], stillClaimed: ['e9'] },
+        [['ord/1', '422 eventId:INVALID_FORMAT'], ['ord-7', 'ON_HOLD_FOR_THE_CHARGEBACK_TEAM_REVIEW']],
+      ),
+      logProblem: 'the disk is full (ENOSPC): no line could be written after line 41',
+    };
+    const options = { logPath: '/var/log/fraud/team-review.log', serviceFlags: ['--profile', 'night shift'] };
+    const lines = renderSessionSummary(model, plain, width, options).split('\n');
+    for (const line of lines) {
+      if (line.startsWith('  fraudctl ')) continue;
+      expect(displayWidth(line), line).toBeLessThanOrEqual(width);
+    }
+    // Words whole: each sentence, its lines joined again, reads as written (a break inside a word would not).
+    const joined = lines.filter((l) => !l.startsWith('  fraudctl ')).map((l) => l.trim()).join(' ');
+    for (const sentence of [
+      'To take them over (when the session that claimed them ended without giving them back):',
+      'These events are still IN_REVIEW under this session: give them back with',
+      'log: /var/log/fraud/team-review.log (the session ended here: the disk is full (ENOSPC): no line could be written after line 41; claims given back after that may be missing from it)',
+      'invalid id (422 eventId:INVALID_FORMAT)',
+      'in state ON_HOLD_FOR_THE_CHARGEBACK_TEAM_REVIEW',
+    ]) {
+      expect(joined, sentence).toContain(sentence);
+    }
+    const text = lines.join('\n');
+    expect(text).toContain("fraudctl review --profile 'night shift' --include-claimed e2 e4");
+  });
+});
+

@@ -245,7 +245,12 @@ describe('deciding', () => {
     const effects = d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'DECLINED', 'fraud ring') });
     expect(ofType(effects, 'patch')).toEqual([]);
     expect(d.model.mode.name).toBe('keys');
-    expect(d.model.current?.notice?.lines).toEqual(['not sent: changed by someone else since you opened it: state IN_REVIEW → DECLINED; comment (none) → "fraud ring"', 'choose again']);
+    expect(d.model.current?.notice?.lines).toEqual([
+      'not sent: changed by someone else since you opened it:',
+      '  state IN_REVIEW → DECLINED',
+      '  comment (none) → "fraud ring"',
+      'choose again (a decision that changes their DECLINED asks first)',
+    ]);
     expect(d.model.current).toMatchObject({ seenState: 'DECLINED', claim: 'none' });
     expect(d.logs().at(-1)).toBe('e1 approve IN_REVIEW→APPROVED conflict');
     // Skipping now gives nothing back: the claim is gone.
@@ -257,7 +262,50 @@ describe('deciding', () => {
     d.key('a');
     d.enter();
     d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'call the bank first') });
-    expect(d.model.current?.notice?.lines).toEqual(['not sent: changed by someone else since you opened it: comment (none) → "call the bank first"', 'choose again']);
+    expect(d.model.current?.notice?.lines).toEqual([
+      'not sent: changed by someone else since you opened it:',
+      '  comment (none) → "call the bank first"',
+      'choose again',
+    ]);
+  });
+
+  it('after a conflict, a decision that overturns the colleague’s asks first: any key but y sends nothing; y goes on', () => {
+    const d = onFirst();
+    d.key('a');
+    d.type('looks fine');
+    d.enter();
+    d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'DECLINED', 'DO NOT APPROVE: police case 7781') });
+    // One more key does not overturn it: it asks.
+    expect(d.key('a')).toEqual([]);
+    expect(d.model.mode).toEqual({ name: 'overturn', action: 'approve', state: 'DECLINED' });
+    expect(d.enter()).toEqual([]);
+    expect(d.model.mode.name).toBe('keys');
+    expect(d.model.current?.notice?.lines).toEqual(['nothing sent: DECLINED stays as they set it']);
+    // Fraud from their DECLINED changes it too; n is a no.
+    d.key('f');
+    expect(d.model.mode).toMatchObject({ name: 'overturn', state: 'DECLINED' });
+    d.key('n');
+    expect(d.model.mode.name).toBe('keys');
+    d.key('a');
+    d.key('y');
+    expect(d.model.mode).toMatchObject({ name: 'comment', action: 'approve' });
+    d.type('spoke to the police: released');
+    d.enter();
+    const patch = ofType(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'DECLINED', 'DO NOT APPROVE: police case 7781') }), 'patch')[0]!;
+    expect(patch.change.state).toBe('APPROVED');
+    expect(d.effects.filter((e) => e.type === 'patch')).toHaveLength(1);
+  });
+
+  it('after a conflict, the colleague’s own decision again, or a comment only, is not asked about', () => {
+    const d = onFirst();
+    d.key('a');
+    d.enter();
+    d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'DECLINED') });
+    d.key('c');
+    expect(d.model.mode.name).toBe('comment');
+    d.send({ type: 'key', text: '\x1b', key: { name: 'escape' } });
+    d.key('d');
+    expect(d.model.mode).toMatchObject({ name: 'comment', action: 'decline' });
   });
 
   it('a comment replaces the one the event has unless Tab keeps it, the new one after it', () => {
@@ -276,12 +324,32 @@ describe('deciding', () => {
     ]);
   });
 
+  it('a comment only (c) keeps the one the event has unless Tab replaces it', () => {
+    const d = new Driver(['e1']);
+    d.send({ type: 'start' });
+    d.loaded(0, 'PENDING_REVIEW', 'DO NOT APPROVE: police case 7781');
+    d.send({ type: 'claimed', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'DO NOT APPROVE: police case 7781'), requestId: 'r' });
+    d.key('c');
+    d.type('customer called');
+    d.enter();
+    const kept = ofType(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'DO NOT APPROVE: police case 7781') }), 'patch')[0]!;
+    expect(kept.change).toEqual({ comments: 'DO NOT APPROVE: police case 7781 | customer called' });
+    d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'DO NOT APPROVE: police case 7781 | customer called'), requestId: 'r2' });
+    d.key('c');
+    d.key('\t', { name: 'tab', sequence: '\t' });
+    d.type('all clear');
+    d.enter();
+    const both = summary('e1', 'IN_REVIEW', 'DO NOT APPROVE: police case 7781 | customer called');
+    const replaced = ofType(d.send({ type: 'reread', id: 'e1', summary: both }), 'patch')[0]!;
+    expect(replaced.change).toEqual({ comments: 'all clear' });
+  });
+
   it('Tab does nothing when the event has no comment; kept, a comment over the limit together is not sent', () => {
     const d = new Driver(['e1']);
     d.send({ type: 'start' });
     d.loaded(0, 'ESCALATED', 'x'.repeat(3990));
+    // A comment only keeps the event's comment by default.
     d.key('c');
-    d.send({ type: 'key', text: '\t', key: { name: 'tab', sequence: '\t' } });
     d.send({ type: 'paste', text: 'y'.repeat(20) });
     expect(d.enter()).toEqual([]);
     expect(d.model.mode.name).toBe('comment');
@@ -290,8 +358,9 @@ describe('deciding', () => {
     bare.send({ type: 'start' });
     bare.loaded(0, 'ESCALATED');
     bare.key('c');
+    const before = bare.model.mode;
     bare.send({ type: 'key', text: '\t', key: { name: 'tab', sequence: '\t' } });
-    expect(bare.model.mode).toMatchObject({ name: 'comment', keep: false });
+    expect(bare.model.mode).toEqual(before);
   });
 
   it('confirms fraud from review in two steps, DECLINED then FRAUD_CONFIRMED, the comment on the last', () => {
@@ -387,6 +456,29 @@ describe('reason codes after a decision key (the profile’s, config set reasons
     d.enter();
     const patch = ofType(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'called the bank') }), 'patch')[0]!;
     expect(patch.change.comments).toBe('called the bank | [reason: stolen-card] confirmed');
+  });
+
+  it('Enter with a reason and nothing typed keeps a colleague’s note: the reason goes after it, never in its place', () => {
+    const d = onFirst('stolen-card', false, 'DO NOT APPROVE: police case 7781');
+    d.key('d');
+    d.key('1');
+    d.enter();
+    const patch = ofType(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'DO NOT APPROVE: police case 7781') }), 'patch')[0]!;
+    expect(patch.change).toEqual({ state: 'DECLINED', comments: 'DO NOT APPROVE: police case 7781 | [reason: stolen-card]' });
+    expect(patch.logged.reason).toBe('stolen-card');
+  });
+
+  it('a comment only (c) with a reason and nothing typed keeps the note too', () => {
+    // Tab (either way) cannot turn an empty line into one that erases the note.
+    for (const tabs of [0, 1, 2]) {
+      const d = onFirst('stolen-card', false, 'DO NOT APPROVE: police case 7781');
+      d.key('c');
+      d.key('1');
+      for (let i = 0; i < tabs; i++) d.key('\t', { name: 'tab', sequence: '\t' });
+      d.enter();
+      const patch = ofType(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'DO NOT APPROVE: police case 7781') }), 'patch')[0]!;
+      expect(patch.change, `${tabs} Tab`).toEqual({ comments: 'DO NOT APPROVE: police case 7781 | [reason: stolen-card]' });
+    }
   });
 
   it('a profile that requires a reason and has none for this decision: nothing sent, the screen says how to add one', () => {

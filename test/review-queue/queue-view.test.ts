@@ -162,9 +162,49 @@ describe('the event screen', () => {
   it('the comment line shows the comment the event has, that it replaces, and Tab that keeps it', () => {
     let model = showing(event(), assessment());
     model = update(model, { type: 'key', text: 'a', key: { name: 'a' } })[0];
+    model = update(model, { type: 'key', text: 'x', key: { name: 'x' } })[0];
     expect(view(model, 80, 24, plain)).toMatch(/replaces its comment: "called the customer" {2}· Tab: keep it, yours after it/);
     model = update(model, { type: 'key', text: '\t', key: { name: 'tab' } })[0];
     expect(view(model, 80, 24, plain)).toMatch(/keeps its comment, yours after: "called the customer" {2}· Tab: replace it$/m);
+  });
+
+  it('the comment line says what Enter sends: with nothing typed the comment stays, a reason goes after it', () => {
+    const base = showing(event({ comments: 'DO NOT APPROVE: police case 7781' }), assessment());
+    const reasons = { profile: 'team', codes: [{ code: 'stolen-card', states: null }], required: false };
+    const withCodes: Model = { ...base, options: { ...base.options, reasons } };
+    let model = update(withCodes, { type: 'key', text: 'd', key: { name: 'd' } })[0];
+    model = update(model, { type: 'key', text: '1', key: { name: '1' } })[0];
+    const screen = view(model, 80, 24, plain);
+    expect(screen).toMatch(/^keeps its comment, the reason after it: "DO NOT APPROVE: police case 7781"$/m);
+    expect(screen).toContain('Enter sends (empty: the reason, after its comment)');
+    model = update(model, { type: 'key', text: 'x', key: { name: 'x' } })[0];
+    expect(view(model, 80, 24, plain)).toMatch(/^replaces its comment: "DO NOT APPROVE: police .*" {2}· Tab: keep it, yours after it$/m);
+    // A decision with nothing typed sends the state alone: the comment stays, and the screen says so.
+    const plainDecision = update(base, { type: 'key', text: 'a', key: { name: 'a' } })[0];
+    expect(view(plainDecision, 80, 24, plain)).toMatch(/^keeps its comment: "DO NOT APPROVE: police case 7781"/m);
+    // A comment only keeps it by default.
+    const commentOnly = update(update(base, { type: 'key', text: 'c', key: { name: 'c' } })[0], { type: 'key', text: 'y', key: { name: 'y' } })[0];
+    expect(view(commentOnly, 80, 24, plain)).toMatch(/^keeps its comment, yours after: "DO NOT APPROVE: .*" {2}· Tab: replace it$/m);
+  });
+
+  it('after a conflict at 80 columns, the colleague’s decision is shown whole, and the question before overturning it', () => {
+    let model = showing(event({ comments: null }), assessment());
+    const send = (msg: Msg) => (model = update(model, msg)[0]);
+    send({ type: 'key', text: 'a', key: { name: 'a' } });
+    send({ type: 'key', text: '\r', key: { name: 'return' } });
+    const theirs = event({ state: 'DECLINED', comments: 'DO NOT APPROVE: police case 7781, per the fraud team lead' });
+    send({ type: 'reread', id: 'ord-1002', summary: theirs });
+    const screen = view(model, 80, 24, plain);
+    expect(screen).toMatch(/^ {2}state IN_REVIEW → DECLINED$/m);
+    expect(screen).toMatch(/^ {2}comment \(none\) → "DO NOT APPROVE: police case 7781, per the fraud team lead"$/m);
+    expect(screen).not.toContain('…');
+    send({ type: 'key', text: 'a', key: { name: 'a' } });
+    const asked = view(model, 80, 24, plain);
+    expect(asked.replace(/\s+/g, ' ')).toContain(
+      'DECLINED was set by someone else since you opened it. Approve all the same, overturning it? ' +
+        'y: yes, overturn their DECLINED · any other key: no, nothing sent',
+    );
+    expectFits(asked, 80, 24);
   });
 
   it('the comment line keeps the cursor in sight for a long comment', () => {

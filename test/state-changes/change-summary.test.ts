@@ -8,7 +8,8 @@ import { ChangeStats, changeSummaryText, planText } from '../../src/state-change
  */
 
 function result(id: string, outcome: ChangeResult['outcome'], from: string, reason: string | null = null): ChangeResult {
-  return { id, from, to: 'DECLINED', outcome, reason, status: null, errorType: null, errorCodes: [], requestId: null, item: 1, where: 'argument 1' } as ChangeResult;
+  const rest = { errorType: null, errorCodes: [], requestId: null, item: 1, where: 'argument 1', reasonCode: null };
+  return { id, from, to: 'DECLINED', outcome, reason, status: null, ...rest } as ChangeResult;
 }
 
 const results = [
