@@ -158,7 +158,10 @@ sent to (its URL, never the key) and the options that decide what is sent
 other line is a result. submit's lines: line, id, outcome (DECIDED, REJECTED,
 FAILED, UNKNOWN), status, actionType, totalRiskScore, errorType, errorCodes,
 attempts, latencyMs, column, idAssigned, alreadyExisted (the service had
-the event: it answered 200, not 201) and stateNow (its state read then).
+the event: it answered 200, not 201), stateNow (its state read then), and
+what fraudctl evaluate needs: ruleIds (the rules that matched), eventDate,
+amount and currency (the payload's), amountInBaseCurrency (when an answer
+had it; null otherwise, and evaluate reads the event).
 set-state's lines: id, from, to,
 outcome (CHANGED, SKIPPED, NOT_FOUND, INVALID, REFUSED, FAILED, CONFLICT),
 reason, status, errorType, errorCodes, requestId, item (its place in the
