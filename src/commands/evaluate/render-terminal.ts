@@ -1,0 +1,150 @@
+import { ACTION_TYPES } from '../../contract/decision.js';
+import { colourLevel, createStyle, type Style } from '../../render/colours.js';
+import { count, plural } from '../../render/counts.js';
+import { localeIsUtf8, sym } from '../../render/symbols.js';
+import { createTable, tableText } from '../../render/tables.js';
+import { terminalSafe, truncate } from '../../render/terminal-text.js';
+import type { EvaluateDeps } from './deps.js';
+import type { EvaluateOptions } from './options.js';
+import type { EvaluationReport } from './report.js';
+import { shiftRows } from './figures/replay.js';
+import type { SweepPoint } from './figures/sweep.js';
+import { barChart, lineChart, type ChartLook } from './terminal-charts.js';
+
+/*
+ * The report for a person: on a terminal, tables fitted to its width with charts beside them
+ * (the sweep's precision and recall, fraud per rule, the time series); off one, the tables
+ * only. Colour follows --no-color, NO_COLOR and the terminal; the marks follow the locale.
+ * Every id and rule name comes from a file or the service: terminalSafe before it is shown.
+ */
+
+let moneyFormat: Intl.NumberFormat | undefined;
+const money = (n: number) => (moneyFormat ??= new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })).format(n);
+const percent = (r: number | null, style: Style) => (r === null ? style.dim(sym.dash) : `${(r * 100).toFixed(1)}%`);
+const safe = (s: string, max = 60) => terminalSafe(truncate(s, max));
+
+/** Thresholds shown in the terminal's sweep table: every tenth, and the service's own. */
+function sweepRows(sweep: readonly SweepPoint[]): SweepPoint[] {
+  return sweep.filter((p) => p.threshold % 10 === 0 || p.current !== null);
+}
+
+export function renderTerminal(report: EvaluationReport, options: Pick<EvaluateOptions, 'noColor'>, deps: Pick<EvaluateDeps, 'stdout' | 'env' | 'platform'>): string {
+  const style = createStyle(colourLevel({ flagNoColor: options.noColor, env: deps.env, isTTY: deps.stdout.isTTY }), deps.stdout.columns);
+  const look: ChartLook | null = deps.stdout.isTTY
+    ? { columns: deps.stdout.columns ?? 80, ascii: !localeIsUtf8(deps.env, deps.platform), colour: style.level > 0 }
+    : null;
+  const out: string[] = [];
+  const { events, summary } = report;
+
+  // What was evaluated, and everything left out, before any figure.
+  out.push(
+    `${style.bold('Evaluated')} ${plural(events.evaluated, 'event', 'events')} ${sym.dot} fraud reported ${count(events.fraud)} (${percent(summary.fraudRate, style)}) ${sym.dot} ` +
+      `no fraud reported ${count(events.noFraudReported)} ${sym.dot} declined, unknowable ${count(events.unknowable)} ${sym.dot} amounts in the base currency`,
+  );
+  const leftOut = [
+    events.young > 0 ? `${count(events.young)} younger than ${report.maturityDays} days (--maturity: their chargebacks may still come)` : null,
+    events.notDecided > 0 ? `${count(events.notDecided)} without a decision (rejected, failed, unknown)` : null,
+    events.repeated > 0 ? `${count(events.repeated)} named again (counted once)` : null,
+    events.cutOff > 0 ? `${count(events.cutOff)} cut-off last line` : null,
+  ].filter((x) => x !== null);
+  if (leftOut.length > 0) out.push(`left out: ${leftOut.join(`; `)}`);
+  if (events.unread.count > 0) {
+    const shown = events.unread.events.slice(0, 5).map((u) => `${safe(u.id, 40)} (${safe(u.reason, 80)})`);
+    out.push(style.decline(`INCOMPLETE: ${plural(events.unread.count, 'event', 'events')} could not be read and are not in the figures: `) + shown.join(', ') + (events.unread.count > 5 ? `, ${sym.ellipsis}` : ''));
+  }
+  if (events.labelsWithoutResult.count > 0) {
+    const ids = events.labelsWithoutResult.ids.slice(0, 5).map((id) => safe(id, 40));
+    out.push(`${plural(events.labelsWithoutResult.count, 'id', 'ids')} of ${safe(report.outcomes.file)} with no result: ${ids.join(', ')}${events.labelsWithoutResult.count > 5 ? `, ${sym.ellipsis}` : ''}`);
+  }
+
+  out.push('', style.heading('Decisions and outcomes'));
+  const matrix = createTable(['decision', 'events', 'fraud', 'no fraud reported', 'fraud amount', 'no-fraud amount'], style, ['left', 'right', 'right', 'right', 'right', 'right']);
+  for (const a of ACTION_TYPES) {
+    const c = report.decisions[a];
+    const declined = a === 'DECLINE';
+    matrix.push([
+      style.action(a, a),
+      count(c.fraud + c.legit + c.unknown),
+      count(c.fraud),
+      declined ? `${count(c.unknown)} unknowable` : count(c.legit),
+      money(c.fraudAmount),
+      declined ? `${money(c.unknownAmount)} unknowable` : money(c.legitAmount),
+    ]);
+  }
+  out.push(tableText(matrix, style));
+  const s = summary;
+  out.push(
+    `fraud declined ${count(s.fraudDeclined.count)} (${money(s.fraudDeclined.amount)}) ${sym.dot} in review ${count(s.fraudInReview.count)} (${money(s.fraudInReview.amount)}) ${sym.dot} ` +
+      `let through ${count(s.fraudLetThrough.count)} (${money(s.fraudLetThrough.amount)})`,
+    `good customers declined: at most ${count(s.declinedNotReported.count)} (${money(s.declinedNotReported.amount)}): a declined event gets no chargeback, so which were good cannot be known`,
+    `review load ${count(s.reviewLoad.count)} (${percent(s.reviewLoad.share, style)} of events)`,
+  );
+
+  out.push('', style.heading('Rules'));
+  if (report.rules.length === 0) out.push('no rule matched any event');
+  else {
+    const rules = createTable(['rule', 'hits', 'fraud', 'precision', 'recall', 'only rule', 'fires with'], style, ['left', 'right', 'right', 'right', 'right', 'right', 'left']);
+    for (const r of report.rules) {
+      const withs = r.firesWith.slice(0, 2).map((w) => `${safe(w.rule, 30)} ${count(w.count)}`).join(', ');
+      rules.push([safe(r.rule), count(r.hits), count(r.fraudHits), percent(r.precision, style), percent(r.recall, style), count(r.onlyRule), withs || style.dim(sym.dash)]);
+    }
+    out.push(tableText(rules, style, { floors: [undefined, 6, 6, 8, 8, 6, undefined] }));
+    if (look) {
+      out.push(`fraud hits (${look.ascii ? '#' : '█'}) of all hits, per rule:`);
+      out.push(barChart(report.rules.map((r) => ({ label: safe(r.rule, 24), part: r.fraudHits, whole: r.hits, figure: `${count(r.fraudHits)}/${count(r.hits)}` })), look, { part: style.decline }));
+    }
+    out.push('precision counts hits whose outcome can be known (declined events without a report are left out); only rule: fraud no other rule matched');
+  }
+
+  out.push('', style.heading('Score sweep: flag at score >= threshold'));
+  if (look) {
+    out.push(
+      lineChart(
+        [
+          { name: 'precision', values: report.sweep.map((p) => (p.precision === null ? null : p.precision * 100)) },
+          { name: 'recall', values: report.sweep.map((p) => (p.recall === null ? null : p.recall * 100)) },
+        ],
+        look,
+        { height: 10, min: 0, max: 100, label: (y) => `${y.toFixed(0)}%`, xAxis: `threshold 0 ${sym.dash} 100` },
+      ),
+    );
+  }
+  const sweep = createTable(['threshold', 'flagged', 'precision', 'recall', 'false pos.', 'approved', 'fraud caught'], style, ['right', 'right', 'right', 'right', 'right', 'right', 'right']);
+  for (const p of sweepRows(report.sweep)) {
+    const mark = p.current === null ? '' : ` ${sym.left} ${p.current}`;
+    sweep.push([`${p.threshold}${mark}`, count(p.flagged), percent(p.precision, style), percent(p.recall, style), percent(p.falsePositiveRate, style), percent(p.approvalRate, style), money(p.fraudAmountCaught)]);
+  }
+  out.push(tableText(sweep, style));
+  out.push(`every threshold 0${sym.dash}100: --json (sweep) or --csv sweep; ${sym.left} marks the service's thresholds (--thresholds ${report.thresholds.review},${report.thresholds.decline})`);
+
+  if (report.overTime) {
+    const periods = report.overTime.periods;
+    out.push('', style.heading(`Over time, by ${report.overTime.by} (UTC)`));
+    if (look && periods.length > 1) {
+      out.push(lineChart([{ name: 'fraud rate', values: periods.map((p) => (p.fraudRate === null ? null : p.fraudRate * 100)) }], look, { height: 6, label: (y) => `${y.toFixed(1)}%`, xAxis: `${periods[0]!.start} ${sym.dash} ${periods.at(-1)!.start}` }));
+      out.push(lineChart([{ name: 'events', values: periods.map((p) => p.events) }], look, { height: 6, label: (y) => count(y), xAxis: `${periods[0]!.start} ${sym.dash} ${periods.at(-1)!.start}` }));
+    }
+    const time = createTable([report.overTime.by, 'events', 'APPROVE', 'REVIEW', 'DECLINE', 'fraud', 'fraud rate'], style, ['left', 'right', 'right', 'right', 'right', 'right', 'right']);
+    for (const p of periods) time.push([p.start, count(p.events), count(p.APPROVE), count(p.REVIEW), count(p.DECLINE), count(p.fraud), percent(p.fraudRate, style)]);
+    out.push(tableText(time, style));
+  }
+
+  if (report.replay) {
+    const r = report.replay;
+    out.push('', style.heading(`What if: ${safe(r.candidate)}`));
+    out.push(`${plural(r.changed, 'decision changes', 'decisions change')} of ${plural(r.events, 'event', 'events')} replayed ${sym.dot} ${r.velocityNote}`);
+    const shift = createTable(['today', 'candidate', 'events', 'fraud', 'no fraud reported', 'unknowable', 'amount'], style, ['left', 'left', 'right', 'right', 'right', 'right', 'right']);
+    for (const { from, to, cell } of shiftRows(r.shift)) shift.push([style.action(from, from), style.action(to, to), count(cell.count), count(cell.fraud), count(cell.legit), count(cell.unknown), money(cell.amount)]);
+    out.push(tableText(shift, style));
+    const side = createTable(['', 'today', 'candidate'], style, ['left', 'right', 'right']);
+    const t = report.summary;
+    const c = r.figures.summary;
+    side.push(['fraud declined', count(t.fraudDeclined.count), count(c.fraudDeclined.count)]);
+    side.push(['fraud in review', count(t.fraudInReview.count), count(c.fraudInReview.count)]);
+    side.push(['fraud let through', count(t.fraudLetThrough.count), count(c.fraudLetThrough.count)]);
+    side.push(['declined, no fraud reported', count(t.declinedNotReported.count), count(c.declinedNotReported.count)]);
+    side.push(['review load', count(t.reviewLoad.count), count(c.reviewLoad.count)]);
+    out.push(tableText(side, style));
+  }
+  return `${out.join('\n')}\n`;
+}
