@@ -120,18 +120,18 @@ export async function readOutcomes(path: string, mapping: OutcomeMapping): Promi
         take(record[how.idColumn], how.decide(row, `${path}:${n}`), `${path}:${n}`);
       }
     } else {
-      const parser = stream.pipe(parse({ bom: true, skip_empty_lines: true, relax_column_count: true, trim: true }));
+      const parser = stream.pipe(parse({ bom: true, skip_empty_lines: true, relax_column_count: true, trim: true, info: true }));
       let columns: string[] | null = null;
       let index = new Map<string, number>();
       try {
-        for await (const record of parser as AsyncIterable<string[]>) {
+        for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
           if (columns === null) {
             columns = record;
             index = new Map(columns.map((c, i) => [c, i]));
             how = reading(path, columns, mapping);
             continue;
           }
-          const where = `${path}:${parser.info.lines}`;
+          const where = `${path}:${info.lines}`;
           const row: Row = (column) => record[index.get(column)!];
           take(row(how!.idColumn), how!.decide(row, where), where);
         }

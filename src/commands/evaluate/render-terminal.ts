@@ -4,6 +4,7 @@ import { count, plural } from '../../render/counts.js';
 import { localeIsUtf8, sym } from '../../render/symbols.js';
 import { createTable, tableText } from '../../render/tables.js';
 import { terminalSafe, truncate } from '../../render/terminal-text.js';
+import { displayWidth } from '../../render/display-width.js';
 import type { EvaluateDeps } from './deps.js';
 import type { EvaluateOptions } from './options.js';
 import type { EvaluationReport } from './report.js';
@@ -22,6 +23,34 @@ let moneyFormat: Intl.NumberFormat | undefined;
 const money = (n: number) => (moneyFormat ??= new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })).format(n);
 const percent = (r: number | null, style: Style) => (r === null ? style.dim(sym.dash) : `${(r * 100).toFixed(1)}%`);
 const safe = (s: string, max = 60) => terminalSafe(truncate(s, max));
+
+type Align = 'left' | 'right';
+
+/**
+ * A table that fits the terminal: whole when it does; otherwise its columns in groups that do,
+ * one table under the other, each led by the first column, so that no figure is cut. A group
+ * still too wide (one long column) is fitted by tableText (its free text wraps).
+ */
+function fittedTable(style: Style, head: readonly string[], rows: readonly string[][], aligns: readonly Align[]): string {
+  const render = (columns: readonly number[]) => {
+    const table = createTable(columns.map((i) => head[i]!), style, columns.map((i) => aligns[i]!));
+    for (const row of rows) table.push(columns.map((i) => row[i]!));
+    return table;
+  };
+  const widthOf = (columns: readonly number[]) => displayWidth(render(columns).toString().split('\n')[0]!);
+  const all = head.map((_, i) => i);
+  if (style.columns === null || widthOf(all) <= style.columns) return render(all).toString();
+  const groups: number[][] = [];
+  let group = [0];
+  for (const i of all.slice(1)) {
+    if (group.length > 1 && widthOf([...group, i]) > style.columns) {
+      groups.push(group);
+      group = [0, i];
+    } else group.push(i);
+  }
+  groups.push(group);
+  return groups.map((g) => tableText(render(g), style)).join('\n');
+}
 
 /** Thresholds shown in the terminal's sweep table: every tenth, and the service's own. */
 function sweepRows(sweep: readonly SweepPoint[]): SweepPoint[] {
@@ -58,20 +87,19 @@ export function renderTerminal(report: EvaluationReport, options: Pick<EvaluateO
   }
 
   out.push('', style.heading('Decisions and outcomes'));
-  const matrix = createTable(['decision', 'events', 'fraud', 'no fraud reported', 'fraud amount', 'no-fraud amount'], style, ['left', 'right', 'right', 'right', 'right', 'right']);
-  for (const a of ACTION_TYPES) {
+  const matrix = ACTION_TYPES.map((a) => {
     const c = report.decisions[a];
     const declined = a === 'DECLINE';
-    matrix.push([
+    return [
       style.action(a, a),
       count(c.fraud + c.legit + c.unknown),
       count(c.fraud),
       declined ? `${count(c.unknown)} unknowable` : count(c.legit),
       money(c.fraudAmount),
       declined ? `${money(c.unknownAmount)} unknowable` : money(c.legitAmount),
-    ]);
-  }
-  out.push(tableText(matrix, style));
+    ];
+  });
+  out.push(fittedTable(style, ['decision', 'events', 'fraud', 'no fraud reported', 'fraud amount', 'no-fraud amount'], matrix, ['left', 'right', 'right', 'right', 'right', 'right']));
   const s = summary;
   out.push(
     `fraud declined ${count(s.fraudDeclined.count)} (${money(s.fraudDeclined.amount)}) ${sym.dot} in review ${count(s.fraudInReview.count)} (${money(s.fraudInReview.amount)}) ${sym.dot} ` +
@@ -83,12 +111,11 @@ export function renderTerminal(report: EvaluationReport, options: Pick<EvaluateO
   out.push('', style.heading('Rules'));
   if (report.rules.length === 0) out.push('no rule matched any event');
   else {
-    const rules = createTable(['rule', 'hits', 'fraud', 'precision', 'recall', 'only rule', 'fires with'], style, ['left', 'right', 'right', 'right', 'right', 'right', 'left']);
-    for (const r of report.rules) {
+    const rules = report.rules.map((r) => {
       const withs = r.firesWith.slice(0, 2).map((w) => `${safe(w.rule, 30)} ${count(w.count)}`).join(', ');
-      rules.push([safe(r.rule), count(r.hits), count(r.fraudHits), percent(r.precision, style), percent(r.recall, style), count(r.onlyRule), withs || style.dim(sym.dash)]);
-    }
-    out.push(tableText(rules, style, { floors: [undefined, 6, 6, 8, 8, 6, undefined] }));
+      return [safe(r.rule), count(r.hits), count(r.fraudHits), percent(r.precision, style), percent(r.recall, style), count(r.onlyRule), withs || style.dim(sym.dash)];
+    });
+    out.push(fittedTable(style, ['rule', 'hits', 'fraud', 'precision', 'recall', 'only rule', 'fires with'], rules, ['left', 'right', 'right', 'right', 'right', 'right', 'left']));
     if (look) {
       out.push(`fraud hits (${look.ascii ? '#' : '█'}) of all hits, per rule:`);
       out.push(barChart(report.rules.map((r) => ({ label: safe(r.rule, 24), part: r.fraudHits, whole: r.hits, figure: `${count(r.fraudHits)}/${count(r.hits)}` })), look, { part: style.decline }));
@@ -105,46 +132,44 @@ export function renderTerminal(report: EvaluationReport, options: Pick<EvaluateO
           { name: 'recall', values: report.sweep.map((p) => (p.recall === null ? null : p.recall * 100)) },
         ],
         look,
-        { height: 10, min: 0, max: 100, label: (y) => `${y.toFixed(0)}%`, xAxis: `threshold 0 ${sym.dash} 100` },
+        { height: 10, min: 0, max: 100, label: (y) => `${y.toFixed(0)}%`, xAxis: (from, to) => `threshold ${from} ${sym.dash} ${to}` },
       ),
     );
   }
-  const sweep = createTable(['threshold', 'flagged', 'precision', 'recall', 'false pos.', 'approved', 'fraud caught'], style, ['right', 'right', 'right', 'right', 'right', 'right', 'right']);
-  for (const p of sweepRows(report.sweep)) {
+  const sweep = sweepRows(report.sweep).map((p) => {
     const mark = p.current === null ? '' : ` ${sym.left} ${p.current}`;
-    sweep.push([`${p.threshold}${mark}`, count(p.flagged), percent(p.precision, style), percent(p.recall, style), percent(p.falsePositiveRate, style), percent(p.approvalRate, style), money(p.fraudAmountCaught)]);
-  }
-  out.push(tableText(sweep, style));
+    return [`${p.threshold}${mark}`, count(p.flagged), percent(p.precision, style), percent(p.recall, style), percent(p.falsePositiveRate, style), percent(p.approvalRate, style), money(p.fraudAmountCaught)];
+  });
+  out.push(fittedTable(style, ['threshold', 'flagged', 'precision', 'recall', 'false pos.', 'approved', 'fraud caught'], sweep, ['right', 'right', 'right', 'right', 'right', 'right', 'right']));
   out.push(`every threshold 0${sym.dash}100: --json (sweep) or --csv sweep; ${sym.left} marks the service's thresholds (--thresholds ${report.thresholds.review},${report.thresholds.decline})`);
 
   if (report.overTime) {
     const periods = report.overTime.periods;
     out.push('', style.heading(`Over time, by ${report.overTime.by} (UTC)`));
     if (look && periods.length > 1) {
-      out.push(lineChart([{ name: 'fraud rate', values: periods.map((p) => (p.fraudRate === null ? null : p.fraudRate * 100)) }], look, { height: 6, label: (y) => `${y.toFixed(1)}%`, xAxis: `${periods[0]!.start} ${sym.dash} ${periods.at(-1)!.start}` }));
-      out.push(lineChart([{ name: 'events', values: periods.map((p) => p.events) }], look, { height: 6, label: (y) => count(y), xAxis: `${periods[0]!.start} ${sym.dash} ${periods.at(-1)!.start}` }));
+      out.push(lineChart([{ name: 'fraud rate', values: periods.map((p) => (p.fraudRate === null ? null : p.fraudRate * 100)) }], look, { height: 6, label: (y) => `${y.toFixed(1)}%`, xAxis: (from, to) => `${periods[from]!.start} ${sym.dash} ${periods[to]!.start}` }));
+      out.push(lineChart([{ name: 'events', values: periods.map((p) => p.events) }], look, { height: 6, label: (y) => count(y), xAxis: (from, to) => `${periods[from]!.start} ${sym.dash} ${periods[to]!.start}` }));
     }
-    const time = createTable([report.overTime.by, 'events', 'APPROVE', 'REVIEW', 'DECLINE', 'fraud', 'fraud rate'], style, ['left', 'right', 'right', 'right', 'right', 'right', 'right']);
-    for (const p of periods) time.push([p.start, count(p.events), count(p.APPROVE), count(p.REVIEW), count(p.DECLINE), count(p.fraud), percent(p.fraudRate, style)]);
-    out.push(tableText(time, style));
+    const time = periods.map((p) => [p.start, count(p.events), count(p.APPROVE), count(p.REVIEW), count(p.DECLINE), count(p.fraud), percent(p.fraudRate, style)]);
+    out.push(fittedTable(style, [report.overTime.by, 'events', 'APPROVE', 'REVIEW', 'DECLINE', 'fraud', 'fraud rate'], time, ['left', 'right', 'right', 'right', 'right', 'right', 'right']));
   }
 
   if (report.replay) {
     const r = report.replay;
     out.push('', style.heading(`What if: ${safe(r.candidate)}`));
     out.push(`${plural(r.changed, 'decision changes', 'decisions change')} of ${plural(r.events, 'event', 'events')} replayed ${sym.dot} ${r.velocityNote}`);
-    const shift = createTable(['today', 'candidate', 'events', 'fraud', 'no fraud reported', 'unknowable', 'amount'], style, ['left', 'left', 'right', 'right', 'right', 'right', 'right']);
-    for (const { from, to, cell } of shiftRows(r.shift)) shift.push([style.action(from, from), style.action(to, to), count(cell.count), count(cell.fraud), count(cell.legit), count(cell.unknown), money(cell.amount)]);
-    out.push(tableText(shift, style));
-    const side = createTable(['', 'today', 'candidate'], style, ['left', 'right', 'right']);
+    const shift = shiftRows(r.shift).map(({ from, to, cell }) => [`${style.action(from, from)} ${sym.arrow} ${style.action(to, to)}`, count(cell.count), count(cell.fraud), count(cell.legit), count(cell.unknown), money(cell.amount)]);
+    out.push(fittedTable(style, [`today ${sym.arrow} candidate`, 'events', 'fraud', 'no fraud reported', 'unknowable', 'amount'], shift, ['left', 'right', 'right', 'right', 'right', 'right']));
     const t = report.summary;
     const c = r.figures.summary;
-    side.push(['fraud declined', count(t.fraudDeclined.count), count(c.fraudDeclined.count)]);
-    side.push(['fraud in review', count(t.fraudInReview.count), count(c.fraudInReview.count)]);
-    side.push(['fraud let through', count(t.fraudLetThrough.count), count(c.fraudLetThrough.count)]);
-    side.push(['declined, no fraud reported', count(t.declinedNotReported.count), count(c.declinedNotReported.count)]);
-    side.push(['review load', count(t.reviewLoad.count), count(c.reviewLoad.count)]);
-    out.push(tableText(side, style));
+    const side = [
+      ['fraud declined', count(t.fraudDeclined.count), count(c.fraudDeclined.count)],
+      ['fraud in review', count(t.fraudInReview.count), count(c.fraudInReview.count)],
+      ['fraud let through', count(t.fraudLetThrough.count), count(c.fraudLetThrough.count)],
+      ['declined, no fraud reported', count(t.declinedNotReported.count), count(c.declinedNotReported.count)],
+      ['review load', count(t.reviewLoad.count), count(c.reviewLoad.count)],
+    ];
+    out.push(fittedTable(style, ['', 'today', 'candidate'], side, ['left', 'right', 'right']));
   }
   return `${out.join('\n')}\n`;
 }

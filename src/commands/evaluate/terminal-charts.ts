@@ -22,36 +22,60 @@ const SERIES_COLOURS: Color[] = [green, red, blue, yellow];
 const LABEL_WIDTH = 9;
 
 /** Every n-th point so that the series fits `width` points (the last point kept). */
-function fit(series: readonly (number | null)[], width: number): number[] {
-  const step = Math.max(1, Math.ceil(series.length / Math.max(1, width)));
+function fit(series: readonly number[], width: number): number[] {
+  const step = Math.max(1, Math.ceil(series.length / Math.max(1, width - 1)));
   const out: number[] = [];
-  for (let i = 0; i < series.length; i += step) out.push(series[i] ?? Number.NaN);
-  if ((series.length - 1) % step !== 0) out.push(series[series.length - 1] ?? Number.NaN);
+  for (let i = 0; i < series.length; i += step) out.push(series[i]!);
+  if ((series.length - 1) % step !== 0) out.push(series[series.length - 1]!);
   return out;
 }
 
 /**
- * Series over one x axis as a line chart `height` rows high, with a legend line under it; the
- * values' axis labelled by `label`. Null is a gap.
+ * The points to draw of series over one x axis: from the first to the last point any series
+ * has (a sweep's top thresholds flag nothing and have no precision), a gap inside taking the
+ * value before it (asciichart draws no gaps). Null when there is nothing to draw.
+ */
+function drawable(series: readonly (readonly (number | null)[])[]): { from: number; to: number; data: number[][] } | null {
+  const has = (i: number) => series.some((s) => s[i] !== null && s[i] !== undefined);
+  const length = Math.max(...series.map((s) => s.length));
+  let from = 0;
+  while (from < length && !has(from)) from++;
+  let to = length - 1;
+  while (to > from && !has(to)) to--;
+  if (from >= length) return null;
+  const data = series.map((s) => {
+    let last = s.slice(from, to + 1).find((v) => v !== null && v !== undefined) ?? 0;
+    return s.slice(from, to + 1).map((v) => (v === null || v === undefined ? last : (last = v)));
+  });
+  return { from, to, data };
+}
+
+/**
+ * Series over one x axis as a line chart `height` rows high, with the x axis's range and a key
+ * under it; `label` writes the values' axis, `xAxis` the range drawn (indices into the series).
  */
 export function lineChart(
   series: { name: string; values: readonly (number | null)[] }[],
   look: ChartLook,
-  options: { height: number; label: (y: number) => string; min?: number; max?: number; xAxis: string },
+  options: { height: number; label: (y: number) => string; min?: number; max?: number; xAxis: (from: number, to: number) => string },
 ): string {
-  const width = look.columns - LABEL_WIDTH - 2;
-  if (width < 10 || series.every((s) => s.values.every((v) => v === null))) return '';
-  const data = series.map((s) => fit(s.values, width));
+  const width = look.columns - LABEL_WIDTH - 3;
+  const points = drawable(series.map((s) => s.values));
+  if (width < 10 || points === null) return '';
+  const data = points.data.map((values) => fit(values, width));
+  const values = data.flat();
   const chart = plot(data, {
     height: options.height,
     symbols: [...(look.ascii ? ASCII_MARKS : UNICODE_MARKS)],
     ...(look.colour ? { colors: SERIES_COLOURS.slice(0, series.length) } : {}),
-    ...(options.min !== undefined ? { min: options.min } : {}),
-    ...(options.max !== undefined ? { max: options.max } : {}),
-    format: (y) => options.label(y).padStart(LABEL_WIDTH - 2),
+    min: Math.min(options.min ?? Number.POSITIVE_INFINITY, ...values),
+    max: Math.max(options.max ?? Number.NEGATIVE_INFINITY, ...values),
+    offset: 2,
+    format: (y) => options.label(y).padStart(LABEL_WIDTH - 1),
   });
-  const key = series.map((s, i) => (look.colour ? `${SERIES_COLOURS[i]}${look.ascii ? '-' : '─'}${'\u001b[0m'}` : look.ascii ? ['-', '*', 'o', '+'][i] : '─') + ` ${s.name}`);
-  return `${chart}\n${' '.repeat(LABEL_WIDTH)}${options.xAxis}${look.colour || series.length === 1 ? `  ${key.join('  ')}` : ''}\n`;
+  const line = look.ascii ? '-' : '─';
+  const key = series.map((s, i) => `${look.colour ? `${SERIES_COLOURS[i]}${line}\u001b[0m` : series.length === 1 ? line : (look.ascii ? ['-', '*'] : ['─', '┄'])[i] ?? line} ${s.name}`);
+  return `${chart}\n${' '.repeat(LABEL_WIDTH)}${options.xAxis(points.from, points.to)}  ${key.join('  ')}\n`;
 }
 
 /**
