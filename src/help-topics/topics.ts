@@ -257,4 +257,63 @@ times from claim to decision, and the decisions later overturned.
   fraudctl report --log team.log --since 2026-11-24 --sla 4h
   jq -c 'select(.outcome != "ok" and .outcome != "sending")' team.log
 `,
+  evaluate: `fraudctl evaluate: the figures, and every --json field
+
+evaluate RESULTS... --labels FILE reads results files of submit --out (and
+--from ids) and an outcomes file, and says how the decisions did. Options:
+fraudctl evaluate --help.
+
+What an event's outcome can tell. fraud: the outcomes file lists it as fraud.
+legit (no fraud reported): not listed, and not declined. unknown: declined and
+not listed: a declined event never reaches the card network, so no chargeback
+can come; it is counted apart, never as legit. Precision and the false-
+positive rate count knowable outcomes only; recall counts all reported fraud.
+A rate of nothing (precision with nothing flagged) is null, never 0. Amounts
+are in the service's base currency (amountInBaseCurrency).
+
+Reading. A results line that records the decision, score, ruleIds, eventDate
+and amountInBaseCurrency needs no request. Any other (an older fraudctl, an
+answer without the base amount, a --from id) is read: GET /event/{id} for the
+amount and date, the risk assessment for the decision and rules (only what is
+missing; --concurrency at once). An event that cannot be read is counted in
+events.unread, by kind, and the run exits 4 (not found) or 6 (unavailable)
+after the report; a refused key stops at once (exit 3). An event named by two
+files counts once. --maturity 90d leaves out events younger than that.
+
+--json is one object:
+  complete     false when some events could not be read
+  events       evaluated, fraud, noFraudReported, unknowable, young,
+               notDecided, repeated, cutOff, unread {count, byKind, events
+               [{id, where, reason}]}, labelsWithoutResult {count, ids}
+  outcomes     file, rows, fraud, read (fraud-when, label, listed), idColumn
+  maturityDays, thresholds {review, decline}
+  summary      events, fraud, fraudRate, fraudDeclined, fraudInReview,
+               fraudLetThrough, declinedNotReported ({count, amount} each:
+               the good customers declined are at most that many),
+               reviewLoad {count, share}
+  decisions    {"APPROVE": {"fraud", "legit", "unknown", "fraudAmount",
+               "legitAmount", "unknownAmount"}, "REVIEW": ..., "DECLINE": ...}
+  rules        [{"rule", "hits", "fraudHits", "legitHits", "unknownHits",
+               "precision", "recall", "onlyRule" (fraud no other rule
+               matched), "fraudAmount", "firesWith" [{rule, count}]}],
+               most fraud first
+  sweep        101 points, threshold 0-100, flagging score >= threshold as
+               the service does: [{"threshold", "flagged", "fraudFlagged",
+               "legitFlagged", "unknownFlagged", "precision", "recall",
+               "falsePositiveRate", "approvalRate", "fraudAmountCaught",
+               "current" ("review", "decline" or null)}]
+  overTime     with --by day|week (UTC; weeks from Monday): {by, periods
+               [{start, events, APPROVE, REVIEW, DECLINE, fraud, fraudRate}]}
+  replay       with --rules FILE, else null: {candidate, events, changed,
+               velocityNote, shift {"REVIEW": {"DECLINE": {"count", "fraud",
+               "legit", "unknown", "amount"}}, ...}, figures {decisions,
+               summary, rules, sweep} under the candidate}
+
+--csv FIGURE prints one of decisions, rules, sweep, over-time, shift, with
+the same names as columns. --html FILE writes the same figures as one file.
+
+  fraudctl evaluate results.jsonl --labels chargebacks.csv --maturity 90d
+  fraudctl evaluate results.jsonl --labels cb.csv --json | jq '.rules[0]'
+  fraudctl evaluate results.jsonl --labels cb.csv --csv sweep > sweep.csv
+`,
 };
