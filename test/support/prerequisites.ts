@@ -38,6 +38,7 @@ const PROGRAMS = {
   'gnome-keyring-daemon': { probe: ['--version'], from: 'Debian package gnome-keyring' },
   'secret-tool': { probe: ['--help'], from: 'Debian package libsecret-tools', anyStatus: true },
   man: { probe: ['--version'], from: 'Debian package man-db' },
+  chromium: { probe: ['--version'], from: 'Debian package chromium' },
 } satisfies Record<string, Program>;
 
 export type ProgramName = keyof typeof PROGRAMS;

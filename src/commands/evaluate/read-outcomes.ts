@@ -22,13 +22,17 @@ export const ID_COLUMNS = ['id', 'eventId', 'event_id', 'order_id'] as const;
 const FRAUD = new Set(['fraud', '1', 'true', 'yes']);
 const LEGIT = new Set(['legit', '0', 'false', 'no']);
 
-/** Bits of a labelled id: fraud, and whether a result named it. */
+/**
+ * Bits of an id in Outcomes.ids: listed in the outcomes file, listed as fraud, and named by a
+ * result (claimed). One map for both: an id evaluated and listed costs one entry, not two.
+ */
+export const LISTED_BIT = 4;
 export const FRAUD_BIT = 1;
-export const MATCHED_BIT = 2;
+export const SEEN_BIT = 2;
 
 export interface Outcomes {
-  /** id → FRAUD_BIT when fraud; MATCHED_BIT is set by whoever finds its result. */
-  labels: Map<string, number>;
+  /** id → its bits: the ids the outcomes file lists, and (once claimed) every id a result names. */
+  ids: Map<string, number>;
   rows: number;
   fraud: number;
   /** How the file said fraud, for the report's words. */
@@ -91,7 +95,7 @@ export async function readOutcomes(path: string, mapping: OutcomeMapping): Promi
     if (key === '') throw new UsageError(`${where}: no id in column ${terminalSafe(how!.idColumn)}`, 'every row names the event it reports');
     rows++;
     const before = labels.get(key);
-    if (before === undefined) labels.set(key, isFraud ? FRAUD_BIT : 0);
+    if (before === undefined) labels.set(key, LISTED_BIT | (isFraud ? FRAUD_BIT : 0));
     else if (isFraud && !(before & FRAUD_BIT)) labels.set(key, before | FRAUD_BIT);
     else return;
     if (isFraud) fraud++;
@@ -144,5 +148,17 @@ export async function readOutcomes(path: string, mapping: OutcomeMapping): Promi
     await handle.close();
   }
   if (how === null) throw new UsageError(`${path} is empty: no header, no outcome`, 'an outcomes file lists reported fraud or disputes, one per row, under a header naming the id column');
-  return { labels, rows, fraud, mode: how.mode, idColumn: how.idColumn };
+  return { ids: labels, rows, fraud, mode: how.mode, idColumn: how.idColumn };
+}
+
+/** Marks `id` as named by a result: false when a result named it already (it counts once). */
+export function claim(outcomes: Outcomes, id: string): boolean {
+  const bits = outcomes.ids.get(id);
+  if (bits === undefined) {
+    outcomes.ids.set(id, SEEN_BIT);
+    return true;
+  }
+  if (bits & SEEN_BIT) return false;
+  outcomes.ids.set(id, bits | SEEN_BIT);
+  return true;
 }

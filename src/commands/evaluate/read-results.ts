@@ -53,16 +53,20 @@ export class EventSources {
   readonly counts: ResultsCounts = { lines: 0, notDecided: 0, repeated: 0, cutOff: 0 };
   /** Events to read from the service, in input order. */
   readonly toRead: KnownFacts[] = [];
-  private readonly seen = new Set<string>();
-
-  constructor(private readonly onComplete: (facts: CompleteFacts) => void) {}
+  /**
+   * `claim(id)` is false for an id already named (read-outcomes.ts keeps the ids once, with
+   * the outcomes'); `onComplete` takes each event that needs no reading.
+   */
+  constructor(
+    private readonly claim: (id: string) => boolean,
+    private readonly onComplete: (facts: CompleteFacts) => void,
+  ) {}
 
   private take(facts: KnownFacts): void {
-    if (this.seen.has(facts.id)) {
+    if (!this.claim(facts.id)) {
       this.counts.repeated++;
       return;
     }
-    this.seen.add(facts.id);
     if (isComplete(facts)) this.onComplete(facts);
     else this.toRead.push(facts);
   }

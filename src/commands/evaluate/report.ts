@@ -5,7 +5,7 @@ import { RuleTally, type RuleFigure } from './figures/per-rule.js';
 import { SweepTally, type SweepPoint, type Thresholds } from './figures/sweep.js';
 import { TimeTally, type Period, type PeriodFigure } from './figures/over-time.js';
 import type { ReplayReport } from './figures/replay.js';
-import { FRAUD_BIT, MATCHED_BIT, type Outcomes } from './read-outcomes.js';
+import { FRAUD_BIT, LISTED_BIT, SEEN_BIT, type Outcomes } from './read-outcomes.js';
 import type { CompleteFacts, ResultsCounts } from './read-results.js';
 import type { Unread } from './read-events.js';
 
@@ -90,8 +90,7 @@ export class ReportTally {
   }
 
   add(facts: CompleteFacts): void {
-    const bits = this.outcomes.labels.get(facts.id);
-    if (bits !== undefined && !(bits & MATCHED_BIT)) this.outcomes.labels.set(facts.id, bits | MATCHED_BIT);
+    const bits = this.outcomes.ids.get(facts.id);
     if (facts.date > this.cutoff) {
       this.young++;
       return;
@@ -106,7 +105,7 @@ export class ReportTally {
     const figures = this.tallies.figures(this.options.thresholds);
     const { decisions, summary } = figures;
     const without: string[] = [];
-    for (const [id, bits] of this.outcomes.labels) if (!(bits & MATCHED_BIT)) without.push(id);
+    for (const [id, bits] of this.outcomes.ids) if (bits & LISTED_BIT && !(bits & SEEN_BIT)) without.push(id);
     const byKind: EvaluationReport['events']['unread']['byKind'] = {};
     for (const u of unread) byKind[u.kind] = (byKind[u.kind] ?? 0) + 1;
     return {

@@ -3,7 +3,7 @@ import { plural } from '../../render/counts.js';
 import type { EvaluateDeps } from './deps.js';
 import type { EvaluateOptions } from './options.js';
 import { openInput } from './input-files.js';
-import { readOutcomes } from './read-outcomes.js';
+import { claim, readOutcomes } from './read-outcomes.js';
 import { EventSources } from './read-results.js';
 import { readEvents } from './read-events.js';
 import { ReportTally, type EvaluationReport } from './report.js';
@@ -25,7 +25,7 @@ export async function run(options: EvaluateOptions, deps: EvaluateDeps): Promise
   const outcomes = await readOutcomes(options.labels, options.mapping);
   const replay = options.rules === null ? null : await (await import('./replay-run.js')).prepareReplay(options.rules);
   const tally = new ReportTally(outcomes, { ...options, now: deps.now() }, replay ? (event) => replay.add(event) : undefined);
-  const sources = new EventSources((facts) => tally.add(facts));
+  const sources = new EventSources((id) => claim(outcomes, id), (facts) => tally.add(facts));
   for (const file of options.results) await sources.readResultsFile(file);
   if (options.from !== null) await sources.readIds(options.from, deps);
   const unread = await readEvents(sources.toRead, deps, options.concurrency, (facts) => tally.add(facts));
