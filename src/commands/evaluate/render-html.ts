@@ -33,14 +33,18 @@ async function svgOf(spec: Spec): Promise<string> {
   }
 }
 
-function table(head: readonly string[], rows: readonly (readonly (string | number)[])[], numeric = true): string {
-  const cells = (row: readonly (string | number)[], tag: string) => row.map((c, i) => `<${tag}${numeric && i > 0 ? ' class="n"' : ''}>${typeof c === 'number' ? num(c) : c}</${tag}>`).join('');
+/** A table whose cells are already HTML; every column but those in `left` holds figures (right-aligned). */
+function table(head: readonly string[], rows: readonly (readonly (string | number)[])[], left: readonly number[] = [0]): string {
+  const cells = (row: readonly (string | number)[], tag: string) =>
+    row.map((c, i) => `<${tag}${left.includes(i) ? '' : ' class="n"'}>${typeof c === 'number' ? num(c) : c}</${tag}>`).join('');
   return `<table><thead><tr>${cells(head.map(escapeHtml), 'th')}</tr></thead><tbody>${rows.map((r) => `<tr>${cells(r, 'td')}</tr>`).join('')}</tbody></table>`;
 }
 
 function sweepSpec(report: EvaluationReport): Spec {
   const values = report.sweep.flatMap((p) =>
-    (['precision', 'recall', 'falsePositiveRate'] as const).flatMap((k) => (p[k] === null ? [] : [{ threshold: p.threshold, figure: k, value: p[k] }])),
+    (['precision', 'recall', 'falsePositiveRate'] as const).flatMap((k) =>
+      p[k] === null ? [] : [{ threshold: p.threshold, figure: k === 'falsePositiveRate' ? 'false-positive rate' : k, value: p[k] }],
+    ),
   );
   const marks = [
     { threshold: report.thresholds.review, name: 'review' },
@@ -158,6 +162,7 @@ export async function htmlReport(report: EvaluationReport): Promise<string> {
     table(
       ['rule', 'hits', 'fraud', 'precision', 'recall', 'only rule', 'fires with'],
       report.rules.map((r) => [escapeHtml(r.rule), num(r.hits), num(r.fraudHits), pct(r.precision), pct(r.recall), num(r.onlyRule), r.firesWith.slice(0, 3).map((w) => `${escapeHtml(w.rule)} ${num(w.count)}`).join(', ') || '–']),
+      [0, 6],
     ),
   );
   parts.push(`<p class="note">Precision counts hits whose outcome can be known (declined events without a report are left out). Only rule: fraud that no other rule matched.</p>`);
