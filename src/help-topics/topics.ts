@@ -304,10 +304,18 @@ files counts once. --maturity 90d leaves out events younger than that.
                "current" ("review", "decline" or null)}]
   overTime     with --by day|week (UTC; weeks from Monday): {by, periods
                [{start, events, APPROVE, REVIEW, DECLINE, fraud, fraudRate}]}
-  replay       with --rules FILE, else null: {candidate, events, changed,
-               velocityNote, shift {"REVIEW": {"DECLINE": {"count", "fraud",
-               "legit", "unknown", "amount"}}, ...}, figures {decisions,
-               summary, rules, sweep} under the candidate}
+  replay       with --rules FILE, else null: {candidate, events, unread,
+               changed, velocityNote, shift {"REVIEW": {"DECLINE": {"count",
+               "fraud", "legit", "unknown", "amount"}}, ...}, today and
+               candidateFigures {decisions, summary, rules, sweep}: the
+               replayed events' figures, as decided and under the candidate}
+
+Replay (--rules FILE, the sandbox's format: fraudctl sandbox default-config):
+each event is read (GET /event/{id}: the payload as the service normalised
+it) and screened by the sandbox's engine, in date order; velocity rules count
+the evaluated events before each, as of its date: events the files do not
+hold cannot be counted. The configuration in force replays to no shift on
+events it screened in date order.
 
 --csv FIGURE prints one of decisions, rules, sweep, over-time, shift, with
 the same names as columns. --html FILE writes the same figures as one file.

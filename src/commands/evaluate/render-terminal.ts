@@ -158,10 +158,11 @@ export function renderTerminal(report: EvaluationReport, options: Pick<EvaluateO
     const r = report.replay;
     out.push('', style.heading(`What if: ${safe(r.candidate)}`));
     out.push(`${plural(r.changed, 'decision changes', 'decisions change')} of ${plural(r.events, 'event', 'events')} replayed ${sym.dot} ${r.velocityNote}`);
+    if (r.unread > 0) out.push(style.decline(`${plural(r.unread, 'event', 'events')} could not be read or scored, and are not replayed`));
     const shift = shiftRows(r.shift).map(({ from, to, cell }) => [`${style.action(from, from)} ${sym.arrow} ${style.action(to, to)}`, count(cell.count), count(cell.fraud), count(cell.legit), count(cell.unknown), money(cell.amount)]);
     out.push(fittedTable(style, [`today ${sym.arrow} candidate`, 'events', 'fraud', 'no fraud reported', 'unknowable', 'amount'], shift, ['left', 'right', 'right', 'right', 'right', 'right']));
-    const t = report.summary;
-    const c = r.figures.summary;
+    const t = r.today.summary;
+    const c = r.candidateFigures.summary;
     const side = [
       ['fraud declined', count(t.fraudDeclined.count), count(c.fraudDeclined.count)],
       ['fraud in review', count(t.fraudInReview.count), count(c.fraudInReview.count)],
@@ -169,7 +170,19 @@ export function renderTerminal(report: EvaluationReport, options: Pick<EvaluateO
       ['declined, no fraud reported', count(t.declinedNotReported.count), count(c.declinedNotReported.count)],
       ['review load', count(t.reviewLoad.count), count(c.reviewLoad.count)],
     ];
+    const at = (p: typeof r.today.sweep, t: number) => p[t]!;
+    const { review, decline } = report.thresholds;
+    side.push(
+      [`precision at ${review}`, percent(at(r.today.sweep, review).precision, style), percent(at(r.candidateFigures.sweep, review).precision, style)],
+      [`recall at ${review}`, percent(at(r.today.sweep, review).recall, style), percent(at(r.candidateFigures.sweep, review).recall, style)],
+      [`precision at ${decline}`, percent(at(r.today.sweep, decline).precision, style), percent(at(r.candidateFigures.sweep, decline).precision, style)],
+    );
     out.push(fittedTable(style, ['', 'today', 'candidate'], side, ['left', 'right', 'right']));
+    const ruleRows = r.candidateFigures.rules.map((c2) => {
+      const t2 = r.today.rules.find((x) => x.rule === c2.rule);
+      return [safe(c2.rule), t2 ? count(t2.hits) : sym.dash, count(c2.hits), t2 ? percent(t2.precision, style) : sym.dash, percent(c2.precision, style), percent(c2.recall, style)];
+    });
+    out.push(fittedTable(style, ['rule', 'hits today', 'hits candidate', 'precision today', 'precision candidate', 'recall candidate'], ruleRows, ['left', 'right', 'right', 'right', 'right', 'right']));
   }
   return `${out.join('\n')}\n`;
 }

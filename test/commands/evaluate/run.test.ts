@@ -3,6 +3,7 @@ import { run } from '../../../src/commands/evaluate/run.js';
 import { CliError, UsageError } from '../../../src/errors/cli-error.js';
 import type { EvaluationReport } from '../../../src/commands/evaluate/report.js';
 import { startTestSandbox, tempDir, type TestSandbox } from '../../support/sandbox.js';
+import { defaultSandboxConfig } from '../../../src/sandbox/config/sandbox-config.js';
 import { HEADER, NOW, options, resultLine, testDeps, writeFile } from './evaluate-harness.js';
 
 /*
@@ -159,5 +160,74 @@ describe('evaluate, reading what the lines lack from the sandbox', () => {
     expect(byRule).toMatchObject({ high_amount: 2, country_mismatch: 2, disposable_email: 1, very_high_amount: 1 });
     expect(report.decisions[small.actionType as 'APPROVE'].legit).toBeGreaterThanOrEqual(1);
     expect(report.events.fraud).toBe(1);
+  });
+});
+
+describe('evaluate --rules: the events replayed under a candidate configuration', () => {
+  let n = 0;
+  async function screenedLines(prefix: string, bodies: Record<string, unknown>[]): Promise<string[]> {
+    const lines: string[] = [HEADER];
+    for (const body of bodies) {
+      const id = `${prefix}-${++n}`;
+      const reply = await sb.call('POST', '/event', { body: { id, currency: 'EUR', ...body } });
+      expect(reply.status).toBe(201);
+      const d = reply.json as { actionType: string; totalRiskScore: number; ruleMatches: { ruleId: string }[] };
+      const summary = (await sb.call('GET', `/event/${id}`)).json as { amountInBaseCurrency: number; eventDate: string };
+      lines.push(resultLine(lines.length, id, d.actionType, d.totalRiskScore, d.ruleMatches.map((m) => m.ruleId), summary.amountInBaseCurrency, summary.eventDate));
+    }
+    return lines;
+  }
+  /** A morning's orders in date order: a velocity burst from one address, amounts around the rules' lines, countries that differ. */
+  // Each case its own addresses: the sandbox counts velocity over every event it holds, a replay over its files' only.
+  const orders = (prefix: string): Record<string, unknown>[] =>
+    Array.from({ length: 24 }, (_, i) => ({
+      eventDate: new Date(Date.parse('2026-11-05T08:00:00Z') + i * 120_000).toISOString(),
+      amount: [40, 900, 1500, 6000][i % 4],
+      userEmail: i < 8 ? `burst-${prefix}@example.com` : `buyer${i}-${prefix}@example.com`,
+      billingCountry: 'DE',
+      shippingCountry: i % 3 === 0 ? 'FR' : 'DE',
+    }));
+
+  it('the configuration in force replays to no shift, velocity included', async () => {
+    const lines = await screenedLines('same', orders('same'));
+    const config = writeFile(tmp.dir, 'today.json', [JSON.stringify(defaultSandboxConfig())]);
+    const { report } = await evaluate({ results: [file(lines)], labels: file(['id', 'same-2'], 'csv'), rules: config }, testDeps({ service: sb.url }));
+    const r = report.replay!;
+    expect(r).toMatchObject({ events: 24, unread: 0, changed: 0 });
+    // Some events did hit email_velocity today, and do again.
+    expect(report.rules.find((x) => x.rule === 'email_velocity')?.hits).toBeGreaterThan(0);
+    expect(r.candidateFigures.decisions).toEqual(r.today.decisions);
+    const fired = (rules: typeof r.today.rules) => rules.filter((x) => x.hits > 0);
+    expect(fired(r.candidateFigures.rules)).toEqual(fired(r.today.rules));
+    for (const [from, row] of Object.entries(r.shift)) expect(Object.keys(row)).toEqual([from]);
+  });
+
+  it('a candidate with a lower review threshold and no high_amount rule: the shift, counted by hand', async () => {
+    const lines = await screenedLines('cand', orders('cand'));
+    const candidate = defaultSandboxConfig();
+    candidate.thresholds.review = 20;
+    candidate.rules = candidate.rules.filter((rule) => rule.id !== 'high_amount');
+    const config = writeFile(tmp.dir, 'candidate.json', [JSON.stringify(candidate)]);
+    const { report } = await evaluate({ results: [file(lines)], labels: file(['id'], 'csv'), rules: config }, testDeps({ service: sb.url }));
+    // By hand: today each result line's score less 30 where high_amount matched, then 20/70.
+    const expected: Record<string, Record<string, number>> = {};
+    for (const line of lines.slice(1)) {
+      const r = JSON.parse(line) as { actionType: string; totalRiskScore: number; ruleIds: string[] };
+      const score = r.totalRiskScore - (r.ruleIds.includes('high_amount') ? 30 : 0);
+      const to = score >= 70 ? 'DECLINE' : score >= 20 ? 'REVIEW' : 'APPROVE';
+      (expected[r.actionType] ??= {})[to] = (expected[r.actionType]![to] ?? 0) + 1;
+    }
+    const got = Object.fromEntries(Object.entries(report.replay!.shift).map(([from, row]) => [from, Object.fromEntries(Object.entries(row).map(([to, c]) => [to, c.count]))]));
+    expect(got).toEqual(expected);
+    expect(report.replay!.changed).toBeGreaterThan(0);
+    expect(report.replay!.candidateFigures.rules.map((x) => x.rule)).not.toContain('high_amount');
+  });
+
+  it('a candidate file that is not a configuration: one error naming it, before anything is read', async () => {
+    const bad = writeFile(tmp.dir, 'bad.json', ['{"thresholds": {"review": 80, "decline": 20}}']);
+    const d = testDeps({ service: sb.url });
+    await expect(run(options({ results: [file(RESULTS)], labels: file(['id'], 'csv'), rules: bad }), d)).rejects.toThrow(`sandbox config (${bad}): thresholds.review must not be above thresholds.decline`);
+    expect(d.clientsMade).toBe(0);
+    expect(d.written.stdout).toBe('');
   });
 });

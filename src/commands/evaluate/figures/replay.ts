@@ -32,13 +32,18 @@ export interface CandidateFigures {
 export interface ReplayReport {
   /** The candidate configuration's file. */
   candidate: string;
+  /** Events replayed: every evaluated event that could be read. */
   events: number;
+  /** Evaluated events that could not be read (or scored): left out of the replay. */
+  unread: number;
   /** Events whose decision changes. */
   changed: number;
   shift: DecisionShift;
-  /** Replayed under the configuration of today (when given): decisions that differ from the service's. */
+  /** What velocity rules could count. */
   velocityNote: string;
-  figures: CandidateFigures;
+  /** The figures of the replayed events, today's and the candidate's, side by side. */
+  today: CandidateFigures;
+  candidateFigures: CandidateFigures;
 }
 
 export class ShiftTally {
