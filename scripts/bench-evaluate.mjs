@@ -20,8 +20,17 @@ const dir = installCleanup('fraudctl-bench-evaluate-');
 
 /** A seeded generator: the same files at every run. */
 let seed = 7;
-const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
-const RULES = ['high_amount', 'very_high_amount', 'country_mismatch', 'new_account', 'disposable_email', 'risky_category', 'many_items', 'email_velocity'];
+const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296;
+const RULES = [
+  'high_amount',
+  'very_high_amount',
+  'country_mismatch',
+  'new_account',
+  'disposable_email',
+  'risky_category',
+  'many_items',
+  'email_velocity',
+];
 
 async function writeLines(file, count, line) {
   const out = createWriteStream(file);
@@ -35,19 +44,32 @@ const outcomes = path.join(dir, 'outcomes.csv');
 const started = performance.now();
 const fraudIds = new Set();
 await writeLines(results, EVENTS + 1, (i) => {
-  if (i === 0) return `${JSON.stringify({ fraudctl: 'results', version: 1, command: 'submit', service: 'http://127.0.0.1:1', options: { rejects: null }, closed: true })}\n`;
+  if (i === 0) {
+    const header = { fraudctl: 'results', version: 1, command: 'submit', service: 'http://127.0.0.1:1', options: {} };
+    return `${JSON.stringify({ ...header, closed: true })}\n`;
+  }
   const rules = RULES.filter(() => random() < 0.12);
   const score = Math.min(100, rules.length * 22);
   const actionType = score >= 70 ? 'DECLINE' : score >= 30 ? 'REVIEW' : 'APPROVE';
   const fraud = random() < 0.01 + rules.length * 0.05;
   if (fraud) fraudIds.add(i);
   const amount = Math.round(random() * 200000) / 100;
-  const date = new Date(Date.parse('2026-06-01T00:00:00Z') + Math.floor(random() * 90 * 86_400_000)).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  return `${JSON.stringify({ line: i, id: `bench-${i}`, outcome: 'DECIDED', status: 201, actionType, totalRiskScore: score, errorType: null, errorCodes: [], attempts: 1, latencyMs: 4, column: 1, idAssigned: false, alreadyExisted: false, stateNow: null, ruleIds: rules, eventDate: date, amount, currency: 'EUR', amountInBaseCurrency: amount })}\n`;
+  const date = new Date(Date.parse('2026-06-01T00:00:00Z') + Math.floor(random() * 90 * 86_400_000))
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z');
+  const line = { line: i, id: `bench-${i}`, outcome: 'DECIDED', status: 201, actionType, totalRiskScore: score };
+  const rest = { errorType: null, errorCodes: [], attempts: 1, latencyMs: 4, column: 1, idAssigned: false };
+  const facts = { ruleIds: rules, eventDate: date, amount, currency: 'EUR', amountInBaseCurrency: amount };
+  return `${JSON.stringify({ ...line, ...rest, alreadyExisted: false, stateNow: null, ...facts })}\n`;
 });
 // The outcomes: every event with its label, the largest such file can be.
-await writeLines(outcomes, EVENTS + 1, (i) => (i === 0 ? 'id,label\n' : `bench-${i},${fraudIds.has(i) ? 'fraud' : 'legit'}\n`));
-process.stderr.write(`wrote ${EVENTS.toLocaleString('en-US')} results and outcomes in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+await writeLines(outcomes, EVENTS + 1, (i) =>
+  i === 0 ? 'id,label\n' : `bench-${i},${fraudIds.has(i) ? 'fraud' : 'legit'}\n`,
+);
+process.stderr.write(
+  `wrote ${EVENTS.toLocaleString('en-US')} results and outcomes in ` +
+    `${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+);
 
 const baseline = path.join(dir, 'baseline.mjs');
 writeFileSync(
@@ -75,12 +97,23 @@ process.stdout.write(JSON.stringify(matrix) + '\\n');
 `,
 );
 const peak = path.join(dir, 'peak.mjs');
-writeFileSync(peak, `import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => writeFileSync(process.env.BENCH_PEAK_FILE, String(process.resourceUsage().maxRSS)));\n`);
+writeFileSync(
+  peak,
+  "import { writeFileSync } from 'node:fs';\n" +
+    "process.on('exit', () => writeFileSync(process.env.BENCH_PEAK_FILE, String(process.resourceUsage().maxRSS)));\n",
+);
 
 /** Runs node with `args`, timed, its peak resident memory read by a preload; stdout kept. */
 async function measure(name, args) {
   const peakFile = path.join(dir, `${name}.peak`);
-  const env = { PATH: process.env.PATH, HOME: dir, XDG_CONFIG_HOME: path.join(dir, 'config'), XDG_DATA_HOME: path.join(dir, 'data'), BENCH_PEAK_FILE: peakFile, NODE_OPTIONS: `--import ${peak}` };
+  const env = {
+    PATH: process.env.PATH,
+    HOME: dir,
+    XDG_CONFIG_HOME: path.join(dir, 'config'),
+    XDG_DATA_HOME: path.join(dir, 'data'),
+    BENCH_PEAK_FILE: peakFile,
+    NODE_OPTIONS: `--import ${peak}`,
+  };
   const t0 = performance.now();
   const child = track(spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'inherit'] }));
   let stdout = '';
@@ -99,15 +132,21 @@ const report = JSON.parse(evaluate.stdout);
 for (const [action, cell] of Object.entries(expected)) {
   const got = report.decisions[action];
   const legit = got.legit + got.unknown;
-  if (got.fraud !== cell.fraud || legit !== cell.legit) throw new Error(`evaluate and the baseline disagree on ${action}: ${JSON.stringify(got)} against ${JSON.stringify(cell)}`);
+  if (got.fraud !== cell.fraud || legit !== cell.legit)
+    throw new Error(
+      `evaluate and the baseline disagree on ${action}: ${JSON.stringify(got)} against ${JSON.stringify(cell)}`,
+    );
 }
 const ratio = evaluate.seconds / base.seconds;
 const rows = [
   ['baseline (read both files, tally the matrix)', base.seconds, base.peakMb],
   ['fraudctl evaluate --json (every figure)', evaluate.seconds, evaluate.peakMb],
 ];
-process.stdout.write(`\n${EVENTS.toLocaleString('en-US')} results lines and outcomes, offline, Node ${process.version}\n`);
-for (const [what, s, mb] of rows) process.stdout.write(`  ${what.padEnd(48)} ${s.toFixed(2).padStart(7)} s ${mb.toFixed(0).padStart(6)} MB\n`);
+process.stdout.write(
+  `\n${EVENTS.toLocaleString('en-US')} results lines and outcomes, offline, Node ${process.version}\n`,
+);
+for (const [what, s, mb] of rows)
+  process.stdout.write(`  ${what.padEnd(48)} ${s.toFixed(2).padStart(7)} s ${mb.toFixed(0).padStart(6)} MB\n`);
 const timeOk = ratio <= 3;
 const memoryOk = evaluate.peakMb < 300;
 process.stdout.write(`  ${timeOk ? 'ok  ' : 'FAIL'} ${ratio.toFixed(2)}× the baseline (target: within 3×)\n`);

@@ -42,11 +42,33 @@ let n = 0;
 const id = () => `ex-${String(++n).padStart(4, '0')}`;
 
 function order({ at, email, ip, amount, billing, shipping, created, categories, currency = 'EUR' }) {
-  const items = categories.map((category, i) => ({ itemId: `sku-${Math.floor(random() * 900) + 100}`, itemName: `${category} item ${i + 1}`, itemQuantity: 1, itemPrice: money(amount / categories.length), itemCategory: category }));
-  return { id: id(), eventDate: iso(at), amount, currency, userEmail: email, userIp: ip, userCreated: day(created), billingCountry: billing, shippingCountry: shipping, items };
+  const items = categories.map((category, i) => ({
+    itemId: `sku-${Math.floor(random() * 900) + 100}`,
+    itemName: `${category} item ${i + 1}`,
+    itemQuantity: 1,
+    itemPrice: money(amount / categories.length),
+    itemCategory: category,
+  }));
+  return {
+    id: id(),
+    eventDate: iso(at),
+    amount,
+    currency,
+    userEmail: email,
+    userIp: ip,
+    userCreated: day(created),
+    billingCountry: billing,
+    shippingCountry: shipping,
+    items,
+  };
 }
 
-const customers = Array.from({ length: 300 }, (_, i) => ({ email: `customer${i}@example.com`, ip: `198.51.100.${i % 250}`, country: pick(COUNTRIES), since: START - (30 + Math.floor(random() * 900)) * 86_400_000 }));
+const customers = Array.from({ length: 300 }, (_, i) => ({
+  email: `customer${i}@example.com`,
+  ip: `198.51.100.${i % 250}`,
+  country: pick(COUNTRIES),
+  since: START - (30 + Math.floor(random() * 900)) * 86_400_000,
+}));
 
 while (events.length < EVENTS) {
   const at = START + Math.floor(random() * SPAN);
@@ -57,19 +79,46 @@ while (events.length < EVENTS) {
     const ip = `203.0.113.${Math.floor(random() * 60)}`;
     const burst = 4 + Math.floor(random() * 4);
     for (let k = 0; k < burst; k++) {
-      const e = order({ at: at + k * 7 * 60_000, email, ip, amount: amountAround(180), billing: 'DE', shipping: pick(['NG', 'RU', 'BR']), created: at - 86_400_000, categories: [pick(RISKY)] });
+      const e = order({
+        at: at + k * 7 * 60_000,
+        email,
+        ip,
+        amount: amountAround(180),
+        billing: 'DE',
+        shipping: pick(['NG', 'RU', 'BR']),
+        created: at - 86_400_000,
+        categories: [pick(RISKY)],
+      });
       events.push(e);
       fraud.add(e.id);
     }
   } else if (kind < 0.06) {
     // Stolen card, resold goods: a high amount shipped abroad, an account days old.
-    const e = order({ at, email: `shop${Math.floor(random() * 1e6)}@example.org`, ip: `192.0.2.${Math.floor(random() * 250)}`, amount: amountAround(1400), billing: pick(COUNTRIES), shipping: pick(['US', 'GB', 'UA']), created: at - Math.floor(random() * 5) * 86_400_000, categories: ['electronics', pick(RISKY)] });
+    const e = order({
+      at,
+      email: `shop${Math.floor(random() * 1e6)}@example.org`,
+      ip: `192.0.2.${Math.floor(random() * 250)}`,
+      amount: amountAround(1400),
+      billing: pick(COUNTRIES),
+      shipping: pick(['US', 'GB', 'UA']),
+      created: at - Math.floor(random() * 5) * 86_400_000,
+      categories: ['electronics', pick(RISKY)],
+    });
     events.push(e);
     fraud.add(e.id);
   } else if (kind < 0.075) {
     // Fraud that looks like a good customer's order (a taken-over account): the rules miss it.
     const c = pick(customers);
-    const e = order({ at, email: c.email, ip: `192.0.2.${Math.floor(random() * 250)}`, amount: amountAround(120), billing: c.country, shipping: c.country, created: c.since, categories: [pick(CATEGORIES)] });
+    const e = order({
+      at,
+      email: c.email,
+      ip: `192.0.2.${Math.floor(random() * 250)}`,
+      amount: amountAround(120),
+      billing: c.country,
+      shipping: c.country,
+      created: c.since,
+      categories: [pick(CATEGORIES)],
+    });
     events.push(e);
     fraud.add(e.id);
   } else {
@@ -85,7 +134,9 @@ while (events.length < EVENTS) {
       billing: c.country,
       shipping: abroad ? pick(COUNTRIES.filter((x) => x !== c.country)) : c.country,
       created: chance(0.05) ? at - 2 * 86_400_000 : c.since,
-      categories: Array.from({ length: 1 + Math.floor(random() * 3) }, () => (chance(0.03) ? pick(RISKY) : pick(CATEGORIES))),
+      categories: Array.from({ length: 1 + Math.floor(random() * 3) }, () =>
+        chance(0.03) ? pick(RISKY) : pick(CATEGORIES),
+      ),
       currency: chance(0.1) ? pick(['USD', 'GBP']) : 'EUR',
     });
     events.push(e);
@@ -101,10 +152,14 @@ const rows = ['id,reason,reported'];
 for (const e of events) {
   const reported = day(Date.parse(e.eventDate) + (10 + Math.floor(random() * 50)) * 86_400_000);
   if (fraud.has(e.id) && chance(0.85)) rows.push(`${e.id},fraudulent,${reported}`);
-  else if (!fraud.has(e.id) && chance(0.015)) rows.push(`${e.id},${pick(['product_not_received', 'duplicate', 'subscription_canceled'])},${reported}`);
+  else if (!fraud.has(e.id) && chance(0.015))
+    rows.push(`${e.id},${pick(['product_not_received', 'duplicate', 'subscription_canceled'])},${reported}`);
 }
 
 mkdirSync(OUT, { recursive: true });
 writeFileSync(join(OUT, 'events.jsonl'), `${events.map((e) => JSON.stringify(e)).join('\n')}\n`);
 writeFileSync(join(OUT, 'chargebacks.csv'), `${rows.join('\n')}\n`);
-process.stdout.write(`${events.length} events (${events.filter((e) => fraud.has(e.id)).length} fraud), ${rows.length - 1} outcomes in ${OUT}\n`);
+process.stdout.write(
+  `${events.length} events (${events.filter((e) => fraud.has(e.id)).length} fraud), ` +
+    `${rows.length - 1} outcomes in ${OUT}\n`,
+);

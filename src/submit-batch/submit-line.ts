@@ -94,7 +94,8 @@ function parseRecord(record: InputRecord, maxRecordBytes: number): LineToSend | 
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { code: 'NOT_AN_OBJECT', reason: `not a JSON object (${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value})` };
   }
-  return { text: record.text, id: usableId((value as { id?: unknown }).id), recorded: recordedFacts(value as Record<string, unknown>) };
+  const payload = value as Record<string, unknown>;
+  return { text: record.text, id: usableId(payload.id), recorded: recordedFacts(payload) };
 }
 
 /**
@@ -110,7 +111,7 @@ function recordedFacts(payload: Record<string, unknown>): NonNullable<LineToSend
   };
 }
 
-/** The ids of the rules an answer says matched: a POST's ruleMatches, a risk assessment's alerts; null when it names none. */
+/** The ids of the rules an answer says matched (a POST's ruleMatches, a risk assessment's alerts); null: it names none. */
 function matchedRuleIds(body: Record<string, unknown>): string[] | null {
   const matches = Array.isArray(body.ruleMatches) ? body.ruleMatches : Array.isArray(body.alerts) ? body.alerts : null;
   if (matches === null) return null;
@@ -125,7 +126,8 @@ function blank(record: InputRecord, id: string | null): LineResult {
 }
 
 /** amountInBaseCurrency and eventDate from an answer that has them (an event summary). */
-function eventFacts(body: { amountInBaseCurrency?: unknown; eventDate?: unknown }): Pick<LineResult, 'amountInBaseCurrency' | 'eventDate'> {
+type EventFacts = Pick<LineResult, 'amountInBaseCurrency' | 'eventDate'>;
+function eventFacts(body: { amountInBaseCurrency?: unknown; eventDate?: unknown }): EventFacts {
   return {
     ...(typeof body.amountInBaseCurrency === 'number' ? { amountInBaseCurrency: body.amountInBaseCurrency } : {}),
     ...(typeof body.eventDate === 'string' ? { eventDate: body.eventDate } : {}),
@@ -134,7 +136,12 @@ function eventFacts(body: { amountInBaseCurrency?: unknown; eventDate?: unknown 
 
 /** actionType and totalRiskScore from a decision or risk assessment, read tolerantly. */
 function decided(result: LineResult, status: number, body: unknown): LineResult {
-  const b = (typeof body === 'object' && body !== null ? body : {}) as { actionType?: unknown; totalRiskScore?: unknown; amountInBaseCurrency?: unknown; eventDate?: unknown };
+  const b = (typeof body === 'object' && body !== null ? body : {}) as {
+    actionType?: unknown;
+    totalRiskScore?: unknown;
+    amountInBaseCurrency?: unknown;
+    eventDate?: unknown;
+  };
   // An event sent without an id gets one from the service: record it, or nobody can find the event.
   const b2 = b as { id?: unknown; eventId?: unknown };
   const assigned = typeof b2.id === 'string' ? b2.id : typeof b2.eventId === 'string' ? b2.eventId : null;
@@ -184,13 +191,13 @@ async function checkStored(client: ApiClient, id: string): Promise<Check & { att
     if (failure.unreadableAnswer) return { untold: error, attempts: attemptsOf(error) };
     return { error, attempts: attemptsOf(error) };
   }
-  const stored = summary.body as { id?: unknown; totalScore?: unknown; amountInBaseCurrency?: unknown; eventDate?: unknown };
+  const stored = summary.body as { id?: unknown; totalScore?: unknown } & Parameters<typeof eventFacts>[0];
   if (typeof stored.id === 'string' && stored.id !== id) {
     const error = new BadResponseError(`GET /event/{id} for "${terminalSafe(truncate(id, 100))}" answered with another event ("${terminalSafe(truncate(stored.id, 100))}")`);
     return { untold: error, attempts: summary.attempts };
   }
   let attempts = summary.attempts;
-  const decision: { actionType?: unknown; totalRiskScore?: unknown; alerts?: unknown; amountInBaseCurrency?: unknown; eventDate?: unknown } = {
+  const decision: { actionType?: unknown; totalRiskScore?: unknown; alerts?: unknown } & Parameters<typeof eventFacts>[0] = {
     totalRiskScore: stored.totalScore,
     amountInBaseCurrency: stored.amountInBaseCurrency,
     eventDate: stored.eventDate,

@@ -3,7 +3,16 @@ import type { CliContext } from '../../cli-context.js';
 import { UsageError } from '../../errors/cli-error.js';
 import { withSession } from '../../session.js';
 import { concurrencyOption } from '../number-options.js';
-import { CSV_FIGURES, parseFraudWhen, parseMaturity, parseThresholds, PERIODS, type CsvFigure, type EvaluateOptions, type OutcomeMapping } from './options.js';
+import {
+  CSV_FIGURES,
+  parseFraudWhen,
+  parseMaturity,
+  parseThresholds,
+  PERIODS,
+  type CsvFigure,
+  type EvaluateOptions,
+  type OutcomeMapping,
+} from './options.js';
 import type { Period } from './figures/over-time.js';
 import type { Thresholds } from './figures/sweep.js';
 
@@ -68,33 +77,71 @@ export function evaluateCommand(context: CliContext, run?: EvaluateRun): Command
       return withSession(context, command, (session) => evaluate(options, evaluateDeps(context, session)));
     });
   return new Command('evaluate')
-    .description('how well the decisions did, against the fraud reported since: decisions × outcomes, per rule, a score sweep, over time; what a rule change would have done')
+    .description(
+      'how well the decisions did, against the fraud reported since: decisions × outcomes, per rule, ' +
+        'a score sweep, over time; what a rule change would have done',
+    )
     .argument('[results...]', 'results files of submit --out')
-    .addOption(new Option('--labels <file>', 'the outcomes: chargebacks, fraud reports or disputes (CSV with a header, or JSON Lines)').makeOptionMandatory())
-    .option('--from <file>', 'also the events with these ids (one per line; - for stdin), submitted some other way: each is read')
+    .addOption(
+      new Option(
+        '--labels <file>',
+        'the outcomes: chargebacks, fraud reports or disputes (CSV with a header, or JSON Lines)',
+      ).makeOptionMandatory(),
+    )
+    .option(
+      '--from <file>',
+      'also the events with these ids (one per line; - for stdin), submitted some other way: each is read',
+    )
     .option('--id-column <name>', "the outcomes file's id column (default: id, eventId, event_id or order_id)")
     .option('--label-column <name>', 'the column saying fraud or legit (default: label, when there is one)')
-    .addOption(new Option('--fraud-when <column=values>', 'a row is fraud when COLUMN holds one of VALUES (comma-separated); repeatable').argParser(parseFraudWhen))
-    .addOption(new Option('--maturity <age>', 'leave out events younger than this (e.g. 90d): their chargebacks may still come').argParser(parseMaturity))
+    .addOption(
+      new Option(
+        '--fraud-when <column=values>',
+        'a row is fraud when COLUMN holds one of VALUES (comma-separated); repeatable',
+      ).argParser(parseFraudWhen),
+    )
+    .addOption(
+      new Option(
+        '--maturity <age>',
+        'leave out events younger than this (e.g. 90d): their chargebacks may still come',
+      ).argParser(parseMaturity),
+    )
     .addOption(new Option('--by <period>', 'also the figures over time').choices(PERIODS))
-    .addOption(new Option('--thresholds <review,decline>', "the service's review and decline thresholds, marked in the sweep").argParser(parseThresholds).default({ review: 30, decline: 70 }, '30,70'))
+    .addOption(
+      new Option('--thresholds <review,decline>', "the service's review and decline thresholds, marked in the sweep")
+        .argParser(parseThresholds)
+        .default({ review: 30, decline: 70 }, '30,70'),
+    )
     .addOption(new Option('--csv <figure>', 'one figure as CSV on stdout').choices(CSV_FIGURES))
     .option('--html <file>', 'also write the report as one HTML file (opens offline, prints)')
-    .option('--rules <file>', 'replay the events under this candidate configuration (fraudctl sandbox default-config to start from)')
+    .option(
+      '--rules <file>',
+      'replay the events under this candidate configuration (fraudctl sandbox default-config to start from)',
+    )
     .addOption(concurrencyOption('events read at once, when some must be read (at most 256)').default(8))
     .addHelpText('before', EXAMPLES)
     .addHelpText('after', AFTER)
     .action(async (results: string[], flags: EvaluateFlags, command: Command) => {
       const globals = command.optsWithGlobals<{ json?: boolean; color?: boolean }>();
       if (globals.json && flags.csv) throw new UsageError('--json and --csv: one or the other');
-      if (results.length === 0 && flags.from === undefined) throw new UsageError('evaluate needs results files of submit --out, or --from FILE with ids', 'e.g. fraudctl evaluate results.jsonl --labels chargebacks.csv');
-      if (flags.csv === 'over-time' && flags.by === undefined) throw new UsageError('--csv over-time needs --by day or --by week');
-      if (flags.csv === 'shift' && flags.rules === undefined) throw new UsageError('--csv shift needs --rules FILE: the candidate to replay');
+      if (results.length === 0 && flags.from === undefined)
+        throw new UsageError(
+          'evaluate needs results files of submit --out, or --from FILE with ids',
+          'e.g. fraudctl evaluate results.jsonl --labels chargebacks.csv',
+        );
+      if (flags.csv === 'over-time' && flags.by === undefined)
+        throw new UsageError('--csv over-time needs --by day or --by week');
+      if (flags.csv === 'shift' && flags.rules === undefined)
+        throw new UsageError('--csv shift needs --rules FILE: the candidate to replay');
       return runWork(command, {
         results,
         from: flags.from ?? null,
         labels: flags.labels,
-        mapping: { idColumn: flags.idColumn ?? null, labelColumn: flags.labelColumn ?? null, fraudWhen: flags.fraudWhen ?? [] },
+        mapping: {
+          idColumn: flags.idColumn ?? null,
+          labelColumn: flags.labelColumn ?? null,
+          fraudWhen: flags.fraudWhen ?? [],
+        },
         maturityMs: flags.maturity ?? null,
         by: flags.by ?? null,
         thresholds: flags.thresholds,

@@ -17,7 +17,9 @@ export interface OutputStream {
 }
 
 /** The environment variables evaluate renders by: colour (NO_COLOR, FORCE_COLOR, TERM) and the locale's marks. */
-export type EnvFacts = Partial<Record<'NO_COLOR' | 'FORCE_COLOR' | 'TERM' | 'COLORTERM' | 'LANG' | 'LC_ALL' | 'LC_CTYPE', string>>;
+export type EnvFacts = Partial<
+  Record<'NO_COLOR' | 'FORCE_COLOR' | 'TERM' | 'COLORTERM' | 'LANG' | 'LC_ALL' | 'LC_CTYPE', string>
+>;
 
 /** What reading an event takes of the client. */
 export type EventReader = Pick<ApiClient, 'getEvent' | 'getRiskAssessment'>;
@@ -42,7 +44,11 @@ const stream = (s: CliContext['stdout']): OutputStream => ({
 /** The real ones: the process's streams and environment, the wall clock, the session's client. */
 export function evaluateDeps(context: CliContext, session: Session): EvaluateDeps {
   const { NO_COLOR, FORCE_COLOR, TERM, COLORTERM, LANG, LC_ALL, LC_CTYPE } = context.env;
-  const env = Object.fromEntries(Object.entries({ NO_COLOR, FORCE_COLOR, TERM, COLORTERM, LANG, LC_ALL, LC_CTYPE }).filter(([, v]) => v !== undefined));
+  const env = Object.fromEntries(
+    Object.entries({ NO_COLOR, FORCE_COLOR, TERM, COLORTERM, LANG, LC_ALL, LC_CTYPE }).filter(
+      ([, v]) => v !== undefined,
+    ),
+  );
   return {
     stdout: stream(context.stdout),
     stderr: stream(context.stderr),

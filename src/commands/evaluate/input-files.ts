@@ -26,6 +26,7 @@ export async function openInput(path: string, what: string): Promise<FileHandle>
 function openProblem(path: string, what: string, e: NodeJS.ErrnoException): UsageError {
   if (e.code === 'ENOENT') return new UsageError(`no such file: ${path} (${what})`);
   if (e.code === 'EISDIR') return new UsageError(`${path} is a directory, not ${what}`);
-  if (e.code === 'EACCES' || e.code === 'EPERM') return new UsageError(`cannot read ${path}: permission denied (${e.code})`, "check the file's permissions");
+  if (e.code === 'EACCES' || e.code === 'EPERM')
+    return new UsageError(`cannot read ${path}: permission denied (${e.code})`, "check the file's permissions");
   return new UsageError(`cannot read ${path}: ${e.code ?? e.message}`);
 }

@@ -59,8 +59,13 @@ export function parseMaturity(value: string): number {
 export function parseFraudWhen(value: string, previous: OutcomeMapping['fraudWhen'] = []): OutcomeMapping['fraudWhen'] {
   const at = value.indexOf('=');
   const column = value.slice(0, at).trim();
-  const values = value.slice(at + 1).split(',').map((v) => v.trim()).filter((v) => v !== '');
-  if (at < 1 || column === '' || values.length === 0) throw new InvalidArgumentError('give COLUMN=VALUE[,VALUE...], e.g. reason=fraudulent');
+  const values = value
+    .slice(at + 1)
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
+  if (at < 1 || column === '' || values.length === 0)
+    throw new InvalidArgumentError('give COLUMN=VALUE[,VALUE...], e.g. reason=fraudulent');
   return [...previous, { column, values }];
 }
 
@@ -70,7 +75,9 @@ export function parseThresholds(value: string): Thresholds {
   const [review, decline] = parts;
   const whole = (n: number | undefined): n is number => Number.isInteger(n) && n! >= 0 && n! <= 100;
   if (parts.length !== 2 || !whole(review) || !whole(decline) || review > decline) {
-    throw new InvalidArgumentError('give REVIEW,DECLINE: two whole scores 0-100, review not above decline (e.g. 30,70)');
+    throw new InvalidArgumentError(
+      'give REVIEW,DECLINE: two whole scores 0-100, review not above decline (e.g. 30,70)',
+    );
   }
   return { review, decline };
 }

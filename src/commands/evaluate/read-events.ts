@@ -67,10 +67,19 @@ async function readOne(client: EventReader, known: KnownFacts): Promise<{ facts:
   } catch (error) {
     const failure = classifyFailure(error);
     if (failure.stopsRun) throw failure.error;
-    return { unread: { id: known.id, where: known.where, kind: failure.kind, reason: failure.error.message, exitCode: failure.exitCode } };
+    return {
+      unread: {
+        id: known.id,
+        where: known.where,
+        kind: failure.kind,
+        reason: failure.error.message,
+        exitCode: failure.exitCode,
+      },
+    };
   }
   const facts = factsFromService(known, summary, assessment);
   const missing = stillMissing(facts);
-  if (missing !== null) return { unread: { id: known.id, where: known.where, kind: 'incomplete', reason: missing, exitCode: 1 } };
+  if (missing !== null)
+    return { unread: { id: known.id, where: known.where, kind: 'incomplete', reason: missing, exitCode: 1 } };
   return { facts: facts as CompleteFacts };
 }

@@ -54,18 +54,28 @@ function reading(path: string, columns: readonly string[], mapping: OutcomeMappi
   const named = columns.map((c) => terminalSafe(truncate(c, 40))).join(', ');
   const idColumn = mapping.idColumn ?? ID_COLUMNS.find(has);
   if (idColumn === undefined) {
-    throw new UsageError(`${path} has no id column (looked for ${ID_COLUMNS.join(', ')}; it has ${named})`, 'name it with --id-column COLUMN');
+    throw new UsageError(
+      `${path} has no id column (looked for ${ID_COLUMNS.join(', ')}; it has ${named})`,
+      'name it with --id-column COLUMN',
+    );
   }
-  if (!has(idColumn)) throw new UsageError(`${path} has no column ${terminalSafe(idColumn)} (--id-column); it has ${named}`);
+  if (!has(idColumn))
+    throw new UsageError(`${path} has no column ${terminalSafe(idColumn)} (--id-column); it has ${named}`);
   for (const { column } of mapping.fraudWhen) {
-    if (!has(column)) throw new UsageError(`${path} has no column ${terminalSafe(column)} (--fraud-when); it has ${named}`);
+    if (!has(column))
+      throw new UsageError(`${path} has no column ${terminalSafe(column)} (--fraud-when); it has ${named}`);
   }
   if (mapping.fraudWhen.length > 0) {
     const when = mapping.fraudWhen.map(({ column, values }) => ({ column, values: new Set(values) }));
-    return { idColumn, mode: 'fraud-when', decide: (row) => when.some(({ column, values }) => values.has(text(row(column)))) };
+    return {
+      idColumn,
+      mode: 'fraud-when',
+      decide: (row) => when.some(({ column, values }) => values.has(text(row(column)))),
+    };
   }
   const labelColumn = mapping.labelColumn ?? (has('label') ? 'label' : null);
-  if (labelColumn !== null && !has(labelColumn)) throw new UsageError(`${path} has no column ${terminalSafe(labelColumn)} (--label-column); it has ${named}`);
+  if (labelColumn !== null && !has(labelColumn))
+    throw new UsageError(`${path} has no column ${terminalSafe(labelColumn)} (--label-column); it has ${named}`);
   if (labelColumn === null) return { idColumn, mode: 'listed', decide: () => true };
   return {
     idColumn,
@@ -75,14 +85,16 @@ function reading(path: string, columns: readonly string[], mapping: OutcomeMappi
       if (FRAUD.has(value)) return true;
       if (LEGIT.has(value)) return false;
       throw new UsageError(
-        `${where}: the ${terminalSafe(labelColumn)} ${JSON.stringify(terminalSafe(truncate(value, 40)))} is neither fraud nor legit (1/0, true/false, yes/no)`,
+        `${where}: the ${terminalSafe(labelColumn)} ${JSON.stringify(terminalSafe(truncate(value, 40)))} ` +
+          'is neither fraud nor legit (1/0, true/false, yes/no)',
         `say which values mean fraud: --fraud-when ${labelColumn}=VALUE`,
       );
     },
   };
 }
 
-const text = (value: unknown): string => (value === null || value === undefined ? '' : typeof value === 'string' ? value.trim() : String(value));
+const text = (value: unknown): string =>
+  value === null || value === undefined ? '' : typeof value === 'string' ? value.trim() : String(value);
 
 export async function readOutcomes(path: string, mapping: OutcomeMapping): Promise<Outcomes> {
   const handle = await openInput(path, 'an outcomes file (CSV with a header, or JSON Lines)');
@@ -92,7 +104,11 @@ export async function readOutcomes(path: string, mapping: OutcomeMapping): Promi
   let how: Reading | null = null;
   const take = (id: unknown, isFraud: boolean, where: string) => {
     const key = text(id);
-    if (key === '') throw new UsageError(`${where}: no id in column ${terminalSafe(how!.idColumn)}`, 'every row names the event it reports');
+    if (key === '')
+      throw new UsageError(
+        `${where}: no id in column ${terminalSafe(how!.idColumn)}`,
+        'every row names the event it reports',
+      );
     rows++;
     const before = labels.get(key);
     if (before === undefined) labels.set(key, LISTED_BIT | (isFraud ? FRAUD_BIT : 0));
@@ -103,7 +119,11 @@ export async function readOutcomes(path: string, mapping: OutcomeMapping): Promi
   try {
     const first = Buffer.alloc(64);
     const { bytesRead } = await handle.read(first, 0, first.length, 0);
-    const start = first.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '').trimStart();
+    const start = first
+      .subarray(0, bytesRead)
+      .toString('utf8')
+      .replace(/^\uFEFF/, '')
+      .trimStart();
     const stream = handle.createReadStream({ autoClose: false, start: 0 });
     if (start.startsWith('{')) {
       let n = 0;
@@ -115,16 +135,21 @@ export async function readOutcomes(path: string, mapping: OutcomeMapping): Promi
         try {
           value = JSON.parse(trimmed);
         } catch {
-          throw new UsageError(`${path}:${n} is not JSON (an outcomes file is CSV with a header, or one JSON object per line)`);
+          throw new UsageError(
+            `${path}:${n} is not JSON (an outcomes file is CSV with a header, or one JSON object per line)`,
+          );
         }
-        if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`${path}:${n} is not a JSON object`);
+        if (typeof value !== 'object' || value === null || Array.isArray(value))
+          throw new UsageError(`${path}:${n} is not a JSON object`);
         const record = value as Record<string, unknown>;
         how ??= reading(path, Object.keys(record), mapping);
         const row: Row = (column) => record[column];
         take(record[how.idColumn], how.decide(row, `${path}:${n}`), `${path}:${n}`);
       }
     } else {
-      const parser = stream.pipe(parse({ bom: true, skip_empty_lines: true, relax_column_count: true, trim: true, info: true }));
+      const parser = stream.pipe(
+        parse({ bom: true, skip_empty_lines: true, relax_column_count: true, trim: true, info: true }),
+      );
       let columns: string[] | null = null;
       let index = new Map<string, number>();
       try {
@@ -141,13 +166,20 @@ export async function readOutcomes(path: string, mapping: OutcomeMapping): Promi
         }
       } catch (e) {
         if (e instanceof UsageError) throw e;
-        throw new UsageError(`${path} is not CSV this can read: ${terminalSafe(truncate((e as Error).message, 200))}`, 'an outcomes file is CSV with a header row, or one JSON object per line');
+        throw new UsageError(
+          `${path} is not CSV this can read: ${terminalSafe(truncate((e as Error).message, 200))}`,
+          'an outcomes file is CSV with a header row, or one JSON object per line',
+        );
       }
     }
   } finally {
     await handle.close();
   }
-  if (how === null) throw new UsageError(`${path} is empty: no header, no outcome`, 'an outcomes file lists reported fraud or disputes, one per row, under a header naming the id column');
+  if (how === null)
+    throw new UsageError(
+      `${path} is empty: no header, no outcome`,
+      'an outcomes file lists reported fraud or disputes, one per row, under a header naming the id column',
+    );
   return { ids: labels, rows, fraud, mode: how.mode, idColumn: how.idColumn };
 }
 

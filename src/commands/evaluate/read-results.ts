@@ -43,7 +43,8 @@ export interface ResultsCounts {
   cutOff: number;
 }
 
-const actionOf = (value: unknown): ActionType | null => ((ACTION_TYPES as readonly unknown[]).includes(value) ? (value as ActionType) : null);
+const actionOf = (value: unknown): ActionType | null =>
+  (ACTION_TYPES as readonly unknown[]).includes(value) ? (value as ActionType) : null;
 const dateOf = (value: unknown): number | null => {
   const ms = typeof value === 'string' ? Date.parse(value) : Number.NaN;
   return Number.isNaN(ms) ? null : ms;
@@ -82,7 +83,10 @@ export class EventSources {
         const header = resultObject(text.replace(/^\uFEFF/, ''));
         if (header && isHeaderObject(header)) {
           if (header.command !== 'submit') {
-            throw new UsageError(`${path} is the results file of fraudctl ${terminalSafe(String(header.command))}, not of submit`, 'evaluate reads submit --out files; give other ids with --from FILE');
+            throw new UsageError(
+              `${path} is the results file of fraudctl ${terminalSafe(String(header.command))}, not of submit`,
+              'evaluate reads submit --out files; give other ids with --from FILE',
+            );
           }
           continue;
         }
@@ -94,7 +98,10 @@ export class EventSources {
       }
       const result = parseResult(text);
       if (!result) {
-        throw new UsageError(`${where} is not a result of fraudctl submit: ${terminalSafe(truncate(text, 60))}`, 'evaluate reads submit --out files; give other ids with --from FILE');
+        throw new UsageError(
+          `${where} is not a result of fraudctl submit: ${terminalSafe(truncate(text, 60))}`,
+          'evaluate reads submit --out files; give other ids with --from FILE',
+        );
       }
       this.counts.lines++;
       if (result.outcome !== 'DECIDED' || result.id === null) {
@@ -106,7 +113,9 @@ export class EventSources {
         where,
         actionType: actionOf(result.actionType),
         score: typeof result.totalRiskScore === 'number' ? result.totalRiskScore : null,
-        ruleIds: Array.isArray(result.ruleIds) ? result.ruleIds.filter((r): r is string => typeof r === 'string') : null,
+        ruleIds: Array.isArray(result.ruleIds)
+          ? result.ruleIds.filter((r): r is string => typeof r === 'string')
+          : null,
         amount: typeof result.amountInBaseCurrency === 'number' ? result.amountInBaseCurrency : null,
         date: dateOf(result.eventDate),
       });
@@ -118,7 +127,15 @@ export class EventSources {
     if (path !== '-') await (await openInput(path, 'a list of event ids')).close();
     for await (const entry of readIdList({ args: [], from: path, results: 'decided' }, context)) {
       if (entry.id === null) throw new UsageError(`${entry.where}: ${entry.problem ?? 'no id'}`);
-      this.take({ id: entry.id, where: entry.where, actionType: null, score: null, ruleIds: null, amount: null, date: null });
+      this.take({
+        id: entry.id,
+        where: entry.where,
+        actionType: null,
+        score: null,
+        ruleIds: null,
+        amount: null,
+        date: null,
+      });
     }
   }
 }
@@ -131,13 +148,21 @@ export function factsFromService(known: KnownFacts, summary: unknown, assessment
   return {
     ...known,
     actionType: known.actionType ?? actionOf(a.actionType),
-    score: known.score ?? (typeof a.totalRiskScore === 'number' ? a.totalRiskScore : typeof s.totalScore === 'number' ? s.totalScore : null),
+    score:
+      known.score ??
+      (typeof a.totalRiskScore === 'number'
+        ? a.totalRiskScore
+        : typeof s.totalScore === 'number'
+          ? s.totalScore
+          : null),
     ruleIds:
       known.ruleIds ??
-      (alerts === null ? null : alerts.flatMap((x: unknown) => {
-        const id = typeof x === 'object' && x !== null ? (x as { ruleId?: unknown }).ruleId : undefined;
-        return typeof id === 'string' ? [id] : [];
-      })),
+      (alerts === null
+        ? null
+        : alerts.flatMap((x: unknown) => {
+            const id = typeof x === 'object' && x !== null ? (x as { ruleId?: unknown }).ruleId : undefined;
+            return typeof id === 'string' ? [id] : [];
+          })),
     amount: known.amount ?? (typeof s.amountInBaseCurrency === 'number' ? s.amountInBaseCurrency : null),
     date: known.date ?? dateOf(s.eventDate),
   };

@@ -10,7 +10,8 @@ import { shiftRows } from './figures/replay.js';
  * csv-stringify; one starting with = + - @ is prefixed with ' so that a spreadsheet does not run it.
  */
 
-const cellOf = (value: unknown): unknown => (typeof value === 'string' && /^[=+\-@\t\r]/.test(value) ? `'${value}` : value ?? '');
+const cellOf = (value: unknown): unknown =>
+  typeof value === 'string' && /^[=+\-@\t\r]/.test(value) ? `'${value}` : (value ?? '');
 
 function table(head: string[], rows: unknown[][]): string {
   return stringify([head, ...rows.map((row) => row.map(cellOf))], { record_delimiter: '\r\n' });
@@ -28,23 +29,87 @@ export function renderCsv(report: EvaluationReport, figure: CsvFigure): string {
       );
     case 'rules':
       return table(
-        ['rule', 'hits', 'fraudHits', 'legitHits', 'unknownHits', 'precision', 'recall', 'onlyRule', 'fraudAmount', 'firesWith'],
-        report.rules.map((r) => [r.rule, r.hits, r.fraudHits, r.legitHits, r.unknownHits, r.precision, r.recall, r.onlyRule, r.fraudAmount, r.firesWith.map((w) => `${w.rule}:${w.count}`).join(' ')]),
+        [
+          'rule',
+          'hits',
+          'fraudHits',
+          'legitHits',
+          'unknownHits',
+          'precision',
+          'recall',
+          'onlyRule',
+          'fraudAmount',
+          'firesWith',
+        ],
+        report.rules.map((r) => [
+          r.rule,
+          r.hits,
+          r.fraudHits,
+          r.legitHits,
+          r.unknownHits,
+          r.precision,
+          r.recall,
+          r.onlyRule,
+          r.fraudAmount,
+          r.firesWith.map((w) => `${w.rule}:${w.count}`).join(' '),
+        ]),
       );
     case 'sweep':
       return table(
-        ['threshold', 'flagged', 'fraudFlagged', 'legitFlagged', 'unknownFlagged', 'precision', 'recall', 'falsePositiveRate', 'approvalRate', 'fraudAmountCaught', 'current'],
-        report.sweep.map((p) => [p.threshold, p.flagged, p.fraudFlagged, p.legitFlagged, p.unknownFlagged, p.precision, p.recall, p.falsePositiveRate, p.approvalRate, p.fraudAmountCaught, p.current]),
+        [
+          'threshold',
+          'flagged',
+          'fraudFlagged',
+          'legitFlagged',
+          'unknownFlagged',
+          'precision',
+          'recall',
+          'falsePositiveRate',
+          'approvalRate',
+          'fraudAmountCaught',
+          'current',
+        ],
+        report.sweep.map((p) => [
+          p.threshold,
+          p.flagged,
+          p.fraudFlagged,
+          p.legitFlagged,
+          p.unknownFlagged,
+          p.precision,
+          p.recall,
+          p.falsePositiveRate,
+          p.approvalRate,
+          p.fraudAmountCaught,
+          p.current,
+        ]),
       );
     case 'over-time':
       return table(
         ['start', 'events', 'APPROVE', 'REVIEW', 'DECLINE', 'fraud', 'fraudRate'],
-        (report.overTime?.periods ?? []).map((p) => [p.start, p.events, p.APPROVE, p.REVIEW, p.DECLINE, p.fraud, p.fraudRate]),
+        (report.overTime?.periods ?? []).map((p) => [
+          p.start,
+          p.events,
+          p.APPROVE,
+          p.REVIEW,
+          p.DECLINE,
+          p.fraud,
+          p.fraudRate,
+        ]),
       );
     case 'shift':
       return table(
         ['from', 'to', 'count', 'fraud', 'legit', 'unknown', 'amount'],
-        report.replay ? shiftRows(report.replay.shift).map(({ from, to, cell }) => [from, to, cell.count, cell.fraud, cell.legit, cell.unknown, cell.amount]) : [],
+        report.replay
+          ? shiftRows(report.replay.shift).map(({ from, to, cell }) => [
+              from,
+              to,
+              cell.count,
+              cell.fraud,
+              cell.legit,
+              cell.unknown,
+              cell.amount,
+            ])
+          : [],
       );
   }
 }

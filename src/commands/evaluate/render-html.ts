@@ -34,16 +34,25 @@ async function svgOf(spec: Spec): Promise<string> {
 }
 
 /** A table whose cells are already HTML; every column but those in `left` holds figures (right-aligned). */
-function table(head: readonly string[], rows: readonly (readonly (string | number)[])[], left: readonly number[] = [0]): string {
+function table(
+  head: readonly string[],
+  rows: readonly (readonly (string | number)[])[],
+  left: readonly number[] = [0],
+): string {
   const cells = (row: readonly (string | number)[], tag: string) =>
-    row.map((c, i) => `<${tag}${left.includes(i) ? '' : ' class="n"'}>${typeof c === 'number' ? num(c) : c}</${tag}>`).join('');
-  return `<table><thead><tr>${cells(head.map(escapeHtml), 'th')}</tr></thead><tbody>${rows.map((r) => `<tr>${cells(r, 'td')}</tr>`).join('')}</tbody></table>`;
+    row
+      .map((c, i) => `<${tag}${left.includes(i) ? '' : ' class="n"'}>${typeof c === 'number' ? num(c) : c}</${tag}>`)
+      .join('');
+  const body = rows.map((r) => `<tr>${cells(r, 'td')}</tr>`).join('');
+  return `<table><thead><tr>${cells(head.map(escapeHtml), 'th')}</tr></thead><tbody>${body}</tbody></table>`;
 }
 
 function sweepSpec(report: EvaluationReport): Spec {
   const values = report.sweep.flatMap((p) =>
     (['precision', 'recall', 'falsePositiveRate'] as const).flatMap((k) =>
-      p[k] === null ? [] : [{ threshold: p.threshold, figure: k === 'falsePositiveRate' ? 'false-positive rate' : k, value: p[k] }],
+      p[k] === null
+        ? []
+        : [{ threshold: p.threshold, figure: k === 'falsePositiveRate' ? 'false-positive rate' : k, value: p[k] }],
     ),
   );
   const marks = [
@@ -58,13 +67,26 @@ function sweepSpec(report: EvaluationReport): Spec {
         data: { values },
         mark: { type: 'line', interpolate: 'step-after' },
         encoding: {
-          x: { field: 'threshold', type: 'quantitative', scale: { domain: [0, 100] }, title: 'threshold (flag at score ≥ threshold)' },
+          x: {
+            field: 'threshold',
+            type: 'quantitative',
+            scale: { domain: [0, 100] },
+            title: 'threshold (flag at score ≥ threshold)',
+          },
           y: { field: 'value', type: 'quantitative', axis: { format: '%' }, scale: { domain: [0, 1] }, title: null },
           color: { field: 'figure', type: 'nominal', title: null },
         },
       },
-      { data: { values: marks }, mark: { type: 'rule', strokeDash: [4, 4], color: '#555' }, encoding: { x: { field: 'threshold', type: 'quantitative' } } },
-      { data: { values: marks }, mark: { type: 'text', dy: -132, color: '#555' }, encoding: { x: { field: 'threshold', type: 'quantitative' }, text: { field: 'name' } } },
+      {
+        data: { values: marks },
+        mark: { type: 'rule', strokeDash: [4, 4], color: '#555' },
+        encoding: { x: { field: 'threshold', type: 'quantitative' } },
+      },
+      {
+        data: { values: marks },
+        mark: { type: 'text', dy: -132, color: '#555' },
+        encoding: { x: { field: 'threshold', type: 'quantitative' }, text: { field: 'name' } },
+      },
     ],
   };
 }
@@ -83,7 +105,15 @@ function rulesSpec(report: EvaluationReport): Spec {
     encoding: {
       y: { field: 'rule', type: 'nominal', sort: report.rules.map((r) => r.rule), title: null },
       x: { field: 'hits', type: 'quantitative', stack: 'zero', title: 'hits' },
-      color: { field: 'kind', type: 'nominal', scale: { domain: ['fraud', 'no fraud reported', 'declined, unknowable'], range: ['#c0392b', '#7f8c8d', '#d5d8dc'] }, title: null },
+      color: {
+        field: 'kind',
+        type: 'nominal',
+        scale: {
+          domain: ['fraud', 'no fraud reported', 'declined, unknowable'],
+          range: ['#c0392b', '#7f8c8d', '#d5d8dc'],
+        },
+        title: null,
+      },
     },
   };
 }
@@ -95,27 +125,40 @@ function timeSpec(report: EvaluationReport): Spec {
       {
         width: 640,
         height: 140,
-        data: { values: periods.flatMap((p) => ACTION_TYPES.map((a) => ({ start: p.start, decision: a, events: p[a] }))) },
+        data: {
+          values: periods.flatMap((p) => ACTION_TYPES.map((a) => ({ start: p.start, decision: a, events: p[a] }))),
+        },
         mark: 'bar',
         encoding: {
           x: { field: 'start', type: 'ordinal', title: null },
           y: { field: 'events', type: 'quantitative', stack: 'zero', title: 'events' },
-          color: { field: 'decision', type: 'nominal', scale: { domain: [...ACTION_TYPES], range: ['#27ae60', '#f39c12', '#c0392b'] }, title: null },
+          color: {
+            field: 'decision',
+            type: 'nominal',
+            scale: { domain: [...ACTION_TYPES], range: ['#27ae60', '#f39c12', '#c0392b'] },
+            title: null,
+          },
         },
       },
       {
         width: 640,
         height: 120,
-        data: { values: periods.filter((p) => p.fraudRate !== null).map((p) => ({ start: p.start, fraudRate: p.fraudRate })) },
+        data: {
+          values: periods.filter((p) => p.fraudRate !== null).map((p) => ({ start: p.start, fraudRate: p.fraudRate })),
+        },
         mark: { type: 'line', point: true },
-        encoding: { x: { field: 'start', type: 'ordinal', title: null }, y: { field: 'fraudRate', type: 'quantitative', axis: { format: '%' }, title: 'fraud rate' } },
+        encoding: {
+          x: { field: 'start', type: 'ordinal', title: null },
+          y: { field: 'fraudRate', type: 'quantitative', axis: { format: '%' }, title: 'fraud rate' },
+        },
       },
     ],
   };
 }
 
 const STYLE = `
-body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #222; margin: 2rem auto; max-width: 60rem; padding: 0 1rem; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #222; }
+body { margin: 2rem auto; max-width: 60rem; padding: 0 1rem; }
 h1 { font-size: 1.5rem; } h2 { font-size: 1.15rem; margin-top: 2rem; border-bottom: 1px solid #ccc; }
 table { border-collapse: collapse; margin: .5rem 0 1rem; font-variant-numeric: tabular-nums; }
 th, td { border: 1px solid #ccc; padding: .2rem .5rem; text-align: left; } td.n, th.n { text-align: right; }
@@ -130,7 +173,9 @@ export async function htmlReport(report: EvaluationReport): Promise<string> {
   const parts: string[] = [];
   parts.push(`<h1>How the decisions did</h1>`);
   parts.push(
-    `<p>${num(e.evaluated)} events evaluated · fraud reported ${num(e.fraud)} (${pct(s.fraudRate)}) · no fraud reported ${num(e.noFraudReported)} · declined without a report (unknowable) ${num(e.unknowable)}. Amounts in the base currency.</p>`,
+    `<p>${num(e.evaluated)} events evaluated · fraud reported ${num(e.fraud)} (${pct(s.fraudRate)}) · ` +
+      `no fraud reported ${num(e.noFraudReported)} · declined without a report (unknowable) ${num(e.unknowable)}. ` +
+      'Amounts in the base currency.</p>',
   );
   const leftOut = [
     e.young > 0 ? `${num(e.young)} younger than ${report.maturityDays} days` : null,
@@ -138,8 +183,22 @@ export async function htmlReport(report: EvaluationReport): Promise<string> {
     e.repeated > 0 ? `${num(e.repeated)} named again (counted once)` : null,
   ].filter((x) => x !== null);
   if (leftOut.length > 0) parts.push(`<p class="note">Left out: ${leftOut.join('; ')}.</p>`);
-  if (!report.complete) parts.push(`<p class="warn">Incomplete: ${num(e.unread.count)} events could not be read and are not in the figures: ${e.unread.events.slice(0, 20).map((u) => escapeHtml(u.id)).join(', ')}${e.unread.count > 20 ? ', …' : ''}</p>`);
-  if (e.labelsWithoutResult.count > 0) parts.push(`<p class="note">${num(e.labelsWithoutResult.count)} ids of the outcomes file have no result: ${e.labelsWithoutResult.ids.slice(0, 20).map(escapeHtml).join(', ')}${e.labelsWithoutResult.count > 20 ? ', …' : ''}</p>`);
+  /** The first ids of a list, escaped, and … when there are more. */
+  const some = (ids: readonly string[], total: number) =>
+    `${ids.slice(0, 20).map(escapeHtml).join(', ')}${total > 20 ? ', …' : ''}`;
+  if (!report.complete) {
+    const ids = some(
+      e.unread.events.map((u) => u.id),
+      e.unread.count,
+    );
+    const count = num(e.unread.count);
+    parts.push(`<p class="warn">Incomplete: ${count} events could not be read and are not in the figures: ${ids}</p>`);
+  }
+  if (e.labelsWithoutResult.count > 0) {
+    const ids = some(e.labelsWithoutResult.ids, e.labelsWithoutResult.count);
+    const count = num(e.labelsWithoutResult.count);
+    parts.push(`<p class="note">${count} ids of the outcomes file have no result: ${ids}</p>`);
+  }
 
   parts.push(`<h2>Decisions and outcomes</h2>`);
   parts.push(
@@ -148,12 +207,25 @@ export async function htmlReport(report: EvaluationReport): Promise<string> {
       ACTION_TYPES.map((a) => {
         const c = report.decisions[a];
         const declined = a === 'DECLINE';
-        return [a, num(c.fraud + c.legit + c.unknown), num(c.fraud), declined ? `${num(c.unknown)} unknowable` : num(c.legit), money(c.fraudAmount), declined ? `${money(c.unknownAmount)} unknowable` : money(c.legitAmount)];
+        return [
+          a,
+          num(c.fraud + c.legit + c.unknown),
+          num(c.fraud),
+          declined ? `${num(c.unknown)} unknowable` : num(c.legit),
+          money(c.fraudAmount),
+          declined ? `${money(c.unknownAmount)} unknowable` : money(c.legitAmount),
+        ];
       }),
     ),
   );
   parts.push(
-    `<p>Fraud declined ${num(s.fraudDeclined.count)} (${money(s.fraudDeclined.amount)}) · in review ${num(s.fraudInReview.count)} (${money(s.fraudInReview.amount)}) · let through ${num(s.fraudLetThrough.count)} (${money(s.fraudLetThrough.amount)}). Good customers declined: at most ${num(s.declinedNotReported.count)} (${money(s.declinedNotReported.amount)}); a declined event gets no chargeback, so which were good cannot be known. Review load ${num(s.reviewLoad.count)} (${pct(s.reviewLoad.share)}).</p>`,
+    `<p>Fraud declined ${num(s.fraudDeclined.count)} (${money(s.fraudDeclined.amount)}) · ` +
+      `in review ${num(s.fraudInReview.count)} (${money(s.fraudInReview.amount)}) · ` +
+      `let through ${num(s.fraudLetThrough.count)} (${money(s.fraudLetThrough.amount)}). ` +
+      `Good customers declined: at most ${num(s.declinedNotReported.count)} ` +
+      `(${money(s.declinedNotReported.amount)}); ` +
+      'a declined event gets no chargeback, so which were good cannot be known. ' +
+      `Review load ${num(s.reviewLoad.count)} (${pct(s.reviewLoad.share)}).</p>`,
   );
 
   parts.push(`<h2>Rules</h2>`);
@@ -161,31 +233,81 @@ export async function htmlReport(report: EvaluationReport): Promise<string> {
   parts.push(
     table(
       ['rule', 'hits', 'fraud', 'precision', 'recall', 'only rule', 'fires with'],
-      report.rules.map((r) => [escapeHtml(r.rule), num(r.hits), num(r.fraudHits), pct(r.precision), pct(r.recall), num(r.onlyRule), r.firesWith.slice(0, 3).map((w) => `${escapeHtml(w.rule)} ${num(w.count)}`).join(', ') || '–']),
+      report.rules.map((r) => [
+        escapeHtml(r.rule),
+        num(r.hits),
+        num(r.fraudHits),
+        pct(r.precision),
+        pct(r.recall),
+        num(r.onlyRule),
+        r.firesWith
+          .slice(0, 3)
+          .map((w) => `${escapeHtml(w.rule)} ${num(w.count)}`)
+          .join(', ') || '–',
+      ]),
       [0, 6],
     ),
   );
-  parts.push(`<p class="note">Precision counts hits whose outcome can be known (declined events without a report are left out). Only rule: fraud that no other rule matched.</p>`);
+  parts.push(
+    '<p class="note">Precision counts hits whose outcome can be known (declined events without a report are left ' +
+      'out). Only rule: fraud that no other rule matched.</p>',
+  );
 
   parts.push(`<h2>Score sweep</h2>`);
   parts.push(`<figure>${await svgOf(sweepSpec(report))}</figure>`);
   parts.push(
     table(
       ['threshold', 'flagged', 'precision', 'recall', 'false-positive rate', 'approval rate', 'fraud amount caught'],
-      report.sweep.map((p) => [`${p.threshold}${p.current ? ` (${p.current})` : ''}`, num(p.flagged), pct(p.precision), pct(p.recall), pct(p.falsePositiveRate), pct(p.approvalRate), money(p.fraudAmountCaught)]),
+      report.sweep.map((p) => [
+        `${p.threshold}${p.current ? ` (${p.current})` : ''}`,
+        num(p.flagged),
+        pct(p.precision),
+        pct(p.recall),
+        pct(p.falsePositiveRate),
+        pct(p.approvalRate),
+        money(p.fraudAmountCaught),
+      ]),
     ),
   );
 
   if (report.overTime) {
     parts.push(`<h2>Over time, by ${report.overTime.by} (UTC)</h2>`);
     if (report.overTime.periods.length > 0) parts.push(`<figure>${await svgOf(timeSpec(report))}</figure>`);
-    parts.push(table([report.overTime.by, 'events', 'APPROVE', 'REVIEW', 'DECLINE', 'fraud', 'fraud rate'], report.overTime.periods.map((p) => [p.start, num(p.events), num(p.APPROVE), num(p.REVIEW), num(p.DECLINE), num(p.fraud), pct(p.fraudRate)])));
+    parts.push(
+      table(
+        [report.overTime.by, 'events', 'APPROVE', 'REVIEW', 'DECLINE', 'fraud', 'fraud rate'],
+        report.overTime.periods.map((p) => [
+          p.start,
+          num(p.events),
+          num(p.APPROVE),
+          num(p.REVIEW),
+          num(p.DECLINE),
+          num(p.fraud),
+          pct(p.fraudRate),
+        ]),
+      ),
+    );
   }
 
   if (report.replay) {
     const r = report.replay;
-    parts.push(`<h2>What if: ${escapeHtml(r.candidate)}</h2>`, `<p>${num(r.changed)} of ${num(r.events)} decisions change. ${escapeHtml(r.velocityNote)}</p>`);
-    parts.push(table(['today → candidate', 'events', 'fraud', 'no fraud reported', 'unknowable', 'amount'], shiftRows(r.shift).map(({ from, to, cell }) => [`${from} → ${to}`, num(cell.count), num(cell.fraud), num(cell.legit), num(cell.unknown), money(cell.amount)])));
+    parts.push(
+      `<h2>What if: ${escapeHtml(r.candidate)}</h2>`,
+      `<p>${num(r.changed)} of ${num(r.events)} decisions change. ${escapeHtml(r.velocityNote)}</p>`,
+    );
+    parts.push(
+      table(
+        ['today → candidate', 'events', 'fraud', 'no fraud reported', 'unknowable', 'amount'],
+        shiftRows(r.shift).map(({ from, to, cell }) => [
+          `${from} → ${to}`,
+          num(cell.count),
+          num(cell.fraud),
+          num(cell.legit),
+          num(cell.unknown),
+          money(cell.amount),
+        ]),
+      ),
+    );
   }
 
   // The report itself, for a tool: a data block, never run (`<` escaped so no tag can close it).
@@ -211,6 +333,10 @@ export async function writeHtmlReport(path: string, report: EvaluationReport): P
   } catch (e) {
     await rm(temporary, { force: true });
     const code = (e as NodeJS.ErrnoException).code;
-    throw new CliError(`cannot write ${path}: ${code ?? (e as Error).message}`, 1, code === 'ENOENT' ? 'its directory must exist' : undefined);
+    throw new CliError(
+      `cannot write ${path}: ${code ?? (e as Error).message}`,
+      1,
+      code === 'ENOENT' ? 'its directory must exist' : undefined,
+    );
   }
 }

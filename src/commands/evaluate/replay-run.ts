@@ -24,7 +24,10 @@ import { FigureTallies } from './report.js';
 
 export interface PreparedReplay {
   add(event: EvaluatedEvent): void;
-  finish(deps: Pick<EvaluateDeps, 'events' | 'stderr'>, options: Pick<EvaluateOptions, 'concurrency' | 'thresholds'>): Promise<ReplayReport>;
+  finish(
+    deps: Pick<EvaluateDeps, 'events' | 'stderr'>,
+    options: Pick<EvaluateOptions, 'concurrency' | 'thresholds'>,
+  ): Promise<ReplayReport>;
 }
 
 /** Evaluated events read at once, in date order. */
@@ -107,17 +110,26 @@ async function replay(
         return;
       }
       const ts = Math.floor(event.date / 1000);
-      const screened = screen(facts, rules, config, (field, value, seconds, atMost) => velocity.count(field, value, ts, seconds, atMost));
+      const screened = screen(facts, rules, config, (field, value, seconds, atMost) =>
+        velocity.count(field, value, ts, seconds, atMost),
+      );
       for (const field of fields) {
         const value = facts[field];
         if (typeof value === 'string') velocity.add(field, value, ts);
       }
       shift.add(event, screened.actionType);
       today.add(event);
-      candidate.add({ ...event, actionType: screened.actionType, score: screened.totalRiskScore, ruleIds: screened.alerts.map((a) => a.ruleId) });
+      candidate.add({
+        ...event,
+        actionType: screened.actionType,
+        score: screened.totalRiskScore,
+        ruleIds: screened.alerts.map((a) => a.ruleId),
+      });
     });
   }
-  const velocityRules = rules.filter((r) => JSON.stringify(r.config.when).includes('"velocity"')).map((r) => r.config.id);
+  const velocityRules = rules
+    .filter((r) => JSON.stringify(r.config.when).includes('"velocity"'))
+    .map((r) => r.config.id);
   return {
     candidate: file,
     events: shift.events,
@@ -127,17 +139,32 @@ async function replay(
     velocityNote:
       velocityRules.length === 0
         ? 'no velocity rule'
-        : `velocity (${velocityRules.join(', ')}) counted over the ${count(shift.events)} events replayed, in date order: events the files do not hold cannot be counted`,
+        : `velocity (${velocityRules.join(', ')}) counted over the ${count(shift.events)} events replayed, ` +
+          'in date order: events the files do not hold cannot be counted',
     today: today.figures(thresholds),
     candidateFigures: candidate.figures(config.thresholds),
   };
 }
 
-/** The facts a rule reads, from the event's summary as a payload; null when the candidate cannot score it (a currency it has no rate for). */
+/**
+ * The facts a rule reads, from the event's summary as a payload; null when the candidate cannot
+ * score it (a currency it has no rate for).
+ */
 function factsOf(summary: Record<string, unknown>, event: EvaluatedEvent, config: SandboxConfig) {
-  if (typeof summary.amount !== 'number' || typeof summary.currency !== 'string' || config.rates[summary.currency] === undefined) return null;
+  if (
+    typeof summary.amount !== 'number' ||
+    typeof summary.currency !== 'string' ||
+    config.rates[summary.currency] === undefined
+  )
+    return null;
   const items = Array.isArray(summary.items) ? summary.items : null;
-  if (items?.some((item: { itemCurrency?: unknown }) => typeof item.itemCurrency === 'string' && config.rates[item.itemCurrency] === undefined)) return null;
+  if (
+    items?.some(
+      (item: { itemCurrency?: unknown }) =>
+        typeof item.itemCurrency === 'string' && config.rates[item.itemCurrency] === undefined,
+    )
+  )
+    return null;
   try {
     return normaliseEvent(summary as unknown as EventPayload, event.id, event.date, config).facts;
   } catch {

@@ -29,7 +29,11 @@ export interface EvaluationReport {
     notDecided: number;
     repeated: number;
     cutOff: number;
-    unread: { count: number; byKind: Partial<Record<FailureKind | 'incomplete', number>>; events: { id: string; where: string; reason: string }[] };
+    unread: {
+      count: number;
+      byKind: Partial<Record<FailureKind | 'incomplete', number>>;
+      events: { id: string; where: string; reason: string }[];
+    };
     /** Ids the outcomes file lists that no result names. */
     labelsWithoutResult: { count: number; ids: string[] };
   };
@@ -69,7 +73,12 @@ export class FigureTallies {
 
   figures(thresholds: Thresholds): Figures {
     const decisions = this.matrix.matrix();
-    return { decisions, summary: matrixSummary(decisions), rules: this.rules.figures(), sweep: this.sweep.points(thresholds) };
+    return {
+      decisions,
+      summary: matrixSummary(decisions),
+      rules: this.rules.figures(),
+      sweep: this.sweep.points(thresholds),
+    };
   }
 }
 
@@ -101,7 +110,12 @@ export class ReportTally {
     this.onEvent?.(event);
   }
 
-  report(file: string, counts: ResultsCounts, unread: readonly Unread[], replay: ReplayReport | null): EvaluationReport {
+  report(
+    file: string,
+    counts: ResultsCounts,
+    unread: readonly Unread[],
+    replay: ReplayReport | null,
+  ): EvaluationReport {
     const figures = this.tallies.figures(this.options.thresholds);
     const { decisions, summary } = figures;
     const without: string[] = [];
@@ -119,10 +133,20 @@ export class ReportTally {
         notDecided: counts.notDecided,
         repeated: counts.repeated,
         cutOff: counts.cutOff,
-        unread: { count: unread.length, byKind, events: unread.map(({ id, where, reason }) => ({ id, where, reason })) },
+        unread: {
+          count: unread.length,
+          byKind,
+          events: unread.map(({ id, where, reason }) => ({ id, where, reason })),
+        },
         labelsWithoutResult: { count: without.length, ids: without },
       },
-      outcomes: { file, rows: this.outcomes.rows, fraud: this.outcomes.fraud, read: this.outcomes.mode, idColumn: this.outcomes.idColumn },
+      outcomes: {
+        file,
+        rows: this.outcomes.rows,
+        fraud: this.outcomes.fraud,
+        read: this.outcomes.mode,
+        idColumn: this.outcomes.idColumn,
+      },
       maturityDays: this.options.maturityMs === null ? null : this.options.maturityMs / 86_400_000,
       thresholds: this.options.thresholds,
       summary,

@@ -21,11 +21,19 @@ import { renderCsv } from './render-csv.js';
 
 export async function run(options: EvaluateOptions, deps: EvaluateDeps): Promise<void> {
   for (const file of options.results) await (await openInput(file, 'a results file of fraudctl submit --out')).close();
-  if (options.from !== null && options.from !== '-') await (await openInput(options.from, 'a list of event ids')).close();
+  if (options.from !== null && options.from !== '-')
+    await (await openInput(options.from, 'a list of event ids')).close();
   const outcomes = await readOutcomes(options.labels, options.mapping);
   const replay = options.rules === null ? null : await (await import('./replay-run.js')).prepareReplay(options.rules);
-  const tally = new ReportTally(outcomes, { ...options, now: deps.now() }, replay ? (event) => replay.add(event) : undefined);
-  const sources = new EventSources((id) => claim(outcomes, id), (facts) => tally.add(facts));
+  const tally = new ReportTally(
+    outcomes,
+    { ...options, now: deps.now() },
+    replay ? (event) => replay.add(event) : undefined,
+  );
+  const sources = new EventSources(
+    (id) => claim(outcomes, id),
+    (facts) => tally.add(facts),
+  );
   for (const file of options.results) await sources.readResultsFile(file);
   if (options.from !== null) await sources.readIds(options.from, deps);
   const unread = await readEvents(sources.toRead, deps, options.concurrency, (facts) => tally.add(facts));
@@ -33,8 +41,15 @@ export async function run(options: EvaluateOptions, deps: EvaluateDeps): Promise
   const report = tally.report(options.labels, sources.counts, unread, replayed);
   await render(report, options, deps);
   if (unread.length > 0) {
-    const worst = unread.reduce<ExitCodeValue>((code, u) => Math.max(code, u.exitCode) as ExitCodeValue, ExitCode.FAILURE);
-    throw new CliError(`${plural(unread.length, 'event', 'events')} could not be read: the figures above leave them out`, worst, 'they are listed in the report (--json: events.unread)');
+    const worst = unread.reduce<ExitCodeValue>(
+      (code, u) => Math.max(code, u.exitCode) as ExitCodeValue,
+      ExitCode.FAILURE,
+    );
+    throw new CliError(
+      `${plural(unread.length, 'event', 'events')} could not be read: the figures above leave them out`,
+      worst,
+      'they are listed in the report (--json: events.unread)',
+    );
   }
 }
 

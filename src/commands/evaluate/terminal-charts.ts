@@ -35,7 +35,9 @@ function fit(series: readonly number[], width: number): number[] {
  * has (a sweep's top thresholds flag nothing and have no precision), a gap inside taking the
  * value before it (asciichart draws no gaps). Null when there is nothing to draw.
  */
-function drawable(series: readonly (readonly (number | null)[])[]): { from: number; to: number; data: number[][] } | null {
+function drawable(
+  series: readonly (readonly (number | null)[])[],
+): { from: number; to: number; data: number[][] } | null {
   const has = (i: number) => series.some((s) => s[i] !== null && s[i] !== undefined);
   const length = Math.max(...series.map((s) => s.length));
   let from = 0;
@@ -57,7 +59,13 @@ function drawable(series: readonly (readonly (number | null)[])[]): { from: numb
 export function lineChart(
   series: { name: string; values: readonly (number | null)[] }[],
   look: ChartLook,
-  options: { height: number; label: (y: number) => string; min?: number; max?: number; xAxis: (from: number, to: number) => string },
+  options: {
+    height: number;
+    label: (y: number) => string;
+    min?: number;
+    max?: number;
+    xAxis: (from: number, to: number) => string;
+  },
 ): string {
   const width = look.columns - LABEL_WIDTH - 3;
   const points = drawable(series.map((s) => s.values));
@@ -74,7 +82,7 @@ export function lineChart(
     format: (y) => options.label(y).padStart(LABEL_WIDTH - 1),
   });
   const line = look.ascii ? '-' : '─';
-  const key = series.map((s, i) => `${look.colour ? `${SERIES_COLOURS[i]}${line}\u001b[0m` : series.length === 1 ? line : (look.ascii ? ['-', '*'] : ['─', '┄'])[i] ?? line} ${s.name}`);
+  const key = series.map((s, i) => `${look.colour ? `${SERIES_COLOURS[i]}${line}\u001b[0m` : line} ${s.name}`);
   return `${chart}\n${' '.repeat(LABEL_WIDTH)}${options.xAxis(points.from, points.to)}  ${key.join('  ')}\n`;
 }
 
@@ -82,7 +90,11 @@ export function lineChart(
  * One bar per row: `part` of `whole` drawn full, the rest of `whole` light, scaled to the
  * largest whole; the label first, the figure after.
  */
-export function barChart(rows: { label: string; part: number; whole: number; figure: string }[], look: ChartLook, paint: { part: (s: string) => string }): string {
+export function barChart(
+  rows: { label: string; part: number; whole: number; figure: string }[],
+  look: ChartLook,
+  paint: { part: (s: string) => string },
+): string {
   if (rows.length === 0) return '';
   const labelWidth = Math.min(24, Math.max(...rows.map((r) => displayWidth(r.label))));
   const figureWidth = Math.max(...rows.map((r) => displayWidth(r.figure)));
@@ -94,8 +106,10 @@ export function barChart(rows: { label: string; part: number; whole: number; fig
     .map((r) => {
       const whole = Math.round((r.whole / largest) * room);
       const part = Math.min(whole, Math.round((r.part / largest) * room));
-      const label = displayWidth(r.label) > labelWidth ? `${r.label.slice(0, labelWidth - 1)}${look.ascii ? '.' : '…'}` : r.label;
-      return `${label.padEnd(labelWidth)}  ${paint.part(full.repeat(part))}${light.repeat(whole - part)}${' '.repeat(room - whole)}  ${r.figure}`;
+      const label =
+        displayWidth(r.label) > labelWidth ? `${r.label.slice(0, labelWidth - 1)}${look.ascii ? '.' : '…'}` : r.label;
+      const bar = `${paint.part(full.repeat(part))}${light.repeat(whole - part)}${' '.repeat(room - whole)}`;
+      return `${label.padEnd(labelWidth)}  ${bar}  ${r.figure}`;
     })
     .join('\n')
     .concat('\n');

@@ -26,7 +26,9 @@ export interface TestDeps extends EvaluateDeps {
 
 export const NOW = Date.parse('2026-12-01T00:00:00Z');
 
-export function testDeps(options: { service?: string; tty?: boolean; columns?: number; env?: EnvFacts; now?: number } = {}): TestDeps {
+export function testDeps(
+  options: { service?: string; tty?: boolean; columns?: number; env?: EnvFacts; now?: number } = {},
+): TestDeps {
   const written: Written = { stdout: '', stderr: '' };
   const tty = options.tty ?? false;
   const columns = tty ? (options.columns ?? 100) : null;
@@ -43,7 +45,15 @@ export function testDeps(options: { service?: string; tty?: boolean; columns?: n
     events: async (connections): Promise<EventReader> => {
       deps.clientsMade++;
       if (options.service === undefined) throw new Error('this case must read nothing from the service');
-      const context = { stdin: new PassThrough(), stdout: new PassThrough(), stderr: new PassThrough(), env: {}, debug: false, waitForShutdown: () => new Promise<NodeJS.Signals>(() => {}), onStdoutClosed: () => () => {} };
+      const context = {
+        stdin: new PassThrough(),
+        stdout: new PassThrough(),
+        stderr: new PassThrough(),
+        env: {},
+        debug: false,
+        waitForShutdown: () => new Promise<NodeJS.Signals>(() => {}),
+        onStdoutClosed: () => () => {},
+      };
       const session = new Session(context, {}, { profile: 'test', baseUrl: options.service, apiKey: DEMO_KEY });
       sessions.push(session);
       return session.client({ connections });
@@ -74,14 +84,46 @@ export function options(overrides: Partial<EvaluateOptions> & Pick<EvaluateOptio
 }
 
 /** A results line as submit writes it now, with what evaluate needs. */
-export function resultLine(line: number, id: string, actionType: string, score: number, ruleIds: string[], amount: number, eventDate = '2026-11-20T10:00:00Z'): string {
+export function resultLine(
+  line: number,
+  id: string,
+  actionType: string,
+  score: number,
+  ruleIds: string[],
+  amount: number,
+  eventDate = '2026-11-20T10:00:00Z',
+): string {
   return JSON.stringify({
-    line, id, outcome: 'DECIDED', status: 201, actionType, totalRiskScore: score, errorType: null, errorCodes: [], attempts: 1, latencyMs: 5, column: 1,
-    idAssigned: false, alreadyExisted: false, stateNow: null, ruleIds, eventDate, amount, currency: 'EUR', amountInBaseCurrency: amount,
+    line,
+    id,
+    outcome: 'DECIDED',
+    status: 201,
+    actionType,
+    totalRiskScore: score,
+    errorType: null,
+    errorCodes: [],
+    attempts: 1,
+    latencyMs: 5,
+    column: 1,
+    idAssigned: false,
+    alreadyExisted: false,
+    stateNow: null,
+    ruleIds,
+    eventDate,
+    amount,
+    currency: 'EUR',
+    amountInBaseCurrency: amount,
   });
 }
 
-export const HEADER = JSON.stringify({ fraudctl: 'results', version: 1, command: 'submit', service: 'http://127.0.0.1:1', options: { rejects: null }, closed: true });
+export const HEADER = JSON.stringify({
+  fraudctl: 'results',
+  version: 1,
+  command: 'submit',
+  service: 'http://127.0.0.1:1',
+  options: { rejects: null },
+  closed: true,
+});
 
 export function writeFile(dir: string, name: string, lines: readonly string[]): string {
   const path = join(dir, name);

@@ -14,7 +14,14 @@ import { ShiftTally } from '../../../src/commands/evaluate/figures/replay.js';
  */
 
 let n = 0;
-function event(actionType: ActionType, score: number, fraud: boolean, ruleIds: string[] = [], amount = 100, date = '2026-11-20T10:00:00Z'): EvaluatedEvent {
+function event(
+  actionType: ActionType,
+  score: number,
+  fraud: boolean,
+  ruleIds: string[] = [],
+  amount = 100,
+  date = '2026-11-20T10:00:00Z',
+): EvaluatedEvent {
   return { id: `e-${++n}`, actionType, score, fraud, ruleIds, amount, date: Date.parse(date) };
 }
 
@@ -70,11 +77,29 @@ describe('per rule', () => {
     const by = Object.fromEntries(rules.map((r) => [r.rule, r]));
     // amount: hits r1 (legit), r2 (fraud), d1 (fraud), d2 (unknown): precision 2 / (2 + 1); recall 2 / 3.
     expect(by.amount).toEqual({
-      rule: 'amount', hits: 4, fraudHits: 2, legitHits: 1, unknownHits: 1, precision: 2 / 3, recall: 2 / 3, onlyRule: 0, fraudAmount: 90,
-      firesWith: [{ rule: 'country', count: 2 }, { rule: 'email', count: 1 }],
+      rule: 'amount',
+      hits: 4,
+      fraudHits: 2,
+      legitHits: 1,
+      unknownHits: 1,
+      precision: 2 / 3,
+      recall: 2 / 3,
+      onlyRule: 0,
+      fraudAmount: 90,
+      firesWith: [
+        { rule: 'country', count: 2 },
+        { rule: 'email', count: 1 },
+      ],
     });
     // new_account: a2 alone, fraud, and the only rule on it.
-    expect(by.new_account).toMatchObject({ hits: 1, fraudHits: 1, precision: 1, recall: 1 / 3, onlyRule: 1, firesWith: [] });
+    expect(by.new_account).toMatchObject({
+      hits: 1,
+      fraudHits: 1,
+      precision: 1,
+      recall: 1 / 3,
+      onlyRule: 1,
+      firesWith: [],
+    });
     // email: one hit, on a declined event without a report: no knowable outcome, so no precision.
     expect(by.email).toMatchObject({ hits: 1, fraudHits: 0, unknownHits: 1, precision: null, recall: 0 });
     // A candidate's rule that never fired is listed, with nothing to say of its precision.
@@ -85,7 +110,9 @@ describe('per rule', () => {
 
   it('with no fraud at all: recall is null for every rule (there was nothing to catch)', () => {
     const rules = ruleFigures([event('REVIEW', 40, false, ['amount']), event('APPROVE', 10, false, ['amount'])]);
-    expect(rules).toEqual([expect.objectContaining({ rule: 'amount', hits: 2, fraudHits: 0, precision: 0, recall: null, onlyRule: 0 })]);
+    expect(rules).toEqual([
+      expect.objectContaining({ rule: 'amount', hits: 2, fraudHits: 0, precision: 0, recall: null, onlyRule: 0 }),
+    ]);
   });
 });
 
@@ -95,22 +122,49 @@ describe('the score sweep', () => {
   it('has every threshold 0–100, with the service’s two marked', () => {
     const sweep = scoreSweep(book(), { review: 30, decline: 70 });
     expect(sweep.map((p) => p.threshold)).toEqual(Array.from({ length: 101 }, (_, i) => i));
-    expect(sweep.filter((p) => p.current !== null).map((p) => [p.threshold, p.current])).toEqual([[30, 'review'], [70, 'decline']]);
+    expect(sweep.filter((p) => p.current !== null).map((p) => [p.threshold, p.current])).toEqual([
+      [30, 'review'],
+      [70, 'decline'],
+    ]);
   });
 
   it('flags a score equal to the threshold (as the service does), exactly, at the tie and just above it', () => {
     // At 50: r2 (50, fraud), d1 (70, fraud), d2 (90, unknown). Precision 2 / 2 knowable; FPR 0 of 2 legit.
     expect(point(50)).toEqual({
-      threshold: 50, flagged: 3, fraudFlagged: 2, legitFlagged: 0, unknownFlagged: 1, precision: 1, recall: 2 / 3,
-      falsePositiveRate: 0, approvalRate: 3 / 6, fraudAmountCaught: 90, current: null,
+      threshold: 50,
+      flagged: 3,
+      fraudFlagged: 2,
+      legitFlagged: 0,
+      unknownFlagged: 1,
+      precision: 1,
+      recall: 2 / 3,
+      falsePositiveRate: 0,
+      approvalRate: 3 / 6,
+      fraudAmountCaught: 90,
+      current: null,
     });
     // At 51 the tie is gone: r2 is no longer flagged.
     expect(point(51)).toMatchObject({ flagged: 2, fraudFlagged: 1, recall: 1 / 3, fraudAmountCaught: 50 });
     // At 30 (a tie with r1, legit): flagged r1, r2, d1, d2.
-    expect(point(30)).toMatchObject({ flagged: 4, fraudFlagged: 2, legitFlagged: 1, precision: 2 / 3, falsePositiveRate: 1 / 2, approvalRate: 2 / 6, current: 'review' });
+    expect(point(30)).toMatchObject({
+      flagged: 4,
+      fraudFlagged: 2,
+      legitFlagged: 1,
+      precision: 2 / 3,
+      falsePositiveRate: 1 / 2,
+      approvalRate: 2 / 6,
+      current: 'review',
+    });
     // At 0 every event is flagged; at 100 none is, and precision with nothing flagged is null, not 0.
     expect(point(0)).toMatchObject({ flagged: 6, recall: 1, falsePositiveRate: 1, approvalRate: 0 });
-    expect(point(100)).toMatchObject({ flagged: 0, precision: null, recall: 0, falsePositiveRate: 0, approvalRate: 1, fraudAmountCaught: 0 });
+    expect(point(100)).toMatchObject({
+      flagged: 0,
+      precision: null,
+      recall: 0,
+      falsePositiveRate: 0,
+      approvalRate: 1,
+      fraudAmountCaught: 0,
+    });
   });
 
   it('with no fraud at all: recall null everywhere, precision 0 where legit events are flagged', () => {
@@ -121,14 +175,34 @@ describe('the score sweep', () => {
     expect(sweep[41]).toMatchObject({ flagged: 0, precision: null, falsePositiveRate: 0 });
   });
 
-  it('with every event declined: no knowable "legit", so no false-positive rate and precision from the reported fraud alone', () => {
-    const all = [event('DECLINE', 80, true, [], 10), event('DECLINE', 90, false, [], 20), event('DECLINE', 100, false, [], 30)];
+  it('with every event declined: no knowable "legit", no false-positive rate, precision from reported fraud', () => {
+    const all = [
+      event('DECLINE', 80, true, [], 10),
+      event('DECLINE', 90, false, [], 20),
+      event('DECLINE', 100, false, [], 30),
+    ];
     const sweep = scoreSweep(all, { review: 30, decline: 70 });
     expect(sweep[70]).toEqual({
-      threshold: 70, flagged: 3, fraudFlagged: 1, legitFlagged: 0, unknownFlagged: 2, precision: 1, recall: 1,
-      falsePositiveRate: null, approvalRate: 0, fraudAmountCaught: 10, current: 'decline',
+      threshold: 70,
+      flagged: 3,
+      fraudFlagged: 1,
+      legitFlagged: 0,
+      unknownFlagged: 2,
+      precision: 1,
+      recall: 1,
+      falsePositiveRate: null,
+      approvalRate: 0,
+      fraudAmountCaught: 10,
+      current: 'decline',
     });
-    expect(decisionMatrix(all).DECLINE).toEqual({ fraud: 1, legit: 0, unknown: 2, fraudAmount: 10, legitAmount: 0, unknownAmount: 50 });
+    expect(decisionMatrix(all).DECLINE).toEqual({
+      fraud: 1,
+      legit: 0,
+      unknown: 2,
+      fraudAmount: 10,
+      legitAmount: 0,
+      unknownAmount: 50,
+    });
   });
 });
 
@@ -146,11 +220,24 @@ describe('over time', () => {
     ]);
   });
 
-  it('per ISO week, from Monday: Sunday 2026-11-22 is in the week of Monday 2026-11-16, Monday 2026-11-23 starts the next', () => {
-    expect(new Date(periodStart(Date.parse('2026-11-22T23:00:00Z'), 'week')).toISOString().slice(0, 10)).toBe('2026-11-16');
-    expect(new Date(periodStart(Date.parse('2026-11-23T00:00:00Z'), 'week')).toISOString().slice(0, 10)).toBe('2026-11-23');
-    const weeks = overTime([event('APPROVE', 0, false, [], 1, '2026-11-22T10:00:00Z'), event('APPROVE', 0, true, [], 1, '2026-11-23T10:00:00Z')], 'week');
-    expect(weeks.map((w) => [w.start, w.events, w.fraud])).toEqual([['2026-11-16', 1, 0], ['2026-11-23', 1, 1]]);
+  it('per ISO week, from Monday: Sunday 2026-11-22 is in the week of 2026-11-16, Monday 2026-11-23 starts one', () => {
+    expect(new Date(periodStart(Date.parse('2026-11-22T23:00:00Z'), 'week')).toISOString().slice(0, 10)).toBe(
+      '2026-11-16',
+    );
+    expect(new Date(periodStart(Date.parse('2026-11-23T00:00:00Z'), 'week')).toISOString().slice(0, 10)).toBe(
+      '2026-11-23',
+    );
+    const weeks = overTime(
+      [
+        event('APPROVE', 0, false, [], 1, '2026-11-22T10:00:00Z'),
+        event('APPROVE', 0, true, [], 1, '2026-11-23T10:00:00Z'),
+      ],
+      'week',
+    );
+    expect(weeks.map((w) => [w.start, w.events, w.fraud])).toEqual([
+      ['2026-11-16', 1, 0],
+      ['2026-11-23', 1, 1],
+    ]);
   });
 });
 
@@ -166,9 +253,15 @@ describe('the decision shift', () => {
     tally.add(d2!, 'REVIEW');
     expect(tally.changed).toBe(4);
     expect(tally.shift).toEqual({
-      APPROVE: { APPROVE: { count: 1, fraud: 0, legit: 1, unknown: 0, amount: 10 }, REVIEW: { count: 1, fraud: 1, legit: 0, unknown: 0, amount: 20 } },
+      APPROVE: {
+        APPROVE: { count: 1, fraud: 0, legit: 1, unknown: 0, amount: 10 },
+        REVIEW: { count: 1, fraud: 1, legit: 0, unknown: 0, amount: 20 },
+      },
       REVIEW: { DECLINE: { count: 2, fraud: 1, legit: 1, unknown: 0, amount: 70 } },
-      DECLINE: { DECLINE: { count: 1, fraud: 1, legit: 0, unknown: 0, amount: 50 }, REVIEW: { count: 1, fraud: 0, legit: 0, unknown: 1, amount: 60 } },
+      DECLINE: {
+        DECLINE: { count: 1, fraud: 1, legit: 0, unknown: 0, amount: 50 },
+        REVIEW: { count: 1, fraud: 0, legit: 0, unknown: 1, amount: 60 },
+      },
     });
   });
 });

@@ -22,11 +22,25 @@ const lines = [
   ...Array.from({ length: 60 }, (_, i) => {
     const score = (i * 13) % 101;
     const action = score >= 70 ? 'DECLINE' : score >= 30 ? 'REVIEW' : 'APPROVE';
-    return resultLine(i + 1, `h-${i}<b>`, action, score, score >= 30 ? ['high_amount', 'x<script>'] : [], 5 * i, `2026-11-${String(10 + (i % 9)).padStart(2, '0')}T08:00:00Z`);
+    return resultLine(
+      i + 1,
+      `h-${i}<b>`,
+      action,
+      score,
+      score >= 30 ? ['high_amount', 'x<script>'] : [],
+      5 * i,
+      `2026-11-${String(10 + (i % 9)).padStart(2, '0')}T08:00:00Z`,
+    );
   }),
 ];
 const results = writeFile(tmp.dir, 'results.jsonl', lines);
-const labels = writeFile(tmp.dir, 'labels.csv', ['id', ...Array.from({ length: 60 }, (_, i) => i).filter((i) => i % 4 === 0).map((i) => `"h-${i}<b>"`), 'not-here']);
+const labels = writeFile(tmp.dir, 'labels.csv', [
+  'id',
+  ...Array.from({ length: 60 }, (_, i) => i)
+    .filter((i) => i % 4 === 0)
+    .map((i) => `"h-${i}<b>"`),
+  'not-here',
+]);
 let page = '';
 let json: EvaluationReport;
 
@@ -43,7 +57,9 @@ describe('evaluate --html', () => {
   it('is one file: SVG charts inline, no script to run, nothing to fetch, what came from files escaped', () => {
     expect(page.match(/<svg /g)?.length).toBe(3);
     // The only script element is the report as data, which no browser runs.
-    expect([...page.matchAll(/<script\b[^>]*>/g)].map((m) => m[0])).toEqual(['<script type="application/json" id="fraudctl-evaluate">']);
+    expect([...page.matchAll(/<script\b[^>]*>/g)].map((m) => m[0])).toEqual([
+      '<script type="application/json" id="fraudctl-evaluate">',
+    ]);
     const withoutNamespaces = page.replace(/xmlns(?::\w+)?="[^"]*"/g, '');
     expect(withoutNamespaces).not.toMatch(/(?:src|href)\s*=|url\(|@import|https?:\/\//i);
     expect(page).toContain('x&#60;script&#62;');
@@ -54,13 +70,17 @@ describe('evaluate --html', () => {
     const data = /<script type="application\/json" id="fraudctl-evaluate">(.*)<\/script>/s.exec(page)![1]!;
     expect(JSON.parse(data)).toEqual(json);
     // And shows them: the matrix's DECLINE row, every threshold of the sweep.
-    expect(page).toMatch(new RegExp(`<td>DECLINE</td><td class="n">${json.decisions.DECLINE.fraud + json.decisions.DECLINE.unknown}</td>`));
+    expect(page).toMatch(
+      new RegExp(`<td>DECLINE</td><td class="n">${json.decisions.DECLINE.fraud + json.decisions.DECLINE.unknown}</td>`),
+    );
     expect(page.match(/<tr><td>\d+( \((review|decline)\))?<\/td>/g)).toHaveLength(101);
   });
 
   it('a directory that is not there: one error, and no file left behind', async () => {
     const target = join(tmp.dir, 'no', 'report.html');
-    await expect(run(options({ results: [results], labels, html: target }), testDeps())).rejects.toThrow(`cannot write ${target}: ENOENT`);
+    await expect(run(options({ results: [results], labels, html: target }), testDeps())).rejects.toThrow(
+      `cannot write ${target}: ENOENT`,
+    );
     expect(readdirSync(tmp.dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 });
@@ -73,7 +93,15 @@ describeNeeding(['chromium'], 'evaluate --html in a browser', () => {
     const browser = await chromium.launchPersistentContext(profile, {
       executablePath: '/usr/bin/chromium',
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     });
     try {
       const tab = await browser.newPage();
@@ -89,7 +117,12 @@ describeNeeding(['chromium'], 'evaluate --html in a browser', () => {
       expect(await tab.locator('svg').count()).toBe(3);
       const box = await tab.locator('svg').first().boundingBox();
       expect(box!.width).toBeGreaterThan(200);
-      expect(await tab.locator('h2').allTextContents()).toEqual(['Decisions and outcomes', 'Rules', 'Score sweep', 'Over time, by day (UTC)']);
+      expect(await tab.locator('h2').allTextContents()).toEqual([
+        'Decisions and outcomes',
+        'Rules',
+        'Score sweep',
+        'Over time, by day (UTC)',
+      ]);
       const pdf = await tab.pdf({ format: 'A4' });
       expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
     } finally {

@@ -18,7 +18,15 @@ const put = (name: string, text: string) => {
   writeFileSync(path, text);
   return path;
 };
-const results = put('results.jsonl', `${[HEADER, resultLine(1, 'p-1', 'APPROVE', 10, [], 5), resultLine(2, 'p-2', 'DECLINE', 90, ['high_amount'], 50)].join('\n')}\n`);
+const results = put(
+  'results.jsonl',
+  [
+    HEADER,
+    resultLine(1, 'p-1', 'APPROVE', 10, [], 5),
+    resultLine(2, 'p-2', 'DECLINE', 90, ['high_amount'], 50),
+    '',
+  ].join('\n'),
+);
 const labels = put('labels.csv', 'id\np-2\n');
 
 describe('fraudctl evaluate, as a process', () => {
@@ -30,9 +38,21 @@ describe('fraudctl evaluate, as a process', () => {
   });
 
   it.each([
-    ['a missing outcomes file', [results, '--labels', join(tmp.dir, 'nope.csv')], `error: no such file: ${join(tmp.dir, 'nope.csv')} (an outcomes file (CSV with a header, or JSON Lines))`],
-    ['a missing results file', [join(tmp.dir, 'gone.jsonl'), '--labels', labels], `error: no such file: ${join(tmp.dir, 'gone.jsonl')} (a results file of fraudctl submit --out)`],
-    ['a results file that is not one', [labels, '--labels', labels], `error: ${labels}:1 is not a result of fraudctl submit: id`],
+    [
+      'a missing outcomes file',
+      [results, '--labels', join(tmp.dir, 'nope.csv')],
+      `error: no such file: ${join(tmp.dir, 'nope.csv')} (an outcomes file (CSV with a header, or JSON Lines))`,
+    ],
+    [
+      'a missing results file',
+      [join(tmp.dir, 'gone.jsonl'), '--labels', labels],
+      `error: no such file: ${join(tmp.dir, 'gone.jsonl')} (a results file of fraudctl submit --out)`,
+    ],
+    [
+      'a results file that is not one',
+      [labels, '--labels', labels],
+      `error: ${labels}:1 is not a result of fraudctl submit: id`,
+    ],
   ])('%s: exit 2, one line (and its hint), nothing on stdout', async (_what, args, first) => {
     const r = await runCli(['evaluate', ...args], { env });
     expect(r.code).toBe(2);

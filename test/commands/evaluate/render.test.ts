@@ -21,14 +21,23 @@ const lines = [
   ...Array.from({ length: 40 }, (_, i) => {
     const score = (i * 7) % 101;
     const action = score >= 70 ? 'DECLINE' : score >= 30 ? 'REVIEW' : 'APPROVE';
-    const rules = score >= 30 ? ['high_amount', ...(score >= 60 ? ['a_rule_with_a_rather_long_identifier_name'] : [])] : [];
+    const rules =
+      score >= 30 ? ['high_amount', ...(score >= 60 ? ['a_rule_with_a_rather_long_identifier_name'] : [])] : [];
     return resultLine(i + 1, `t-${i}`, action, score, rules, 10 * i, `${days[i % 5]}T12:00:00Z`);
   }),
 ];
 const results = writeFile(tmp.dir, 'results.jsonl', lines);
-const labels = writeFile(tmp.dir, 'labels.csv', ['id', ...Array.from({ length: 40 }, (_, i) => i).filter((i) => i % 3 === 0).map((i) => `t-${i}`)]);
+const labels = writeFile(tmp.dir, 'labels.csv', [
+  'id',
+  ...Array.from({ length: 40 }, (_, i) => i)
+    .filter((i) => i % 3 === 0)
+    .map((i) => `t-${i}`),
+]);
 
-async function terminal(deps: ReturnType<typeof testDeps>, extra: Partial<Parameters<typeof options>[0]> = {}): Promise<string> {
+async function terminal(
+  deps: ReturnType<typeof testDeps>,
+  extra: Partial<Parameters<typeof options>[0]> = {},
+): Promise<string> {
   await run(options({ results: [results], labels, format: 'terminal', by: 'day', ...extra }), deps);
   return deps.written.stdout;
 }
@@ -90,7 +99,10 @@ describe('evaluate --csv', () => {
     const d = testDeps();
     await run(options({ results: [results], labels, format: 'csv', csvFigure: 'sweep' }), d);
     const rows = d.written.stdout.trimEnd().split('\r\n');
-    expect(rows[0]).toBe('threshold,flagged,fraudFlagged,legitFlagged,unknownFlagged,precision,recall,falsePositiveRate,approvalRate,fraudAmountCaught,current');
+    expect(rows[0]).toBe(
+      'threshold,flagged,fraudFlagged,legitFlagged,unknownFlagged,precision,recall,falsePositiveRate,approvalRate,' +
+        'fraudAmountCaught,current',
+    );
     expect(rows).toHaveLength(102);
     expect(rows[101]).toMatch(/^100,0,0,0,0,,0,0,1,0,$/);
     expect(rows[31]).toMatch(/,review$/);
@@ -99,7 +111,9 @@ describe('evaluate --csv', () => {
   it('the decisions', async () => {
     const d = testDeps();
     await run(options({ results: [results], labels, format: 'csv', csvFigure: 'decisions' }), d);
-    expect(d.written.stdout.split('\r\n')[0]).toBe('decision,fraud,legit,unknown,fraudAmount,legitAmount,unknownAmount');
+    expect(d.written.stdout.split('\r\n')[0]).toBe(
+      'decision,fraud,legit,unknown,fraudAmount,legitAmount,unknownAmount',
+    );
     expect(d.written.stdout).toMatch(/\r\nDECLINE,\d+,0,\d+,/);
   });
 });

@@ -33,7 +33,14 @@ export interface MatrixSummary {
   reviewLoad: { count: number; share: number | null };
 }
 
-const emptyCell = (): DecisionCell => ({ fraud: 0, legit: 0, unknown: 0, fraudAmount: 0, legitAmount: 0, unknownAmount: 0 });
+const emptyCell = (): DecisionCell => ({
+  fraud: 0,
+  legit: 0,
+  unknown: 0,
+  fraudAmount: 0,
+  legitAmount: 0,
+  unknownAmount: 0,
+});
 
 export class MatrixTally {
   private readonly cells: DecisionMatrix = { APPROVE: emptyCell(), REVIEW: emptyCell(), DECLINE: emptyCell() };
@@ -46,7 +53,12 @@ export class MatrixTally {
   }
 
   matrix(): DecisionMatrix {
-    const round = (c: DecisionCell): DecisionCell => ({ ...c, fraudAmount: cents(c.fraudAmount), legitAmount: cents(c.legitAmount), unknownAmount: cents(c.unknownAmount) });
+    const round = (c: DecisionCell): DecisionCell => ({
+      ...c,
+      fraudAmount: cents(c.fraudAmount),
+      legitAmount: cents(c.legitAmount),
+      unknownAmount: cents(c.unknownAmount),
+    });
     return { APPROVE: round(this.cells.APPROVE), REVIEW: round(this.cells.REVIEW), DECLINE: round(this.cells.DECLINE) };
   }
 }

@@ -46,7 +46,8 @@ export class RuleTally {
 
   private counts(rule: string): Counts {
     let c = this.rules.get(rule);
-    if (!c) this.rules.set(rule, (c = { hits: 0, fraud: 0, legit: 0, unknown: 0, only: 0, fraudAmount: 0, with: new Map() }));
+    if (!c)
+      this.rules.set(rule, (c = { hits: 0, fraud: 0, legit: 0, unknown: 0, only: 0, fraudAmount: 0, with: new Map() }));
     return c;
   }
 
@@ -79,7 +80,9 @@ export class RuleTally {
         recall: ratio(c.fraud, this.fraud),
         onlyRule: c.only,
         fraudAmount: cents(c.fraudAmount),
-        firesWith: [...c.with.entries()].map(([r, count]) => ({ rule: r, count })).sort((a, b) => b.count - a.count || (a.rule < b.rule ? -1 : 1)),
+        firesWith: [...c.with.entries()]
+          .map(([r, count]) => ({ rule: r, count }))
+          .sort((a, b) => b.count - a.count || (a.rule < b.rule ? -1 : 1)),
       }))
       .sort((a, b) => b.fraudHits - a.fraudHits || b.hits - a.hits || (a.rule < b.rule ? -1 : 1));
   }

@@ -64,5 +64,7 @@ export class ShiftTally {
 
 /** The shift in a fixed order (APPROVE, REVIEW, DECLINE), for rendering. */
 export function shiftRows(shift: DecisionShift): { from: ActionType; to: ActionType; cell: ShiftCell }[] {
-  return ACTION_TYPES.flatMap((from) => ACTION_TYPES.flatMap((to) => (shift[from]?.[to] ? [{ from, to, cell: shift[from][to] }] : [])));
+  return ACTION_TYPES.flatMap((from) =>
+    ACTION_TYPES.flatMap((to) => (shift[from]?.[to] ? [{ from, to, cell: shift[from][to] }] : [])),
+  );
 }

@@ -34,7 +34,11 @@ export interface Thresholds {
 const SCORES = 101;
 
 export class SweepTally {
-  private readonly counts = { fraud: new Float64Array(SCORES), legit: new Float64Array(SCORES), unknown: new Float64Array(SCORES) };
+  private readonly counts = {
+    fraud: new Float64Array(SCORES),
+    legit: new Float64Array(SCORES),
+    unknown: new Float64Array(SCORES),
+  };
   private readonly fraudAmount = new Float64Array(SCORES);
 
   add(event: EvaluatedEvent): void {
