@@ -361,3 +361,15 @@ describe('evaluate --rules: the events replayed under a candidate configuration'
     expect(d.written.stdout).toBe('');
   });
 });
+
+describe('evaluate: reading on a terminal', () => {
+  it('counts the events read on stderr, then erases the count before the report', async () => {
+    const reply = await sb.call('POST', '/event', { body: { id: 'tty-1', amount: 10, currency: 'EUR' } });
+    expect(reply.status).toBe(201);
+    const d = testDeps({ service: sb.url, tty: true, env: { NO_COLOR: '1' } });
+    await run(options({ from: file(['tty-1']), labels: file(['id'], 'csv'), format: 'terminal' }), d);
+    await d.close();
+    expect(d.written.stderr).toBe('\r\x1b[Kreading events 1/1\r\x1b[K');
+    expect(d.written.stdout).toMatch(/^Evaluated 1 event /);
+  });
+});
