@@ -81,8 +81,11 @@ const result = await build({
   target: 'node20.19',
   // Bundled: what client commands load (commander, undici, chalk, cli-table3, prompts), so start-up
   // reads a few files instead of hundreds. External: the sandbox's server-side packages (loaded
-  // only by sandbox commands) and libsql, a native module.
-  external: ['fastify', '@fastify/swagger', 'libsql', 'json-logic-engine', '@sinclair/typebox', 'safe-stable-stringify'],
+  // only by sandbox commands), libsql, a native module, and vega (only evaluate --html draws with it).
+  external: [
+    ...['fastify', '@fastify/swagger', 'libsql', 'json-logic-engine', '@sinclair/typebox', 'safe-stable-stringify'],
+    ...['vega', 'vega-lite'],
+  ],
   // See src/bundle-hub.ts: the small modules shared by the command tree and the lazy parts, in one chunk.
   inject: ['src/bundle-hub.ts'],
   minify: true,

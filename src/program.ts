@@ -15,6 +15,7 @@ import { doctorCommand } from './commands/doctor.js';
 import { logCommand } from './commands/log.js';
 import { historyCommand } from './commands/history.js';
 import { reportCommand } from './commands/report.js';
+import { evaluateCommand } from './commands/evaluate/command.js';
 import { completeCommand } from './commands/complete.js';
 import { helpCommand } from './commands/help.js';
 import { topicsHelp } from './help-topics/topic-names.js';
@@ -68,6 +69,7 @@ const COMMANDS: Record<string, (context: CliContext) => Command> = {
   log: logCommand,
   history: historyCommand,
   report: reportCommand,
+  evaluate: evaluateCommand,
   login: loginCommand,
   logout: logoutCommand,
   config: configCommand,

@@ -10,6 +10,7 @@ export const TOPICS = {
   config: 'the config file, profiles, and where each setting comes from',
   results: 'the results file of a batch or a bulk change (--out), and --resume',
   log: 'the action log (--log) of review and set-state: every field, log verify',
+  evaluate: 'the figures of fraudctl evaluate, and every field of its --json',
 } as const;
 
 export type TopicName = keyof typeof TOPICS;

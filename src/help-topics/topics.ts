@@ -162,8 +162,10 @@ it sends an event without an id, submit writes {"fraudctl":"sending","line":N,
 "column":N}. Every other line is a result. submit's lines: line, id, outcome
 (DECIDED, REJECTED, FAILED, UNKNOWN), status, actionType, totalRiskScore,
 errorType, errorCodes, attempts, latencyMs, column, idAssigned, alreadyExisted
-(the service had the event: it answered 200, not 201) and stateNow (its state
-read then).
+(the service had the event: it answered 200, not 201), stateNow (its state
+read then), and what fraudctl evaluate needs: ruleIds (the rules that
+matched), eventDate, amount and currency (the payload's), amountInBaseCurrency
+(when an answer had it; null otherwise, and evaluate reads the event).
 set-state's lines: id, from, to,
 outcome (CHANGED, SKIPPED, NOT_FOUND, INVALID, REFUSED, FAILED, CONFLICT,
 CLAIMED: IN_REVIEW, held in a review session, not changed without
@@ -304,5 +306,72 @@ note; a line cut short or of NUL bytes (a crash) is skipped with a note.
   fraudctl history ord-1002 --log team.log
   fraudctl report --log team.log --since 2026-11-24 --sla 4h
   jq -c 'select(.outcome != "ok" and .outcome != "sending")' team.log
+`,
+  evaluate: `fraudctl evaluate: the figures, and every --json field
+
+evaluate RESULTS... --labels FILE reads results files of submit --out (and
+--from ids) and an outcomes file, and says how the decisions did. Options:
+fraudctl evaluate --help.
+
+What an event's outcome can tell. fraud: the outcomes file lists it as fraud.
+legit (no fraud reported): not listed, and not declined. unknown: declined and
+not listed: a declined event never reaches the card network, so no chargeback
+can come; it is counted apart, never as legit. Precision and the false-
+positive rate count knowable outcomes only; recall counts all reported fraud.
+A rate of nothing (precision with nothing flagged) is null, never 0. Amounts
+are in the service's base currency (amountInBaseCurrency).
+
+Reading. A results line that records the decision, score, ruleIds, eventDate
+and amountInBaseCurrency needs no request. Any other (an older fraudctl, an
+answer without the base amount, a --from id) is read: GET /event/{id} for the
+amount and date, the risk assessment for the decision and rules (only what is
+missing; --concurrency at once). An event that cannot be read is counted in
+events.unread, by kind, and the run exits 4 (not found) or 6 (unavailable)
+after the report; a refused key stops at once (exit 3). An event named by two
+files counts once. --maturity 90d leaves out events younger than that.
+
+--json is one object:
+  complete     false when some events could not be read
+  events       evaluated, fraud, noFraudReported, unknowable, young,
+               notDecided, repeated, cutOff, unread {count, byKind, events
+               [{id, where, reason}]}, labelsWithoutResult {count, ids}
+  outcomes     file, rows, fraud, read (fraud-when, label, listed), idColumn
+  maturityDays, thresholds {review, decline}
+  summary      events, fraud, fraudRate, fraudDeclined, fraudInReview,
+               fraudLetThrough, declinedNotReported ({count, amount} each:
+               the good customers declined are at most that many),
+               reviewLoad {count, share}
+  decisions    {"APPROVE": {"fraud", "legit", "unknown", "fraudAmount",
+               "legitAmount", "unknownAmount"}, "REVIEW": ..., "DECLINE": ...}
+  rules        [{"rule", "hits", "fraudHits", "legitHits", "unknownHits",
+               "precision", "recall", "onlyRule" (fraud no other rule
+               matched), "fraudAmount", "firesWith" [{rule, count}]}],
+               most fraud first
+  sweep        101 points, threshold 0-100, flagging score >= threshold as
+               the service does: [{"threshold", "flagged", "fraudFlagged",
+               "legitFlagged", "unknownFlagged", "precision", "recall",
+               "falsePositiveRate", "approvalRate", "fraudAmountCaught",
+               "current" ("review", "decline" or null)}]
+  overTime     with --by day|week (UTC; weeks from Monday): {by, periods
+               [{start, events, APPROVE, REVIEW, DECLINE, fraud, fraudRate}]}
+  replay       with --rules FILE, else null: {candidate, events, unread,
+               changed, velocityNote, shift {"REVIEW": {"DECLINE": {"count",
+               "fraud", "legit", "unknown", "amount"}}, ...}, today and
+               candidateFigures {decisions, summary, rules, sweep}: the
+               replayed events' figures, as decided and under the candidate}
+
+Replay (--rules FILE, the sandbox's format: fraudctl sandbox default-config):
+each event is read (GET /event/{id}: the payload as the service normalised
+it) and screened by the sandbox's engine, in date order; velocity rules count
+the evaluated events before each, as of its date: events the files do not
+hold cannot be counted. The configuration in force replays to no shift on
+events it screened in date order.
+
+--csv FIGURE prints one of decisions, rules, sweep, over-time, shift, with
+the same names as columns. --html FILE writes the same figures as one file.
+
+  fraudctl evaluate results.jsonl --labels chargebacks.csv --maturity 90d
+  fraudctl evaluate results.jsonl --labels cb.csv --json | jq '.rules[0]'
+  fraudctl evaluate results.jsonl --labels cb.csv --csv sweep > sweep.csv
 `,
 };

@@ -40,6 +40,18 @@ export interface LineResult {
    */
   alreadyExisted: boolean;
   stateNow: string | null;
+  /**
+   * What `evaluate` needs, so that it reads nothing back: the ids of the rules that matched (the
+   * POST's ruleMatches, or the risk assessment's alerts), and from the payload sent its
+   * eventDate (as the service writes it), amount and currency; amountInBaseCurrency when the
+   * answer carries it (the contract's POST answer does not: evaluate then reads the event).
+   * Null when not known. Added last; older files lack them.
+   */
+  ruleIds?: string[] | null;
+  eventDate?: string | null;
+  amount?: number | null;
+  currency?: string | null;
+  amountInBaseCurrency?: number | null;
 }
 
 /** The result as one line of JSON, fields in their fixed order, terminal controls escaped. */
@@ -60,6 +72,11 @@ export function formatResult(r: LineResult): string {
       idAssigned: r.idAssigned,
       alreadyExisted: r.alreadyExisted,
       stateNow: r.stateNow,
+      ruleIds: r.ruleIds ?? null,
+      eventDate: r.eventDate ?? null,
+      amount: r.amount ?? null,
+      currency: r.currency ?? null,
+      amountInBaseCurrency: r.amountInBaseCurrency ?? null,
     },
     false,
   );

@@ -46,6 +46,8 @@ export type LineOutcome = Settled<LineResult>;
 export interface LineToSend {
   text: string;
   id: string | null;
+  /** What the results line records of the payload for `evaluate` (line-result.ts). */
+  recorded?: Pick<LineResult, 'eventDate' | 'amount' | 'currency'>;
 }
 
 const LOCAL_REJECTIONS: Record<NonNullable<InputRecord['problem']>, string> = {
@@ -92,16 +94,54 @@ function parseRecord(record: InputRecord, maxRecordBytes: number): LineToSend | 
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { code: 'NOT_AN_OBJECT', reason: `not a JSON object (${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value})` };
   }
-  return { text: record.text, id: usableId((value as { id?: unknown }).id) };
+  const payload = value as Record<string, unknown>;
+  return { text: record.text, id: usableId(payload.id), recorded: recordedFacts(payload) };
+}
+
+/**
+ * The payload's eventDate in the shape the service gives it back (UTC, whole seconds), its
+ * amount and currency; null for what the payload lacks or the service would refuse.
+ */
+function recordedFacts(payload: Record<string, unknown>): NonNullable<LineToSend['recorded']> {
+  const ms = typeof payload.eventDate === 'string' ? Date.parse(payload.eventDate) : Number.NaN;
+  return {
+    eventDate: Number.isNaN(ms) ? null : new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    amount: typeof payload.amount === 'number' && Number.isFinite(payload.amount) ? payload.amount : null,
+    currency: typeof payload.currency === 'string' ? payload.currency : null,
+  };
+}
+
+/** The ids of the rules an answer says matched (a POST's ruleMatches, a risk assessment's alerts); null: it names none. */
+function matchedRuleIds(body: Record<string, unknown>): string[] | null {
+  const matches = Array.isArray(body.ruleMatches) ? body.ruleMatches : Array.isArray(body.alerts) ? body.alerts : null;
+  if (matches === null) return null;
+  return matches.flatMap((m: unknown) => {
+    const id = typeof m === 'object' && m !== null ? (m as { ruleId?: unknown }).ruleId : undefined;
+    return typeof id === 'string' ? [id] : [];
+  });
 }
 
 function blank(record: InputRecord, id: string | null): LineResult {
   return { line: record.line, id, outcome: 'FAILED', status: null, actionType: null, totalRiskScore: null, errorType: null, errorCodes: [], attempts: 0, latencyMs: 0, column: record.column, idAssigned: false, alreadyExisted: false, stateNow: null };
 }
 
+/** amountInBaseCurrency and eventDate from an answer that has them (an event summary). */
+type EventFacts = Pick<LineResult, 'amountInBaseCurrency' | 'eventDate'>;
+function eventFacts(body: { amountInBaseCurrency?: unknown; eventDate?: unknown }): EventFacts {
+  return {
+    ...(typeof body.amountInBaseCurrency === 'number' ? { amountInBaseCurrency: body.amountInBaseCurrency } : {}),
+    ...(typeof body.eventDate === 'string' ? { eventDate: body.eventDate } : {}),
+  };
+}
+
 /** actionType and totalRiskScore from a decision or risk assessment, read tolerantly. */
 function decided(result: LineResult, status: number, body: unknown): LineResult {
-  const b = (typeof body === 'object' && body !== null ? body : {}) as { actionType?: unknown; totalRiskScore?: unknown };
+  const b = (typeof body === 'object' && body !== null ? body : {}) as {
+    actionType?: unknown;
+    totalRiskScore?: unknown;
+    amountInBaseCurrency?: unknown;
+    eventDate?: unknown;
+  };
   // An event sent without an id gets one from the service: record it, or nobody can find the event.
   const b2 = b as { id?: unknown; eventId?: unknown };
   const assigned = typeof b2.id === 'string' ? b2.id : typeof b2.eventId === 'string' ? b2.eventId : null;
@@ -113,6 +153,8 @@ function decided(result: LineResult, status: number, body: unknown): LineResult 
     status,
     actionType: typeof b.actionType === 'string' ? b.actionType : null,
     totalRiskScore: typeof b.totalRiskScore === 'number' ? b.totalRiskScore : null,
+    ruleIds: matchedRuleIds(b as Record<string, unknown>),
+    ...eventFacts(b),
   };
 }
 
@@ -149,18 +191,23 @@ async function checkStored(client: ApiClient, id: string): Promise<Check & { att
     if (failure.unreadableAnswer) return { untold: error, attempts: attemptsOf(error) };
     return { error, attempts: attemptsOf(error) };
   }
-  const stored = summary.body as { id?: unknown; totalScore?: unknown };
+  const stored = summary.body as { id?: unknown; totalScore?: unknown } & Parameters<typeof eventFacts>[0];
   if (typeof stored.id === 'string' && stored.id !== id) {
     const error = new BadResponseError(`GET /event/{id} for "${terminalSafe(truncate(id, 100))}" answered with another event ("${terminalSafe(truncate(stored.id, 100))}")`);
     return { untold: error, attempts: summary.attempts };
   }
   let attempts = summary.attempts;
-  const decision: { actionType?: unknown; totalRiskScore?: unknown } = { totalRiskScore: stored.totalScore };
+  const decision: { actionType?: unknown; totalRiskScore?: unknown; alerts?: unknown } & Parameters<typeof eventFacts>[0] = {
+    totalRiskScore: stored.totalScore,
+    amountInBaseCurrency: stored.amountInBaseCurrency,
+    eventDate: stored.eventDate,
+  };
   try {
     const assessment = await client.getRiskAssessment(id);
     attempts += assessment.attempts;
-    const a = assessment.body as { actionType?: unknown; totalRiskScore?: unknown };
+    const a = assessment.body as { actionType?: unknown; totalRiskScore?: unknown; alerts?: unknown };
     decision.actionType = a.actionType;
+    decision.alerts = a.alerts;
     if (typeof a.totalRiskScore === 'number') decision.totalRiskScore = a.totalRiskScore;
   } catch (error) {
     attempts += attemptsOf(error);
@@ -197,7 +244,7 @@ export async function submitLine(
   options: { verifyFirst: boolean; sending?: () => boolean },
 ): Promise<LineOutcome | undefined> {
   const started = performance.now();
-  let result = blank(record, parsed.id);
+  let result: LineResult = { ...blank(record, parsed.id), ...parsed.recorded };
   const finish = (outcome: LineOutcome): LineOutcome => {
     outcome.result.latencyMs = Math.round(performance.now() - started);
     return outcome;
@@ -243,6 +290,7 @@ export async function submitLine(
           const now = await work.client.getEvent(settled.id);
           settled.attempts += now.attempts;
           settled.stateNow = stateIn(now.body);
+          Object.assign(settled, eventFacts(now.body as Record<string, unknown>));
         } catch (error) {
           settled.attempts += attemptsOf(error);
         }

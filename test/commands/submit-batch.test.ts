@@ -161,6 +161,8 @@ describe('fraudctl submit (batch)', () => {
     expect(result.code, result.stderr).toBe(0);
     const { lines: seen } = byLine(readResults(out));
     expect(seen.get(1)).toMatchObject({ id: 'existed-1', outcome: 'DECIDED', status: 200, alreadyExisted: true, stateNow: 'DECLINED' });
+    // The GET that read its state gave its amount in the base currency too.
+    expect(seen.get(1)!.amountInBaseCurrency).toEqual(expect.any(Number));
     expect(seen.get(2)).toMatchObject({ id: 'existed-2', status: 201, alreadyExisted: false, stateNow: null });
   });
 
@@ -180,10 +182,22 @@ describe('fraudctl submit (batch)', () => {
       expect(r.outcome).toBe('DECIDED');
       expect(r.status).toBe(201);
       expect(['APPROVE', 'REVIEW', 'DECLINE']).toContain(r.actionType);
-      expect(Object.keys(r)).toEqual(['line', 'id', 'outcome', 'status', 'actionType', 'totalRiskScore', 'errorType', 'errorCodes', 'attempts', 'latencyMs', 'column', 'idAssigned', 'alreadyExisted', 'stateNow']);
+      expect(Object.keys(r)).toEqual([
+        ...['line', 'id', 'outcome', 'status', 'actionType', 'totalRiskScore', 'errorType', 'errorCodes', 'attempts'],
+        ...['latencyMs', 'column', 'idAssigned', 'alreadyExisted', 'stateNow'],
+        ...['ruleIds', 'eventDate', 'amount', 'currency', 'amountInBaseCurrency'],
+      ]);
       const stored = await cli.sb.call('GET', `/event/jsonl-basic-${n}/risk-assessment`);
       expect(stored.status).toBe(200);
-      expect((stored.json as { actionType: string }).actionType).toBe(r.actionType);
+      const assessment = stored.json as { actionType: string; alerts: { ruleId: string }[] };
+      expect(assessment.actionType).toBe(r.actionType);
+      // What evaluate needs is on the line, so that it reads nothing back: the rules matched, the date, the amount.
+      expect(r.ruleIds).toEqual(assessment.alerts.map((a) => a.ruleId));
+      const summary = (await cli.sb.call('GET', `/event/jsonl-basic-${n}`)).json as Record<string, unknown>;
+      const { eventDate, amount, currency } = summary;
+      expect({ eventDate: r.eventDate, amount: r.amount, currency: r.currency }).toEqual({ eventDate, amount, currency });
+      // The contract's POST answer has no amount in the base currency: evaluate reads it.
+      expect(r.amountInBaseCurrency).toBeNull();
     }
     expect(result.stderr).toMatch(/Batch done: 40 events/);
     expect(result.stderr).toMatch(/decided\s+40/);

@@ -40,6 +40,7 @@ const PROGRAMS = {
   man: { probe: ['--version'], from: 'Debian package man-db' },
   logrotate: { probe: ['--version'], from: 'Debian package logrotate' },
   setpriv: { probe: ['--version'], from: 'util-linux (Debian package util-linux)' },
+  chromium: { probe: ['--version'], from: 'Debian package chromium' },
 } satisfies Record<string, Program>;
 
 export type ProgramName = keyof typeof PROGRAMS;

@@ -1,0 +1,181 @@
+import { ACTION_TYPES, type ActionType } from '../../contract/decision.js';
+import { UsageError } from '../../errors/cli-error.js';
+import { boundedLines, isHeaderObject, MAX_RESULT_LINE_BYTES, resultObject } from '../../batch/results-file.js';
+import { readIdList } from '../../id-lists/id-list.js';
+import { terminalSafe, truncate } from '../../render/terminal-text.js';
+import { parseResult } from '../../submit-batch/line-result.js';
+import type { CliContext } from '../../process/cli-context.js';
+import { openInput } from './input-files.js';
+
+/*
+ * The screened events, from submit's results files (and ids of --from): a line that holds all
+ * evaluation needs (decision, score, rules matched, amount in the base currency, date) is an
+ * event at once, streamed to the figures; any other (an older file, an answer without the base
+ * amount, a bare id) is kept to be read from the service. Each event is counted once, whichever
+ * files name it. A line that is not a submit result makes the whole input wrong: one line
+ * naming it, before any figure.
+ */
+
+/** What a results line tells of an event; null for what must be read. */
+export interface KnownFacts {
+  id: string;
+  where: string;
+  actionType: ActionType | null;
+  score: number | null;
+  ruleIds: string[] | null;
+  amount: number | null;
+  date: number | null;
+}
+
+export type CompleteFacts = { [K in keyof KnownFacts]: NonNullable<KnownFacts[K]> };
+
+export const isComplete = (f: KnownFacts): f is CompleteFacts =>
+  f.actionType !== null && f.score !== null && f.ruleIds !== null && f.amount !== null && f.date !== null;
+
+export interface ResultsCounts {
+  /** Result lines read. */
+  lines: number;
+  /** Lines without a decision (REJECTED, FAILED, UNKNOWN): nothing to evaluate. */
+  notDecided: number;
+  /** Events named again (another file, a resubmission): counted once. */
+  repeated: number;
+  /** A last line cut off by a run that died: dropped, as --resume drops it. */
+  cutOff: number;
+}
+
+const actionOf = (value: unknown): ActionType | null =>
+  (ACTION_TYPES as readonly unknown[]).includes(value) ? (value as ActionType) : null;
+const dateOf = (value: unknown): number | null => {
+  const ms = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+  return Number.isNaN(ms) ? null : ms;
+};
+
+export class EventSources {
+  readonly counts: ResultsCounts = { lines: 0, notDecided: 0, repeated: 0, cutOff: 0 };
+  /** Events to read from the service, in input order. */
+  readonly toRead: KnownFacts[] = [];
+  /**
+   * `claim(id)` is false for an id already named (read-outcomes.ts keeps the ids once, with
+   * the outcomes'); `onComplete` takes each event that needs no reading.
+   */
+  constructor(
+    private readonly claim: (id: string) => boolean,
+    private readonly onComplete: (facts: CompleteFacts) => void,
+  ) {}
+
+  private take(facts: KnownFacts): void {
+    if (!this.claim(facts.id)) {
+      this.counts.repeated++;
+      return;
+    }
+    if (isComplete(facts)) this.onComplete(facts);
+    else this.toRead.push(facts);
+  }
+
+  /** One results file of `submit --out`. */
+  async readResultsFile(path: string): Promise<void> {
+    await (await openInput(path, 'a results file of fraudctl submit --out')).close();
+    let first = true;
+    for await (const { text, lineNo, ended } of boundedLines(path, MAX_RESULT_LINE_BYTES)) {
+      const where = `${path}:${lineNo}`;
+      if (first) {
+        first = false;
+        const header = resultObject(text.replace(/^\uFEFF/, ''));
+        if (header && isHeaderObject(header)) {
+          if (header.command !== 'submit') {
+            throw new UsageError(
+              `${path} is the results file of fraudctl ${terminalSafe(String(header.command))}, not of submit`,
+              'evaluate reads submit --out files; give other ids with --from FILE',
+            );
+          }
+          continue;
+        }
+      }
+      if (text.trim() === '') continue;
+      if (!ended) {
+        this.counts.cutOff++;
+        continue;
+      }
+      const result = parseResult(text);
+      if (!result) {
+        throw new UsageError(
+          `${where} is not a result of fraudctl submit: ${terminalSafe(truncate(text, 60))}`,
+          'evaluate reads submit --out files; give other ids with --from FILE',
+        );
+      }
+      this.counts.lines++;
+      if (result.outcome !== 'DECIDED' || result.id === null) {
+        this.counts.notDecided++;
+        continue;
+      }
+      this.take({
+        id: result.id,
+        where,
+        actionType: actionOf(result.actionType),
+        score: typeof result.totalRiskScore === 'number' ? result.totalRiskScore : null,
+        ruleIds: Array.isArray(result.ruleIds)
+          ? result.ruleIds.filter((r): r is string => typeof r === 'string')
+          : null,
+        amount: typeof result.amountInBaseCurrency === 'number' ? result.amountInBaseCurrency : null,
+        date: dateOf(result.eventDate),
+      });
+    }
+  }
+
+  /** Ids of events submitted some other way (one per line, or a results file): all to be read. */
+  async readIds(path: string, context: Pick<CliContext, 'stdin'>): Promise<void> {
+    if (path !== '-') await (await openInput(path, 'a list of event ids')).close();
+    for await (const entry of readIdList({ args: [], from: path, results: 'decided' }, context)) {
+      if (entry.id === null) throw new UsageError(`${entry.where}: ${entry.problem ?? 'no id'}`);
+      this.take({
+        id: entry.id,
+        where: entry.where,
+        actionType: null,
+        score: null,
+        ruleIds: null,
+        amount: null,
+        date: null,
+      });
+    }
+  }
+}
+
+/** The facts an event summary and a risk assessment add to what a line knew (tolerant of what they lack). */
+export function factsFromService(known: KnownFacts, summary: unknown, assessment: unknown): KnownFacts {
+  const s = (typeof summary === 'object' && summary !== null ? summary : {}) as Record<string, unknown>;
+  const a = (typeof assessment === 'object' && assessment !== null ? assessment : {}) as Record<string, unknown>;
+  const alerts = Array.isArray(a.alerts) ? a.alerts : null;
+  return {
+    ...known,
+    actionType: known.actionType ?? actionOf(a.actionType),
+    score:
+      known.score ??
+      (typeof a.totalRiskScore === 'number'
+        ? a.totalRiskScore
+        : typeof s.totalScore === 'number'
+          ? s.totalScore
+          : null),
+    ruleIds:
+      known.ruleIds ??
+      (alerts === null
+        ? null
+        : alerts.flatMap((x: unknown) => {
+            const id = typeof x === 'object' && x !== null ? (x as { ruleId?: unknown }).ruleId : undefined;
+            return typeof id === 'string' ? [id] : [];
+          })),
+    amount: known.amount ?? (typeof s.amountInBaseCurrency === 'number' ? s.amountInBaseCurrency : null),
+    date: known.date ?? dateOf(s.eventDate),
+  };
+}
+
+/** What a read event still lacks, in words (null when complete). */
+export function stillMissing(f: KnownFacts): string | null {
+  const missing = [
+    f.actionType === null ? 'actionType' : null,
+    f.score === null ? 'totalRiskScore' : null,
+    f.ruleIds === null ? 'the rules matched' : null,
+    f.amount === null ? 'amountInBaseCurrency' : null,
+    f.date === null ? 'eventDate' : null,
+  ].filter((m) => m !== null);
+  return missing.length === 0 ? null : `the service gave no ${missing.join(', ')}`;
+}
