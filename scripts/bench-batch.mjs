@@ -18,7 +18,7 @@
 //      cancels. fraudctl is timed as a whole process, wall clock (start-up, reading the file,
 //      writing results.jsonl included); the summary's own eventsPerSecond is shown beside it.
 //      Target: fraudctl / autocannon >= 0.80.
-//   4. Retry-After (issue 13, point 12; skipped with BENCH_SKIP_CHAOS=1): two more sandboxes, each
+//   4. Retry-After (skipped with BENCH_SKIP_CHAOS=1): two more sandboxes, each
 //      with a fresh database and the same warm-up, one fault-free and one with
 //      `--chaos 503=0.1,retry-after=1` (10% of requests answered 503 with Retry-After: 1), and
 //      `fraudctl submit` of BENCH_EVENTS new events (the same mix) at C connections on each, timed
@@ -367,7 +367,7 @@ async function fraudctlSandboxRun(sandbox, settings, inputFile, { label = `fraud
 }
 
 /**
- * Issue 13, point 12: fraudctl on a fault-free sandbox and on one answering 10% of requests
+ * Fraudctl on a fault-free sandbox and on one answering 10% of requests
  * 503 with Retry-After: 1, each with a fresh database and the same warm-up. Returns both runs.
  */
 async function chaosRuns(settings, runId, warmup) {

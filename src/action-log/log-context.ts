@@ -7,7 +7,7 @@ import { VERSION } from '../process/version.js';
 import type { LogContext, LogEntry } from './action-log.js';
 
 /*
- * Who, where and which build a session's --log lines name (issue 29), built once per run when
+ * Who, where and which build a session's --log lines name, built once per run when
  * the log is opened: the analyst the profile declares (`fraudctl config set analyst NAME`), else
  * the OS user; the host; the profile and its service URL (the key is never part of it; a URL
  * given by --base-url or FRAUDCTL_BASE_URL is named by where it came from); the

@@ -6,7 +6,7 @@ import { openSessionLog, type LogEntry } from './action-log.js';
 import { actionForChange, logContextOf } from './log-context.js';
 
 /*
- * `set-state ID --log FILE`: one event's change, logged as a change of many is (issue 29): a
+ * `set-state ID --log FILE`: one event's change, logged as a change of many is: a
  * `sending` line before the PATCH, which is not sent when that line cannot be written (exit 1),
  * and a line for its outcome after (ok, refused, failed). A PATCH that landed but whose outcome
  * line could not be written is said (exit 1): the change was made, the log lacks its outcome.

@@ -10,7 +10,7 @@ import type { Session } from '../session.js';
 import { readEventHistory, type HistoryAction } from './read-history.js';
 
 /*
- * `fraudctl history ID --log FILE…` (issue 29): the story of one event, told by the action
+ * `fraudctl history ID --log FILE…`: the story of one event, told by the action
  * logs the team keeps (read-history.ts) — who did what, from which state to which, with what
  * comment and reason, and how it ended — then the event as the service has it now (one GET
  * through the session's client, as `show` does). The logs are read whole before the GET: a file

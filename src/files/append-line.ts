@@ -20,7 +20,7 @@ import { writeFully } from './write-fully.js';
  *   ftruncate(2) to that length, so a file never holds a torn line that a reader (--resume, an
  *   auditor's jq) would stumble on, and it stays whole for when space is freed.
  *
- * An fstat costs about as much as the write of a line (2 to 6 µs each on the machine of issue #24,
+ * An fstat costs about as much as the write of a line (2 to 6 µs each on this project's 2-core machine,
  * a million lines): a results file, thousands of lines a second, is looked at every 100 ms; an
  * audit log, a line per action, before each line.
  */

@@ -3,7 +3,7 @@ import { matchState } from '../state-changes/state-names.js';
 import type { Checked } from './values.js';
 
 /*
- * A profile's reason codes (issue 29): `config set reasons stolen-card,friendly-fraud:DECLINED+FRAUD_CONFIRMED`.
+ * A profile's reason codes: `config set reasons stolen-card,friendly-fraud:DECLINED+FRAUD_CONFIRMED`.
  * The team's list of why a decision was made, so that decisions can be counted. The syntax, one
  * form for the command line, the config file and `config get`:
  *   CODE[:STATE+STATE…], … separated by commas

@@ -111,7 +111,7 @@ describe('the session log', () => {
     await expect(openSessionLog(join(tmp.dir, 'missing', 'dir', 'x.log'), who('ann'))).rejects.toMatchObject({ exitCode: 2 });
   });
 
-  it('two sessions share one log (issue 29 reverses "one session at a time"): their lines interleave in one whole chain, and no lock is held between appends', async () => {
+  it('two sessions share one log: their lines interleave in one whole chain, and no lock is held between appends', async () => {
     const path = join(tmp.dir, 'shared.log');
     const ann = await openSessionLog(path, who('ann'));
     const bob = await openSessionLog(path, who('bob'));

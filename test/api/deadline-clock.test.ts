@@ -7,7 +7,7 @@ import { tempDir } from '../support/sandbox.js';
 import { hang, json, startFakeServer, type FakeServer } from '../support/fake-server.js';
 
 /*
- * Deadlines and waits follow a monotonic clock, not the wall clock (issue 24, point 11). The
+ * Deadlines and waits follow a monotonic clock, not the wall clock. The
  * machine's clock cannot be stepped safely in a test, so the fraudctl process gets a Date.now()
  * that jumps an hour back or forward after its first reading (support/clock-step.mjs), while a
  * scripted server makes it wait out a Retry-After: the command must still end within its

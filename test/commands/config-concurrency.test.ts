@@ -11,7 +11,7 @@ import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 import { afterAll } from 'vitest';
 
 /*
- * Issue 11 item 4: concurrent `config set` processes each keep their change (the file is
+ * Concurrent `config set` processes each keep their change (the file is
  * changed under a lock), where the last write used to win. Ten pairs, each pair started at
  * once, so that a lost update cannot hide behind lucky timing.
  */
@@ -67,7 +67,7 @@ describe('one config file linked from two config directories', () => {
 });
 
 /*
- * Issue 24 items 8 and 15: the lock is taken from its holder only when the holder is gone, at
+ * The lock is taken from its holder only when the holder is gone, at
  * once, and never because it has held the lock long (a slow fsync on a busy disk): a live
  * holder's change and this one's would both be lost otherwise.
  */

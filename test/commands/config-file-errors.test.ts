@@ -10,7 +10,7 @@ import { manyProfiles } from '../profiles/temp-env.js';
 import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 
 /*
- * The config file as fraudctl meets it on disk (issue 11 properties, as processes): corrupt,
+ * The config file as fraudctl meets it on disk (as processes): corrupt,
  * truncated, of the wrong types, hostile — a clear message and exit 2, never a stack trace;
  * readable by others, or in a directory others can change — a warning, and the command still runs;
  * on a full or read-only disk, or a FIFO — the file and the real cause named, the old file kept.

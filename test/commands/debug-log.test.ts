@@ -5,7 +5,7 @@ import { TERMINAL_CONTROLS, useSandboxForCli } from '../support/cli-against-sand
 import { DEMO_KEY } from '../support/sandbox.js';
 
 /*
- * Issue 11 item 5: --debug logs what is sent as well as what comes back, and what is sent is
+ * --debug logs what is sent as well as what comes back, and what is sent is
  * the user's input — it may hold an 8-bit CSI (U+009B) or a bidi override (U+202E). Request
  * logs show them as inert escapes, like response logs and --json do.
  */

@@ -18,7 +18,7 @@ describe('the embedded sandbox', () => {
     expect(show.code).toBe(0);
     expect(show.stdout).toMatch(/state\s+│ PENDING_REVIEW/);
     expect(show.stderr).toContain('SANDBOX');
-    // The events hold personal data: only the user may read them (issue 11, item 11).
+    // The events hold personal data: only the user may read them.
     const mode = (path: string) => statSync(path).mode & 0o777;
     if (process.platform !== 'win32') {
       expect(mode(`${tmp.dir}/data/fraudctl`)).toBe(0o700);

@@ -6,7 +6,7 @@ import { DEMO_KEY } from '../support/sandbox.js';
 import { startStaticFileServer, type StaticServer } from '../support/static-file-server.js';
 
 /*
- * Only the service's own answers count (issue 13 point 5, contract.md "Tolerant is not
+ * Only the service's own answers count (contract.md "Tolerant is not
  * credulous"): a 404 that is an HTML page, or names a route, says "this URL is not the
  * fraud-screening service, or not its base path" — never "no such event" (exit 4) and never
  * "the key works" (login). Against a static file server (as `python3 -m http.server`) and

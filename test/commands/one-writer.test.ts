@@ -10,8 +10,8 @@ import { DEMO_KEY, send, startTestSandbox, stateChangesIn, type TestSandbox } fr
 import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 
 /*
- * Issue 24 item 1: a results file (--out) has one writer at a time (an action log, --log, had
- * too until issue 29: now two runs share one, each line appended under the log's lock:
+ * A results file (--out) has one writer at a time (an action log, --log, had
+ * too before: now two runs share one, each line appended under the log's lock:
  * test/commands/team-log.test.ts).
  * Two overlapping runs (two cron jobs, `--resume` in a second terminal while the first still
  * runs) sent events twice: the second rewrote the results file the first was appending to. Now
@@ -208,7 +208,7 @@ describe('set-state for many events: two runs sharing --out, or --log', () => {
 
   const changesOf = (ids: readonly string[]) => [...stateChangesIn(db, ids).values()];
 
-  it('on one --out the second refuses at once, exit 2, naming the file and pid; on one --log (issue 29) both change and log their events, each once', async () => {
+  it('on one --out the second refuses at once, exit 2, naming the file and pid; on one --log both change and log their events, each once', async () => {
     const mine = await pending('log-first', 10);
     const theirs = await pending('log-second', 3);
     const log = path('actions.jsonl');

@@ -5,7 +5,7 @@ import type { EventSummary } from '../../src/contract/index.js';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 
 /*
- * Issue 29, point 3, as processes against the sandbox: a profile's reason codes
+ * As processes against the sandbox: a profile's reason codes
  * (`config set reasons`, `config set require-reason`), shown by config get and list; and
  * `set-state --reason CODE`, one event and many: the code at the head of the comment the service
  * keeps, in the log's `reason`, refused (exit 2, nothing sent) when unknown or not for the state,

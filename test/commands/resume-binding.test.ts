@@ -9,7 +9,7 @@ import { send, writeConfig, type TestSandbox } from '../support/sandbox.js';
 import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 
 /*
- * A results file binds --resume to the run that wrote it (issue 25.1): a staging and a prod
+ * A results file binds --resume to the run that wrote it: a staging and a prod
  * sandbox side by side, each with its own key and database, and a profile for each, as a team
  * works. A batch started on staging and resumed with --profile prod is refused before anything
  * reaches prod; a bulk change resumed with another --state is refused; one resumed without its

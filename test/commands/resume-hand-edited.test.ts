@@ -5,7 +5,7 @@ import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { makeLines, readResults } from '../support/batch-events.js';
 
 /*
- * Results files edited by hand, then --resume (issue 24.13): a line twice, a line past the end
+ * Results files edited by hand, then --resume: a line twice, a line past the end
  * of the input, a byte order mark an editor added, a huge region without a line break. Each is
  * refused with one line saying what is wrong and where (exit 2), no stack trace, the file as it
  * was and no temp file left beside it.

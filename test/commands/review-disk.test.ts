@@ -7,7 +7,7 @@ import { startOnTerminal, type Pty } from '../support/pty.js';
 import { smallDisk, type SmallDisk } from '../support/small-disk.js';
 
 /*
- * review --log on a full disk (issue 24, point 9), on a real terminal against the sandbox: a
+ * review --log on a full disk, on a real terminal against the sandbox: a
  * decision the log cannot take is not sent, the session says so and ends, and the event is given
  * back. The disk is a real tmpfs.
  */
@@ -33,7 +33,7 @@ describe('review --log on a full disk', () => {
     disks.push(disk);
     // The log holds earlier lines and has room for about 1,100 bytes more (the rest of its last
     // page; the disk is full): the claim's two lines fit (about 400 bytes each, with who and
-    // where and the chain: issue 29), the decision's first line does not.
+    // where and the chain), the decision's first line does not.
     const log = join(disk.path, 'review.log');
     const earlier = `${JSON.stringify({ earlier: 'x'.repeat(4096 - 1100 - 16) })}\n`;
     writeFileSync(log, earlier);

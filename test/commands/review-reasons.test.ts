@@ -7,7 +7,7 @@ import { startOnTerminal, type Pty } from '../support/pty.js';
 import { inReview, postInReview } from '../support/event-fixtures.js';
 
 /*
- * Issue 29, point 3, in `review`: after a decision key the profile's reason codes for it are
+ * In `review`: after a decision key the profile's reason codes for it are
  * offered, one number key each; Enter goes on without one unless the profile requires one. The
  * real CLI on a real terminal (tmux, 80×24) against the sandbox: the comment the service keeps
  * (`[reason: CODE] …`, the form of set-state --reason) and the log's `reason` are the proof.

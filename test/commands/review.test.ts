@@ -145,7 +145,7 @@ describe('fraudctl review on a terminal', () => {
       ...sentThenOk(`${e} release IN_REVIEW→PENDING_REVIEW ok`),
     ]);
     for (const line of lines) {
-      // Issue 29: who, where, which build and session, the reason, and the line's place in the file's hash chain.
+      // Who, where, which build and session, the reason, and the line's place in the file's hash chain.
       expect(Object.keys(line)).toEqual(['time', 'analyst', 'host', 'profile', 'service', 'version', 'session', 'eventId', 'action', 'from', 'to', 'comments', 'requestId', 'outcome', 'status', 'reason', 'line', 'prev', 'hash']);
       if (line.outcome === 'sending') expect(line.requestId).toBeNull();
       else expect(line.requestId).toMatch(/^[0-9a-f-]{36}$/);

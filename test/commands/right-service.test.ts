@@ -13,7 +13,7 @@ import { useServer } from '../support/listen.js';
 import { reviewExample } from '../support/event-fixtures.js';
 
 /*
- * Issue 25, "the wrong service" (points 2-4), as a team works: a staging and a prod service side
+ * "the wrong service" (points 2-4), as a team works: a staging and a prod service side
  * by side (two real sandboxes, each with its own merchant key and database), a profile for each
  * made by `fraudctl login`, and variables exported in the shell.
  *  2. a variable of the shell that wins over what a config command just changed is named, with

@@ -8,7 +8,7 @@ import { DEMO_KEY, send, startTestSandbox, stateChangesIn, tempDir, type TestSan
 import { smallDisk, type SmallDisk } from '../support/small-disk.js';
 
 /*
- * `set-state` for many events when its files cannot be written (issue 24, points 5, 9, 12): the
+ * `set-state` for many events when its files cannot be written: the
  * audit --log on a full disk (a real tmpfs) stops the run, and no change is made that the log
  * does not show; --resume without a results file is refused before anything is read. Changes
  * are counted in the sandbox's own state_changes table.

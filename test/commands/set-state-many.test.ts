@@ -13,7 +13,7 @@ import { useServer } from '../support/listen.js';
 import { inReview, postInReview } from '../support/event-fixtures.js';
 
 /*
- * `set-state` for many events (issue 19), as processes against the real sandbox: the guard, the
+ * `set-state` for many events, as processes against the real sandbox: the guard, the
  * plan and its confirmation in a real terminal, --dry-run and --yes, results and resume after
  * kill -9, a change made by someone else between plan and PATCH, seeded faults, unknown and
  * malformed ids, a state this build does not know, and a URL that is not the service. The

@@ -8,7 +8,7 @@ import { smallDisk, type SmallDisk } from '../support/small-disk.js';
 import { tempDir } from '../support/sandbox.js';
 
 /*
- * A results file that cannot be written (issue 24, points 5 and 12): a full disk (a real tmpfs
+ * A results file that cannot be written: a full disk (a real tmpfs
  * with room for a few lines), the file deleted during the run, --resume without one. Against a
  * server that stores every POST it processes (no replay by id), so an event sent twice shows.
  */

@@ -7,7 +7,7 @@ import { startPlainEventServer, type PlainServer, type PlainServerOptions } from
 import { tempDir } from '../support/sandbox.js';
 
 /*
- * Issue 11 item 1: the duplicate check concludes "not stored" only from the service's own
+ * The duplicate check concludes "not stored" only from the service's own
  * not-found. Against servers that store every POST (no replay by id) and lose answers after
  * storing: one without the risk-assessment route (its 404 there is ROUTE_NOT_FOUND; the check
  * must not depend on that route), and one behind a proxy whose 404s are HTML (the check cannot

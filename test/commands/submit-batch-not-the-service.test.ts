@@ -6,7 +6,7 @@ import { TERMINAL_CONTROLS, useSandboxForCli } from '../support/cli-against-sand
 import { startStaticFileServer, type StaticServer } from '../support/static-file-server.js';
 
 /*
- * A batch pointed at something that is not the service (issue 18 point 10) stops as a refused
+ * A batch pointed at something that is not the service stops as a refused
  * key does: no new lines once the first foreign answer is in, the lines in flight recorded,
  * one line saying the URL is not the fraud-screening service, exit 1 — and --resume, once the
  * URL is right, finishes the batch with one result per line.

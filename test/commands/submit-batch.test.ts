@@ -22,7 +22,7 @@ const file = (name: string, content: string | Buffer) => {
 };
 const outPath = (name: string) => join(cli.dir, `${++fileNo}-${name}`);
 
-describe('fraudctl submit: JSON values in any layout (issue 13)', () => {
+describe('fraudctl submit: JSON values in any layout', () => {
   /** Events pretty-printed one after another, as `jq . events.jsonl` prints them, and the line where each starts. */
   const jqOutput = (prefix: string, count: number) => {
     const events = makeLines(prefix, count).map((line) => JSON.stringify(JSON.parse(line), null, 2));
@@ -97,7 +97,7 @@ describe('fraudctl submit: JSON values in any layout (issue 13)', () => {
   });
 });
 
-describe('fraudctl submit: the summary and its advice (issue 18)', () => {
+describe('fraudctl submit: the summary and its advice', () => {
   const hintOf = (stderr: string) => stderr.trimEnd().split('\n').at(-1)!;
 
   it('[1,2 without --out: each value named once with its column, and a hint that works as written (no --resume without --out)', async () => {

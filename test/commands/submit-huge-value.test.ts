@@ -10,7 +10,7 @@ import { tempDir } from '../support/sandbox.js';
 import { notUnderWine } from '../support/prerequisites.js';
 
 /*
- * One very large JSON value outside JSON Lines (issue 24, point 14): the service takes at most
+ * One very large JSON value outside JSON Lines: the service takes at most
  * 1 MiB per event, so such a value is refused for that reason, with memory bounded however large
  * it is (500 MB took 1.2 GB; 1.1 GB came out as a syntax error). The file is written as a stream,
  * never held by the test, and the process's peak RSS is its own high-water mark at exit.

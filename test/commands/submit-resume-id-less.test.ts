@@ -8,7 +8,7 @@ import { tempDir } from '../support/sandbox.js';
 import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 
 /*
- * Events without an id and --resume (issue 24.2, 24.3), against a counting stand-in for the
+ * Events without an id and --resume, against a counting stand-in for the
  * service that stores every POST it processes (no deduplication: an event sent twice is stored
  * twice). Without an id nobody can ask whether an event is stored, so a line the dead run may
  * have had in flight is UNKNOWN, never sent again; and a finished batch of such events resumes

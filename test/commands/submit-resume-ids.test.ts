@@ -5,7 +5,7 @@ import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { byLine, makeEvent, makeLines, readResults } from '../support/batch-events.js';
 
 /*
- * --resume and the ids of settled lines (issue 11 items 3 and 6): every settled line's id is
+ * --resume and the ids of settled lines: every settled line's id is
  * compared with the input's, read back from the results file as the input reaches it; a line
  * rejected locally (over 1 MiB) has its id recorded when it can be read, and is compared the
  * same way.

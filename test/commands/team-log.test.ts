@@ -11,7 +11,7 @@ import { DEMO_KEY } from '../support/sandbox.js';
 import pkg from '../../package.json' with { type: 'json' };
 
 /*
- * Issue 29, points 1 and 2, as processes against the sandbox: every --log line says who (the
+ * As processes against the sandbox: every --log line says who (the
  * profile's `analyst`, else the OS user), where (host, profile, service URL, never the key),
  * which build and session, and carries the hash of the line before; `set-state ID --log` logs one
  * change without turning into a bulk change; two analysts append to one log at once and its chain

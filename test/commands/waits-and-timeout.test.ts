@@ -7,7 +7,7 @@ import { startPlainEventServer, type PlainServer } from '../support/plain-event-
 import { json, startFakeServer, type FakeServer } from '../support/fake-server.js';
 
 /*
- * What --timeout covers, and a Retry-After longer than it (issue 24, point 10): the service
+ * What --timeout covers, and a Retry-After longer than it: the service
  * answered, so the words are its answer and how long it asked to wait, never "no answer"; a batch
  * line is never sent again before the wait it was asked for is over. And a batch's own pace
  * (--rate) is the batch's queue, not a line's --timeout.

@@ -8,7 +8,7 @@ import { startSecretService, type SecretService } from '../support/secret-servic
 import { REVIEW_EXAMPLE } from '../support/event-fixtures.js';
 
 /*
- * API keys in the operating system's credential store (issue 20), against a real Secret Service:
+ * API keys in the operating system's credential store, against a real Secret Service:
  * GNOME Keyring on a private D-Bus session (test/support/secret-service.mjs), never the user's.
  * Processes get that bus's address (a desktop session), or none (an SSH login, a headless
  * server); HOME and the XDG directories are the test's own, and are searched for the key.

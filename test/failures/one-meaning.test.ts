@@ -8,7 +8,7 @@ import { cliEnv, runCli } from '../support/cli.js';
 import { tempDir } from '../support/sandbox.js';
 
 /*
- * Three places that gave one failure different meanings (issue 26), now one (src/failures/):
+ * Three places that gave one failure different meanings, now one (src/failures/):
  * - an unreadable 2xx to a PATCH is settled by reading the event back, as one to a POST is;
  * - a 408 (request timeout) is transient for the queue, a bulk change and --watch alike;
  * - an answer that is not the service's stops a list of ids (`show --from`), as it stops a batch.

@@ -10,7 +10,7 @@ import { tempEnv } from '../profiles/temp-env.js';
 import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 
 /*
- * Properties of what takes untrusted input (issue 11): the terminal sanitiser, jsonForTerminal,
+ * Properties of what takes untrusted input: the terminal sanitiser, jsonForTerminal,
  * the event-id path encoder and the config loader. Every run is seeded, so a run that passes
  * passes every time; the properties are meant to hold for every input, the seed only fixes
  * which inputs are tried.

@@ -18,7 +18,7 @@ describe('the keys in review --help', () => {
     command.configureOutput({ writeOut: (text) => (help += text) });
     command.outputHelp();
     expect(help).toContain(`Keys: ${keySummary()}.\n`);
-    // The reason keys (issue 29): the numbers, Enter for none, Esc, and that require-reason needs one.
+    // The reason keys: the numbers, Enter for none, Esc, and that require-reason needs one.
     expect(help).toContain("After a decision key, the profile's reason codes for it (config set reasons): 1-9 the reason code by that number, Enter none, Esc back; with require-reason true a change of state needs one.\n");
   });
 });

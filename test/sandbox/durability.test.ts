@@ -7,7 +7,7 @@ import { expectShape } from '../support/contract-validator.js';
 import { send, startTestSandbox, tempDir, writeConfig } from '../support/sandbox.js';
 
 /*
- * Tenancy, durability and concurrent state changes (issue 11). The soak in the suite is short
+ * Tenancy, durability and concurrent state changes. The soak in the suite is short
  * and deterministic in what it asserts (whatever the timing, each check must hold); `npm run
  * soak` runs it longer (FRAUDCTL_SOAK_EVENTS acknowledged events before the kill).
  */

@@ -279,7 +279,7 @@ describe('PATCH /event/{eventId}/state', () => {
   });
 });
 
-describe('text that would not read back as sent (issue 11, item 7)', () => {
+describe('text that would not read back as sent', () => {
   // JSON text with escapes, as a client sends it: JSON.stringify would write the same.
   const NUL_COMMENT = '"refund approved\\u0000 -- NOT: known fraudster"';
 

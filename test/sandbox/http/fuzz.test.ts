@@ -9,7 +9,7 @@ import { KEYS, requestArb, requestBytes, type FuzzRequest } from '../../support/
 import { startTestSandbox, tempDir, writeConfig, type TestSandbox } from '../../support/sandbox.js';
 
 /*
- * The sandbox under random and mutated requests (issue 11): no 5xx, no crash, no connection
+ * The sandbox under random and mutated requests: no 5xx, no crash, no connection
  * closed without an answer, every error in the error shape with X-Request-Id equal to its
  * requestId, and the store unchanged by every refused request. Requests go one at a time, so
  * the counts of stored events and state changes before and after each say exactly what it did.

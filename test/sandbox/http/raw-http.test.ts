@@ -5,7 +5,7 @@ import { DEMO_KEY, startTestSandbox, type TestSandbox } from '../../support/sand
 
 /*
  * What the sandbox answers to requests that never reach a route: refused by Node's HTTP parser,
- * too large, too slow, or CONNECT (issue 11, items 8 and 9). Every answer is the error shape with
+ * too large, too slow, or CONNECT. Every answer is the error shape with
  * X-Request-Id, then the connection closes. The timeouts are shortened so the tests are quick;
  * the defaults are in src/sandbox/http/socket-replies.ts.
  */

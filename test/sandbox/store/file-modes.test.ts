@@ -7,7 +7,7 @@ import { send, tempDir } from '../../support/sandbox.js';
 
 /*
  * The events hold names, emails, addresses and IPs: the database and its -wal and -shm files
- * are 0600, a directory fraudctl makes for them 0700 (issue 11, item 11).
+ * are 0600, a directory fraudctl makes for them 0700.
  */
 
 const tmp = tempDir();

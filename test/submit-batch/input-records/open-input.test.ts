@@ -494,7 +494,7 @@ describe('JSON values: an array, one value over many lines, values one after ano
   });
 });
 
-describe('a value over the limit, outside JSON Lines (issue 24, point 14)', () => {
+describe('a value over the limit, outside JSON Lines', () => {
   /**
    * stdin that really comes in chunks of `size` bytes: one at a time, after a turn of the event
    * loop (written all at once, a PassThrough gives its reader everything buffered as one chunk).
@@ -577,7 +577,7 @@ describe('a value over the limit, outside JSON Lines (issue 24, point 14)', () =
   });
 });
 
-describe('a value nested very deep (issue 26)', () => {
+describe('a value nested very deep', () => {
   // The grammar was @streamparser/json's TokenParser, which searched its whole stack at every
   // value: its time grew with the square of the depth (200,000 levels in an array: tens of seconds).
   const deep = (depth: number) => `{"id":"deep","x":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`;
