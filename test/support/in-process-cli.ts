@@ -2,7 +2,7 @@ import { PassThrough, Writable } from 'node:stream';
 import type { CliContext } from '../../src/process/cli-context.js';
 import { main } from '../../src/main.js';
 import { useCli } from './cli-against-sandbox.js';
-import { cliEnv } from './cli.js';
+import { cliEnv, runCli, type CliResult } from './cli.js';
 import { DEMO_KEY, type TestSandbox } from './sandbox.js';
 
 /*
@@ -23,6 +23,8 @@ export interface InProcessRunOptions {
   env?: Record<string, string>;
   /** stdout is a terminal this wide. */
   columns?: number;
+  /** What stdin holds (a pipe's or a file's contents): nothing unless given, as runCli's. */
+  input?: string | Buffer;
 }
 
 /** A stream that keeps what is written to it. */
@@ -42,12 +44,15 @@ function sink(tty: { columns: number } | null): Writable & { text: string; isTTY
 export async function runInProcess(
   args: readonly string[],
   env: NodeJS.ProcessEnv,
-  options: { columns?: number } = {},
+  options: { columns?: number; input?: string | Buffer } = {},
 ): Promise<InProcessResult> {
   const stdout = sink(options.columns === undefined ? null : { columns: options.columns });
   const stderr = sink(null);
+  // Ended, as a process's stdin is at the end of its pipe: a command that reads it gets what there is.
+  const stdin = new PassThrough();
+  stdin.end(options.input ?? '');
   const context: CliContext = {
-    stdin: new PassThrough(),
+    stdin,
     stdout,
     stderr,
     env,
@@ -64,6 +69,8 @@ export interface InProcessCli {
   dir: string;
   env(extra?: Record<string, string>): NodeJS.ProcessEnv;
   run(args: readonly string[], options?: InProcessRunOptions): Promise<InProcessResult>;
+  /** The same run as a process of the built CLI, for what needs one (the bundle, a process's exit, signals). */
+  runProcess(args: string[], options?: { env?: Record<string, string>; input?: string | Buffer }): Promise<CliResult>;
 }
 
 /** One sandbox for the file, and fraudctl run in-process pointed at it with the demo key, in a home of its own. */
@@ -83,7 +90,7 @@ export function useSandboxInProcess(): InProcessCli {
     sb,
     dir: cli.dir,
     env,
-    run: (args, options = {}) =>
-      runInProcess(args, env(options.env), options.columns === undefined ? {} : { columns: options.columns }),
+    run: (args, { env: extra, ...options } = {}) => runInProcess(args, env(extra), options),
+    runProcess: (args, { env: extra, input } = {}) => runCli(args, { env: env(extra), ...(input !== undefined ? { input } : {}) }),
   };
 }
