@@ -40,6 +40,40 @@ function sink(tty: { columns: number } | null): Writable & { text: string; isTTY
   return stream;
 }
 
+/**
+ * While commands run in-process: what they write past their context, to this process's own
+ * stdout or stderr or through console, which a process test would have seen in its output and
+ * which no test here would. A command writes only to the streams it is given; such a write fails
+ * the run. Counted, for runs side by side.
+ */
+let running = 0;
+const strayWrites: string[] = [];
+const originals = { stdout: process.stdout.write, stderr: process.stderr.write, console: { ...console } };
+
+function watchStrayWrites(): () => string[] {
+  if (running++ === 0) {
+    strayWrites.length = 0;
+    const keep = (where: string) => (chunk: unknown) => {
+      strayWrites.push(`${where}: ${String(chunk)}`);
+      return true;
+    };
+    process.stdout.write = keep('process.stdout') as typeof process.stdout.write;
+    process.stderr.write = keep('process.stderr') as typeof process.stderr.write;
+    for (const name of ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const) {
+      console[name] = (...values: unknown[]) => void strayWrites.push(`console.${name}: ${values.map(String).join(' ')}`);
+    }
+  }
+  return () => {
+    const seen = [...strayWrites];
+    if (--running === 0) {
+      process.stdout.write = originals.stdout;
+      process.stderr.write = originals.stderr;
+      Object.assign(console, originals.console);
+    }
+    return seen;
+  };
+}
+
 /** Runs `args` as `fraudctl` would, in this process. */
 export async function runInProcess(
   args: readonly string[],
@@ -60,7 +94,14 @@ export async function runInProcess(
     waitForShutdown: () => new Promise<NodeJS.Signals>(() => {}),
     onStdoutClosed: () => () => {},
   };
-  const code = await main(args, context);
+  const stopWatching = watchStrayWrites();
+  let code: number;
+  try {
+    code = await main(args, context);
+  } finally {
+    const stray = stopWatching();
+    if (stray.length > 0) throw new Error(`fraudctl ${args.join(' ')} wrote past its streams: ${stray.join(' | ')}`);
+  }
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
 
