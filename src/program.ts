@@ -120,6 +120,9 @@ export function buildProgram(context: CliContext, argv?: readonly string[]): Com
     .configureOutput({
       writeOut: (s) => context.stdout.write(s),
       writeErr: (s) => context.stderr.write(s),
+      // As wide as the terminal the help goes to (commander would ask this process's own stdout).
+      getOutHelpWidth: () => (context.stdout.isTTY ? context.stdout.columns : undefined),
+      getErrHelpWidth: () => (context.stderr.isTTY ? context.stderr.columns : undefined),
     })
     .addHelpText('before', EXAMPLES)
     .addHelpText('after', () => `${EXIT_CODES_HELP}${topicsHelp()}`)

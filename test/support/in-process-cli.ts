@@ -95,13 +95,10 @@ export async function runInProcess(
     onStdoutClosed: () => () => {},
   };
   const stopWatching = watchStrayWrites();
-  let code: number;
-  try {
-    code = await main(args, context);
-  } finally {
+  const code = await main(args, context).finally(() => {
     const stray = stopWatching();
     if (stray.length > 0) throw new Error(`fraudctl ${args.join(' ')} wrote past its streams: ${stray.join(' | ')}`);
-  }
+  });
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
 
