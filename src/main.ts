@@ -2,8 +2,8 @@ import { VERSION } from './process/version.js';
 import type { CliContext } from './process/cli-context.js';
 import { CliError, ExitCode, type ExitCodeValue } from './errors/cli-error.js';
 import { enableCompileCache } from './startup/compile-cache.js';
-import { useSymbolsFor } from './render/symbols.js';
-import { useShellFor } from './render/shell-command.js';
+import { sym, useSymbolsFor } from './render/symbols.js';
+import { currentShell, useShell, useShellFor } from './render/shell-command.js';
 import { hasStrandedCalls } from './process/stranded-calls.js';
 
 /*
@@ -35,6 +35,18 @@ export async function main(argv: readonly string[], context: CliContext): Promis
     return ExitCode.OK;
   }
   enableCompileCache(context.env);
+  // The choices below last as long as the command: a caller that runs many commands in one
+  // process (the tests) has its own marks and dialect back after each.
+  const before = { symbols: { ...sym }, shell: currentShell() };
+  try {
+    return await chooseAndRun(argv, context);
+  } finally {
+    Object.assign(sym, before.symbols);
+    useShell(before.shell);
+  }
+}
+
+async function chooseAndRun(argv: readonly string[], context: CliContext): Promise<ExitCodeValue> {
   // Before the command tree loads: the marks every renderer draws with follow the locale.
   useSymbolsFor(context.env, process.platform);
   // And every hint is written for the shell it will be pasted into (POSIX, PowerShell, cmd.exe).

@@ -124,6 +124,10 @@ export function buildProgram(context: CliContext, argv?: readonly string[]): Com
     .configureOutput({
       writeOut: (s) => context.stdout.write(s),
       writeErr: (s) => context.stderr.write(s),
+      // As wide as the terminal the help goes to (commander would ask this process's own stdout);
+      // off a terminal, commander's 80.
+      getOutHelpWidth: () => (context.stdout.isTTY && context.stdout.columns ? context.stdout.columns : 80),
+      getErrHelpWidth: () => (context.stderr.isTTY && context.stderr.columns ? context.stderr.columns : 80),
     })
     .addHelpText('before', EXAMPLES)
     .addHelpText('after', () => `${EXIT_CODES_HELP}${topicsHelp()}`)

@@ -1,6 +1,7 @@
 import Table from 'cli-table3';
 import type { ProfileListing } from '../profiles/stored-profiles.js';
 import type { Style } from './colours.js';
+import { sym } from './symbols.js';
 import { terminalSafe } from './terminal-text.js';
 import { tableText } from './tables.js';
 
@@ -10,7 +11,13 @@ import { tableText } from './tables.js';
  * profile (its --log lines name them) and how many reason codes it has under its name.
  */
 export function renderProfiles(profiles: readonly ProfileListing[], style: Style): string {
-  const table = new Table({ head: ['', 'profile', 'service', 'key', 'timeout', 'retries'].map((h) => style.heading(h)), style: { head: [], border: [] } });
+  const table = new Table({
+    head: ['', 'profile', 'service', 'key', 'timeout', 'retries'].map((h) => style.heading(h)),
+    style: { head: [], border: [] },
+    // ASCII where the locale is not UTF-8 (symbols.ts).
+    chars: { ...sym.tableChars },
+    truncate: sym.ellipsis,
+  });
   for (const p of profiles) {
     table.push([
       p.active ? style.bold('*') : '',

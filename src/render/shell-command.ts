@@ -19,7 +19,7 @@ import { UsageError } from '../errors/cli-error.js';
  * PowerShells; cmd.exe cannot take a line break in a word. The hints' words are paths, profile
  * names, ids and flags, which have none of these in practice.
  *
- * Which dialect: main chooses once per process (`useShellFor`, as symbols.ts is chosen), from
+ * Which dialect: main chooses for each command it runs (`useShellFor`, as symbols.ts is chosen), from
  * FRAUDCTL_SHELL when it is set, else POSIX off Windows; on Windows, from the environment the
  * shell left (shellDialectFor). Every function takes the dialect as an argument, defaulting to
  * main's choice, so tests render each hint in each dialect in one process.
@@ -73,6 +73,11 @@ export function shellDialectFor(env: NodeJS.ProcessEnv, platform: NodeJS.Platfor
   if (platform !== 'win32') return 'sh';
   if (env.MSYSTEM || env.SHELL?.startsWith('/')) return 'sh';
   return startedFromPowerShell(env) ? 'powershell' : 'cmd';
+}
+
+/** Hints in `dialect` from now on (main gives back the dialect it found when its command is over). */
+export function useShell(dialect: ShellDialect): void {
+  chosen = dialect;
 }
 
 /** main's choice for the process, from its environment and platform (a usage error for a FRAUDCTL_SHELL it does not know). */

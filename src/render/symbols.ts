@@ -3,7 +3,7 @@
  * borders, doctor's marks), and their ASCII stand-ins for a terminal whose locale is not UTF-8
  * (`LANG=C`, a Latin-1 locale), where those bytes would show as mojibake.
  *
- * main chooses once per process, from the environment it was handed, before the command tree is
+ * main chooses for each command it runs, from the environment it was handed, before the command tree is
  * loaded (`useSymbolsFor`); every renderer reads `sym` when it renders, never at import, so the
  * choice reaches each string. Text from the service is not changed here: it is the service's.
  * Written by hand: is-unicode-supported, the package that answers this for ora and

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { useSandboxForCli } from '../support/cli-against-sandbox.js';
+import { useSandboxInProcess } from '../support/in-process-cli.js';
 
-const cli = useSandboxForCli();
+const cli = useSandboxInProcess();
 
 describe('fraudctl alerts', () => {
   it('shows decision and score, then alerts sorted by score with severity and description', async () => {
@@ -25,6 +25,6 @@ describe('fraudctl alerts', () => {
   });
 
   it('exits 4 for an unknown event', async () => {
-    expect((await cli.run(['alerts', 'nope'])).code).toBe(4);
+    expect((await cli.runProcess(['alerts', 'nope'])).code).toBe(4);
   });
 });

@@ -1,15 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { useSandboxForCli } from '../support/cli-against-sandbox.js';
+import { useSandboxInProcess } from '../support/in-process-cli.js';
 import { startOnTerminal, type Pty } from '../support/pty.js';
 
 /*
  * A terminal whose locale is not UTF-8 (LANG=C, a Latin-1 locale) gets ASCII: table borders of
  * + - |, separators, arrows and cuts in ASCII, so nothing shows as mojibake. The sandbox's data
  * is ASCII, so every byte fraudctl writes there is too. The same commands under a UTF-8 locale
- * draw the UTF-8 marks (the control that shows the test can fail).
+ * draw the UTF-8 marks (the control that shows the test can fail). In-process (main, its streams
+ * and exit code) but for one show, which checks the bundle's choice as a process.
  */
 
-const cli = useSandboxForCli();
+const cli = useSandboxInProcess();
 const review = (await import('../../examples/review.json', { with: { type: 'json' } })).default;
 
 const NOT_ASCII = /[^\t\n\r -~]/u;
@@ -29,7 +30,7 @@ async function reviewEvent(id: string): Promise<void> {
 describe('a locale that is not UTF-8 gets ASCII', () => {
   it('show ID: the tables bordered with + - |', async () => {
     await reviewEvent('ascii-1');
-    const ascii = await cli.run(['show', 'ascii-1'], { env: C });
+    const ascii = await cli.runProcess(['show', 'ascii-1'], { env: C });
     expect(ascii.code, ascii.stderr).toBe(0);
     expect(firstNonAscii(ascii.stdout + ascii.stderr)).toBe('(none)');
     expect(ascii.stdout).toMatch(/^\+-+\+/m);
@@ -69,6 +70,14 @@ describe('a locale that is not UTF-8 gets ASCII', () => {
     expect(firstNonAscii(ascii.stdout + ascii.stderr)).toBe('(none)');
     const utf8 = await cli.run(['doctor'], { env: UTF8 });
     expect(utf8.stdout).toContain('✓');
+  });
+
+  it('config list: the profiles\' table bordered with + - | (it was drawn in UTF-8 whatever the locale)', async () => {
+    const ascii = await cli.run(['config', 'list'], { env: C });
+    expect(ascii.code, ascii.stderr).toBe(0);
+    expect(firstNonAscii(ascii.stdout + ascii.stderr)).toBe('(none)');
+    expect(ascii.stdout).toMatch(/^\+-+\+/m);
+    expect((await cli.run(['config', 'list'], { env: UTF8 })).stdout).toMatch(/^┌─+┬/m);
   });
 });
 

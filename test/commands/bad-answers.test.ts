@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { TERMINAL_CONTROLS, useSandboxForCli } from '../support/cli-against-sandbox.js';
+import { TERMINAL_CONTROLS } from '../support/cli-against-sandbox.js';
+import { useSandboxInProcess } from '../support/in-process-cli.js';
 import { useServer } from '../support/listen.js';
 
 /*
@@ -8,7 +9,7 @@ import { useServer } from '../support/listen.js';
  * a 404 that is not the service's — is a bad answer, exit 1; 6 is only for "try again later".
  */
 
-const cli = useSandboxForCli();
+const cli = useSandboxInProcess();
 const BIG = 20 * 1024 * 1024;
 
 const server = useServer((req, res) => {

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { TERMINAL_CONTROLS, useSandboxForCli } from '../support/cli-against-sandbox.js';
+import { TERMINAL_CONTROLS } from '../support/cli-against-sandbox.js';
+import { useSandboxInProcess } from '../support/in-process-cli.js';
 import { useServer } from '../support/listen.js';
 
 /*
  * What a user sees when the service is not there, not what it should be, or slow: one clear
  * line (sanitised), the right exit code, and never the API key.
  */
-const cli = useSandboxForCli();
+const cli = useSandboxInProcess();
 const SECRET = 'sk-live-very-secret-0123456789';
 
 const server = useServer((req, res) => {
@@ -30,7 +31,7 @@ const run = (args: string[]) => cli.run([...args, '--base-url', server.url], { e
 
 describe('client errors', () => {
   it('connection refused: exit 6, one line saying where and what to check', async () => {
-    const result = await cli.run(['show', 'x', '--base-url', 'http://127.0.0.1:1'], { env: { FRAUDCTL_API_KEY: SECRET } });
+    const result = await cli.runProcess(['show', 'x', '--base-url', 'http://127.0.0.1:1'], { env: { FRAUDCTL_API_KEY: SECRET } });
     expect(result.code).toBe(6);
     expect(result.stderr).toMatch(/^error: cannot connect to 127\.0\.0\.1:1: connection refused$/m);
     expect(result.stderr).not.toMatch(/\n\s+at /);

@@ -3,6 +3,7 @@ import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from '
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cliEnv, runCli } from '../support/cli.js';
+import { runInProcess } from '../support/in-process-cli.js';
 import { describeNeeding } from '../support/prerequisites.js';
 import { startProgramOnTerminal } from '../support/pty.js';
 import { tempDir } from '../support/sandbox.js';
@@ -12,7 +13,8 @@ import { tempDir } from '../support/sandbox.js';
  * it on Tab), zsh (on a real terminal, Tab pressed), fish (its own completion engine,
  * `complete -C`). Values come from the tree (keys, shells, states) and, for profile names, from
  * the config file at the moment of the Tab, asked of fraudctl itself (`fraudctl __complete
- * profiles`): the scripts find `fraudctl` on PATH as a user's shell would.
+ * profiles`): the scripts find `fraudctl` on PATH as a user's shell would. What fraudctl prints
+ * (the scripts, `__complete`'s answers) is asked in-process (main, its streams and exit code).
  *
  * Needs bash, zsh, fish and tmux: each block is skipped, naming the program, where it cannot run
  * (prerequisites.ts); CI installs them (.ci/run).
@@ -35,7 +37,7 @@ beforeAll(async () => {
   chmodSync(join(config, 'fraudctl', 'config.json'), 0o600);
   env = cliEnv({ PATH: `${bin}:${join(process.execPath, '..')}:${process.env.PATH}`, HOME: tmp.dir, XDG_CONFIG_HOME: config });
   for (const shell of ['bash', 'zsh', 'fish', 'powershell']) {
-    const result = await runCli(['completion', shell], { env });
+    const result = await runInProcess(['completion', shell], env);
     expect(result.code, result.stderr).toBe(0);
     scripts[shell] = join(tmp.dir, `fraudctl.${shell}`);
     writeFileSync(scripts[shell], result.stdout);
@@ -121,7 +123,7 @@ describeNeeding(['bash'], 'bash', () => {
     const bash = complete(...lines);
     for (const [i, line] of lines.entries()) {
       const words = line.split(' ').slice(1).map((w) => `:${w}`);
-      const result = await runCli(['__complete', 'words', ...words], { env });
+      const result = await runInProcess(['__complete', 'words', ...words], env);
       expect(result.stderr).toBe('');
       expect({ line, offered: result.stdout.split('\n').filter(Boolean).sort() }).toEqual({ line, offered: [...new Set(bash[i])].sort() });
     }
@@ -188,7 +190,7 @@ describeNeeding(['fish'], 'fish', () => {
 describe('PowerShell: tested through the protocol only (PowerShell cannot be installed here)', () => {
   /** What fraudctl answers for the words as the script hands them over: each with a leading ':', the last the one being typed. */
   const offered = async (...words: string[]) => {
-    const result = await runCli(['__complete', 'words', ...words.map((w) => `:${w}`)], { env: spacedEnv });
+    const result = await runInProcess(['__complete', 'words', ...words.map((w) => `:${w}`)], spacedEnv);
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(result.stdout).not.toContain(KEY);
     return result.stdout.split('\n').filter(Boolean);
@@ -236,7 +238,7 @@ describe('PowerShell: tested through the protocol only (PowerShell cannot be ins
   });
 
   it('a word without its leading colon is a usage error (exit 2)', async () => {
-    const result = await runCli(['__complete', 'words', 'config'], { env });
+    const result = await runInProcess(['__complete', 'words', 'config'], env);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`__complete words takes each word with a leading ':' (got "config")`);
   });
@@ -244,22 +246,23 @@ describe('PowerShell: tested through the protocol only (PowerShell cannot be ins
 
 describe('fraudctl __complete (what the scripts ask at each Tab)', () => {
   it('prints the profile names, one a line, never a key; it is not in the help', async () => {
-    const result = await runCli(['__complete', 'profiles'], { env });
+    const result = await runInProcess(['__complete', 'profiles'], env);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('local\nprod\nsandbox\n');
-    expect((await runCli(['--help'], { env })).stdout).not.toContain('__complete');
+    expect((await runInProcess(['--help'], env)).stdout).not.toContain('__complete');
   });
 
   it('with a config file that cannot be read, prints nothing (a Tab must not print errors)', async () => {
     const broken = join(tmp.dir, 'broken');
     mkdirSync(join(broken, 'fraudctl'), { recursive: true });
     writeFileSync(join(broken, 'fraudctl', 'config.json'), '{ "profiles": ', { mode: 0o600 });
-    const result = await runCli(['__complete', 'profiles'], { env: { ...env, XDG_CONFIG_HOME: broken } });
+    const result = await runInProcess(['__complete', 'profiles'], { ...env, XDG_CONFIG_HOME: broken });
     expect(result).toMatchObject({ code: 0, stdout: '', stderr: '' });
   });
 });
 
 describe('fraudctl completion', () => {
+  // As a process: the bundle's exit code for a usage error (the shells run fraudctl __complete as one too).
   it('exits 2 for a shell it does not know', async () => {
     const result = await runCli(['completion', 'tcsh']);
     expect(result.code).toBe(2);

@@ -3,7 +3,8 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from '
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeConfigFile } from '../../src/profiles/config-file.js';
-import { TERMINAL_CONTROLS, useSandboxForCli } from '../support/cli-against-sandbox.js';
+import { TERMINAL_CONTROLS } from '../support/cli-against-sandbox.js';
+import { useSandboxInProcess } from '../support/in-process-cli.js';
 import { DEMO_KEY } from '../support/sandbox.js';
 import { smallDisk, type SmallDisk } from '../support/small-disk.js';
 import { manyProfiles } from '../profiles/temp-env.js';
@@ -16,7 +17,7 @@ import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
  * on a full or read-only disk, or a FIFO — the file and the real cause named, the old file kept.
  */
 
-const cli = useSandboxForCli();
+const cli = useSandboxInProcess();
 const dir = () => join(cli.dir, 'config', 'fraudctl');
 const bare = { FRAUDCTL_API_KEY: '', FRAUDCTL_BASE_URL: '' };
 
@@ -84,7 +85,7 @@ describe('a config.json that is a FIFO', () => {
     execFileSync('rm', ['-f', path]);
     execFileSync('mkfifo', [path]);
     try {
-      const result = await cli.run(['show', 'no-such-event-9'], { env: bare });
+      const result = await cli.runProcess(['show', 'no-such-event-9'], { env: bare });
       expect(result.signal).toBeNull(); // not killed after waiting on the FIFO
       expect(result.code).toBe(2);
       expect(result.stderr).toContain(`error: config file ${path} is a named pipe (FIFO), not a file`);
@@ -130,7 +131,7 @@ describe.skipIf(!smallDisk.available)(`the config on a full or read-only disk${s
 
   it('login: the same, and the key it checked is not kept anywhere', async () => {
     const { env, path, before } = nearlyFull();
-    const result = await cli.run(['login', '--profile', 'another', '--base-url', cli.sb.url], { input: `${DEMO_KEY}\n`, env: { ...bare, ...env } });
+    const result = await cli.runProcess(['login', '--profile', 'another', '--base-url', cli.sb.url], { input: `${DEMO_KEY}\n`, env: { ...bare, ...env } });
     expect(result.code, result.stderr).not.toBe(0);
     expect(result.stderr).toContain(`cannot write config file ${path}: no space left on its disk (ENOSPC)`);
     expect(result.stderr).not.toContain(DEMO_KEY);

@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TERMINAL_CONTROLS, useSandboxForCli } from '../support/cli-against-sandbox.js';
+import { TERMINAL_CONTROLS } from '../support/cli-against-sandbox.js';
+import { useSandboxInProcess } from '../support/in-process-cli.js';
 import { DEMO_KEY } from '../support/sandbox.js';
 
 /*
@@ -10,7 +11,7 @@ import { DEMO_KEY } from '../support/sandbox.js';
  * logs show them as inert escapes, like response logs and --json do.
  */
 
-const cli = useSandboxForCli();
+const cli = useSandboxInProcess();
 const HOSTILE = '\u009b31m\u202eevil\u001b]0;title\u0007';
 
 function expectInert(stderr: string): void {
@@ -26,7 +27,7 @@ describe('--debug request logs', () => {
   it('submit: the request body is escaped', async () => {
     const file = join(cli.dir, 'c1.json');
     writeFileSync(file, JSON.stringify({ amount: 1, currency: 'EUR', userFullName: HOSTILE }));
-    const result = await cli.run(['submit', file, '--debug']);
+    const result = await cli.runProcess(['submit', file, '--debug']);
     expect(result.code, result.stderr).toBe(0);
     expectInert(result.stderr);
   });

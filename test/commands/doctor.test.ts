@@ -4,6 +4,7 @@ import type { RequestListener } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv, runCli } from '../support/cli.js';
+import { runInProcess } from '../support/in-process-cli.js';
 import { DEMO_KEY, startTestSandbox, tempDir, type TestSandbox } from '../support/sandbox.js';
 import { listen } from '../support/listen.js';
 import { makeTestPki, startTlsServer, type TestPki, type TlsServer } from '../support/certificates.js';
@@ -34,7 +35,7 @@ const line = (stdout: string, title: string) => stdout.split('\n').find((l) => n
 
 describe('fraudctl doctor', () => {
   it('on the embedded sandbox: says so, every check passes, exit 0, and the key is never printed', async () => {
-    const result = await runCli(['doctor'], { env: env() });
+    const result = await runInProcess(['doctor'], env());
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(line(result.stdout, 'service URL')).toMatch(/^✓ service URL\s+the embedded sandbox/);
     expect(line(result.stdout, 'service')).toMatch(/^✓ service\s+answers as the fraud-screening service \(404 NOT_FOUND: EVENT_NOT_FOUND/);
@@ -45,7 +46,7 @@ describe('fraudctl doctor', () => {
   });
 
   it('--json: every check with its status, ok true, sandbox true', async () => {
-    const result = await runCli(['doctor', '--json'], { env: env() });
+    const result = await runInProcess(['doctor', '--json'], env());
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as { ok: boolean; sandbox: boolean; checks: { check: string; status: string }[] };
     expect(report).toMatchObject({ ok: true, sandbox: true });
@@ -54,7 +55,7 @@ describe('fraudctl doctor', () => {
   });
 
   it('names where each setting came from', async () => {
-    const result = await runCli(['doctor', '--timeout', '7'], { env: env({ FRAUDCTL_BASE_URL: sb.url, FRAUDCTL_API_KEY: DEMO_KEY }) });
+    const result = await runInProcess(['doctor', '--timeout', '7'], env({ FRAUDCTL_BASE_URL: sb.url, FRAUDCTL_API_KEY: DEMO_KEY }));
     expect(result.code, result.stdout).toBe(0);
     expect(line(result.stdout, 'service URL')).toContain(`${sb.url} (from FRAUDCTL_BASE_URL)`);
     expect(line(result.stdout, 'API key')).toMatch(/\*\*\*\*-key \(from FRAUDCTL_API_KEY\)/);
@@ -64,7 +65,7 @@ describe('fraudctl doctor', () => {
   });
 
   it('a refused key: ✗ with the status and what to fix (the variable it came from), exit 1', async () => {
-    const result = await runCli(['doctor'], { env: env({ FRAUDCTL_BASE_URL: sb.url, FRAUDCTL_API_KEY: 'not-a-key-of-this-service' }) });
+    const result = await runInProcess(['doctor'], env({ FRAUDCTL_BASE_URL: sb.url, FRAUDCTL_API_KEY: 'not-a-key-of-this-service' }));
     expect(result.code).toBe(1);
     expect(line(result.stdout, 'service')).toMatch(/^✓/);
     expect(line(result.stdout, 'key accepted')).toMatch(/^✗ key accepted\s+the service refused the key \(401 UNAUTHORIZED: API_KEY_INVALID\)/);
@@ -78,7 +79,7 @@ describe('fraudctl doctor', () => {
       res.writeHead(404, { 'content-type': 'text/html' });
       res.end('<html><body>Not Found</body></html>');
     });
-    const result = await runCli(['doctor'], { env: env({ FRAUDCTL_BASE_URL: url, FRAUDCTL_API_KEY: 'k' }) });
+    const result = await runInProcess(['doctor'], env({ FRAUDCTL_BASE_URL: url, FRAUDCTL_API_KEY: 'k' }));
     expect(result.code).toBe(1);
     expect(line(result.stdout, 'service')).toMatch(/^✗ service\s+this URL is not the fraud-screening service, or not its base path: GET \/event\/… answered 404 with an HTML page/);
     expect(line(result.stdout, 'key accepted')).toMatch(/^– key accepted\s+unknown/);
@@ -89,7 +90,7 @@ describe('fraudctl doctor', () => {
       res.writeHead(404, { 'content-type': 'application/json', date: new Date(Date.now() + 600_000).toUTCString() });
       res.end(JSON.stringify({ requestId: 'r-1', errorType: 'NOT_FOUND', errorCodes: ['EVENT_NOT_FOUND'] }));
     });
-    const result = await runCli(['doctor'], { env: env({ FRAUDCTL_BASE_URL: url, FRAUDCTL_API_KEY: 'k' }) });
+    const result = await runInProcess(['doctor'], env({ FRAUDCTL_BASE_URL: url, FRAUDCTL_API_KEY: 'k' }));
     expect(result.code).toBe(1);
     expect(line(result.stdout, 'clock')).toMatch(/^✗ clock\s+(599|600|601) s behind the service/);
     expect(line(result.stdout, 'service')).toMatch(/^✓/);
@@ -98,20 +99,20 @@ describe('fraudctl doctor', () => {
   it('nothing listening: ✗ connection (refused), and the service checks are not attempted', async () => {
     // Port 1: privileged, and no test listens there. A port freed by closing a server could be
     // taken again at any moment by a listen(0) of the other worker or of a CLI under test.
-    const result = await runCli(['doctor'], { env: env({ FRAUDCTL_BASE_URL: 'http://127.0.0.1:1', FRAUDCTL_API_KEY: 'k' }) });
+    const result = await runInProcess(['doctor'], env({ FRAUDCTL_BASE_URL: 'http://127.0.0.1:1', FRAUDCTL_API_KEY: 'k' }));
     expect(result.code).toBe(1);
     expect(line(result.stdout, 'connection')).toMatch(/^✗ connection\s+127\.0\.0\.1:\d+: ECONNREFUSED/);
     expect(line(result.stdout, 'service')).toBe('');
   });
 
   it('a host that does not resolve: ✗ DNS', async () => {
-    const result = await runCli(['doctor'], { env: env({ FRAUDCTL_BASE_URL: 'https://fraud.does-not-exist.invalid', FRAUDCTL_API_KEY: 'k' }) });
+    const result = await runInProcess(['doctor'], env({ FRAUDCTL_BASE_URL: 'https://fraud.does-not-exist.invalid', FRAUDCTL_API_KEY: 'k' }));
     expect(result.code).toBe(1);
     expect(line(result.stdout, 'DNS')).toMatch(/^✗ DNS\s+fraud\.does-not-exist\.invalid does not resolve/);
   });
 
   it('shows the proxy in use without its password', async () => {
-    const result = await runCli(['doctor', '--json'], { env: env({ FRAUDCTL_BASE_URL: 'http://fraud.does-not-exist.invalid', FRAUDCTL_API_KEY: 'k', HTTP_PROXY: 'http://user:s3cret@127.0.0.1:9' }) });
+    const result = await runInProcess(['doctor', '--json'], env({ FRAUDCTL_BASE_URL: 'http://fraud.does-not-exist.invalid', FRAUDCTL_API_KEY: 'k', HTTP_PROXY: 'http://user:s3cret@127.0.0.1:9' }));
     const report = JSON.parse(result.stdout) as { checks: { check: string; detail: string }[] };
     const proxy = report.checks.find((c) => c.check === 'proxy')!;
     expect(proxy.detail).toContain('127.0.0.1:9');
@@ -131,6 +132,7 @@ describe('fraudctl doctor', () => {
       await Promise.all([good.close(), expired.close()]);
     });
 
+    // As processes: Node reads NODE_EXTRA_CA_CERTS once, when a process starts.
     it('a private CA: ✗ TLS pointing at NODE_EXTRA_CA_CERTS; with it set, ✓ TLS naming the certificate and every check passes', async () => {
       const untrusted = await runCli(['doctor'], { env: env({ FRAUDCTL_BASE_URL: good.url, FRAUDCTL_API_KEY: 'k' }) });
       expect(untrusted.code).toBe(1);
@@ -164,7 +166,7 @@ describe('doctor and the permissions of the config', () => {
     writeFileSync(join(dir, 'config.json'), '{"profiles": {}}');
     chmodSync(dir, 0o777);
     chmodSync(join(dir, 'config.json'), 0o644);
-    const result = await runCli(['doctor'], { env: env({ XDG_CONFIG_HOME: configHome }) });
+    const result = await runInProcess(['doctor'], env({ XDG_CONFIG_HOME: configHome }));
     expect(result.code).toBe(1);
     expect(line(result.stdout, 'config directory')).toBe(`✗ config directory  ${dir} can be changed by any user (mode 0777), who could replace the config and send the API key elsewhere`);
     expect(line(result.stdout, 'config file')).toMatch(/^✗ config file\s+\/.* can be read by other users \(mode 0644\) and may hold API keys$/);
@@ -172,7 +174,7 @@ describe('doctor and the permissions of the config', () => {
     expect(fixes).toEqual([`chmod 700 '${dir}'`, `chmod 600 '${join(dir, 'config.json')}'`]);
     expect(result.stderr).toMatch(/^error: 2 of \d+ checks failed: config directory, config file$/m);
     for (const fix of fixes) execFileSync('sh', ['-c', fix]);
-    const after = await runCli(['doctor'], { env: env({ XDG_CONFIG_HOME: configHome }) });
+    const after = await runInProcess(['doctor'], env({ XDG_CONFIG_HOME: configHome }));
     expect(after.code, after.stdout).toBe(0);
     expect(line(after.stdout, 'config directory')).toBe(`✓ config directory  ${dir} (mode 700)`);
     expect(line(after.stdout, 'config file')).toMatch(/^✓ config file\s+.*config\.json \(mode 600\)$/);
@@ -180,8 +182,8 @@ describe('doctor and the permissions of the config', () => {
 
   it('a config fraudctl wrote: no ✗ for its permissions on this platform; on Windows they are said not to be checked', async () => {
     const home = { XDG_CONFIG_HOME: join(tmp.dir, 'written') };
-    expect((await runCli(['config', 'set', 'timeout', '12'], { env: env(home) })).code).toBe(0);
-    const result = await runCli(['doctor'], { env: env(home) });
+    expect((await runInProcess(['config', 'set', 'timeout', '12'], env(home))).code).toBe(0);
+    const result = await runInProcess(['doctor'], env(home));
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(line(result.stdout, 'timeout')).toContain('12 s (from the config file)');
     if (process.platform === 'win32') {
@@ -200,9 +202,9 @@ describe('doctor and the permissions of the config', () => {
     const configHome = join(tmp.dir, 'group');
     mkdirSync(join(configHome, 'fraudctl'), { recursive: true });
     chmodSync(join(configHome, 'fraudctl'), 0o770);
-    const result = await runCli(['doctor'], { env: env({ XDG_CONFIG_HOME: configHome }) });
+    const result = await runInProcess(['doctor'], env({ XDG_CONFIG_HOME: configHome }));
     expect(line(result.stdout, 'config directory')).toMatch(/^✗ config directory\s+.* can be changed by other users of its group \(mode 0770\)/);
-    const none = await runCli(['doctor', '--json'], { env: env({ XDG_CONFIG_HOME: join(tmp.dir, 'nothing-here') }) });
+    const none = await runInProcess(['doctor', '--json'], env({ XDG_CONFIG_HOME: join(tmp.dir, 'nothing-here') }));
     const checks = (JSON.parse(none.stdout) as { checks: { check: string; status: string }[] }).checks;
     expect(checks.filter((c) => c.check.startsWith('config-'))).toEqual([
       expect.objectContaining({ check: 'config-directory', status: 'info' }),

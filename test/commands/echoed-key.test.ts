@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSessionLog } from '../../src/action-log/action-log.js';
 import { cliEnv, runCli, type CliResult } from '../support/cli.js';
+import { runInProcess } from '../support/in-process-cli.js';
 import { startKeyEchoServer, type KeyEchoServer } from '../support/key-echo-server.js';
 import { describeNeeding, missing } from '../support/prerequisites.js';
 import { tempDir } from '../support/sandbox.js';
@@ -14,7 +15,10 @@ import { startSecretService, type SecretService } from '../support/secret-servic
  * A server that echoes the API key back (in errorType, errorCodes, messages and X-Request-Id:
  * key-echo-server.ts): no command prints it, on stdout or stderr, as text or --json, whether the
  * key came from the environment or the credential store (SECURITY.md). doctor above all, whose
- * output is what a user pastes into a ticket.
+ * output is what a user pastes into a ticket. Commands run in-process (main, its streams and
+ * exit code; a write past those streams fails the run, in-process-cli.ts), but for a key from the
+ * credential store, whose library finds the session bus in the environment of the process it
+ * runs in: those run as processes.
  */
 
 const KEY = 'echoed-merchant-key-7c41d2';
@@ -31,9 +35,9 @@ const env = (extra: Record<string, string> = {}) =>
 beforeAll(async () => {
   server = await startKeyEchoServer();
   // An action log to read: a decision made on the embedded sandbox (history and report then ask the echoing server).
-  expect((await runCli(['submit', EXAMPLE], { env: cliEnv(home) })).code).toBe(0);
+  expect((await runInProcess(['submit', EXAMPLE], cliEnv(home))).code).toBe(0);
   const decide = ['set-state', 'ord-1002', '--state', 'APPROVED', '--comments', 'checked', '--log', log];
-  const decided = await runCli(decide, { env: cliEnv(home) });
+  const decided = await runInProcess(decide, cliEnv(home));
   expect(decided.code, decided.stderr).toBe(0);
   // report compares a decision only with the service its line names: a decision at the echoing server.
   const context = { analyst: 'ann', host: 'desk', profile: 'default', service: server.url, version: '0', session: 's1' };
@@ -49,7 +53,7 @@ afterAll(async () => {
 });
 
 /** Runs `args` and checks that the key reached the server and is nowhere in what the command printed. */
-async function keptOut(run: () => Promise<CliResult>): Promise<CliResult> {
+async function keptOut<R extends Pick<CliResult, 'stdout' | 'stderr'>>(run: () => Promise<R>): Promise<R> {
   const before = server.keysSeen.length;
   const result = await run();
   expect(server.keysSeen.slice(before), 'the command never sent the key to the echoing server').toContain(KEY);
@@ -73,17 +77,17 @@ describe('a server that echoes the key: no command prints it', () => {
   for (const [name, args] of COMMANDS) {
     for (const json of [false, true]) {
       it(`${name}${json ? ' --json' : ''}`, async () => {
-        await keptOut(() => runCli([...args(), ...(json ? ['--json'] : [])], { env: env() }));
+        await keptOut(() => runInProcess([...args(), ...(json ? ['--json'] : [])], env()));
       });
     }
   }
 
   it('doctor says what the server answered, with the key replaced', async () => {
-    const text = await keptOut(() => runCli(['doctor'], { env: env() }));
+    const text = await keptOut(() => runInProcess(['doctor'], env()));
     expect(text.code).toBe(1);
     const quoted = /^✗ service\s+GET \/event\/… answered 422 BAD_\[redacted\]: CODE_\[redacted\], \[redacted\],/m;
     expect(text.stdout).toMatch(quoted);
-    const json = await keptOut(() => runCli(['doctor', '--json'], { env: env() }));
+    const json = await keptOut(() => runInProcess(['doctor', '--json'], env()));
     const { checks } = JSON.parse(json.stdout) as { checks: { check: string; detail: string }[] };
     const service = checks.find((c) => c.check === 'service');
     expect(service?.detail).toContain('BAD_[redacted]');
@@ -92,8 +96,8 @@ describe('a server that echoes the key: no command prints it', () => {
   for (const status of [401, 404]) {
     it(`doctor, when the echo is in a ${status} in the service's shape (the request id it shows too)`, async () => {
       const echoing = await startKeyEchoServer(status);
-      const text = await runCli(['doctor'], { env: env({ FRAUDCTL_BASE_URL: echoing.url }) });
-      const json = await runCli(['doctor', '--json'], { env: env({ FRAUDCTL_BASE_URL: echoing.url }) });
+      const text = await runInProcess(['doctor'], env({ FRAUDCTL_BASE_URL: echoing.url }));
+      const json = await runInProcess(['doctor', '--json'], env({ FRAUDCTL_BASE_URL: echoing.url }));
       expect(echoing.keysSeen).toContain(KEY);
       expect(text.stdout).toContain('request req-[redacted]');
       for (const r of [text, json]) expect(r.stdout + r.stderr).not.toContain(KEY);
@@ -104,7 +108,7 @@ describe('a server that echoes the key: no command prints it', () => {
     it(`login${json ? ' --json' : ''} (the key on stdin, checked against the server)`, async () => {
       const args = ['login', '--profile', 'echo', '--base-url', server.url, '--insecure-storage'];
       if (json) args.push('--json');
-      const result = await keptOut(() => runCli(args, { env: cliEnv(home), input: `${KEY}\n` }));
+      const result = await keptOut(() => runInProcess(args, cliEnv(home), { input: `${KEY}\n` }));
       expect(result.code).not.toBe(0);
     });
   }

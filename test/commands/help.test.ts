@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/program.js';
 import type { CliContext } from '../../src/process/cli-context.js';
-import { runCli } from '../support/cli.js';
+import { cliEnv } from '../support/cli.js';
+import { runInProcess } from '../support/in-process-cli.js';
 
 const GLOBAL_OPTIONS = ['--base-url <url>', '--profile <name>', '--timeout <seconds>', '--json', '--no-color', '--no-input', '--debug'];
 
@@ -10,7 +11,7 @@ describe('help', () => {
   it.each(['submit', 'show', 'alerts', 'set-state', 'review', 'login', 'logout', 'doctor', 'config set', 'config list', 'completion', 'sandbox serve'])(
     '%s --help lists the global options it accepts, under their own heading',
     async (command) => {
-      const result = await runCli([...command.split(' '), '--help']);
+      const result = await runInProcess([...command.split(' '), '--help'], cliEnv());
       expect(result.code).toBe(0);
       const global = result.stdout.split(/^Global Options:$/m)[1];
       expect(global, result.stdout).toBeDefined();

@@ -1,12 +1,19 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { useSandboxForCli } from '../support/cli-against-sandbox.js';
+import { useSandboxInProcess } from '../support/in-process-cli.js';
 import { DEMO_KEY } from '../support/sandbox.js';
 import { onTerminal } from '../support/script-terminal.js';
 import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 
-const cli = useSandboxForCli();
+/*
+ * login, logout and config in-process (main, its streams and exit code) against the sandbox. A
+ * login that may reach for the OS credential store runs as a process: the store's library finds
+ * the session bus in the environment of the process it runs in, not in the run's (a test process
+ * on a desktop would otherwise store the test's key in the developer's keyring). The prompts on
+ * a terminal run in a real one.
+ */
+const cli = useSandboxInProcess();
 /** No key or URL from the environment: only what login stored. */
 const bare = { FRAUDCTL_API_KEY: '', FRAUDCTL_BASE_URL: '' };
 const configFile = () => join(cli.dir, 'config', 'fraudctl', 'config.json');
@@ -14,7 +21,7 @@ const configFile = () => join(cli.dir, 'config', 'fraudctl', 'config.json');
 describe('fraudctl login and config', () => {
   it('checks a key read from stdin, stores it with mode 0600, and later commands use it', async () => {
     notOnWindows(ON_WINDOWS.modes);
-    const login = await cli.run(['login', '--profile', 'local', '--base-url', cli.sb.url], { input: `${DEMO_KEY}\n`, env: bare });
+    const login = await cli.runProcess(['login', '--profile', 'local', '--base-url', cli.sb.url], { input: `${DEMO_KEY}\n`, env: bare });
     expect(login.code).toBe(0);
     expect(login.stderr).toContain('profile "local"');
     expect(login.stderr).not.toContain(DEMO_KEY);
@@ -50,7 +57,7 @@ describe('fraudctl login and config', () => {
   });
 
   it('sets, gets and unsets settings, and refuses to take a key as an argument', async () => {
-    expect((await cli.run(['config', 'set', 'base-url', 'https://fraud.example.com', '--profile', 'prod'], { env: bare })).code).toBe(0);
+    expect((await cli.runProcess(['config', 'set', 'base-url', 'https://fraud.example.com', '--profile', 'prod'], { env: bare })).code).toBe(0);
     expect((await cli.run(['config', 'set', 'timeout', '12', '--profile', 'prod'], { env: bare })).code).toBe(0);
     expect((await cli.run(['config', 'get', 'base-url', '--profile', 'prod'], { env: bare })).stdout.trim()).toBe('https://fraud.example.com');
     expect((await cli.run(['config', 'get', 'timeout', '--profile', 'prod'], { env: bare })).stdout.trim()).toBe('12');
@@ -118,7 +125,7 @@ describe('login: making the profile the one in use, and logout', () => {
 
   it('without a terminal, says how to use the new profile and leaves the active one as it was', async () => {
     const before = await activeProfile();
-    const result = await cli.run(['login', '--profile', 'second', '--base-url', cli.sb.url], { input: DEMO_KEY, env: bare });
+    const result = await cli.runProcess(['login', '--profile', 'second', '--base-url', cli.sb.url], { input: DEMO_KEY, env: bare });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain(`The active profile is still "${before}": to use "second", run fraudctl config use second, or add --profile second to a command`);
     expect(await activeProfile()).toBe(before);
@@ -142,8 +149,8 @@ describe('login: making the profile the one in use, and logout', () => {
   });
 
   it('logout forgets the key and keeps the profile; a second logout has nothing to do; an unknown profile is exit 2', async () => {
-    expect((await cli.run(['login', '--profile', 'leaving', '--base-url', cli.sb.url], { input: DEMO_KEY, env: bare })).code).toBe(0);
-    const out = await cli.run(['logout', '--profile', 'leaving'], { env: bare });
+    expect((await cli.runProcess(['login', '--profile', 'leaving', '--base-url', cli.sb.url], { input: DEMO_KEY, env: bare })).code).toBe(0);
+    const out = await cli.runProcess(['logout', '--profile', 'leaving'], { env: bare });
     expect(out.code).toBe(0);
     expect(out.stderr).toContain('Logged out: profile "leaving" has no key any more');
     const stored = JSON.parse(readFileSync(configFile(), 'utf8')).profiles.leaving;

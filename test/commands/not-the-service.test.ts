@@ -1,7 +1,8 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TERMINAL_CONTROLS, useSandboxForCli } from '../support/cli-against-sandbox.js';
+import { TERMINAL_CONTROLS } from '../support/cli-against-sandbox.js';
+import { useSandboxInProcess } from '../support/in-process-cli.js';
 import { DEMO_KEY } from '../support/sandbox.js';
 import { startStaticFileServer, type StaticServer } from '../support/static-file-server.js';
 
@@ -13,7 +14,7 @@ import { startStaticFileServer, type StaticServer } from '../support/static-file
  * against the real sandbox under a wrong base path (its 404s there are ROUTE_NOT_FOUND).
  */
 
-const cli = useSandboxForCli();
+const cli = useSandboxInProcess();
 const bare = { FRAUDCTL_API_KEY: '', FRAUDCTL_BASE_URL: '' };
 const configFile = () => join(cli.dir, 'config', 'fraudctl', 'config.json');
 const NOT_THE_SERVICE = /answered 404 with .*: that is not the fraud-screening service's answer, so this URL is not the service, or not its base path/;
@@ -55,7 +56,7 @@ describe('login refuses to save a key for anything that answers 404 without bein
   });
 
   it('the right base path still logs in (the service\'s own 404 for the probe)', async () => {
-    const result = await cli.run(['login', '--profile', 'right', '--base-url', cli.sb.url], { input: `${DEMO_KEY}\n`, env: bare });
+    const result = await cli.runProcess(['login', '--profile', 'right', '--base-url', cli.sb.url], { input: `${DEMO_KEY}\n`, env: bare });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('Logged in');
   });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cliEnv, runCli, type CliResult } from '../support/cli.js';
 import { useCli } from '../support/cli-against-sandbox.js';
+import { runInProcess } from '../support/in-process-cli.js';
 import { tempDir, writeConfig } from '../support/sandbox.js';
 import { onTerminal } from '../support/script-terminal.js';
 import { missing, need } from '../support/prerequisites.js';
@@ -58,7 +59,12 @@ afterAll(async () => {
   await tmp.remove();
 });
 
-/** A config directory of its own (no credential store: no session bus), and a way to run fraudctl in it. */
+/**
+ * A config directory of its own (no credential store: no session bus), and a way to run fraudctl
+ * in it: in-process (main, its streams and exit code), or as a process for a login that may reach
+ * for the OS credential store (its library finds the session bus in the environment of the
+ * process it runs in, not in the run's).
+ */
 let homes = 0;
 function newHome() {
   const dir = join(tmp.dir, `home-${++homes}`);
@@ -67,17 +73,21 @@ function newHome() {
   const env = (extra: Record<string, string> = {}) => cliEnv({ ...base, ...extra });
   return {
     env,
-    run: (args: string[], extra: Record<string, string> = {}, input?: string) => runCli(args, { env: env(extra), ...(input !== undefined ? { input } : {}) }),
+    run: (args: string[], extra: Record<string, string> = {}, input?: string) => runInProcess(args, env(extra), input !== undefined ? { input } : {}),
+    runProcess: (args: string[], extra: Record<string, string> = {}, input?: string) => runCli(args, { env: env(extra), ...(input !== undefined ? { input } : {}) }),
     profile: (name: string) => (JSON.parse(readFileSync(join(dir, 'config', 'fraudctl', 'config.json'), 'utf8')) as { profiles: Record<string, { baseUrl?: string; apiKey?: string }> }).profiles[name],
   };
 }
 type Home = ReturnType<typeof newHome>;
 
-/** A home with profiles "staging" and "prod", each logged in to its own sandbox with its own key. */
+/**
+ * A home with profiles "staging" and "prod", each logged in to its own sandbox with its own key,
+ * kept in the config file (where a login without a credential store keeps it too).
+ */
 async function twoProfiles(): Promise<Home> {
   const home = newHome();
   for (const [name, sb, key] of [['staging', staging, STAGING_KEY], ['prod', prod, PROD_KEY]] as const) {
-    const login = await home.run(['login', '--profile', name, '--base-url', sb.url], {}, key);
+    const login = await home.run(['login', '--profile', name, '--base-url', sb.url, '--insecure-storage'], {}, key);
     expect(login.code, login.stderr).toBe(0);
   }
   return home;
@@ -100,7 +110,7 @@ function inShell(hint: string, args: string[], env: NodeJS.ProcessEnv): Promise<
   });
 }
 
-const keysIn = (r: CliResult) => [STAGING_KEY, PROD_KEY].filter((k) => (r.stdout + r.stderr).includes(k));
+const keysIn = (r: { stdout: string; stderr: string }) => [STAGING_KEY, PROD_KEY].filter((k) => (r.stdout + r.stderr).includes(k));
 
 describe('2. a variable of the shell that wins over what a config command just changed is named', () => {
   it('config use staging while FRAUDCTL_PROFILE=prod: says the variable wins, and its unset command makes staging the one used', async () => {
@@ -145,7 +155,7 @@ describe('2. a variable of the shell that wins over what a config command just c
     expect(set.stderr).toContain(`FRAUDCTL_BASE_URL is set to "${prod.url}" in this shell and wins over the profile's URL`);
     expect(commandAfterRun(set.stderr)).toBe('unset FRAUDCTL_BASE_URL');
 
-    const login = await home.run(['login', '--profile', 'staging'], { FRAUDCTL_API_KEY: PROD_KEY }, STAGING_KEY);
+    const login = await home.runProcess(['login', '--profile', 'staging'], { FRAUDCTL_API_KEY: PROD_KEY }, STAGING_KEY);
     expect(login.code, login.stderr).toBe(0);
     expect(login.stderr).toContain('FRAUDCTL_API_KEY is set in this shell and wins over the profile\'s key');
     expect(commandAfterRun(login.stderr)).toBe('unset FRAUDCTL_API_KEY');
@@ -263,7 +273,7 @@ describe('3. a stored key goes only to its profile\'s URL', () => {
 describe('4. login takes a profile\'s URL from --base-url only', () => {
   it('login --profile prod with FRAUDCTL_BASE_URL at staging: checks the key at prod\'s own URL, keeps it, and says the variable was not used', async () => {
     const home = await twoProfiles();
-    const login = await home.run(['login', '--profile', 'prod'], { FRAUDCTL_BASE_URL: staging.url }, PROD_KEY);
+    const login = await home.runProcess(['login', '--profile', 'prod'], { FRAUDCTL_BASE_URL: staging.url }, PROD_KEY);
     expect(login.code, login.stderr).toBe(0);
     expect(login.stderr).toContain(`note: FRAUDCTL_BASE_URL="${staging.url}" is not used by login: profile "prod" is logged in at its own URL, ${prod.url} (to change it, give --base-url)`);
     expect(login.stderr).toContain(`Logged in: profile "prod" (${prod.url}) now uses key ****`);
@@ -285,7 +295,7 @@ describe('4. login takes a profile\'s URL from --base-url only', () => {
 
   it('an explicit --base-url moves the profile, said as old → new', async () => {
     const home = await twoProfiles();
-    const login = await home.run(['login', '--profile', 'prod', '--base-url', staging.url], {}, STAGING_KEY);
+    const login = await home.runProcess(['login', '--profile', 'prod', '--base-url', staging.url], {}, STAGING_KEY);
     expect(login.code, login.stderr).toBe(0);
     expect(login.stderr).toContain(`Logged in: profile "prod" (${prod.url} → ${staging.url}) now uses key ****`);
     expect(home.profile('prod')).toMatchObject({ baseUrl: staging.url, apiKey: STAGING_KEY });

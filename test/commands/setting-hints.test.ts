@@ -2,7 +2,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeLines } from '../support/batch-events.js';
-import { cliEnv, runCli } from '../support/cli.js';
+import { cliEnv } from '../support/cli.js';
+import { runInProcess } from '../support/in-process-cli.js';
 import { DEMO_KEY, startTestSandbox, tempDir, type TestSandbox } from '../support/sandbox.js';
 import { useServer } from '../support/listen.js';
 
@@ -46,7 +47,7 @@ afterAll(async () => {
 
 describe('a refused key: the hint follows where the key came from', () => {
   it('doctor, key from FRAUDCTL_API_KEY (the profile\'s is good): fix or unset the variable, not "log in again"', async () => {
-    const result = await runCli(['doctor'], { env: env(DEMO_KEY, { FRAUDCTL_API_KEY: 'wrong-key-1234' }) });
+    const result = await runInProcess(['doctor'], env(DEMO_KEY, { FRAUDCTL_API_KEY: 'wrong-key-1234' }));
     expect(result.code).toBe(1);
     expect(line(result.stdout, 'API key')).toMatch(/\(from FRAUDCTL_API_KEY\)/);
     expect(line(result.stdout, 'key accepted')).toMatch(/^✗ key accepted\s+the service refused the key \(401/);
@@ -56,7 +57,7 @@ describe('a refused key: the hint follows where the key came from', () => {
   });
 
   it('doctor, key from the config file: log in again to that profile', async () => {
-    const result = await runCli(['doctor'], { env: env('stale-key-5678') });
+    const result = await runInProcess(['doctor'], env('stale-key-5678'));
     expect(result.code).toBe(1);
     expect(line(result.stdout, 'API key')).toMatch(/\(from the config file\)/);
     expect(hintOf(result.stdout, 'key accepted')).toBe('log in again: fraudctl login --profile local (or set FRAUDCTL_API_KEY)');
@@ -65,7 +66,7 @@ describe('a refused key: the hint follows where the key came from', () => {
   it('a batch refused with FRAUDCTL_API_KEY set: stops, and says to fix or unset the variable, not to set it', async () => {
     const input = join(tmp.dir, 'batch.jsonl');
     writeFileSync(input, `${makeLines('hint', 3).join('\n')}\n`);
-    const result = await runCli(['submit', input, '--out', join(tmp.dir, 'out.jsonl')], { env: env(DEMO_KEY, { FRAUDCTL_API_KEY: 'wrong-key-1234' }) });
+    const result = await runInProcess(['submit', input, '--out', join(tmp.dir, 'out.jsonl')], env(DEMO_KEY, { FRAUDCTL_API_KEY: 'wrong-key-1234' }));
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/^error: the service did not accept the API key/m);
     expect(result.stderr).toContain('unset FRAUDCTL_API_KEY');
@@ -73,7 +74,7 @@ describe('a refused key: the hint follows where the key came from', () => {
   });
 
   it('show, key from the config file: log in again (the variable may be offered, it is not set)', async () => {
-    const result = await runCli(['show', 'ord-1'], { env: env('stale-key-5678') });
+    const result = await runInProcess(['show', 'ord-1'], env('stale-key-5678'));
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('log in again: fraudctl login --profile local (or set FRAUDCTL_API_KEY)');
   });
@@ -86,13 +87,13 @@ describe('a wrong URL: the hint names where the URL came from', () => {
     ['FRAUDCTL_BASE_URL', (url: string) => ({ args: [], extra: { FRAUDCTL_BASE_URL: url, FRAUDCTL_API_KEY: DEMO_KEY } }), 'check the path of FRAUDCTL_BASE_URL, which wins over the profile\'s URL (fix it, or remove it: unset FRAUDCTL_BASE_URL)'],
   ])('doctor, URL from %s that is not the service', async (_from, given, hint) => {
     const { args, extra } = given(html.url);
-    const result = await runCli(['doctor', ...args], { env: env(DEMO_KEY, extra) });
+    const result = await runInProcess(['doctor', ...args], env(DEMO_KEY, extra));
     expect(result.code).toBe(1);
     expect(hintOf(result.stdout, 'service')).toBe(hint);
   });
 
   it('show, URL from the config file that is not the service: the profile\'s URL, with the commands that show and change it', async () => {
-    const result = await runCli(['show', 'ord-1'], { env: env(DEMO_KEY, {}, html.url) });
+    const result = await runInProcess(['show', 'ord-1'], env(DEMO_KEY, {}, html.url));
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('check the profile\'s URL (fraudctl config get base-url --profile local; change it with fraudctl config set base-url URL --profile local): it should be the service\'s base address');
   });

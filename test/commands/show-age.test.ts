@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'csv-parse/sync';
-import { useSandboxForCli } from '../support/cli-against-sandbox.js';
+import { useSandboxInProcess } from '../support/in-process-cli.js';
 import { onTerminal } from '../support/script-terminal.js';
 import { inReview, postInReview } from '../support/event-fixtures.js';
 import { withoutEscapes } from '../support/terminal-controls.js';
@@ -11,7 +11,7 @@ import { withoutEscapes } from '../support/terminal-controls.js';
  * service's fields. The events' dates are set when they are POSTed, relative to now.
  */
 
-const cli = useSandboxForCli();
+const cli = useSandboxInProcess();
 const MINUTE = 60_000;
 const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
 

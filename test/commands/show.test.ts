@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TERMINAL_CONTROLS, useSandboxForCli } from '../support/cli-against-sandbox.js';
+import { TERMINAL_CONTROLS } from '../support/cli-against-sandbox.js';
+import { useSandboxInProcess } from '../support/in-process-cli.js';
 import { useServer } from '../support/listen.js';
 
-const cli = useSandboxForCli();
+const cli = useSandboxInProcess();
 
 beforeAll(async () => {
   const decline = (await import('../../examples/decline.json', { with: { type: 'json' } })).default;
@@ -29,7 +30,7 @@ describe('fraudctl show', () => {
   });
 
   it('exits 4 for an event that does not exist', async () => {
-    const result = await cli.run(['show', 'no-such-event']);
+    const result = await cli.runProcess(['show', 'no-such-event']);
     expect(result.code).toBe(4);
     expect(result.stderr).toMatch(/^error: no event "no-such-event" \(404 NOT_FOUND: EVENT_NOT_FOUND, request [0-9a-f-]+\)$/m);
     expect(result.stdout).toBe('');

@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TERMINAL_CONTROLS, useSandboxForCli } from '../support/cli-against-sandbox.js';
+import { TERMINAL_CONTROLS } from '../support/cli-against-sandbox.js';
+import { useSandboxInProcess } from '../support/in-process-cli.js';
 import { makeEvent, readResults } from '../support/batch-events.js';
 import { startCli } from '../support/cli.js';
 import { runInProcess } from '../support/in-process.js';
@@ -14,7 +15,7 @@ import { showList, type ShowListOptions } from '../../src/event-lists/show-list.
  * slow answers, Ctrl-C and a closed stdout against a scripted server: show-list-faults.test.ts.
  */
 
-const cli = useSandboxForCli();
+const cli = useSandboxInProcess();
 let fileNo = 0;
 const file = (name: string, content: string) => {
   const path = join(cli.dir, `${++fileNo}-${name}`);

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { TOPIC_TEXTS } from '../../src/help-topics/topics.js';
-import { runCli } from '../support/cli.js';
+import { cliEnv } from '../support/cli.js';
+import { runInProcess } from '../support/in-process-cli.js';
 
 const SRC = fileURLToPath(new URL('../../src', import.meta.url));
 
@@ -16,7 +17,7 @@ function sourceFiles(dir: string): string[] {
 
 describe('fraudctl help TOPIC', () => {
   it('prints exit-codes and environment, exit 0; a command\'s help as --help does', async () => {
-    const [codes, environment, configSet, setHelp] = await Promise.all([runCli(['help', 'exit-codes']), runCli(['help', 'environment']), runCli(['help', 'config', 'set']), runCli(['config', 'set', '--help'])]);
+    const [codes, environment, configSet, setHelp] = await Promise.all([runInProcess(['help', 'exit-codes'], cliEnv()), runInProcess(['help', 'environment'], cliEnv()), runInProcess(['help', 'config', 'set'], cliEnv()), runInProcess(['config', 'set', '--help'], cliEnv())]);
     expect(codes.code).toBe(0);
     expect(codes.stdout).toMatch(/^ {2}141 {2}stdout's reader went away/m);
     expect(environment.code).toBe(0);
@@ -26,7 +27,7 @@ describe('fraudctl help TOPIC', () => {
   });
 
   it('the exit-code tables of --help and help exit-codes list the same codes, 143 (SIGTERM) among them', async () => {
-    const [root, topic] = await Promise.all([runCli(['--help']), runCli(['help', 'exit-codes'])]);
+    const [root, topic] = await Promise.all([runInProcess(['--help'], cliEnv()), runInProcess(['help', 'exit-codes'], cliEnv())]);
     const codes = (text: string) => [...text.matchAll(/^ {2}(\d+) {2,}\S/gm)].map((m) => Number(m[1]));
     expect(codes(root.stdout)).toEqual([0, 1, 2, 3, 4, 5, 6, 129, 130, 141, 143]);
     expect(codes(topic.stdout)).toEqual(codes(root.stdout));
@@ -34,12 +35,12 @@ describe('fraudctl help TOPIC', () => {
   });
 
   it('names the topics in the root help, and refuses one it does not know: exit 2 with a hint that works', async () => {
-    const root = await runCli(['--help']);
+    const root = await runInProcess(['--help'], cliEnv());
     expect(root.stdout).toMatch(/^Help topics \(fraudctl help TOPIC\):\n {2}exit-codes /m);
-    const unknown = await runCli(['help', 'exit-code']);
+    const unknown = await runInProcess(['help', 'exit-code'], cliEnv());
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toBe('error: no command or help topic "exit-code"\nrun fraudctl help to list the commands and the topics\n');
-    const listed = await runCli(['help']);
+    const listed = await runInProcess(['help'], cliEnv());
     expect(listed.code).toBe(0);
     expect(listed.stdout).toBe(root.stdout);
   });

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cliEnv, runCli } from '../support/cli.js';
+import { cliEnv } from '../support/cli.js';
+import { runInProcess } from '../support/in-process-cli.js';
 
 // config's changing verbs with --json: the profile as it now is on stdout (config list --json's
 // shape), the note on stderr, so a script needs no second call to see what it changed.
@@ -11,7 +12,7 @@ describe('config set/unset/use/delete --json', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5 }));
   const env = cliEnv({ HOME: dir, XDG_CONFIG_HOME: join(dir, 'config'), XDG_DATA_HOME: join(dir, 'data') });
   const config = async (...args: string[]) => {
-    const result = await runCli(['config', ...args, '--json'], { env });
+    const result = await runInProcess(['config', ...args, '--json'], env);
     expect(result.code, result.stderr).toBe(0);
     return { json: JSON.parse(result.stdout) as Record<string, unknown>, note: result.stderr };
   };
@@ -44,17 +45,17 @@ describe('config set on a profile that does not exist yet', () => {
   const env = cliEnv({ HOME: dir, XDG_CONFIG_HOME: join(dir, 'config'), XDG_DATA_HOME: join(dir, 'data') });
 
   it('help says setting base-url makes one; another setting is refused naming that command, which works', async () => {
-    const help = await runCli(['config', 'set', '--help'], { env });
+    const help = await runInProcess(['config', 'set', '--help'], env);
     expect(help.stdout).toContain('setting base-url creates a new one');
     expect(help.stdout).not.toContain('created if new');
-    const refused = await runCli(['config', 'set', 'timeout', '10', '--profile', 'prod'], { env });
+    const refused = await runInProcess(['config', 'set', 'timeout', '10', '--profile', 'prod'], env);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toBe(
       'error: no profile "prod" (known: sandbox)\nto create it: fraudctl config set base-url URL --profile prod\n',
     );
     const hint = refused.stderr.split('to create it: fraudctl ')[1]!.trim();
-    expect((await runCli(hint.replace('URL', 'https://fraud.example.com').split(' '), { env })).code).toBe(0);
-    const set = await runCli(['config', 'set', 'timeout', '10', '--profile', 'prod', '--json'], { env });
+    expect((await runInProcess(hint.replace('URL', 'https://fraud.example.com').split(' '), env)).code).toBe(0);
+    const set = await runInProcess(['config', 'set', 'timeout', '10', '--profile', 'prod', '--json'], env);
     expect(set.code, set.stderr).toBe(0);
     const profile = { name: 'prod', baseUrl: 'https://fraud.example.com', timeoutSeconds: 10 };
     expect(JSON.parse(set.stdout)).toMatchObject(profile);

@@ -2,7 +2,7 @@ import { PassThrough, Writable } from 'node:stream';
 import type { CliContext } from '../../src/process/cli-context.js';
 import { main } from '../../src/main.js';
 import { useCli } from './cli-against-sandbox.js';
-import { cliEnv } from './cli.js';
+import { cliEnv, runCli, type CliResult } from './cli.js';
 import { DEMO_KEY, type TestSandbox } from './sandbox.js';
 
 /*
@@ -23,6 +23,8 @@ export interface InProcessRunOptions {
   env?: Record<string, string>;
   /** stdout is a terminal this wide. */
   columns?: number;
+  /** What stdin holds (a pipe's or a file's contents): nothing unless given, as runCli's. */
+  input?: string | Buffer;
 }
 
 /** A stream that keeps what is written to it. */
@@ -38,16 +40,53 @@ function sink(tty: { columns: number } | null): Writable & { text: string; isTTY
   return stream;
 }
 
+/**
+ * While commands run in-process: what they write past their context, to this process's own
+ * stdout or stderr or through console, which a process test would have seen in its output and
+ * which no test here would. A command writes only to the streams it is given; such a write fails
+ * the run. Counted, for runs side by side.
+ */
+let running = 0;
+const strayWrites: string[] = [];
+const originals = { stdout: process.stdout.write, stderr: process.stderr.write, console: { ...console } };
+
+function watchStrayWrites(): () => string[] {
+  if (running++ === 0) {
+    strayWrites.length = 0;
+    const keep = (where: string) => (chunk: unknown) => {
+      strayWrites.push(`${where}: ${String(chunk)}`);
+      return true;
+    };
+    process.stdout.write = keep('process.stdout') as typeof process.stdout.write;
+    process.stderr.write = keep('process.stderr') as typeof process.stderr.write;
+    for (const name of ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const) {
+      console[name] = (...values: unknown[]) => void strayWrites.push(`console.${name}: ${values.map(String).join(' ')}`);
+    }
+  }
+  return () => {
+    const seen = [...strayWrites];
+    if (--running === 0) {
+      process.stdout.write = originals.stdout;
+      process.stderr.write = originals.stderr;
+      Object.assign(console, originals.console);
+    }
+    return seen;
+  };
+}
+
 /** Runs `args` as `fraudctl` would, in this process. */
 export async function runInProcess(
   args: readonly string[],
   env: NodeJS.ProcessEnv,
-  options: { columns?: number } = {},
+  options: { columns?: number; input?: string | Buffer } = {},
 ): Promise<InProcessResult> {
   const stdout = sink(options.columns === undefined ? null : { columns: options.columns });
   const stderr = sink(null);
+  // Ended, as a process's stdin is at the end of its pipe: a command that reads it gets what there is.
+  const stdin = new PassThrough();
+  stdin.end(options.input ?? '');
   const context: CliContext = {
-    stdin: new PassThrough(),
+    stdin,
     stdout,
     stderr,
     env,
@@ -55,7 +94,11 @@ export async function runInProcess(
     waitForShutdown: () => new Promise<NodeJS.Signals>(() => {}),
     onStdoutClosed: () => () => {},
   };
-  const code = await main(args, context);
+  const stopWatching = watchStrayWrites();
+  const code = await main(args, context).finally(() => {
+    const stray = stopWatching();
+    if (stray.length > 0) throw new Error(`fraudctl ${args.join(' ')} wrote past its streams: ${stray.join(' | ')}`);
+  });
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
 
@@ -64,6 +107,8 @@ export interface InProcessCli {
   dir: string;
   env(extra?: Record<string, string>): NodeJS.ProcessEnv;
   run(args: readonly string[], options?: InProcessRunOptions): Promise<InProcessResult>;
+  /** The same run as a process of the built CLI, for what needs one (the bundle, a process's exit, signals). */
+  runProcess(args: string[], options?: { env?: Record<string, string>; input?: string | Buffer }): Promise<CliResult>;
 }
 
 /** One sandbox for the file, and fraudctl run in-process pointed at it with the demo key, in a home of its own. */
@@ -83,7 +128,7 @@ export function useSandboxInProcess(): InProcessCli {
     sb,
     dir: cli.dir,
     env,
-    run: (args, options = {}) =>
-      runInProcess(args, env(options.env), options.columns === undefined ? {} : { columns: options.columns }),
+    run: (args, { env: extra, ...options } = {}) => runInProcess(args, env(extra), options),
+    runProcess: (args, { env: extra, input } = {}) => runCli(args, { env: env(extra), ...(input !== undefined ? { input } : {}) }),
   };
 }
