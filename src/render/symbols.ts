@@ -36,7 +36,12 @@ export interface Symbols {
   readonly barLeft: string;
   /** cli-table3's border characters. */
   readonly tableChars: Readonly<Record<TableChar, string>>;
+  /** asciichart's ten marks, in its order: ┼ ┤ ╶ ╴ ─ ╰ ╭ ╮ ╯ │. */
+  readonly chartMarks: Readonly<ChartMarks>;
 }
+
+/** asciichart's marks: exactly ten. */
+export type ChartMarks = [string, string, string, string, string, string, string, string, string, string];
 
 export type TableChar =
   | 'top' | 'top-mid' | 'top-left' | 'top-right'
@@ -52,6 +57,7 @@ const UNICODE: Symbols = {
     bottom: '─', 'bottom-mid': '┴', 'bottom-left': '└', 'bottom-right': '┘',
     left: '│', 'left-mid': '├', mid: '─', 'mid-mid': '┼', right: '│', 'right-mid': '┤', middle: '│',
   },
+  chartMarks: ['┼', '┤', '╶', '╴', '─', '╰', '╭', '╮', '╯', '│'],
 };
 
 const ASCII: Symbols = {
@@ -62,7 +68,16 @@ const ASCII: Symbols = {
     bottom: '-', 'bottom-mid': '+', 'bottom-left': '+', 'bottom-right': '+',
     left: '|', 'left-mid': '+', mid: '-', 'mid-mid': '+', right: '|', 'right-mid': '+', middle: '|',
   },
+  chartMarks: ['+', '|', '-', '-', '-', '\\', '/', '\\', '/', '|'],
 };
+
+/**
+ * One of the two sets, for output that decides by a locale of its own (a command given its
+ * environment as a dependency) rather than the process's marks.
+ */
+export function symbolsFor(ascii: boolean): Symbols {
+  return ascii ? ASCII : UNICODE;
+}
 
 /**
  * Whether the terminal's character set is UTF-8, as the C library decides it: the first of

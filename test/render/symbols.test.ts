@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { localeIsUtf8, sym, useSymbolsFor } from '../../src/render/symbols.js';
+import { localeIsUtf8, sym, symbolsFor, useSymbolsFor } from '../../src/render/symbols.js';
 
 /*
  * The locale decides whether fraudctl draws with UTF-8 marks or ASCII ones, as the C library
@@ -39,7 +39,8 @@ describe('useSymbolsFor', () => {
 
   it('the ASCII set is ASCII', () => {
     useSymbolsFor({ LANG: 'C' }, 'linux');
-    const { tableChars, ...marks } = sym;
-    for (const text of [...Object.values(marks), ...Object.values(tableChars)]) expect(text).toMatch(/^[\x20-\x7e]+$/);
+    const { tableChars, chartMarks, ...marks } = sym;
+    for (const text of [...Object.values(marks), ...Object.values(tableChars), ...chartMarks]) expect(text).toMatch(/^[\x20-\x7e]+$/);
+    expect(symbolsFor(true)).toEqual(sym);
   });
 });

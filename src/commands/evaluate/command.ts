@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import type { CliContext } from '../../process/cli-context.js';
 import { UsageError } from '../../errors/cli-error.js';
+import { sym } from '../../render/symbols.js';
 import { withSession } from '../../session.js';
 import { concurrencyOption } from '../number-options.js';
 import {
@@ -78,7 +79,7 @@ export function evaluateCommand(context: CliContext, run?: EvaluateRun): Command
     });
   return new Command('evaluate')
     .description(
-      'how well the decisions did, against the fraud reported since: decisions × outcomes, per rule, ' +
+      `how well the decisions did, against the fraud reported since: decisions ${sym.times} outcomes, per rule, ` +
         'a score sweep, over time; what a rule change would have done',
     )
     .argument('[results...]', 'results files of submit --out')

@@ -1,7 +1,7 @@
 import { ACTION_TYPES } from '../../contract/decision.js';
 import { colourLevel, createStyle, type Style } from '../../render/colours.js';
 import { count, plural } from '../../render/counts.js';
-import { localeIsUtf8, sym } from '../../render/symbols.js';
+import { localeIsUtf8, sym, symbolsFor } from '../../render/symbols.js';
 import { createTable, tableText } from '../../render/tables.js';
 import { terminalSafe, truncate } from '../../render/terminal-text.js';
 import { displayWidth } from '../../render/display-width.js';
@@ -179,7 +179,7 @@ export function renderTerminal(
       ]),
     );
     if (look) {
-      out.push(`fraud hits (${look.ascii ? '#' : '█'}) of all hits, per rule:`);
+      out.push(`fraud hits (${symbolsFor(look.ascii).barDone}) of all hits, per rule:`);
       out.push(
         barChart(
           report.rules.map((r) => ({

@@ -1,5 +1,6 @@
 import { plot, green, red, blue, yellow, type Color } from 'asciichart';
 import { displayWidth } from '../../render/display-width.js';
+import { symbolsFor, type ChartMarks } from '../../render/symbols.js';
 
 /*
  * The charts of a terminal report: line charts (asciichart) for the sweep and the time series,
@@ -14,9 +15,6 @@ export interface ChartLook {
   colour: boolean;
 }
 
-/** asciichart's ten marks, and the same in ASCII. */
-const UNICODE_MARKS = ['┼', '┤', '╶', '╴', '─', '╰', '╭', '╮', '╯', '│'] as const;
-const ASCII_MARKS = ['+', '|', '-', '-', '-', '\\', '/', '\\', '/', '|'] as const;
 const SERIES_COLOURS: Color[] = [green, red, blue, yellow];
 /** The axis labels asciichart puts before the plot (format below), and its offset. */
 const LABEL_WIDTH = 9;
@@ -74,14 +72,14 @@ export function lineChart(
   const values = data.flat();
   const chart = plot(data, {
     height: options.height,
-    symbols: [...(look.ascii ? ASCII_MARKS : UNICODE_MARKS)],
+    symbols: [...symbolsFor(look.ascii).chartMarks] as ChartMarks,
     ...(look.colour ? { colors: SERIES_COLOURS.slice(0, series.length) } : {}),
     min: Math.min(options.min ?? Number.POSITIVE_INFINITY, ...values),
     max: Math.max(options.max ?? Number.NEGATIVE_INFINITY, ...values),
     offset: 2,
     format: (y) => options.label(y).padStart(LABEL_WIDTH - 1),
   });
-  const line = look.ascii ? '-' : '─';
+  const line = symbolsFor(look.ascii).rule;
   const key = series.map((s, i) => `${look.colour ? `${SERIES_COLOURS[i]}${line}\u001b[0m` : line} ${s.name}`);
   return `${chart}\n${' '.repeat(LABEL_WIDTH)}${options.xAxis(points.from, points.to)}  ${key.join('  ')}\n`;
 }
@@ -101,13 +99,13 @@ export function barChart(
   const room = look.columns - labelWidth - figureWidth - 4;
   if (room < 8) return '';
   const largest = Math.max(1, ...rows.map((r) => r.whole));
-  const [full, light] = look.ascii ? ['#', '-'] : ['█', '░'];
+  const { barDone: full, barLeft: light, ellipsis } = symbolsFor(look.ascii);
   return rows
     .map((r) => {
       const whole = Math.round((r.whole / largest) * room);
       const part = Math.min(whole, Math.round((r.part / largest) * room));
       const label =
-        displayWidth(r.label) > labelWidth ? `${r.label.slice(0, labelWidth - 1)}${look.ascii ? '.' : '…'}` : r.label;
+        displayWidth(r.label) > labelWidth ? `${r.label.slice(0, labelWidth - ellipsis.length)}${ellipsis}` : r.label;
       const bar = `${paint.part(full.repeat(part))}${light.repeat(whole - part)}${' '.repeat(room - whole)}`;
       return `${label.padEnd(labelWidth)}  ${bar}  ${r.figure}`;
     })
