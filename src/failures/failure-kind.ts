@@ -1,5 +1,6 @@
-import { ApiError, BadResponseError, exitCodeForStatus, NetworkError, NotTheServiceError, ProxyError } from '../api/api-error.js';
+import { ApiError, BadResponseError, NetworkError, NotTheServiceError, ProxyError } from '../api/api-error.js';
 import { UsageError, type CliError, type ExitCodeValue } from '../errors/cli-error.js';
+import { statusMeaning } from '../errors/exit-codes.js';
 
 /*
  * What a failed call means, decided once for every job (a batch line, a bulk change, a row of a
@@ -61,16 +62,9 @@ function wasWrite(error: ApiError | NetworkError | BadResponseError): boolean {
   return error.operation !== undefined && WRITES.has(error.operation.method);
 }
 
-/** A service's answer (an error shape, or a status a gateway may word its own way) by its status. */
+/** A service's answer (an error shape, or a status a gateway may word its own way) by its status: the one status table's. */
 export function answerKind(status: number, write: boolean): FailureKind {
-  if (status === 401 || status === 403) return 'auth';
-  if (status === 404) return 'not-found';
-  if (status === 400 || status === 422) return 'invalid';
-  if (status === 429) return 'throttled';
-  if (status === 408) return 'unavailable';
-  if (status >= 400 && status < 500) return 'refused';
-  if ((status === 502 || status === 504) && write) return 'unknown-outcome';
-  return 'unavailable';
+  return statusMeaning(status, write).kind;
 }
 
 const failure = (kind: FailureKind, error: CliError, exitCode: ExitCodeValue = error.exitCode, unreadableAnswer = false): Failure => ({
@@ -95,7 +89,8 @@ export function classifyFailure(error: unknown): Failure {
   }
   if (error instanceof ApiError) {
     if (error.notTheService) return failure('not-the-service', error.notTheService);
-    return failure(answerKind(error.status, wasWrite(error)), error, exitCodeForStatus(error.status));
+    const { kind, exitCode } = statusMeaning(error.status, wasWrite(error));
+    return failure(kind, error, exitCode);
   }
   // A 404 that is not the service's: whatever answered did not pass the request on.
   if (error instanceof NotTheServiceError) return failure('not-the-service', error, error.exitCode, true);
