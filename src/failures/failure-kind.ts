@@ -1,5 +1,5 @@
 import { ApiError, BadResponseError, NetworkError, NotTheServiceError, ProxyError } from '../api/api-error.js';
-import { UsageError, type CliError, type ExitCodeValue } from '../errors/cli-error.js';
+import { ExitCode, UsageError, type CliError, type ExitCodeValue } from '../errors/cli-error.js';
 import { statusMeaning } from '../errors/exit-codes.js';
 
 /*
@@ -49,6 +49,12 @@ export interface Failure {
    * not the service's, a redirect not followed, a body over 16 MiB): it tells nothing of the event.
    */
   unreadableAnswer: boolean;
+  /**
+   * Sent again unchanged, the same call meets it again: the service said no (to the key, the id,
+   * the request), the URL is not the service, the proxy refuses (not merely down). What ends a
+   * watch; a failure of the network never counts as lasting (the network may change).
+   */
+  lasting: boolean;
   /** What a command ending on this failure exits with. */
   exitCode: ExitCodeValue;
   /** The error to report: for an answer that is not the service's, the "not the service" error naming what came back. */
@@ -72,6 +78,8 @@ const failure = (kind: FailureKind, error: CliError, exitCode: ExitCodeValue = e
   unreadableAnswer,
   stopsRun: kind === 'auth' || kind === 'not-the-service' || kind === 'proxy',
   mayHaveApplied: kind === 'unknown-outcome',
+  // A proxy that is down or cannot reach the service (exit 6) may be up later; one that refuses will not.
+  lasting: saidNo(kind) || kind === 'not-the-service' || (kind === 'proxy' && exitCode !== ExitCode.UNAVAILABLE),
   exitCode,
   error,
 });
@@ -104,6 +112,15 @@ export function classifyFailure(error: unknown): Failure {
   // An id that cannot be put in a URL (a lone surrogate): no event can have it.
   if (error instanceof UsageError) return failure('invalid', error);
   throw error;
+}
+
+/**
+ * The failure of a call, or null for an error that is no call's (a bug, a file of this machine,
+ * a question not answered): for a job that meets both kinds of error in one place.
+ */
+export function callFailure(error: unknown): Failure | null {
+  const ofACall = error instanceof ApiError || error instanceof NetworkError || error instanceof BadResponseError || error instanceof UsageError;
+  return ofACall ? classifyFailure(error) : null;
 }
 
 /**
