@@ -19,6 +19,7 @@ import { evaluateCommand } from './commands/evaluate/command.js';
 import { completeCommand } from './commands/complete.js';
 import { helpCommand } from './commands/help.js';
 import { topicsHelp } from './help-topics/topic-names.js';
+import { exitCodeLines } from './errors/exit-codes.js';
 
 /*
  * The command tree: commander, the global options and every command's definition. main.ts
@@ -27,22 +28,6 @@ import { topicsHelp } from './help-topics/topic-names.js';
 
 export { CommanderError } from 'commander';
 
-const EXIT_CODES_HELP = `
-Exit codes:
-  0    ok
-  1    other failure
-  2    usage: bad arguments, options or configuration
-  3    authentication or authorisation (401/403)
-  4    not found
-  5    rejected by the service (400/409/413/415/422)
-  6    unavailable (408/429/502/503/504, network, timeout)
-  129  the terminal hung up (SIGHUP, a closed console window on Windows), after
-       finishing as on Ctrl-C
-  130  interrupted (Ctrl-C, Ctrl-Break)
-  141  stdout closed by its reader (| head)
-  143  terminated (SIGTERM: kill, systemd, timeout), after finishing as on
-       Ctrl-C
-`;
 
 function parseTimeout(value: string): number {
   const seconds = Number(value);
@@ -130,7 +115,7 @@ export function buildProgram(context: CliContext, argv?: readonly string[]): Com
       getErrHelpWidth: () => (context.stderr.isTTY && context.stderr.columns ? context.stderr.columns : 80),
     })
     .addHelpText('before', EXAMPLES)
-    .addHelpText('after', () => `${EXIT_CODES_HELP}${topicsHelp()}`)
+    .addHelpText('after', () => `\nExit codes:\n${exitCodeLines('brief')}\n${topicsHelp()}`)
     // `fraudctl help` takes a topic as well as a command (commands/help.ts).
     .helpCommand(false);
   program.hook('preAction', (root) => {

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
-import { errorCode } from '../files/file-errors.js';
+import { errorCode, fileFailure } from '../files/file-errors.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import type { Session } from '../session.js';
 import { ChainWalker, continuesOf, fileLines, GENESIS, lineHash, type BreakKind, type Continues } from './log-chain.js';
@@ -393,9 +393,13 @@ export async function verifyLogs(
     try {
       stat = statSync(file);
     } catch (error) {
-      throw new UsageError(`cannot read ${terminalSafe(file)}: ${errorCode(error) === 'ENOENT' ? 'no such file' : errorCode(error)}`, 'give log verify the --log files to check');
+      const { message, hint } = fileFailure(file, error, 'log', 'give log verify the --log files to check');
+      throw new UsageError(message, hint);
     }
-    if (stat.isDirectory()) throw new UsageError(`${terminalSafe(file)} is a directory`, 'give log verify the --log files to check');
+    if (stat.isDirectory()) {
+      const { message, hint } = fileFailure(file, { code: 'EISDIR' }, 'log', 'give log verify the --log files to check');
+      throw new UsageError(message, hint);
+    }
     if (!stat.isFile()) {
       const what = `${terminalSafe(file)} is not a regular file (a FIFO or a device has no end to check)`;
       throw new UsageError(what, HINT);

@@ -1,18 +1,13 @@
 import { CliError, ExitCode, type ExitCodeValue } from '../errors/cli-error.js';
+import { exitCodeForStatus } from '../errors/exit-codes.js';
+
+/** The exit code of an answer by its status: the one status table's (src/errors/exit-codes.ts). */
+export { exitCodeForStatus };
 
 /*
  * Typed failures of talking to the service, each carrying the exit code main will use.
  * Every string in a message that came from the server is already sanitised by the client.
  */
-
-export function exitCodeForStatus(status: number): ExitCodeValue {
-  if (status === 401 || status === 403) return ExitCode.AUTH;
-  if (status === 404) return ExitCode.NOT_FOUND;
-  if ([400, 409, 413, 415, 422].includes(status)) return ExitCode.REJECTED;
-  // 408: the server did not get the whole request in time; nothing was processed, and it may go through later.
-  if ([408, 429, 502, 503, 504].includes(status)) return ExitCode.UNAVAILABLE;
-  return ExitCode.FAILURE;
-}
 
 /** The call a failure is of: its method and the event it names (null: none, a POST of an event without an id). */
 export interface FailedOperation {

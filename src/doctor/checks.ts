@@ -4,9 +4,9 @@ import { dirname } from 'node:path';
 import { isIP, connect as tcpConnect } from 'node:net';
 import { connect as tlsConnect, type PeerCertificate } from 'node:tls';
 import type { ApiClient } from '../api/api-client.js';
-import { ProxyError } from '../api/api-error.js';
 import { proxyFor } from '../api/proxy.js';
 import { CliError } from '../errors/cli-error.js';
+import { answerKind, callFailure } from '../failures/failure-kind.js';
 import { eventPath } from '../contract/paths.js';
 import { MODES_NOT_CHECKED_ON_WINDOWS, configFilePath, configPermissionProblems } from '../profiles/config-file.js';
 import type { SettingSource } from '../profiles/settings.js';
@@ -193,9 +193,10 @@ export async function serviceChecks(client: ApiClient, probeId: string, hints: S
   } catch (e) {
     // The client's errors are CliErrors whose messages are already safe to print. A proxy's
     // failure is the proxy's line, not the service's: the service was never reached.
+    const failure = callFailure(e);
     const failed =
-      e instanceof ProxyError
-        ? result('proxy-connect', 'through proxy', 'fail', e.message, e.hint)
+      failure?.kind === 'proxy'
+        ? result('proxy-connect', 'through proxy', 'fail', failure.error.message, failure.error.hint)
         : result('service', 'service', 'fail', (e as Error).message, e instanceof CliError ? e.hint : undefined);
     const skipped = (check: string, title: string) => result(check, title, 'skip', 'no answer from the service');
     return { service: failed, key: skipped('api-key-accepted', 'key accepted'), clock: skipped('clock', 'clock'), roundTrip: skipped('round-trip', 'round trip') };
@@ -210,19 +211,21 @@ export async function serviceChecks(client: ApiClient, probeId: string, hints: S
   const notService = (what: string) =>
     result('service', 'service', 'fail', `this URL is not the fraud-screening service, or not its base path: GET /event/${sym.ellipsis} answered ${status} with ${what}`, `check the path of ${hints.url}`);
   const keyUnknown = result('api-key-accepted', 'key accepted', 'skip', 'unknown until the URL answers as the service');
-  if (shape && (status === 401 || status === 403)) {
+  // What the answer means is src/failures/' (by the one status table); the status only picks the words.
+  const kind = status >= 400 ? answerKind(status, false) : null;
+  if (shape && kind === 'auth') {
     service = result('service', 'service', 'pass', `answers in the service's error shape (${status} ${shown}${request})`);
     key = status === 401
       ? result('api-key-accepted', 'key accepted', 'fail', `the service refused the key (401 ${shown})`, hints.key)
       : result('api-key-accepted', 'key accepted', 'fail', `the key is known, but its merchant is blocked (403 ${shown})`, 'ask the service\'s operators why the merchant is blocked');
-  } else if (status === 404 && shape && !shape.errorCodes.some((c) => /ROUTE/i.test(c))) {
+  } else if (kind === 'not-found' && shape && !shape.errorCodes.some((c) => /ROUTE/i.test(c))) {
     service = result('service', 'service', 'pass', `answers as the fraud-screening service (404 ${shown} for an event that does not exist${request})`);
     key = result('api-key-accepted', 'key accepted', 'pass', 'the service looked for the event with it');
-  } else if (status === 404) {
+  } else if (kind === 'not-found') {
     service = notService(shape ? `a code that names a route (${shown})` : looksLike(first.text, first.headers));
     key = keyUnknown;
   } else {
-    service = result('service', 'service', 'fail', `GET /event/${sym.ellipsis} answered ${status}${shape ? ` ${shown}` : ` with ${looksLike(first.text, first.headers)}`}, where the service answers 404 for an event that does not exist`, status >= 500 ? 'the service is failing: try again later' : `check ${hints.url}`);
+    service = result('service', 'service', 'fail', `GET /event/${sym.ellipsis} answered ${status}${shape ? ` ${shown}` : ` with ${looksLike(first.text, first.headers)}`}, where the service answers 404 for an event that does not exist`, kind === 'unavailable' ? 'the service is failing: try again later' : `check ${hints.url}`);
     key = keyUnknown;
   }
 

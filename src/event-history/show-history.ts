@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { LineChecks } from '../action-log/line-trust.js';
 import { stateIn } from '../contract/states.js';
 import { UsageError } from '../errors/cli-error.js';
-import { errorCode } from '../files/file-errors.js';
+import { fileFailure } from '../files/file-errors.js';
 import { shellCommand } from '../render/shell-command.js';
 import { sym } from '../render/symbols.js';
 import { terminalSafe } from '../render/terminal-text.js';
@@ -26,9 +26,8 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
 
 /** A log that cannot be read: exit 2, naming it. */
 function unreadableFile(file: string, error: unknown): UsageError {
-  const code = errorCode(error);
-  const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code;
-  return new UsageError(`cannot read the log ${terminalSafe(file)}: ${why}`, 'give --log the files that review --log and set-state --log wrote');
+  const { message, hint } = fileFailure(file, error, 'log', 'give --log the files that review --log and set-state --log wrote');
+  return new UsageError(message, hint);
 }
 
 /** How an action ended, in words. */

@@ -1,5 +1,5 @@
 import type { ApiClient, RequestControl } from '../api/api-client.js';
-import { classifyFailure, type FailureKind } from '../failures/failure-kind.js';
+import { classifyFailure } from '../failures/failure-kind.js';
 import { isKnownState, KNOWN_STATES, TRANSITIONS, type KnownState } from '../contract/states.js';
 import { CliError, ExitCode } from '../errors/cli-error.js';
 import { changed, renderWatchChange, renderWatchStart, timestamp, type Watched } from '../render/event-changes.js';
@@ -84,15 +84,13 @@ function unreachable(id: string, state: unknown, until: string | null, verb: 'is
   return new CliError(`${id} ${verb} ${state}, after which only ${follow} can come: ${gone}`, ExitCode.FAILURE);
 }
 
-/** Failures after which checking again is pointless: the key, the id or the URL is wrong, or the proxy refuses (not merely down). */
+/**
+ * Failures after which checking again is pointless (src/failures/' `lasting`): the key, the id or
+ * the URL is wrong, the service said no (not a 408 or 429: those pass), or the proxy refuses (not merely down).
+ */
 function endsTheWatch(error: unknown): boolean {
-  const failure = classifyFailure(error);
-  if (failure.kind === 'proxy') return failure.exitCode !== ExitCode.UNAVAILABLE;
-  return ENDING_KINDS.has(failure.kind);
+  return classifyFailure(error).lasting;
 }
-
-/** The service said no (not a 408 or 429: those pass), or the key or the URL is wrong. */
-const ENDING_KINDS: ReadonlySet<FailureKind> = new Set(['auth', 'not-the-service', 'not-found', 'invalid', 'refused']);
 
 /**
  * What the watch carries from one check to the next, and its say over the client's calls: the

@@ -1,5 +1,6 @@
-import { ApiError, BadResponseError, exitCodeForStatus, NetworkError, NotTheServiceError, ProxyError } from '../api/api-error.js';
-import { UsageError, type CliError, type ExitCodeValue } from '../errors/cli-error.js';
+import { ApiError, BadResponseError, NetworkError, NotTheServiceError, ProxyError } from '../api/api-error.js';
+import { ExitCode, UsageError, type CliError, type ExitCodeValue } from '../errors/cli-error.js';
+import { statusMeaning } from '../errors/exit-codes.js';
 
 /*
  * What a failed call means, decided once for every job (a batch line, a bulk change, a row of a
@@ -48,6 +49,12 @@ export interface Failure {
    * not the service's, a redirect not followed, a body over 16 MiB): it tells nothing of the event.
    */
   unreadableAnswer: boolean;
+  /**
+   * Sent again unchanged, the same call meets it again: the service said no (to the key, the id,
+   * the request), the URL is not the service, the proxy refuses (not merely down). What ends a
+   * watch; a failure of the network never counts as lasting (the network may change).
+   */
+  lasting: boolean;
   /** What a command ending on this failure exits with. */
   exitCode: ExitCodeValue;
   /** The error to report: for an answer that is not the service's, the "not the service" error naming what came back. */
@@ -61,16 +68,9 @@ function wasWrite(error: ApiError | NetworkError | BadResponseError): boolean {
   return error.operation !== undefined && WRITES.has(error.operation.method);
 }
 
-/** A service's answer (an error shape, or a status a gateway may word its own way) by its status. */
+/** A service's answer (an error shape, or a status a gateway may word its own way) by its status: the one status table's. */
 export function answerKind(status: number, write: boolean): FailureKind {
-  if (status === 401 || status === 403) return 'auth';
-  if (status === 404) return 'not-found';
-  if (status === 400 || status === 422) return 'invalid';
-  if (status === 429) return 'throttled';
-  if (status === 408) return 'unavailable';
-  if (status >= 400 && status < 500) return 'refused';
-  if ((status === 502 || status === 504) && write) return 'unknown-outcome';
-  return 'unavailable';
+  return statusMeaning(status, write).kind;
 }
 
 const failure = (kind: FailureKind, error: CliError, exitCode: ExitCodeValue = error.exitCode, unreadableAnswer = false): Failure => ({
@@ -78,6 +78,8 @@ const failure = (kind: FailureKind, error: CliError, exitCode: ExitCodeValue = e
   unreadableAnswer,
   stopsRun: kind === 'auth' || kind === 'not-the-service' || kind === 'proxy',
   mayHaveApplied: kind === 'unknown-outcome',
+  // A proxy that is down or cannot reach the service (exit 6) may be up later; one that refuses will not.
+  lasting: saidNo(kind) || kind === 'not-the-service' || (kind === 'proxy' && exitCode !== ExitCode.UNAVAILABLE),
   exitCode,
   error,
 });
@@ -95,7 +97,8 @@ export function classifyFailure(error: unknown): Failure {
   }
   if (error instanceof ApiError) {
     if (error.notTheService) return failure('not-the-service', error.notTheService);
-    return failure(answerKind(error.status, wasWrite(error)), error, exitCodeForStatus(error.status));
+    const { kind, exitCode } = statusMeaning(error.status, wasWrite(error));
+    return failure(kind, error, exitCode);
   }
   // A 404 that is not the service's: whatever answered did not pass the request on.
   if (error instanceof NotTheServiceError) return failure('not-the-service', error, error.exitCode, true);
@@ -109,6 +112,15 @@ export function classifyFailure(error: unknown): Failure {
   // An id that cannot be put in a URL (a lone surrogate): no event can have it.
   if (error instanceof UsageError) return failure('invalid', error);
   throw error;
+}
+
+/**
+ * The failure of a call, or null for an error that is no call's (a bug, a file of this machine,
+ * a question not answered): for a job that meets both kinds of error in one place.
+ */
+export function callFailure(error: unknown): Failure | null {
+  const ofACall = error instanceof ApiError || error instanceof NetworkError || error instanceof BadResponseError || error instanceof UsageError;
+  return ofACall ? classifyFailure(error) : null;
 }
 
 /**

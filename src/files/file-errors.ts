@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import { diskFreeCommand, listFilesCommand } from '../render/shell-command.js';
 import { terminalSafe } from '../render/terminal-text.js';
 
@@ -56,4 +57,23 @@ export function fileErrorHint(error: unknown, dir: string, movedBy?: string): st
     default:
       return `check the directory: ${listFilesCommand([dir])}`;
   }
+}
+
+/** What a file is to the command that reads it, as its messages name it. */
+export type FileRole = 'log' | 'id list' | 'file of events';
+
+/**
+ * Why a file could not be read, in one wording for every reader: "cannot read the id list
+ * ids.txt: no such file", then what to do. `give` says which files the command takes, for a path
+ * that names none (missing, a directory); any other cause gets the hint of its cause.
+ */
+export function fileFailure(path: string, error: unknown, role: FileRole, give?: string): { message: string; hint: string } {
+  const code = errorCode(error);
+  const cause = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : fileErrorCause(error);
+  const message = `cannot read the ${role} ${terminalSafe(path)}: ${cause}`;
+  if (code === 'ENOENT' || code === 'EISDIR') {
+    return { message, hint: give ?? `check the path: ${listFilesCommand([code === 'EISDIR' ? path : dirname(path)])}` };
+  }
+  // Permission, a path through a file: about the file itself, not the directory it is in.
+  return { message, hint: fileErrorHint(error, code === 'EACCES' || code === 'EPERM' ? path : dirname(path)) };
 }

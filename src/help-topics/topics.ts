@@ -1,4 +1,5 @@
 import type { TopicName } from './topic-names.js';
+import { exitCodeLines } from '../errors/exit-codes.js';
 
 /*
  * The texts of `fraudctl help TOPIC`, also pages of the generated reference (docs/reference/)
@@ -9,32 +10,7 @@ import type { TopicName } from './topic-names.js';
 export const TOPIC_TEXTS: Record<TopicName, string> = {
   'exit-codes': `Exit codes
 
-  0    ok
-  1    other failure, including a bad answer: a 2xx whose body is not the JSON
-       expected, an answer over 16 MiB, a 404 that is not the service's, a
-       redirect not followed, a TLS certificate refused, a proxy asking for
-       credentials or refusing the service, a state changed by someone else
-       (CONFLICT), an event held in a review session (CLAIMED)
-  2    usage: bad arguments, options, input file or configuration; missing
-       input without a terminal; a results file that belongs to another run,
-       or --resume without one
-  3    authentication or authorisation (401/403), or a credential store that
-       cannot give the key
-  4    not found (404 in the service's own error shape)
-  5    rejected by the service (400/409/413/415/422)
-  6    unavailable, try again later (408/429/502/503/504, connection refused or
-       dropped, DNS, timeout, the proxy down or unable to reach the service)
-  129  the terminal hung up (SIGHUP; on Windows, the console window closed):
-       fraudctl finished as on Ctrl-C (a batch records its lines in flight,
-       review gives its claims back), then ended by SIGHUP (on Windows, exit
-       129, if done before Windows ends the process a few seconds later)
-  130  interrupted (Ctrl-C, Ctrl-Break on Windows, a cancelled prompt or
-       confirmation)
-  141  stdout's reader went away (fraudctl ... | head): fraudctl stops at once
-       and quietly, as a Unix tool ended by SIGPIPE does
-  143  terminated (SIGTERM: kill, systemd stopping a unit, timeout(1)):
-       fraudctl finished as on Ctrl-C, then exited 143, as a process ended by
-       SIGTERM does (not on Windows, where no SIGTERM comes from outside)
+${exitCodeLines('full')}
 
 Many ids or events in one run (set-state, show, submit batches) exit with the
 worst outcome among them: 3 before 6 before 5 before 4 before 1. A batch whose

@@ -1,7 +1,7 @@
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import type { Session } from '../session.js';
 import { readAllStdin } from '../process/cli-context.js';
-import { ApiError } from '../api/api-error.js';
+import type { ApiError } from '../api/api-error.js';
 import { classifyFailure } from '../failures/failure-kind.js';
 import { newProbeId } from './probe-id.js';
 import { failureWords } from '../failures/failure-words.js';
@@ -101,12 +101,14 @@ export async function login(session: Session, options: LoginOptions = {}): Promi
   } catch (error) {
     const failure = classifyFailure(error);
     if (failure.kind === 'not-the-service') {
-      throw new CliError(`nothing was saved: ${failure.error.message}`, ExitCode.FAILURE, `check ${whereUrl}: it should be the service's base address`);
+      throw new CliError(`nothing was saved: ${failure.error.message}`, failure.exitCode, `check ${whereUrl}: it should be the service's base address`);
     } else if (failure.kind === 'not-found') {
       // The key works: the service looked for the event and did not find it.
-    } else if (failure.kind === 'auth' && error instanceof ApiError) {
-      const why = error.status === 401 ? 'did not accept this key' : 'accepted the key, but its merchant is blocked';
-      throw new CliError(`the service ${why}: nothing was saved (${error.status}${error.errorType ? ` ${error.errorType}` : ''})`, ExitCode.AUTH, `check the key, and ${whereUrl}`);
+    } else if (failure.kind === 'auth') {
+      // Only an answer of the service is of this kind: its status and type pick the words.
+      const { status, errorType } = error as ApiError;
+      const why = status === 401 ? 'did not accept this key' : 'accepted the key, but its merchant is blocked';
+      throw new CliError(`the service ${why}: nothing was saved (${status}${errorType ? ` ${errorType}` : ''})`, failure.exitCode, `check the key, and ${whereUrl}`);
     } else {
       throw error;
     }

@@ -1,7 +1,7 @@
 import type { Fields } from '../render/records.js';
 import { logEntry } from '../action-log/log-entries.js';
 import { sym } from '../render/symbols.js';
-import { failedOutcome, isAuthFailure, isRefusal } from './queue-failures.js';
+import { failedOutcome, endsSession, isRefusal } from './queue-failures.js';
 import { isCurrent, logEffect, note, notice, open, preceded, releaseAction, releaseEffects, withCurrent, withFatal, type Result } from './queue-moves.js';
 import { withOutcome } from './queue-outcomes.js';
 import { stringField, type CallFailure, type Model } from './queue-model.js';
@@ -67,7 +67,7 @@ export function onClaimFailed(model: Model, id: string, failure: CallFailure): R
   const { model: without, wasAbandoned } = withoutAbandoned(model, id);
   const failed = logEffect(logEntry(claimAction(id), failedOutcome(failure), { requestId: failure.requestId, status: failure.status, message: failure.message }));
   // The claim did not happen: nothing of this event to give back.
-  if (isAuthFailure(failure)) return preceded([failed], withFatal(isCurrent(model, id) ? withCurrent(without, { claim: 'none' }) : without, failure));
+  if (endsSession(failure)) return preceded([failed], withFatal(isCurrent(model, id) ? withCurrent(without, { claim: 'none' }) : without, failure));
   if (wasAbandoned || !isCurrent(model, id)) return [without, [failed]];
   const next = withCurrent(without, { claim: 'none', notice: notice('warn', `not claimed (colleagues' queues will not skip it): ${failure.message}`) });
   return preceded([failed], afterClaimSettled(model, next, id));
@@ -81,6 +81,6 @@ export function onReleaseFailed(model: Model, id: string, action: 'release' | 's
   const failed = logEffect(logEntry(releaseAction(id, action), failedOutcome(failure), { requestId: failure.requestId, status: failure.status, message: failure.message }));
   // Refused: the event is in another state now (someone moved it), so it is not held by this
   // session; unless the refusal is of the key, which leaves it IN_REVIEW.
-  if (isRefusal(failure) && !isAuthFailure(failure)) return [note(model, id, `not given back: ${failure.message}`), [failed]];
+  if (isRefusal(failure) && !endsSession(failure)) return [note(model, id, `not given back: ${failure.message}`), [failed]];
   return [withOutcome(model, 'stillClaimed', id), [failed]];
 }

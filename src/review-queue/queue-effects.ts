@@ -1,5 +1,6 @@
 import type { ApiClient, ApiResponse } from '../api/api-client.js';
-import { ApiError, failureFields } from '../api/api-error.js';
+import { ApiError, BadResponseError } from '../api/api-error.js';
+import { classifyFailure } from '../failures/failure-kind.js';
 import type { Style } from '../render/colours.js';
 import { isFields, type Fields } from '../render/records.js';
 import type { CallFailure, Effect, LogEntry, Msg } from './queue-model.js';
@@ -21,11 +22,21 @@ export interface EffectServices {
   style: Style;
 }
 
+/** A failed call as the queue keeps it: its kind and what follows, decided by src/failures/. */
 export function failureOf(error: unknown): CallFailure {
-  const { status, message, requestId, errorCodes } = failureFields(error);
-  // The queue reads a status as the service's (a 404: not found): an answer that is not the service's has none.
-  if (!(error instanceof ApiError)) return { status: null, message, requestId };
-  return { status, message, requestId, codes: errorCodes };
+  const { kind, stopsRun, exitCode, error: said } = classifyFailure(error);
+  const failure: CallFailure = { kind, stopsRun, exitCode, status: null, message: said.message, requestId: null };
+  if (said.hint !== undefined) failure.hint = said.hint;
+  // The status as it came, for the log and the summary: what it means is the kind's.
+  if (error instanceof ApiError) return { ...failure, status: error.status, requestId: error.requestId, codes: error.errorCodes };
+  return failure;
+}
+
+/** A 2xx to a read without the event summary promised: a bad answer for this id (as `show` has it). */
+function withoutSummary(requestId: string | null): CallFailure {
+  const bad = new BadResponseError('the service answered without an event summary');
+  bad.operation = { method: 'GET', eventId: null };
+  return { ...failureOf(bad), requestId };
 }
 
 function fieldsOf(response: ApiResponse): Fields | null {
@@ -37,7 +48,7 @@ async function load(client: ApiClient, index: number, id: string): Promise<Msg> 
   const [summary, assessment] = await Promise.allSettled([client.getEvent(id), client.getRiskAssessment(id)]);
   if (summary.status === 'rejected') return { type: 'loadFailed', index, failure: failureOf(summary.reason) };
   const fields = fieldsOf(summary.value);
-  if (!fields) return { type: 'loadFailed', index, failure: { status: null, message: 'the service answered without an event summary', requestId: summary.value.requestId } };
+  if (!fields) return { type: 'loadFailed', index, failure: withoutSummary(summary.value.requestId) };
   if (assessment.status === 'rejected') return { type: 'loaded', index, summary: fields, assessment: null, assessmentProblem: failureOf(assessment.reason).message };
   return { type: 'loaded', index, summary: fields, assessment: assessment.value.body, assessmentProblem: null };
 }
@@ -95,7 +106,7 @@ export async function runEffect(effect: Effect, services: EffectServices): Promi
       try {
         const response = await client.getEvent(effect.id);
         const fields = fieldsOf(response);
-        if (!fields) return { type: 'rereadFailed', id: effect.id, failure: { status: null, message: 'the service answered without an event summary', requestId: response.requestId } };
+        if (!fields) return { type: 'rereadFailed', id: effect.id, failure: withoutSummary(response.requestId) };
         return { type: 'reread', id: effect.id, summary: fields };
       } catch (error) {
         return { type: 'rereadFailed', id: effect.id, failure: failureOf(error) };

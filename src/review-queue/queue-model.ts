@@ -1,3 +1,5 @@
+import type { FailureKind } from '../failures/failure-kind.js';
+import type { ExitCodeValue } from '../errors/cli-error.js';
 import type { Fields } from '../render/records.js';
 import type { ReasonCode } from '../profiles/reason-codes.js';
 
@@ -79,7 +81,7 @@ export interface QueueEntry {
 export type LoadState =
   | { kind: 'pending' }
   | { kind: 'loaded'; summary: Fields; assessment: unknown; assessmentProblem: string | null }
-  | { kind: 'failed'; status: number | null; message: string; codes: readonly string[] };
+  | { kind: 'failed'; failure: CallFailure };
 
 /** The event on screen. */
 export interface Current {
@@ -161,8 +163,11 @@ export interface Model {
   abandoned: ReadonlyMap<string, 'release' | 'skip'>;
   /** Quitting was asked for (q, Ctrl-C, a signal); the session ends once nothing is being sent. */
   quitting: 'no' | 'quit' | 'interrupt';
-  /** A failure that ends the session (the key was refused): its message. */
-  fatal: { message: string; status: number } | null;
+  /**
+   * A failure that ends the session (one that stops a run, src/failures/: the key refused, not
+   * the service, the proxy; or the log that cannot take a line): its message, hint and exit code.
+   */
+  fatal: { message: string; hint?: string; exitCode: ExitCodeValue } | null;
   /** Why the log file could not be written, once it could not (the session then ends). */
   logProblem: string | null;
   /** The terminal's size, as the loop last reported it. */
@@ -209,11 +214,17 @@ export interface Key {
   shift?: boolean | undefined;
 }
 
-/** What a failed call says, in the terms the queue needs. */
+/** What a failed call says, in the terms the queue needs: what it means is decided in src/failures/. */
 export interface CallFailure {
-  /** The HTTP status, or null for a network failure or an unreadable answer. */
+  kind: FailureKind;
+  /** Every other call would meet it too: the session ends, its claims given back. */
+  stopsRun: boolean;
+  /** What the session exits with when it ends on this failure. */
+  exitCode: ExitCodeValue;
+  /** The service's status (for the log and the summary's detail), or null: no answer, or none of the service's. */
   status: number | null;
   message: string;
+  hint?: string;
   /** The service's errorCodes (`eventId:INVALID_FORMAT`), when it sent the error shape. */
   codes?: readonly string[];
   requestId: string | null;

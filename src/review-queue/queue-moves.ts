@@ -1,6 +1,6 @@
 import { isKnownState } from '../contract/states.js';
 import { logEntry, sendingEntry } from '../action-log/log-entries.js';
-import { isAuthFailure, isRefusal, refusedLoad } from './queue-failures.js';
+import { endsSession, isRefusal, refusedLoad } from './queue-failures.js';
 import { withNotReached, withOutcome } from './queue-outcomes.js';
 import { stringField, type CallFailure, type Current, type Effect, type Group, type LoadState, type LogEntry, type Model, type Notice } from './queue-model.js';
 
@@ -104,9 +104,14 @@ export function finish(model: Model): Result {
   return [{ ...withNotReached(model), mode: { name: 'done' }, current: null }, []];
 }
 
-/** The key was refused: the event on screen is left (its claim given back), and the session ends. */
+/**
+ * A failure that stops a run (the key refused, not the service, the proxy): the event on screen
+ * is left (its claim given back), and the session ends with the failure's exit code.
+ */
 export function withFatal(model: Model, failure: CallFailure): Result {
-  return andThen(leave(model, 'givenBack', 'release'), (left) => finish({ ...left, fatal: { message: failure.message, status: failure.status ?? 0 } }));
+  const fatal: NonNullable<Model['fatal']> = { message: failure.message, exitCode: failure.exitCode };
+  if (failure.hint !== undefined) fatal.hint = failure.hint;
+  return andThen(leave(model, 'givenBack', 'release'), (left) => finish({ ...left, fatal }));
 }
 
 /** To the next event in the queue (or the end). */
@@ -116,7 +121,7 @@ export function advance(model: Model): Result {
   if (next.index >= next.entries.length) return finish(next);
   const [fetching, loads] = prefetch(next);
   const [opened, effects] = open(fetching);
-  // The key was refused on the way: the session ends, and nothing more is fetched with that key.
+  // A failure that stops the run on the way (the key refused, not the service): the session ends, nothing more is fetched.
   if (opened.fatal !== null && fetching.fatal === null) return [opened, effects];
   return [opened, [...loads, ...effects]];
 }
@@ -137,14 +142,14 @@ export function open(model: Model): Result {
   loads.delete(model.index);
   const base: Model = { ...model, loads, ...withEventDate(model, id, load) };
   if (load.kind === 'failed') {
-    const failure: CallFailure = { status: load.status, message: load.message, requestId: null, codes: load.codes };
-    if (isAuthFailure(failure)) return withFatal(base, failure);
+    const { failure } = load;
+    if (endsSession(failure)) return withFatal(base, failure);
     if (isRefusal(failure)) {
       const { group, detail, text } = refusedLoad(failure);
       return advance(note(withOutcome(base, group, id, detail), id, text));
     }
     // Kept, so that retry knows what to fetch again.
-    return [{ ...model, mode: { name: 'loadFailed', message: load.message } }, []];
+    return [{ ...model, mode: { name: 'loadFailed', message: failure.message } }, []];
   }
   const state = stringField(load.summary, 'state');
   const current: Current = {

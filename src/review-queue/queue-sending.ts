@@ -1,7 +1,7 @@
 import type { Fields } from '../render/records.js';
 import { logEntry, sendingEntry } from '../action-log/log-entries.js';
 import { changedSince, changeWords, stepsTo } from '../state-changes/change-rules.js';
-import { failedOutcome, isAuthFailure, isRefusal } from './queue-failures.js';
+import { failedOutcome, endsSession, isRefusal } from './queue-failures.js';
 import { advance, andThen, finish, leave, logEffect, notice, preceded, withCurrent, withFatal, type Result } from './queue-moves.js';
 import { withOutcome } from './queue-outcomes.js';
 import { stringField, type ActionName, type CallFailure, type Current, type Effect, type Group, type Model, type Sending } from './queue-model.js';
@@ -174,7 +174,7 @@ export function onPatchFailed(model: Model, id: string, failure: CallFailure): R
   const { current, sending, target } = step;
   const refused = isRefusal(failure);
   const failed = failedStepLog(id, step, failure, failure.message);
-  if (isAuthFailure(failure)) return preceded([failed], withFatal(model, failure));
+  if (endsSession(failure)) return preceded([failed], withFatal(model, failure));
   const partial = sending.step > 0 ? `${current.seenState ?? ''} was set, then ` : '';
   if (refused) {
     const next = withCurrent(model, { notice: notice('error', `not sent: ${partial}the service refused ${target ?? 'the comment'}`, failure.message, 'choose again') });
@@ -190,6 +190,6 @@ export function onRereadFailed(model: Model, id: string, failure: CallFailure): 
   const message = `not sent: could not read the event again first: ${failure.message}`;
   // The decision was attempted and not sent: the log says so, whatever comes next.
   const failed = failedStepLog(id, step, failure, message);
-  if (isAuthFailure(failure)) return preceded([failed], withFatal(model, failure));
+  if (endsSession(failure)) return preceded([failed], withFatal(model, failure));
   return preceded([failed], sendFailed({ ...model, mode: { name: 'sendFailed', sending: step.sending, message } }));
 }

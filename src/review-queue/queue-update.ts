@@ -1,3 +1,4 @@
+import { ExitCode } from '../errors/cli-error.js';
 import { onClaimed, onClaimFailed, onClaimLost, onReleased, onReleaseFailed } from './queue-claims.js';
 import { onKey, onPaste, tooSmall } from './queue-keys.js';
 import { advance, isCurrent, open, quit, withCurrent, type Result } from './queue-moves.js';
@@ -30,7 +31,7 @@ function remeasured(model: Model, mode: Mode): Mode {
  * it is not sent either. A change being sent is let finish, then claims are given back.
  */
 function onLogFailed(model: Model, message: string, notSent: { id: string; what: 'claim' | 'patch' } | undefined): Result {
-  let next: Model = { ...model, logProblem: model.logProblem ?? message, fatal: model.fatal ?? { message, status: 0 } };
+  let next: Model = { ...model, logProblem: model.logProblem ?? message, fatal: model.fatal ?? { message, exitCode: ExitCode.FAILURE } };
   if (notSent) {
     const abandoned = new Map(next.abandoned);
     abandoned.delete(notSent.id);
@@ -70,7 +71,7 @@ export function update(model: Model, msg: Msg): Result {
         msg.index,
         msg.type === 'loaded'
           ? { kind: 'loaded', summary: msg.summary, assessment: msg.assessment, assessmentProblem: msg.assessmentProblem }
-          : { kind: 'failed', status: msg.failure.status, message: msg.failure.message, codes: msg.failure.codes ?? [] },
+          : { kind: 'failed', failure: msg.failure },
       );
       const next = { ...model, loads };
       if (msg.index === model.index && model.mode.name === 'loading') return open(next);

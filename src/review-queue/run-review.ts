@@ -11,7 +11,6 @@ import { MAX_RECHECKED, renderSessionSummary, withClaimsRechecked } from './queu
 import { openSessionLog, type SessionLog } from '../action-log/action-log.js';
 import { logContextOf } from '../action-log/log-context.js';
 import { openKeyStream, openTerminal } from './terminal-screen.js';
-import { answerKind } from '../failures/failure-kind.js';
 import { orderQueue, SORT_KEYS, type SortInput, type SortKey } from './queue-order.js';
 import { parseDuration } from '../render/ages.js';
 import { count } from '../render/counts.js';
@@ -111,7 +110,7 @@ export async function runReview(session: Session, ids: readonly string[], option
     await log?.close();
     keepGoingWithoutScreen();
   }
-  if (model.fatal) throw new CliError(`the session stopped: ${model.fatal.message}`, model.fatal.status > 0 && answerKind(model.fatal.status, false) === 'auth' ? ExitCode.AUTH : ExitCode.FAILURE);
+  if (model.fatal) throw new CliError(`the session stopped: ${model.fatal.message}`, model.fatal.exitCode, model.fatal.hint);
   const { stillClaimed } = groupsOf(model);
   if (stillClaimed.length > 0) throw new CliError(`${stillClaimed.length} event(s) could not be given back and are still IN_REVIEW (listed above)`);
   if (model.quitting === 'interrupt') throw new CliError('interrupted: the session summary is above', ExitCode.INTERRUPTED);

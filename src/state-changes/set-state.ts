@@ -1,6 +1,7 @@
 import { commentTooLong, MAX_COMMENT_LENGTH } from '../contract/limits.js';
 import { KNOWN_STATES, TRANSITIONS, isKnownState, stateIn } from '../contract/states.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
+import { callFailure } from '../failures/failure-kind.js';
 import type { Session } from '../session.js';
 import type { ApiClient } from '../api/api-client.js';
 import type { Output } from '../render/output.js';
@@ -390,9 +391,10 @@ async function readAskAndSend(
   const read = await client.getEvent(eventId).then(
     (reply) => ({ seen: seenIn(reply.body), refused: undefined }),
     (error: unknown) => {
-      // A dry run of an event the service says is not there (4) or refuses to read (a malformed id,
-      // 5) still shows its request, then fails as the real run would.
-      const aboutTheEvent = error instanceof CliError && (error.exitCode === ExitCode.NOT_FOUND || error.exitCode === ExitCode.REJECTED);
+      // A dry run of an event the service says is not there, or refuses to read (a malformed id),
+      // still shows its request, then fails as the real run would.
+      const kind = callFailure(error)?.kind;
+      const aboutTheEvent = kind === 'not-found' || kind === 'invalid' || kind === 'refused';
       if (!options.dryRun || !aboutTheEvent) throw error;
       return { seen: { state: null, comments: null }, refused: error };
     },

@@ -4,7 +4,7 @@ import { LineChecks } from '../action-log/line-trust.js';
 import { abortOnShutdown } from '../process/cli-context.js';
 import { stateIn } from '../contract/states.js';
 import { CliError, ExitCode, UsageError, type ExitCodeValue } from '../errors/cli-error.js';
-import { errorCode } from '../files/file-errors.js';
+import { errorCode, fileFailure } from '../files/file-errors.js';
 import { classifyFailure } from '../failures/failure-kind.js';
 import { count, plural } from '../render/counts.js';
 import { shellCommand } from '../render/shell-command.js';
@@ -52,21 +52,20 @@ export interface ReportOptions {
   readDeadlineSeconds: number;
 }
 
+const GIVE_LOGS = 'give report the --log files that review and set-state wrote';
+
 function checkReadable(file: string): void {
   let stat;
   try {
     stat = statSync(file);
   } catch (error) {
-    throw new UsageError(
-      `cannot read the log ${terminalSafe(file)}: ${errorCode(error) === 'ENOENT' ? 'no such file' : errorCode(error)}`,
-      'give report the --log files that review and set-state wrote',
-    );
+    const { message, hint } = fileFailure(file, error, 'log', GIVE_LOGS);
+    throw new UsageError(message, hint);
   }
-  if (stat.isDirectory())
-    throw new UsageError(
-      `${terminalSafe(file)} is a directory`,
-      'give report the --log files that review and set-state wrote',
-    );
+  if (stat.isDirectory()) {
+    const { message, hint } = fileFailure(file, { code: 'EISDIR' }, 'log', GIVE_LOGS);
+    throw new UsageError(message, hint);
+  }
 }
 
 /** A base URL as two lines may spell it (a trailing slash or not); null is the embedded sandbox. */

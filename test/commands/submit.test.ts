@@ -61,7 +61,7 @@ describe('fraudctl submit', () => {
   });
 
   it.each([
-    [['submit', 'no-such-file.json'], undefined, /^error: no such file: no-such-file.json$/m],
+    [['submit', 'no-such-file.json'], undefined, /^error: cannot read the file of events no-such-file.json: no such file$/m],
     [['submit', '-'], '{"amount": 1,', /^error: stdin is not valid JSON/m],
     [['submit', '-'], '42', /^error: stdin must hold one JSON object \(an event\), not number/m],
     [['submit', '-'], '', /^error: stdin is empty/m],

@@ -217,6 +217,6 @@ describe('two analysts, one log', () => {
     expect(result.stdout).toBe(`${old}: NOT INTACT: unchained lines 1-2: written by a fraudctl that did not chain its log lines, so nothing proves they were not changed; lines 3-4 chained and intact\n`);
     const missing = await cli.run(['log', 'verify', join(cli.dir, 'nope.log')]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toBe(`error: cannot read ${join(cli.dir, 'nope.log')}: no such file\ngive log verify the --log files to check\n`);
+    expect(missing.stderr).toBe(`error: cannot read the log ${join(cli.dir, 'nope.log')}: no such file\ngive log verify the --log files to check\n`);
   });
 });

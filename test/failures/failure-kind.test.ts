@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, BadResponseError, NetworkError, NotTheServiceError, ProxyError, type FailedOperation } from '../../src/api/api-error.js';
 import { CliError, ExitCode, UsageError } from '../../src/errors/cli-error.js';
-import { classifyFailure, type FailureKind } from '../../src/failures/failure-kind.js';
+import { callFailure, classifyFailure, type FailureKind } from '../../src/failures/failure-kind.js';
 
 /*
  * The one table of what a failed call means: its kind, whether it stops a run, whether a write
@@ -72,6 +72,31 @@ describe('classifyFailure: one meaning per failure', () => {
   it.each(TABLE)('%s', (_name, error, kind, follows) => {
     const failure = classifyFailure(error);
     expect({ kind: failure.kind, stops: failure.stopsRun, applied: failure.mayHaveApplied, exit: failure.exitCode }).toEqual({ kind, ...follows });
+  });
+
+  it('is lasting (sent again unchanged, the same call meets it again) when said no, not the service, or a proxy refusing', () => {
+    const lasting = TABLE.filter(([, error]) => classifyFailure(error).lasting).map(([name]) => name);
+    expect(lasting).toEqual([
+      '401 to a read',
+      '403 to a write',
+      'a foreign 404 (HTML, a route code)',
+      'a foreign 404 to a POST: nothing passed it on',
+      '405 text/plain to a read',
+      '405 text/plain to a write',
+      'the proxy refuses the service (403 to CONNECT)',
+      "the service's own 404",
+      '400 to a read',
+      '422 to a write',
+      '409',
+      '413',
+      'an id that cannot be put in a URL',
+    ]);
+  });
+
+  it('callFailure: the failure of a call, and null for an error that is no call\'s', () => {
+    expect(callFailure(answer(404, GET))?.kind).toBe('not-found');
+    expect(callFailure(new CliError('cannot write results.jsonl'))).toBeNull();
+    expect(callFailure(new TypeError('a bug'))).toBeNull();
   });
 
   it('reports the "not the service" error for a foreign answer, naming what came back', () => {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { answered } from '../support/call-failures.js';
 import { initialModel } from '../../src/review-queue/queue-model.js';
 import { update } from '../../src/review-queue/queue-update.js';
 import { groupsOf } from '../../src/review-queue/queue-outcomes.js';
@@ -121,7 +122,7 @@ describe('a 408 (request timeout) is transient everywhere: FAILED and exit 6, ne
   it('review: an event whose load got a 408 is offered again (retry or skip), not counted as refused', () => {
     const model = initialModel([{ id: 'e1' }, { id: 'e2' }], { claim: true, includeClaimed: false, includeDecided: false }, { width: 80, height: 24 });
     const [started] = update(model, { type: 'start' });
-    const [after] = update(started, { type: 'loadFailed', index: 0, failure: { status: 408, message: 'request timeout', requestId: null } });
+    const [after] = update(started, { type: 'loadFailed', index: 0, failure: answered(408, 'request timeout', null) });
     expect(after.mode).toEqual({ name: 'loadFailed', message: 'request timeout' });
     expect(groupsOf(after).refused).toEqual([]);
   });

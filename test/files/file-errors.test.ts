@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fileErrorCause, fileErrorHint } from '../../src/files/file-errors.js';
+import { fileErrorCause, fileErrorHint, fileFailure } from '../../src/files/file-errors.js';
+import { listFilesCommand } from '../../src/render/shell-command.js';
 
 /*
  * The words for why a file could not be written. EBUSY is what Windows says when another program
@@ -17,5 +18,24 @@ describe('file errors in words', () => {
 
   it('a code without words stays the bare code', () => {
     expect(fileErrorCause({ code: 'EXDEV' })).toBe('EXDEV');
+  });
+});
+
+describe('fileFailure: one wording for every reader of a file', () => {
+  it.each([
+    ['a missing file', 'ENOENT', 'cannot read the log /data/a.log: no such file', 'give the --log files'],
+    ['a directory', 'EISDIR', 'cannot read the log /data/a.log: it is a directory', 'give the --log files'],
+    ['a file it may not read', 'EACCES', 'cannot read the log /data/a.log: permission denied (EACCES)', `check who owns it and its mode: ${listFilesCommand(['/data/a.log'])}`],
+    ['an input/output error', 'EIO', 'cannot read the log /data/a.log: an input/output error from the disk (EIO)', `check the directory: ${listFilesCommand(['/data'])}`],
+  ])('%s', (_what, code, message, hint) => {
+    const said = fileFailure('/data/a.log', { code }, 'log', 'give the --log files');
+    expect(said.message).toBe(message);
+    expect(said.hint).toBe(hint);
+  });
+
+  it('without what to give, a missing file points at its directory; a path from outside is made safe', () => {
+    const said = fileFailure('/data/\x1b[2Jids.txt', { code: 'ENOENT' }, 'file of events');
+    expect(said.message).toBe('cannot read the file of events /data/\\x1b[2Jids.txt: no such file');
+    expect(said.hint).toBe(`check the path: ${listFilesCommand(['/data'])}`);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { answered } from '../support/call-failures.js';
 import { initialModel, type Current, type Model } from '../../src/review-queue/queue-model.js';
 import { advance, andThen, finish, leave, open, preceded, quit, withFatal } from '../../src/review-queue/queue-moves.js';
 import { groupsOf } from '../../src/review-queue/queue-outcomes.js';
@@ -75,9 +76,9 @@ describe('the queue’s moves return [model, effects]', () => {
     expect(effects.map((e) => e.type)).toEqual(['log', 'release']);
     expect(quitted.mode.name).toBe('done');
     expect(groupsOf(quitted)).toMatchObject({ givenBack: ['e1'], notReached: ['e2'] });
-    const [fatal, fatalEffects] = withFatal(model, { status: 401, message: 'no key', requestId: null });
+    const [fatal, fatalEffects] = withFatal(model, answered(401, 'no key', null));
     expect(fatalEffects.map((e) => e.type)).toEqual(['log', 'release']);
-    expect(fatal.fatal).toEqual({ message: 'no key', status: 401 });
+    expect(fatal.fatal).toEqual({ message: 'no key', exitCode: 3 });
     expect(finish(model)[1]).toEqual([]);
   });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { answered, noAnswer, notTheService, proxyFailed } from '../support/call-failures.js';
 import { initialModel, type Effect, type Key, type Model, type Msg, type QueueOptions } from '../../src/review-queue/queue-model.js';
 import { stepsFor, update } from '../../src/review-queue/queue-update.js';
 import { detailsOf, groupsOf } from '../../src/review-queue/queue-outcomes.js';
@@ -131,7 +132,7 @@ describe('opening events', () => {
   it('counts a 404 as not found and goes on', () => {
     const d = new Driver(['gone', 'e2']);
     d.send({ type: 'start' });
-    d.send({ type: 'loadFailed', index: 0, failure: { status: 404, message: 'no event "gone"', requestId: 'x' } });
+    d.send({ type: 'loadFailed', index: 0, failure: answered(404, 'no event "gone"', 'x') });
     expect(groupsOf(d.model).notFound).toEqual(['gone']);
     expect(d.model.mode.name).toBe('loading');
     expect(ofType(d.effects, 'load').map((e) => e.id)).toEqual(['gone', 'e2']);
@@ -140,10 +141,10 @@ describe('opening events', () => {
   it('offers retry or skip when an event cannot be loaded (5xx, network)', () => {
     const d = new Driver(['e1', 'e2']);
     d.send({ type: 'start' });
-    d.send({ type: 'loadFailed', index: 0, failure: { status: 503, message: 'unavailable', requestId: null } });
+    d.send({ type: 'loadFailed', index: 0, failure: answered(503, 'unavailable', null) });
     expect(d.model.mode).toEqual({ name: 'loadFailed', message: 'unavailable' });
     expect(d.key('r')).toEqual([{ type: 'load', index: 0, id: 'e1' }]);
-    d.send({ type: 'loadFailed', index: 0, failure: { status: null, message: 'connection reset', requestId: null } });
+    d.send({ type: 'loadFailed', index: 0, failure: noAnswer('connection reset') });
     d.key('s');
     expect(groupsOf(d.model).skipped).toEqual(['e1']);
   });
@@ -387,7 +388,7 @@ describe('deciding', () => {
     d.key('e');
     d.enter();
     d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') });
-    d.send({ type: 'patchFailed', id: 'e1', failure: { status: 422, message: 'the service rejected the request (422 VALIDATION_ERROR: INVALID_STATE_TRANSITION, request q)', requestId: 'q' } });
+    d.send({ type: 'patchFailed', id: 'e1', failure: answered(422, 'the service rejected the request (422 VALIDATION_ERROR: INVALID_STATE_TRANSITION, request q)', 'q') });
     expect(d.model.mode.name).toBe('keys');
     expect(d.model.current?.notice?.lines[1]).toContain('INVALID_STATE_TRANSITION');
     expect(d.logs().at(-1)).toBe('e1 escalate IN_REVIEW→ESCALATED refused');
@@ -399,7 +400,7 @@ describe('deciding', () => {
     d.type('ok');
     d.enter();
     d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') });
-    d.send({ type: 'patchFailed', id: 'e1', failure: { status: null, message: 'the connection dropped', requestId: null } });
+    d.send({ type: 'patchFailed', id: 'e1', failure: noAnswer('the connection dropped') });
     expect(d.model.mode.name).toBe('sendFailed');
     expect(d.key('r')).toEqual([{ type: 'reread', id: 'e1' }]);
     d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'APPROVED', 'ok') });
@@ -412,7 +413,7 @@ describe('deciding', () => {
     d.key('a');
     d.enter();
     d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') });
-    d.send({ type: 'patchFailed', id: 'e1', failure: { status: 503, message: 'unavailable', requestId: 'z' } });
+    d.send({ type: 'patchFailed', id: 'e1', failure: answered(503, 'unavailable', 'z') });
     expect(d.key('s')).toContainEqual({ type: 'release', id: 'e1', action: 'skip' });
     expect(groupsOf(d.model).notSent).toEqual(['e1']);
   });
@@ -557,16 +558,16 @@ describe('leaving and quitting', () => {
     d.send({ type: 'start' });
     d.open(0);
     d.key('q');
-    d.send({ type: 'releaseFailed', id: 'e1', action: 'release', failure: { status: null, message: 'refused', requestId: null } });
+    d.send({ type: 'releaseFailed', id: 'e1', action: 'release', failure: noAnswer('refused') });
     expect(groupsOf(d.model).stillClaimed).toEqual(['e1']);
   });
 
   it('a refused key (401) ends the session', () => {
     const d = new Driver(['e1', 'e2']);
     d.send({ type: 'start' });
-    d.send({ type: 'loadFailed', index: 0, failure: { status: 401, message: 'the service did not accept the API key', requestId: null } });
+    d.send({ type: 'loadFailed', index: 0, failure: answered(401, 'the service did not accept the API key', null) });
     expect(d.model.mode.name).toBe('done');
-    expect(d.model.fatal).toEqual({ message: 'the service did not accept the API key', status: 401 });
+    expect(d.model.fatal).toEqual({ message: 'the service did not accept the API key', exitCode: 3 });
   });
 });
 
@@ -599,11 +600,11 @@ describe('view and help', () => {
 });
 
 describe('the log: every action the queue attempts has its line, whatever ends it', () => {
-  const REFUSED_KEY = { status: 401, message: 'the service did not accept the API key', requestId: 'k1' };
-  const BLOCKED = { status: 403, message: 'the service refused the key (403 FORBIDDEN: MERCHANT_BLOCKED)', requestId: 'k2' };
-  const DOWN = { status: 503, message: 'the service is unavailable', requestId: 'u1' };
-  const NETWORK = { status: null, message: 'the connection dropped', requestId: null };
-  const TRANSITION = { status: 422, message: 'the service rejected the request (422 VALIDATION_ERROR: INVALID_STATE_TRANSITION)', requestId: 'v1' };
+  const REFUSED_KEY = answered(401, 'the service did not accept the API key', 'k1');
+  const BLOCKED = answered(403, 'the service refused the key (403 FORBIDDEN: MERCHANT_BLOCKED)', 'k2');
+  const DOWN = answered(503, 'the service is unavailable', 'u1');
+  const NETWORK = noAnswer('the connection dropped');
+  const TRANSITION = answered(422, 'the service rejected the request (422 VALIDATION_ERROR: INVALID_STATE_TRANSITION)', 'v1');
 
   /** A decision on e1 sent as far as the re-read before the PATCH. */
   function deciding(): Driver {
@@ -697,7 +698,7 @@ describe('the log: every action the queue attempts has its line, whatever ends i
     d.send({ type: 'released', id: 'e1', action: 'skip', requestId: 'r' });
     d.loaded(1, 'PENDING_REVIEW');
     d.send({ type: 'claimFailed', id: 'e2', failure: BLOCKED });
-    expect(d.model.fatal).toEqual({ message: BLOCKED.message, status: 403 });
+    expect(d.model.fatal).toEqual({ message: BLOCKED.message, exitCode: 3 });
     expect(d.logs()).toEqual(['e1 claim PENDING_REVIEW→IN_REVIEW ok', 'e1 skip IN_REVIEW→PENDING_REVIEW ok', 'e2 claim PENDING_REVIEW→IN_REVIEW refused']);
     // Its claim never happened: nothing to give back.
     expect(ofType(d.effects, 'release').map((e) => e.id)).toEqual(['e1']);
@@ -705,13 +706,70 @@ describe('the log: every action the queue attempts has its line, whatever ends i
   });
 });
 
+describe('a failure that stops a run ends the session, as it stops a batch', () => {
+  const FOREIGN = notTheService(405, 'GET /event/e1 answered 405 with text/plain: that is not the fraud-screening service\'s answer');
+  const PROXY = proxyFailed('the proxy 127.0.0.1:3128 (HTTPS_PROXY) asks for credentials');
+
+  it.each([
+    ['an answer that is not the service\'s (405 text/plain)', FOREIGN, 1],
+    ['the proxy', PROXY, 1],
+    ['a refused key (401)', answered(401, 'the service did not accept the API key'), 3],
+  ])('a load that meets %s: the session ends with its exit code, no event counted as refused', (_what, failure, exitCode) => {
+    const d = new Driver(['e1', 'e2', 'e3']);
+    d.send({ type: 'start' });
+    d.send({ type: 'loadFailed', index: 0, failure });
+    expect(d.model.mode.name).toBe('done');
+    expect(d.model.fatal).toMatchObject({ message: failure.message, exitCode });
+    expect(groupsOf(d.model)).toMatchObject({ refused: [], notReached: ['e1', 'e2', 'e3'] });
+    // Nothing more is fetched from it.
+    expect(ofType(d.effects, 'load').map((e) => e.id)).toEqual(['e1', 'e2']);
+  });
+
+  it('the hint of an answer that is not the service\'s goes with it (check the URL)', () => {
+    const d = new Driver(['e1']);
+    d.send({ type: 'start' });
+    d.send({ type: 'loadFailed', index: 0, failure: FOREIGN });
+    expect(d.model.fatal).toEqual({ message: FOREIGN.message, hint: 'check --base-url', exitCode: 1 });
+  });
+
+  it.each([
+    ['the re-read before a decision', (d: Driver) => d.send({ type: 'rereadFailed', id: 'e1', failure: FOREIGN })],
+    ['the PATCH of a decision', (d: Driver) => {
+      d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') });
+      d.send({ type: 'patchFailed', id: 'e1', failure: FOREIGN });
+    }],
+  ])('%s meeting an answer that is not the service\'s: the claim is given back and the session ends', (_what, fail) => {
+    const d = new Driver(['e1', 'e2']);
+    d.send({ type: 'start' });
+    d.open(0);
+    d.key('a');
+    d.enter();
+    fail(d);
+    expect(d.model.mode.name).toBe('done');
+    expect(d.model.fatal).toMatchObject({ exitCode: 1 });
+    expect(ofType(d.effects, 'release').map((e) => e.id)).toEqual(['e1']);
+    // Sent again it may go through once the URL is right: failed, not refused.
+    expect(d.logs().filter((l) => l.includes('approve'))).toEqual(['e1 approve IN_REVIEW→APPROVED failed']);
+  });
+
+  it('a claim meeting an answer that is not the service\'s: logged as failed, the session ends', () => {
+    const d = new Driver(['e1', 'e2']);
+    d.send({ type: 'start' });
+    d.loaded(0, 'PENDING_REVIEW');
+    d.send({ type: 'claimFailed', id: 'e1', failure: FOREIGN });
+    expect(d.logs()).toEqual(['e1 claim PENDING_REVIEW→IN_REVIEW failed']);
+    expect(d.model.mode.name).toBe('done');
+    expect(ofType(d.effects, 'release')).toEqual([]);
+  });
+});
+
 describe('the summary’s groups: each passed-over id with why, each id once', () => {
   it('tells a malformed id (the service’s 422 eventId:INVALID_FORMAT) from one not found, and keeps other refusals apart', () => {
     const d = new Driver(['ord/1', 'gone', 'odd', 'e4']);
     d.send({ type: 'start' });
-    d.send({ type: 'loadFailed', index: 0, failure: { status: 422, message: 'rejected', requestId: 'x', codes: ['eventId:INVALID_FORMAT'] } });
-    d.send({ type: 'loadFailed', index: 1, failure: { status: 404, message: 'no event', requestId: 'y', codes: ['EVENT_NOT_FOUND'] } });
-    d.send({ type: 'loadFailed', index: 2, failure: { status: 410, message: 'gone for good', requestId: 'z', codes: ['EVENT_ARCHIVED'] } });
+    d.send({ type: 'loadFailed', index: 0, failure: answered(422, 'rejected', 'x', ['eventId:INVALID_FORMAT']) });
+    d.send({ type: 'loadFailed', index: 1, failure: answered(404, 'no event', 'y', ['EVENT_NOT_FOUND']) });
+    d.send({ type: 'loadFailed', index: 2, failure: answered(410, 'gone for good', 'z', ['EVENT_ARCHIVED']) });
     expect(groupsOf(d.model)).toMatchObject({ invalidId: ['ord/1'], notFound: ['gone'], refused: ['odd'] });
     expect(detailsOf(d.model).get('ord/1')).toBe('422 eventId:INVALID_FORMAT');
     expect(detailsOf(d.model).get('odd')).toBe('410 EVENT_ARCHIVED');
@@ -749,7 +807,7 @@ describe('the summary’s groups: each passed-over id with why, each id once', (
     d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'APPROVED', 'note'), requestId: 'r2' });
     d.open(1);
     d.key('q');
-    d.send({ type: 'releaseFailed', id: 'e2', action: 'release', failure: { status: null, message: 'reset', requestId: null } });
+    d.send({ type: 'releaseFailed', id: 'e2', action: 'release', failure: noAnswer('reset') });
     const listed = Object.entries(groupsOf(d.model)).filter(([, ids]) => ids.length > 0);
     expect(listed).toEqual([
       ['approved', ['e1']],
@@ -885,7 +943,7 @@ describe('a log that cannot be written: no action it cannot show, the session en
     d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') });
     const effects = d.send({ type: 'logFailed', message: FULL, notSent: { id: 'e1', what: 'patch' } });
     expect(d.model.mode.name).toBe('done');
-    expect(d.model.fatal).toEqual({ message: FULL, status: 0 });
+    expect(d.model.fatal).toEqual({ message: FULL, exitCode: 1 });
     expect(d.model.logProblem).toBe(FULL);
     expect(ofType(effects, 'release')).toEqual([{ type: 'release', id: 'e1', action: 'release' }]);
     expect(ofType(effects, 'patch')).toEqual([]);
@@ -927,26 +985,26 @@ describe('every claim is given back, even when the key is refused on the way to 
     const d = new Driver(['e1', 'e2']);
     d.send({ type: 'start' });
     d.open(0);
-    d.send({ type: 'loadFailed', index: 1, failure: { status: 401, message: 'the service did not accept the API key', requestId: null } });
+    d.send({ type: 'loadFailed', index: 1, failure: answered(401, 'the service did not accept the API key', null) });
     const effects = d.key('s');
     expect(ofType(effects, 'release')).toEqual([{ type: 'release', id: 'e1', action: 'skip' }]);
     expect(d.logs(true)).toContain('e1 skip IN_REVIEW→PENDING_REVIEW sending');
     expect(d.model.mode.name).toBe('done');
-    expect(d.model.fatal).toMatchObject({ status: 401 });
+    expect(d.model.fatal).toMatchObject({ exitCode: 3 });
   });
 
   it('a decision sent, and the next event’s fetch refused for the key: nothing is fetched with that key any more', () => {
     const d = new Driver(['e1', 'e2', 'e3']);
     d.send({ type: 'start' });
     d.open(0);
-    d.send({ type: 'loadFailed', index: 1, failure: { status: 403, message: 'forbidden', requestId: null } });
+    d.send({ type: 'loadFailed', index: 1, failure: answered(403, 'forbidden', null) });
     d.key('a');
     d.enter();
     d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') });
     const effects = d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'APPROVED'), requestId: 'r' });
     expect(ofType(effects, 'load')).toEqual([]);
     expect(d.logs()).toContain('e1 approve IN_REVIEW→APPROVED ok');
-    expect(d.model.fatal).toMatchObject({ status: 403 });
+    expect(d.model.fatal).toMatchObject({ exitCode: 3 });
   });
 });
 

@@ -10,6 +10,8 @@ import { ChunkReader } from './chunk-reader.js';
 import { detectLayout, type Layout } from './detect-layout.js';
 import { lineRecords } from './json-lines.js';
 import type { BatchInput, SingleInput } from './records.js';
+import { fileFailure } from '../../files/file-errors.js';
+import { terminalSafe } from '../../render/terminal-text.js';
 import { valueRecords } from './value-records.js';
 
 /*
@@ -162,7 +164,10 @@ async function openRaw(source: string, context: Pick<CliContext, 'stdin'>): Prom
   }
   try {
     const stat = await handle.stat();
-    if (stat.isDirectory()) throw new UsageError(`${source} is a directory, not a file of events`, 'give a file (JSON Lines, a JSON array or JSON values, optionally gzip), or - for stdin');
+    if (stat.isDirectory()) {
+      const { message } = fileFailure(source, { code: 'EISDIR' }, 'file of events');
+      throw new UsageError(message, 'give a file (JSON Lines, a JSON array or JSON values, optionally gzip), or - for stdin');
+    }
     const isFile = stat.isFile();
     // autoClose off: the input's close() closes the handle, whether or not the stream got to its end.
     return { stream: handle.createReadStream({ highWaterMark: FILE_CHUNK_BYTES, autoClose: false }), handle, name: source, isFile, totalBytes: isFile ? stat.size : null };
@@ -173,11 +178,11 @@ async function openRaw(source: string, context: Pick<CliContext, 'stdin'>): Prom
 }
 
 function openFailure(path: string, e: unknown): UsageError {
-  const code = (e as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return new UsageError(`no such file: ${path}`);
-  if (code === 'EISDIR') return new UsageError(`${path} is a directory, not a file of events`);
-  if (code === 'EACCES' || code === 'EPERM') return new UsageError(`cannot read ${path}: permission denied (${code})`, "check the file's permissions");
-  return new UsageError(`cannot read ${path}: ${describe(e)}`);
+  if ((e as NodeJS.ErrnoException).code !== undefined) {
+    const { message, hint } = fileFailure(path, e, 'file of events');
+    return new UsageError(message, hint);
+  }
+  return new UsageError(`cannot read the file of events ${terminalSafe(path)}: ${describe(e)}`);
 }
 
 /** An error's code and, when it says more, its message. */

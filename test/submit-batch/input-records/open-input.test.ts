@@ -142,14 +142,22 @@ describe('openInput: one event or a batch', () => {
   });
 
   it.each([
-    ['no such file', () => join(dir, 'missing.jsonl'), /^no such file: .*missing\.jsonl$/],
-    ['a directory', () => dir, /is a directory/],
+    ['no such file', () => join(dir, 'missing.jsonl'), /^cannot read the file of events .*missing\.jsonl: no such file$/],
+    ['a directory', () => dir, /^cannot read the file of events .*: it is a directory$/],
     // Windows says a path through a file does not exist (ENOENT), where POSIX says ENOTDIR.
-    ['a path through a file', () => join(file('plain.json', '{}'), 'x.jsonl'), onWindows ? /^no such file: .*x\.jsonl$/ : /^cannot read .*: ENOTDIR/],
+    [
+      'a path through a file',
+      () => join(file('plain.json', '{}'), 'x.jsonl'),
+      onWindows
+        ? /^cannot read the file of events .*x\.jsonl: no such file$/
+        : /^cannot read the file of events .*x\.jsonl: a part of the path is a file, not a directory \(ENOTDIR\)$/,
+    ],
   ])('%s: a usage error', async (_what, path, message) => {
     const error = await errorOf(openInput(path(), noStdin, { batch: false }));
     expect(error).toBeInstanceOf(UsageError);
     expect(error.message).toMatch(message);
+    // What to do: a file to give, or the path to look at (a command that runs as written).
+    expect((error as UsageError).hint).toMatch(/^(give a file \(JSON Lines|check (the path|the directory): \S)/);
   });
 
   const asRoot = process.getuid?.() === 0;
@@ -159,7 +167,8 @@ describe('openInput: one event or a batch', () => {
     chmodSync(path, 0o200);
     const error = await errorOf(openInput(path, noStdin, { batch: false }));
     expect(error).toBeInstanceOf(UsageError);
-    expect(error.message).toMatch(/^cannot read .*secret\.jsonl: permission denied \(EACCES\)$/);
+    expect(error.message).toMatch(/^cannot read the file of events .*secret\.jsonl: permission denied \(EACCES\)$/);
+    expect((error as UsageError).hint).toMatch(/^check who owns it and its mode: ls -l .*secret\.jsonl/);
   });
 
   it('stdin that is a terminal: a usage error saying how to pipe events in', async () => {
