@@ -8,6 +8,7 @@ import { checkSeal, GENESIS, lineHash } from '../../src/action-log/log-chain.js'
 import { verifyLog } from '../../src/action-log/verify-log.js';
 import type { LogEntry } from '../../src/review-queue/queue-model.js';
 import { tempDir } from '../support/sandbox.js';
+import { shellCommand } from '../../src/render/shell-command.js';
 import { notOnWindows, notUnderWine, ON_WINDOWS, UNDER_WINE } from '../support/prerequisites.js';
 
 const tmp = tempDir('fraudctl-log-');
@@ -188,14 +189,14 @@ describe('the session log', () => {
     writeFileSync(path, edited);
     await expect(log.append(entry('e3'))).rejects.toMatchObject({
       exitCode: 1,
-      message: `cannot write ${path}: it is not intact: line 2 was edited after it was written (its own hash does not match its text); nothing is chained to it (see what changed: fraudctl log verify ${path}; to go on, give --log a new file)`,
+      message: `cannot write ${path}: it is not intact: line 2 was edited after it was written (its own hash does not match its text); nothing is chained to it (see what changed: ${shellCommand(['fraudctl', 'log', 'verify', path])}; to go on, give --log a new file)`,
     });
     await log.close();
     expect(readFileSync(path, 'utf8')).toBe(edited);
     await expect(openSessionLog(path, who('bob'))).rejects.toMatchObject({
       exitCode: 1,
       message: `${path} is not intact: line 2 was edited after it was written (its own hash does not match its text): no line is written to it, and nothing was sent`,
-      hint: `see what changed: fraudctl log verify ${path}; to go on, give --log a new file`,
+      hint: `see what changed: ${shellCommand(['fraudctl', 'log', 'verify', path])}; to go on, give --log a new file`,
     });
     expect(readFileSync(path, 'utf8')).toBe(edited);
     expect(existsSync(`${path}.lock`)).toBe(false);

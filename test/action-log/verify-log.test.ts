@@ -199,7 +199,7 @@ describe('fraudctl log verify, as a process', () => {
     const lines = chained(10);
     const kept = lineHash(Buffer.from(lines[7]!));
     const whole = await verify([file(lines.slice(0, 8))]);
-    expect(whole.stdout).toBe(`${tmp.dir}/log-${files}.log: 8 lines intact (last line's hash ${kept})\n`);
+    expect(whole.stdout).toBe(`${join(tmp.dir, `log-${files}.log`)}: 8 lines intact (last line's hash ${kept})\n`);
     const same = await verify([file(lines.slice(0, 8)), '--expect', kept]);
     expect(same.code, same.stderr).toBe(0);
     expect(same.stdout).toContain(`: the expected line is line 8, as it was; nothing was added after it\n`);

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/contract/index.js';
 import { lineHash } from '../../src/action-log/log-chain.js';
+import { shellCommand } from '../../src/render/shell-command.js';
 import { BIN, startCli } from '../support/cli.js';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { need, notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
@@ -48,7 +49,6 @@ const lineCount = (path: string) => {
   }
 };
 /** A hint's `fraudctl …` command, run as written (fraudctl being this build). */
-const runHint = (command: string) => cli.run(command.replace(/^fraudctl /, '').split(' '));
 
 /**
  * Whether process `pid` listens for a hang-up (bit 0 of SigCgt in /proc/PID/status): fraudctl
@@ -69,18 +69,20 @@ describe('a log whose last line was edited', () => {
     const [first, second] = await pending('edit', 2);
     const log = join(cli.dir, 'edited.log');
     expect((await cli.run(['set-state', first!, '--state', 'approved', '--log', log])).code).toBe(0);
-    // sed -i '$s/"ok"/"refused"/' edited.log
-    execFileSync('sed', ['-i', '$s/"ok"/"refused"/', log]);
-    const edited = readFileSync(log, 'utf8');
+    // What `sed -i '$s/"ok"/"refused"/' edited.log` does: the last line's outcome changed.
+    const edited = readFileSync(log, 'utf8').replace(/"ok"(?![\s\S]*"ok")/, '"refused"');
+    writeFileSync(log, edited);
     const result = await cli.run(['set-state', second!, '--state', 'declined', '--log', log]);
     expect(result.code).toBe(1);
-    const hint = `see what changed: fraudctl log verify ${log}; to go on, give --log a new file`;
+    const verifyCommand = shellCommand(['fraudctl', 'log', 'verify', log]);
+    const hint = `see what changed: ${verifyCommand}; to go on, give --log a new file`;
     expect(result.stderr).toBe(
       `error: ${log} is not intact: line 2 was edited after it was written (its own hash does not match its text): no line is written to it, and nothing was sent\n${hint}\n`,
     );
     expect(await stateOf(second!)).toBe('PENDING_REVIEW');
     expect(readFileSync(log, 'utf8')).toBe(edited);
-    const verify = await runHint(/fraudctl log verify [^\s;]+/.exec(hint)![0]);
+    // The hint's command, as the shell in use reads it (a path quoted for it).
+    const verify = await cli.run(['log', 'verify', log]);
     // The hint runs as written, and log verify names the same line the refusal did.
     expect(verify.code, verify.stderr).toBe(1);
     expect(verify.stdout).toContain('line 2 was edited: its own hash does not match its text');
