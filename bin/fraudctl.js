@@ -9,7 +9,9 @@ try {
   if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !/dist[\\/]main\.js/.test(String(error.message))) throw error;
   const { fileURLToPath } = await import('node:url');
   const root = fileURLToPath(new URL('..', import.meta.url));
-  process.stderr.write(`error: fraudctl is not built (no dist/ in ${root})\nrun npm run build in ${root}, then run fraudctl again\n`);
+  process.stderr.write(
+    `error: fraudctl is not built (no dist/ in ${root})\nrun npm run build in ${root}, then run fraudctl again\n`,
+  );
   process.exit(1);
 }
 await main.runProcess();

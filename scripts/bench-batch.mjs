@@ -43,7 +43,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { fmtInt, fmtMb, installCleanup, isolatedEnv as sandboxedEnv, readCpuSeconds, readPeakRssKb, startListening, stopChild, track } from './bench/processes.mjs';
+import {
+  fmtInt,
+  fmtMb,
+  installCleanup,
+  isolatedEnv as sandboxedEnv,
+  readCpuSeconds,
+  readPeakRssKb,
+  startListening,
+  stopChild,
+  track,
+} from './bench/processes.mjs';
 import { positiveIntFromEnv } from './bench/settings.mjs';
 import { createEventGenerator } from './bench/event-payloads.mjs';
 import { markdownMode, table, verdict, writeSection } from './bench/markdown.mjs';
@@ -130,7 +140,17 @@ async function runFraudctl(args, { env, feed, timeoutMs }) {
   try {
     const { code, signal } = await closed;
     await fed;
-    return { code, signal, stdout, stderr, seconds: (performance.now() - started) / 1000, peakKb, cpuSeconds, timedOut, feedError };
+    return {
+      code,
+      signal,
+      stdout,
+      stderr,
+      seconds: (performance.now() - started) / 1000,
+      peakKb,
+      cpuSeconds,
+      timedOut,
+      feedError,
+    };
   } finally {
     clearInterval(poller);
     clearTimeout(killer);
@@ -144,7 +164,7 @@ async function writeEvents(stream, nextEvent, count, { end = true } = {}) {
   stream.on('error', onError);
   const CHUNK_LINES = 256;
   try {
-    for (let written = 0; written < count && !broken; ) {
+    for (let written = 0; written < count && !broken;) {
       let chunk = '';
       for (let i = 0; i < CHUNK_LINES && written < count; i++, written++) chunk += `${nextEvent().body}\n`;
       if (!stream.write(chunk) && !broken) {
@@ -199,8 +219,19 @@ function parseSummary(stdout) {
 // The stub service for the memory run, run by this file in a child process.
 
 function runStubServer() {
-  const decision = JSON.stringify({ id: 'stub', actionType: 'APPROVE', totalRiskScore: 5, state: 'APPROVED', ruleMatches: [], listMatches: [] });
-  const decisionHeaders = { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(decision)), 'x-request-id': 'stub' };
+  const decision = JSON.stringify({
+    id: 'stub',
+    actionType: 'APPROVE',
+    totalRiskScore: 5,
+    state: 'APPROVED',
+    ruleMatches: [],
+    listMatches: [],
+  });
+  const decisionHeaders = {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(decision)),
+    'x-request-id': 'stub',
+  };
   let posts = 0;
   const server = createServer({ keepAlive: true }, (req, res) => {
     req.resume(); // the body is not looked at
@@ -313,16 +344,35 @@ async function autocannonRun(label, url, bodies, connections, { throttled = fals
   );
   const problems = [];
   const unexpected = run.non2xx - (throttled ? (statuses.get(503) ?? 0) : 0);
-  if (unexpected > 0) problems.push(`${unexpected} non-2xx answers (first: HTTP ${firstFailure?.status} ${String(firstFailure?.body).slice(0, 300)})`);
+  if (unexpected > 0)
+    problems.push(
+      `${unexpected} non-2xx answers (first: HTTP ${firstFailure?.status} ${String(firstFailure?.body).slice(0, 300)})`,
+    );
   if (run.errors > 0) problems.push(`${run.errors} connection errors/timeouts`);
   if (extra > 0) problems.push(`autocannon asked for ${extra} payloads more than the list holds (replays)`);
   if (statuses.get(200)) problems.push(`${statuses.get(200)} answers were 200 (replays of known ids), not 201`);
   return { run, problem: problems.join('; ') || undefined };
 }
 
-async function fraudctlSandboxRun(sandbox, settings, inputFile, { label = `fraudctl submit --concurrency ${settings.connections}`, outName = 'results.jsonl', chaos = false } = {}) {
+async function fraudctlSandboxRun(
+  sandbox,
+  settings,
+  inputFile,
+  { label = `fraudctl submit --concurrency ${settings.connections}`, outName = 'results.jsonl', chaos = false } = {},
+) {
   const out = path.join(tempDir, outName);
-  const args = ['submit', inputFile, '--concurrency', String(settings.connections), '--quiet', '--json', '--out', out, '--base-url', sandbox.url];
+  const args = [
+    'submit',
+    inputFile,
+    '--concurrency',
+    String(settings.connections),
+    '--quiet',
+    '--json',
+    '--out',
+    out,
+    '--base-url',
+    sandbox.url,
+  ];
   console.log(`  fraudctl ${args.join(' ')}`);
   const result = await runFraudctl(args, {
     env: isolatedEnv({ FRAUDCTL_API_KEY: SANDBOX_KEY }),
@@ -360,8 +410,18 @@ async function fraudctlSandboxRun(sandbox, settings, inputFile, { label = `fraud
     // Lines that got 503 four times in a row end FAILED (exit 1): the chaos doing its work, counted.
     const unavailable = summary?.errorTypes?.SERVICE_UNAVAILABLE ?? 0;
     run.unavailable = unavailable;
-    const onlyUnavailable = summary && summary.decided + unavailable === settings.events && summary.failed === unavailable && summary.failed + summary.decided === summary.lines;
-    if (onlyUnavailable && (result.code === 0 || (result.code === 1 && unavailable > 0)) && resultLines === settings.events && !result.timedOut) return { run };
+    const onlyUnavailable =
+      summary &&
+      summary.decided + unavailable === settings.events &&
+      summary.failed === unavailable &&
+      summary.failed + summary.decided === summary.lines;
+    if (
+      onlyUnavailable &&
+      (result.code === 0 || (result.code === 1 && unavailable > 0)) &&
+      resultLines === settings.events &&
+      !result.timedOut
+    )
+      return { run };
   }
   return { run, problem: processProblems(result, { summary, resultLines, expected: settings.events }) };
 }
@@ -372,28 +432,51 @@ async function fraudctlSandboxRun(sandbox, settings, inputFile, { label = `fraud
  */
 async function chaosRuns(settings, runId, warmup) {
   const runs = {};
-  for (const [name, chaos] of [['fault-free', null], ['chaos', CHAOS_SPEC]]) {
+  for (const [name, chaos] of [
+    ['fault-free', null],
+    ['chaos', CHAOS_SPEC],
+  ]) {
     const label = chaos ? `fraudctl submit, sandbox --chaos ${chaos}` : 'fraudctl submit, fault-free sandbox';
     const inputFile = path.join(tempDir, `events-${name}.jsonl`);
     const dbPath = path.join(tempDir, `bench-${name}.db`);
-    const sandbox = await step(`start fraudctl sandbox serve${chaos ? ` --chaos ${chaos}` : ''} (fresh database)`, async () => {
-      const next = createEventGenerator({ idPrefix: `bench-${name}-${runId}`, emailPoolSize: EMAIL_POOL_SIZE, ipPoolSize: IP_POOL_SIZE, repeatShare: REPEAT_SHARE });
-      await writeEvents(createWriteStream(inputFile), next, settings.events);
-      const server = await startServer('sandbox', [BIN, 'sandbox', 'serve', '--port', '0', '--db', dbPath, ...(chaos ? ['--chaos', chaos] : [])], isolatedEnv());
-      console.log(`  ${server.url} (db ${dbPath})`);
-      return server;
-    });
+    const sandbox = await step(
+      `start fraudctl sandbox serve${chaos ? ` --chaos ${chaos}` : ''} (fresh database)`,
+      async () => {
+        const next = createEventGenerator({
+          idPrefix: `bench-${name}-${runId}`,
+          emailPoolSize: EMAIL_POOL_SIZE,
+          ipPoolSize: IP_POOL_SIZE,
+          repeatShare: REPEAT_SHARE,
+        });
+        await writeEvents(createWriteStream(inputFile), next, settings.events);
+        const server = await startServer(
+          'sandbox',
+          [BIN, 'sandbox', 'serve', '--port', '0', '--db', dbPath, ...(chaos ? ['--chaos', chaos] : [])],
+          isolatedEnv(),
+        );
+        console.log(`  ${server.url} (db ${dbPath})`);
+        return server;
+      },
+    );
     if (!sandbox) continue;
     // Both databases are new, so the same warm-up payloads are new events to each.
     try {
       if (warmup.length > 0) {
         await step(`warm-up: POST /event × ${fmtInt(warmup.length)} (not counted)`, () =>
-          autocannonRun('warm-up', sandbox.url, warmup, Math.min(settings.connections, warmup.length), { throttled: chaos !== null }),
+          autocannonRun('warm-up', sandbox.url, warmup, Math.min(settings.connections, warmup.length), {
+            throttled: chaos !== null,
+          }),
         );
       }
-      const run = (await step(`${label}: ${fmtInt(settings.events)} events --concurrency ${settings.connections}`, () =>
-        fraudctlSandboxRun(sandbox, settings, inputFile, { label, outName: `results-${name}.jsonl`, chaos: chaos !== null }),
-      ))?.run;
+      const run = (
+        await step(`${label}: ${fmtInt(settings.events)} events --concurrency ${settings.connections}`, () =>
+          fraudctlSandboxRun(sandbox, settings, inputFile, {
+            label,
+            outName: `results-${name}.jsonl`,
+            chaos: chaos !== null,
+          }),
+        )
+      )?.run;
       if (run && !run.failed) runs[name] = run;
     } finally {
       await stopServer(sandbox);
@@ -409,7 +492,12 @@ async function millionRun(settings, runId) {
     const out = path.join(tempDir, 'million.jsonl');
     const args = ['submit', '-', '--quiet', '--json', '--out', out, '--base-url', stub.url];
     console.log(`  <${fmtInt(settings.millionCount)} generated events> | fraudctl ${args.join(' ')}`);
-    const nextEvent = createEventGenerator({ idPrefix: `bench-mil-${runId}`, emailPoolSize: EMAIL_POOL_SIZE, ipPoolSize: IP_POOL_SIZE, repeatShare: REPEAT_SHARE });
+    const nextEvent = createEventGenerator({
+      idPrefix: `bench-mil-${runId}`,
+      emailPoolSize: EMAIL_POOL_SIZE,
+      ipPoolSize: IP_POOL_SIZE,
+      repeatShare: REPEAT_SHARE,
+    });
     const result = await runFraudctl(args, {
       env: isolatedEnv({ FRAUDCTL_API_KEY: STUB_KEY }),
       feed: (stdin) => writeEvents(stdin, nextEvent, settings.millionCount),
@@ -464,7 +552,8 @@ async function millionRun(settings, runId) {
 /** What went wrong with a fraudctl run, with its stderr; undefined when nothing did. */
 function processProblems(result, { summary, resultLines, expected }) {
   const problems = [];
-  if (result.timedOut) problems.push(`killed after ${result.seconds.toFixed(0)} s (slower than ${SLOWEST_EVENTS_PER_SECOND} events/s)`);
+  if (result.timedOut)
+    problems.push(`killed after ${result.seconds.toFixed(0)} s (slower than ${SLOWEST_EVENTS_PER_SECOND} events/s)`);
   else if (result.code !== 0) problems.push(`fraudctl exited ${result.signal ?? `with code ${result.code}`}`);
   if (!summary) problems.push('no JSON summary on stdout');
   else if (summary.decided !== expected) problems.push(`summary says ${summary.decided} of ${expected} decided`);
@@ -481,7 +570,9 @@ function processProblems(result, { summary, resultLines, expected }) {
 // Output.
 
 const fmtCpu = ({ cpuSeconds, seconds }) =>
-  cpuSeconds === null ? 'CPU n/a' : `CPU ${cpuSeconds.toFixed(1)} s (${Math.round((100 * cpuSeconds) / seconds)}% of one core)`;
+  cpuSeconds === null
+    ? 'CPU n/a'
+    : `CPU ${cpuSeconds.toFixed(1)} s (${Math.round((100 * cpuSeconds) / seconds)}% of one core)`;
 const fmtLatency = (run) => (run.p50 === null || run.p50 === undefined ? '–' : `${run.p50} / ${run.p99}`);
 const indent = (text) => text.trimEnd().replace(/^/gm, '    ');
 const tail = (text, lines) => text.trimEnd().split('\n').slice(-lines).join('\n');
@@ -500,16 +591,36 @@ function printTable(rows) {
   ]);
   const widths = header.map((_, i) => Math.max(...[header, ...cells].map((c) => c[i].length)));
   for (const c of [header, ...cells]) {
-    console.log(c.map((cell, i) => (i === 0 || i === c.length - 1 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('   ').trimEnd());
+    console.log(
+      c
+        .map((cell, i) => (i === 0 || i === c.length - 1 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])))
+        .join('   ')
+        .trimEnd(),
+    );
   }
 }
 
 /** The section for docs/performance.md: every run, then each ratio to its baseline of the same run and the memory target. */
 function writeMarkdown(settings, rows, { ratio, chaosRatio, million, millionMb }) {
   const ratioRows = [];
-  if (ratio !== null) ratioRows.push(['fraudctl / autocannon (mean of the two runs around it)', `**${ratio.toFixed(2)}**`, `≥ ${TARGET_RATIO.toFixed(2)}: ${verdict(ratio >= TARGET_RATIO)}`]);
-  if (chaosRatio !== null) ratioRows.push([`chaos ratio: fraudctl on \`--chaos ${CHAOS_SPEC}\` / fault-free`, `**${chaosRatio.toFixed(2)}**`, `≥ ${TARGET_CHAOS_RATIO.toFixed(2)}: ${verdict(chaosRatio >= TARGET_CHAOS_RATIO)}`]);
-  if (million) ratioRows.push([`peak RSS of fraudctl over ${fmtInt(million.events)} events`, `**${fmtMb(million.peakKb)}**`, `< ${TARGET_RSS_MB} MB: ${verdict(millionMb === null ? null : millionMb < TARGET_RSS_MB)}`]);
+  if (ratio !== null)
+    ratioRows.push([
+      'fraudctl / autocannon (mean of the two runs around it)',
+      `**${ratio.toFixed(2)}**`,
+      `≥ ${TARGET_RATIO.toFixed(2)}: ${verdict(ratio >= TARGET_RATIO)}`,
+    ]);
+  if (chaosRatio !== null)
+    ratioRows.push([
+      `chaos ratio: fraudctl on \`--chaos ${CHAOS_SPEC}\` / fault-free`,
+      `**${chaosRatio.toFixed(2)}**`,
+      `≥ ${TARGET_CHAOS_RATIO.toFixed(2)}: ${verdict(chaosRatio >= TARGET_CHAOS_RATIO)}`,
+    ]);
+  if (million)
+    ratioRows.push([
+      `peak RSS of fraudctl over ${fmtInt(million.events)} events`,
+      `**${fmtMb(million.peakKb)}**`,
+      `< ${TARGET_RSS_MB} MB: ${verdict(millionMb === null ? null : millionMb < TARGET_RSS_MB)}`,
+    ]);
   writeSection(
     '`npm run bench:batch`',
     {
@@ -549,16 +660,29 @@ async function main(settings) {
       `${fmtInt(events)} events per run, ${connections} connections, run ${runId}, temp dir ${tempDir}`,
   );
 
-  const generator = (prefix) => createEventGenerator({ idPrefix: prefix, emailPoolSize: EMAIL_POOL_SIZE, ipPoolSize: IP_POOL_SIZE, repeatShare: REPEAT_SHARE });
+  const generator = (prefix) =>
+    createEventGenerator({
+      idPrefix: prefix,
+      emailPoolSize: EMAIL_POOL_SIZE,
+      ipPoolSize: IP_POOL_SIZE,
+      repeatShare: REPEAT_SHARE,
+    });
   const inputFile = path.join(tempDir, 'events.jsonl');
-  const payloads = await step(`generate ${fmtInt(events)} events for each of fraudctl and two autocannon runs`, async () => {
-    await writeEvents(createWriteStream(inputFile), generator(`bench-cli-${runId}`), events);
-    // Both autocannon runs take ids from one generator, so the second's are new as well.
-    const nextAc = generator(`bench-ac-${runId}`);
-    const list = () => Array.from({ length: events }, () => nextAc().body);
-    const nextWarm = generator(`bench-warm-${runId}`);
-    return { first: list(), second: list(), warmup: Array.from({ length: settings.warmupEvents }, () => nextWarm().body) };
-  });
+  const payloads = await step(
+    `generate ${fmtInt(events)} events for each of fraudctl and two autocannon runs`,
+    async () => {
+      await writeEvents(createWriteStream(inputFile), generator(`bench-cli-${runId}`), events);
+      // Both autocannon runs take ids from one generator, so the second's are new as well.
+      const nextAc = generator(`bench-ac-${runId}`);
+      const list = () => Array.from({ length: events }, () => nextAc().body);
+      const nextWarm = generator(`bench-warm-${runId}`);
+      return {
+        first: list(),
+        second: list(),
+        warmup: Array.from({ length: settings.warmupEvents }, () => nextWarm().body),
+      };
+    },
+  );
 
   const dbPath = path.join(tempDir, 'bench.db');
   const sandbox = await step('start fraudctl sandbox serve', async () => {
@@ -580,13 +704,24 @@ async function main(settings) {
           autocannonRun('warm-up', sandbox.url, payloads.warmup, warmConnections),
         );
       }
-      ac1 = (await step(`autocannon #1: POST /event × ${fmtInt(events)}, ${connections} connections`, () =>
-        autocannonRun('autocannon #1 (sandbox)', sandbox.url, payloads.first, connections),
-      ))?.run ?? null;
-      cli = (await step(`fraudctl submit events.jsonl --concurrency ${connections}`, () => fraudctlSandboxRun(sandbox, settings, inputFile)))?.run ?? null;
-      ac2 = (await step(`autocannon #2: POST /event × ${fmtInt(events)}, ${connections} connections`, () =>
-        autocannonRun('autocannon #2 (sandbox)', sandbox.url, payloads.second, connections),
-      ))?.run ?? null;
+      ac1 =
+        (
+          await step(`autocannon #1: POST /event × ${fmtInt(events)}, ${connections} connections`, () =>
+            autocannonRun('autocannon #1 (sandbox)', sandbox.url, payloads.first, connections),
+          )
+        )?.run ?? null;
+      cli =
+        (
+          await step(`fraudctl submit events.jsonl --concurrency ${connections}`, () =>
+            fraudctlSandboxRun(sandbox, settings, inputFile),
+          )
+        )?.run ?? null;
+      ac2 =
+        (
+          await step(`autocannon #2: POST /event × ${fmtInt(events)}, ${connections} connections`, () =>
+            autocannonRun('autocannon #2 (sandbox)', sandbox.url, payloads.second, connections),
+          )
+        )?.run ?? null;
     } else {
       const reason = sandbox ? 'no events were generated' : 'the sandbox did not start';
       skip('autocannon #1', reason);
@@ -605,7 +740,12 @@ async function main(settings) {
   const baseline = baselines.length ? baselines.reduce((a, b) => a + b, 0) / baselines.length : null;
   const cliOk = good(cli);
   const ratio = cliOk && baseline ? cliOk.eventsPerSecond / baseline : null;
-  if (baseline !== null) rows.push({ label: `autocannon mean (baseline, ${baselines.length} run${baselines.length > 1 ? 's' : ''})`, events, eventsPerSecond: baseline });
+  if (baseline !== null)
+    rows.push({
+      label: `autocannon mean (baseline, ${baselines.length} run${baselines.length > 1 ? 's' : ''})`,
+      events,
+      eventsPerSecond: baseline,
+    });
 
   let chaos = null;
   if (settings.skipChaos) {
@@ -613,15 +753,22 @@ async function main(settings) {
   } else if (payloads) {
     chaos = await chaosRuns(settings, runId, payloads.warmup);
     for (const run of [chaos['fault-free'], chaos.chaos]) if (run) rows.push(run);
-    if (chaos.chaos) chaos.chaos.note = `throttled ${fmtInt(chaos.chaos.throttled)}; failed after 4 × 503: ${fmtInt(chaos.chaos.unavailable)}`;
+    if (chaos.chaos)
+      chaos.chaos.note = `throttled ${fmtInt(chaos.chaos.throttled)}; failed after 4 × 503: ${fmtInt(chaos.chaos.unavailable)}`;
   }
-  const chaosRatio = chaos?.chaos && chaos['fault-free'] ? chaos.chaos.eventsPerSecond / chaos['fault-free'].eventsPerSecond : null;
+  const chaosRatio =
+    chaos?.chaos && chaos['fault-free'] ? chaos.chaos.eventsPerSecond / chaos['fault-free'].eventsPerSecond : null;
 
   let million = null;
   if (settings.skipMillion) {
     console.log('\n▶ memory run: skipped (BENCH_SKIP_MILLION=1)');
   } else {
-    const run = (await step(`memory run: ${fmtInt(settings.millionCount)} events on stdin → stub service`, () => millionRun(settings, runId)))?.run ?? null;
+    const run =
+      (
+        await step(`memory run: ${fmtInt(settings.millionCount)} events on stdin → stub service`, () =>
+          millionRun(settings, runId),
+        )
+      )?.run ?? null;
     if (run) {
       run.note = `results ${fmtInt(run.resultLines)} lines; stub saw ${fmtInt(run.posts)} POSTs`;
       rows.push(run);
@@ -634,14 +781,20 @@ async function main(settings) {
   console.log();
   const verdict = (ok) => (ok ? 'met' : 'NOT met');
   if (ratio !== null) {
-    console.log(`ratio fraudctl / autocannon: ${ratio.toFixed(2)} (target ≥ ${TARGET_RATIO.toFixed(2)}: ${verdict(ratio >= TARGET_RATIO)})`);
+    console.log(
+      `ratio fraudctl / autocannon: ${ratio.toFixed(2)} (target ≥ ${TARGET_RATIO.toFixed(2)}: ${verdict(ratio >= TARGET_RATIO)})`,
+    );
   } else {
     console.log(`ratio fraudctl / autocannon: not measured (target ≥ ${TARGET_RATIO.toFixed(2)})`);
   }
   if (chaosRatio !== null) {
-    console.log(`chaos ratio (--chaos ${CHAOS_SPEC} / fault-free), fraudctl events/s: ${chaosRatio.toFixed(2)} (target ≥ ${TARGET_CHAOS_RATIO.toFixed(2)}: ${verdict(chaosRatio >= TARGET_CHAOS_RATIO)})`);
+    console.log(
+      `chaos ratio (--chaos ${CHAOS_SPEC} / fault-free), fraudctl events/s: ${chaosRatio.toFixed(2)} (target ≥ ${TARGET_CHAOS_RATIO.toFixed(2)}: ${verdict(chaosRatio >= TARGET_CHAOS_RATIO)})`,
+    );
   } else if (!settings.skipChaos) {
-    console.log(`chaos ratio (--chaos ${CHAOS_SPEC} / fault-free): not measured (target ≥ ${TARGET_CHAOS_RATIO.toFixed(2)})`);
+    console.log(
+      `chaos ratio (--chaos ${CHAOS_SPEC} / fault-free): not measured (target ≥ ${TARGET_CHAOS_RATIO.toFixed(2)})`,
+    );
   }
   const millionMb = million?.peakKb != null ? million.peakKb / 1024 : null;
   if (million) {
@@ -649,7 +802,9 @@ async function main(settings) {
       `peak RSS of fraudctl over ${fmtInt(million.events)} events: ${fmtMb(million.peakKb)} (target < ${TARGET_RSS_MB} MB${millionMb === null ? '' : `: ${verdict(millionMb < TARGET_RSS_MB)}`})`,
     );
   } else if (!settings.skipMillion) {
-    console.log(`peak RSS of fraudctl over ${fmtInt(settings.millionCount)} events: not measured (target < ${TARGET_RSS_MB} MB)`);
+    console.log(
+      `peak RSS of fraudctl over ${fmtInt(settings.millionCount)} events: not measured (target < ${TARGET_RSS_MB} MB)`,
+    );
   }
 
   const figures = [];
@@ -658,7 +813,9 @@ async function main(settings) {
       `fraudctl submit ${fmtInt(cliOk.eventsPerSecond)} events/s vs autocannon ${fmtInt(baseline)} events/s on the sandbox at ${connections} connections (ratio ${ratio.toFixed(2)})`,
     );
   } else if (baseline !== null) {
-    figures.push(`autocannon ${fmtInt(baseline)} events/s on the sandbox at ${connections} connections (fraudctl not measured)`);
+    figures.push(
+      `autocannon ${fmtInt(baseline)} events/s on the sandbox at ${connections} connections (fraudctl not measured)`,
+    );
   }
   if (chaosRatio !== null) {
     figures.push(
@@ -666,7 +823,9 @@ async function main(settings) {
     );
   }
   if (million) {
-    figures.push(`${fmtInt(million.events)} events from stdin to a stub at ${fmtInt(million.eventsPerSecond)} events/s, peak RSS ${fmtMb(million.peakKb)}`);
+    figures.push(
+      `${fmtInt(million.events)} events from stdin to a stub at ${fmtInt(million.eventsPerSecond)} events/s, peak RSS ${fmtMb(million.peakKb)}`,
+    );
   }
   console.log(`figures: ${figures.length ? figures.join('; ') : '(none measured)'}`);
 

@@ -31,7 +31,15 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fmtInt, fmtMb, installCleanup, isolatedEnv as sandboxedEnv, runTimed, startListening, stopChild } from './bench/processes.mjs';
+import {
+  fmtInt,
+  fmtMb,
+  installCleanup,
+  isolatedEnv as sandboxedEnv,
+  runTimed,
+  startListening,
+  stopChild,
+} from './bench/processes.mjs';
 import { failedSteps, step } from './bench/steps.mjs';
 import { positiveIntFromEnv } from './bench/settings.mjs';
 import { fmtRatio, markdownMode, table, verdict, writeSection } from './bench/markdown.mjs';
@@ -58,7 +66,12 @@ function readSettings() {
 let tempDir;
 const isolatedEnv = (extra = {}) => sandboxedEnv(tempDir, extra);
 
-const startSandbox = (dbPath) => startListening('the sandbox', [BIN, 'sandbox', 'serve', '--port', '0', '--db', dbPath], { cwd: ROOT, env: isolatedEnv(), timeoutMs: START_TIMEOUT_MS });
+const startSandbox = (dbPath) =>
+  startListening('the sandbox', [BIN, 'sandbox', 'serve', '--port', '0', '--db', dbPath], {
+    cwd: ROOT,
+    env: isolatedEnv(),
+    timeoutMs: START_TIMEOUT_MS,
+  });
 
 /** Runs `node <args>` in the temp dir with stdout to `outFile` (scripts/bench/processes.mjs: wall clock, RSS samples, peak RSS, CPU time). */
 const runNode = (args, options) => runTimed(args, { cwd: tempDir, ...options });
@@ -76,7 +89,13 @@ async function store(url, ids) {
       {
         setupRequest: (request) => {
           const id = ids[Math.min(next++, ids.length - 1)];
-          return { ...request, method: 'POST', path: '/event', headers: { 'x-client-api-key': SANDBOX_KEY, 'content-type': 'application/json' }, body: JSON.stringify({ id, amount: 1500, currency: 'EUR' }) };
+          return {
+            ...request,
+            method: 'POST',
+            path: '/event',
+            headers: { 'x-client-api-key': SANDBOX_KEY, 'content-type': 'application/json' },
+            body: JSON.stringify({ id, amount: 1500, currency: 'EUR' }),
+          };
         },
         onResponse: (status) => {
           if (status < 200 || status >= 300) non2xx++;
@@ -117,18 +136,37 @@ Promise.all(Array.from({ length: ${connections} }, worker)).then(() => agent.clo
 `;
 }
 
-
 /** fraudctl set-state on every id of `idFile`, checking one CHANGED result line per id. */
 async function fraudctl(sandbox, settings, idFile, count, state, label) {
   const out = path.join(tempDir, `${label}-results.jsonl`);
-  const args = ['set-state', '--from', idFile, '--state', state, '--yes', '--out', out, '--concurrency', String(settings.connections), '--base-url', sandbox.url];
+  const args = [
+    'set-state',
+    '--from',
+    idFile,
+    '--state',
+    state,
+    '--yes',
+    '--out',
+    out,
+    '--concurrency',
+    String(settings.connections),
+    '--base-url',
+    sandbox.url,
+  ];
   return step(`${label}: fraudctl ${args.join(' ').replace(tempDir, '$TMP').replace(tempDir, '$TMP')}`, async () => {
     // BENCH_CLI_NODE_OPTIONS: Node options for fraudctl's runs only (e.g. --max-semi-space-size=16, --trace-gc).
     const nodeOptions = process.env.BENCH_CLI_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_CLI_NODE_OPTIONS } : {};
-    const result = await runNode([BIN, ...args], { env: isolatedEnv({ FRAUDCTL_API_KEY: SANDBOX_KEY, ...nodeOptions }), outFile: path.join(tempDir, `${label}-stdout.txt`), timeoutMs: Math.max(60_000, (count / SLOWEST_IDS_PER_SECOND) * 1000) });
+    const result = await runNode([BIN, ...args], {
+      env: isolatedEnv({ FRAUDCTL_API_KEY: SANDBOX_KEY, ...nodeOptions }),
+      outFile: path.join(tempDir, `${label}-stdout.txt`),
+      timeoutMs: Math.max(60_000, (count / SLOWEST_IDS_PER_SECOND) * 1000),
+    });
     const problems = [];
     if (result.timedOut) problems.push(`killed after ${result.seconds.toFixed(0)} s`);
-    else if (result.code !== 0) problems.push(`fraudctl exited ${result.signal ?? `with code ${result.code}`}\n${result.stderr.trim().split('\n').slice(-8).join('\n')}`);
+    else if (result.code !== 0)
+      problems.push(
+        `fraudctl exited ${result.signal ?? `with code ${result.code}`}\n${result.stderr.trim().split('\n').slice(-8).join('\n')}`,
+      );
     let changed = 0;
     let lines = 0;
     for (const line of readFileSync(out, 'utf8').split('\n')) {
@@ -138,24 +176,49 @@ async function fraudctl(sandbox, settings, idFile, count, state, label) {
       lines++;
       if (value.outcome === 'CHANGED') changed++;
     }
-    if (lines !== count || changed !== count) problems.push(`${lines} result lines, ${changed} CHANGED, for ${count} ids`);
+    if (lines !== count || changed !== count)
+      problems.push(`${lines} result lines, ${changed} CHANGED, for ${count} ids`);
     const idsPerSecond = count / result.seconds;
-    console.log(`  exit ${result.code}, ${result.seconds.toFixed(2)} s wall: ${fmtInt(idsPerSecond)} ids/s, peak RSS ${fmtMb(result.peakKb)}, CPU ${result.cpuSeconds?.toFixed(1) ?? 'n/a'} s`);
-    return { idsPerSecond, peakKb: result.peakKb, cpuSeconds: result.cpuSeconds, samples: result.samples, seconds: result.seconds, problem: problems.join('; ') || undefined };
+    console.log(
+      `  exit ${result.code}, ${result.seconds.toFixed(2)} s wall: ${fmtInt(idsPerSecond)} ids/s, peak RSS ${fmtMb(result.peakKb)}, CPU ${result.cpuSeconds?.toFixed(1) ?? 'n/a'} s`,
+    );
+    return {
+      idsPerSecond,
+      peakKb: result.peakKb,
+      cpuSeconds: result.cpuSeconds,
+      samples: result.samples,
+      seconds: result.seconds,
+      problem: problems.join('; ') || undefined,
+    };
   });
 }
 
 async function bare(sandbox, settings, idFile, count, state, label) {
-  return step(`${label}: a bare undici script, GET + PATCH ${state} per id, ${settings.connections} workers`, async () => {
-    const script = path.join(tempDir, 'bare-undici.cjs');
-    writeFileSync(script, bareUndiciScript(sandbox.url, settings.connections));
-    const outFile = path.join(tempDir, `${label}-bare.txt`);
-    const result = await runNode([script, idFile, state], { env: isolatedEnv(), outFile, timeoutMs: Math.max(60_000, (count / SLOWEST_IDS_PER_SECOND) * 1000) });
-    const lines = readFileSync(outFile, 'utf8').trimEnd().split('\n').filter((l) => JSON.parse(l).to === state).length;
-    if (result.code !== 0 || lines !== count) return { problem: `exit ${result.signal ?? result.code}, ${lines} changed for ${count} ids\n${result.stderr.trim()}` };
-    console.log(`  ${result.seconds.toFixed(2)} s wall: ${fmtInt(count / result.seconds)} ids/s, CPU ${result.cpuSeconds?.toFixed(1) ?? 'n/a'} s`);
-    return { idsPerSecond: count / result.seconds, cpuSeconds: result.cpuSeconds };
-  });
+  return step(
+    `${label}: a bare undici script, GET + PATCH ${state} per id, ${settings.connections} workers`,
+    async () => {
+      const script = path.join(tempDir, 'bare-undici.cjs');
+      writeFileSync(script, bareUndiciScript(sandbox.url, settings.connections));
+      const outFile = path.join(tempDir, `${label}-bare.txt`);
+      const result = await runNode([script, idFile, state], {
+        env: isolatedEnv(),
+        outFile,
+        timeoutMs: Math.max(60_000, (count / SLOWEST_IDS_PER_SECOND) * 1000),
+      });
+      const lines = readFileSync(outFile, 'utf8')
+        .trimEnd()
+        .split('\n')
+        .filter((l) => JSON.parse(l).to === state).length;
+      if (result.code !== 0 || lines !== count)
+        return {
+          problem: `exit ${result.signal ?? result.code}, ${lines} changed for ${count} ids\n${result.stderr.trim()}`,
+        };
+      console.log(
+        `  ${result.seconds.toFixed(2)} s wall: ${fmtInt(count / result.seconds)} ids/s, CPU ${result.cpuSeconds?.toFixed(1) ?? 'n/a'} s`,
+      );
+      return { idsPerSecond: count / result.seconds, cpuSeconds: result.cpuSeconds };
+    },
+  );
 }
 
 const mean = (values) => {
@@ -166,7 +229,14 @@ const mean = (values) => {
 async function main(settings) {
   tempDir = installCleanup('fraudctl-bench-bulk-');
   const runId = Date.now().toString(36);
-  console.log(`node ${process.version}, ${os.cpus().length} CPUs (load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}), ${fmtInt(settings.ids)} ids, ${settings.connections} connections, memory run ${fmtInt(settings.memoryIds)} ids, run ${runId}`);
+  console.log(
+    `node ${process.version}, ${os.cpus().length} CPUs (load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(
+        ' ',
+      )}), ${fmtInt(settings.ids)} ids, ${settings.connections} connections, memory run ${fmtInt(settings.memoryIds)} ids, run ${runId}`,
+  );
   const idsOf = (set, n) => Array.from({ length: n }, (_, i) => `bench-bulk-${runId}-${set}-${i + 1}`);
   const cliIds = idsOf('cli', settings.ids);
   const bareIds = idsOf('bare', settings.ids);
@@ -183,9 +253,17 @@ async function main(settings) {
   const rounds = [];
   let memory = null;
   try {
-    if (sandbox && (await step(`store 2 × ${fmtInt(settings.ids)} events awaiting review (POST /event, autocannon)`, () => store(sandbox.url, [...cliIds, ...bareIds])))) {
+    if (
+      sandbox &&
+      (await step(`store 2 × ${fmtInt(settings.ids)} events awaiting review (POST /event, autocannon)`, () =>
+        store(sandbox.url, [...cliIds, ...bareIds]),
+      ))
+    ) {
       // The order alternates, so that a sandbox warming up (or slowing down) favours neither.
-      for (const [n, state] of [[1, 'ESCALATED'], [2, 'APPROVED']]) {
+      for (const [n, state] of [
+        [1, 'ESCALATED'],
+        [2, 'APPROVED'],
+      ]) {
         let b;
         let f;
         if (n === 1) {
@@ -195,13 +273,23 @@ async function main(settings) {
           f = await fraudctl(sandbox, settings, cliFile, settings.ids, state, `round-${n}`);
           b = await bare(sandbox, settings, bareFile, settings.ids, state, `round-${n}`);
         }
-        rounds.push({ state, first: n === 1 ? 'bare undici' : 'fraudctl', bare: b?.idsPerSecond ?? null, cli: f?.idsPerSecond ?? null, peakKb: f?.peakKb ?? null, cliCpu: f?.cpuSeconds ?? null, bareCpu: b?.cpuSeconds ?? null });
+        rounds.push({
+          state,
+          first: n === 1 ? 'bare undici' : 'fraudctl',
+          bare: b?.idsPerSecond ?? null,
+          cli: f?.idsPerSecond ?? null,
+          peakKb: f?.peakKb ?? null,
+          cliCpu: f?.cpuSeconds ?? null,
+          bareCpu: b?.cpuSeconds ?? null,
+        });
       }
       if (settings.memoryIds > 0) {
         const memIds = idsOf('mem', settings.memoryIds);
         const memFile = path.join(tempDir, 'mem-ids.txt');
         writeFileSync(memFile, `${memIds.join('\n')}\n`);
-        if (await step(`store ${fmtInt(settings.memoryIds)} events awaiting review`, () => store(sandbox.url, memIds))) {
+        if (
+          await step(`store ${fmtInt(settings.memoryIds)} events awaiting review`, () => store(sandbox.url, memIds))
+        ) {
           memory = await fraudctl(sandbox, settings, memFile, settings.memoryIds, 'DECLINED', 'memory');
         }
       }
@@ -210,13 +298,24 @@ async function main(settings) {
     if (sandbox) await stopChild(sandbox.child);
   }
 
-  console.log(`\nload average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  rounds.forEach((r, i) => console.log(`round ${i + 1}: fraudctl ${fmtInt(r.cli)} ids/s · bare undici ${fmtInt(r.bare)} ids/s · ratio ${r.cli && r.bare ? (r.cli / r.bare).toFixed(2) : '–'} · peak RSS ${fmtMb(r.peakKb)}`));
+  console.log(
+    `\nload average after: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+  rounds.forEach((r, i) =>
+    console.log(
+      `round ${i + 1}: fraudctl ${fmtInt(r.cli)} ids/s · bare undici ${fmtInt(r.bare)} ids/s · ratio ${r.cli && r.bare ? (r.cli / r.bare).toFixed(2) : '–'} · peak RSS ${fmtMb(r.peakKb)}`,
+    ),
+  );
   const cli = mean(rounds.map((r) => r.cli));
   const floor = mean(rounds.map((r) => r.bare));
   if (cli !== null && floor !== null) {
     const ratio = cli / floor;
-    console.log(`fraudctl ${fmtInt(cli)} ids/s / bare undici ${fmtInt(floor)} ids/s (GET + PATCH per id, mean of 2 rounds) = ${ratio.toFixed(2)} (target ≥ ${TARGET_RATIO.toFixed(2)}: ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'})`);
+    console.log(
+      `fraudctl ${fmtInt(cli)} ids/s / bare undici ${fmtInt(floor)} ids/s (GET + PATCH per id, mean of 2 rounds) = ${ratio.toFixed(2)} (target ≥ ${TARGET_RATIO.toFixed(2)}: ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'})`,
+    );
   }
   let tenths = null;
   if (memory) {
@@ -227,7 +326,9 @@ async function main(settings) {
       tenths.push(inTenth.length ? Math.max(...inTenth.map((s) => s.kb)) : null);
     }
     const peakMb = memory.peakKb / 1024;
-    console.log(`memory: ${fmtInt(settings.memoryIds)} ids in ${memory.seconds.toFixed(1)} s (${fmtInt(memory.idsPerSecond)} ids/s), RSS by tenth of the run: ${tenths.map((kb) => (kb === null ? '–' : (kb / 1024).toFixed(0))).join(' ')} MB; peak ${peakMb.toFixed(1)} MB (target < ${MEMORY_TARGET_MB} MB: ${peakMb < MEMORY_TARGET_MB ? 'met' : 'NOT met'})`);
+    console.log(
+      `memory: ${fmtInt(settings.memoryIds)} ids in ${memory.seconds.toFixed(1)} s (${fmtInt(memory.idsPerSecond)} ids/s), RSS by tenth of the run: ${tenths.map((kb) => (kb === null ? '–' : (kb / 1024).toFixed(0))).join(' ')} MB; peak ${peakMb.toFixed(1)} MB (target < ${MEMORY_TARGET_MB} MB: ${peakMb < MEMORY_TARGET_MB ? 'met' : 'NOT met'})`,
+    );
   }
   const code = failedSteps('bench-bulk');
   if (MARKDOWN && code === 0) writeMarkdown(settings, rounds, memory, tenths);
@@ -242,10 +343,31 @@ function writeMarkdown(settings, rounds, memory, tenths) {
   const ratio = cli !== null && floor !== null ? cli / floor : null;
   const blocks = [
     table(
-      ['round', 'fraudctl ids/s', 'bare undici ids/s', `fraudctl / bare undici (target ≥ ${TARGET_RATIO.toFixed(2)})`, 'CPU s: fraudctl / bare undici', 'fraudctl peak RSS'],
       [
-        ...rounds.map((r, i) => [`${i + 1}: → ${r.state} (${r.first} first)`, fmtInt(r.cli), fmtInt(r.bare), fmtRatio(r.cli, r.bare), `${cpu(r.cliCpu)} / ${cpu(r.bareCpu)}`, fmtMb(r.peakKb)]),
-        ['mean of the rounds', fmtInt(cli), fmtInt(floor), ratio === null ? '–' : `**${ratio.toFixed(2)}** (${verdict(ratio >= TARGET_RATIO)})`, '', ''],
+        'round',
+        'fraudctl ids/s',
+        'bare undici ids/s',
+        `fraudctl / bare undici (target ≥ ${TARGET_RATIO.toFixed(2)})`,
+        'CPU s: fraudctl / bare undici',
+        'fraudctl peak RSS',
+      ],
+      [
+        ...rounds.map((r, i) => [
+          `${i + 1}: → ${r.state} (${r.first} first)`,
+          fmtInt(r.cli),
+          fmtInt(r.bare),
+          fmtRatio(r.cli, r.bare),
+          `${cpu(r.cliCpu)} / ${cpu(r.bareCpu)}`,
+          fmtMb(r.peakKb),
+        ]),
+        [
+          'mean of the rounds',
+          fmtInt(cli),
+          fmtInt(floor),
+          ratio === null ? '–' : `**${ratio.toFixed(2)}** (${verdict(ratio >= TARGET_RATIO)})`,
+          '',
+          '',
+        ],
       ],
     ),
   ];
@@ -254,11 +376,22 @@ function writeMarkdown(settings, rounds, memory, tenths) {
     blocks.push(
       table(
         ['memory run', 'ids/s', `peak RSS (target < ${MEMORY_TARGET_MB} MB)`, 'RSS by tenth of the run, MB'],
-        [[`${fmtInt(settings.memoryIds)} ids`, fmtInt(memory.idsPerSecond), `${peakMb.toFixed(1)} MB (${verdict(peakMb < MEMORY_TARGET_MB)})`, tenths.map((kb) => (kb === null ? '–' : (kb / 1024).toFixed(0))).join(' ')]],
+        [
+          [
+            `${fmtInt(settings.memoryIds)} ids`,
+            fmtInt(memory.idsPerSecond),
+            `${peakMb.toFixed(1)} MB (${verdict(peakMb < MEMORY_TARGET_MB)})`,
+            tenths.map((kb) => (kb === null ? '–' : (kb / 1024).toFixed(0))).join(' '),
+          ],
+        ],
       ),
     );
   }
-  writeSection('`npm run bench:bulk`', { BENCH_IDS: settings.ids, BENCH_CONNECTIONS: settings.connections, BENCH_MEMORY_IDS: settings.memoryIds }, blocks);
+  writeSection(
+    '`npm run bench:bulk`',
+    { BENCH_IDS: settings.ids, BENCH_CONNECTIONS: settings.connections, BENCH_MEMORY_IDS: settings.memoryIds },
+    blocks,
+  );
 }
 
 main(readSettings()).then(

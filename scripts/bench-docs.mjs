@@ -24,21 +24,35 @@ const DEFAULT_OUT = path.join(ROOT, 'docs/performance.md');
 
 /** The benches in the page's order, each with the settings of a full run (kept to about 10 minutes in all) and of a tiny one. */
 const BENCHES = [
-  { name: 'sandbox', full: { BENCH_SECONDS: 5, BENCH_ROUNDS: 3, BENCH_WARMUP_SECONDS: 2 }, tiny: { BENCH_SECONDS: 1, BENCH_ROUNDS: 1, BENCH_WARMUP_SECONDS: 0 } },
+  {
+    name: 'sandbox',
+    full: { BENCH_SECONDS: 5, BENCH_ROUNDS: 3, BENCH_WARMUP_SECONDS: 2 },
+    tiny: { BENCH_SECONDS: 1, BENCH_ROUNDS: 1, BENCH_WARMUP_SECONDS: 0 },
+  },
   {
     name: 'batch',
     full: { BENCH_EVENTS: 10_000, BENCH_WARMUP_EVENTS: 2_000, BENCH_MILLION_COUNT: 200_000 },
     tiny: { BENCH_EVENTS: 200, BENCH_WARMUP_EVENTS: 50, BENCH_MILLION_COUNT: 1_000 },
   },
   { name: 'show', full: { BENCH_IDS: 5_000 }, tiny: { BENCH_IDS: 50 } },
-  { name: 'bulk', full: { BENCH_IDS: 5_000, BENCH_MEMORY_IDS: 50_000 }, tiny: { BENCH_IDS: 50, BENCH_MEMORY_IDS: 200 } },
+  {
+    name: 'bulk',
+    full: { BENCH_IDS: 5_000, BENCH_MEMORY_IDS: 50_000 },
+    tiny: { BENCH_IDS: 50, BENCH_MEMORY_IDS: 200 },
+  },
   { name: 'startup', full: { BENCH_RUNS: 20 }, tiny: { BENCH_RUNS: 1 } },
-  { name: 'review', full: { BENCH_RUNS: 2, BENCH_EVENTS: 100 }, tiny: { BENCH_RUNS: 1, BENCH_EVENTS: 5, BENCH_LATENCY_MS: 5 } },
+  {
+    name: 'review',
+    full: { BENCH_RUNS: 2, BENCH_EVENTS: 100 },
+    tiny: { BENCH_RUNS: 1, BENCH_EVENTS: 5, BENCH_LATENCY_MS: 5 },
+  },
 ];
 const NAMES = BENCHES.map((b) => b.name);
 
 function usage(problem) {
-  console.error(`bench-docs: ${problem}\nusage: node scripts/bench-docs.mjs [--only ${NAMES.join(',')}] [--tiny] [--out FILE]`);
+  console.error(
+    `bench-docs: ${problem}\nusage: node scripts/bench-docs.mjs [--only ${NAMES.join(',')}] [--tiny] [--out FILE]`,
+  );
   process.exit(2);
 }
 
@@ -54,7 +68,8 @@ function readArguments(argv) {
       else {
         options.only = value.split(',').filter(Boolean);
         const unknown = options.only.filter((n) => !NAMES.includes(n));
-        if (unknown.length || options.only.length === 0) usage(`no bench named ${unknown.join(', ') || '(none)'}; they are ${NAMES.join(', ')}`);
+        if (unknown.length || options.only.length === 0)
+          usage(`no bench named ${unknown.join(', ') || '(none)'}; they are ${NAMES.join(', ')}`);
       }
     } else usage(`unknown argument ${arg}`);
   }
@@ -77,7 +92,11 @@ function runBench(bench, settings) {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BENCH_')));
   for (const [k, v] of Object.entries(settings)) env[k] = String(v);
   const script = path.join(ROOT, 'scripts', `bench-${bench.name}.mjs`);
-  const child = spawn(process.execPath, [script, '--markdown'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [script, '--markdown'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let stdout = '';
   child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
   return new Promise((resolve) => {
@@ -85,7 +104,8 @@ function runBench(bench, settings) {
     child.once('close', (code, signal) => {
       const section = stdout.trim();
       if (code !== 0) resolve(new Error(`bench-${bench.name} exited ${signal ?? code}`));
-      else if (!section.startsWith('### ') || !/^\|[-:|]+\|$/m.test(section)) resolve(new Error(`bench-${bench.name} printed no section with a table`));
+      else if (!section.startsWith('### ') || !/^\|[-:|]+\|$/m.test(section))
+        resolve(new Error(`bench-${bench.name} printed no section with a table`));
       else resolve(section);
     });
   });
@@ -95,19 +115,26 @@ async function main() {
   const options = readArguments(process.argv.slice(2));
   const template = readFileSync(TEMPLATE, 'utf8');
   const previous = existsSync(options.out) ? readFileSync(options.out, 'utf8') : '';
-  for (const name of NAMES) if (sectionOf(template, name) === null) throw new Error(`${TEMPLATE} has no markers for ${name}`);
+  for (const name of NAMES)
+    if (sectionOf(template, name) === null) throw new Error(`${TEMPLATE} has no markers for ${name}`);
 
   const sections = {};
   const failed = [];
   for (const bench of BENCHES.filter((b) => options.only.includes(b.name))) {
     const settings = options.tiny ? bench.tiny : bench.full;
-    console.error(`\n=== bench:${bench.name} (${Object.entries(settings).map(([k, v]) => `${k}=${v}`).join(' ')})`);
+    console.error(
+      `\n=== bench:${bench.name} (${Object.entries(settings)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')})`,
+    );
     const started = performance.now();
     const result = await runBench(bench, settings);
     const seconds = ((performance.now() - started) / 1000).toFixed(0);
     if (result instanceof Error) {
       failed.push(`${bench.name}: ${result.message}`);
-      console.error(`=== bench:${bench.name} FAILED after ${seconds} s: ${result.message}; its section is kept as it was`);
+      console.error(
+        `=== bench:${bench.name} FAILED after ${seconds} s: ${result.message}; its section is kept as it was`,
+      );
     } else {
       sections[bench.name] = result;
       console.error(`=== bench:${bench.name} done in ${seconds} s`);
@@ -116,7 +143,8 @@ async function main() {
 
   let text = template;
   for (const name of NAMES) {
-    const body = sections[name] ?? sectionOf(previous, name) ?? `_Not measured yet: \`npm run bench:docs -- --only ${name}\`._`;
+    const body =
+      sections[name] ?? sectionOf(previous, name) ?? `_Not measured yet: \`npm run bench:docs -- --only ${name}\`._`;
     const start = text.indexOf(open(name)) + open(name).length;
     text = `${text.slice(0, start)}\n${body}\n${text.slice(text.indexOf(close(name)))}`;
   }

@@ -36,7 +36,9 @@ const REQUIRE = "import { createRequire } from 'node:module'; const require = cr
 /** Wall-clock ms of a fresh `node` running `code` as an ES module (`require` given to code that uses it). */
 function timed(node, code) {
   const start = process.hrtime.bigint();
-  const r = spawnSync(node, ['--input-type=module', '-e', code.includes('require') ? `${REQUIRE} ${code}` : code], { encoding: 'utf8' });
+  const r = spawnSync(node, ['--input-type=module', '-e', code.includes('require') ? `${REQUIRE} ${code}` : code], {
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(`${node} -e ${code}: ${r.stderr}`);
   return Number(process.hrtime.bigint() - start) / 1e6;
 }

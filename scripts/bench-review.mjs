@@ -64,16 +64,32 @@ await build({
   logLevel: 'warning',
   banner: { js: "import { createRequire as __r } from 'node:module'; const require = __r(import.meta.url);" },
 });
-const { runQueueLoop, runEffect, initialModel, ApiClient, createStyle, failureMessages, failureWords } = await import(pathToFileURL(bundle).href);
+const { runQueueLoop, runEffect, initialModel, ApiClient, createStyle, failureMessages, failureWords } = await import(
+  pathToFileURL(bundle).href
+);
 
 function startSandbox(name, extra = []) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(root, 'bin/fraudctl.js'), 'sandbox', 'serve', '--port', '0', '--db', path.join(tmp, `${name}.db`), ...extra], { env: { PATH: process.env.PATH } });
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(root, 'bin/fraudctl.js'),
+        'sandbox',
+        'serve',
+        '--port',
+        '0',
+        '--db',
+        path.join(tmp, `${name}.db`),
+        ...extra,
+      ],
+      { env: { PATH: process.env.PATH } },
+    );
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;
       const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve({ url: m[1], stop: () => new Promise((done) => (child.kill('SIGTERM'), child.on('close', done))) });
+      if (m)
+        resolve({ url: m[1], stop: () => new Promise((done) => (child.kill('SIGTERM'), child.on('close', done))) });
     });
     child.on('close', (code) => reject(new Error(`sandbox ended (${code}): ${out}`)));
   });
@@ -89,10 +105,19 @@ async function reviewEvents(url, prefix, count) {
     const res = await fetch(`${url}/event`, {
       method: 'POST',
       headers: { 'x-client-api-key': KEY, 'content-type': 'application/json' },
-      body: JSON.stringify({ id, amount: 1500, currency: 'EUR', userName: `buyer${i}`, userEmail: `${prefix}-${i}@example.com`, userIp: `10.${batch}.${i >> 8}.${i & 255}`, items: [{ itemName: 'Laptop', itemQuantity: 1, itemPrice: 1500 }] }),
+      body: JSON.stringify({
+        id,
+        amount: 1500,
+        currency: 'EUR',
+        userName: `buyer${i}`,
+        userEmail: `${prefix}-${i}@example.com`,
+        userIp: `10.${batch}.${i >> 8}.${i & 255}`,
+        items: [{ itemName: 'Laptop', itemQuantity: 1, itemPrice: 1500 }],
+      }),
     });
     const body = await res.json();
-    if (res.status !== 201 || body.state !== 'PENDING_REVIEW') throw new Error(`POST ${id}: ${res.status} ${JSON.stringify(body)}`);
+    if (res.status !== 201 || body.state !== 'PENDING_REVIEW')
+      throw new Error(`POST ${id}: ${res.status} ${JSON.stringify(body)}`);
     ids.push(id);
   }
   return ids;
@@ -100,7 +125,13 @@ async function reviewEvents(url, prefix, count) {
 
 /** One session over `ids`: approve each; the key → next-screen time of each decision. */
 async function session(url, ids, prefetch) {
-  const client = new ApiClient({ baseUrl: url, apiKey: KEY, timeoutMs: 30_000, env: {}, describe: failureMessages(failureWords()) });
+  const client = new ApiClient({
+    baseUrl: url,
+    apiKey: KEY,
+    timeoutMs: 30_000,
+    env: {},
+    describe: failureMessages(failureWords()),
+  });
   const style = createStyle(3);
   const samples = [];
   let onKey;
@@ -108,7 +139,11 @@ async function session(url, ids, prefetch) {
   let waitingFor = null;
   let reading = null;
   const press = (text, name) => onKey(text, { name, sequence: text });
-  const model = initialModel(ids.map((id) => ({ id })), { claim: true, includeClaimed: false, includeDecided: false, prefetch }, { width: 80, height: 24 });
+  const model = initialModel(
+    ids.map((id) => ({ id })),
+    { claim: true, includeClaimed: false, includeDecided: false, prefetch },
+    { width: 80, height: 24 },
+  );
   await runQueueLoop(model, {
     keys: { start: (cb) => ((onKey = cb), () => {}) },
     screen: { size: () => ({ width: 80, height: 24 }), draw: () => {}, onResize: () => () => {} },
@@ -121,7 +156,13 @@ async function session(url, ids, prefetch) {
         pressedAt = null;
       }
       // Decide once the event is held and nothing is in the way (the analyst has read it).
-      if (current && current.claim === 'held' && m.mode.name === 'keys' && pressedAt === null && reading !== current.id) {
+      if (
+        current &&
+        current.claim === 'held' &&
+        m.mode.name === 'keys' &&
+        pressedAt === null &&
+        reading !== current.id
+      ) {
         reading = current.id;
         setTimeout(() => {
           press('a', 'a');
@@ -145,14 +186,28 @@ async function measure(title, extra, runs, events) {
   try {
     // Warm-up: the sandbox's first requests and the client's first connection are not what an analyst lives with.
     await session(sandbox.url, await reviewEvents(sandbox.url, `warm-${batch}`, 20), 1);
-    console.log(`${title} (load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}, ${os.cpus().length} CPUs)`);
+    console.log(
+      `${title} (load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}, ${os.cpus().length} CPUs)`,
+    );
     for (let run = 1; run <= runs; run++) {
       const row = [];
       const figures = { service: title, run };
       for (const prefetch of [1, 0]) {
-        const samples = (await session(sandbox.url, await reviewEvents(sandbox.url, `b${batch}-r${run}-p${prefetch}`, events), prefetch)).sort((a, b) => a - b);
-        if (samples.length < events - 1) throw new Error(`run ${run}: only ${samples.length} of ${events - 1} decisions reached the next screen`);
-        row.push(`${prefetch ? 'with prefetch' : 'without'}: median ${fmt(pct(samples, 50))} p95 ${fmt(pct(samples, 95))} (n=${samples.length})`);
+        const samples = (
+          await session(
+            sandbox.url,
+            await reviewEvents(sandbox.url, `b${batch}-r${run}-p${prefetch}`, events),
+            prefetch,
+          )
+        ).sort((a, b) => a - b);
+        if (samples.length < events - 1)
+          throw new Error(`run ${run}: only ${samples.length} of ${events - 1} decisions reached the next screen`);
+        row.push(
+          `${prefetch ? 'with prefetch' : 'without'}: median ${fmt(pct(samples, 50))} p95 ${fmt(pct(samples, 95))} (n=${samples.length})`,
+        );
         figures[prefetch ? 'with' : 'without'] = { median: pct(samples, 50), p95: pct(samples, 95), n: samples.length };
       }
       measured.push(figures);
@@ -171,7 +226,15 @@ function writeMarkdown() {
     { BENCH_EVENTS: EVENTS, BENCH_RUNS: RUNS, BENCH_READ_MS: READ_MS, BENCH_LATENCY_MS: LATENCY_MS },
     [
       table(
-        ['service', 'run', 'with prefetch: median / p95 ms', 'without: median / p95 ms', 'median with / without', `with prefetch: median < ${TARGET_MEDIAN_MS} ms`, 'decisions'],
+        [
+          'service',
+          'run',
+          'with prefetch: median / p95 ms',
+          'without: median / p95 ms',
+          'median with / without',
+          `with prefetch: median < ${TARGET_MEDIAN_MS} ms`,
+          'decisions',
+        ],
         measured.map((m) => [
           m.service,
           m.run,
@@ -191,7 +254,13 @@ function writeMarkdown() {
 try {
   console.log(`fraudctl review: decision key → next screen (${EVENTS} events per run, read time ${READ_MS} ms)`);
   await measure('sandbox on loopback', [], RUNS, EVENTS);
-  if (LATENCY_MS > 0) await measure(`sandbox with ${LATENCY_MS} ms before every request`, ['--chaos', `latency=${LATENCY_MS}`], RUNS, Math.min(EVENTS, 60));
+  if (LATENCY_MS > 0)
+    await measure(
+      `sandbox with ${LATENCY_MS} ms before every request`,
+      ['--chaos', `latency=${LATENCY_MS}`],
+      RUNS,
+      Math.min(EVENTS, 60),
+    );
   if (MARKDOWN) writeMarkdown();
 } finally {
   rmSync(tmp, { recursive: true, force: true });

@@ -182,7 +182,9 @@ function summariseStoredDecisions(dbPath) {
   const db = new Database(dbPath, { readonly: true });
   try {
     const actions = db
-      .prepare(`SELECT json_extract(decision_json, '$.actionType') AS name, count(*) AS n FROM events GROUP BY name ORDER BY n DESC`)
+      .prepare(
+        `SELECT json_extract(decision_json, '$.actionType') AS name, count(*) AS n FROM events GROUP BY name ORDER BY n DESC`,
+      )
       .all();
     const rules = db
       .prepare(
@@ -253,11 +255,21 @@ function writeMarkdown(post, get, decisions) {
   const postP99 = median(post.sandbox.map((r) => r.p99));
   const ratioRow = (name, a, b, target) => {
     const r = ratio(a, b);
-    return [name, r.median.toFixed(2), r.perRound.map((x) => x.toFixed(2)).join(', '), target === undefined ? '' : `≥ ${target.toFixed(2)}: ${verdict(r.median >= target)}`];
+    return [
+      name,
+      r.median.toFixed(2),
+      r.perRound.map((x) => x.toFixed(2)).join(', '),
+      target === undefined ? '' : `≥ ${target.toFixed(2)}: ${verdict(r.median >= target)}`,
+    ];
   };
   writeSection(
     '`npm run bench:sandbox`',
-    { BENCH_SECONDS: DURATION_SECONDS, BENCH_ROUNDS: ROUNDS, BENCH_WARMUP_SECONDS: WARMUP_SECONDS, connections: CONNECTIONS },
+    {
+      BENCH_SECONDS: DURATION_SECONDS,
+      BENCH_ROUNDS: ROUNDS,
+      BENCH_WARMUP_SECONDS: WARMUP_SECONDS,
+      connections: CONNECTIONS,
+    },
     [
       table(['request → server', 'req/s (median)', 'p50 / p99 ms', 'req/s by round'], servers),
       table(
@@ -267,7 +279,12 @@ function writeMarkdown(post, get, decisions) {
           ratioRow('POST: sandbox / bare Fastify', post.sandbox, post.bare),
           ratioRow('POST: insert ceiling / bare Fastify', post.insertCeiling, post.bare),
           ratioRow('GET: sandbox / bare Fastify', get.sandbox, get.bare),
-          ['POST: sandbox p99', `${fmtMs(postP99)} ms`, post.sandbox.map((r) => fmtMs(r.p99)).join(', '), `< ${TARGET_POST_P99_MS} ms: ${verdict(postP99 < TARGET_POST_P99_MS)}`],
+          [
+            'POST: sandbox p99',
+            `${fmtMs(postP99)} ms`,
+            post.sandbox.map((r) => fmtMs(r.p99)).join(', '),
+            `< ${TARGET_POST_P99_MS} ms: ${verdict(postP99 < TARGET_POST_P99_MS)}`,
+          ],
         ],
         { align: ['left', 'right', 'right', 'left'] },
       ),
@@ -294,7 +311,10 @@ async function main() {
       sandboxEnv,
     );
     servers.push(sandbox);
-    const insertCeiling = await startServer('insert ceiling', ['scripts/bench/insert-ceiling.mjs', path.join(tempDir, 'insert-ceiling.db')]);
+    const insertCeiling = await startServer('insert ceiling', [
+      'scripts/bench/insert-ceiling.mjs',
+      path.join(tempDir, 'insert-ceiling.db'),
+    ]);
     servers.push(insertCeiling);
     const bare = await startServer('bare Fastify', ['scripts/bench/minimal-fastify.mjs']);
     servers.push(bare);
@@ -303,7 +323,11 @@ async function main() {
     console.log(`bare Fastify:   ${bare.url}`);
 
     const runLabel = Date.now().toString(36);
-    const nextEvent = createEventGenerator({ idPrefix: `bench-${runLabel}`, emailPoolSize: EMAIL_POOL_SIZE, ipPoolSize: IP_POOL_SIZE });
+    const nextEvent = createEventGenerator({
+      idPrefix: `bench-${runLabel}`,
+      emailPoolSize: EMAIL_POOL_SIZE,
+      ipPoolSize: IP_POOL_SIZE,
+    });
     const post = { sandbox: [], insertCeiling: [], bare: [] };
     const get = { sandbox: [], bare: [] };
     const storedIds = [];
@@ -311,9 +335,12 @@ async function main() {
       // Not counted: every server's JIT compiles its hot paths before the first measured run.
       console.log(`warm-up, ${WARMUP_SECONDS} s per server`);
       const warm = [];
-      for (const server of [sandbox, insertCeiling, bare]) warm.push(await measure(server, postEventRequests(nextEvent), WARMUP_SECONDS));
+      for (const server of [sandbox, insertCeiling, bare])
+        warm.push(await measure(server, postEventRequests(nextEvent), WARMUP_SECONDS));
       const warmIds = warm[0].succeededIds;
-      if (warmIds.length > 0) for (const server of [sandbox, bare]) warm.push(await measure(server, getEventRequests(warmIds), WARMUP_SECONDS));
+      if (warmIds.length > 0)
+        for (const server of [sandbox, bare])
+          warm.push(await measure(server, getEventRequests(warmIds), WARMUP_SECONDS));
       if (!reportFailures(warm)) return 1;
     }
     for (let round = 0; round < ROUNDS; round++) {
@@ -334,7 +361,16 @@ async function main() {
         console.error('bench-sandbox: the sandbox stored no events, so there is nothing to GET');
         return 1;
       }
-      const getOrder = round % 2 ? [['bare', bare], ['sandbox', sandbox]] : [['sandbox', sandbox], ['bare', bare]];
+      const getOrder =
+        round % 2
+          ? [
+              ['bare', bare],
+              ['sandbox', sandbox],
+            ]
+          : [
+              ['sandbox', sandbox],
+              ['bare', bare],
+            ];
       for (const [key, server] of getOrder) get[key].push(await measure(server, getEventRequests(storedIds)));
     }
 
@@ -342,7 +378,9 @@ async function main() {
     printTable(['', 'req/s', 'p50 / p99 ms', 'rounds, req/s'], [...serverLines(post), ...serverLines(get)]);
     console.log();
     const postP99 = median(post.sandbox.map((r) => r.p99));
-    console.log(ratioLine('POST: sandbox / insert ceiling', ratio(post.sandbox, post.insertCeiling), TARGET_INSERT_RATIO));
+    console.log(
+      ratioLine('POST: sandbox / insert ceiling', ratio(post.sandbox, post.insertCeiling), TARGET_INSERT_RATIO),
+    );
     console.log(ratioLine('POST: sandbox / bare Fastify', ratio(post.sandbox, post.bare)));
     console.log(ratioLine('POST: insert ceiling / bare Fastify', ratio(post.insertCeiling, post.bare)));
     console.log(ratioLine('GET:  sandbox / bare Fastify', ratio(get.sandbox, get.bare)));

@@ -34,7 +34,15 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { fmtInt, fmtMb, installCleanup, isolatedEnv as sandboxedEnv, runTimed, startListening, stopChild } from './bench/processes.mjs';
+import {
+  fmtInt,
+  fmtMb,
+  installCleanup,
+  isolatedEnv as sandboxedEnv,
+  runTimed,
+  startListening,
+  stopChild,
+} from './bench/processes.mjs';
 import { failedSteps, step } from './bench/steps.mjs';
 import { positiveIntFromEnv } from './bench/settings.mjs';
 import { fmtRatio, markdownMode, table, verdict, writeSection } from './bench/markdown.mjs';
@@ -65,7 +73,12 @@ function readSettings() {
 let tempDir;
 const isolatedEnv = (extra = {}) => sandboxedEnv(tempDir, extra);
 
-const startSandbox = (dbPath) => startListening('the sandbox', [BIN, 'sandbox', 'serve', '--port', '0', '--db', dbPath], { cwd: ROOT, env: isolatedEnv(), timeoutMs: START_TIMEOUT_MS });
+const startSandbox = (dbPath) =>
+  startListening('the sandbox', [BIN, 'sandbox', 'serve', '--port', '0', '--db', dbPath], {
+    cwd: ROOT,
+    env: isolatedEnv(),
+    timeoutMs: START_TIMEOUT_MS,
+  });
 
 const stopSandbox = ({ child }) => stopChild(child);
 
@@ -99,7 +112,13 @@ async function autocannonRun(url, list, connections) {
           const item = list[next++];
           if (item === undefined) extra++;
           const { method, path: p, body } = item ?? list[list.length - 1];
-          return { ...request, method, path: p, headers: { 'x-client-api-key': SANDBOX_KEY, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body } : {}) };
+          return {
+            ...request,
+            method,
+            path: p,
+            headers: { 'x-client-api-key': SANDBOX_KEY, ...(body ? { 'content-type': 'application/json' } : {}) },
+            ...(body ? { body } : {}),
+          };
         },
         onResponse: (status, body) => {
           lastAnswerAt = performance.now();
@@ -111,10 +130,20 @@ async function autocannonRun(url, list, connections) {
   });
   const seconds = ((lastAnswerAt ?? performance.now()) - started) / 1000;
   const problems = [];
-  if (result.non2xx > 0) problems.push(`${result.non2xx} non-2xx answers (first: HTTP ${firstFailure?.status} ${String(firstFailure?.body).slice(0, 300)})`);
-  if (result.errors + result.timeouts > 0) problems.push(`${result.errors + result.timeouts} connection errors/timeouts`);
+  if (result.non2xx > 0)
+    problems.push(
+      `${result.non2xx} non-2xx answers (first: HTTP ${firstFailure?.status} ${String(firstFailure?.body).slice(0, 300)})`,
+    );
+  if (result.errors + result.timeouts > 0)
+    problems.push(`${result.errors + result.timeouts} connection errors/timeouts`);
   if (extra > 0) problems.push(`autocannon asked for ${extra} requests more than the list holds`);
-  return { seconds, requests: list.length, p50: result.latency.p50, p99: result.latency.p99, problem: problems.join('; ') || undefined };
+  return {
+    seconds,
+    requests: list.length,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    problem: problems.join('; ') || undefined,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -147,43 +176,84 @@ Promise.all(Array.from({ length: ${connections} }, worker)).then(() => agent.clo
 // ---------------------------------------------------------------------------------------------
 // The steps.
 
-
-
 /** One comparison: autocannon, fraudctl, autocannon, on the same GETs. */
 async function compare(label, sandbox, settings, ids, idFile, { json }) {
-  const gets = ids.flatMap((id) => (json ? [{ method: 'GET', path: `/event/${id}` }] : [{ method: 'GET', path: `/event/${id}` }, { method: 'GET', path: `/event/${id}/risk-assessment` }]));
+  const gets = ids.flatMap((id) =>
+    json
+      ? [{ method: 'GET', path: `/event/${id}` }]
+      : [
+          { method: 'GET', path: `/event/${id}` },
+          { method: 'GET', path: `/event/${id}/risk-assessment` },
+        ],
+  );
   const c = settings.connections;
   const ac = async (n) => {
-    const r = await step(`${label}: autocannon #${n}, ${fmtInt(gets.length)} GETs, ${c} connections`, () => autocannonRun(sandbox.url, gets, c));
-    if (r) console.log(`  ${fmtInt(ids.length / r.seconds)} ids/s (${fmtInt(r.requests / r.seconds)} req/s), p50 ${r.p50} ms, p99 ${r.p99} ms`);
+    const r = await step(`${label}: autocannon #${n}, ${fmtInt(gets.length)} GETs, ${c} connections`, () =>
+      autocannonRun(sandbox.url, gets, c),
+    );
+    if (r)
+      console.log(
+        `  ${fmtInt(ids.length / r.seconds)} ids/s (${fmtInt(r.requests / r.seconds)} req/s), p50 ${r.p50} ms, p99 ${r.p99} ms`,
+      );
     return r ? ids.length / r.seconds : null;
   };
   const before = await ac(1);
-  const args = ['show', '--from', idFile, '--concurrency', String(c), ...(json ? ['--json'] : []), '--base-url', sandbox.url];
+  const args = [
+    'show',
+    '--from',
+    idFile,
+    '--concurrency',
+    String(c),
+    ...(json ? ['--json'] : []),
+    '--base-url',
+    sandbox.url,
+  ];
   const cli = await step(`${label}: fraudctl ${args.join(' ')}`, async () => {
     const outFile = path.join(tempDir, json ? 'rows.jsonl' : 'rows.txt');
-    const result = await runFraudctl(args, { env: isolatedEnv({ FRAUDCTL_API_KEY: SANDBOX_KEY }), outFile, timeoutMs: Math.max(60_000, (ids.length / SLOWEST_IDS_PER_SECOND) * 1000) });
+    const result = await runFraudctl(args, {
+      env: isolatedEnv({ FRAUDCTL_API_KEY: SANDBOX_KEY }),
+      outFile,
+      timeoutMs: Math.max(60_000, (ids.length / SLOWEST_IDS_PER_SECOND) * 1000),
+    });
     const lines = readFileSync(outFile, 'utf8').trimEnd().split('\n');
     // The table: a header line, then one row per id (the count line goes to stderr).
     const rows = json ? lines : lines.slice(1);
     const shownIds = rows.map((l) => (json ? JSON.parse(l).id : l.split(' ')[0]));
     const problems = [];
     if (result.timedOut) problems.push(`killed after ${result.seconds.toFixed(0)} s`);
-    else if (result.code !== 0) problems.push(`fraudctl exited ${result.signal ?? `with code ${result.code}`}\n${result.stderr.trim()}`);
-    if (shownIds.length !== ids.length || shownIds.some((id, i) => id !== ids[i])) problems.push(`${shownIds.length} rows, not the ${ids.length} ids in order`);
+    else if (result.code !== 0)
+      problems.push(`fraudctl exited ${result.signal ?? `with code ${result.code}`}\n${result.stderr.trim()}`);
+    if (shownIds.length !== ids.length || shownIds.some((id, i) => id !== ids[i]))
+      problems.push(`${shownIds.length} rows, not the ${ids.length} ids in order`);
     const idsPerSecond = ids.length / result.seconds;
-    console.log(`  exit ${result.code}, ${result.seconds.toFixed(2)} s wall: ${fmtInt(idsPerSecond)} ids/s, peak RSS ${fmtMb(result.peakKb)}, CPU ${result.cpuSeconds?.toFixed(1) ?? 'n/a'} s`);
-    return { idsPerSecond, peakKb: result.peakKb, cpuSeconds: result.cpuSeconds, problem: problems.join('; ') || undefined };
+    console.log(
+      `  exit ${result.code}, ${result.seconds.toFixed(2)} s wall: ${fmtInt(idsPerSecond)} ids/s, peak RSS ${fmtMb(result.peakKb)}, CPU ${result.cpuSeconds?.toFixed(1) ?? 'n/a'} s`,
+    );
+    return {
+      idsPerSecond,
+      peakKb: result.peakKb,
+      cpuSeconds: result.cpuSeconds,
+      problem: problems.join('; ') || undefined,
+    };
   });
   const after = await ac(2);
   const bare = await step(`${label}: a bare undici script making the same GETs, ${c} workers`, async () => {
     const script = path.join(tempDir, 'bare-undici.cjs');
     writeFileSync(script, bareUndiciScript(sandbox.url, c, json));
     const outFile = path.join(tempDir, 'bare.txt');
-    const result = await runNode([script, idFile], { env: isolatedEnv(), outFile, timeoutMs: Math.max(60_000, (ids.length / SLOWEST_IDS_PER_SECOND) * 1000) });
+    const result = await runNode([script, idFile], {
+      env: isolatedEnv(),
+      outFile,
+      timeoutMs: Math.max(60_000, (ids.length / SLOWEST_IDS_PER_SECOND) * 1000),
+    });
     const lines = readFileSync(outFile, 'utf8').trimEnd().split('\n').length;
-    if (result.code !== 0 || lines !== ids.length) return { problem: `exit ${result.signal ?? result.code}, ${lines} lines for ${ids.length} ids\n${result.stderr.trim()}` };
-    console.log(`  ${result.seconds.toFixed(2)} s wall: ${fmtInt(ids.length / result.seconds)} ids/s, CPU ${result.cpuSeconds?.toFixed(1) ?? 'n/a'} s`);
+    if (result.code !== 0 || lines !== ids.length)
+      return {
+        problem: `exit ${result.signal ?? result.code}, ${lines} lines for ${ids.length} ids\n${result.stderr.trim()}`,
+      };
+    console.log(
+      `  ${result.seconds.toFixed(2)} s wall: ${fmtInt(ids.length / result.seconds)} ids/s, CPU ${result.cpuSeconds?.toFixed(1) ?? 'n/a'} s`,
+    );
     return { idsPerSecond: ids.length / result.seconds, cpuSeconds: result.cpuSeconds };
   });
   const baselines = [before, after].filter((r) => r !== null);
@@ -206,7 +276,11 @@ async function compare(label, sandbox, settings, ids, idFile, { json }) {
 async function startupSeconds(sandbox, id) {
   const times = [];
   for (let i = 0; i < 5; i++) {
-    const result = await runFraudctl(['show', id, '--json', '--base-url', sandbox.url], { env: isolatedEnv({ FRAUDCTL_API_KEY: SANDBOX_KEY }), outFile: path.join(tempDir, 'one.json'), timeoutMs: 30_000 });
+    const result = await runFraudctl(['show', id, '--json', '--base-url', sandbox.url], {
+      env: isolatedEnv({ FRAUDCTL_API_KEY: SANDBOX_KEY }),
+      outFile: path.join(tempDir, 'one.json'),
+      timeoutMs: 30_000,
+    });
     if (result.code !== 0) return { problem: `fraudctl show ${id} exited ${result.code}: ${result.stderr.trim()}` };
     times.push(result.seconds);
   }
@@ -218,7 +292,12 @@ async function startupSeconds(sandbox, id) {
 async function main(settings) {
   tempDir = installCleanup('fraudctl-bench-show-');
   const runId = Date.now().toString(36);
-  console.log(`node ${process.version}, ${os.cpus().length} CPUs (load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}), ${fmtInt(settings.ids)} ids, ${settings.connections} connections, run ${runId}`);
+  console.log(
+    `node ${process.version}, ${os.cpus().length} CPUs (load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}), ${fmtInt(settings.ids)} ids, ${settings.connections} connections, run ${runId}`,
+  );
 
   const next = createEventGenerator({ idPrefix: `bench-show-${runId}` });
   const events = Array.from({ length: settings.ids }, () => next());
@@ -235,30 +314,54 @@ async function main(settings) {
   let startup = null;
   try {
     if (sandbox) {
-      const stored = await step(`store ${fmtInt(ids.length)} events (POST /event, autocannon)`, () => autocannonRun(sandbox.url, events.map((e) => ({ method: 'POST', path: '/event', body: e.body })), 16));
+      const stored = await step(`store ${fmtInt(ids.length)} events (POST /event, autocannon)`, () =>
+        autocannonRun(
+          sandbox.url,
+          events.map((e) => ({ method: 'POST', path: '/event', body: e.body })),
+          16,
+        ),
+      );
       if (stored) {
-        await step('warm-up: GET every event once (not counted)', () => autocannonRun(sandbox.url, ids.map((id) => ({ method: 'GET', path: `/event/${id}` })), settings.connections));
+        await step('warm-up: GET every event once (not counted)', () =>
+          autocannonRun(
+            sandbox.url,
+            ids.map((id) => ({ method: 'GET', path: `/event/${id}` })),
+            settings.connections,
+          ),
+        );
         results.push(await compare('table', sandbox, settings, ids, idFile, { json: false }));
         results.push(await compare('--json', sandbox, settings, ids, idFile, { json: true }));
-        startup = (await step('fraudctl start-up: show <one id> --json, 5 times', () => startupSeconds(sandbox, ids[0])))?.seconds ?? null;
+        startup =
+          (await step('fraudctl start-up: show <one id> --json, 5 times', () => startupSeconds(sandbox, ids[0])))
+            ?.seconds ?? null;
       }
     }
   } finally {
     if (sandbox) await stopSandbox(sandbox);
   }
 
-  console.log(`\nload average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `\nload average after: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   if (startup !== null) console.log(`fraudctl start-up (show <one id> --json, median of 5): ${startup.toFixed(3)} s`);
   for (const r of results) {
     const toBare = r.bare !== null && r.cli !== null ? r.cli / r.bare : null;
     const verdict = toBare === null ? 'not measured' : toBare >= TARGET_RATIO ? 'met' : 'NOT met';
-    const warm = startup !== null && r.seconds !== null && r.baseline !== null && r.seconds > startup ? settings.ids / (r.seconds - startup) : null;
+    const warm =
+      startup !== null && r.seconds !== null && r.baseline !== null && r.seconds > startup
+        ? settings.ids / (r.seconds - startup)
+        : null;
     console.log(
       `${r.label.padEnd(7)} fraudctl ${fmtInt(r.cli)} ids/s · autocannon ${fmtInt(r.baseline)} ids/s (mean of 2) · ratio ${r.ratio?.toFixed(2) ?? '–'}` +
         `${warm !== null ? ` · without start-up ${fmtInt(warm)} ids/s, ratio ${(warm / r.baseline).toFixed(2)}` : ''} · peak RSS ${fmtMb(r.peakKb)}`,
     );
     if (r.bare !== null && r.cli !== null && r.baseline !== null) {
-      console.log(`${''.padEnd(7)} bare undici script ${fmtInt(r.bare)} ids/s: fraudctl / bare undici ${(r.cli / r.bare).toFixed(2)} (target ≥ ${TARGET_RATIO.toFixed(2)}: ${verdict}), bare undici / autocannon ${(r.bare / r.baseline).toFixed(2)}`);
+      console.log(
+        `${''.padEnd(7)} bare undici script ${fmtInt(r.bare)} ids/s: fraudctl / bare undici ${(r.cli / r.bare).toFixed(2)} (target ≥ ${TARGET_RATIO.toFixed(2)}: ${verdict}), bare undici / autocannon ${(r.bare / r.baseline).toFixed(2)}`,
+      );
     }
   }
   const code = failedSteps('bench-show');
@@ -271,7 +374,16 @@ function writeMarkdown(settings, results, startup) {
   const cpu = (s) => (s === null || s === undefined ? '–' : s.toFixed(1));
   writeSection('`npm run bench:show`', { BENCH_IDS: settings.ids, BENCH_CONNECTIONS: settings.connections }, [
     table(
-      ['output', 'fraudctl ids/s', 'autocannon ids/s (mean of 2)', 'fraudctl / autocannon', 'bare undici ids/s', `fraudctl / bare undici (target ≥ ${TARGET_RATIO.toFixed(2)})`, 'CPU s: fraudctl / bare undici', 'fraudctl peak RSS'],
+      [
+        'output',
+        'fraudctl ids/s',
+        'autocannon ids/s (mean of 2)',
+        'fraudctl / autocannon',
+        'bare undici ids/s',
+        `fraudctl / bare undici (target ≥ ${TARGET_RATIO.toFixed(2)})`,
+        'CPU s: fraudctl / bare undici',
+        'fraudctl peak RSS',
+      ],
       results.map((r) => {
         const toBare = r.cli !== null && r.bare !== null ? r.cli / r.bare : null;
         return [
@@ -286,7 +398,9 @@ function writeMarkdown(settings, results, startup) {
         ];
       }),
     ),
-    startup === null ? '' : `fraudctl's start-up here (\`show <one id> --json\`, median of 5 processes): ${startup.toFixed(3)} s, paid once by each run above.`,
+    startup === null
+      ? ''
+      : `fraudctl's start-up here (\`show <one id> --json\`, median of 5 processes): ${startup.toFixed(3)} s, paid once by each run above.`,
   ]);
 }
 

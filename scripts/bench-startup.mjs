@@ -46,7 +46,10 @@ const STORE_TARGET_MS = 15;
 const BIN = fileURLToPath(new URL('../bin/fraudctl.js', import.meta.url));
 const KEY = 'sandbox-demo-key';
 
-const nodes = process.argv.length > 2 ? process.argv.slice(2) : (process.env.FRAUDCTL_BENCH_NODES?.split(':').filter(Boolean) ?? [process.execPath]);
+const nodes =
+  process.argv.length > 2
+    ? process.argv.slice(2)
+    : (process.env.FRAUDCTL_BENCH_NODES?.split(':').filter(Boolean) ?? [process.execPath]);
 if (!(Number.isInteger(RUNS) && RUNS > 0)) {
   console.error(`BENCH_RUNS must be a positive whole number, not "${process.env.BENCH_RUNS}"`);
   process.exit(2);
@@ -62,7 +65,8 @@ function timeOnce(node, args, env) {
   const start = process.hrtime.bigint();
   const r = spawnSync(node, args, { env, encoding: 'utf8' });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
-  if (r.status !== 0) throw new Error(`${node} ${args.join(' ')} exited ${r.status ?? r.signal}: ${r.stderr || r.error?.message}`);
+  if (r.status !== 0)
+    throw new Error(`${node} ${args.join(' ')} exited ${r.status ?? r.signal}: ${r.stderr || r.error?.message}`);
   return ms;
 }
 
@@ -89,7 +93,11 @@ async function keyInStore(url) {
   } catch (error) {
     return { reason: error.message.split('\n')[0] };
   }
-  const login = spawnSync(process.execPath, [BIN, 'login', '--profile', 'bench', '--base-url', url], { env: { ...service.env, NO_COLOR: '1' }, input: KEY, encoding: 'utf8' });
+  const login = spawnSync(process.execPath, [BIN, 'login', '--profile', 'bench', '--base-url', url], {
+    env: { ...service.env, NO_COLOR: '1' },
+    input: KEY,
+    encoding: 'utf8',
+  });
   if (login.status !== 0 || !/saved in the Secret Service/.test(login.stderr)) {
     await service.stop();
     return { reason: `login did not store the key in the credential store: ${login.stderr.trim()}` };
@@ -99,7 +107,10 @@ async function keyInStore(url) {
 
 function startSandbox(dbPath, env) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'sandbox', 'serve', '--port', '0', '--db', dbPath], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'sandbox', 'serve', '--port', '0', '--db', dbPath], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stderr.on('data', (d) => (err += d));
@@ -124,7 +135,10 @@ const results = [];
 let store = { reason: 'not started' };
 try {
   const submitEnv = { ...sandboxEnv, FRAUDCTL_API_KEY: KEY };
-  const submit = spawnSync(process.execPath, [BIN, 'submit', 'examples/review.json', '--base-url', url, '--json'], { env: submitEnv, encoding: 'utf8' });
+  const submit = spawnSync(process.execPath, [BIN, 'submit', 'examples/review.json', '--base-url', url, '--json'], {
+    env: submitEnv,
+    encoding: 'utf8',
+  });
   if (submit.status !== 0) throw new Error(`submit failed: ${submit.stderr}`);
   const id = JSON.parse(submit.stdout).id;
   const eventUrl = new URL(`/event/${encodeURIComponent(id)}`, url);
@@ -134,10 +148,20 @@ try {
   writeFileSync(undiciScript, undiciGet(eventUrl));
   store = await keyInStore(url);
 
-  console.log(`${RUNS} runs of each command after ${WARMUP} warm-up runs, in pairs; medians. ${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(2)}`);
+  console.log(
+    `${RUNS} runs of each command after ${WARMUP} warm-up runs, in pairs; medians. ${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(2)}`,
+  );
   for (const [n, node] of nodes.entries()) {
     const home = join(dir, `home-${n}`);
-    const env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), XDG_CACHE_HOME: join(home, 'cache'), NO_COLOR: '1', FRAUDCTL_API_KEY: KEY };
+    const env = {
+      PATH: process.env.PATH,
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, 'config'),
+      XDG_DATA_HOME: join(home, 'data'),
+      XDG_CACHE_HOME: join(home, 'cache'),
+      NO_COLOR: '1',
+      FRAUDCTL_API_KEY: KEY,
+    };
     const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
     const loadBefore = os.loadavg()[0];
     const versionPair = pair(node, [BIN, '--version'], ['-e', '0'], env);
@@ -188,7 +212,8 @@ agent
 }
 
 function printVersion({ version, node, versionPair, showPair, undiciPair, storePair, load }) {
-  const verdict = (ratio) => `${ratio.toFixed(2)}   target <= ${TARGET.toFixed(2)}: ${ratio <= TARGET ? 'met' : 'NOT met'}`;
+  const verdict = (ratio) =>
+    `${ratio.toFixed(2)}   target <= ${TARGET.toFixed(2)}: ${ratio <= TARGET ? 'met' : 'NOT met'}`;
   const row = (name, ms, ratio = '') => `  ${name.padEnd(40)}${ms.toFixed(1).padStart(7)} ms   ${ratio}`;
   console.log();
   console.log(`node ${version} (${node}), load average ${load[0].toFixed(2)} → ${load[1].toFixed(2)}`);
@@ -197,7 +222,13 @@ function printVersion({ version, node, versionPair, showPair, undiciPair, storeP
   console.log(row('node get.mjs (one GET with node:http)', showPair.b));
   console.log(row('fraudctl show <id> --json', showPair.a, verdict(showPair.ratio)));
   console.log(row('one GET with undici (same Agent)', undiciPair.b));
-  console.log(row('fraudctl show <id> --json', undiciPair.a, `${undiciPair.ratio.toFixed(2)}   (the undici floor against node:http: ${(undiciPair.b / showPair.b).toFixed(2)})`));
+  console.log(
+    row(
+      'fraudctl show <id> --json',
+      undiciPair.a,
+      `${undiciPair.ratio.toFixed(2)}   (the undici floor against node:http: ${(undiciPair.b / showPair.b).toFixed(2)})`,
+    ),
+  );
   if (!storePair) {
     console.log(`  the key in the credential store: not measured (${store.reason})`);
     return;
@@ -216,7 +247,19 @@ function writeMarkdown(rows) {
     { BENCH_RUNS: RUNS, 'warm-up runs': WARMUP, nodes: rows.map((r) => r.version).join(' ') },
     [
       table(
-        ['Node', '`node -e 0`', '`fraudctl --version`', 'ratio (target ≤ 1.30)', '`node get.mjs`', 'undici GET', '`fraudctl show <id> --json`', 'ratio to `get.mjs` (target ≤ 1.30)', 'ratio to undici', 'key in the store: more (target ≤ 15 ms)', 'load average'],
+        [
+          'Node',
+          '`node -e 0`',
+          '`fraudctl --version`',
+          'ratio (target ≤ 1.30)',
+          '`node get.mjs`',
+          'undici GET',
+          '`fraudctl show <id> --json`',
+          'ratio to `get.mjs` (target ≤ 1.30)',
+          'ratio to undici',
+          'key in the store: more (target ≤ 15 ms)',
+          'load average',
+        ],
         rows.map(({ version, versionPair: v, showPair: s, undiciPair: u, storePair: k, load }) => [
           version,
           ms(v.b),
@@ -227,22 +270,28 @@ function writeMarkdown(rows) {
           ms(s.a),
           target(s.ratio),
           u.ratio.toFixed(2),
-          k ? `+${k.difference.toFixed(1)} ms (${verdict(k.difference <= STORE_TARGET_MS)})` : `not measured: ${store.reason}`,
+          k
+            ? `+${k.difference.toFixed(1)} ms (${verdict(k.difference <= STORE_TARGET_MS)})`
+            : `not measured: ${store.reason}`,
           `${load[0].toFixed(2)} → ${load[1].toFixed(2)}`,
         ]),
       ),
-      'Medians of the pairs; each ratio is the median of the pairs\' ratios, the store\'s figure the median of their differences.',
+      "Medians of the pairs; each ratio is the median of the pairs' ratios, the store's figure the median of their differences.",
     ],
   );
 }
 
 function printSummary(rows) {
   console.log();
-  console.log('| Node | `node -e 0` | `fraudctl --version` | ratio | `node:http` GET | undici GET | `fraudctl show <id> --json` | ratio to node:http | ratio to undici | key in the store: more |');
+  console.log(
+    '| Node | `node -e 0` | `fraudctl --version` | ratio | `node:http` GET | undici GET | `fraudctl show <id> --json` | ratio to node:http | ratio to undici | key in the store: more |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   const ms = (x) => `${Math.round(x)} ms`;
   for (const { version, versionPair: v, showPair: s, undiciPair: u, storePair: k } of rows) {
     const store = k ? `+${k.difference.toFixed(1)} ms` : 'not measured';
-    console.log(`| ${version} | ${ms(v.b)} | ${ms(v.a)} | ${v.ratio.toFixed(2)} | ${ms(s.b)} | ${ms(u.b)} | ${ms(s.a)} | ${s.ratio.toFixed(2)} | ${u.ratio.toFixed(2)} | ${store} |`);
+    console.log(
+      `| ${version} | ${ms(v.b)} | ${ms(v.a)} | ${v.ratio.toFixed(2)} | ${ms(s.b)} | ${ms(u.b)} | ${ms(s.a)} | ${s.ratio.toFixed(2)} | ${u.ratio.toFixed(2)} | ${store} |`,
+    );
   }
 }

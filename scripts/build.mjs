@@ -23,7 +23,8 @@ import { isBuiltin } from 'node:module';
  * of a built-in is left as it is: it happens only where needed. (A stub module per built-in
  * would not do: esbuild puts each shared one in a chunk of its own, one more file to load.)
  */
-const IMPORT = /(?<=^|[;}\n])import\s*(?:([\w$]+)\s*,?\s*)?(?:\*\s*as\s*([\w$]+)\s*)?(?:\{([^}"]*)\}\s*)?(?:from\s*)?"([^"]+)";?/gm;
+const IMPORT =
+  /(?<=^|[;}\n])import\s*(?:([\w$]+)\s*,?\s*)?(?:\*\s*as\s*([\w$]+)\s*)?(?:\{([^}"]*)\}\s*)?(?:from\s*)?"([^"]+)";?/gm;
 
 function rewriteBuiltinImports(text, expected, file) {
   const banner = text.indexOf('\n');
@@ -36,13 +37,18 @@ function rewriteBuiltinImports(text, expected, file) {
     const whole = defaultName ?? namespaceName;
     if (whole) declarations.push(`${whole}=${call}`);
     if (named !== undefined) {
-      const fields = named.split(',').map((s) => s.trim()).filter(Boolean).map((s) => s.replace(/^([\w$]+)\s+as\s+([\w$]+)$/, '$1:$2'));
+      const fields = named
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+        .map((s) => s.replace(/^([\w$]+)\s+as\s+([\w$]+)$/, '$1:$2'));
       if (fields.length > 0) declarations.push(`{${fields.join(',')}}=${whole ?? call}`);
     }
     return ' '.repeat(statement.length);
   });
   const listed = [...expected].sort().join(', ');
-  if ([...rewritten].sort().join(', ') !== listed) throw new Error(`${file}: rewrote imports of [${[...rewritten].sort().join(', ')}], esbuild lists [${listed}]`);
+  if ([...rewritten].sort().join(', ') !== listed)
+    throw new Error(`${file}: rewrote imports of [${[...rewritten].sort().join(', ')}], esbuild lists [${listed}]`);
   if (declarations.length === 0) return text;
   return `${text.slice(0, banner)}const ${declarations.join(',')};${body}`;
 }
@@ -62,7 +68,10 @@ const deferUndiciHttp2 = {
     build.onLoad({ filter: UNDICI_CLIENT }, async ({ path }) => {
       const text = await readFile(path, 'utf8');
       if (!text.includes(H2_REQUIRE)) throw new Error(`${path}: no "${H2_REQUIRE}" to defer; see scripts/build.mjs`);
-      return { contents: text.replace(H2_REQUIRE, "const connectH2 = (...args) => require('./client-h2.js')(...args)"), loader: 'js' };
+      return {
+        contents: text.replace(H2_REQUIRE, "const connectH2 = (...args) => require('./client-h2.js')(...args)"),
+        loader: 'js',
+      };
     });
   },
 };
@@ -116,6 +125,8 @@ for (const file of result.outputFiles) {
   // The metafile names outputs with forward slashes on every platform, Windows too.
   const name = relative(process.cwd(), file.path).split(sep).join('/');
   const imports = result.metafile.outputs[name]?.imports ?? [];
-  const builtins = new Set(imports.filter((i) => i.external && i.kind === 'import-statement' && isBuiltin(i.path)).map((i) => i.path));
+  const builtins = new Set(
+    imports.filter((i) => i.external && i.kind === 'import-statement' && isBuiltin(i.path)).map((i) => i.path),
+  );
   await writeFile(file.path, rewriteBuiltinImports(file.text, builtins, name));
 }

@@ -20,7 +20,10 @@ function isVersionOnly(argv: readonly string[]): boolean {
 function describe(error: unknown, debug: boolean): { message: string; code: ExitCodeValue } {
   if (error instanceof CliError) {
     const hint = error.hint ? `\n${error.hint}` : '';
-    return { message: `error: ${error.message}${hint}${debug && error.stack ? `\n${error.stack}` : ''}`, code: error.exitCode };
+    return {
+      message: `error: ${error.message}${hint}${debug && error.stack ? `\n${error.stack}` : ''}`,
+      code: error.exitCode,
+    };
   }
   const e = error as Error;
   return {
@@ -107,7 +110,8 @@ export const EXIT_TERMINATED = 143;
 function watchOutputStreams(): (handler: () => void) => () => void {
   let stdoutHandler: (() => void) | null = null;
   // EIO: the terminal hung up (its window closed): nobody is reading there either.
-  const closed = (error: NodeJS.ErrnoException) => error.code === 'EPIPE' || error.code === 'EIO' || error.code === 'ERR_STREAM_DESTROYED';
+  const closed = (error: NodeJS.ErrnoException) =>
+    error.code === 'EPIPE' || error.code === 'EIO' || error.code === 'ERR_STREAM_DESTROYED';
   // After a hang-up any failed write means the terminal is gone, whatever the error says (a
   // closed console window on Windows, a pipe's reader that went with the ssh session): the
   // command goes on with its shutdown (review gives its claims back) instead of ending at once.
@@ -251,7 +255,11 @@ export interface ProcessEnd {
  * reports 1 whatever the command's code; the Credential Manager never prompts, so the call
  * returns and the process then ends as usual, with the command's own exit code.
  */
-export async function endPastStrandedCalls(code: number, platform: NodeJS.Platform = process.platform, proc: ProcessEnd = process): Promise<void> {
+export async function endPastStrandedCalls(
+  code: number,
+  platform: NodeJS.Platform = process.platform,
+  proc: ProcessEnd = process,
+): Promise<void> {
   if (platform === 'win32') return;
   await flushed([process.stdout, process.stderr]);
   try {
@@ -270,7 +278,10 @@ export async function endPastStrandedCalls(code: number, platform: NodeJS.Platfo
  * modes. Where SIGHUP is ignored (nohup), the process goes on to exit as usual. On Windows (the
  * console window closed) a process cannot send itself SIGHUP (ENOSYS): it exits with 129.
  */
-export async function endAsHungUp(platform: NodeJS.Platform = process.platform, proc: ProcessEnd = process): Promise<void> {
+export async function endAsHungUp(
+  platform: NodeJS.Platform = process.platform,
+  proc: ProcessEnd = process,
+): Promise<void> {
   await flushed([process.stdout]);
   if (platform === 'win32') {
     proc.exit(EXIT_HUNG_UP);

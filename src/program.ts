@@ -28,10 +28,10 @@ import { exitCodeLines } from './errors/exit-codes.js';
 
 export { CommanderError } from 'commander';
 
-
 function parseTimeout(value: string): number {
   const seconds = Number(value);
-  if (!(seconds > 0) || !Number.isFinite(seconds)) throw new InvalidArgumentError('the timeout is a positive number of seconds');
+  if (!(seconds > 0) || !Number.isFinite(seconds))
+    throw new InvalidArgumentError('the timeout is a positive number of seconds');
   return seconds;
 }
 
@@ -98,12 +98,20 @@ export function buildProgram(context: CliContext, argv?: readonly string[]): Com
     .version(VERSION, '-V, --version')
     .addOption(new Option('--base-url <url>', 'the service to talk to (env FRAUDCTL_BASE_URL)'))
     .addOption(new Option('--profile <name>', 'the configured profile to use (env FRAUDCTL_PROFILE)'))
-    .addOption(new Option('--timeout <seconds>', 'give up on a request after this long (env FRAUDCTL_TIMEOUT; default 30)').argParser(parseTimeout))
-    .option('--json', 'print the service\'s JSON on stdout instead of tables')
+    .addOption(
+      new Option(
+        '--timeout <seconds>',
+        'give up on a request after this long (env FRAUDCTL_TIMEOUT; default 30)',
+      ).argParser(parseTimeout),
+    )
+    .option('--json', "print the service's JSON on stdout instead of tables")
     .option('--no-color', 'no colour (also NO_COLOR)')
     .option('--no-input', 'never prompt: missing input is an error')
     .option('--debug', 'show stack traces and request logs (key redacted) on stderr')
-    .option('--insecure-http', 'allow http:// to a host that is not this machine: the API key then travels in clear text')
+    .option(
+      '--insecure-http',
+      'allow http:// to a host that is not this machine: the API key then travels in clear text',
+    )
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({
@@ -130,11 +138,14 @@ export function buildProgram(context: CliContext, argv?: readonly string[]): Com
   const inherit = (command: Command) => {
     for (const sub of command.commands) {
       // Every command's help lists the global options it accepts too, as gh's "inherited flags" do.
-      sub.exitOverride().showHelpAfterError('(run with --help for usage)').configureOutput(program.configureOutput()).configureHelp({ showGlobalOptions: true });
+      sub
+        .exitOverride()
+        .showHelpAfterError('(run with --help for usage)')
+        .configureOutput(program.configureOutput())
+        .configureHelp({ showGlobalOptions: true });
       inherit(sub);
     }
   };
   inherit(program);
   return program;
 }
-

@@ -58,7 +58,9 @@ export class Session {
    * A session for a profile that may not be configured yet (login checks a key against it
    * before saving): that profile and URL, with the timeout and retries of this run.
    */
-  withSettingsOverride(override: Pick<Settings, 'profile' | 'baseUrl' | 'apiKey'> & { insecureHttp?: boolean }): Session {
+  withSettingsOverride(
+    override: Pick<Settings, 'profile' | 'baseUrl' | 'apiKey'> & { insecureHttp?: boolean },
+  ): Session {
     return new Session(this.context, this.globals, override);
   }
 
@@ -74,7 +76,11 @@ export class Session {
   /** The flags of this run that choose the service, for a command in a hint to reach the same one. */
   serviceFlags(): string[] {
     const { baseUrl, profile, insecureHttp } = this.globals;
-    return [...(profile !== undefined ? ['--profile', profile] : []), ...(baseUrl !== undefined ? ['--base-url', baseUrl] : []), ...(insecureHttp ? ['--insecure-http'] : [])];
+    return [
+      ...(profile !== undefined ? ['--profile', profile] : []),
+      ...(baseUrl !== undefined ? ['--base-url', baseUrl] : []),
+      ...(insecureHttp ? ['--insecure-http'] : []),
+    ];
   }
 
   debugLine(line: string): void {
@@ -92,7 +98,13 @@ export class Session {
         const { FRAUDCTL_PROFILE, FRAUDCTL_BASE_URL, FRAUDCTL_API_KEY, ...env } = this.context.env;
         const base = resolveSettings(timeout, env, { profiles: {} });
         const insecureHttp = base.insecureHttp || this.settingsOverride.insecureHttp === true;
-        this.settingsValue = { ...base, ...this.settingsOverride, insecureHttp, apiKeySource: null, isSandbox: this.settingsOverride.baseUrl === null };
+        this.settingsValue = {
+          ...base,
+          ...this.settingsOverride,
+          insecureHttp,
+          apiKeySource: null,
+          isSandbox: this.settingsOverride.baseUrl === null,
+        };
       } else {
         const flags = {
           ...timeout,
@@ -144,7 +156,10 @@ export class Session {
    */
   client(batch?: Pick<ApiClientOptions, 'connections' | 'control' | 'signal'>): Promise<ApiClient> {
     if (this.clientPromise) {
-      if (batch !== undefined) return Promise.reject(new Error('Session.client: the client exists already; its options are given at the first call only'));
+      if (batch !== undefined)
+        return Promise.reject(
+          new Error('Session.client: the client exists already; its options are given at the first call only'),
+        );
       return this.clientPromise;
     }
     // The promise is kept, not the client: calls that overlap before the first ends (parallel
@@ -196,7 +211,9 @@ export class Session {
     });
     this.sandbox = sandbox;
     const output = await this.output();
-    output.note(`${output.style.sandboxBadge(' SANDBOX ')} embedded local service, not production ${sym.dot} data: ${dbPath}`);
+    output.note(
+      `${output.style.sandboxBadge(' SANDBOX ')} embedded local service, not production ${sym.dot} data: ${dbPath}`,
+    );
     return sandbox.url;
   }
 
@@ -207,7 +224,11 @@ export class Session {
 }
 
 /** Runs a command's work with a session built from its global options, and always cleans up. */
-export async function withSession(context: CliContext, command: Command, work: (session: Session) => Promise<void>): Promise<void> {
+export async function withSession(
+  context: CliContext,
+  command: Command,
+  work: (session: Session) => Promise<void>,
+): Promise<void> {
   const session = new Session(context, command.optsWithGlobals<GlobalOptions>());
   try {
     await work(session);

@@ -18,7 +18,9 @@ import { tempDir } from './support/sandbox.js';
  * What cannot run here says why in the page itself (test/support/doc-command-lines.ts).
  */
 
-const GUIDES = readdirSync(new URL('../docs', import.meta.url)).filter((f) => f.endsWith('.md')).sort();
+const GUIDES = readdirSync(new URL('../docs', import.meta.url))
+  .filter((f) => f.endsWith('.md'))
+  .sort();
 const PAGES = ['README.md', ...GUIDES.map((f) => `docs/${f}`)];
 const read = (page: string) => readFileSync(new URL(`../${page}`, import.meta.url), 'utf8');
 
@@ -28,7 +30,9 @@ const read = (page: string) => readFileSync(new URL(`../${page}`, import.meta.ur
  */
 function setUpLines(): CommandLine[] {
   const setUp = /## Set-up\n[\s\S]*?```sh\n(.*)\n/.exec(read('README.md'))?.[1] ?? '';
-  const parts = withoutComment(setUp).split('&&').map((part) => part.trim());
+  const parts = withoutComment(setUp)
+    .split('&&')
+    .map((part) => part.trim());
   const commands = parts.filter((part) => /^npx fraudctl /.test(part));
   return commands.map((command) => ({ line: 0, command, skip: null, exit: 0 }));
 }
@@ -85,16 +89,20 @@ describe.concurrent.each(pages)('$page', ({ page, lines, stale }) => {
 
   const notRun = `${skipped.length} not run (${reasons.join('; ') || 'none'})`;
   const title = `${page}: ${run.length} lines run in order, ${notRun}`;
-  it(title, async () => {
-    expect(stale, `${page}: markers for no line`).toEqual([]);
-    notOnWindows(ON_WINDOWS.sh);
-    if (run.length === 0) return;
-    const setUp = setUpLines();
-    expect(setUp.length, "the README's set-up has no npx fraudctl step").toBeGreaterThan(0);
-    const home = freshHome(`${tmp.dir}/${page.replace(/\W/g, '-')}`);
-    expect(await runCommandLines(setUp, home), "the README's set-up").toEqual([]);
-    const failures = await runCommandLines(lines, home);
-    const report = failures.map((f) => `${page}:${f.line}: ${f.command}\n  ${f.message.replaceAll('\n', '\n  ')}`);
-    expect(report.join('\n\n'), `${page}: lines that did not run as written`).toBe('');
-  }, 120_000);
+  it(
+    title,
+    async () => {
+      expect(stale, `${page}: markers for no line`).toEqual([]);
+      notOnWindows(ON_WINDOWS.sh);
+      if (run.length === 0) return;
+      const setUp = setUpLines();
+      expect(setUp.length, "the README's set-up has no npx fraudctl step").toBeGreaterThan(0);
+      const home = freshHome(`${tmp.dir}/${page.replace(/\W/g, '-')}`);
+      expect(await runCommandLines(setUp, home), "the README's set-up").toEqual([]);
+      const failures = await runCommandLines(lines, home);
+      const report = failures.map((f) => `${page}:${f.line}: ${f.command}\n  ${f.message.replaceAll('\n', '\n  ')}`);
+      expect(report.join('\n\n'), `${page}: lines that did not run as written`).toBe('');
+    },
+    120_000,
+  );
 });

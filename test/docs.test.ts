@@ -8,7 +8,12 @@ import { runCli } from './support/cli.js';
  * CLI is a bug. (The reference in docs/reference/ is generated from the command tree itself.)
  */
 
-const PAGES = ['README.md', ...readdirSync(new URL('../docs', import.meta.url)).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const PAGES = [
+  'README.md',
+  ...readdirSync(new URL('../docs', import.meta.url))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 /** The fraudctl invocations in a page's code blocks, as written (after `$`, `|`, `&&`, `npx`). */
 function examples(page: string): string[] {
@@ -27,7 +32,8 @@ function examples(page: string): string[] {
   const found: string[] = [];
   for (const block of blocks) {
     for (const line of block.split('\n')) {
-      for (const m of line.matchAll(/(?:^|\$\s+|\|\s*|&&\s*|\(\s*|npx\s+)fraudctl\s+([^|#&;)<>]*)/g)) found.push(m[1]!.trim());
+      for (const m of line.matchAll(/(?:^|\$\s+|\|\s*|&&\s*|\(\s*|npx\s+)fraudctl\s+([^|#&;)<>]*)/g))
+        found.push(m[1]!.trim());
     }
   }
   return [...new Set(found)];
@@ -35,13 +41,20 @@ function examples(page: string): string[] {
 
 /** Splits an example into words, quoted strings as one (their content does not matter here). */
 function words(example: string): string[] {
-  return example.replace(/"[^"]*"|'[^']*'|\$\([^)]*\)/g, 'VALUE').split(/\s+/).filter(Boolean);
+  return example
+    .replace(/"[^"]*"|'[^']*'|\$\([^)]*\)/g, 'VALUE')
+    .split(/\s+/)
+    .filter(Boolean);
 }
 
 const helpCache = new Map<string, Promise<string>>();
 const helpOf = (path: string[]) => {
   const key = path.join(' ');
-  if (!helpCache.has(key)) helpCache.set(key, runCli([...path, '--help']).then((r) => r.stdout));
+  if (!helpCache.has(key))
+    helpCache.set(
+      key,
+      runCli([...path, '--help']).then((r) => r.stdout),
+    );
   return helpCache.get(key)!;
 };
 
@@ -70,7 +83,9 @@ describe.each(PAGES.filter((page) => examples(page).length > 0))('%s', (page) =>
     if (path.length === 0) expect(tokens[0], `not a fraudctl command: ${example}`).toMatch(/^-/);
     for (const token of tokens.filter((t) => t.startsWith('-') && t !== '-')) {
       const option = token.split('=')[0]!;
-      expect(help, `fraudctl ${path.join(' ')} has no option ${option} (${page}: fraudctl ${example})`).toMatch(new RegExp(`(^|[\\s,])${option.replace(/[-]/g, '\\-')}([\\s,]|$)`, 'm'));
+      expect(help, `fraudctl ${path.join(' ')} has no option ${option} (${page}: fraudctl ${example})`).toMatch(
+        new RegExp(`(^|[\\s,])${option.replace(/[-]/g, '\\-')}([\\s,]|$)`, 'm'),
+      );
     }
   });
 });

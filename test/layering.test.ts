@@ -74,7 +74,7 @@ describe('layering (dependency-cruiser, .dependency-cruiser.mjs)', () => {
       file('src/render/a.ts', "import { b } from './b.js';\nexport const a = () => b;\n");
       file('src/render/b.ts', "import { a } from './a.js';\nexport const b = () => a;\n");
       file('src/main.ts', "export const main = 'main';\n");
-      file('src/session.ts', "export class Session {}\nexport const withSession = () => new Session();\n");
+      file('src/session.ts', 'export class Session {}\nexport const withSession = () => new Session();\n');
       file('src/batch/pool.ts', "import { withSession } from '../session.js';\nexport const pool = withSession;\n");
       file('src/batch/run.ts', "import type { Session } from '../session.js';\nexport type Run = Session;\n");
       file('src/paths/up.ts', "import { main } from '../main.js';\nexport const up = main;\n");

@@ -13,18 +13,21 @@ import { tempDir } from './support/sandbox.js';
  */
 
 const tmp = tempDir('fraudctl-main-context-');
-const env = (extra: Record<string, string> = {}) => cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: `${tmp.dir}/config`, XDG_DATA_HOME: `${tmp.dir}/data`, ...extra });
+const env = (extra: Record<string, string> = {}) =>
+  cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: `${tmp.dir}/config`, XDG_DATA_HOME: `${tmp.dir}/data`, ...extra });
 afterAll(() => tmp.remove());
-
 
 describe('main and the context it is given', () => {
   it('help fits the width of the terminal it is written to; off a terminal, 80 columns, whatever this process writes to', async () => {
-    const help = (columns?: number) => runInProcess(['config', 'set', '--help'], env(), columns === undefined ? {} : { columns });
+    const help = (columns?: number) =>
+      runInProcess(['config', 'set', '--help'], env(), columns === undefined ? {} : { columns });
     const narrow = await help(60);
     expect(narrow.code).toBe(0);
     // What commander wraps (a description; not the option table, too narrow for it at 60 columns).
     expect(narrow.stdout).toContain('change one setting of a profile (setting base-url creates a\nnew one)');
-    expect((await help(200)).stdout).toContain('change one setting of a profile (setting base-url creates a new one); the API key is stored by fraudctl login\n');
+    expect((await help(200)).stdout).toContain(
+      'change one setting of a profile (setting base-url creates a new one); the API key is stored by fraudctl login\n',
+    );
     expect((await help()).stdout).toBe((await help(80)).stdout);
   });
 

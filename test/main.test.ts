@@ -13,12 +13,15 @@ import { useSandboxForCli } from './support/cli-against-sandbox.js';
 /* main.ts answers a lone --version itself, without commander or the command tree. */
 
 describe('fraudctl --version', () => {
-  it.each(['--version', '-V'])('%s prints the version alone, the same bytes as commander prints with another option around it', async (flag) => {
-    const alone = await runCli([flag]);
-    expect(alone).toMatchObject({ code: 0, stdout: `${pkg.version}\n`, stderr: '' });
-    const throughCommander = await runCli(['--no-color', flag]);
-    expect(throughCommander).toMatchObject({ code: 0, stdout: alone.stdout, stderr: '' });
-  });
+  it.each(['--version', '-V'])(
+    '%s prints the version alone, the same bytes as commander prints with another option around it',
+    async (flag) => {
+      const alone = await runCli([flag]);
+      expect(alone).toMatchObject({ code: 0, stdout: `${pkg.version}\n`, stderr: '' });
+      const throughCommander = await runCli(['--no-color', flag]);
+      expect(throughCommander).toMatchObject({ code: 0, stdout: alone.stdout, stderr: '' });
+    },
+  );
 
   it('loads nothing into the compile cache: it compiles next to nothing', async () => {
     const cache = mkdtempSync(join(tmpdir(), 'fraudctl-version-'));
@@ -34,7 +37,13 @@ describe('fraudctl --version', () => {
 describe('flushed: what the process still holds for its streams before it ends itself', () => {
   const stream = (writableLength: number, destroyed = false) => {
     const drains: (() => void)[] = [];
-    return { writableLength, destroyed, once: (_event: 'drain', listener: () => void) => drains.push(listener), drain: () => drains.forEach((f) => f()), drains };
+    return {
+      writableLength,
+      destroyed,
+      once: (_event: 'drain', listener: () => void) => drains.push(listener),
+      drain: () => drains.forEach((f) => f()),
+      drains,
+    };
   };
 
   it('is over at once when nothing is held, or the stream is gone', async () => {
@@ -88,7 +97,13 @@ describe('Ctrl-Break and a closed console window (Windows) end a command as Ctrl
   });
 
   it('Ctrl-Break (SIGBREAK): show --watch stops watching, exit 130, as on Ctrl-C', async () => {
-    expect((await cli.sb.call('POST', '/event', { body: { id: 'break-1', amount: 1649, currency: 'USD', billingCountry: 'BE', shippingCountry: 'NL' } })).status).toBe(201);
+    expect(
+      (
+        await cli.sb.call('POST', '/event', {
+          body: { id: 'break-1', amount: 1649, currency: 'USD', billingCountry: 'BE', shippingCountry: 'NL' },
+        })
+      ).status,
+    ).toBe(201);
     const result = await cli.run(['show', 'break-1', '--watch'], { env: emitting('SIGBREAK', '(Ctrl-C to stop)') });
     expect(result.code, result.stderr).toBe(130);
     expect(result.stderr).toMatch(/^error: stopped watching break-1$/m);
@@ -108,8 +123,13 @@ describe('after a hang-up, a write that fails is the terminal gone, not the end'
   // back), not stop at exit 141 at its first message.
   it('sandbox serve whose stdout and stderr readers left with the hang-up drains and stops, then ends by SIGHUP (it ended 141 at its first line)', async () => {
     notOnWindows(ON_WINDOWS.signal);
-    const child = spawn(process.execPath, [BIN, 'sandbox', 'serve', '--port', '0', '--db', ':memory:'], { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+    const child = spawn(process.execPath, [BIN, 'sandbox', 'serve', '--port', '0', '--db', ':memory:'], {
+      env: cliEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on('exit', (code, signal) => resolve({ code, signal })),
+    );
     let said = '';
     await new Promise<void>((resolve, reject) => {
       child.stdout.on('data', (chunk: Buffer) => {
@@ -138,7 +158,7 @@ function recordingProcess(): ProcessEnd & { calls: string[] } {
   };
 }
 
-describe('how the process ends itself, per platform (the other platform\'s branch run here)', () => {
+describe("how the process ends itself, per platform (the other platform's branch run here)", () => {
   it('listens for Ctrl-Break (SIGBREAK) besides Ctrl-C, SIGTERM and the hang-up', () => {
     expect([...SHUTDOWN_SIGNALS].sort()).toEqual(['SIGBREAK', 'SIGHUP', 'SIGINT', 'SIGTERM']);
   });
@@ -155,7 +175,7 @@ describe('how the process ends itself, per platform (the other platform\'s branc
   it('past a stranded credential-store call: execve, else SIGTERM on POSIX; on Windows neither (a self-kill is TerminateProcess, status 1): it ends as usual, with its own code', async () => {
     const posix = recordingProcess();
     await endPastStrandedCalls(3, 'linux', posix);
-    expect(posix.calls).toEqual(["execve /bin/sh sh -c exit 3", 'removeAllListeners SIGTERM', 'kill 4242 SIGTERM']);
+    expect(posix.calls).toEqual(['execve /bin/sh sh -c exit 3', 'removeAllListeners SIGTERM', 'kill 4242 SIGTERM']);
     const windows = recordingProcess();
     await endPastStrandedCalls(3, 'win32', windows);
     expect(windows.calls).toEqual([]);

@@ -13,9 +13,12 @@ import pkg from '../package.json' with { type: 'json' };
  */
 
 describe('engines', () => {
-  it.each(['20.15.1', '21.7.3', '22.0.0', '22.2.0'])('refuses Node %s, which has no process.getBuiltinModule', (version) => {
-    expect(semver.satisfies(version, pkg.engines.node)).toBe(false);
-  });
+  it.each(['20.15.1', '21.7.3', '22.0.0', '22.2.0'])(
+    'refuses Node %s, which has no process.getBuiltinModule',
+    (version) => {
+      expect(semver.satisfies(version, pkg.engines.node)).toBe(false);
+    },
+  );
 
   const tested = readFileSync(new URL('../.ci/node-versions', import.meta.url), 'utf8')
     .split('\n')
@@ -56,6 +59,8 @@ describe('bin/fraudctl.js in a checkout not yet built', () => {
     rmSync(dir, { recursive: true, force: true });
     expect(result.status).toBe(1);
     // The checkout as a path of this platform (C:\…\ on Windows, not /C:/…/), and Node's message recognised there too.
-    expect(result.stderr).toBe(`error: fraudctl is not built (no dist/ in ${dir}${sep})\nrun npm run build in ${dir}${sep}, then run fraudctl again\n`);
+    expect(result.stderr).toBe(
+      `error: fraudctl is not built (no dist/ in ${dir}${sep})\nrun npm run build in ${dir}${sep}, then run fraudctl again\n`,
+    );
   });
 });

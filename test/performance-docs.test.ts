@@ -51,14 +51,20 @@ function sections(text: string): Record<string, string> {
 }
 
 /** The cells of a table row, split on the pipes that are not escaped. */
-const cells = (row: string) => row.trim().slice(1, -1).split(/(?<!\\)\|/);
+const cells = (row: string) =>
+  row
+    .trim()
+    .slice(1, -1)
+    .split(/(?<!\\)\|/);
 
 /** A measured section: a heading, the machine and the moment, the parameters, and well-formed tables. */
 function expectMeasured(name: string, body: string) {
   expect(body, `${name}: a heading`).toMatch(/^### `npm run bench:[a-z]+`\n/);
   expect(body).toMatch(/^- Machine: \d+ × .+; .+$/m);
   expect(body).toMatch(/^- Node v\d+\.\d+\.\d+; \d{4}-\d\d-\d\d \d\d:\d\d UTC/m);
-  expect(body).toMatch(/^- Load average \(1, 5, 15 min\) at the start [\d.]+ [\d.]+ [\d.]+, at the end [\d.]+ [\d.]+ [\d.]+$/m);
+  expect(body).toMatch(
+    /^- Load average \(1, 5, 15 min\) at the start [\d.]+ [\d.]+ [\d.]+, at the end [\d.]+ [\d.]+ [\d.]+$/m,
+  );
   expect(body).toMatch(/^- Parameters: \S.*$/m);
   const tables = body.split(/\n\s*\n/).filter((block) => block.startsWith('|'));
   expect(tables.length, `${name}: at least one table`).toBeGreaterThan(0);
@@ -76,29 +82,43 @@ describe('the generator, in its tiny mode', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'fraudctl-bench-docs-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('writes the template with one bench measured between its markers, the others marked as not measured', { timeout: 180_000 }, async () => {
-    const out = path.join(dir, 'performance.md');
-    await run(process.execPath, [GENERATOR, '--only', 'startup', '--tiny', '--out', out], { cwd: ROOT, timeout: 170_000 });
-    const page = readFileSync(out, 'utf8');
-    expect(handWritten(page)).toBe(handWritten(TEMPLATE));
-    const found = sections(page);
-    expectMeasured('startup', found.startup!);
-    expect(found.startup).toMatch(/^- Parameters: BENCH_RUNS=1,/m);
-    for (const name of NAMES.filter((n) => n !== 'startup')) expect(found[name]).toBe(`_Not measured yet: \`npm run bench:docs -- --only ${name}\`._`);
-  });
+  it(
+    'writes the template with one bench measured between its markers, the others marked as not measured',
+    { timeout: 180_000 },
+    async () => {
+      const out = path.join(dir, 'performance.md');
+      await run(process.execPath, [GENERATOR, '--only', 'startup', '--tiny', '--out', out], {
+        cwd: ROOT,
+        timeout: 170_000,
+      });
+      const page = readFileSync(out, 'utf8');
+      expect(handWritten(page)).toBe(handWritten(TEMPLATE));
+      const found = sections(page);
+      expectMeasured('startup', found.startup!);
+      expect(found.startup).toMatch(/^- Parameters: BENCH_RUNS=1,/m);
+      for (const name of NAMES.filter((n) => n !== 'startup'))
+        expect(found[name]).toBe(`_Not measured yet: \`npm run bench:docs -- --only ${name}\`._`);
+    },
+  );
 
   it('refuses a bench it does not have, in one line, with exit 2 and nothing written', async () => {
     const out = path.join(dir, 'refused.md');
-    const result = await run(process.execPath, [GENERATOR, '--only', 'startup,nope', '--out', out], { cwd: ROOT }).catch((error: { code: number; stderr: string }) => error);
+    const result = await run(process.execPath, [GENERATOR, '--only', 'startup,nope', '--out', out], {
+      cwd: ROOT,
+    }).catch((error: { code: number; stderr: string }) => error);
     expect('code' in result ? result.code : 0).toBe(2);
-    expect(result.stderr).toMatch(/^bench-docs: no bench named nope; they are sandbox, batch, show, bulk, startup, review\nusage: /);
+    expect(result.stderr).toMatch(
+      /^bench-docs: no bench named nope; they are sandbox, batch, show, bulk, startup, review\nusage: /,
+    );
     expect(() => readFileSync(out)).toThrow();
   });
 });
 
 it("docs/performance.md is the template with every bench's generated section, each well-formed", () => {
   const page = readFileSync(path.join(ROOT, 'docs/performance.md'), 'utf8');
-  expect(handWritten(page), 'edit scripts/bench/performance.template.md and run `npm run bench:docs`').toBe(handWritten(TEMPLATE));
+  expect(handWritten(page), 'edit scripts/bench/performance.template.md and run `npm run bench:docs`').toBe(
+    handWritten(TEMPLATE),
+  );
   const found = sections(page);
   for (const name of NAMES) expectMeasured(name, found[name]!);
 });

@@ -9,7 +9,11 @@ import { tempDir } from './support/sandbox.js';
  * have them dropped without a word: it is refused instead.
  */
 
-function session(baseUrl: string | null = 'http://127.0.0.1:9', env: NodeJS.ProcessEnv = {}, stderr = new PassThrough()): Session {
+function session(
+  baseUrl: string | null = 'http://127.0.0.1:9',
+  env: NodeJS.ProcessEnv = {},
+  stderr = new PassThrough(),
+): Session {
   const context = {
     stdin: new PassThrough(),
     stdout: new PassThrough(),
@@ -40,7 +44,11 @@ describe('Session.client', () => {
     const stderr = new PassThrough();
     let said = '';
     stderr.on('data', (chunk: Buffer) => (said += chunk.toString()));
-    const s = session(null, { HOME: tmp.dir, XDG_DATA_HOME: `${tmp.dir}/data`, XDG_CONFIG_HOME: `${tmp.dir}/config` }, stderr);
+    const s = session(
+      null,
+      { HOME: tmp.dir, XDG_DATA_HOME: `${tmp.dir}/data`, XDG_CONFIG_HOME: `${tmp.dir}/config` },
+      stderr,
+    );
     try {
       const clients = await Promise.all([s.client(), s.client(), s.client()]);
       expect(new Set(clients).size).toBe(1);

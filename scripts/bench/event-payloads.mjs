@@ -32,7 +32,13 @@ export function seededRandom(seed) {
  *
  * @param {{ idPrefix: string, seed?: number, emailPoolSize?: number, ipPoolSize?: number, repeatShare?: number }} options
  */
-export function createEventGenerator({ idPrefix, seed = 20_240_601, emailPoolSize = 2000, ipPoolSize = 500, repeatShare = 1 }) {
+export function createEventGenerator({
+  idPrefix,
+  seed = 20_240_601,
+  emailPoolSize = 2000,
+  ipPoolSize = 500,
+  repeatShare = 1,
+}) {
   const random = seededRandom(seed);
   const int = (min, max) => min + Math.floor(random() * (max - min + 1));
   const pick = (list) => list[Math.floor(random() * list.length)];
@@ -65,8 +71,12 @@ export function createEventGenerator({ idPrefix, seed = 20_240_601, emailPoolSiz
       id,
       amount: amount(),
       currency: pick(CURRENCIES),
-      userEmail: returning ? `buyer${user}@${user % 25 === 0 ? 'mailinator.com' : 'example.com'}` : `${idPrefix}-buyer${n}@example.com`,
-      userIp: returning ? `10.20.${Math.floor(ip / 250)}.${(ip % 250) + 1}` : `10.${100 + (Math.floor(n / 65_536) % 100)}.${Math.floor(n / 256) % 256}.${n % 256}`,
+      userEmail: returning
+        ? `buyer${user}@${user % 25 === 0 ? 'mailinator.com' : 'example.com'}`
+        : `${idPrefix}-buyer${n}@example.com`,
+      userIp: returning
+        ? `10.20.${Math.floor(ip / 250)}.${(ip % 250) + 1}`
+        : `10.${100 + (Math.floor(n / 65_536) % 100)}.${Math.floor(n / 256) % 256}.${n % 256}`,
       userName: returning ? `buyer${user}` : `${idPrefix}-buyer${n}`,
       billingCountry,
       shippingCountry: random() < 0.8 ? billingCountry : pick(COUNTRIES),

@@ -39,8 +39,15 @@ function osName() {
 /** The commit the figures are for, and whether the tree had changes; null outside a git checkout. */
 function commit() {
   try {
-    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() !== '';
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+    const dirty =
+      execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim() !== '';
     return dirty ? `${head} with uncommitted changes` : head;
   } catch {
     return null;
@@ -59,7 +66,10 @@ function machineLines() {
   ];
 }
 
-const cell = (value) => String(value ?? '–').replace(/\|/g, '\\|').replace(/\n/g, ' ');
+const cell = (value) =>
+  String(value ?? '–')
+    .replace(/\|/g, '\\|')
+    .replace(/\n/g, ' ');
 
 /** A Markdown table: a header row, the separator, one row per line (numbers right-aligned). */
 export function table(header, rows, { align } = {}) {
@@ -79,7 +89,11 @@ export function writeSection(title, parameters, blocks) {
   const params = Object.entries(parameters)
     .map(([name, value]) => `${name}=${value}`)
     .join(', ');
-  const text = [`### ${title}`, [...machineLines(), `- Parameters: ${params || 'the defaults'}`].join('\n'), ...blocks.filter(Boolean)].join('\n\n');
+  const text = [
+    `### ${title}`,
+    [...machineLines(), `- Parameters: ${params || 'the defaults'}`].join('\n'),
+    ...blocks.filter(Boolean),
+  ].join('\n\n');
   process.stdout.write(`${text}\n`);
 }
 
@@ -87,4 +101,5 @@ export function writeSection(title, parameters, blocks) {
 export const verdict = (ok) => (ok === null || ok === undefined ? 'not measured' : ok ? 'met' : 'NOT met');
 
 /** A ratio with two decimals, or – when either side is missing. */
-export const fmtRatio = (a, b) => (a === null || a === undefined || b === null || b === undefined || !b ? '–' : (a / b).toFixed(2));
+export const fmtRatio = (a, b) =>
+  a === null || a === undefined || b === null || b === undefined || !b ? '–' : (a / b).toFixed(2);

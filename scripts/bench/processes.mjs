@@ -22,7 +22,8 @@ export function installCleanup(prefix) {
     for (const child of children) child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   });
-  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(128 + os.constants.signals[signal]));
+  for (const signal of ['SIGINT', 'SIGTERM'])
+    process.once(signal, () => process.exit(128 + os.constants.signals[signal]));
   return dir;
 }
 
@@ -56,7 +57,8 @@ export function isolatedEnv(dir, extra = {}) {
     NO_COLOR: '1',
     ...extra,
   };
-  for (const d of [env.HOME, env.XDG_CONFIG_HOME, env.XDG_DATA_HOME, env.XDG_STATE_HOME, env.XDG_CACHE_HOME]) mkdirSync(d, { recursive: true });
+  for (const d of [env.HOME, env.XDG_CONFIG_HOME, env.XDG_DATA_HOME, env.XDG_STATE_HOME, env.XDG_CACHE_HOME])
+    mkdirSync(d, { recursive: true });
   return env;
 }
 
@@ -88,7 +90,8 @@ export function readCpuSeconds(pid) {
   }
 }
 
-export const fmtInt = (n) => (n === null || n === undefined || Number.isNaN(n) ? '–' : Math.round(n).toLocaleString('en-US'));
+export const fmtInt = (n) =>
+  n === null || n === undefined || Number.isNaN(n) ? '–' : Math.round(n).toLocaleString('en-US');
 export const fmtMb = (kb) => (kb === null || kb === undefined ? 'n/a' : `${(kb / 1024).toFixed(1)} MB`);
 
 /**
@@ -162,7 +165,16 @@ export async function runTimed(args, { env, cwd, outFile, timeoutMs }) {
   }, timeoutMs);
   try {
     const [code, signal] = await once(child, 'close');
-    return { code, signal, stderr, seconds: (performance.now() - started) / 1000, peakKb, cpuSeconds, samples, timedOut };
+    return {
+      code,
+      signal,
+      stderr,
+      seconds: (performance.now() - started) / 1000,
+      peakKb,
+      cpuSeconds,
+      samples,
+      timedOut,
+    };
   } finally {
     clearInterval(poller);
     clearTimeout(killer);

@@ -39,7 +39,11 @@ function find(program: Command, path: string[]): Command {
 }
 
 /** The Markdown pages: an index, one a command, one a topic. */
-export async function markdownPages(program: Command, helpOf: HelpOf, topicTexts: Record<TopicName, string>): Promise<ReferencePage[]> {
+export async function markdownPages(
+  program: Command,
+  helpOf: HelpOf,
+  topicTexts: Record<TopicName, string>,
+): Promise<ReferencePage[]> {
   const paths = commandPaths(program);
   const pages: ReferencePage[] = [];
   const generated = '<!-- Generated from the command tree by `npm run docs`; edit the commands, not this file. -->\n';
@@ -59,14 +63,34 @@ export async function markdownPages(program: Command, helpOf: HelpOf, topicTexts
         help,
         '```',
         '',
-        ...(subcommands.length > 0 ? ['Commands:', '', ...subcommands.map(([s]) => `- [fraudctl ${[...path, s].join(' ')}](${pageName([...path, s!])})`), ''] : []),
+        ...(subcommands.length > 0
+          ? [
+              'Commands:',
+              '',
+              ...subcommands.map(([s]) => `- [fraudctl ${[...path, s].join(' ')}](${pageName([...path, s!])})`),
+              '',
+            ]
+          : []),
         `Exit codes: [fraudctl help exit-codes](${topicPage('exit-codes')}). Settings and variables: [config](${topicPage('config')}), [environment](${topicPage('environment')}).`,
         '',
       ].join('\n'),
     });
   }
   for (const [topic, summary] of Object.entries(TOPICS)) {
-    pages.push({ file: `docs/reference/${topicPage(topic)}`, text: [generated, `# fraudctl help ${topic}`, '', `${summary[0]!.toUpperCase()}${summary.slice(1)}.`, '', '```text', topicTexts[topic as TopicName].trimEnd(), '```', ''].join('\n') });
+    pages.push({
+      file: `docs/reference/${topicPage(topic)}`,
+      text: [
+        generated,
+        `# fraudctl help ${topic}`,
+        '',
+        `${summary[0]!.toUpperCase()}${summary.slice(1)}.`,
+        '',
+        '```text',
+        topicTexts[topic as TopicName].trimEnd(),
+        '```',
+        '',
+      ].join('\n'),
+    });
   }
   pages.unshift({
     file: 'docs/reference/README.md',
@@ -78,7 +102,9 @@ export async function markdownPages(program: Command, helpOf: HelpOf, topicTexts
       '',
       '## Commands',
       '',
-      ...paths.map((p) => `- [fraudctl ${p.join(' ')}](${pageName(p)}): ${find(program, p).description().split('\n')[0]}`),
+      ...paths.map(
+        (p) => `- [fraudctl ${p.join(' ')}](${pageName(p)}): ${find(program, p).description().split('\n')[0]}`,
+      ),
       '',
       '## Help topics',
       '',
@@ -99,7 +125,12 @@ function roffText(text: string): string {
 }
 
 /** The man page, fraudctl(1): every command's help and every topic, in one page. */
-export async function manPage(program: Command, helpOf: HelpOf, topicTexts: Record<TopicName, string>, version: string): Promise<string> {
+export async function manPage(
+  program: Command,
+  helpOf: HelpOf,
+  topicTexts: Record<TopicName, string>,
+  version: string,
+): Promise<string> {
   const verbatim = (text: string) => ['.nf', roffText(text.trimEnd()), '.fi'];
   const lines = [
     '.\\" Generated from the command tree by `npm run docs`; edit the commands, not this file.',
@@ -119,7 +150,11 @@ export async function manPage(program: Command, helpOf: HelpOf, topicTexts: Reco
   for (const path of commandPaths(program)) {
     lines.push(`.SS fraudctl ${path.join(' ')}`, ...verbatim(await helpOf(path)));
   }
-  const section: Partial<Record<TopicName, string>> = { environment: 'ENVIRONMENT', 'exit-codes': 'EXIT STATUS', config: 'FILES' };
+  const section: Partial<Record<TopicName, string>> = {
+    environment: 'ENVIRONMENT',
+    'exit-codes': 'EXIT STATUS',
+    config: 'FILES',
+  };
   lines.push('.SH TOPICS', 'Also printed by \\fBfraudctl help\\fR \\fItopic\\fR.');
   for (const topic of Object.keys(TOPICS) as TopicName[]) {
     if (section[topic]) continue;

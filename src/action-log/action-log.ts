@@ -156,12 +156,20 @@ async function lockForAppend(path: string, lockPath: string, note: (line: string
     return await acquireLockAsync(lockPath, {
       waitMs: APPEND_WAIT_MS,
       mode: SHARED_FILE_MODE,
-      onTakeover: (holder) => note(`note: ${lockPath} was left by a fraudctl run that is no longer running (${holder ? `pid ${holder.pid}` : 'it names no process'}): taking it over\n`),
+      onTakeover: (holder) =>
+        note(
+          `note: ${lockPath} was left by a fraudctl run that is no longer running (${holder ? `pid ${holder.pid}` : 'it names no process'}): taking it over\n`,
+        ),
     });
   } catch (e) {
     if (e instanceof LockBusyError) {
-      if (e.kind === 'self') throw new UsageError(`${path} is given to this command twice: give --log a file of its own`);
-      throw new FileWriteError(path, 'LOCKED', `its lock ${lockPath} was held by ${holderWords(e.holder)} for more than ${APPEND_WAIT_MS / 1000} s`);
+      if (e.kind === 'self')
+        throw new UsageError(`${path} is given to this command twice: give --log a file of its own`);
+      throw new FileWriteError(
+        path,
+        'LOCKED',
+        `its lock ${lockPath} was held by ${holderWords(e.holder)} for more than ${APPEND_WAIT_MS / 1000} s`,
+      );
     }
     throw new FileWriteError(path, errorCode(e), `cannot create its lock ${lockPath}: ${fileErrorCause(e)}`);
   }
@@ -323,7 +331,11 @@ export async function openSessionLog(
     try {
       fresh = openLog(path);
     } catch (error) {
-      throw new FileWriteError(path, errorCode(error), `it was renamed while open, and a new one cannot be opened: ${fileErrorCause(error)}`);
+      throw new FileWriteError(
+        path,
+        errorCode(error),
+        `it was renamed while open, and a new one cannot be opened: ${fileErrorCause(error)}`,
+      );
     }
     if (fresh.read === null) {
       closeQuietly(fresh.write);
@@ -450,8 +462,17 @@ export async function openSessionLog(
       }
       if (!(e instanceof FileWriteError)) throw e;
       const full = e.code === 'ENOSPC' || e.code === 'EDQUOT';
-      if (e.code === 'LOCKED') throw new CliError(e.message, ExitCode.FAILURE, `if no fraudctl writes ${path} any more: ${removeFileCommand(lockPath)}`);
-      throw new CliError(e.message, full ? ExitCode.FAILURE : ExitCode.USAGE, full ? fileErrorHint({ code: e.code }, dirname(lockPath)) : 'give --log a file in a directory you can write to');
+      if (e.code === 'LOCKED')
+        throw new CliError(
+          e.message,
+          ExitCode.FAILURE,
+          `if no fraudctl writes ${path} any more: ${removeFileCommand(lockPath)}`,
+        );
+      throw new CliError(
+        e.message,
+        full ? ExitCode.FAILURE : ExitCode.USAGE,
+        full ? fileErrorHint({ code: e.code }, dirname(lockPath)) : 'give --log a file in a directory you can write to',
+      );
     }
   }
 

@@ -86,7 +86,10 @@ export function chainPointAfter(fd: number, size: number): ChainPoint & { last: 
     number = undefined;
   }
   // The number the last line says, if it says one; else its place, counted.
-  const lastLine = Number.isSafeInteger(number) && (number as number) > 0 ? (number as number) : countLines(fd, size) + (needsNewline ? 1 : 0);
+  const lastLine =
+    Number.isSafeInteger(number) && (number as number) > 0
+      ? (number as number)
+      : countLines(fd, size) + (needsNewline ? 1 : 0);
   return { line: lastLine + 1, prev, needsNewline, last };
 }
 
@@ -293,7 +296,8 @@ export class ChainWalker {
       const tail = bytes.length > 0 && bytes[bytes.length - 1] === 0 ? trailingNuls(bytes) : 0;
       if (nuls > 0) return nulsBefore(n);
       if (tail > 0) return nulsAfter(n, tail);
-      if (!ended) return { line: n, kind: 'cut', problem: `line ${n} is cut short (the file ends in the middle of it)` };
+      if (!ended)
+        return { line: n, kind: 'cut', problem: `line ${n} is cut short (the file ends in the middle of it)` };
       return { line: n, kind: 'edited', problem: `line ${n} is not a JSON object: edited or cut` };
     }
     if (chain === null) {
@@ -301,7 +305,11 @@ export class ChainWalker {
       if (nuls > 0) return nulsBefore(n);
       if (n - 1 === this.unchained) {
         this.unchained++;
-        return { line: n, kind: 'unchained', problem: `line ${n} carries no chain (written by a fraudctl that did not chain its lines)` };
+        return {
+          line: n,
+          kind: 'unchained',
+          problem: `line ${n} carries no chain (written by a fraudctl that did not chain its lines)`,
+        };
       }
       return { line: n, kind: 'inserted', problem: `line ${n} carries no hash: it was inserted after the chain began` };
     }
@@ -312,18 +320,37 @@ export class ChainWalker {
     this.expected = (chain.line > 0 ? chain.line : this.expected) + 1;
     if (seal === 'sealed') this.sawSealed = true;
     if (nuls > 0) return nulsBefore(n);
-    if (seal === 'broken') return { line: n, kind: 'edited', problem: `line ${n} was edited: its own hash does not match its text` };
+    if (seal === 'broken')
+      return { line: n, kind: 'edited', problem: `line ${n} was edited: its own hash does not match its text` };
     if (!linked && !afterEdit) {
       if (chain.line > 0 && chain.line > n && chain.prev !== prevHash && n === 1 && chain.continues === undefined) {
-        return { line: n, kind: 'removed', problem: `the first ${chain.line - 1} line(s) were removed (line 1 says it was line ${chain.line})` };
+        return {
+          line: n,
+          kind: 'removed',
+          problem: `the first ${chain.line - 1} line(s) were removed (line 1 says it was line ${chain.line})`,
+        };
       }
       return { line: n, kind: 'unlinked', problem: `line ${n} does not follow line ${n - 1}` };
     }
     if (seal === 'unsealed' && this.sawSealed) {
-      return { line: n, kind: 'unsealed', problem: `line ${n} carries no hash of its own after lines that do: inserted, or written by an older fraudctl` };
+      return {
+        line: n,
+        kind: 'unsealed',
+        problem: `line ${n} carries no hash of its own after lines that do: inserted, or written by an older fraudctl`,
+      };
     }
-    if (crlf) return { line: n, kind: 'crlf', problem: `line ${n} ends with CR LF: the file was saved with Windows line endings` };
-    if (!ended) return { line: n, kind: 'unterminated', problem: `line ${n} is whole but the file does not end with a line feed (saved by an editor?)` };
+    if (crlf)
+      return {
+        line: n,
+        kind: 'crlf',
+        problem: `line ${n} ends with CR LF: the file was saved with Windows line endings`,
+      };
+    if (!ended)
+      return {
+        line: n,
+        kind: 'unterminated',
+        problem: `line ${n} is whole but the file does not end with a line feed (saved by an editor?)`,
+      };
     return null;
   }
 }
@@ -343,7 +370,10 @@ export async function* fileLines(path: string): AsyncGenerator<{ bytes: Buffer; 
   try {
     if (!(await handle.stat()).isFile()) throw notRegular();
     let pieces: Buffer[] = [];
-    for await (const chunk of handle.createReadStream({ highWaterMark: CHUNK, autoClose: false }) as AsyncIterable<Buffer>) {
+    for await (const chunk of handle.createReadStream({
+      highWaterMark: CHUNK,
+      autoClose: false,
+    }) as AsyncIterable<Buffer>) {
       let start = 0;
       for (let feed = chunk.indexOf(10); feed !== -1; feed = chunk.indexOf(10, start)) {
         const piece = chunk.subarray(start, feed);

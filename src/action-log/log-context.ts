@@ -61,6 +61,11 @@ export async function logContextOf(session: Session): Promise<LogContext> {
 /** The log's action for a change to `state` (the review queue's names), or `comment` when only a comment is sent. */
 export function actionForChange(state: string | undefined): LogEntry['action'] {
   if (state === undefined) return 'comment';
-  const actions: Readonly<Record<string, LogEntry['action']>> = { APPROVED: 'approve', DECLINED: 'decline', ESCALATED: 'escalate', FRAUD_CONFIRMED: 'fraud' };
+  const actions: Readonly<Record<string, LogEntry['action']>> = {
+    APPROVED: 'approve',
+    DECLINED: 'decline',
+    ESCALATED: 'escalate',
+    FRAUD_CONFIRMED: 'fraud',
+  };
   return actions[state] ?? 'set-state';
 }

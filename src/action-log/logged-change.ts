@@ -37,7 +37,14 @@ export async function openChangeLog(session: Session, path: string): Promise<Cha
   return {
     close,
     async send(change, send) {
-      const entry = { eventId: change.eventId, action: actionForChange(change.to), from: change.from, to: change.to ?? null, comments: change.comments ?? null, reason: change.reason } as const;
+      const entry = {
+        eventId: change.eventId,
+        action: actionForChange(change.to),
+        from: change.from,
+        to: change.to ?? null,
+        comments: change.comments ?? null,
+        reason: change.reason,
+      } as const;
       try {
         try {
           await log.append({ ...entry, requestId: null, outcome: 'sending', status: null });
@@ -59,7 +66,16 @@ export async function openChangeLog(session: Session, path: string): Promise<Cha
           }
           // Refused: the service said no (src/failures/); a 408 or 429 may go through when sent again.
           const refused = saidNo(classifyFailure(error).kind);
-          await appendOutcome({ ...entry, requestId: fields.requestId, outcome: refused ? 'refused' : 'failed', status: fields.status, message: fields.message }, error);
+          await appendOutcome(
+            {
+              ...entry,
+              requestId: fields.requestId,
+              outcome: refused ? 'refused' : 'failed',
+              status: fields.status,
+              message: fields.message,
+            },
+            error,
+          );
           throw error;
         }
         await appendOutcome(outcome, null);
@@ -76,7 +92,10 @@ export async function openChangeLog(session: Session, path: string): Promise<Cha
       await log.append(line);
     } catch (error) {
       if (callError !== null) return; // the call's failure is what to report; the log lacks its line
-      throw new CliError(`the change was made, but its outcome could not be written to the log (${(error as Error).message})`, ExitCode.FAILURE);
+      throw new CliError(
+        `the change was made, but its outcome could not be written to the log (${(error as Error).message})`,
+        ExitCode.FAILURE,
+      );
     }
   }
 }

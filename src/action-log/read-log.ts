@@ -45,7 +45,8 @@ export function logLineFields(text: string): LogLineFields | null {
   const eventId = str(v.eventId);
   const action = str(v.action);
   const outcome = str(v.outcome);
-  if (time === null || Number.isNaN(Date.parse(time)) || eventId === null || action === null || outcome === null) return null;
+  if (time === null || Number.isNaN(Date.parse(time)) || eventId === null || action === null || outcome === null)
+    return null;
   return {
     time,
     analyst: str(v.analyst),

@@ -217,8 +217,11 @@ async function wordLinks(
     } else if (link.prev === link.before) {
       said('edited', `line ${n} was edited (its line number says ${link.line})`);
     } else if (preds.includes(0)) {
-      said('inserted', `line ${n} was written as the first line of a log: ${range(1, n - 1)} before it were ` +
-        `added, or it was moved`);
+      said(
+        'inserted',
+        `line ${n} was written as the first line of a log: ${range(1, n - 1)} before it were ` +
+          `added, or it was moved`,
+      );
     } else if (preds.some((m) => m > n)) {
       const m = preds.find((p) => p > n)!;
       const atM = links.get(m);
@@ -230,8 +233,11 @@ async function wordLinks(
       const movedDown = atM?.prev === link.before && (m === lines || afterM?.prev === atM.before);
       if (movedUp || movedDown) {
         consumed.add(movedUp ? n + 1 : m).add(m + 1);
-        if (m === n + 1) said('reordered', `lines ${n} and ${n + 1} are out of order (swapped): line ${n} was ` +
-          `written after line ${n + 1}`);
+        if (m === n + 1)
+          said(
+            'reordered',
+            `lines ${n} and ${n + 1} are out of order (swapped): line ${n} was ` + `written after line ${n + 1}`,
+          );
         else if (movedUp) said('reordered', `line ${n} was moved: it was written after what is now line ${m}`);
         else said('reordered', `line ${m} was moved: it was written just before what is now line ${n}`);
       } else {
@@ -242,15 +248,20 @@ async function wordLinks(
       const m = insertedBetween(preds, n)!;
       while (out.length > 0 && out[out.length - 1]!.line > m) out.pop();
       const verb = m + 1 === n - 1 ? 'does' : 'do';
-      said('inserted', `${range(m + 1, n - 1)} ${verb} not belong between lines ${m} and ${n}: inserted, or ` +
-        `moved there`, m + 1);
+      said(
+        'inserted',
+        `${range(m + 1, n - 1)} ${verb} not belong between lines ${m} and ${n}: inserted, or ` + `moved there`,
+        m + 1,
+      );
     } else if (link.line > 0 && link.line < link.expected) {
       // A chained line from elsewhere: the lines from here to the one that links over them do not belong.
       const end = byPrev.get(link.before)?.find((p) => p > n && !consumed.has(p));
       if (end !== undefined && end > n + 1) {
         for (let l = n + 1; l <= end; l++) if (links.has(l)) consumed.add(l);
-        said('inserted', `${range(n, end - 1)} do not belong between lines ${n - 1} and ${end}: inserted, or ` +
-          `moved there`);
+        said(
+          'inserted',
+          `${range(n, end - 1)} do not belong between lines ${n - 1} and ${end}: inserted, or ` + `moved there`,
+        );
       } else {
         if (end !== undefined) consumed.add(end);
         said('inserted', `line ${n} was inserted or copied here (it says it was line ${link.line})`);
@@ -261,11 +272,16 @@ async function wordLinks(
       if (nul !== undefined && nul.kind === 'nul' && nul.line === n - 1) {
         nul.problem += `: it holds the place of ${range(link.expected - 1, link.line - 1)}, lost`;
       } else if (n === 1) {
-        said('removed', `${gone === 1 ? 'the first line was' : `the first ${gone} lines were`} removed (line 1 ` +
-          `says it was line ${link.line})`);
+        said(
+          'removed',
+          `${gone === 1 ? 'the first line was' : `the first ${gone} lines were`} removed (line 1 ` +
+            `says it was line ${link.line})`,
+        );
       } else {
-        said('removed', `${plural(gone, 'line was', 'lines were')} removed before line ${n} (it says it was line ` +
-          `${link.line})`);
+        said(
+          'removed',
+          `${plural(gone, 'line was', 'lines were')} removed before line ${n} (it says it was line ` + `${link.line})`,
+        );
       }
     } else if (n === 1) {
       said('edited', 'line 1 was edited (it does not start the chain)');
@@ -298,17 +314,25 @@ function mergeRuns(breaks: LogBreak[], lines: number): LogBreak[] {
       if (last?.kind === 'unchained') continue;
       const whole = lines > unchained && breaks.length === unchained;
       const rest = whole ? `; ${range(unchained + 1, lines)} chained and intact` : '';
-      out.push({ ...b, problem: `unchained ${range(1, unchained)}: written by a fraudctl that did not chain its ` +
-        `log lines, so nothing proves they were not changed${rest}` });
+      out.push({
+        ...b,
+        problem:
+          `unchained ${range(1, unchained)}: written by a fraudctl that did not chain its ` +
+          `log lines, so nothing proves they were not changed${rest}`,
+      });
     } else if (b.kind === 'crlf') {
       if (b !== crlf[0]) continue;
       const some = `${plural(crlf.length, 'line ends', 'lines end')} (the first: line ${b.line})`;
       const which = crlf.length === lines ? 'every line ends' : some;
-      out.push({ ...b, problem: `${which} with CR LF: the file was saved with Windows line endings (the chain ` +
-        `holds without the CRs)` });
+      out.push({
+        ...b,
+        problem:
+          `${which} with CR LF: the file was saved with Windows line endings (the chain ` + `holds without the CRs)`,
+      });
     } else if (b.kind === 'unsealed' && last?.kind === 'unsealed' && runEnd === b.line - 1) {
       runEnd = b.line;
-      last.problem = `${range(last.line, b.line)} carry no hash of their own after lines that do: inserted, or ` +
+      last.problem =
+        `${range(last.line, b.line)} carry no hash of their own after lines that do: inserted, or ` +
         `written by an older fraudctl`;
     } else {
       out.push(b);
@@ -332,7 +356,8 @@ async function joinOf(earlier: LogVerdict | null, later: LogVerdict): Promise<Lo
     return {
       kind: 'alone',
       line: first.at,
-      problem: `line ${first.at} continues an earlier file (its writer last knew line ${first.line} of the log ` +
+      problem:
+        `line ${first.at} continues an earlier file (its writer last knew line ${first.line} of the log ` +
         `before it was rotated or cut short): give that file before this one to check the join`,
     };
   }
@@ -348,14 +373,24 @@ async function joinOf(earlier: LogVerdict | null, later: LogVerdict): Promise<Lo
     }
     const places = await placesOf(earlier.file, new Set([c.hash]), earlier.lines);
     if (!places.has(c.hash)) {
-      return { kind: 'unjoined', line: c.at, problem: `line ${c.at} continues from line ${c.line} of a log, ` +
-        `which ${old} does not hold as written: ${old} was edited there, or it is not the file this one continues` };
+      return {
+        kind: 'unjoined',
+        line: c.at,
+        problem:
+          `line ${c.at} continues from line ${c.line} of a log, ` +
+          `which ${old} does not hold as written: ${old} was edited there, or it is not the file this one continues`,
+      };
     }
   }
   if (gapTo > 0) {
     const lost = range(lastNumber + 1, gapTo);
-    return { kind: 'gap', line: gapAt, problem: `${lost} of ${old} ${lastNumber + 1 === gapTo ? 'is' : 'are'} in ` +
-      `neither file: lost, e.g. to a copytruncate rotation (line ${gapAt} continues from line ${gapTo})` };
+    return {
+      kind: 'gap',
+      line: gapAt,
+      problem:
+        `${lost} of ${old} ${lastNumber + 1 === gapTo ? 'is' : 'are'} in ` +
+        `neither file: lost, e.g. to a copytruncate rotation (line ${gapAt} continues from line ${gapTo})`,
+    };
   }
   return { kind: 'joins', line: first.at, problem: `joins ${old}: line ${first.at} continues from line ${first.line}` };
 }
@@ -385,8 +420,10 @@ export async function verifyLogs(
 ): Promise<void> {
   const expect = options.expect?.toLowerCase();
   if (expect !== undefined && !HASH.test(expect)) {
-    throw new UsageError(`--expect takes a line's hash, 64 hex digits, as log verify prints it (got ` +
-      `${JSON.stringify(terminalSafe(options.expect!))})`);
+    throw new UsageError(
+      `--expect takes a line's hash, 64 hex digits, as log verify prints it (got ` +
+        `${JSON.stringify(terminalSafe(options.expect!))})`,
+    );
   }
   for (const file of files) {
     let stat;
@@ -397,7 +434,12 @@ export async function verifyLogs(
       throw new UsageError(message, hint);
     }
     if (stat.isDirectory()) {
-      const { message, hint } = fileFailure(file, { code: 'EISDIR' }, 'log', 'give log verify the --log files to check');
+      const { message, hint } = fileFailure(
+        file,
+        { code: 'EISDIR' },
+        'log',
+        'give log verify the --log files to check',
+      );
       throw new UsageError(message, hint);
     }
     if (!stat.isFile()) {
@@ -429,7 +471,8 @@ export async function verifyLogs(
     if (at === -1) {
       const last = verdicts[verdicts.length - 1]!;
       const where = verdicts.length === 1 ? 'is not in it' : 'is in none of the files';
-      const problem = `the expected line (hash ${expect}) ${where}: lines were removed from the end (it ends at ` +
+      const problem =
+        `the expected line (hash ${expect}) ${where}: lines were removed from the end (it ends at ` +
         `line ${last.lines} now), or that line was edited`;
       // Placed after the last line, where the lines removed from the end were: every line there is counted intact.
       addBreak(last, { line: last.lines + 1, kind: 'removed', problem });
@@ -459,7 +502,7 @@ export async function verifyLogs(
       broken.length === 1 && verdicts.length === 1
         ? `${terminalSafe(broken[0]!.file)} is not intact (${where(broken[0]!)})`
         : `${broken.length} of ${verdicts.length} logs are not intact: ` +
-          `${broken.map((v) => `${terminalSafe(v.file)} (${where(v)})`).join(', ')}`,
+            `${broken.map((v) => `${terminalSafe(v.file)} (${where(v)})`).join(', ')}`,
       ExitCode.FAILURE,
     );
   }

@@ -45,7 +45,11 @@ export interface RawResponse {
   requestId: string | null;
 }
 
-export const callFacts = (op: Operation): CallFacts => ({ method: op.method, eventId: op.eventId, purpose: op.purpose });
+export const callFacts = (op: Operation): CallFacts => ({
+  method: op.method,
+  eventId: op.eventId,
+  purpose: op.purpose,
+});
 
 export class Answers {
   constructor(
@@ -73,13 +77,26 @@ export class Answers {
     const code = e.code ?? e.cause?.code ?? '';
     const proxy = this.proxyFailure(url, code, e.message ?? '');
     if (proxy) return proxy;
-    if (e.name === 'TimeoutError' || e.name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return this.timeout(op);
+    if (
+      e.name === 'TimeoutError' ||
+      e.name === 'AbortError' ||
+      code === 'UND_ERR_HEADERS_TIMEOUT' ||
+      code === 'UND_ERR_BODY_TIMEOUT'
+    )
+      return this.timeout(op);
     const tls = tlsKind(code, e.message ?? '');
     if (tls) {
       const said = this.describe.tls(tls, url.host, code);
       return new NetworkError(said.message, 'tls', false, said.hint, ExitCode.FAILURE);
     }
-    const failure = code === 'ECONNREFUSED' ? 'refused' : code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'dns' : code === 'UND_ERR_CONNECT_TIMEOUT' ? 'connect-timeout' : 'reset';
+    const failure =
+      code === 'ECONNREFUSED'
+        ? 'refused'
+        : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+          ? 'dns'
+          : code === 'UND_ERR_CONNECT_TIMEOUT'
+            ? 'connect-timeout'
+            : 'reset';
     const said = this.describe.network(callFacts(op), failure, { host: url.host, hostname: url.hostname, code });
     return new NetworkError(said.message, failure, answered || failure === 'reset', said.hint);
   }
@@ -95,7 +112,10 @@ export class Answers {
     const via = proxyFor(url, this.env);
     if (!via) return undefined;
     const proxy = { shown: proxyShown(via.proxy), from: via.from, host: url.host };
-    const status = Number(/^Proxy response \((\d{3})\) !== 200 when HTTP Tunneling$/.exec(message)?.[1] ?? (/^Proxy Authentication Required \(407\)$/.test(message) ? 407 : 0));
+    const status = Number(
+      /^Proxy response \((\d{3})\) !== 200 when HTTP Tunneling$/.exec(message)?.[1] ??
+        (/^Proxy Authentication Required \(407\)$/.test(message) ? 407 : 0),
+    );
     if (status === 407 || status === 401) {
       // 407 is the proxy's "who are you?"; some proxies (tinyproxy) answer wrong credentials with 401.
       let credentials = false;
@@ -108,9 +128,18 @@ export class Answers {
       return new ProxyError(said.message, status, said.hint ?? '', ExitCode.FAILURE);
     }
     if (status) {
-      const said = this.describe.proxyRefused(proxy, status, process.getBuiltinModule('node:http').STATUS_CODES[status]);
+      const said = this.describe.proxyRefused(
+        proxy,
+        status,
+        process.getBuiltinModule('node:http').STATUS_CODES[status],
+      );
       // A 5xx: the proxy could not reach the service, which waiting may fix.
-      return new ProxyError(said.message, status, said.hint ?? '', status >= 500 ? ExitCode.UNAVAILABLE : ExitCode.FAILURE);
+      return new ProxyError(
+        said.message,
+        status,
+        said.hint ?? '',
+        status >= 500 ? ExitCode.UNAVAILABLE : ExitCode.FAILURE,
+      );
     }
     const cause = PROXY_UNREACHABLE[code];
     if (!cause) return undefined;
@@ -126,11 +155,15 @@ export class Answers {
       if (parsed === undefined) {
         const body = { contentType, text: this.withoutKey(raw.text) };
         const said = this.describe.badSuccess(callFacts(op), raw.status, body);
-        throw Object.assign(new BadResponseError(said.message, said.hint), { notTheService: this.notTheService(op, raw, this.describe.got({ kind: 'body', body })) });
+        throw Object.assign(new BadResponseError(said.message, said.hint), {
+          notTheService: this.notTheService(op, raw, this.describe.got({ kind: 'body', body })),
+        });
       }
       if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
         const said = this.describe.badSuccess(callFacts(op), raw.status, 'not-object');
-        throw Object.assign(new BadResponseError(said.message, said.hint), { notTheService: this.notTheService(op, raw, this.describe.got({ kind: 'not-object' })) });
+        throw Object.assign(new BadResponseError(said.message, said.hint), {
+          notTheService: this.notTheService(op, raw, this.describe.got({ kind: 'not-object' })),
+        });
       }
       return { status: raw.status, body: parsed.value, requestId: raw.requestId, attempts };
     }
@@ -138,13 +171,17 @@ export class Answers {
     if (raw.status === 404) {
       const reading = readNotFound(body);
       if (reading.kind === 'foreign') {
-        const got = reading.reason === 'route' ? this.describe.got({ kind: 'route', code: this.withoutKey(reading.code ?? '') }) : this.foreignBody(raw, contentType, reading.reason);
+        const got =
+          reading.reason === 'route'
+            ? this.describe.got({ kind: 'route', code: this.withoutKey(reading.code ?? '') })
+            : this.foreignBody(raw, contentType, reading.reason);
         throw this.notTheService(op, raw, got);
       }
     }
     const error = this.apiError(op, raw, parsed?.value, contentType);
     const reading = readErrorAnswer(raw.status, body);
-    if (reading.kind === 'foreign') error.notTheService = this.notTheService(op, raw, this.foreignBody(raw, contentType, reading.reason));
+    if (reading.kind === 'foreign')
+      error.notTheService = this.notTheService(op, raw, this.foreignBody(raw, contentType, reading.reason));
     throw error;
   }
 
@@ -161,19 +198,42 @@ export class Answers {
    * service. Said in the same words by every command; `login` adds that nothing was saved.
    */
   notTheService(op: Operation, raw: RawResponse, got: string): NotTheServiceError {
-    const said = this.describe.notTheService({ method: op.method, origin: this.base.origin, path: raw.path, status: raw.status, got, requestId: raw.requestId ? this.withoutKey(raw.requestId) : null });
+    const said = this.describe.notTheService({
+      method: op.method,
+      origin: this.base.origin,
+      path: raw.path,
+      status: raw.status,
+      got,
+      requestId: raw.requestId ? this.withoutKey(raw.requestId) : null,
+    });
     return new NotTheServiceError(said.message, raw.status, got, said.hint);
   }
 
   apiError(op: Operation, raw: RawResponse, body: unknown, contentType: string): ApiError {
-    const shape = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+    const shape =
+      typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
     // What the server said, with the key taken out of it (a server may echo it back) before it is cut short or shown.
     const fromServer = (text: string) => safe(this.withoutKey(text));
     const errorType = typeof shape.errorType === 'string' ? fromServer(shape.errorType) : null;
-    const errorCodes = Array.isArray(shape.errorCodes) ? shape.errorCodes.filter((c): c is string => typeof c === 'string').map(fromServer) : [];
-    const requestId = typeof shape.requestId === 'string' ? fromServer(shape.requestId) : raw.requestId ? fromServer(raw.requestId) : null;
-    const notJson = body === undefined && raw.text.trim() !== '' ? { contentType, text: this.withoutKey(raw.text) } : undefined;
-    const said = this.describe.answer({ call: callFacts(op), status: raw.status, errorType, errorCodes, requestId, body: notJson });
+    const errorCodes = Array.isArray(shape.errorCodes)
+      ? shape.errorCodes.filter((c): c is string => typeof c === 'string').map(fromServer)
+      : [];
+    const requestId =
+      typeof shape.requestId === 'string'
+        ? fromServer(shape.requestId)
+        : raw.requestId
+          ? fromServer(raw.requestId)
+          : null;
+    const notJson =
+      body === undefined && raw.text.trim() !== '' ? { contentType, text: this.withoutKey(raw.text) } : undefined;
+    const said = this.describe.answer({
+      call: callFacts(op),
+      status: raw.status,
+      errorType,
+      errorCodes,
+      requestId,
+      body: notJson,
+    });
     // The server's parts were redacted above; fraudctl's own words never hold the key, and are left whole.
     return new ApiError(said.message, raw.status, errorType, errorCodes, requestId, said.hint);
   }
@@ -185,12 +245,21 @@ export class Answers {
  * not 6: waiting does not fix a certificate or a scheme.
  */
 function tlsKind(code: string, message: string): TlsKind | undefined {
-  const untrusted = ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_UNTRUSTED', 'CERT_SIGNATURE_FAILURE'];
+  const untrusted = [
+    'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    'UNABLE_TO_GET_ISSUER_CERT',
+    'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+    'SELF_SIGNED_CERT_IN_CHAIN',
+    'DEPTH_ZERO_SELF_SIGNED_CERT',
+    'CERT_UNTRUSTED',
+    'CERT_SIGNATURE_FAILURE',
+  ];
   if (untrusted.includes(code)) return 'untrusted';
   if (code === 'CERT_HAS_EXPIRED') return 'expired';
   if (code === 'CERT_NOT_YET_VALID') return 'not-yet-valid';
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID' || code === 'HOSTNAME_MISMATCH') return 'other-name';
-  if (/CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY|EPROTO/i.test(code) || /certificate|tls|ssl/i.test(message)) return 'no-tls';
+  if (/CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY|EPROTO/i.test(code) || /certificate|tls|ssl/i.test(message))
+    return 'no-tls';
   return undefined;
 }
 
@@ -216,4 +285,3 @@ export function parseJson(text: string): { value: unknown } | undefined {
     return undefined;
   }
 }
-

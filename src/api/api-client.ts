@@ -53,7 +53,6 @@ export interface ApiClientOptions {
   insecureHttp?: boolean;
 }
 
-
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const MAX_REDIRECTS = 3;
 const safe = (s: string) => terminalSafe(truncate(s, 300));
@@ -69,7 +68,9 @@ export { previewRequest, type RequestPreview } from './request-preview.js';
  */
 function idPath(eventId: string, suffix = ''): string {
   if (!canBeInPath(eventId)) {
-    throw new UsageError(`the event id ${terminalSafe(JSON.stringify(eventId))} is not valid Unicode text (it holds half of a surrogate pair): it cannot be put in a URL`);
+    throw new UsageError(
+      `the event id ${terminalSafe(JSON.stringify(eventId))} is not valid Unicode text (it holds half of a surrogate pair): it cannot be put in a URL`,
+    );
   }
   return eventPath(eventId, suffix);
 }
@@ -88,14 +89,20 @@ export class ApiClient {
     this.answers = new Answers(options.describe, this.base, options.apiKey, options.timeoutMs, options.env);
     // A batch's abort (second Ctrl-C) ends a wait at once: the next attempt then fails as aborted,
     // instead of the process lingering for a Retry-After of up to 30 s.
-    this.sleep = options.sleep ?? ((ms) => sleepFor(ms, undefined, options.signal ? { signal: options.signal } : {}).catch(() => {}));
+    this.sleep =
+      options.sleep ??
+      ((ms) => sleepFor(ms, undefined, options.signal ? { signal: options.signal } : {}).catch(() => {}));
     // The batch's abort ends every request in flight by destroying the connection pool: one
     // listener for the client's life. Not a listener per attempt, nor a set of the attempts in
     // flight: anything long-lived that points at each attempt (thousands a second) makes V8
     // promote the attempts' objects and grow its young generation (figures:
     // docs/decisions/abort-listener-per-client.md).
     const batchSignal = options.signal;
-    batchSignal?.addEventListener('abort', () => void this.dispatcherValue?.then((d) => d.destroy(batchSignal.reason)).catch(() => {}), { once: true });
+    batchSignal?.addEventListener(
+      'abort',
+      () => void this.dispatcherValue?.then((d) => d.destroy(batchSignal.reason)).catch(() => {}),
+      { once: true },
+    );
   }
 
   /** The connection pool, made at the first request (the proxy agent is loaded only when a proxy is set). */
@@ -122,12 +129,26 @@ export class ApiClient {
 
   submitEvent(payload: unknown): Promise<ApiResponse> {
     const id = typeof payload === 'object' && payload !== null ? (payload as { id?: unknown }).id : undefined;
-    return this.call({ method: 'POST', path: '/event', body: payload, purpose: { action: 'submit' }, idempotent: false, ...(typeof id === 'string' ? { eventId: id } : {}) });
+    return this.call({
+      method: 'POST',
+      path: '/event',
+      body: payload,
+      purpose: { action: 'submit' },
+      idempotent: false,
+      ...(typeof id === 'string' ? { eventId: id } : {}),
+    });
   }
 
   /** POST /event with a body that is already JSON text (a line of a batch), sent as it is. */
   submitEventText(text: string, eventId: string | undefined): Promise<ApiResponse> {
-    return this.call({ method: 'POST', path: '/event', rawBody: text, purpose: { action: 'submit' }, idempotent: false, ...(eventId !== undefined ? { eventId } : {}) });
+    return this.call({
+      method: 'POST',
+      path: '/event',
+      rawBody: text,
+      purpose: { action: 'submit' },
+      idempotent: false,
+      ...(eventId !== undefined ? { eventId } : {}),
+    });
   }
 
   getEvent(eventId: string): Promise<ApiResponse> {
@@ -135,7 +156,13 @@ export class ApiClient {
   }
 
   getRiskAssessment(eventId: string): Promise<ApiResponse> {
-    return this.callOn({ method: 'GET', path: '/risk-assessment', eventId, purpose: { action: 'risk-assessment', eventId }, idempotent: true });
+    return this.callOn({
+      method: 'GET',
+      path: '/risk-assessment',
+      eventId,
+      purpose: { action: 'risk-assessment', eventId },
+      idempotent: true,
+    });
   }
 
   /**
@@ -143,8 +170,19 @@ export class ApiClient {
    * have acted on (a timeout or a dropped connection after sending) is not sent again by the
    * client; the caller reads the event to learn what happened.
    */
-  changeState(eventId: string, change: { state?: string; comments?: string }, options: { resendWhenUnsure?: boolean } = {}): Promise<ApiResponse> {
-    return this.callOn({ method: 'PATCH', path: '/state', body: change, eventId, purpose: { action: 'change-state', eventId }, idempotent: options.resendWhenUnsure !== false });
+  changeState(
+    eventId: string,
+    change: { state?: string; comments?: string },
+    options: { resendWhenUnsure?: boolean } = {},
+  ): Promise<ApiResponse> {
+    return this.callOn({
+      method: 'PATCH',
+      path: '/state',
+      body: change,
+      eventId,
+      purpose: { action: 'change-state', eventId },
+      idempotent: options.resendWhenUnsure !== false,
+    });
   }
 
   /** A call on one event's resource: `op.path` is the suffix after /event/{id}. Rejects (never throws) for an id that cannot be a path. */
@@ -163,16 +201,31 @@ export class ApiClient {
    * service's (doctor looks at it raw): status, headers, body text and round-trip time.
    * A failure to get any answer is the usual NetworkError, with its message and hint.
    */
-  async probe(path: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string; requestId: string | null; elapsedMs: number }> {
+  async probe(
+    path: string,
+  ): Promise<{
+    status: number;
+    headers: Record<string, string | string[] | undefined>;
+    text: string;
+    requestId: string | null;
+    elapsedMs: number;
+  }> {
     const op: Operation = { method: 'GET', path, purpose: { action: 'probe', path }, idempotent: true };
     const started = performance.now();
-    const raw = await this.send(op, `${this.base.pathname}${path.replace(/^\//, '')}`, null, started + this.options.timeoutMs);
+    const raw = await this.send(
+      op,
+      `${this.base.pathname}${path.replace(/^\//, '')}`,
+      null,
+      started + this.options.timeoutMs,
+    );
     return { ...raw, elapsedMs: performance.now() - started };
   }
 
   close(): Promise<void> {
     // After the batch's abort the pool is destroyed already: closing it would fail.
-    return this.dispatcherValue ? this.dispatcherValue.then((d) => (this.options.signal?.aborted ? d.destroy() : d.close())) : Promise.resolve();
+    return this.dispatcherValue
+      ? this.dispatcherValue.then((d) => (this.options.signal?.aborted ? d.destroy() : d.close()))
+      : Promise.resolve();
   }
 
   private get describe(): FailureDescriber {
@@ -186,7 +239,8 @@ export class ApiClient {
   /** One call, retried as the policy allows; its failure carries the operation (src/failures/ reads it). */
   private call(op: Operation): Promise<ApiResponse> {
     return this.callWithRetries(op).catch((error: unknown) => {
-      if (error instanceof ApiError || error instanceof NetworkError || error instanceof BadResponseError) error.operation = { method: op.method, eventId: op.eventId ?? null };
+      if (error instanceof ApiError || error instanceof NetworkError || error instanceof BadResponseError)
+        error.operation = { method: op.method, eventId: op.eventId ?? null };
       throw error;
     });
   }
@@ -226,15 +280,20 @@ export class ApiClient {
           // The service said when to come back: not before (a retry sooner would be refused
           // again, or be a second POST it asked not to get), and a wait past the deadline is
           // not begun: the answer stands at once, saying so.
-          if (retryAfterMs !== undefined && performance.now() + retryAfterMs >= deadline) throw this.waitTooLong(standing, retryAfterMs);
+          if (retryAfterMs !== undefined && performance.now() + retryAfterMs >= deadline)
+            throw this.waitTooLong(standing, retryAfterMs);
         }
         this.options.debug?.(`retrying after ${response.status}`);
       } catch (error) {
-        if (error instanceof ApiError || error instanceof NetworkError || error instanceof BadResponseError) error.attempts = attempt + 1;
+        if (error instanceof ApiError || error instanceof NetworkError || error instanceof BadResponseError)
+          error.attempts = attempt + 1;
         if (error instanceof WaitTooLong) throw error.answer;
         // A timeout used the deadline up; a TLS failure (a certificate, a scheme) would only come again.
         // A proxy's failure is not the service's blip: every attempt would meet it, so it is said at once.
-        const safeToRepeat = error instanceof NetworkError && !['timeout', 'other', 'tls', 'proxy'].includes(error.failure) && (op.idempotent || !error.maybeProcessed);
+        const safeToRepeat =
+          error instanceof NetworkError &&
+          !['timeout', 'other', 'tls', 'proxy'].includes(error.failure) &&
+          (op.idempotent || !error.maybeProcessed);
         if (!safeToRepeat || attempt >= this.policy.maxRetries || this.options.signal?.aborted) throw error;
         if (error.failure === 'connect-timeout') kind = 'timeout';
         standing = error;
@@ -271,8 +330,19 @@ export class ApiClient {
    */
   private waitTooLong(answer: Error, retryAfterMs: number): WaitTooLong {
     if (!(answer instanceof ApiError)) return new WaitTooLong(answer);
-    const said = this.describe.waitTooLong({ message: answer.message, hint: answer.hint }, Math.ceil(retryAfterMs / 1000), this.options.timeoutMs / 1000);
-    const error = new ApiError(said.message, answer.status, answer.errorType, answer.errorCodes, answer.requestId, said.hint);
+    const said = this.describe.waitTooLong(
+      { message: answer.message, hint: answer.hint },
+      Math.ceil(retryAfterMs / 1000),
+      this.options.timeoutMs / 1000,
+    );
+    const error = new ApiError(
+      said.message,
+      answer.status,
+      answer.errorType,
+      answer.errorCodes,
+      answer.requestId,
+      said.hint,
+    );
     error.attempts = answer.attempts;
     if (answer.notTheService) error.notTheService = answer.notTheService;
     return new WaitTooLong(error);
@@ -322,24 +392,40 @@ export class ApiClient {
     const headers = this.headers(body !== null);
     const started = performance.now();
     // The body is the user's input: it may hold escape sequences or bidi controls, shown inert like a response's.
-    this.options.debug?.(`${sym.arrow} ${op.method} ${terminalSafe(`${url.origin}${path}`)} ${JSON.stringify(redactHeaders(headers))}${body ? `\n  ${terminalSafe(truncate(this.answers.withoutKey(body), 2000))}` : ''}`);
+    this.options.debug?.(
+      `${sym.arrow} ${op.method} ${terminalSafe(`${url.origin}${path}`)} ${JSON.stringify(redactHeaders(headers))}${body ? `\n  ${terminalSafe(truncate(this.answers.withoutKey(body), 2000))}` : ''}`,
+    );
     // One controller per attempt, its timer cleared at the end: AbortSignal.timeout would keep
     // every request's signal and timer alive for the whole timeout, and AbortSignal.any ties
     // each one to the batch's long-lived signal — hundreds of thousands of them in a big batch.
     // The batch's abort reaches requests already sent by destroying the pool (see the constructor).
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new DOMException('the deadline passed', 'TimeoutError')), remaining);
+    const timer = setTimeout(
+      () => controller.abort(new DOMException('the deadline passed', 'TimeoutError')),
+      remaining,
+    );
     const batchSignal = this.options.signal;
     if (batchSignal?.aborted) controller.abort(batchSignal.reason);
     const signal = controller.signal;
     let sent = false;
     try {
       const dispatcher = await this.dispatcher();
-      const res = await dispatcher.request({ origin: url.origin, path, method: op.method, headers, body, signal, headersTimeout: remaining, bodyTimeout: remaining });
+      const res = await dispatcher.request({
+        origin: url.origin,
+        path,
+        method: op.method,
+        headers,
+        body,
+        signal,
+        headersTimeout: remaining,
+        bodyTimeout: remaining,
+      });
       sent = true;
       const text = await readLimited(res.body);
       const requestId = headerValue(res.headers['x-request-id']);
-      this.options.debug?.(`${sym.left} ${res.statusCode} in ${Math.round(performance.now() - started)} ms ${this.answers.withoutKey(JSON.stringify(pickHeaders(res.headers)))}\n  ${terminalSafe(truncate(this.answers.withoutKey(text), 2000))}`);
+      this.options.debug?.(
+        `${sym.left} ${res.statusCode} in ${Math.round(performance.now() - started)} ms ${this.answers.withoutKey(JSON.stringify(pickHeaders(res.headers)))}\n  ${terminalSafe(truncate(this.answers.withoutKey(text), 2000))}`,
+      );
       return { status: res.statusCode, headers: res.headers, text, requestId, path };
     } catch (error) {
       const code = (error as { code?: string }).code;
@@ -392,4 +478,3 @@ async function readLimited(body: AsyncIterable<Buffer> & { destroy(): unknown })
   }
   return Buffer.concat(chunks).toString('utf8');
 }
-

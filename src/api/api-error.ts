@@ -47,7 +47,8 @@ export class ApiError extends CliError {
  * 'budget': not a network failure as such — a batch's shared retry budget refused the retry the
  * failure called for. 'proxy': the proxy failed (see ProxyError), not the service.
  */
-export type NetworkFailure = 'refused' | 'dns' | 'tls' | 'timeout' | 'reset' | 'connect-timeout' | 'other' | 'budget' | 'proxy';
+export type NetworkFailure =
+  'refused' | 'dns' | 'tls' | 'timeout' | 'reset' | 'connect-timeout' | 'other' | 'budget' | 'proxy';
 
 /** A network failure as an error type for results and rows (fraudctl's own names; the service never sent them). */
 export const NETWORK_ERROR_TYPES: Readonly<Record<NetworkFailure, string>> = {
@@ -167,9 +168,31 @@ export interface FailureFields {
 
 /** The one mapping of a failed call to FailureFields (submit's results, show's rows, the review queue); anything else is a bug, thrown again. */
 export function failureFields(error: unknown): FailureFields {
-  if (error instanceof ApiError) return { status: error.status, errorType: error.errorType ?? `HTTP_${error.status}`, errorCodes: [...error.errorCodes], requestId: error.requestId, message: error.message };
-  if (error instanceof NetworkError) return { status: null, errorType: NETWORK_ERROR_TYPES[error.failure], errorCodes: [], requestId: null, message: error.message };
-  if (error instanceof NotTheServiceError) return { status: error.status, errorType: 'NOT_THE_SERVICE', errorCodes: [], requestId: null, message: error.message };
-  if (error instanceof BadResponseError) return { status: null, errorType: 'BAD_RESPONSE', errorCodes: [], requestId: null, message: error.message };
+  if (error instanceof ApiError)
+    return {
+      status: error.status,
+      errorType: error.errorType ?? `HTTP_${error.status}`,
+      errorCodes: [...error.errorCodes],
+      requestId: error.requestId,
+      message: error.message,
+    };
+  if (error instanceof NetworkError)
+    return {
+      status: null,
+      errorType: NETWORK_ERROR_TYPES[error.failure],
+      errorCodes: [],
+      requestId: null,
+      message: error.message,
+    };
+  if (error instanceof NotTheServiceError)
+    return {
+      status: error.status,
+      errorType: 'NOT_THE_SERVICE',
+      errorCodes: [],
+      requestId: null,
+      message: error.message,
+    };
+  if (error instanceof BadResponseError)
+    return { status: null, errorType: 'BAD_RESPONSE', errorCodes: [], requestId: null, message: error.message };
   throw error;
 }

@@ -25,7 +25,8 @@ export function readErrorShape(body: unknown): ErrorShape | undefined {
   const optionalString = (v: unknown) => v === undefined || v === null || typeof v === 'string';
   if (!optionalString(b.errorType) || !optionalString(b.requestId)) return undefined;
   const codes = b.errorCodes;
-  if (!(codes === undefined || codes === null || (Array.isArray(codes) && codes.every((c) => typeof c === 'string')))) return undefined;
+  if (!(codes === undefined || codes === null || (Array.isArray(codes) && codes.every((c) => typeof c === 'string'))))
+    return undefined;
   return {
     requestId: typeof b.requestId === 'string' ? b.requestId : null,
     errorType: typeof b.errorType === 'string' ? b.errorType : null,
@@ -54,7 +55,9 @@ export function routeCode(shape: ErrorShape): string | undefined {
  * What a 404 means: the service's own "not found" (`service`), or an answer that is not the
  * service's (`foreign`, with the reason). Only the first may be read as "no such event".
  */
-export type NotFoundReading = { kind: 'service'; shape: ErrorShape } | { kind: 'foreign'; reason: 'not-json' | 'not-error-shape' | 'route'; code?: string };
+export type NotFoundReading =
+  | { kind: 'service'; shape: ErrorShape }
+  | { kind: 'foreign'; reason: 'not-json' | 'not-error-shape' | 'route'; code?: string };
 
 /** `parsed` is the body as JSON, or undefined when it was not JSON (or empty). */
 export function readNotFound(parsed: { value: unknown } | undefined): NotFoundReading {
@@ -81,7 +84,10 @@ const NO_SUCH_METHOD: ReadonlySet<number> = new Set([405, 501]);
  * with the reason): a 405 or 501, or a body that is not JSON or not the error shape. Only the
  * service's may be read as what the status says; a batch stops at the first foreign one.
  */
-export function readErrorAnswer(status: number, parsed: { value: unknown } | undefined): { kind: 'service' } | { kind: 'foreign'; reason: 'not-json' | 'not-error-shape' | 'method' } {
+export function readErrorAnswer(
+  status: number,
+  parsed: { value: unknown } | undefined,
+): { kind: 'service' } | { kind: 'foreign'; reason: 'not-json' | 'not-error-shape' | 'method' } {
   if (ANSWERED_IN_FRONT.has(status)) return { kind: 'service' };
   if (NO_SUCH_METHOD.has(status)) return { kind: 'foreign', reason: 'method' };
   if (parsed === undefined) return { kind: 'foreign', reason: 'not-json' };

@@ -80,7 +80,14 @@ export interface FailureDescriber {
   /** What came back instead of the service's answer, in words (NotTheServiceError.got). */
   got(answer: ForeignAnswer): string;
   /** An answer that is not the service's: `got` in words, where it came from. */
-  notTheService(facts: { method: string; origin: string; path: string; status: number; got: string; requestId: string | null }): Said;
+  notTheService(facts: {
+    method: string;
+    origin: string;
+    path: string;
+    status: number;
+    got: string;
+    requestId: string | null;
+  }): Said;
   /** A 2xx whose body is not JSON, or not a JSON object. */
   badSuccess(call: CallFacts, status: number, body: BodyFacts | 'not-object'): Said;
   /** Any other answer a call cannot use. */
@@ -92,7 +99,11 @@ export interface FailureDescriber {
   /** No complete answer within the deadline; `sent`: the request went out (or may have). */
   timeout(call: CallFacts, origin: string, timeoutSeconds: number, sent: boolean): Said;
   /** The connection failed: refused, the host not found, no answer to connecting, or dropped (`code` as it came). */
-  network(call: CallFacts, failure: 'refused' | 'dns' | 'connect-timeout' | 'reset', where: { host: string; hostname: string; code: string }): Said;
+  network(
+    call: CallFacts,
+    failure: 'refused' | 'dns' | 'connect-timeout' | 'reset',
+    where: { host: string; hostname: string; code: string },
+  ): Said;
   /** The TLS connection failed. */
   tls(kind: TlsKind, host: string, code: string): Said;
   /** The proxy asked for credentials (407, or 401 from some), or did not accept those given. */

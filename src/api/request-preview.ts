@@ -23,10 +23,27 @@ export interface RequestPreview {
 }
 
 /** The request a call would send, key redacted, without sending it (a dry run). `null` base: the embedded sandbox. */
-export function previewRequest(baseUrl: string | null, apiKey: string | null, method: string, path: string, body?: unknown, profile?: string): RequestPreview {
+export function previewRequest(
+  baseUrl: string | null,
+  apiKey: string | null,
+  method: string,
+  path: string,
+  body?: unknown,
+  profile?: string,
+): RequestPreview {
   const base = baseUrl === null ? null : new URL(baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
   const url = base === null ? null : `${base.origin}${base.pathname}${path.replace(/^\//, '')}`;
-  const place = base === null ? 'the embedded sandbox (a local service on a loopback port, not production)' : `${base.origin}${base.pathname}`;
+  const place =
+    base === null
+      ? 'the embedded sandbox (a local service on a loopback port, not production)'
+      : `${base.origin}${base.pathname}`;
   const to = profile === undefined ? place : `${place}, profile ${profile}`;
-  return { method, path, url, to, headers: redactHeaders(requestHeaders(apiKey, body !== undefined)), ...(body !== undefined ? { body } : {}) };
+  return {
+    method,
+    path,
+    url,
+    to,
+    headers: redactHeaders(requestHeaders(apiKey, body !== undefined)),
+    ...(body !== undefined ? { body } : {}),
+  };
 }

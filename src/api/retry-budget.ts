@@ -19,7 +19,12 @@ export interface RetryBudgetOptions {
   successRefill: number;
 }
 
-export const DEFAULT_RETRY_BUDGET: RetryBudgetOptions = { capacity: 500, retryCost: 5, timeoutCost: 10, successRefill: 1 };
+export const DEFAULT_RETRY_BUDGET: RetryBudgetOptions = {
+  capacity: 500,
+  retryCost: 5,
+  timeoutCost: 10,
+  successRefill: 1,
+};
 
 export type RetryKind = 'error' | 'timeout';
 
@@ -47,7 +52,10 @@ export class RetryBudget {
 
   /** A request succeeded: give back what its retries took, or a small refill when it needed none. */
   succeeded(retryCostPaid: number): void {
-    this.tokens = Math.min(this.options.capacity, this.tokens + (retryCostPaid > 0 ? retryCostPaid : this.options.successRefill));
+    this.tokens = Math.min(
+      this.options.capacity,
+      this.tokens + (retryCostPaid > 0 ? retryCostPaid : this.options.successRefill),
+    );
   }
 
   /** True once a retry was refused for want of tokens. */

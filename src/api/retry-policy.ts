@@ -43,7 +43,12 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
 }
 
 /** The wait before retry number `attempt` (1 for the first retry). */
-export function backoffDelay(policy: RetryPolicy, attempt: number, retryAfterMs: number | undefined, random = Math.random): number {
+export function backoffDelay(
+  policy: RetryPolicy,
+  attempt: number,
+  retryAfterMs: number | undefined,
+  random = Math.random,
+): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
   const jittered = random() * ceiling;
   return retryAfterMs === undefined ? jittered : Math.max(jittered, retryAfterMs);

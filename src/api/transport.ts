@@ -44,7 +44,12 @@ export function checkTransport(baseUrl: string, insecureHttp: boolean, describe:
  * a name that resolves is refused as before. Through a proxy the proxy resolves names (and the
  * key would reach it in clear), so the refusal stands as it is.
  */
-export async function checkTransportResolving(baseUrl: string, insecureHttp: boolean, describe: Describe, env: NodeJS.ProcessEnv): Promise<void> {
+export async function checkTransportResolving(
+  baseUrl: string,
+  insecureHttp: boolean,
+  describe: Describe,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
   try {
     checkTransport(baseUrl, insecureHttp, describe);
   } catch (refusal) {

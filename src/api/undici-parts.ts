@@ -10,7 +10,8 @@ import api from 'undici/lib/api/index.js';
  * the process open after its work; it must be set before the first request. Why, with figures:
  * docs/decisions/undici-parts-only.md.
  */
-if (Number(process.versions.node.split('.')[0]) < 22) process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only');
+if (Number(process.versions.node.split('.')[0]) < 22)
+  process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only');
 
 Object.assign((DispatcherImpl as { prototype: object }).prototype, api);
 

@@ -115,7 +115,8 @@ export class BatchControl implements RequestControl {
 
   onThrottle(retryAfterMs: number | undefined): void {
     this.throttled++;
-    if (retryAfterMs !== undefined && retryAfterMs > 0 && this.slowingDown) this.pausedUntil = Math.max(this.pausedUntil, performance.now() + Math.min(retryAfterMs, MAX_BATCH_PAUSE_MS));
+    if (retryAfterMs !== undefined && retryAfterMs > 0 && this.slowingDown)
+      this.pausedUntil = Math.max(this.pausedUntil, performance.now() + Math.min(retryAfterMs, MAX_BATCH_PAUSE_MS));
   }
 
   onSettled(retryCost: number): void {

@@ -43,7 +43,8 @@ export function createProgress(
   stream: NodeJS.WritableStream & { isTTY?: boolean },
   options: { quiet: boolean; total: number | null; intervalMs?: number; unit?: string; resumed?: boolean },
 ): Progress {
-  if (options.quiet) return { tick: () => {}, note: (text) => stream.write(`${text}\n`), above: (write) => write(), stop: () => {} };
+  if (options.quiet)
+    return { tick: () => {}, note: (text) => stream.write(`${text}\n`), above: (write) => write(), stop: () => {} };
   const unit = options.unit ?? 'events';
   const resumed = options.resumed === true;
   return stream.isTTY
@@ -79,7 +80,10 @@ function barProgress(
     total !== null
       ? `{bar} {doneText}/{totalText} ${unit} ${sym.dot} ${rate}ETA {eta_formatted} ${sym.dot} {counts}`
       : `{doneText} ${unit} ${sym.dot} ${rate}{duration_formatted} ${sym.dot} {counts}`;
-  const bar = new cliProgress.SingleBar({ format, stream, hideCursor: true, fps: 8, etaBuffer: 200, barsize: 24 }, { ...cliProgress.Presets.shades_classic, barCompleteChar: sym.barDone, barIncompleteChar: sym.barLeft });
+  const bar = new cliProgress.SingleBar(
+    { format, stream, hideCursor: true, fps: 8, etaBuffer: 200, barsize: 24 },
+    { ...cliProgress.Presets.shades_classic, barCompleteChar: sym.barDone, barIncompleteChar: sym.barLeft },
+  );
   bar.start(total ?? 0, done(), payload());
   return {
     tick: () => bar.update(done(), payload()),

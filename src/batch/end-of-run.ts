@@ -54,6 +54,10 @@ export function endOfRun(context: CliContext, run: PoolRun, ending: RunEnding): 
   if (run.inputError) throw run.inputError;
   if (run.fatal) throw run.fatal;
   if (run.stopped === 'interrupted' || run.stopped === 'aborted') {
-    throw new CliError(`interrupted after ${count(ending.done)} ${unit}`, ExitCode.INTERRUPTED, ending.out !== null ? 'continue with the same command and --resume' : undefined);
+    throw new CliError(
+      `interrupted after ${count(ending.done)} ${unit}`,
+      ExitCode.INTERRUPTED,
+      ending.out !== null ? 'continue with the same command and --resume' : undefined,
+    );
   }
 }

@@ -50,7 +50,9 @@ export function resultObject(text: string): Record<string, unknown> | undefined 
   } catch {
     return undefined;
   }
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 /**
@@ -194,12 +196,25 @@ export function isHeaderObject(value: Record<string, unknown>): boolean {
 function parseHeader(path: string, text: string): RunHeader {
   const value = resultObject(text);
   const h = value as Partial<RunHeader> | undefined;
-  if (!h || !isHeaderObject(h as Record<string, unknown>)) throw new UsageError(`${path} line 1 is not a fraudctl results header`);
+  if (!h || !isHeaderObject(h as Record<string, unknown>))
+    throw new UsageError(`${path} line 1 is not a fraudctl results header`);
   if (h.version !== HEADER_VERSION) {
-    throw new UsageError(`${path} was written by another version of fraudctl (results format ${terminalSafe(String(h.version))}; this one reads ${HEADER_VERSION})`, 'resume it with the fraudctl that wrote it, or give a new --out without --resume');
+    throw new UsageError(
+      `${path} was written by another version of fraudctl (results format ${terminalSafe(String(h.version))}; this one reads ${HEADER_VERSION})`,
+      'resume it with the fraudctl that wrote it, or give a new --out without --resume',
+    );
   }
-  if (typeof h.command !== 'string' || typeof h.service !== 'string' || typeof h.options !== 'object' || h.options === null || typeof h.closed !== 'boolean') {
-    throw new UsageError(`${path} line 1: the run's header is damaged (command, service, options or closed missing)`, 'give a new --out without --resume');
+  if (
+    typeof h.command !== 'string' ||
+    typeof h.service !== 'string' ||
+    typeof h.options !== 'object' ||
+    h.options === null ||
+    typeof h.closed !== 'boolean'
+  ) {
+    throw new UsageError(
+      `${path} line 1: the run's header is damaged (command, service, options or closed missing)`,
+      'give a new --out without --resume',
+    );
   }
   return h as RunHeader;
 }
@@ -213,7 +228,10 @@ export const MAX_RESULT_LINE_BYTES = 8 * 1024 * 1024;
  * line over `maxBytes` is a UsageError naming it. `ended`: the line ended with a newline (a
  * line cut off by a crash has none).
  */
-export async function* boundedLines(path: string, maxBytes: number): AsyncGenerator<{ text: string; lineNo: number; ended: boolean }> {
+export async function* boundedLines(
+  path: string,
+  maxBytes: number,
+): AsyncGenerator<{ text: string; lineNo: number; ended: boolean }> {
   const handle = await open(path, 'r');
   try {
     const chunk = Buffer.alloc(64 * 1024);
@@ -228,7 +246,11 @@ export async function* boundedLines(path: string, maxBytes: number): AsyncGenera
         const nl = chunk.indexOf(0x0a, from);
         const end = nl === -1 || nl >= bytesRead ? bytesRead : nl;
         held += end - from;
-        if (held > maxBytes) throw new UsageError(`${path} line ${lineNo + 1} is longer than any result (over ${maxBytes / 1024 / 1024} MiB without a line break): the file was not written by fraudctl, or was damaged`, 'give a new --out without --resume');
+        if (held > maxBytes)
+          throw new UsageError(
+            `${path} line ${lineNo + 1} is longer than any result (over ${maxBytes / 1024 / 1024} MiB without a line break): the file was not written by fraudctl, or was damaged`,
+            'give a new --out without --resume',
+          );
         if (end === bytesRead) {
           // The line goes on in the next chunk: keep a copy of this part (the chunk is reused).
           pieces.push(Buffer.from(chunk.subarray(from, end)));
@@ -236,7 +258,10 @@ export async function* boundedLines(path: string, maxBytes: number): AsyncGenera
         }
         lineNo++;
         // A line within one chunk (nearly all) is decoded where it is, without a copy.
-        const text = pieces.length === 0 ? chunk.toString('utf8', from, end) : Buffer.concat([...pieces, chunk.subarray(from, end)]).toString('utf8');
+        const text =
+          pieces.length === 0
+            ? chunk.toString('utf8', from, end)
+            : Buffer.concat([...pieces, chunk.subarray(from, end)]).toString('utf8');
         yield { text, lineNo, ended: true };
         pieces = [];
         held = 0;
@@ -261,7 +286,10 @@ export async function readRunHeader(path: string): Promise<RunHeader | null> {
 }
 
 function bomError(path: string): UsageError {
-  return new UsageError(`${path} starts with a byte order mark (U+FEFF), which fraudctl never writes: an editor saved the file`, `remove it: ${stripByteOrderMarkCommand(path)}`);
+  return new UsageError(
+    `${path} starts with a byte order mark (U+FEFF), which fraudctl never writes: an editor saved the file`,
+    `remove it: ${stripByteOrderMarkCommand(path)}`,
+  );
 }
 
 /** What an earlier run of the same batch left in the results file. */
@@ -386,7 +414,12 @@ export class PriorRun {
  * a last line cut off by a crash), one result twice, a byte order mark, a line longer than any
  * result — is refused, saying what and where, and left as it was.
  */
-export async function prepareResume(path: string, read: ResultReader, header: string | null = null, noun: 'line' | 'id' = 'line'): Promise<PriorRun> {
+export async function prepareResume(
+  path: string,
+  read: ResultReader,
+  header: string | null = null,
+  noun: 'line' | 'id' = 'line',
+): Promise<PriorRun> {
   const prior = new PriorRun(read);
   refuseMissing(path);
   let written = 0;
@@ -422,7 +455,11 @@ export async function prepareResume(path: string, read: ResultReader, header: st
       if (!result) {
         if (ended) {
           const value = resultObject(text);
-          if (value && isHeaderObject(value)) throw new UsageError(`${path} line ${lineNo} is a run's header in the middle of the results: the file was put together by hand`, 'give a new --out without --resume');
+          if (value && isHeaderObject(value))
+            throw new UsageError(
+              `${path} line ${lineNo} is a run's header in the middle of the results: the file was put together by hand`,
+              'give a new --out without --resume',
+            );
           throw notOurs(path, lineNo);
         }
         pendingBad = lineNo;
@@ -484,7 +521,10 @@ async function firstLineFor(path: string, read: ResultReader, twice: RecordedRes
 }
 
 function notOurs(path: string, line: number): UsageError {
-  return new UsageError(`${path} line ${line} is not a fraudctl result: not resuming from it`, 'give --out the results file of the run to resume, or a new file without --resume');
+  return new UsageError(
+    `${path} line ${line} is not a fraudctl result: not resuming from it`,
+    'give --out the results file of the run to resume, or a new file without --resume',
+  );
 }
 
 /**
@@ -528,7 +568,11 @@ export class LineFile {
       return new LineFile(path, openSync(path, mode === 'append' ? 'a' : mode === 'create' ? 'wx' : 'w', 0o600));
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST') throw new UsageError(`${path} already exists`, `add --resume to continue the run that wrote it, or remove it, or choose another ${what}`);
+      if (code === 'EEXIST')
+        throw new UsageError(
+          `${path} already exists`,
+          `add --resume to continue the run that wrote it, or remove it, or choose another ${what}`,
+        );
       if (code === 'ENOENT') throw new UsageError(`cannot create ${path}: no such directory`);
       if (code === 'EISDIR') throw new UsageError(`${path} is a directory`);
       throw new UsageError(`cannot write ${path}: ${code ?? (e as Error).message}`);
@@ -540,7 +584,11 @@ export class LineFile {
    * asks a question before it writes (a bulk change's plan) says so before the question.
    */
   static refuseExisting(path: string, what: string): void {
-    if (existsSync(path)) throw new UsageError(`${path} already exists`, `add --resume to continue the run that wrote it, or remove it, or choose another ${what}`);
+    if (existsSync(path))
+      throw new UsageError(
+        `${path} already exists`,
+        `add --resume to continue the run that wrote it, or remove it, or choose another ${what}`,
+      );
   }
 
   /**
@@ -562,9 +610,15 @@ export class LineFile {
     try {
       // Linux: the open file, by its descriptor; elsewhere this fails and the loss is reported.
       copyFileSync(`/proc/self/fd/${this.fd}`, this.path, constants.COPYFILE_EXCL);
-      return new FileWriteError(this.path, 'DELETED', 'deleted', { writtenBack: true, words: `what it held up to then was written back to ${this.path}` });
+      return new FileWriteError(this.path, 'DELETED', 'deleted', {
+        writtenBack: true,
+        words: `what it held up to then was written back to ${this.path}`,
+      });
     } catch (e) {
-      return new FileWriteError(this.path, 'DELETED', 'deleted', { writtenBack: false, words: `what it held could not be written back (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}) and is lost` });
+      return new FileWriteError(this.path, 'DELETED', 'deleted', {
+        writtenBack: false,
+        words: `what it held could not be written back (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}) and is lost`,
+      });
     }
   }
 

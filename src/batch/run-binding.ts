@@ -54,7 +54,8 @@ export async function bindResume(
     recorded = await readRunHeader(out);
   } catch (error) {
     // No file: the pool says what that means for --resume.
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { options: intent.options, header: headerText(intent) };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      return { options: intent.options, header: headerText(intent) };
     throw error;
   }
   if (recorded === null) {
@@ -66,17 +67,23 @@ export async function bindResume(
   }
   const fresh = 'give a new --out without --resume to start another run';
   if (recorded.command !== intent.command) {
-    throw new UsageError(`${out} holds the results of fraudctl ${terminalSafe(recorded.command)}, not of ${intent.command}`, fresh);
+    throw new UsageError(
+      `${out} holds the results of fraudctl ${terminalSafe(recorded.command)}, not of ${intent.command}`,
+      fresh,
+    );
   }
   if (recorded.service !== intent.service) {
     // A first run that reached nothing there (its URL was not the service: every result FAILED,
     // none that may have been stored, and it ended with nothing in flight) binds to nothing.
     if (recorded.closed && !(await anythingDone(out, read))) {
-      stderr.write(`note: ${out} was written for ${terminalSafe(recorded.service)}, where nothing was done; this run goes to ${terminalSafe(intent.service)}\n`);
-    } else throw new UsageError(
-      `${out} was written for ${terminalSafe(recorded.service)}, this run goes to ${terminalSafe(intent.service)}: the batch would be split between two services`,
-      `resume against ${terminalSafe(recorded.service)} (the --profile or --base-url of the first run), or ${fresh}`,
-    );
+      stderr.write(
+        `note: ${out} was written for ${terminalSafe(recorded.service)}, where nothing was done; this run goes to ${terminalSafe(intent.service)}\n`,
+      );
+    } else
+      throw new UsageError(
+        `${out} was written for ${terminalSafe(recorded.service)}, this run goes to ${terminalSafe(intent.service)}: the batch would be split between two services`,
+        `resume against ${terminalSafe(recorded.service)} (the --profile or --base-url of the first run), or ${fresh}`,
+      );
   }
   const options: Record<string, unknown> = { ...intent.options };
   for (const key of Object.keys(intent.options)) {
@@ -84,7 +91,8 @@ export async function bindResume(
     if (!given.has(key)) {
       if (before === undefined) continue;
       options[key] = before;
-      if (!isDeepStrictEqual(before, intent.options[key])) stderr.write(`note: ${show(key, before)} taken from ${out} (the run it continues)\n`);
+      if (!isDeepStrictEqual(before, intent.options[key]))
+        stderr.write(`note: ${show(key, before)} taken from ${out} (the run it continues)\n`);
       continue;
     }
     if (!isDeepStrictEqual(before ?? null, intent.options[key])) {

@@ -49,7 +49,18 @@ import { capYoungGeneration } from './young-generation.js';
  * is, its result line and how to read one back, its counts, and its summary.
  */
 
-export type StopReason = 'interrupted' | 'aborted' | 'max-errors' | 'retry-budget' | 'auth' | 'input' | 'wrong-input' | 'output-closed' | 'not-the-service' | 'proxy' | 'write-failed';
+export type StopReason =
+  | 'interrupted'
+  | 'aborted'
+  | 'max-errors'
+  | 'retry-budget'
+  | 'auth'
+  | 'input'
+  | 'wrong-input'
+  | 'output-closed'
+  | 'not-the-service'
+  | 'proxy'
+  | 'write-failed';
 
 /** Where an item starts in the input: what --resume keys on (a list of ids: its place in the list, column 1). */
 export interface ItemPosition {
@@ -153,7 +164,10 @@ export interface PoolRun {
   resumed: boolean;
 }
 
-export async function poolRuntime(session: Session, options: { concurrency: number; rate: number | null }): Promise<PoolRuntime> {
+export async function poolRuntime(
+  session: Session,
+  options: { concurrency: number; rate: number | null },
+): Promise<PoolRuntime> {
   const control = new BatchControl(options.rate, options.concurrency);
   const abort = new AbortController();
   // Every item waiting to retry listens for the abort (second Ctrl-C); requests in flight end
@@ -230,7 +244,10 @@ class StdoutResults {
 /** The results file and the earlier run it continues. Until the run takes over, the input is this function's to close when anything fails. */
 async function openResults<I extends ItemPosition, R>(job: PoolJob<I, R>, options: PoolOptions) {
   try {
-    const prior: PriorRun | null = options.resume && options.out ? await prepareResume(options.out, job.readResult, options.header ?? null, job.unit === 'ids' ? 'id' : 'line') : null;
+    const prior: PriorRun | null =
+      options.resume && options.out
+        ? await prepareResume(options.out, job.readResult, options.header ?? null, job.unit === 'ids' ? 'id' : 'line')
+        : null;
     const results = options.out ? LineFile.open(options.out, options.resume ? 'append' : 'create', '--out') : null;
     try {
       if (results && !options.resume && options.header !== undefined) results.write(options.header);
@@ -252,7 +269,13 @@ async function openResults<I extends ItemPosition, R>(job: PoolJob<I, R>, option
  * requests in flight. Returns the function that says the run is over (a signal after it is not
  * the run's).
  */
-function stopsOnShutdown(context: CliContext, stops: Stops, progress: Progress, abort: AbortController, inFlight: string): () => void {
+function stopsOnShutdown(
+  context: CliContext,
+  stops: Stops,
+  progress: Progress,
+  abort: AbortController,
+  inFlight: string,
+): () => void {
   let finished = false;
   void (async () => {
     await context.waitForShutdown();
@@ -380,7 +403,12 @@ async function strayResults(prior: PriorRun, unit: string, out: string): Promise
   );
 }
 
-export async function runPool<I extends ItemPosition, R>(context: CliContext, runtime: PoolRuntime, job: PoolJob<I, R>, options: PoolOptions): Promise<PoolRun> {
+export async function runPool<I extends ItemPosition, R>(
+  context: CliContext,
+  runtime: PoolRuntime,
+  job: PoolJob<I, R>,
+  options: PoolOptions,
+): Promise<PoolRun> {
   const { control, abort } = runtime;
   const { stats } = job;
   const stops = new Stops(() => job.closeInput());
@@ -428,9 +456,11 @@ export async function runPool<I extends ItemPosition, R>(context: CliContext, ru
     await runInSlots(control, stops, take, runItem);
     if (stops.crash) throw stops.crash.error;
     // Every item the run took has its result: a later --resume need not fear one sent unrecorded.
-    if (results && options.header !== undefined && recorder.taken === recorder.recorded) markClosed(results.path, options.header);
+    if (results && options.header !== undefined && recorder.taken === recorder.recorded)
+      markClosed(results.path, options.header);
     // The input was read to its end, and results remain that none of its items reached: lines past its end (or for another input).
-    if (prior && stops.reason === null && !stops.inputError) stops.inputError = await strayResults(prior, job.unit, options.out!);
+    if (prior && stops.reason === null && !stops.inputError)
+      stops.inputError = await strayResults(prior, job.unit, options.out!);
   } finally {
     finished();
     stdout.done();
@@ -458,7 +488,12 @@ export async function runPool<I extends ItemPosition, R>(context: CliContext, ru
  * MAX_LINES_IN_PROGRESS: memory stays flat, and --resume knows how far past the last recorded
  * item a dead run may have gone. A bug in an item's work stops the taking (stops.crash).
  */
-async function runInSlots<I>(control: BatchControl, stops: Stops, take: () => Promise<I | null>, runItem: (item: I) => Promise<void>): Promise<void> {
+async function runInSlots<I>(
+  control: BatchControl,
+  stops: Stops,
+  take: () => Promise<I | null>,
+  runItem: (item: I) => Promise<void>,
+): Promise<void> {
   const inProgress = new Semaphore(MAX_LINES_IN_PROGRESS);
   const running = new Set<Promise<void>>();
   for (;;) {
@@ -490,14 +525,30 @@ async function runInSlots<I>(control: BatchControl, stops: Stops, take: () => Pr
  * disk has room --resume continues, checking the items that were settled unrecorded.
  */
 function writeStop(error: FileWriteError, unit: string, unrecorded: number, out: string | null): CliError {
-  const left = unrecorded > 0 ? `: the results of ${count(unrecorded)} ${unit} in flight are in no file, and it checks those before acting on them again` : '';
+  const left =
+    unrecorded > 0
+      ? `: the results of ${count(unrecorded)} ${unit} in flight are in no file, and it checks those before acting on them again`
+      : '';
   // A file that says what to do about it (an action log that is not intact, a FIFO's reader gone) is not a full disk.
   if (error.hint !== undefined && error.path !== out) return new CliError(error.message, ExitCode.FAILURE, error.hint);
-  if (out === null) return new CliError(error.message, ExitCode.FAILURE, error.deleted ? undefined : 'free space on its disk and run again');
+  if (out === null)
+    return new CliError(
+      error.message,
+      ExitCode.FAILURE,
+      error.deleted ? undefined : 'free space on its disk and run again',
+    );
   if (error.deleted && !error.kept) {
-    return new CliError(error.message, ExitCode.FAILURE, `without ${out} nothing tells which ${unit} were done: check them before running again (a new run without --resume does every one again)`);
+    return new CliError(
+      error.message,
+      ExitCode.FAILURE,
+      `without ${out} nothing tells which ${unit} were done: check them before running again (a new run without --resume does every one again)`,
+    );
   }
-  const first = error.deleted ? 'keep it where nothing removes it (a tmp cleaner)' : error.path === out ? 'free space on its disk' : `free space on the disk of ${error.path}`;
+  const first = error.deleted
+    ? 'keep it where nothing removes it (a tmp cleaner)'
+    : error.path === out
+      ? 'free space on its disk'
+      : `free space on the disk of ${error.path}`;
   return new CliError(error.message, ExitCode.FAILURE, `${first}, then run the same command with --resume${left}`);
 }
 
@@ -507,7 +558,12 @@ function writeStop(error: FileWriteError, unit: string, unrecorded: number, out:
  * back from the results file as the input reaches it), so an input that only shares its first
  * items is caught.
  */
-function otherInput<I extends ItemPosition, R>(job: PoolJob<I, R>, item: I, recorded: RecordedResult | undefined, out: string): UsageError | undefined {
+function otherInput<I extends ItemPosition, R>(
+  job: PoolJob<I, R>,
+  item: I,
+  recorded: RecordedResult | undefined,
+  out: string,
+): UsageError | undefined {
   const id = job.idOf(item);
   const recordedId = recorded?.id ?? null;
   // An id the service assigned is not the input's: such a result names no id of the input's.

@@ -8,7 +8,8 @@ import { checkIdArguments } from '../id-lists/id-arguments.js';
 export type AlertsRun = (command: Command, eventId: string) => Promise<void>;
 
 export function alertsCommand(context: CliContext, run?: AlertsRun): Command {
-  const runWork: AlertsRun = run ?? ((command, eventId) => withSession(context, command, (session) => showAlerts(session, eventId)));
+  const runWork: AlertsRun =
+    run ?? ((command, eventId) => withSession(context, command, (session) => showAlerts(session, eventId)));
   return new Command('alerts')
     .description("show an event's risk assessment: decision, score, alerts by score, list matches")
     .argument('<eventId>', 'the event id')

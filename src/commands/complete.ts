@@ -25,11 +25,14 @@ export function completeCommand(context: CliContext): Command {
         values = completionValues(what, context.env);
       } else {
         const bare = words.map((word) => {
-          if (!word.startsWith(':')) throw new UsageError(`__complete words takes each word with a leading ':' (got ${JSON.stringify(word)})`);
+          if (!word.startsWith(':'))
+            throw new UsageError(`__complete words takes each word with a leading ':' (got ${JSON.stringify(word)})`);
           return word.slice(1);
         });
         const { completeWords } = await import('../completion/completion-words.js');
-        values = completeWords(command.parent!, bare.length > 0 ? bare : [''], () => completionValues('profiles', context.env));
+        values = completeWords(command.parent!, bare.length > 0 ? bare : [''], () =>
+          completionValues('profiles', context.env),
+        );
       }
       if (values.length > 0) context.stdout.write(`${values.join('\n')}\n`);
     });

@@ -14,9 +14,11 @@ const KEYS = ['base-url', 'timeout', 'retries', 'insecure-http', 'analyst', 'rea
 const SETTABLE = KEYS.filter((k) => k !== 'api-key');
 
 export function configCommand(context: CliContext): Command {
-  const config = new Command('config').description('list and change profiles: service URL, timeout, retries').addHelpText(
-    'before',
-    `Examples:
+  const config = new Command('config')
+    .description('list and change profiles: service URL, timeout, retries')
+    .addHelpText(
+      'before',
+      `Examples:
   $ fraudctl config list
   $ fraudctl config set base-url https://fraud.example.com --profile prod
   $ fraudctl config set timeout 10 --profile prod
@@ -24,7 +26,7 @@ export function configCommand(context: CliContext): Command {
   $ fraudctl config use prod
   $ fraudctl config delete old-staging
 `,
-  );
+    );
   config
     .command('list')
     .description('list the profiles (keys redacted), marking the active one')
@@ -35,14 +37,19 @@ export function configCommand(context: CliContext): Command {
   config
     .command('get')
     .description('print one setting of a profile')
-    .addHelpText('before', 'Examples:\n  $ fraudctl config get base-url --profile prod\n  $ fraudctl config get api-key                  # redacted: ****3f9a\n')
+    .addHelpText(
+      'before',
+      'Examples:\n  $ fraudctl config get base-url --profile prod\n  $ fraudctl config get api-key                  # redacted: ****3f9a\n',
+    )
     .addArgument(new Argument('<key>').choices(KEYS))
     .action(async (key: string, _options: unknown, command: Command) => {
       await withSession(context, command, (session) => getConfig(session, key));
     });
   config
     .command('set')
-    .description('change one setting of a profile (setting base-url creates a new one); the API key is stored by fraudctl login')
+    .description(
+      'change one setting of a profile (setting base-url creates a new one); the API key is stored by fraudctl login',
+    )
     .option('-y, --yes', 'move a stored key with its profile to a new base URL without asking (needed off a terminal)')
     .addHelpText(
       'before',
@@ -51,7 +58,10 @@ export function configCommand(context: CliContext): Command {
     .addArgument(
       new Argument('<key>', 'the setting (the key is stored by login)').choices(SETTABLE).argParser((key: string) => {
         // A key typed as an argument is already in the shell's history: refuse it, and say so.
-        if (key === 'api-key') throw new InvalidArgumentError('the API key is not set with config set (an argument ends up in shell history and process lists): run fraudctl login --profile NAME, which reads it hidden or from stdin; if you typed a real key here, consider rotating it');
+        if (key === 'api-key')
+          throw new InvalidArgumentError(
+            'the API key is not set with config set (an argument ends up in shell history and process lists): run fraudctl login --profile NAME, which reads it hidden or from stdin; if you typed a real key here, consider rotating it',
+          );
         if (!SETTABLE.includes(key)) throw new InvalidArgumentError(`Allowed choices are ${SETTABLE.join(', ')}.`);
         return key;
       }),
@@ -63,7 +73,10 @@ export function configCommand(context: CliContext): Command {
   config
     .command('unset')
     .description('remove one setting from a profile')
-    .addHelpText('before', 'Examples:\n  $ fraudctl config unset timeout --profile prod   # back to the default (30 s)\n  $ fraudctl config unset api-key --profile prod   # forget the key, as fraudctl logout does\n')
+    .addHelpText(
+      'before',
+      'Examples:\n  $ fraudctl config unset timeout --profile prod   # back to the default (30 s)\n  $ fraudctl config unset api-key --profile prod   # forget the key, as fraudctl logout does\n',
+    )
     .addArgument(new Argument('<key>').choices(KEYS))
     .action(async (key: string, _options: unknown, command: Command) => {
       await withSession(context, command, (session) => unsetConfig(session, key));
@@ -71,7 +84,10 @@ export function configCommand(context: CliContext): Command {
   config
     .command('use')
     .description('make a profile the active one')
-    .addHelpText('before', 'Examples:\n  $ fraudctl config use prod\n  $ fraudctl config use sandbox   # back to the embedded sandbox\n')
+    .addHelpText(
+      'before',
+      'Examples:\n  $ fraudctl config use prod\n  $ fraudctl config use sandbox   # back to the embedded sandbox\n',
+    )
     .argument('<profile>')
     .action(async (profile: string, _options: unknown, command: Command) => {
       await withSession(context, command, (session) => useConfig(session, profile));
@@ -80,7 +96,10 @@ export function configCommand(context: CliContext): Command {
     .command('delete')
     .description('delete a profile and its API key (from the credential store or the config file)')
     .option('-y, --yes', 'do not ask (needed off a terminal)')
-    .addHelpText('before', 'Examples:\n  $ fraudctl config delete old-staging\n  $ fraudctl config delete ci --yes   # in a script\n')
+    .addHelpText(
+      'before',
+      'Examples:\n  $ fraudctl config delete old-staging\n  $ fraudctl config delete ci --yes   # in a script\n',
+    )
     .argument('<profile>')
     .action(async (profile: string, options: { yes?: boolean }, command: Command) => {
       await withSession(context, command, (session) => deleteConfig(session, profile, { yes: options.yes === true }));

@@ -31,7 +31,11 @@ export function helpCommand(context: CliContext, program: Command): Command {
       let command = program;
       for (const word of words) {
         const sub = command.commands.find((c) => c.name() === word && !word.startsWith('__'));
-        if (!sub) throw new UsageError(`no command or help topic "${[...words.slice(0, words.indexOf(word)), word].join(' ')}"`, `run fraudctl help to list the commands and the topics`);
+        if (!sub)
+          throw new UsageError(
+            `no command or help topic "${[...words.slice(0, words.indexOf(word)), word].join(' ')}"`,
+            `run fraudctl help to list the commands and the topics`,
+          );
         command = sub;
       }
       command.outputHelp();

@@ -11,9 +11,14 @@ import { checkIdArguments } from '../id-lists/id-arguments.js';
 
 export function historyCommand(context: CliContext): Command {
   return new Command('history')
-    .description('the story of one event: every action the --log files record on it (who, what, from and to, comment, reason, outcome) in time order, then its state now')
+    .description(
+      'the story of one event: every action the --log files record on it (who, what, from and to, comment, reason, outcome) in time order, then its state now',
+    )
     .argument('<eventId>', 'the event id')
-    .requiredOption('--log <files...>', 'the action logs to read (review --log, set-state --log); several after one --log, or --log again')
+    .requiredOption(
+      '--log <files...>',
+      'the action logs to read (review --log, set-state --log); several after one --log, or --log again',
+    )
     .option(
       '--include-unverified',
       "also tell actions from lines that break the log's hash chain (edited, inserted, written before lines were chained), " +

@@ -6,7 +6,10 @@ import { login } from '../login/login.js';
 export function loginCommand(context: CliContext): Command {
   return new Command('login')
     .description('store an API key for a profile, after checking it against the service')
-    .option('--insecure-storage', 'keep the key in the config file (plain text, mode 0600) instead of the credential store')
+    .option(
+      '--insecure-storage',
+      'keep the key in the config file (plain text, mode 0600) instead of the credential store',
+    )
     .addHelpText(
       'before',
       `Examples:
@@ -26,6 +29,8 @@ login: it uses its demo merchant's key, the public default or FRAUDCTL_SANDBOX_K
 `,
     )
     .action(async (options: { insecureStorage?: boolean }, command: Command) => {
-      await withSession(context, command, (session) => login(session, { insecureStorage: options.insecureStorage === true }));
+      await withSession(context, command, (session) =>
+        login(session, { insecureStorage: options.insecureStorage === true }),
+      );
     });
 }

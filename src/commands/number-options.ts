@@ -7,7 +7,8 @@ export const MAX_CONCURRENCY = 256;
 export function wholeNumber(min: number, max: number, what: string): (value: string) => number {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${what} is a whole number from ${min} to ${max}`);
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new InvalidArgumentError(`${what} is a whole number from ${min} to ${max}`);
     return n;
   };
 }

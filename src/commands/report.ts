@@ -36,13 +36,37 @@ export function reportCommand(context: CliContext, run?: ReportRun): Command {
       return withSession(context, command, (session) => runReport(session, options));
     });
   return new Command('report')
-    .description("how the team is doing, by analyst, from the --log files of review and set-state: decisions by kind and reason, time to decision, age at decision, decisions overturned since")
-    .addOption(new Option('--log <files...>', 'the action logs to read (review --log, set-state --log); several files, or a shared one').makeOptionMandatory())
-    .addOption(new Option('--since <time>', 'only decisions at or after this ISO date or time (UTC unless an offset is given)').argParser((v) => parseTimeBound('--since', v)))
-    .addOption(new Option('--until <time>', 'only decisions before this ISO time; a date alone: through the end of that day').argParser((v) => parseTimeBound('--until', v)))
-    .addOption(new Option('--sla <duration>', 'also count decisions made when the event was older than this (as review --sla: 4h, 30m, 2d, 1d12h)').argParser(parseSla))
+    .description(
+      'how the team is doing, by analyst, from the --log files of review and set-state: decisions by kind and reason, time to decision, age at decision, decisions overturned since',
+    )
+    .addOption(
+      new Option(
+        '--log <files...>',
+        'the action logs to read (review --log, set-state --log); several files, or a shared one',
+      ).makeOptionMandatory(),
+    )
+    .addOption(
+      new Option(
+        '--since <time>',
+        'only decisions at or after this ISO date or time (UTC unless an offset is given)',
+      ).argParser((v) => parseTimeBound('--since', v)),
+    )
+    .addOption(
+      new Option(
+        '--until <time>',
+        'only decisions before this ISO time; a date alone: through the end of that day',
+      ).argParser((v) => parseTimeBound('--until', v)),
+    )
+    .addOption(
+      new Option(
+        '--sla <duration>',
+        'also count decisions made when the event was older than this (as review --sla: 4h, 30m, 2d, 1d12h)',
+      ).argParser(parseSla),
+    )
     .option('--csv', 'one CSV row per analyst, for a spreadsheet (RFC 4180)')
-    .addOption(concurrencyOption('events read at once for their state now and their eventDate (at most 256)').default(8))
+    .addOption(
+      concurrencyOption('events read at once for their state now and their eventDate (at most 256)').default(8),
+    )
     .addOption(
       new Option(
         '--read-deadline <seconds>',
@@ -95,7 +119,11 @@ The log's fields: fraudctl help log.
     .action(async (flags: ReportFlags, command: Command) => {
       const json = Boolean(command.optsWithGlobals<{ json?: boolean }>().json);
       if (json && flags.csv) throw new UsageError('--json and --csv: one or the other');
-      if (flags.since !== undefined && flags.until !== undefined && flags.since >= flags.until) throw new UsageError('--since is not before --until: nothing could be counted', 'give a --since earlier than --until');
+      if (flags.since !== undefined && flags.until !== undefined && flags.since >= flags.until)
+        throw new UsageError(
+          '--since is not before --until: nothing could be counted',
+          'give a --since earlier than --until',
+        );
       return runWork(command, {
         files: flags.log,
         since: flags.since ?? null,

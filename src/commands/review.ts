@@ -18,18 +18,27 @@ export function reviewCommand(context: CliContext, run?: ReviewRun): Command {
   return new Command('review')
     .description('work a queue of events in REVIEW on the terminal: one screen per event, one key per decision')
     .argument('[ids...]', 'the events to review (or --from)')
-    .option('--from <file>', 'read ids from a file (one per line, # comments) or a submit --out results file; - for stdin')
+    .option(
+      '--from <file>',
+      'read ids from a file (one per line, # comments) or a submit --out results file; - for stdin',
+    )
     .option('--all-decisions', 'with a results file: every decided line, not only REVIEW')
     .option('--no-claim', 'do not move events to IN_REVIEW while they are on screen')
     .option('--include-claimed', 'also take events IN_REVIEW that another session claimed (and left)')
     .option('--include-decided', 'also show events no longer awaiting review')
     .option('--log <file>', 'append one JSON line per action to this file (for audit)')
-    .option('--sort <order>', 'the order of the queue: age (oldest eventDate first), score (highest first) or amount (largest first); the events are read first')
+    .option(
+      '--sort <order>',
+      'the order of the queue: age (oldest eventDate first), score (highest first) or amount (largest first); the events are read first',
+    )
     .option(
       '--all-ids',
       'the summary at the end lists every id not reached too (by default: how many, and from which id on)',
     )
-    .option('--sla <duration>', "how long an event may wait for a decision (4h, 30m, 2d, 1d12h): each screen shows the time left or how long it is overdue, the summary the overdue count")
+    .option(
+      '--sla <duration>',
+      'how long an event may wait for a decision (4h, 30m, 2d, 1d12h): each screen shows the time left or how long it is overdue, the summary the overdue count',
+    )
     .addHelpText(
       'before',
       `Examples:

@@ -8,20 +8,23 @@ import type { CliContext } from '../process/cli-context.js';
 
 function parsePort(value: string): number {
   const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65535) throw new InvalidArgumentError('a port is a whole number from 0 to 65535 (0: any free port)');
+  if (!/^\d+$/.test(value) || port > 65535)
+    throw new InvalidArgumentError('a port is a whole number from 0 to 65535 (0: any free port)');
   return port;
 }
 
 export function sandboxCommand(context: CliContext): Command {
-  const sandbox = new Command('sandbox').description('run the local implementation of the fraud-screening service').addHelpText(
-    'before',
-    `Examples:
+  const sandbox = new Command('sandbox')
+    .description('run the local implementation of the fraud-screening service')
+    .addHelpText(
+      'before',
+      `Examples:
   $ fraudctl sandbox serve                                   # http://127.0.0.1:8787, until Ctrl-C
   $ fraudctl login --profile local --base-url http://127.0.0.1:8787   # then, in another terminal (key: sandbox-demo-key)
   $ fraudctl sandbox serve --port 0 --db :memory:            # any free port, nothing kept
   $ fraudctl sandbox default-config > sandbox.json           # rules, lists and thresholds to edit for --config
 `,
-  );
+    );
 
   sandbox
     .command('serve')
@@ -39,7 +42,10 @@ export function sandboxCommand(context: CliContext): Command {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0: any free port)', parsePort, 8787)
     .option('--db <path>', 'SQLite file for events, or :memory: (default: sandbox.db under the XDG data dir)')
-    .option('--config <file>', 'JSON file with merchants, rules, lists, thresholds and rates (see `sandbox default-config`)')
+    .option(
+      '--config <file>',
+      'JSON file with merchants, rules, lists, thresholds and rates (see `sandbox default-config`)',
+    )
     .addOption(
       new Option(
         '--chaos <spec>',
@@ -54,7 +60,10 @@ export function sandboxCommand(context: CliContext): Command {
   sandbox
     .command('default-config')
     .description('print the built-in sandbox configuration, to copy and edit for --config')
-    .addHelpText('before', 'Examples:\n  $ fraudctl sandbox default-config > sandbox.json\n  $ fraudctl sandbox serve --config sandbox.json\n\n')
+    .addHelpText(
+      'before',
+      'Examples:\n  $ fraudctl sandbox default-config > sandbox.json\n  $ fraudctl sandbox serve --config sandbox.json\n\n',
+    )
     .action(async () => {
       const { defaultSandboxConfig } = await import('../sandbox/config/sandbox-config.js');
       context.stdout.write(`${JSON.stringify(defaultSandboxConfig(), null, 2)}\n`);

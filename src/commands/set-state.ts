@@ -9,7 +9,9 @@ import type { SetStateOptions } from '../state-changes/set-state.js';
 import type { BulkOptions } from '../state-changes/run-bulk-change.js';
 import { sym } from '../render/symbols.js';
 
-const transitions = KNOWN_STATES.map((s) => `  ${s.padEnd(16)}${sym.arrow} ${TRANSITIONS[s].join(', ') || '(final)'}`).join('\n');
+const transitions = KNOWN_STATES.map(
+  (s) => `  ${s.padEnd(16)}${sym.arrow} ${TRANSITIONS[s].join(', ') || '(final)'}`,
+).join('\n');
 
 /*
  * `set-state`: argv → the options of one event (state-changes/set-state.ts) or of many
@@ -36,7 +38,8 @@ interface SetStateFlags extends Partial<Pick<SetStateOptions, 'state' | 'comment
 }
 
 /** What the command asks of the work: one event or many. */
-export type SetStateWork = { form: 'one'; id: string; options: SetStateOptions } | { form: 'many'; options: BulkOptions };
+export type SetStateWork =
+  { form: 'one'; id: string; options: SetStateOptions } | { form: 'many'; options: BulkOptions };
 
 /** Runs the work; replaced in tests. */
 export type SetStateRun = (command: Command, work: SetStateWork) => Promise<void>;
@@ -57,16 +60,24 @@ export function setStateCommand(context: CliContext, run?: SetStateRun): Command
       return withSession(context, command, (session) => bulkSetState(session, work.options));
     });
   return new Command('set-state')
-    .description('change the state of events and/or add a comment: one event (manual review), or many at once with a plan and a confirmation')
+    .description(
+      'change the state of events and/or add a comment: one event (manual review), or many at once with a plan and a confirmation',
+    )
     .argument('[eventIds...]', 'event ids (more than one, or --from, changes many at once)')
     .option('--state <state>', 'the new state (asked with a list on a terminal when missing, for one event)')
     .option('--comments <text>', 'a comment to record (asked on a terminal when missing, for one event)')
-    .option('--reason <code>', "one of the profile's reason codes (fraudctl config set reasons): sent at the head of the comment as [reason: CODE], logged as reason")
+    .option(
+      '--reason <code>',
+      "one of the profile's reason codes (fraudctl config set reasons): sent at the head of the comment as [reason: CODE], logged as reason",
+    )
     .option('--append-comment', 'when an event has a comment, keep it and add --comments after it')
     .option('--replace-comment', 'when an event has a comment, replace it with --comments')
-    .option('--from <file>', 'many: also the ids in FILE (one per line; # comments) or a submit --out results file; - for stdin')
+    .option(
+      '--from <file>',
+      'many: also the ids in FILE (one per line; # comments) or a submit --out results file; - for stdin',
+    )
     .option('--if-state <states>', 'many: change only events now in one of these states (comma-separated)')
-.option(
+    .option(
       '--include-claimed',
       'also change an event IN_REVIEW, held in a review session ' +
         '(without it: asked on a terminal, default no; else not sent, exit 1)',
@@ -75,9 +86,15 @@ export function setStateCommand(context: CliContext, run?: SetStateRun): Command
     .option('--out <file>', 'many: write one JSON result per id to this file (as soon as each is settled)')
     .option('--resume', 'many: continue the run whose results are in --out, skipping ids already settled')
     .addOption(concurrencyOption('many: events read and changed at once (at most 256)').default(8))
-    .option('--log <file>', 'append JSON lines for each change sent, before and after (as review --log does; see fraudctl help log)')
+    .option(
+      '--log <file>',
+      'append JSON lines for each change sent, before and after (as review --log does; see fraudctl help log)',
+    )
     .option('--verbose', 'one event: print the updated summary as tables instead of one line')
-    .option('--dry-run', 'one event: print the request it would send; many: read them, print the plan and a line per id; send nothing')
+    .option(
+      '--dry-run',
+      'one event: print the request it would send; many: read them, print the plan and a line per id; send nothing',
+    )
     .option('-y, --yes', 'do not ask for confirmation (needed for many events off a terminal)')
     .addHelpText(
       'before',
@@ -137,8 +154,16 @@ ${transitions}
       const ids = idArguments(typed);
       const many = ids.length > 1 || MANY_FLAGS.some((name) => givenOnCommandLine(command, name));
       if (!many) {
-        if (ids.length === 0) throw new UsageError('set-state needs an event id, or --from FILE (- for stdin)', 'e.g. fraudctl set-state ord-1002 --state approved, or fraudctl set-state --from ids.txt --state declined');
-        if (flags.appendComment && flags.replaceComment) throw new UsageError('--append-comment and --replace-comment cannot be used together', "keep the event's comment (--append-comment) or replace it (--replace-comment)");
+        if (ids.length === 0)
+          throw new UsageError(
+            'set-state needs an event id, or --from FILE (- for stdin)',
+            'e.g. fraudctl set-state ord-1002 --state approved, or fraudctl set-state --from ids.txt --state declined',
+          );
+        if (flags.appendComment && flags.replaceComment)
+          throw new UsageError(
+            '--append-comment and --replace-comment cannot be used together',
+            "keep the event's comment (--append-comment) or replace it (--replace-comment)",
+          );
         const options: SetStateOptions = {
           state: flags.state,
           comments: flags.comments,
@@ -155,13 +180,26 @@ ${transitions}
         return runWork(command, { form: 'one', id: ids[0]!, options });
       }
       if (flags.verbose) throw new UsageError('--verbose is for one event: many events print a line each');
-      if (flags.appendComment && flags.replaceComment) throw new UsageError('--append-comment and --replace-comment: one or the other');
-      if (flags.resume && flags.out === undefined) throw new UsageError('--resume needs --out: the results file of the run to continue');
-      if (flags.dryRun && flags.out !== undefined) throw new UsageError('--dry-run changes nothing and keeps no results file: leave out --out (the plan and a line per id are printed)');
+      if (flags.appendComment && flags.replaceComment)
+        throw new UsageError('--append-comment and --replace-comment: one or the other');
+      if (flags.resume && flags.out === undefined)
+        throw new UsageError('--resume needs --out: the results file of the run to continue');
+      if (flags.dryRun && flags.out !== undefined)
+        throw new UsageError(
+          '--dry-run changes nothing and keeps no results file: leave out --out (the plan and a line per id are printed)',
+        );
       // A --resume may leave --state out: the results file records it.
-      if (flags.state === undefined && flags.resume !== true) throw new UsageError('set-state for many events needs --state', `e.g. --state declined --comments "fraud ring"; states: ${KNOWN_STATES.join(', ')}`);
+      if (flags.state === undefined && flags.resume !== true)
+        throw new UsageError(
+          'set-state for many events needs --state',
+          `e.g. --state declined --comments "fraud ring"; states: ${KNOWN_STATES.join(', ')}`,
+        );
       const commentMode = flags.appendComment ? 'append' : flags.replaceComment ? 'replace' : null;
-      if (commentMode !== null && flags.comments === undefined && flags.reason === undefined && !flags.resume) throw new UsageError(`--${commentMode}-comment goes with --comments`, 'e.g. --comments "ring 2026-11" --append-comment');
+      if (commentMode !== null && flags.comments === undefined && flags.reason === undefined && !flags.resume)
+        throw new UsageError(
+          `--${commentMode}-comment goes with --comments`,
+          'e.g. --comments "ring 2026-11" --append-comment',
+        );
       return runWork(command, {
         form: 'many',
         options: {

@@ -27,7 +27,10 @@ interface ShowFlags {
 }
 
 /** What the command asks of the work. */
-export type ShowWork = { form: 'one'; id: string } | { form: 'watch'; id: string; options: WatchOptions } | { form: 'list'; options: ShowListOptions };
+export type ShowWork =
+  | { form: 'one'; id: string }
+  | { form: 'watch'; id: string; options: WatchOptions }
+  | { form: 'list'; options: ShowListOptions };
 
 /** Runs the work; replaced in tests. */
 export type ShowRun = (command: Command, work: ShowWork) => Promise<void>;
@@ -39,17 +42,28 @@ function interval(value: string): number {
 }
 
 /** Which of the three forms the arguments ask for, or a usage error naming the clash. */
-function mode(ids: readonly string[], options: ShowFlags, given: (name: string) => boolean, json: boolean): 'one' | 'list' | 'watch' {
+function mode(
+  ids: readonly string[],
+  options: ShowFlags,
+  given: (name: string) => boolean,
+  json: boolean,
+): 'one' | 'list' | 'watch' {
   if (json && options.csv) throw new UsageError('--json and --csv cannot be combined: pick one output format');
-  if (ids.length === 0 && options.from === undefined) throw new UsageError('show needs an event id, or --from FILE (- for stdin)', 'e.g. fraudctl show ord-1002, or fraudctl show --from ids.txt');
+  if (ids.length === 0 && options.from === undefined)
+    throw new UsageError(
+      'show needs an event id, or --from FILE (- for stdin)',
+      'e.g. fraudctl show ord-1002, or fraudctl show --from ids.txt',
+    );
   if (options.watch) {
-    if (ids.length !== 1 || options.from !== undefined) throw new UsageError('--watch follows one event: give exactly one id, and no --from');
+    if (ids.length !== 1 || options.from !== undefined)
+      throw new UsageError('--watch follows one event: give exactly one id, and no --from');
     if (options.csv) throw new UsageError('--watch and --csv cannot be combined');
     if (given('concurrency')) throw new UsageError('--concurrency is for many ids, not --watch');
     if (options.forceState && options.until === undefined) throw new UsageError('--force-state goes with --until');
     return 'watch';
   }
-  if (given('interval') || options.until !== undefined) throw new UsageError(`${given('interval') ? '--interval' : '--until'} goes with --watch`);
+  if (given('interval') || options.until !== undefined)
+    throw new UsageError(`${given('interval') ? '--interval' : '--until'} goes with --watch`);
   if (options.forceState) throw new UsageError('--force-state goes with --watch --until');
   return ids.length === 1 && options.from === undefined && !options.csv ? 'one' : 'list';
 }
@@ -68,7 +82,9 @@ export function showCommand(context: CliContext, run?: ShowRun): Command {
       return withSession(context, command, (session) => showList(session, work.options));
     });
   return new Command('show')
-    .description('show events: one in full, many as a table (or JSON Lines, CSV), or watch one until its review is done')
+    .description(
+      'show events: one in full, many as a table (or JSON Lines, CSV), or watch one until its review is done',
+    )
     .argument('[eventIds...]', 'event ids')
     .option(
       '--from <file>',
@@ -78,8 +94,13 @@ export function showCommand(context: CliContext, run?: ShowRun): Command {
     .option('--csv', 'many ids: CSV with a header row, for spreadsheets')
     .addOption(concurrencyOption('many ids: requests in flight at once').default(8))
     .option('--watch', 'one id: print a line each time its state, decision or comments change, until a final state')
-    .addOption(new Option('--interval <seconds>', '--watch: seconds between checks (at least 1)').argParser(interval).default(5))
-    .option('--until <state>', '--watch: stop when the event reaches this state (instead of any final state); any case, approved or in-review')
+    .addOption(
+      new Option('--interval <seconds>', '--watch: seconds between checks (at least 1)').argParser(interval).default(5),
+    )
+    .option(
+      '--until <state>',
+      '--watch: stop when the event reaches this state (instead of any final state); any case, approved or in-review',
+    )
     .option('--force-state', '--until: watch for the state as typed, even one this build does not know')
     .addHelpText(
       'before',
@@ -111,9 +132,18 @@ service calls malformed, an input line without an id), otherwise the code of the
       if (form === 'one') return runWork(command, { form, id: ids[0]! });
       if (form === 'watch') {
         // The same words as set-state --state: any case and separators, a typo refused with a suggestion.
-        const until = flags.until === undefined ? null : stateFromTyped(flags.until, flags.forceState === true, 'watch for');
+        const until =
+          flags.until === undefined ? null : stateFromTyped(flags.until, flags.forceState === true, 'watch for');
         return runWork(command, { form, id: ids[0]!, options: { intervalSeconds: flags.interval, until } });
       }
-      return runWork(command, { form, options: { ids, from: flags.from, format: json ? 'json' : flags.csv ? 'csv' : 'table', concurrency: flags.concurrency } });
+      return runWork(command, {
+        form,
+        options: {
+          ids,
+          from: flags.from,
+          format: json ? 'json' : flags.csv ? 'csv' : 'table',
+          concurrency: flags.concurrency,
+        },
+      });
     });
 }

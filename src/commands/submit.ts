@@ -12,7 +12,8 @@ import type { SubmitOptions } from '../events/event-commands.js';
 
 function positiveNumber(value: string): number {
   const n = Number(value);
-  if (!(n > 0) || !Number.isFinite(n)) throw new InvalidArgumentError('the rate is a positive number of events per second');
+  if (!(n > 0) || !Number.isFinite(n))
+    throw new InvalidArgumentError('the rate is a positive number of events per second');
   return n;
 }
 
@@ -40,11 +41,20 @@ export function submitCommand(context: CliContext, run?: SubmitRun): Command {
       await withSession(context, command, (session) => submitEvents(session, source, options));
     });
   return new Command('submit')
-    .description('screen one event and show its decision, or a batch of events (JSON Lines, a JSON array, gzip) with a results file')
-    .argument('<file>', 'a JSON file holding one event, a batch file (.jsonl, a JSON array, .gz of either), or - for stdin')
+    .description(
+      'screen one event and show its decision, or a batch of events (JSON Lines, a JSON array, gzip) with a results file',
+    )
+    .argument(
+      '<file>',
+      'a JSON file holding one event, a batch file (.jsonl, a JSON array, .gz of either), or - for stdin',
+    )
     .addOption(concurrencyOption('batch: requests in flight at once').default(16))
     .addOption(new Option('--rate <n>', 'batch: at most this many requests per second').argParser(positiveNumber))
-    .addOption(new Option('--max-errors <n>', 'batch: stop after this many lines without a decision').argParser(wholeNumber(1, Number.MAX_SAFE_INTEGER, '--max-errors')))
+    .addOption(
+      new Option('--max-errors <n>', 'batch: stop after this many lines without a decision').argParser(
+        wholeNumber(1, Number.MAX_SAFE_INTEGER, '--max-errors'),
+      ),
+    )
     .option('--out <file>', 'batch: write one JSON result per input line to this file')
     .option('--rejects <file>', 'batch: write every line that got no decision to this file, as it was')
     .option('--resume', 'batch: continue the run whose results are in --out, skipping lines already settled')
@@ -73,7 +83,8 @@ file: not the input, not --out, not one that exists (except the run's own, with 
 `,
     )
     .action(async (file: string, flags: SubmitFlags, command: Command) => {
-      if (flags.resume && flags.out === undefined) throw new UsageError('--resume needs --out: the results file of the run to continue');
+      if (flags.resume && flags.out === undefined)
+        throw new UsageError('--resume needs --out: the results file of the run to continue');
       await runWork(command, file, {
         // A batch option given makes a batch, whatever the input holds; without one, its content decides.
         batch: BATCH_FLAGS.some((name) => givenOnCommandLine(command, name)),

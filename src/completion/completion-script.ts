@@ -18,7 +18,8 @@ export const SHELLS = ['bash', 'zsh', 'fish', 'powershell'] as const;
 export type Shell = (typeof SHELLS)[number];
 
 /** What a value can be completed with. */
-export type Values = { kind: 'none' } | { kind: 'words'; words: readonly string[] } | { kind: 'files' } | { kind: 'profiles' };
+export type Values =
+  { kind: 'none' } | { kind: 'words'; words: readonly string[] } | { kind: 'files' } | { kind: 'profiles' };
 
 export interface ValueOption {
   flag: string;
@@ -49,10 +50,13 @@ function valuesFor(name: string, choices: readonly string[] | undefined, flag?: 
   return { kind: 'none' };
 }
 
-export const longFlags = (options: readonly Option[]) => options.map((o) => o.long).filter((f): f is string => Boolean(f));
+export const longFlags = (options: readonly Option[]) =>
+  options.map((o) => o.long).filter((f): f is string => Boolean(f));
 
 export function valueOptions(options: readonly Option[]): ValueOption[] {
-  return options.filter((o) => o.long && (o.required || o.optional)).map((o) => ({ flag: o.long!, values: valuesFor(placeholder(o), o.argChoices, o.long) }));
+  return options
+    .filter((o) => o.long && (o.required || o.optional))
+    .map((o) => ({ flag: o.long!, values: valuesFor(placeholder(o), o.argChoices, o.long) }));
 }
 
 const argumentValues = (arg: Argument) => valuesFor(arg.name(), arg.argChoices);
@@ -121,8 +125,13 @@ function bash(program: Command): string {
       if (action) argCases.push(`    ${pattern([`${n.path.join(' ')}|${i}`])}) ${action}; return ;;`);
     });
   }
-  const wordCases = nodes.map((n) => `    ${pattern([n.path.join(' ')])}) offered="${[...n.children.map((c) => c.name), ...n.options, '--help'].join(' ')}" ;;`);
-  const valueCaseLines = [...valueCases.entries()].map(([action, keys]) => `    ${keys.join('|')}) ${action === 'return' ? 'return' : `${action}; return`} ;;`);
+  const wordCases = nodes.map(
+    (n) =>
+      `    ${pattern([n.path.join(' ')])}) offered="${[...n.children.map((c) => c.name), ...n.options, '--help'].join(' ')}" ;;`,
+  );
+  const valueCaseLines = [...valueCases.entries()].map(
+    ([action, keys]) => `    ${keys.join('|')}) ${action === 'return' ? 'return' : `${action}; return`} ;;`,
+  );
 
   return `# fraudctl completion for bash: source <(fraudctl completion bash)
 _fraudctl_profiles() {
@@ -160,7 +169,9 @@ ${argCases.join('\n')}
     esac ;;
   esac
   case "$at" in
-    "") offered="${tree(program).map((n) => n.name).join(' ')}" ;;
+    "") offered="${tree(program)
+      .map((n) => n.name)
+      .join(' ')}" ;;
 ${wordCases.join('\n')}
     *) offered="" ;;
   esac
@@ -194,7 +205,10 @@ function fishValues(values: Values): string {
 function fish(program: Command): string {
   const nodes = flatten(tree(program));
   const globalValues = valueOptions(program.options);
-  const valueFlags = [...globalValues.map((o) => `'*|${o.flag}'`), ...nodes.flatMap((n) => n.valueOptions.map((o) => `'${n.path.join(' ')}|${o.flag}'`))];
+  const valueFlags = [
+    ...globalValues.map((o) => `'*|${o.flag}'`),
+    ...nodes.flatMap((n) => n.valueOptions.map((o) => `'${n.path.join(' ')}|${o.flag}'`)),
+  ];
   const lines = [
     '# fraudctl completion for fish: fraudctl completion fish | source',
     'complete -c fraudctl -f',
@@ -240,16 +254,21 @@ function fish(program: Command): string {
   for (const o of program.options) {
     if (!o.long) continue;
     const values = globalValues.find((v) => v.flag === o.long)?.values;
-    lines.push(`complete -c fraudctl -l ${o.long.slice(2)}${values ? fishValues(values) : ''} -d '${describe(o.description)}'`);
+    lines.push(
+      `complete -c fraudctl -l ${o.long.slice(2)}${values ? fishValues(values) : ''} -d '${describe(o.description)}'`,
+    );
   }
   const top = tree(program);
   for (const n of top) lines.push(`complete -c fraudctl -n "__fraudctl_at '|0'" -a ${n.name} -d '${n.description}'`);
   for (const n of nodes) {
     const here = n.path.join(' ');
-    for (const c of n.children) lines.push(`complete -c fraudctl -n "__fraudctl_at '${here}|0'" -a ${c.name} -d '${c.description}'`);
+    for (const c of n.children)
+      lines.push(`complete -c fraudctl -n "__fraudctl_at '${here}|0'" -a ${c.name} -d '${c.description}'`);
     for (const flag of n.options) {
       const values = n.valueOptions.find((v) => v.flag === flag)?.values;
-      lines.push(`complete -c fraudctl -n "__fraudctl_in '${here}'" -l ${flag.slice(2)}${values ? fishValues(values) : ''}`);
+      lines.push(
+        `complete -c fraudctl -n "__fraudctl_in '${here}'" -l ${flag.slice(2)}${values ? fishValues(values) : ''}`,
+      );
     }
     n.args.forEach((values, i) => {
       if (values.kind === 'none') return;
@@ -304,5 +323,11 @@ Register-ArgumentCompleter -Native -CommandName fraudctl -ScriptBlock {
 }
 
 export function completionScript(shell: Shell, program: Command): string {
-  return shell === 'bash' ? bash(program) : shell === 'zsh' ? zsh(program) : shell === 'fish' ? fish(program) : powershell();
+  return shell === 'bash'
+    ? bash(program)
+    : shell === 'zsh'
+      ? zsh(program)
+      : shell === 'fish'
+        ? fish(program)
+        : powershell();
 }

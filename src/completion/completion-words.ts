@@ -20,7 +20,8 @@ export function completeWords(program: Command, words: readonly string[], profil
   const typed = words.slice(0, -1);
   const current = words.at(-1) ?? '';
   /** The values of option `flag` at path `at`, when it takes one. */
-  const valuesOf = (at: string, flag: string): Values | undefined => (globalValues.find((o) => o.flag === flag) ?? byPath.get(at)?.valueOptions.find((o) => o.flag === flag))?.values;
+  const valuesOf = (at: string, flag: string): Values | undefined =>
+    (globalValues.find((o) => o.flag === flag) ?? byPath.get(at)?.valueOptions.find((o) => o.flag === flag))?.values;
 
   let at = '';
   let n = 0;
@@ -33,13 +34,19 @@ export function completeWords(program: Command, words: readonly string[], profil
   });
 
   const starting = (candidates: readonly string[]) => candidates.filter((c) => c.startsWith(current));
-  const offer = (values: Values): string[] => (values.kind === 'words' ? starting(values.words) : values.kind === 'profiles' ? starting(profiles()) : []);
+  const offer = (values: Values): string[] =>
+    values.kind === 'words' ? starting(values.words) : values.kind === 'profiles' ? starting(profiles()) : [];
 
   const optionValues = typed.length > 0 ? valuesOf(at, typed.at(-1)!) : undefined;
   if (optionValues) return offer(optionValues);
   const node = byPath.get(at);
   const argument = node?.args[n];
   if (!current.startsWith('-') && argument && argument.kind !== 'none') return offer(argument);
-  const here = at === '' ? roots.map((top) => top.name) : node ? [...node.children.map((child) => child.name), ...node.options] : [];
+  const here =
+    at === ''
+      ? roots.map((top) => top.name)
+      : node
+        ? [...node.children.map((child) => child.name), ...node.options]
+        : [];
   return starting([...new Set([...here, ...longFlags(program.options), '--help'])]);
 }

@@ -17,7 +17,8 @@ export { EVENT_ID_PATTERN };
 const COUNTRY = { pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' };
 const CURRENCY = { pattern: '^[A-Z]{3}$', description: 'ISO 4217' };
 
-const text = (description?: string) => NullableString({ maxLength: MAX_STRING, ...(description ? { description } : {}) });
+const text = (description?: string) =>
+  NullableString({ maxLength: MAX_STRING, ...(description ? { description } : {}) });
 const country = () => NullableString(COUNTRY);
 
 export const EventPayloadItemSchema = Type.Object(
@@ -39,7 +40,9 @@ export const EventPayloadSchema = Type.Object(
     id: Type.Optional(
       NullableString({ pattern: EVENT_ID_PATTERN, description: "the merchant's own event id; generated when absent" }),
     ),
-    eventDate: Type.Optional(NullableString({ format: 'date-time', description: 'RFC 3339; defaults to receipt time' })),
+    eventDate: Type.Optional(
+      NullableString({ format: 'date-time', description: 'RFC 3339; defaults to receipt time' }),
+    ),
     amount: Type.Number({ minimum: 0, maximum: MAX_AMOUNT }),
     currency: Type.String(CURRENCY),
     userName: Type.Optional(text()),

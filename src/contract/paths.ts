@@ -1,7 +1,8 @@
 /* Resource paths of the interface, shared by the client and the sandbox, and which ids can be in one. No imports: the client loads it at start-up. */
 
 /** "." and ".." are valid ids but dot segments to URL handling, even as %2E: written as %2E and never resolved. */
-const idSegment = (eventId: string) => (eventId === '.' || eventId === '..' ? eventId.replaceAll('.', '%2E') : encodeURIComponent(eventId));
+const idSegment = (eventId: string) =>
+  eventId === '.' || eventId === '..' ? eventId.replaceAll('.', '%2E') : encodeURIComponent(eventId);
 
 /**
  * Whether an id can name a resource in a URL: it is well-formed Unicode. A lone surrogate

@@ -38,7 +38,8 @@ export function unsafeTextCodes(value: unknown): string[] {
       for (let i = v.length - 1; i >= 0; i--) pending.push([v[i], `${path}[${i}]`]);
     } else if (typeof v === 'object' && v !== null) {
       const entries = Object.entries(v);
-      for (let i = entries.length - 1; i >= 0; i--) pending.push([entries[i]![1], path ? `${path}.${entries[i]![0]}` : entries[i]![0]]);
+      for (let i = entries.length - 1; i >= 0; i--)
+        pending.push([entries[i]![1], path ? `${path}.${entries[i]![0]}` : entries[i]![0]]);
     }
   }
   return codes;

@@ -44,7 +44,12 @@ export const DEFAULT_KEYRING_TIMEOUT_SECONDS = 30;
 export function keyringTimeoutMs(env: NodeJS.ProcessEnv): number {
   const text = env.FRAUDCTL_KEYRING_TIMEOUT;
   if (text === undefined || text === '') return DEFAULT_KEYRING_TIMEOUT_SECONDS * 1000;
-  const seconds = orThrow(parseTimeoutSeconds(text), 'FRAUDCTL_KEYRING_TIMEOUT', quote(text), `set it to a number of seconds (${setEnvCommand('FRAUDCTL_KEYRING_TIMEOUT', '60')}), or remove it (${unsetEnvCommand(['FRAUDCTL_KEYRING_TIMEOUT'])})`);
+  const seconds = orThrow(
+    parseTimeoutSeconds(text),
+    'FRAUDCTL_KEYRING_TIMEOUT',
+    quote(text),
+    `set it to a number of seconds (${setEnvCommand('FRAUDCTL_KEYRING_TIMEOUT', '60')}), or remove it (${unsetEnvCommand(['FRAUDCTL_KEYRING_TIMEOUT'])})`,
+  );
   return Math.ceil(seconds * 1000);
 }
 
@@ -97,7 +102,12 @@ export async function openCredentialStore(timeoutMs: number): Promise<Credential
   const call = <T>(account: string, operation: (entry: AsyncEntry, signal: AbortSignal) => Promise<T>, key?: string) =>
     // On Linux, only the Secret Service: the library's other choice, the kernel keyring, is
     // in memory only (a key there would be gone after a reboot) and would be chosen silently.
-    within(timeoutMs, () => new keyring.AsyncEntry(CREDENTIAL_SERVICE, account, { linux: { store: 'secret-service' } }), operation, key);
+    within(
+      timeoutMs,
+      () => new keyring.AsyncEntry(CREDENTIAL_SERVICE, account, { linux: { store: 'secret-service' } }),
+      operation,
+      key,
+    );
   return {
     set: (account, key) => call(account, (entry, signal) => entry.setPassword(key, signal), key),
     get: (account) => call(account, (entry, signal) => entry.getPassword(signal)),
@@ -117,9 +127,18 @@ function noReply(error: unknown): boolean {
  * One operation on a new entry, given up after `timeoutMs` in all (see the top of this file);
  * a call given up on is handed to stranded-calls.ts.
  */
-async function within<T>(timeoutMs: number, entry: () => AsyncEntry, operation: (entry: AsyncEntry, signal: AbortSignal) => Promise<T>, key?: string): Promise<T> {
+async function within<T>(
+  timeoutMs: number,
+  entry: () => AsyncEntry,
+  operation: (entry: AsyncEntry, signal: AbortSignal) => Promise<T>,
+  key?: string,
+): Promise<T> {
   const deadline = performance.now() + timeoutMs;
-  const unanswered = () => new CredentialStoreError(`it did not answer within ${seconds(timeoutMs)} (an unlock prompt left unanswered, or a keyring that hangs)`, true);
+  const unanswered = () =>
+    new CredentialStoreError(
+      `it did not answer within ${seconds(timeoutMs)} (an unlock prompt left unanswered, or a keyring that hangs)`,
+      true,
+    );
   for (;;) {
     const started = performance.now();
     try {
@@ -167,10 +186,13 @@ function reason(error: unknown, key?: string): string {
   if (/DBUS_SESSION_BUS_ADDRESS|autolaunch/i.test(text)) {
     return 'this session has no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set), as in an SSH login, a cron job or a container';
   }
-  if (/not provided by any \.service files|ServiceUnknown|NameHasNoOwner/i.test(text)) return 'no Secret Service (GNOME Keyring, KWallet) answers on this session\'s D-Bus';
-  if (/Failed to connect to socket|NoServer|Connection refused/i.test(text)) return 'the D-Bus session bus named by DBUS_SESSION_BUS_ADDRESS cannot be reached';
+  if (/not provided by any \.service files|ServiceUnknown|NameHasNoOwner/i.test(text))
+    return "no Secret Service (GNOME Keyring, KWallet) answers on this session's D-Bus";
+  if (/Failed to connect to socket|NoServer|Connection refused/i.test(text))
+    return 'the D-Bus session bus named by DBUS_SESSION_BUS_ADDRESS cannot be reached';
   // A word of its own: D-Bus's NoReply text says "the message bus security policy blocked the reply".
-  if (/prompt was dismissed|\blocked\b/i.test(text)) return 'the keyring is locked, and could not be unlocked from here';
+  if (/prompt was dismissed|\blocked\b/i.test(text))
+    return 'the keyring is locked, and could not be unlocked from here';
   return `the store failed: ${text}`;
 }
 
@@ -200,11 +222,19 @@ export async function readStoredKey(profile: string, account: string, env: NodeJ
     );
   }
   if (key === null) {
-    throw new CliError(`the API key of profile ${quote(profile)} is not in ${where}: the entry was removed`, ExitCode.AUTH, `store it again: ${login} (or set FRAUDCTL_API_KEY)`);
+    throw new CliError(
+      `the API key of profile ${quote(profile)} is not in ${where}: the entry was removed`,
+      ExitCode.AUTH,
+      `store it again: ${login} (or set FRAUDCTL_API_KEY)`,
+    );
   }
   if (!checkApiKey(key).ok) {
     // Someone else's value under our entry; never quoted back.
-    throw new CliError(`the entry for profile ${quote(profile)} in ${where} does not hold a usable API key`, ExitCode.AUTH, `store it again: ${login}`);
+    throw new CliError(
+      `the entry for profile ${quote(profile)} in ${where} does not hold a usable API key`,
+      ExitCode.AUTH,
+      `store it again: ${login}`,
+    );
   }
   return key;
 }

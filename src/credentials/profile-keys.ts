@@ -1,9 +1,20 @@
 import { CliError, ExitCode } from '../errors/cli-error.js';
-import { readConfigFile, updateConfigFile, type CredentialStoreEntry, type ProfileConfig } from '../profiles/config-file.js';
+import {
+  readConfigFile,
+  updateConfigFile,
+  type CredentialStoreEntry,
+  type ProfileConfig,
+} from '../profiles/config-file.js';
 import { saveApiKey, unsetSetting } from '../profiles/stored-profiles.js';
 import { CREDENTIAL_SERVICE, credentialAccount, ownProfile, quote } from '../profiles/values.js';
 import { shellCommand } from '../render/shell-command.js';
-import { CredentialStoreError, credentialStoreName, keyringTimeoutMs, openCredentialStore, type CredentialStore } from './credential-store.js';
+import {
+  CredentialStoreError,
+  credentialStoreName,
+  keyringTimeoutMs,
+  openCredentialStore,
+  type CredentialStore,
+} from './credential-store.js';
 
 /*
  * Where `login` keeps a profile's key, and how `logout` forgets it: in the operating system's
@@ -79,12 +90,21 @@ export async function saveProfileKey(env: NodeJS.ProcessEnv, toSave: KeyToSave):
   const opening: StoreOpening | null = !insecureStorage || previousEntry !== undefined ? await openStore(env) : null;
   const store = opening && 'store' in opening ? opening.store : null;
   const account = credentialAccount(profile, toSave.baseUrl);
-  const placed = !insecureStorage && store ? await putInStore(store, account, toSave, previousEntry) : { place: 'file' as const };
+  const placed =
+    !insecureStorage && store ? await putInStore(store, account, toSave, previousEntry) : { place: 'file' as const };
   const storeUnusable = placed.storeUnusable ?? (opening && 'unusable' in opening ? opening.unusable : undefined);
-  if (placed.place === 'file' && previousEntry !== undefined) await takeOutOfStore(store, previousEntry, storeUnusable, profile);
+  if (placed.place === 'file' && previousEntry !== undefined)
+    await takeOutOfStore(store, previousEntry, storeUnusable, profile);
   const entryAtLock = await recordInFile(env, toSave, { place: placed.place, account, previousEntry, store });
-  const warning = placed.place === 'credential-store' && store ? await removeEarlierEntries(store, account, [previousEntry, entryAtLock]) : undefined;
-  return { place: placed.place, ...(placed.place === 'file' && !insecureStorage && storeUnusable !== undefined ? { storeUnusable } : {}), ...(warning ? { warning } : {}) };
+  const warning =
+    placed.place === 'credential-store' && store
+      ? await removeEarlierEntries(store, account, [previousEntry, entryAtLock])
+      : undefined;
+  return {
+    place: placed.place,
+    ...(placed.place === 'file' && !insecureStorage && storeUnusable !== undefined ? { storeUnusable } : {}),
+    ...(warning ? { warning } : {}),
+  };
 }
 
 /** Where a login's key went: the store, or the file with why the store could not take it. */
@@ -94,7 +114,12 @@ type Placed = { place: 'credential-store'; storeUnusable?: undefined } | { place
  * The key into the store, under `account`. A store that refuses sends the key to the file (with
  * why); a store that does not answer in time saves nothing (exit 3): it may yet store the key.
  */
-async function putInStore(store: CredentialStore, account: string, toSave: KeyToSave, previousEntry: string | undefined): Promise<Placed> {
+async function putInStore(
+  store: CredentialStore,
+  account: string,
+  toSave: KeyToSave,
+  previousEntry: string | undefined,
+): Promise<Placed> {
   try {
     await store.set(account, toSave.key);
     return { place: 'credential-store' };
@@ -115,7 +140,12 @@ async function putInStore(store: CredentialStore, account: string, toSave: KeyTo
  * The key moves to the file: the profile's entry in the store goes first, or nothing is saved
  * (a key is kept in one place only). `store` null: it could not be opened, for `unusable`.
  */
-async function takeOutOfStore(store: CredentialStore | null, entry: string, unusable: string | undefined, profile: string): Promise<void> {
+async function takeOutOfStore(
+  store: CredentialStore | null,
+  entry: string,
+  unusable: string | undefined,
+  profile: string,
+): Promise<void> {
   const why = store ? await deletionFailure(store, entry) : (unusable ?? 'it could not be opened');
   if (why === undefined) return;
   throw new CliError(
@@ -143,7 +173,11 @@ async function recordInFile(
     entryAtLock = now.credentialStore?.account;
     if (place === 'credential-store') return { service: CREDENTIAL_SERVICE, account };
     if (entryAtLock !== undefined && entryAtLock !== previousEntry) {
-      throw new CliError(`nothing was saved: profile ${quote(toSave.profile)} was given a key in the credential store while this login ran`, ExitCode.FAILURE, 'run this login again');
+      throw new CliError(
+        `nothing was saved: profile ${quote(toSave.profile)} was given a key in the credential store while this login ran`,
+        ExitCode.FAILURE,
+        'run this login again',
+      );
     }
     return undefined;
   };
@@ -151,7 +185,8 @@ async function recordInFile(
     saveApiKey(env, toSave.profile, toSave.key, toSave.newBaseUrl, toSave.insecureHttp, inStore);
   } catch (error) {
     // The first error is the one to report: whatever removing the entry meets is dropped.
-    if (place === 'credential-store' && store && account !== previousEntry) await deletionFailure(store, account).catch(() => undefined);
+    if (place === 'credential-store' && store && account !== previousEntry)
+      await deletionFailure(store, account).catch(() => undefined);
     throw error;
   }
   return entryAtLock;
@@ -161,12 +196,17 @@ async function recordInFile(
  * The profile's entries under an earlier URL, now that the new one is recorded: each is removed.
  * Returns the warning for one that could not be (the login stands).
  */
-async function removeEarlierEntries(store: CredentialStore, account: string, earlier: (string | undefined)[]): Promise<string | undefined> {
+async function removeEarlierEntries(
+  store: CredentialStore,
+  account: string,
+  earlier: (string | undefined)[],
+): Promise<string | undefined> {
   let warning: string | undefined;
   for (const entry of new Set(earlier)) {
     if (entry === undefined || entry === account) continue;
     const why = await deletionFailure(store, entry);
-    if (why !== undefined) warning = `the profile's earlier entry in the credential store (account ${quote(entry)}) could not be removed (${why}): remove it with the store's own tool`;
+    if (why !== undefined)
+      warning = `the profile's earlier entry in the credential store (account ${quote(entry)}) could not be removed (${why}): remove it with the store's own tool`;
   }
   return warning;
 }

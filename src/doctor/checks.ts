@@ -33,9 +33,20 @@ export interface CheckResult {
   hint?: string;
 }
 
-const result = (check: string, title: string, status: CheckStatus, detail: string, hint?: string): CheckResult => ({ check, title, status, detail, ...(hint ? { hint } : {}) });
+const result = (check: string, title: string, status: CheckStatus, detail: string, hint?: string): CheckResult => ({
+  check,
+  title,
+  status,
+  detail,
+  ...(hint ? { hint } : {}),
+});
 
-const SOURCE_WORDS: Record<SettingSource, string> = { flag: 'from a flag', env: 'from the environment', file: 'from the config file', default: 'default' };
+const SOURCE_WORDS: Record<SettingSource, string> = {
+  flag: 'from a flag',
+  env: 'from the environment',
+  file: 'from the config file',
+  default: 'default',
+};
 
 export function sourceWords(source: SettingSource | null, envName?: string, flag?: string): string {
   if (source === 'env' && envName) return `from ${envName}`;
@@ -60,12 +71,17 @@ export function configFileChecks(env: NodeJS.ProcessEnv, platform: NodeJS.Platfo
       return null;
     }
   };
-  for (const [what, title, shown] of [['config-directory', 'config directory', dir], ['config-file', 'config file', path]] as const) {
+  for (const [what, title, shown] of [
+    ['config-directory', 'config directory', dir],
+    ['config-file', 'config file', path],
+  ] as const) {
     const problem = problems.find((p) => p.what === what);
     const mode = modeWords(shown);
     if (problem) checks.push(result(what, title, 'fail', `${problem.path} ${problem.problem}`, problem.fix));
-    else if (mode === null) checks.push(result(what, title, 'info', `${terminalSafe(shown)} (none yet: nothing configured)`));
-    else if (platform === 'win32') checks.push(result(what, title, 'skip', `${terminalSafe(shown)} (${MODES_NOT_CHECKED_ON_WINDOWS})`));
+    else if (mode === null)
+      checks.push(result(what, title, 'info', `${terminalSafe(shown)} (none yet: nothing configured)`));
+    else if (platform === 'win32')
+      checks.push(result(what, title, 'skip', `${terminalSafe(shown)} (${MODES_NOT_CHECKED_ON_WINDOWS})`));
     else checks.push(result(what, title, 'pass', `${terminalSafe(shown)} (${mode})`));
   }
   return checks;
@@ -73,7 +89,8 @@ export function configFileChecks(env: NodeJS.ProcessEnv, platform: NodeJS.Platfo
 
 export function proxyCheck(url: URL, env: NodeJS.ProcessEnv): CheckResult {
   const via = proxyFor(url, env);
-  if (!via) return result('proxy', 'proxy', 'info', env.NO_PROXY || env.no_proxy ? 'none for this host (NO_PROXY)' : 'none');
+  if (!via)
+    return result('proxy', 'proxy', 'info', env.NO_PROXY || env.no_proxy ? 'none for this host (NO_PROXY)' : 'none');
   let shown = via.proxy;
   try {
     const p = new URL(via.proxy);
@@ -93,15 +110,35 @@ export async function dnsCheck(host: string, where: string): Promise<CheckResult
   try {
     const addresses = await lookup(host, { all: true });
     const ms = Math.round(performance.now() - started);
-    return result('dns', 'DNS', 'pass', `${host} ${sym.arrow} ${addresses.map((a) => a.address).slice(0, 3).join(', ')} (${ms} ms)`);
+    return result(
+      'dns',
+      'DNS',
+      'pass',
+      `${host} ${sym.arrow} ${addresses
+        .map((a) => a.address)
+        .slice(0, 3)
+        .join(', ')} (${ms} ms)`,
+    );
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? 'failed';
-    return result('dns', 'DNS', 'fail', `${host} does not resolve (${code})`, `check the host name in ${where}, or this machine's DNS`);
+    return result(
+      'dns',
+      'DNS',
+      'fail',
+      `${host} does not resolve (${code})`,
+      `check the host name in ${where}, or this machine's DNS`,
+    );
   }
 }
 
 /** To `host:port`, which is `what` ("the service", "the proxy"); `where`: where it is changed (setting-hints.ts, or the proxy's variable). */
-export function tcpCheck(host: string, port: number, timeoutMs: number, what: string, where: string): Promise<CheckResult> {
+export function tcpCheck(
+  host: string,
+  port: number,
+  timeoutMs: number,
+  what: string,
+  where: string,
+): Promise<CheckResult> {
   return new Promise((resolve) => {
     const started = performance.now();
     const socket = tcpConnect({ host, port });
@@ -110,50 +147,136 @@ export function tcpCheck(host: string, port: number, timeoutMs: number, what: st
       resolve(r);
     };
     const check = `check ${where}`;
-    socket.setTimeout(timeoutMs, () => done(result('connect', 'connection', 'fail', `no answer from ${host}:${port} within ${timeoutMs / 1000} s`, `a firewall, or the wrong port: ${check}`)));
-    socket.once('connect', () => done(result('connect', 'connection', 'pass', `${host}:${port} in ${Math.round(performance.now() - started)} ms`)));
+    socket.setTimeout(timeoutMs, () =>
+      done(
+        result(
+          'connect',
+          'connection',
+          'fail',
+          `no answer from ${host}:${port} within ${timeoutMs / 1000} s`,
+          `a firewall, or the wrong port: ${check}`,
+        ),
+      ),
+    );
+    socket.once('connect', () =>
+      done(result('connect', 'connection', 'pass', `${host}:${port} in ${Math.round(performance.now() - started)} ms`)),
+    );
     socket.once('error', (e: NodeJS.ErrnoException) => {
-      const hint = e.code === 'ECONNREFUSED' ? `nothing listens there: is ${what} up, and is the port right? ${check}` : `${check}, and the network`;
+      const hint =
+        e.code === 'ECONNREFUSED'
+          ? `nothing listens there: is ${what} up, and is the port right? ${check}`
+          : `${check}, and the network`;
       done(result('connect', 'connection', 'fail', `${host}:${port}: ${e.code ?? e.message}`, hint));
     });
   });
 }
 
-const UNTRUSTED = new Set(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY']);
+const UNTRUSTED = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+]);
 
 function describeCert(cert: PeerCertificate): string {
-  const name = (n: { CN?: string | string[]; O?: string | string[] } | undefined) => terminalSafe(truncate(String(n?.CN ?? n?.O ?? '?'), 80));
+  const name = (n: { CN?: string | string[]; O?: string | string[] } | undefined) =>
+    terminalSafe(truncate(String(n?.CN ?? n?.O ?? '?'), 80));
   return `for ${name(cert.subject)}, issued by ${name(cert.issuer)}, valid until ${cert.valid_to}`;
 }
 
 /** The TLS handshake as Node will do it (its CAs plus NODE_EXTRA_CA_CERTS), with the certificate it saw. */
-export function tlsCheck(host: string, port: number, timeoutMs: number, env: NodeJS.ProcessEnv, where: string): Promise<CheckResult> {
-  const extra = env.NODE_EXTRA_CA_CERTS ? `NODE_EXTRA_CA_CERTS is ${env.NODE_EXTRA_CA_CERTS}` : 'NODE_EXTRA_CA_CERTS is not set';
+export function tlsCheck(
+  host: string,
+  port: number,
+  timeoutMs: number,
+  env: NodeJS.ProcessEnv,
+  where: string,
+): Promise<CheckResult> {
+  const extra = env.NODE_EXTRA_CA_CERTS
+    ? `NODE_EXTRA_CA_CERTS is ${env.NODE_EXTRA_CA_CERTS}`
+    : 'NODE_EXTRA_CA_CERTS is not set';
   return new Promise((resolve) => {
     const socket = tlsConnect({ host, port, servername: isIP(host) ? undefined : host, rejectUnauthorized: false });
     const done = (r: CheckResult) => {
       socket.destroy();
       resolve(r);
     };
-    socket.setTimeout(timeoutMs, () => done(result('tls', 'TLS', 'fail', `no TLS handshake with ${host}:${port} within ${timeoutMs / 1000} s`, 'is this port TLS (https://) at all?')));
+    socket.setTimeout(timeoutMs, () =>
+      done(
+        result(
+          'tls',
+          'TLS',
+          'fail',
+          `no TLS handshake with ${host}:${port} within ${timeoutMs / 1000} s`,
+          'is this port TLS (https://) at all?',
+        ),
+      ),
+    );
     socket.once('secureConnect', () => {
       const cert = socket.getPeerCertificate();
       const error = socket.authorizationError as unknown as Error | string | null;
-      const code = error ? (typeof error === 'string' ? error : ((error as NodeJS.ErrnoException).code ?? error.message)) : null;
-      if (!code) return done(result('tls', 'TLS', 'pass', `${socket.getProtocol() ?? 'TLS'}, certificate ${describeCert(cert)}`));
-      if (code === 'CERT_HAS_EXPIRED') return done(result('tls', 'TLS', 'fail', `the certificate expired on ${cert.valid_to}`, 'the service must renew it; nothing to change here'));
-      if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return done(result('tls', 'TLS', 'fail', `the certificate is not for ${host} (${describeCert(cert)})`, `check the host in ${where}`));
+      const code = error
+        ? typeof error === 'string'
+          ? error
+          : ((error as NodeJS.ErrnoException).code ?? error.message)
+        : null;
+      if (!code)
+        return done(
+          result('tls', 'TLS', 'pass', `${socket.getProtocol() ?? 'TLS'}, certificate ${describeCert(cert)}`),
+        );
+      if (code === 'CERT_HAS_EXPIRED')
+        return done(
+          result(
+            'tls',
+            'TLS',
+            'fail',
+            `the certificate expired on ${cert.valid_to}`,
+            'the service must renew it; nothing to change here',
+          ),
+        );
+      if (code === 'ERR_TLS_CERT_ALTNAME_INVALID')
+        return done(
+          result(
+            'tls',
+            'TLS',
+            'fail',
+            `the certificate is not for ${host} (${describeCert(cert)})`,
+            `check the host in ${where}`,
+          ),
+        );
       if (UNTRUSTED.has(code)) {
-        return done(result('tls', 'TLS', 'fail', `the certificate (${describeCert(cert)}) is not signed by a CA this machine trusts (${code})`, `for a private CA, point NODE_EXTRA_CA_CERTS at its PEM file (${extra})`));
+        return done(
+          result(
+            'tls',
+            'TLS',
+            'fail',
+            `the certificate (${describeCert(cert)}) is not signed by a CA this machine trusts (${code})`,
+            `for a private CA, point NODE_EXTRA_CA_CERTS at its PEM file (${extra})`,
+          ),
+        );
       }
       return done(result('tls', 'TLS', 'fail', `the certificate was refused (${terminalSafe(code)})`, extra));
     });
-    socket.once('error', (e: NodeJS.ErrnoException) => done(result('tls', 'TLS', 'fail', `no TLS with ${host}:${port}: ${e.code ?? e.message}`, 'is this port TLS (https://) at all?')));
+    socket.once('error', (e: NodeJS.ErrnoException) =>
+      done(
+        result(
+          'tls',
+          'TLS',
+          'fail',
+          `no TLS with ${host}:${port}: ${e.code ?? e.message}`,
+          'is this port TLS (https://) at all?',
+        ),
+      ),
+    );
   });
 }
 
 /** What one answer of the service says, read as the service's error shape when it is one. */
-function errorShape(text: string, headers: Record<string, string | string[] | undefined>): { errorType: string; errorCodes: string[] } | null {
+function errorShape(
+  text: string,
+  headers: Record<string, string | string[] | undefined>,
+): { errorType: string; errorCodes: string[] } | null {
   const type = String(headers['content-type'] ?? '');
   if (!/json/i.test(type)) return null;
   try {
@@ -199,7 +322,12 @@ export async function serviceChecks(client: ApiClient, probeId: string, hints: S
         ? result('proxy-connect', 'through proxy', 'fail', failure.error.message, failure.error.hint)
         : result('service', 'service', 'fail', (e as Error).message, e instanceof CliError ? e.hint : undefined);
     const skipped = (check: string, title: string) => result(check, title, 'skip', 'no answer from the service');
-    return { service: failed, key: skipped('api-key-accepted', 'key accepted'), clock: skipped('clock', 'clock'), roundTrip: skipped('round-trip', 'round trip') };
+    return {
+      service: failed,
+      key: skipped('api-key-accepted', 'key accepted'),
+      clock: skipped('clock', 'clock'),
+      roundTrip: skipped('round-trip', 'round trip'),
+    };
   }
   const shape = errorShape(first.text, first.headers);
   const status = first.status;
@@ -209,23 +337,52 @@ export async function serviceChecks(client: ApiClient, probeId: string, hints: S
   let service: CheckResult;
   let key: CheckResult;
   const notService = (what: string) =>
-    result('service', 'service', 'fail', `this URL is not the fraud-screening service, or not its base path: GET /event/${sym.ellipsis} answered ${status} with ${what}`, `check the path of ${hints.url}`);
+    result(
+      'service',
+      'service',
+      'fail',
+      `this URL is not the fraud-screening service, or not its base path: GET /event/${sym.ellipsis} answered ${status} with ${what}`,
+      `check the path of ${hints.url}`,
+    );
   const keyUnknown = result('api-key-accepted', 'key accepted', 'skip', 'unknown until the URL answers as the service');
   // What the answer means is src/failures/' (by the one status table); the status only picks the words.
   const kind = status >= 400 ? answerKind(status, false) : null;
   if (shape && kind === 'auth') {
-    service = result('service', 'service', 'pass', `answers in the service's error shape (${status} ${shown}${request})`);
-    key = status === 401
-      ? result('api-key-accepted', 'key accepted', 'fail', `the service refused the key (401 ${shown})`, hints.key)
-      : result('api-key-accepted', 'key accepted', 'fail', `the key is known, but its merchant is blocked (403 ${shown})`, 'ask the service\'s operators why the merchant is blocked');
+    service = result(
+      'service',
+      'service',
+      'pass',
+      `answers in the service's error shape (${status} ${shown}${request})`,
+    );
+    key =
+      status === 401
+        ? result('api-key-accepted', 'key accepted', 'fail', `the service refused the key (401 ${shown})`, hints.key)
+        : result(
+            'api-key-accepted',
+            'key accepted',
+            'fail',
+            `the key is known, but its merchant is blocked (403 ${shown})`,
+            "ask the service's operators why the merchant is blocked",
+          );
   } else if (kind === 'not-found' && shape && !shape.errorCodes.some((c) => /ROUTE/i.test(c))) {
-    service = result('service', 'service', 'pass', `answers as the fraud-screening service (404 ${shown} for an event that does not exist${request})`);
+    service = result(
+      'service',
+      'service',
+      'pass',
+      `answers as the fraud-screening service (404 ${shown} for an event that does not exist${request})`,
+    );
     key = result('api-key-accepted', 'key accepted', 'pass', 'the service looked for the event with it');
   } else if (kind === 'not-found') {
     service = notService(shape ? `a code that names a route (${shown})` : looksLike(first.text, first.headers));
     key = keyUnknown;
   } else {
-    service = result('service', 'service', 'fail', `GET /event/${sym.ellipsis} answered ${status}${shape ? ` ${shown}` : ` with ${looksLike(first.text, first.headers)}`}, where the service answers 404 for an event that does not exist`, kind === 'unavailable' ? 'the service is failing: try again later' : `check ${hints.url}`);
+    service = result(
+      'service',
+      'service',
+      'fail',
+      `GET /event/${sym.ellipsis} answered ${status}${shape ? ` ${shown}` : ` with ${looksLike(first.text, first.headers)}`}, where the service answers 404 for an event that does not exist`,
+      kind === 'unavailable' ? 'the service is failing: try again later' : `check ${hints.url}`,
+    );
     key = keyUnknown;
   }
 
@@ -238,10 +395,20 @@ export async function serviceChecks(client: ApiClient, probeId: string, hints: S
     // Date has whole seconds (the server's time was somewhere in [Date, Date + 1 s) when it
     // answered, half the round trip ago): the skew is known to about a second.
     const skew = Math.round((Date.now() - first.elapsedMs / 2 - (serverTime + 500)) / 1000);
-    const words = Math.abs(skew) <= 1 ? 'in step with the service (within a second)' : `${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the service`;
-    clock = Math.abs(skew) <= 30
-      ? result('clock', 'clock', 'pass', words)
-      : result('clock', 'clock', 'fail', words, 'set the clock (NTP, e.g. timedatectl set-ntp true): event dates and Retry-After depend on it');
+    const words =
+      Math.abs(skew) <= 1
+        ? 'in step with the service (within a second)'
+        : `${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the service`;
+    clock =
+      Math.abs(skew) <= 30
+        ? result('clock', 'clock', 'pass', words)
+        : result(
+            'clock',
+            'clock',
+            'fail',
+            words,
+            'set the clock (NTP, e.g. timedatectl set-ntp true): event dates and Retry-After depend on it',
+          );
   }
   times.sort((a, b) => a - b);
   const median = Math.round(times[Math.floor(times.length / 2)]!);
@@ -253,10 +420,21 @@ export async function serviceChecks(client: ApiClient, probeId: string, hints: S
 export async function openApiCheck(client: ApiClient): Promise<CheckResult> {
   try {
     const answer = await client.probe('/openapi.json');
-    const doc = answer.status === 200 ? (JSON.parse(answer.text) as { openapi?: unknown; info?: { title?: unknown; version?: unknown } }) : null;
+    const doc =
+      answer.status === 200
+        ? (JSON.parse(answer.text) as { openapi?: unknown; info?: { title?: unknown; version?: unknown } })
+        : null;
     if (doc && typeof doc.openapi === 'string') {
       const title = terminalSafe(truncate(String(doc.info?.title ?? 'untitled'), 80));
-      return result('openapi', 'OpenAPI', 'info', `${title} ${terminalSafe(truncate(String(doc.info?.version ?? ''), 20))} (OpenAPI ${terminalSafe(truncate(doc.openapi, 10))})`.replace(/\s+\(/, ' ('));
+      return result(
+        'openapi',
+        'OpenAPI',
+        'info',
+        `${title} ${terminalSafe(truncate(String(doc.info?.version ?? ''), 20))} (OpenAPI ${terminalSafe(truncate(doc.openapi, 10))})`.replace(
+          /\s+\(/,
+          ' (',
+        ),
+      );
     }
     return result('openapi', 'OpenAPI', 'info', `not served (${answer.status}): a real service may not publish it`);
   } catch {

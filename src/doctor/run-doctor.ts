@@ -8,7 +8,17 @@ import { keyHint, settingHints, type SettingHints } from '../profiles/setting-hi
 import type { Style } from '../render/colours.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import type { Session } from '../session.js';
-import { configFileChecks, dnsCheck, openApiCheck, proxyCheck, serviceChecks, sourceWords, tcpCheck, tlsCheck, type CheckResult } from './checks.js';
+import {
+  configFileChecks,
+  dnsCheck,
+  openApiCheck,
+  proxyCheck,
+  serviceChecks,
+  sourceWords,
+  tcpCheck,
+  tlsCheck,
+  type CheckResult,
+} from './checks.js';
 import { sym } from '../render/symbols.js';
 
 /*
@@ -21,27 +31,62 @@ import { sym } from '../render/symbols.js';
 const NETWORK_TIMEOUT_MS = 5_000;
 
 /** `key`: the key in force (read from the credential store when it is there), or why it could not be read. */
-function settingsChecks(settings: Settings, env: NodeJS.ProcessEnv, key: string | null, keyError: CliError | null): CheckResult[] {
+function settingsChecks(
+  settings: Settings,
+  env: NodeJS.ProcessEnv,
+  key: string | null,
+  keyError: CliError | null,
+): CheckResult[] {
   const s = settings.sources;
   const checks: CheckResult[] = [
     ...configFileChecks(env),
-    { check: 'profile', title: 'profile', status: 'pass', detail: `${settings.profile} (${sourceWords(s.profile, 'FRAUDCTL_PROFILE', '--profile')})` },
+    {
+      check: 'profile',
+      title: 'profile',
+      status: 'pass',
+      detail: `${settings.profile} (${sourceWords(s.profile, 'FRAUDCTL_PROFILE', '--profile')})`,
+    },
     {
       check: 'service-url',
       title: 'service URL',
       status: 'pass',
-      detail: settings.baseUrl === null ? 'the embedded sandbox: a local service started for each command, not production' : `${terminalSafe(settings.baseUrl)} (${sourceWords(s.baseUrl, 'FRAUDCTL_BASE_URL', '--base-url')})`,
+      detail:
+        settings.baseUrl === null
+          ? 'the embedded sandbox: a local service started for each command, not production'
+          : `${terminalSafe(settings.baseUrl)} (${sourceWords(s.baseUrl, 'FRAUDCTL_BASE_URL', '--base-url')})`,
     },
   ];
   if (keyError !== null) {
-    checks.push({ check: 'api-key', title: 'API key', status: 'fail', detail: keyError.message, ...(keyError.hint ? { hint: keyError.hint } : {}) });
+    checks.push({
+      check: 'api-key',
+      title: 'API key',
+      status: 'fail',
+      detail: keyError.message,
+      ...(keyError.hint ? { hint: keyError.hint } : {}),
+    });
   } else if (key === null || key === '') {
-    checks.push({ check: 'api-key', title: 'API key', status: 'fail', detail: 'none for this profile', hint: keyHint(settings.profile, null) });
+    checks.push({
+      check: 'api-key',
+      title: 'API key',
+      status: 'fail',
+      detail: 'none for this profile',
+      hint: keyHint(settings.profile, null),
+    });
   } else {
-    const source = settings.apiKeySource === 'sandbox-default' ? 'the sandbox\'s key' : s.apiKey === 'credential-store' ? `from ${credentialStoreName()}` : sourceWords(s.apiKey, 'FRAUDCTL_API_KEY');
+    const source =
+      settings.apiKeySource === 'sandbox-default'
+        ? "the sandbox's key"
+        : s.apiKey === 'credential-store'
+          ? `from ${credentialStoreName()}`
+          : sourceWords(s.apiKey, 'FRAUDCTL_API_KEY');
     checks.push({ check: 'api-key', title: 'API key', status: 'pass', detail: `${redactKey(key)} (${source})` });
   }
-  checks.push({ check: 'timeout', title: 'timeout', status: 'info', detail: `${settings.timeoutMs / 1000} s (${sourceWords(s.timeout, 'FRAUDCTL_TIMEOUT', '--timeout')}); ${settings.retries} retries (${sourceWords(s.retries)})` });
+  checks.push({
+    check: 'timeout',
+    title: 'timeout',
+    status: 'info',
+    detail: `${settings.timeoutMs / 1000} s (${sourceWords(s.timeout, 'FRAUDCTL_TIMEOUT', '--timeout')}); ${settings.retries} retries (${sourceWords(s.retries)})`,
+  });
   return checks;
 }
 
@@ -60,8 +105,16 @@ async function networkChecks(url: URL, env: NodeJS.ProcessEnv, hints: SettingHin
     }
     const proxyHost = proxy.hostname.replace(/^\[|\]$/g, '');
     const proxyPort = Number(proxy.port || (proxy.protocol === 'https:' ? 443 : 80));
-    checks.push(await dnsCheck(proxyHost, via.from), await tcpCheck(proxyHost, proxyPort, NETWORK_TIMEOUT_MS, 'the proxy', via.from));
-    checks.push({ check: 'tls', title: 'TLS', status: 'skip', detail: 'through the proxy: checked by the request below' });
+    checks.push(
+      await dnsCheck(proxyHost, via.from),
+      await tcpCheck(proxyHost, proxyPort, NETWORK_TIMEOUT_MS, 'the proxy', via.from),
+    );
+    checks.push({
+      check: 'tls',
+      title: 'TLS',
+      status: 'skip',
+      detail: 'through the proxy: checked by the request below',
+    });
     return checks;
   }
   const dns = await dnsCheck(host, hints.url);
@@ -72,7 +125,13 @@ async function networkChecks(url: URL, env: NodeJS.ProcessEnv, hints: SettingHin
   if (tcp.status === 'fail') return checks;
   if (url.protocol === 'https:') checks.push(await tlsCheck(host, port, NETWORK_TIMEOUT_MS, env, hints.url));
   else if (!['localhost', '127.0.0.1', '::1'].includes(host)) {
-    checks.push({ check: 'tls', title: 'TLS', status: 'fail', detail: 'plain http:// to another machine: the API key travels in clear', hint: 'use the service\'s https:// URL' });
+    checks.push({
+      check: 'tls',
+      title: 'TLS',
+      status: 'fail',
+      detail: 'plain http:// to another machine: the API key travels in clear',
+      hint: "use the service's https:// URL",
+    });
   } else checks.push({ check: 'tls', title: 'TLS', status: 'skip', detail: 'plain http:// on this machine' });
   return checks;
 }
@@ -89,7 +148,13 @@ export async function runDoctor(session: Session): Promise<void> {
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
     checks.push(...configFileChecks(env));
-    checks.push({ check: 'settings', title: 'settings', status: 'fail', detail: error.message, ...(error.hint ? { hint: error.hint } : {}) });
+    checks.push({
+      check: 'settings',
+      title: 'settings',
+      status: 'fail',
+      detail: error.message,
+      ...(error.hint ? { hint: error.hint } : {}),
+    });
   }
   if (settings) {
     let key = settings.apiKey;
@@ -116,7 +181,13 @@ export async function runDoctor(session: Session): Promise<void> {
       } catch (error) {
         // The client refuses to be made for this URL (plain http:// to another machine): say so, as a check.
         if (!(error instanceof CliError)) throw error;
-        checks.push({ check: 'service', title: 'service', status: 'fail', detail: error.message, ...(error.hint ? { hint: error.hint } : {}) });
+        checks.push({
+          check: 'service',
+          title: 'service',
+          status: 'fail',
+          detail: error.message,
+          ...(error.hint ? { hint: error.hint } : {}),
+        });
       }
     }
     if (client && key) {
@@ -136,7 +207,10 @@ export async function runDoctor(session: Session): Promise<void> {
   if (output.json) output.printJson({ ok: failed.length === 0, sandbox: settings?.baseUrl === null, checks: shown });
   else output.print(render(shown, output.style));
   if (failed.length > 0) {
-    throw new CliError(`${failed.length} of ${checks.length} checks failed: ${failed.map((c) => c.title).join(', ')}`, ExitCode.FAILURE);
+    throw new CliError(
+      `${failed.length} of ${checks.length} checks failed: ${failed.map((c) => c.title).join(', ')}`,
+      ExitCode.FAILURE,
+    );
   }
 }
 
@@ -151,7 +225,12 @@ function render(checks: CheckResult[], style: Style): string {
   const width = Math.max(...checks.map((c) => c.title.length));
   return checks
     .map((c) => {
-      const mark = c.status === 'pass' ? style.approve(marks().pass) : c.status === 'fail' ? style.decline(marks().fail) : style.dim(marks()[c.status]);
+      const mark =
+        c.status === 'pass'
+          ? style.approve(marks().pass)
+          : c.status === 'fail'
+            ? style.decline(marks().fail)
+            : style.dim(marks()[c.status]);
       const line = `${mark} ${c.title.padEnd(width)}  ${c.detail}`;
       return c.hint ? `${line}\n  ${' '.repeat(width)}  ${style.dim(`${sym.arrow} ${c.hint}`)}` : line;
     })

@@ -84,7 +84,11 @@ const EXIT_CODES: readonly ExitCodeWords[] = [
     brief: 'usage: bad arguments, options, input file or configuration',
     more: '; missing input without a terminal; a results file that belongs to another run, or --resume without one',
   },
-  { code: ExitCode.AUTH, brief: 'authentication or authorisation ({statuses})', more: ', or a credential store that cannot give the key' },
+  {
+    code: ExitCode.AUTH,
+    brief: 'authentication or authorisation ({statuses})',
+    more: ', or a credential store that cannot give the key',
+  },
   { code: ExitCode.NOT_FOUND, brief: "not found ({statuses} in the service's own error shape)" },
   { code: ExitCode.REJECTED, brief: 'rejected by the service ({statuses})' },
   {
@@ -100,7 +104,10 @@ const EXIT_CODES: readonly ExitCodeWords[] = [
       ' (a batch records its lines in flight, review gives its claims back), then ended by SIGHUP (on ' +
       'Windows, exit 129, if done before Windows ends the process a few seconds later)',
   },
-  { code: ExitCode.INTERRUPTED, brief: 'interrupted (Ctrl-C, Ctrl-Break on Windows, a cancelled prompt or confirmation)' },
+  {
+    code: ExitCode.INTERRUPTED,
+    brief: 'interrupted (Ctrl-C, Ctrl-Break on Windows, a cancelled prompt or confirmation)',
+  },
   {
     code: 141,
     brief: "stdout's reader went away (fraudctl ... | head)",

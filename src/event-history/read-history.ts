@@ -114,6 +114,8 @@ export async function readEventHistory(
     }
   }
   const order = new Map(files.map((f, i) => [f, i]));
-  actions.sort((a, b) => Date.parse(a.time) - Date.parse(b.time) || order.get(a.file)! - order.get(b.file)! || a.line - b.line);
+  actions.sort(
+    (a, b) => Date.parse(a.time) - Date.parse(b.time) || order.get(a.file)! - order.get(b.file)! || a.line - b.line,
+  );
   return { actions, unreadable };
 }

@@ -26,7 +26,12 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
 
 /** A log that cannot be read: exit 2, naming it. */
 function unreadableFile(file: string, error: unknown): UsageError {
-  const { message, hint } = fileFailure(file, error, 'log', 'give --log the files that review --log and set-state --log wrote');
+  const { message, hint } = fileFailure(
+    file,
+    error,
+    'log',
+    'give --log the files that review --log and set-state --log wrote',
+  );
   return new UsageError(message, hint);
 }
 
@@ -55,7 +60,12 @@ const when = (time: string) => `${terminalSafe(time.slice(0, 19).replace('T', ' 
 function actionLines(a: HistoryAction): string[] {
   const who = `${terminalSafe(a.analyst ?? '(no analyst)')} (profile ${terminalSafe(a.profile ?? '?')}, host ${terminalSafe(a.host ?? '?')})`;
   // A comment or a skip has no state to go to: the state it was in.
-  const change = a.to !== null ? `  ${a.from !== null ? `${terminalSafe(a.from)} ` : ''}${sym.arrow} ${terminalSafe(a.to)}` : a.from !== null ? `  on ${terminalSafe(a.from)}` : '';
+  const change =
+    a.to !== null
+      ? `  ${a.from !== null ? `${terminalSafe(a.from)} ` : ''}${sym.arrow} ${terminalSafe(a.to)}`
+      : a.from !== null
+        ? `  on ${terminalSafe(a.from)}`
+        : '';
   const unverified = a.unverified === null ? '' : `  ${sym.dot} UNVERIFIED (${terminalSafe(a.file)}: ${a.unverified})`;
   const what = `${terminalSafe(a.action)}${change}  ${sym.dot} ${outcomeWords(a)}${unverified}`;
   const lines = [`${when(a.time)}  ${who}  ${what}`];
@@ -108,9 +118,14 @@ export async function showHistory(
   }
   const { unreadable, actions } = history;
   if (unreadable.length > 0) {
-    const shown = unreadable.slice(0, 10).map((u) => `${terminalSafe(u.file)}:${u.line}`).join(', ');
+    const shown = unreadable
+      .slice(0, 10)
+      .map((u) => `${terminalSafe(u.file)}:${u.line}`)
+      .join(', ');
     const more = unreadable.length > 10 ? ` and ${unreadable.length - 10} more` : '';
-    output.note(`note: ${unreadable.length === 1 ? '1 line is not a log line' : `${unreadable.length} lines are not log lines`} (torn or edited), skipped: ${shown}${more}`);
+    output.note(
+      `note: ${unreadable.length === 1 ? '1 line is not a log line' : `${unreadable.length} lines are not log lines`} (torn or edited), skipped: ${shown}${more}`,
+    );
   }
   // The service this run talks to, as a log line names it (null: the embedded sandbox).
   const here = (await session.settings()).baseUrl;
@@ -146,6 +161,8 @@ export async function showHistory(
     throw failure;
   }
   const comments = typeof body === 'object' && body !== null ? (body as { comments?: unknown }).comments : null;
-  lines.push(`now: ${terminalSafe(stateIn(body) ?? '(no state)')}  ${sym.dot} comment: ${typeof comments === 'string' && comments !== '' ? terminalSafe(comments) : '(none)'}`);
+  lines.push(
+    `now: ${terminalSafe(stateIn(body) ?? '(no state)')}  ${sym.dot} comment: ${typeof comments === 'string' && comments !== '' ? terminalSafe(comments) : '(none)'}`,
+  );
   output.print(lines.join('\n'));
 }

@@ -60,22 +60,39 @@ function problemRow(entry: IdListEntry): EventRow {
     kind: 'invalid',
     id: null,
     where: entry.where,
-    error: { status: null, errorType: 'INVALID_LINE', errorCodes: code ? [code] : [], requestId: null, message: `${entry.where}: ${problem}` },
+    error: {
+      status: null,
+      errorType: 'INVALID_LINE',
+      errorCodes: code ? [code] : [],
+      requestId: null,
+      message: `${entry.where}: ${problem}`,
+    },
   };
 }
 
 /** GET the event (and its risk assessment) for one entry of the list; never rejects for a failure of the service. */
-export async function fetchRow(client: ApiClient, entry: IdListEntry, options: FetchOptions): Promise<EventRow | FatalRow | InterruptedRow> {
+export async function fetchRow(
+  client: ApiClient,
+  entry: IdListEntry,
+  options: FetchOptions,
+): Promise<EventRow | FatalRow | InterruptedRow> {
   if (options.aborted()) return { kind: 'interrupted' };
   if (entry.id === null) return problemRow(entry);
   const id = entry.id;
   // Both requests at once: the pool sends the second as soon as a connection is free, instead of
   // after a turn through this code. The event's failure, if any, is the row's (an unknown id
   // fails both); then the assessment's.
-  const [summary, assessment] = await Promise.allSettled([client.getEvent(id), options.withDecision ? client.getRiskAssessment(id) : undefined]);
+  const [summary, assessment] = await Promise.allSettled([
+    client.getEvent(id),
+    options.withDecision ? client.getRiskAssessment(id) : undefined,
+  ]);
   if (summary.status === 'rejected' || assessment.status === 'rejected') {
     if (options.aborted()) return { kind: 'interrupted' };
-    return failedRow(entry, id, summary.status === 'rejected' ? summary.reason : (assessment as PromiseRejectedResult).reason);
+    return failedRow(
+      entry,
+      id,
+      summary.status === 'rejected' ? summary.reason : (assessment as PromiseRejectedResult).reason,
+    );
   }
   return { kind: 'found', id, summary: summary.value.body, assessment: assessment.value?.body };
 }
@@ -97,7 +114,13 @@ function failedRow(entry: IdListEntry, id: string, error: unknown): EventRow | F
  * another refusal by the service; no answer (unavailable, network); an answer fraudctl could
  * not read. A refused key never gets here: it stops the list (exit 3).
  */
-const SEVERITY: readonly ExitCodeValue[] = [ExitCode.OK, ExitCode.NOT_FOUND, ExitCode.REJECTED, ExitCode.UNAVAILABLE, ExitCode.FAILURE];
+const SEVERITY: readonly ExitCodeValue[] = [
+  ExitCode.OK,
+  ExitCode.NOT_FOUND,
+  ExitCode.REJECTED,
+  ExitCode.UNAVAILABLE,
+  ExitCode.FAILURE,
+];
 
 export function exitCodeOf(row: EventRow): ExitCodeValue {
   if (row.kind === 'found') return ExitCode.OK;

@@ -48,8 +48,11 @@ export function createProgressLine(
     cancelLater();
     const seconds = (t - started) / 1000;
     const rate = seconds > 0 ? ` ${sym.dot} ${count(counts.total / seconds)}/s` : '';
-    const failed = counts.errors > 0 ? ` ${sym.dot} ${count(counts.errors)} ${counts.errors === 1 ? 'error' : 'errors'}` : '';
-    stderr.write(`${ERASE}${count(counts.total)} ids ${sym.dot} ${count(counts.found)} found ${sym.dot} ${count(counts.notFound)} not found${failed}${rate}`);
+    const failed =
+      counts.errors > 0 ? ` ${sym.dot} ${count(counts.errors)} ${counts.errors === 1 ? 'error' : 'errors'}` : '';
+    stderr.write(
+      `${ERASE}${count(counts.total)} ids ${sym.dot} ${count(counts.found)} found ${sym.dot} ${count(counts.notFound)} not found${failed}${rate}`,
+    );
     shown = true;
     erased = false;
     drawnAt = t;

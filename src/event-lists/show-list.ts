@@ -55,7 +55,11 @@ async function rowWriter(session: Session, format: ListFormat, first: readonly I
   }
   const output = await session.output();
   const { createListTable, idText } = await import('../render/event-list.js');
-  const table = createListTable(output.style, output.columns, first.map((entry) => idText(entry.id, entry.where)));
+  const table = createListTable(
+    output.style,
+    output.columns,
+    first.map((entry) => idText(entry.id, entry.where)),
+  );
   return { header: () => `${table.header()}\n`, row: (row) => `${table.row(row)}\n` };
 }
 
@@ -92,7 +96,8 @@ async function readAhead<T>(source: AsyncGenerator<T>, n: number): Promise<{ fir
   try {
     while (first.length < n) {
       const read = source.next();
-      const next = first.length === 0 ? await read : await quietOrNext(read, Math.min(QUIET_MS, deadline - performance.now()));
+      const next =
+        first.length === 0 ? await read : await quietOrNext(read, Math.min(QUIET_MS, deadline - performance.now()));
       if (next === null) {
         pending = read;
         // Awaited by all() when the rows are read; a failure until then is not left unhandled.
@@ -155,7 +160,10 @@ export async function showList(session: Session, options: ShowListOptions): Prom
   };
 
   // Ctrl-C stops the reading too: it ends the list even while no id comes (a slow pipe).
-  const entries = readIdList({ args: options.ids, from: options.from, results: 'every', signal: abort.signal }, context);
+  const entries = readIdList(
+    { args: options.ids, from: options.from, results: 'every', signal: abort.signal },
+    context,
+  );
   const fetchOptions = { withDecision: options.format !== 'json', aborted: () => abort.signal.aborted };
   let fatal: CliError | undefined;
   try {
@@ -164,7 +172,10 @@ export async function showList(session: Session, options: ShowListOptions): Prom
     // end the read-ahead early (QUIET_MS), so the first rows are not held back.
     const ahead = await readAhead(entries, options.format === 'table' ? stdout.rows || SCREENFUL : 0);
     const writer = await rowWriter(session, options.format, ahead.first);
-    const rows = pMapIterable(ahead.all, (entry) => fetchRow(client, entry, fetchOptions), { concurrency: options.concurrency, backpressure: options.concurrency * 2 });
+    const rows = pMapIterable(ahead.all, (entry) => fetchRow(client, entry, fetchOptions), {
+      concurrency: options.concurrency,
+      backpressure: options.concurrency * 2,
+    });
     for await (const row of rows) {
       if (row.kind === 'interrupted') break;
       if (row.kind === 'fatal') {
@@ -183,7 +194,9 @@ export async function showList(session: Session, options: ShowListOptions): Prom
     if (fatal) throw fatal;
     if (!headerWritten) await write(writer.header());
     // The count line goes to stderr in every format, so stdout holds only rows (grep, awk, wc -l count events).
-    const summary = shutdown.interrupted ? `interrupted after ${count(counts.total)} ids: ${counts.text()}` : counts.text();
+    const summary = shutdown.interrupted
+      ? `interrupted after ${count(counts.total)} ids: ${counts.text()}`
+      : counts.text();
     context.stderr.write(`${summary}\n`);
   } finally {
     shutdown.done();
@@ -192,9 +205,17 @@ export async function showList(session: Session, options: ShowListOptions): Prom
 
   if (shutdown.interrupted) throw new CliError(`interrupted after ${count(counts.total)} ids`, ExitCode.INTERRUPTED);
   if (counts.worst === ExitCode.OK) return;
-  const words = [[counts.notFound, 'not found'], [counts.invalid, 'invalid'], [counts.errors, 'failed']] as const;
+  const words = [
+    [counts.notFound, 'not found'],
+    [counts.invalid, 'invalid'],
+    [counts.errors, 'failed'],
+  ] as const;
   const what = words.filter(([n]) => n > 0).map(([, w]) => w);
   const failed = counts.notFound + counts.invalid + counts.errors;
   const listed = what.length > 1 ? `${what.slice(0, -1).join(', ')} or ${what.at(-1)}` : what[0];
-  throw new CliError(`${count(failed)} of ${count(counts.total)} ids ${listed}`, counts.worst, counts.errors > 0 || counts.invalid > 0 ? 'the rows say why' : undefined);
+  throw new CliError(
+    `${count(failed)} of ${count(counts.total)} ids ${listed}`,
+    counts.worst,
+    counts.errors > 0 || counts.invalid > 0 ? 'the rows say why' : undefined,
+  );
 }

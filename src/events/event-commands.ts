@@ -20,7 +20,11 @@ export interface SubmitOptions extends Omit<BatchOptions, 'source' | 'json'> {
 
 type Renderer = 'renderDecision' | 'renderEventSummary' | 'renderRiskAssessment';
 
-async function callAndShow(session: Session, call: (client: ApiClient) => Promise<ApiResponse>, renderer: Renderer): Promise<void> {
+async function callAndShow(
+  session: Session,
+  call: (client: ApiClient) => Promise<ApiResponse>,
+  renderer: Renderer,
+): Promise<void> {
   const { body } = await call(await session.client());
   const output = await session.output();
   if (output.json) return output.printJson(body);
@@ -34,9 +38,18 @@ export async function submitEvents(session: Session, source: string, options: Su
   if (options.rejects !== null) {
     // Before the input is opened: a --rejects that would destroy a file is refused first.
     const { checkRejectsPath } = await import('../submit-batch/rejects-file.js');
-    checkRejectsPath(options.rejects, { input: source, out: options.out, resume: options.resume, stdin: session.context.stdin });
+    checkRejectsPath(options.rejects, {
+      input: source,
+      out: options.out,
+      resume: options.resume,
+      stdin: session.context.stdin,
+    });
   }
-  const input = await openInput(source, session.context, { batch: options.batch, maxRecordBytes: MAX_BODY_BYTES, resumable: options.out !== null });
+  const input = await openInput(source, session.context, {
+    batch: options.batch,
+    maxRecordBytes: MAX_BODY_BYTES,
+    resumable: options.out !== null,
+  });
   if (input.kind === 'batch') {
     // The batch machinery (progress bar, results files, pacing) loads only for a batch.
     const { runBatch } = await import('../submit-batch/run-submit-batch.js');
@@ -82,11 +95,17 @@ export async function submitEvents(session: Session, source: string, options: Su
  * is read (one GET) and shown in its place; --json keeps the service's body and adds
  * `alreadyExisted: true` and `stateNow`.
  */
-async function submitAndShow(session: Session, client: ApiClient, payload: Record<string, unknown>, text: string): Promise<void> {
+async function submitAndShow(
+  session: Session,
+  client: ApiClient,
+  payload: Record<string, unknown>,
+  text: string,
+): Promise<void> {
   // The input's text as it is (JSON.parse took it): made again by JSON.stringify, an event nested
   // thousands of levels deep overflowed the stack, and the text is what the user gave anyway.
   const { status, body } = await client.submitEventText(text, typeof payload.id === 'string' ? payload.id : undefined);
-  const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
+  const fields =
+    typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
   const id = typeof fields?.id === 'string' ? fields.id : null;
   let stateNow: string | null = null;
   if (status === 200 && id !== null) {
@@ -95,9 +114,14 @@ async function submitAndShow(session: Session, client: ApiClient, payload: Recor
   const output = await session.output();
   const existed = status === 200 && id !== null;
   if (output.json) return output.printJson(existed ? { ...fields, alreadyExisted: true, stateNow } : body);
-  if (existed) output.note(`event ${terminalSafe(id)} already existed: the service answered 200 with its first decision; its state now is ${stateNow === null ? 'unknown' : terminalSafe(stateNow)}`);
+  if (existed)
+    output.note(
+      `event ${terminalSafe(id)} already existed: the service answered 200 with its first decision; its state now is ${stateNow === null ? 'unknown' : terminalSafe(stateNow)}`,
+    );
   const tables = await import('../render/event-tables.js');
-  output.print(tables.renderDecision(existed && stateNow !== null ? { ...fields, state: stateNow } : body, output.style));
+  output.print(
+    tables.renderDecision(existed && stateNow !== null ? { ...fields, state: stateNow } : body, output.style),
+  );
 }
 
 export const showEvent = (session: Session, eventId: string) =>

@@ -12,7 +12,10 @@ export function parseEvent(text: string, name: string): Record<string, unknown> 
   try {
     value = JSON.parse(text);
   } catch (e) {
-    throw new UsageError(`${name} is not valid JSON: ${(e as Error).message}`, 'for many events, give one JSON object per line (JSON Lines)');
+    throw new UsageError(
+      `${name} is not valid JSON: ${(e as Error).message}`,
+      'for many events, give one JSON object per line (JSON Lines)',
+    );
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new UsageError(`${name} must hold one JSON object (an event), not ${value === null ? 'null' : typeof value}`);

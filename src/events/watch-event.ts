@@ -119,7 +119,10 @@ class CheckPacing {
 
   /** The wait before the next check after `failures` failed ones in a row (at least 1): doubled per failure, up to a minute, never sooner than a Retry-After. */
   backoff(intervalMs: number, failures: number): number {
-    const delay = Math.max(Math.min(intervalMs * 2 ** failures, Math.max(MAX_BACKOFF_MS, intervalMs)), this.retryAfterMs);
+    const delay = Math.max(
+      Math.min(intervalMs * 2 ** failures, Math.max(MAX_BACKOFF_MS, intervalMs)),
+      this.retryAfterMs,
+    );
     this.retryAfterMs = 0;
     return delay;
   }
@@ -129,7 +132,9 @@ class CheckPacing {
 async function check(client: ApiClient, eventId: string, withDecision: boolean): Promise<Snapshot> {
   const { body: summary } = await client.getEvent(eventId);
   const fields = (typeof summary === 'object' && summary !== null ? summary : {}) as Record<string, unknown>;
-  const decision = withDecision ? ((await client.getRiskAssessment(eventId)).body as { actionType?: unknown } | undefined)?.actionType : undefined;
+  const decision = withDecision
+    ? ((await client.getRiskAssessment(eventId)).body as { actionType?: unknown } | undefined)?.actionType
+    : undefined;
   return { summary, state: fields.state, decision, comments: fields.comments };
 }
 
@@ -137,7 +142,10 @@ async function check(client: ApiClient, eventId: string, withDecision: boolean):
 function watchView(output: Output, id: string, options: WatchOptions) {
   const show = (before: Snapshot | null, now: Snapshot) => {
     if (output.json) return output.print(jsonForTerminal(now.summary, false));
-    if (before === null) return output.print(`${renderEventSummary(now.summary, output.style)}\n\n${renderWatchStart(new Date(), now, output.style, output.columns)}`);
+    if (before === null)
+      return output.print(
+        `${renderEventSummary(now.summary, output.style)}\n\n${renderWatchStart(new Date(), now, output.style, output.columns)}`,
+      );
     output.print(renderWatchChange(new Date(), before, now, output.style, output.columns));
   };
   return {
@@ -153,12 +161,15 @@ function watchView(output: Output, id: string, options: WatchOptions) {
       if (dead) throw dead;
       const target = options.until !== null ? options.until : 'APPROVED, DECLINED or FRAUD_CONFIRMED';
       output.note(`watching ${id} every ${options.intervalSeconds} s until ${terminalSafe(target)} (Ctrl-C to stop)`);
-      if (options.until !== null && !isKnownState(options.until)) output.note(`${terminalSafe(options.until)} is not a state this build knows; watching for it all the same`);
+      if (options.until !== null && !isKnownState(options.until))
+        output.note(`${terminalSafe(options.until)} is not a state this build knows; watching for it all the same`);
       return true;
     },
     /** A later check: the change shown, if any; true when the watch is over. */
     next(last: Snapshot, now: Snapshot): boolean {
-      const wasChanged = output.json ? !sameJson(last.state, now.state) || !sameJson(last.comments, now.comments) : changed(last, now);
+      const wasChanged = output.json
+        ? !sameJson(last.state, now.state) || !sameJson(last.comments, now.comments)
+        : changed(last, now);
       if (wasChanged) show(last, now);
       const over = reason(now.state, options.until);
       if (over) {
@@ -171,7 +182,9 @@ function watchView(output: Output, id: string, options: WatchOptions) {
     },
     failed(error: unknown, delayMs: number): void {
       // "check failed", not "no answer": a 503 is an answer (and may say how long to wait).
-      output.note(`${output.style.dim(timestamp(new Date()))}  check failed: ${(error as Error).message}; next check in ${Math.ceil(delayMs / 1000)} s`);
+      output.note(
+        `${output.style.dim(timestamp(new Date()))}  check failed: ${(error as Error).message}; next check in ${Math.ceil(delayMs / 1000)} s`,
+      );
     },
   };
 }

@@ -73,7 +73,12 @@ export function answerKind(status: number, write: boolean): FailureKind {
   return statusMeaning(status, write).kind;
 }
 
-const failure = (kind: FailureKind, error: CliError, exitCode: ExitCodeValue = error.exitCode, unreadableAnswer = false): Failure => ({
+const failure = (
+  kind: FailureKind,
+  error: CliError,
+  exitCode: ExitCodeValue = error.exitCode,
+  unreadableAnswer = false,
+): Failure => ({
   kind,
   unreadableAnswer,
   stopsRun: kind === 'auth' || kind === 'not-the-service' || kind === 'proxy',
@@ -119,7 +124,11 @@ export function classifyFailure(error: unknown): Failure {
  * a question not answered): for a job that meets both kinds of error in one place.
  */
 export function callFailure(error: unknown): Failure | null {
-  const ofACall = error instanceof ApiError || error instanceof NetworkError || error instanceof BadResponseError || error instanceof UsageError;
+  const ofACall =
+    error instanceof ApiError ||
+    error instanceof NetworkError ||
+    error instanceof BadResponseError ||
+    error instanceof UsageError;
   return ofACall ? classifyFailure(error) : null;
 }
 

@@ -1,4 +1,12 @@
-import type { AnswerFacts, BodyFacts, CallFacts, FailureDescriber, ForeignAnswer, Said, TlsKind } from '../api/failure-facts.js';
+import type {
+  AnswerFacts,
+  BodyFacts,
+  CallFacts,
+  FailureDescriber,
+  ForeignAnswer,
+  Said,
+  TlsKind,
+} from '../api/failure-facts.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import { sym } from '../render/symbols.js';
 import type { FailureWords } from './failure-words.js';
@@ -50,11 +58,11 @@ const TLS: Record<Exclude<TlsKind, 'no-tls'>, (host: string, code: string, words
   }),
   expired: (host, code) => ({
     message: `the TLS certificate of ${host} has expired (${code}): nothing was sent`,
-    hint: 'the service\'s operator must renew the certificate; check this machine\'s clock too',
+    hint: "the service's operator must renew the certificate; check this machine's clock too",
   }),
   'not-yet-valid': (host, code) => ({
     message: `the TLS certificate of ${host} is not valid yet (${code}): nothing was sent`,
-    hint: 'the service\'s operator must renew the certificate; check this machine\'s clock too',
+    hint: "the service's operator must renew the certificate; check this machine's clock too",
   }),
   'other-name': (host, code, words) => ({
     message: `the TLS certificate of ${host} is for another name (${code}): nothing was sent`,
@@ -70,8 +78,14 @@ const PROXY_UNREACHABLE = {
 } as const;
 
 export function failureMessages(words: FailureWords): FailureDescriber {
-  const mayBeStored = (call: CallFacts) => (call.method === 'POST' && call.eventId ? `the event may have been stored: check with ${words.showEvent(safe(call.eventId))}` : undefined);
-  const hostNotFound = (hostname: string): Said => ({ message: `cannot find host ${safe(hostname)} (DNS lookup failed)`, hint: `check the host name in ${words.urlSetting}` });
+  const mayBeStored = (call: CallFacts) =>
+    call.method === 'POST' && call.eventId
+      ? `the event may have been stored: check with ${words.showEvent(safe(call.eventId))}`
+      : undefined;
+  const hostNotFound = (hostname: string): Said => ({
+    message: `cannot find host ${safe(hostname)} (DNS lookup failed)`,
+    hint: `check the host name in ${words.urlSetting}`,
+  });
   return {
     plainHttp: (host) => ({
       message: `refusing to send the API key in clear text to ${safe(host)}: the URL is http://, and that host is not this machine`,
@@ -91,15 +105,35 @@ export function failureMessages(words: FailureWords): FailureDescriber {
         case 401:
           return said(`the service did not accept the API key (${detail})`, words.keyRefused);
         case 403:
-          return said(`the merchant of this API key is blocked (${detail})`, 'ask the service operator to unblock the merchant');
+          return said(
+            `the merchant of this API key is blocked (${detail})`,
+            'ask the service operator to unblock the merchant',
+          );
         case 404:
           // Only the service's own not-found gets here (the client turns every other 404 away).
-          if (call.method === 'POST') return said(`the service answered 404 while ${what} (${detail})`, `check ${words.urlOption}: it should be the service's base address`);
-          return said(call.eventId ? `no event ${id} (${detail})` : `not found (${detail})`, call.eventId ? 'check the id: ids are case-sensitive' : `check ${words.urlOption}`);
+          if (call.method === 'POST')
+            return said(
+              `the service answered 404 while ${what} (${detail})`,
+              `check ${words.urlOption}: it should be the service's base address`,
+            );
+          return said(
+            call.eventId ? `no event ${id} (${detail})` : `not found (${detail})`,
+            call.eventId ? 'check the id: ids are case-sensitive' : `check ${words.urlOption}`,
+          );
         case 409:
-          return said(`${call.eventId ? `event ${id}` : 'the event'} already exists with a different payload (${detail})`, call.eventId ? `give the event a new id, or see the stored one with: ${words.showEvent(safe(call.eventId))}` : undefined);
+          return said(
+            `${call.eventId ? `event ${id}` : 'the event'} already exists with a different payload (${detail})`,
+            call.eventId
+              ? `give the event a new id, or see the stored one with: ${words.showEvent(safe(call.eventId))}`
+              : undefined,
+          );
         case 422:
-          return said(`the service rejected the request while ${what} (${detail})`, errorCodes.some((c) => c.includes('STATE')) ? `see the states and transitions in: ${words.stateHelp}` : 'fix the fields named above and try again');
+          return said(
+            `the service rejected the request while ${what} (${detail})`,
+            errorCodes.some((c) => c.includes('STATE'))
+              ? `see the states and transitions in: ${words.stateHelp}`
+              : 'fix the fields named above and try again',
+          );
         case 400:
           return said(`the service could not read the request while ${what} (${detail})`);
         case 413:
@@ -111,7 +145,10 @@ export function failureMessages(words: FailureWords): FailureDescriber {
         case 502:
         case 503:
         case 504:
-          return said(`the service is unavailable while ${what} (${detail})`, (status === 504 && mayBeStored(call)) || 'try again later');
+          return said(
+            `the service is unavailable while ${what} (${detail})`,
+            (status === 504 && mayBeStored(call)) || 'try again later',
+          );
         default:
           return said(`the service answered ${detail} while ${what}`);
       }
@@ -123,15 +160,18 @@ export function failureMessages(words: FailureWords): FailureDescriber {
       const option = words.timeoutOption;
       if (seconds > DAY_SECONDS) {
         return {
-          message: `${said.message}, and asked to wait more than a day before another try: ` +
+          message:
+            `${said.message}, and asked to wait more than a day before another try: ` +
             `longer than ${option} allows (at most ${MAX_TIMEOUT_SECONDS} s)`,
-          hint: 'try again in a day or more; a wait that long may be a mistake of the service, ' +
+          hint:
+            'try again in a day or more; a wait that long may be a mistake of the service, ' +
             'worth asking its operators about',
         };
       }
       const allowing = seconds + Math.ceil(timeout);
       return {
-        message: `${said.message}, and asked to wait ${seconds} s before another try: ` +
+        message:
+          `${said.message}, and asked to wait ${seconds} s before another try: ` +
           `longer than ${option} (${timeout} s) allows`,
         hint:
           allowing <= MAX_TIMEOUT_SECONDS
@@ -142,7 +182,10 @@ export function failureMessages(words: FailureWords): FailureDescriber {
     },
 
     budgetSpent(call) {
-      return { message: `gave up ${doing(call)}: the batch's retry budget is spent (the service kept failing)`, hint: words.budgetSpent };
+      return {
+        message: `gave up ${doing(call)}: the batch's retry budget is spent (the service kept failing)`,
+        hint: words.budgetSpent,
+      };
     },
 
     got(answer: ForeignAnswer): string {
@@ -150,7 +193,7 @@ export function failureMessages(words: FailureWords): FailureDescriber {
         case 'empty':
           return 'an empty body';
         case 'not-error-shape':
-          return 'JSON that is not the service\'s error shape';
+          return "JSON that is not the service's error shape";
         case 'method':
           return 'JSON, to a method or route the service does not have';
         case 'not-object':
@@ -172,8 +215,14 @@ export function failureMessages(words: FailureWords): FailureDescriber {
 
     badSuccess(call, status, body) {
       return body === 'not-object'
-        ? { message: `the service answered ${status} while ${doing(call)}, but the body is not the JSON object expected`, hint: `check ${words.urlOption}: it should name the fraud-screening service` }
-        : { message: `the service answered ${status} while ${doing(call)}, but the body is not JSON (${describeBody(body)})`, hint: `a proxy or gateway may be in the way: check ${words.urlOption}` };
+        ? {
+            message: `the service answered ${status} while ${doing(call)}, but the body is not the JSON object expected`,
+            hint: `check ${words.urlOption}: it should name the fraud-screening service`,
+          }
+        : {
+            message: `the service answered ${status} while ${doing(call)}, but the body is not JSON (${describeBody(body)})`,
+            hint: `a proxy or gateway may be in the way: check ${words.urlOption}`,
+          };
     },
 
     unusable(call, status) {
@@ -181,14 +230,20 @@ export function failureMessages(words: FailureWords): FailureDescriber {
     },
 
     redirect(call, status, to) {
-      if ('noLocation' in to) return { message: `the service answered ${status} (a redirect) without a usable Location while ${doing(call)}` };
+      if ('noLocation' in to)
+        return {
+          message: `the service answered ${status} (a redirect) without a usable Location while ${doing(call)}`,
+        };
       if ('origin' in to) {
         return {
           message: `the service redirected to another origin (${safe(to.origin)}) while ${doing(call)}: not followed, and the API key was not sent there`,
           hint: `check ${words.urlOption}: it should name the service itself`,
         };
       }
-      return { message: `the service answered ${status} (a redirect to ${safe(to.path)}) while ${doing(call)}: not followed`, hint: `check ${words.urlOption}` };
+      return {
+        message: `the service answered ${status} (a redirect to ${safe(to.path)}) while ${doing(call)}: not followed`,
+        hint: `check ${words.urlOption}`,
+      };
     },
 
     tooLarge(call, host, maxMiB) {
@@ -202,25 +257,40 @@ export function failureMessages(words: FailureWords): FailureDescriber {
       const stored = sent ? mayBeStored(call) : undefined;
       return {
         message: `no complete answer from ${origin} within ${timeoutSeconds} s while ${doing(call)}`,
-        hint: stored ? `${stored}, or allow more time with ${words.timeoutOption}` : `allow more time with ${words.timeoutOption} SECONDS`,
+        hint: stored
+          ? `${stored}, or allow more time with ${words.timeoutOption}`
+          : `allow more time with ${words.timeoutOption} SECONDS`,
       };
     },
 
     network(call, failure, { host, hostname, code }) {
       switch (failure) {
         case 'refused':
-          return { message: `cannot connect to ${safe(host)}: connection refused`, hint: `is the service running at that address? check ${words.urlSetting}` };
+          return {
+            message: `cannot connect to ${safe(host)}: connection refused`,
+            hint: `is the service running at that address? check ${words.urlSetting}`,
+          };
         case 'dns':
           return hostNotFound(hostname);
         case 'connect-timeout':
-          return { message: `cannot connect to ${safe(host)}: no answer to the connection attempt`, hint: `is the service running at that address? check ${words.urlSetting}` };
+          return {
+            message: `cannot connect to ${safe(host)}: no answer to the connection attempt`,
+            hint: `is the service running at that address? check ${words.urlSetting}`,
+          };
         case 'reset':
-          return { message: `the connection to ${safe(host)} dropped while ${doing(call)}${code ? ` (${safe(code)})` : ''}`, hint: mayBeStored(call) };
+          return {
+            message: `the connection to ${safe(host)} dropped while ${doing(call)}${code ? ` (${safe(code)})` : ''}`,
+            hint: mayBeStored(call),
+          };
       }
     },
 
     tls(kind, host, code) {
-      if (kind === 'no-tls') return { message: `no TLS connection to ${safe(host)} (${safe(code || 'handshake failed')}): nothing was sent`, hint: 'check the URL scheme and port: does that port speak https:// or http://?' };
+      if (kind === 'no-tls')
+        return {
+          message: `no TLS connection to ${safe(host)} (${safe(code || 'handshake failed')}): nothing was sent`,
+          hint: 'check the URL scheme and port: does that port speak https:// or http://?',
+        };
       return TLS[kind](safe(host), code, words);
     },
 
@@ -251,7 +321,10 @@ export function failureMessages(words: FailureWords): FailureDescriber {
           : cause === 'dns'
             ? `check the host name in ${proxy.from}`
             : `check the host and port in ${proxy.from}, and the network`;
-      return { message: `cannot connect to ${named(proxy)}: ${PROXY_UNREACHABLE[cause]}; nothing was sent to ${safe(proxy.host)}`, hint };
+      return {
+        message: `cannot connect to ${named(proxy)}: ${PROXY_UNREACHABLE[cause]}; nothing was sent to ${safe(proxy.host)}`,
+        hint,
+      };
     },
   };
 }

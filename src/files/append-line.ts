@@ -38,7 +38,9 @@ export class FileWriteError extends CliError {
     hint?: string,
   ) {
     super(
-      code === 'DELETED' ? `${path} was deleted while fraudctl was writing it${deletion ? `: ${deletion.words}` : ''}` : `cannot write ${path}: ${reason}`,
+      code === 'DELETED'
+        ? `${path} was deleted while fraudctl was writing it${deletion ? `: ${deletion.words}` : ''}`
+        : `cannot write ${path}: ${reason}`,
       ExitCode.FAILURE,
       hint,
     );
@@ -113,7 +115,8 @@ export class LineAppender {
       } catch (error) {
         throw failure(this.path, error);
       }
-      if (stats.nlink === 0 || (this.platform === 'win32' && !this.pathStillNames(stats))) throw new FileWriteError(this.path, 'DELETED', 'deleted');
+      if (stats.nlink === 0 || (this.platform === 'win32' && !this.pathStillNames(stats)))
+        throw new FileWriteError(this.path, 'DELETED', 'deleted');
       this.length = stats.size;
       this.lookedAt = now;
     }

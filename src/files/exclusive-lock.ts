@@ -1,5 +1,15 @@
 import { setTimeout as sleepFor } from 'node:timers/promises';
-import { closeSync, linkSync, openSync, readFileSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import {
+  closeSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
@@ -114,8 +124,14 @@ function self(): LockHolder {
   selfValue ??= {
     pid: process.pid,
     host: hostname(),
-    ...optional('boot', readOr(() => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim())),
-    ...optional('pidNs', readOr(() => readlinkSync('/proc/self/ns/pid'))),
+    ...optional(
+      'boot',
+      readOr(() => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()),
+    ),
+    ...optional(
+      'pidNs',
+      readOr(() => readlinkSync('/proc/self/ns/pid')),
+    ),
     ...optional('start', startTimeOf(process.pid)),
   };
   return selfValue;
@@ -322,7 +338,8 @@ function* lockAttempts(lockPath: string, options: LockOptions): Generator<number
 
 /** The lock file of `path`: beside the file a symlink leads to, so two names of one file share one lock. */
 export function lockPathOf(path: string): string {
-  const real = readOr(() => realpathSync(path)) ?? readOr(() => join(realpathSync(dirname(path)), basename(path))) ?? path;
+  const real =
+    readOr(() => realpathSync(path)) ?? readOr(() => join(realpathSync(dirname(path)), basename(path))) ?? path;
   return `${real}.lock`;
 }
 
@@ -352,18 +369,31 @@ export function lockForOneWriter(path: string, option: string, note: (line: stri
   const lockPath = lockPathOf(path);
   try {
     return acquireLock(lockPath, {
-      onTakeover: (holder) => note(`note: ${lockPath} was left by a fraudctl run that is no longer running (${holder ? `pid ${holder.pid}` : 'it names no process'}): taking it over\n`),
+      onTakeover: (holder) =>
+        note(
+          `note: ${lockPath} was left by a fraudctl run that is no longer running (${holder ? `pid ${holder.pid}` : 'it names no process'}): taking it over\n`,
+        ),
     });
   } catch (e) {
     if (e instanceof LockBusyError) {
-      if (e.kind === 'self') throw new UsageError(`${path} is given to this command twice: give ${option} a file of its own`);
+      if (e.kind === 'self')
+        throw new UsageError(`${path} is given to this command twice: give ${option} a file of its own`);
       const words = `${path} is being written by another fraudctl run (${holderWords(e.holder)}): one run at a time may write it, and this one did nothing`;
-      if (e.kind === 'elsewhere') throw new UsageError(words, `if no fraudctl runs there any more: ${removeFileCommand(lockPath)}`);
-      if (e.kind === 'unreadable') throw new UsageError(`${path} is being written by another user's fraudctl run (its lock ${lockPath} cannot be read): this run did nothing`, `if no fraudctl of another user writes it: ${removeFileCommand(lockPath)}`);
+      if (e.kind === 'elsewhere')
+        throw new UsageError(words, `if no fraudctl runs there any more: ${removeFileCommand(lockPath)}`);
+      if (e.kind === 'unreadable')
+        throw new UsageError(
+          `${path} is being written by another user's fraudctl run (its lock ${lockPath} cannot be read): this run did nothing`,
+          `if no fraudctl of another user writes it: ${removeFileCommand(lockPath)}`,
+        );
       throw new UsageError(words);
     }
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new UsageError(`cannot create ${path}: no such directory`, `give ${option} a file in a directory that exists`);
+    if (code === 'ENOENT')
+      throw new UsageError(
+        `cannot create ${path}: no such directory`,
+        `give ${option} a file in a directory that exists`,
+      );
     const full = code === 'ENOSPC' || code === 'EDQUOT';
     throw new CliError(
       `cannot create ${lockPath}, the lock that keeps other runs from writing ${path}: ${fileErrorCause(e)}`,

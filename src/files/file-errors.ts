@@ -48,7 +48,9 @@ export function fileErrorHint(error: unknown, dir: string, movedBy?: string): st
     case 'EDQUOT':
       return `free some space and try again; ${diskFreeCommand(dir)} shows how full the disk is`;
     case 'EROFS':
-      return movedBy ? `set ${movedBy} to a directory on a writable disk` : `use a directory on a writable disk; ${diskFreeCommand(dir)} names the read-only one`;
+      return movedBy
+        ? `set ${movedBy} to a directory on a writable disk`
+        : `use a directory on a writable disk; ${diskFreeCommand(dir)} names the read-only one`;
     case 'EACCES':
     case 'EPERM':
       return `check who owns it and its mode: ${listFilesCommand([dir])}`;
@@ -67,7 +69,12 @@ export type FileRole = 'log' | 'id list' | 'file of events';
  * ids.txt: no such file", then what to do. `give` says which files the command takes, for a path
  * that names none (missing, a directory); any other cause gets the hint of its cause.
  */
-export function fileFailure(path: string, error: unknown, role: FileRole, give?: string): { message: string; hint: string } {
+export function fileFailure(
+  path: string,
+  error: unknown,
+  role: FileRole,
+  give?: string,
+): { message: string; hint: string } {
   const code = errorCode(error);
   const cause = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : fileErrorCause(error);
   const message = `cannot read the ${role} ${terminalSafe(path)}: ${cause}`;

@@ -65,7 +65,8 @@ export function makeDirectory(dir: string, mode: number): boolean {
       mkdirSync(level, { mode });
     } catch (e) {
       // Made by another process meanwhile: as good as made here.
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new MakeDirectoryError(dir, level, e as NodeJS.ErrnoException);
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST')
+        throw new MakeDirectoryError(dir, level, e as NodeJS.ErrnoException);
     }
   }
   if (missing.length === 0) return false;

@@ -18,7 +18,10 @@ const FLUSH_BYTES = 256 * 1024;
  * Rewrites `path` with what `fill` writes through `write`. `fill` returns false to keep the file
  * as it was (nothing is renamed). Returns whether the file was replaced.
  */
-export async function rewriteForResume(path: string, fill: (write: (text: string) => void) => Promise<boolean>): Promise<boolean> {
+export async function rewriteForResume(
+  path: string,
+  fill: (write: (text: string) => void) => Promise<boolean>,
+): Promise<boolean> {
   const temp = `${path}.resume-${process.pid}.tmp`;
   const fd = openSync(temp, 'w', 0o600);
   let pending: string[] = [];
@@ -53,7 +56,11 @@ export async function rewriteForResume(path: string, fill: (write: (text: string
     }
     const code = (error as NodeJS.ErrnoException).code;
     if (typeof code === 'string' && !(error instanceof CliError)) {
-      throw new CliError(`cannot prepare ${path} for --resume: ${fileErrorCause(error)} writing ${temp}; ${path} is unchanged`, ExitCode.FAILURE, 'free space on its disk, then run the same command again');
+      throw new CliError(
+        `cannot prepare ${path} for --resume: ${fileErrorCause(error)} writing ${temp}; ${path} is unchanged`,
+        ExitCode.FAILURE,
+        'free space on its disk, then run the same command again',
+      );
     }
     throw error;
   } finally {

@@ -40,7 +40,10 @@ export function checkIdArguments(ids: readonly string[]): void {
   const at = ids.findIndex((id) => splitIds(id).length === 0);
   if (at === -1) return;
   const which = ids.length === 1 ? 'the event id is empty' : `event id ${at + 1} of ${ids.length} is empty`;
-  throw new UsageError(`${which}: it names no event, so nothing was sent`, 'an empty argument is often a shell variable that is not set');
+  throw new UsageError(
+    `${which}: it names no event, so nothing was sent`,
+    'an empty argument is often a shell variable that is not set',
+  );
 }
 
 /** The ids of the arguments, a pasted list split into its ids; a usage error when an argument names none. */

@@ -64,7 +64,10 @@ export interface IdListOptions {
 export type IdListFormat = 'ids' | 'results' | 'csv';
 
 /** The ids of the arguments, then of `--from`, in order. Closes the file when the caller stops early. */
-export async function* readIdList(options: IdListOptions, context: Pick<CliContext, 'stdin'>): AsyncGenerator<IdListEntry> {
+export async function* readIdList(
+  options: IdListOptions,
+  context: Pick<CliContext, 'stdin'>,
+): AsyncGenerator<IdListEntry> {
   checkIdArguments(options.args);
   for (const [i, arg] of options.args.entries()) {
     for (const id of splitIds(arg)) yield { where: `argument ${i + 1}`, id, problem: null };
@@ -75,7 +78,11 @@ export async function* readIdList(options: IdListOptions, context: Pick<CliConte
   let stream: NodeJS.ReadableStream;
   let close = async () => {};
   if (source === '-') {
-    if (context.stdin.isTTY) throw new UsageError('reading ids from stdin, but stdin is a terminal', `pipe the ids in (${sym.ellipsis} | fraudctl show --from -) or give a file`);
+    if (context.stdin.isTTY)
+      throw new UsageError(
+        'reading ids from stdin, but stdin is a terminal',
+        `pipe the ids in (${sym.ellipsis} | fraudctl show --from -) or give a file`,
+      );
     stream = context.stdin;
   } else {
     const handle = await open(source, 'r').catch((e: NodeJS.ErrnoException) => {
@@ -92,7 +99,11 @@ export async function* readIdList(options: IdListOptions, context: Pick<CliConte
     close = () => handle.close();
   }
   // readline splits lines; a list of ids has short ones, so its unbounded line length is no worry here.
-  const lines = createInterface({ input: stream, crlfDelay: Infinity, ...(options.signal ? { signal: options.signal } : {}) });
+  const lines = createInterface({
+    input: stream,
+    crlfDelay: Infinity,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
   const read = lines[Symbol.asyncIterator]();
   let n = 0;
   const nextLine = async (): Promise<string | null> => {
@@ -207,23 +218,40 @@ function resultsEntry(text: string, where: string, selection: ResultsSelection):
   try {
     value = JSON.parse(text);
   } catch {
-    return { where, id: null, problem: 'not JSON (a results file holds one JSON object per line)', problemCode: 'NOT_JSON' };
+    return {
+      where,
+      id: null,
+      problem: 'not JSON (a results file holds one JSON object per line)',
+      problemCode: 'NOT_JSON',
+    };
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { where, id: null, problem: 'not a JSON object', problemCode: 'NOT_AN_OBJECT' };
-  const record = value as { id?: unknown; outcome?: unknown; actionType?: unknown; fraudctl?: unknown; totalRiskScore?: unknown };
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { where, id: null, problem: 'not a JSON object', problemCode: 'NOT_AN_OBJECT' };
+  const record = value as {
+    id?: unknown;
+    outcome?: unknown;
+    actionType?: unknown;
+    fraudctl?: unknown;
+    totalRiskScore?: unknown;
+  };
   // The run's own records (its header, first; a `sending` record before a send) name no event.
   if (record.fraudctl !== undefined) return null;
   const decided = record.outcome === undefined ? typeof record.actionType === 'string' : record.outcome === 'DECIDED';
   if (selection === 'review' && !(decided && record.actionType === 'REVIEW')) return null;
   if (selection === 'decided' && !decided) return null;
-  if (typeof record.id !== 'string' || record.id === '') return { where, id: null, problem: 'no id (an event that was never stored has none)', problemCode: 'NO_ID' };
-  const score = typeof record.totalRiskScore === 'number' && Number.isFinite(record.totalRiskScore) ? { score: record.totalRiskScore } : {};
+  if (typeof record.id !== 'string' || record.id === '')
+    return { where, id: null, problem: 'no id (an event that was never stored has none)', problemCode: 'NO_ID' };
+  const score =
+    typeof record.totalRiskScore === 'number' && Number.isFinite(record.totalRiskScore)
+      ? { score: record.totalRiskScore }
+      : {};
   return { where, id: record.id, problem: null, ...score };
 }
 
 function openFailure(path: string, e: NodeJS.ErrnoException): UsageError {
   if (e.code === 'ENOENT') return new UsageError(`no such file: ${path}`);
   if (e.code === 'EISDIR') return new UsageError(`${path} is a directory, not a list of ids`);
-  if (e.code === 'EACCES' || e.code === 'EPERM') return new UsageError(`cannot read ${path}: permission denied (${e.code})`, "check the file's permissions");
+  if (e.code === 'EACCES' || e.code === 'EPERM')
+    return new UsageError(`cannot read ${path}: permission denied (${e.code})`, "check the file's permissions");
   return new UsageError(`cannot read ${path}: ${e.code ?? e.message}`);
 }

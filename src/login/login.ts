@@ -13,7 +13,15 @@ import { useProfile } from '../profiles/stored-profiles.js';
 import { redactKey } from '../profiles/redact.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import { activeProfileName, envValue, profileActedOn } from '../profiles/settings.js';
-import { SANDBOX_PROFILE, checkBaseUrl, normalisedBaseUrl, ownProfile, quote, sameServiceUrl, showUrl } from '../profiles/values.js';
+import {
+  SANDBOX_PROFILE,
+  checkBaseUrl,
+  normalisedBaseUrl,
+  ownProfile,
+  quote,
+  sameServiceUrl,
+  showUrl,
+} from '../profiles/values.js';
 import { shellCommand } from '../render/shell-command.js';
 import { credentialStoreName } from '../credentials/credential-store.js';
 import { saveProfileKey } from '../credentials/profile-keys.js';
@@ -40,16 +48,24 @@ async function readKey(session: Session, profile: string, baseUrl: string | unde
   const { context } = session;
   if (session.canPrompt) {
     const service = baseUrl === undefined ? 'the embedded sandbox' : terminalSafe(baseUrl);
-    return (await (await session.prompter()).secret(`API key for profile "${terminalSafe(profile)}" (${service})`)).trim();
+    return (
+      await (await session.prompter()).secret(`API key for profile "${terminalSafe(profile)}" (${service})`)
+    ).trim();
   }
-  if (context.stdin.isTTY) throw new UsageError('login needs the key: run it on a terminal, or pipe the key on stdin', 'e.g. pass show fraud/key | fraudctl login --profile prod');
+  if (context.stdin.isTTY)
+    throw new UsageError(
+      'login needs the key: run it on a terminal, or pipe the key on stdin',
+      'e.g. pass show fraud/key | fraudctl login --profile prod',
+    );
   return (await readAllStdin(context)).trim();
 }
 
 export async function login(session: Session, options: LoginOptions = {}): Promise<void> {
   const { context, globals } = session;
   const profile = profileActedOn(globals.profile, context.env, 'default');
-  const profiles = readConfigFile(context.env, { warn: (message) => context.stderr.write(`warning: ${message}\n`) }).profiles;
+  const profiles = readConfigFile(context.env, {
+    warn: (message) => context.stderr.write(`warning: ${message}\n`),
+  }).profiles;
   const existing = ownProfile(profiles, profile);
   // A profile's URL is set or changed only by an explicit --base-url, never by FRAUDCTL_BASE_URL
   // (as `gh auth login` takes its host from --hostname, not GH_HOST): a variable exported for
@@ -57,7 +73,10 @@ export async function login(session: Session, options: LoginOptions = {}): Promi
   const newBaseUrl = globals.baseUrl || undefined;
   const fromShell = envValue(context.env, 'FRAUDCTL_BASE_URL');
   if (profile === SANDBOX_PROFILE && newBaseUrl !== undefined) {
-    throw new UsageError('the built-in sandbox profile has no URL to set', 'log in to a service under a profile of its own: fraudctl login --profile NAME --base-url URL');
+    throw new UsageError(
+      'the built-in sandbox profile has no URL to set',
+      'log in to a service under a profile of its own: fraudctl login --profile NAME --base-url URL',
+    );
   }
   const ownUrl = profile === SANDBOX_PROFILE ? undefined : existing?.baseUrl;
   const baseUrl = newBaseUrl ?? ownUrl;
@@ -70,18 +89,36 @@ export async function login(session: Session, options: LoginOptions = {}): Promi
           : `give it: fraudctl login --profile ${profile} --base-url https://${sym.ellipsis}`,
       );
     }
-    throw new UsageError(`profile "${profile}" has no service URL`, `give it: fraudctl login --profile ${profile} --base-url https://${sym.ellipsis}`);
+    throw new UsageError(
+      `profile "${profile}" has no service URL`,
+      `give it: fraudctl login --profile ${profile} --base-url https://${sym.ellipsis}`,
+    );
   }
   const output = await session.output();
-  if (newBaseUrl === undefined && fromShell !== undefined && (ownUrl === undefined || !sameServiceUrl(fromShell, ownUrl))) {
+  if (
+    newBaseUrl === undefined &&
+    fromShell !== undefined &&
+    (ownUrl === undefined || !sameServiceUrl(fromShell, ownUrl))
+  ) {
     // Said before the key is asked for, so that the person typing it knows where it will be checked.
-    const own = ownUrl === undefined ? 'the embedded sandbox' : `its own URL, ${terminalSafe(normalisedBaseUrl(ownUrl))} (to change it, give --base-url)`;
-    output.note(`note: FRAUDCTL_BASE_URL=${showUrl(fromShell)} is not used by login: profile ${quote(profile)} is logged in at ${own}`);
+    const own =
+      ownUrl === undefined
+        ? 'the embedded sandbox'
+        : `its own URL, ${terminalSafe(normalisedBaseUrl(ownUrl))} (to change it, give --base-url)`;
+    output.note(
+      `note: FRAUDCTL_BASE_URL=${showUrl(fromShell)} is not used by login: profile ${quote(profile)} is logged in at ${own}`,
+    );
   }
   // Refused before the key is asked for: it would travel in clear text.
   const insecureHttp = globals.insecureHttp === true || existing?.insecureHttp === true;
   const whereUrl = urlHint(profile, newBaseUrl !== undefined ? 'flag' : 'file');
-  if (baseUrl !== undefined) await checkTransportResolving(baseUrl, insecureHttp, failureMessages({ ...failureWords({ profile }), urlSetting: whereUrl }), context.env);
+  if (baseUrl !== undefined)
+    await checkTransportResolving(
+      baseUrl,
+      insecureHttp,
+      failureMessages({ ...failureWords({ profile }), urlSetting: whereUrl }),
+      context.env,
+    );
 
   const key = await readKey(session, profile, baseUrl);
   if (key === '') throw new UsageError('no API key was given: nothing was saved');
@@ -101,14 +138,22 @@ export async function login(session: Session, options: LoginOptions = {}): Promi
   } catch (error) {
     const failure = classifyFailure(error);
     if (failure.kind === 'not-the-service') {
-      throw new CliError(`nothing was saved: ${failure.error.message}`, failure.exitCode, `check ${whereUrl}: it should be the service's base address`);
+      throw new CliError(
+        `nothing was saved: ${failure.error.message}`,
+        failure.exitCode,
+        `check ${whereUrl}: it should be the service's base address`,
+      );
     } else if (failure.kind === 'not-found') {
       // The key works: the service looked for the event and did not find it.
     } else if (failure.kind === 'auth') {
       // Only an answer of the service is of this kind: its status and type pick the words.
       const { status, errorType } = error as ApiError;
       const why = status === 401 ? 'did not accept this key' : 'accepted the key, but its merchant is blocked';
-      throw new CliError(`the service ${why}: nothing was saved (${status}${errorType ? ` ${errorType}` : ''})`, failure.exitCode, `check the key, and ${whereUrl}`);
+      throw new CliError(
+        `the service ${why}: nothing was saved (${status}${errorType ? ` ${errorType}` : ''})`,
+        failure.exitCode,
+        `check the key, and ${whereUrl}`,
+      );
     } else {
       throw error;
     }
@@ -119,16 +164,40 @@ export async function login(session: Session, options: LoginOptions = {}): Promi
   // The URL as the profile will hold it (no trailing slash): part of the store entry's name.
   const entryUrl = baseUrl === undefined ? null : normalisedBaseUrl(baseUrl);
   const insecureStorage = options.insecureStorage === true;
-  const saved = await saveProfileKey(context.env, { profile, key, ...(newBaseUrl !== undefined ? { newBaseUrl } : {}), baseUrl: entryUrl, insecureHttp: globals.insecureHttp === true, insecureStorage });
+  const saved = await saveProfileKey(context.env, {
+    profile,
+    key,
+    ...(newBaseUrl !== undefined ? { newBaseUrl } : {}),
+    baseUrl: entryUrl,
+    insecureHttp: globals.insecureHttp === true,
+    insecureStorage,
+  });
   const file = `${configFilePath(context.env)} (mode 0600)`;
-  if (saved.storeUnusable) output.note(`note: no credential store is usable here (${saved.storeUnusable}): the key is kept in ${file} instead`);
+  if (saved.storeUnusable)
+    output.note(
+      `note: no credential store is usable here (${saved.storeUnusable}): the key is kept in ${file} instead`,
+    );
   if (saved.warning) output.note(`warning: ${saved.warning}`);
-  const where = saved.place === 'credential-store' ? credentialStoreName() : insecureStorage ? `${file}, as --insecure-storage asks` : file;
+  const where =
+    saved.place === 'credential-store'
+      ? credentialStoreName()
+      : insecureStorage
+        ? `${file}, as --insecure-storage asks`
+        : file;
   // A profile that moves is said as old → new.
-  const moved = newBaseUrl !== undefined && ownUrl !== undefined && !sameServiceUrl(newBaseUrl, ownUrl) ? `${terminalSafe(normalisedBaseUrl(ownUrl))} ${sym.arrow} ` : '';
-  output.note(`Logged in: profile "${profile}" (${moved}${baseUrl === undefined ? 'embedded sandbox' : terminalSafe(normalisedBaseUrl(baseUrl))}) now uses key ${redactKey(key)}, saved in ${where}`);
+  const moved =
+    newBaseUrl !== undefined && ownUrl !== undefined && !sameServiceUrl(newBaseUrl, ownUrl)
+      ? `${terminalSafe(normalisedBaseUrl(ownUrl))} ${sym.arrow} `
+      : '';
+  output.note(
+    `Logged in: profile "${profile}" (${moved}${baseUrl === undefined ? 'embedded sandbox' : terminalSafe(normalisedBaseUrl(baseUrl))}) now uses key ${redactKey(key)}, saved in ${where}`,
+  );
   await offerToActivate(session, profile);
-  const overridden = shellOverrides(context.env, { profile, baseUrl: baseUrl === undefined ? null : normalisedBaseUrl(baseUrl), apiKey: true });
+  const overridden = shellOverrides(context.env, {
+    profile,
+    baseUrl: baseUrl === undefined ? null : normalisedBaseUrl(baseUrl),
+    apiKey: true,
+  });
   if (overridden !== undefined) output.note(overridden);
 }
 
@@ -143,10 +212,15 @@ async function offerToActivate(session: Session, profile: string): Promise<void>
   const active = activeProfileName(envWithoutShellChoice, readConfigFile(context.env));
   if (active === profile) return;
   const output = await session.output();
-  if (session.canPrompt && (await (await session.prompter()).confirm(`Make "${profile}" the active profile (instead of "${active}")?`, true))) {
+  if (
+    session.canPrompt &&
+    (await (await session.prompter()).confirm(`Make "${profile}" the active profile (instead of "${active}")?`, true))
+  ) {
     useProfile(context.env, profile);
     output.note(`"${profile}" is now the active profile`);
     return;
   }
-  output.note(`The active profile is still "${active}": to use "${profile}", run fraudctl config use ${profile}, or add --profile ${profile} to a command`);
+  output.note(
+    `The active profile is still "${active}": to use "${profile}", run fraudctl config use ${profile}, or add --profile ${profile} to a command`,
+  );
 }

@@ -24,5 +24,8 @@ export async function logout(session: Session): Promise<void> {
   } else {
     output.note(`Logged out: profile "${profile}" has no key any more (removed from ${configFilePath(context.env)})`);
   }
-  if (context.env.FRAUDCTL_API_KEY) output.note(`note: FRAUDCTL_API_KEY is set in this shell, and commands here still send that key; to stop that too, run: ${unsetEnvCommand(['FRAUDCTL_API_KEY'])}`);
+  if (context.env.FRAUDCTL_API_KEY)
+    output.note(
+      `note: FRAUDCTL_API_KEY is set in this shell, and commands here still send that key; to stop that too, run: ${unsetEnvCommand(['FRAUDCTL_API_KEY'])}`,
+    );
 }

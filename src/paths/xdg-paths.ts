@@ -27,7 +27,8 @@ export function fraudctlDir(kind: Kind, env: NodeJS.ProcessEnv, platform: NodeJS
 
 // env-paths reads the real platform and environment: only asked when they are the ones meant.
 function nativeDir(kind: Kind, platform: NodeJS.Platform): string {
-  if (platform !== process.platform) throw new Error(`no ${kind} directory for ${platform} on ${process.platform} without ${VARIABLE[kind]}`);
+  if (platform !== process.platform)
+    throw new Error(`no ${kind} directory for ${platform} on ${process.platform} without ${VARIABLE[kind]}`);
   return envPaths('fraudctl', { suffix: '' })[kind];
 }
 

@@ -29,7 +29,10 @@ export interface CliContext {
  * Ctrl-C, Ctrl-Break, SIGTERM or a hang-up aborts `controller`, until `done()` says the work is over (a
  * signal after that is left to whatever comes next). `interrupted` says whether one came in time.
  */
-export function abortOnShutdown(context: Pick<CliContext, 'waitForShutdown'>, controller: AbortController): { readonly interrupted: boolean; done(): void } {
+export function abortOnShutdown(
+  context: Pick<CliContext, 'waitForShutdown'>,
+  controller: AbortController,
+): { readonly interrupted: boolean; done(): void } {
   let finished = false;
   let interrupted = false;
   void context.waitForShutdown().then(() => {
@@ -50,6 +53,7 @@ export function abortOnShutdown(context: Pick<CliContext, 'waitForShutdown'>, co
 /** All of stdin as text (for `submit -` and a piped `login`). */
 export async function readAllStdin(context: Pick<CliContext, 'stdin'>): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of context.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  for await (const chunk of context.stdin)
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
   return Buffer.concat(chunks).toString('utf8');
 }

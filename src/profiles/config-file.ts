@@ -1,4 +1,19 @@
-import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, openSync, readFileSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  type Stats,
+} from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { configDir } from '../paths/xdg-paths.js';
@@ -9,7 +24,18 @@ import { lockPathOf } from '../files/exclusive-lock.js';
 import { listFilesCommand, moveFileCommand, removeFileCommand, shellWord } from '../render/shell-command.js';
 import { withFileLock } from './config-lock.js';
 import { terminalSafe } from '../render/terminal-text.js';
-import { CREDENTIAL_SERVICE, SANDBOX_PROFILE, checkAnalyst, checkApiKey, checkBaseUrl, checkCredentialAccount, checkProfileName, checkRetries, checkTimeoutSeconds, quote } from './values.js';
+import {
+  CREDENTIAL_SERVICE,
+  SANDBOX_PROFILE,
+  checkAnalyst,
+  checkApiKey,
+  checkBaseUrl,
+  checkCredentialAccount,
+  checkProfileName,
+  checkRetries,
+  checkTimeoutSeconds,
+  quote,
+} from './values.js';
 import { sym } from '../render/symbols.js';
 import { checkStoredReasons } from './reason-codes.js';
 
@@ -54,7 +80,17 @@ export interface ConfigFile {
 }
 
 const TOP_KEYS = ['activeProfile', 'profiles'] as const;
-const PROFILE_KEYS = ['baseUrl', 'apiKey', 'credentialStore', 'timeoutSeconds', 'retries', 'insecureHttp', 'analyst', 'reasons', 'requireReason'] as const;
+const PROFILE_KEYS = [
+  'baseUrl',
+  'apiKey',
+  'credentialStore',
+  'timeoutSeconds',
+  'retries',
+  'insecureHttp',
+  'analyst',
+  'reasons',
+  'requireReason',
+] as const;
 const EDIT_HINT = 'fix it in an editor (or move it away to start again with no profiles)';
 
 export function configFilePath(env: NodeJS.ProcessEnv): string {
@@ -78,7 +114,8 @@ export interface PermissionProblem {
  * only its owner, SYSTEM and the administrators may open. Reading an ACL takes a native call or a program
  * whose output is in the system's language (icacls), so fraudctl does not claim to check it.
  */
-export const MODES_NOT_CHECKED_ON_WINDOWS = "permissions not checked on Windows, where file modes do not apply: in the user's profile, the ACL it inherits keeps other users out";
+export const MODES_NOT_CHECKED_ON_WINDOWS =
+  "permissions not checked on Windows, where file modes do not apply: in the user's profile, the ACL it inherits keeps other users out";
 
 /**
  * What is wrong with the modes of the config directory and file, if anything (nothing on
@@ -88,7 +125,10 @@ export const MODES_NOT_CHECKED_ON_WINDOWS = "permissions not checked on Windows,
  * may not. Warned about, not refused (as ssh does for its keys): refusing would stop every
  * command, the embedded sandbox's too, and the fix is one chmod, printed with the warning.
  */
-export function configPermissionProblems(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): PermissionProblem[] {
+export function configPermissionProblems(
+  env: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform = process.platform,
+): PermissionProblem[] {
   if (platform === 'win32') return [];
   const path = configFilePath(env);
   const dir = dirname(path);
@@ -112,7 +152,12 @@ export function configPermissionProblems(env: NodeJS.ProcessEnv, platform: NodeJ
   }
   const fileMode = modeOf(path);
   if (fileMode !== null && (fileMode & 0o077) !== 0) {
-    problems.push({ what: 'config-file', path: terminalSafe(path), problem: `can be read by other users (mode ${octal(fileMode)}) and may hold API keys`, fix: `chmod 600 ${shellWord(path)}` });
+    problems.push({
+      what: 'config-file',
+      path: terminalSafe(path),
+      problem: `can be read by other users (mode ${octal(fileMode)}) and may hold API keys`,
+      fix: `chmod 600 ${shellWord(path)}`,
+    });
   }
   return problems;
 }
@@ -125,24 +170,39 @@ const octal = (mode: number): string => `0${mode.toString(8).padStart(3, '0')}`;
  * A config.json that is not a regular file (a FIFO, a device, a directory) is refused: opened
  * without blocking and checked before it is read, so a FIFO never hangs a command.
  */
-export function readConfigFile(env: NodeJS.ProcessEnv, options: { warn?: (message: string) => void; platform?: NodeJS.Platform } = {}): ConfigFile {
+export function readConfigFile(
+  env: NodeJS.ProcessEnv,
+  options: { warn?: (message: string) => void; platform?: NodeJS.Platform } = {},
+): ConfigFile {
   const path = configFilePath(env);
-  if (options.warn) for (const p of configPermissionProblems(env, options.platform)) options.warn(`${p.what === 'config-file' ? 'config file' : 'config directory'} ${p.path} ${p.problem}: ${p.fix}`);
+  if (options.warn)
+    for (const p of configPermissionProblems(env, options.platform))
+      options.warn(`${p.what === 'config-file' ? 'config file' : 'config directory'} ${p.path} ${p.problem}: ${p.fix}`);
   let text: string;
   let fd: number | undefined;
   try {
     fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
     const stat = fstatSync(fd);
     if (!stat.isFile()) {
-      throw new UsageError(`config file ${terminalSafe(path)} is ${kindOf(stat)}, not a file`, `move it away (${moveFileCommand(path, `${path}.old`)}) and try again`);
+      throw new UsageError(
+        `config file ${terminalSafe(path)} is ${kindOf(stat)}, not a file`,
+        `move it away (${moveFileCommand(path, `${path}.old`)}) and try again`,
+      );
     }
     text = readFileSync(fd, 'utf8');
   } catch (e) {
     if (e instanceof UsageError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { profiles: emptyProfiles() };
-    if (code === 'EISDIR') throw new UsageError(`config file ${terminalSafe(path)} is a directory, not a file`, `move it away (${moveFileCommand(path, `${path}.old`)}) and try again`);
-    throw new UsageError(`cannot read config file ${terminalSafe(path)}: ${fileErrorCause(e)}`, `check that it is a file you can read: ${listFilesCommand([path])}`);
+    if (code === 'EISDIR')
+      throw new UsageError(
+        `config file ${terminalSafe(path)} is a directory, not a file`,
+        `move it away (${moveFileCommand(path, `${path}.old`)}) and try again`,
+      );
+    throw new UsageError(
+      `cannot read config file ${terminalSafe(path)}: ${fileErrorCause(e)}`,
+      `check that it is a file you can read: ${listFilesCommand([path])}`,
+    );
   } finally {
     if (fd !== undefined) closeQuietly(fd);
   }
@@ -153,7 +213,10 @@ export function readConfigFile(env: NodeJS.ProcessEnv, options: { warn?: (messag
     parsed = JSON.parse(text);
   } catch (e) {
     // JSON.parse quotes a piece of the text in its message: shown inert, like anything read from a file.
-    throw new UsageError(`config file ${terminalSafe(path)} is not valid JSON: ${terminalSafe((e as Error).message)}`, EDIT_HINT);
+    throw new UsageError(
+      `config file ${terminalSafe(path)} is not valid JSON: ${terminalSafe((e as Error).message)}`,
+      EDIT_HINT,
+    );
   }
   return checkConfigFile(parsed, path);
 }
@@ -169,11 +232,13 @@ export function checkConfigFile(value: unknown, path: string): ConfigFile {
   };
   if (!isPlainObject(value)) return fail('must hold a JSON object, like {"profiles": {}}');
   for (const key of Object.keys(value)) {
-    if (!(TOP_KEYS as readonly string[]).includes(key)) fail(`unknown key ${quote(key)} (known: ${TOP_KEYS.join(', ')})`);
+    if (!(TOP_KEYS as readonly string[]).includes(key))
+      fail(`unknown key ${quote(key)} (known: ${TOP_KEYS.join(', ')})`);
   }
   const result: ConfigFile = { profiles: emptyProfiles() };
   if (value.activeProfile !== undefined) {
-    if (typeof value.activeProfile !== 'string' || !checkProfileName(value.activeProfile).ok) fail('activeProfile must be a profile name: 1 to 64 letters, digits, _ or -');
+    if (typeof value.activeProfile !== 'string' || !checkProfileName(value.activeProfile).ok)
+      fail('activeProfile must be a profile name: 1 to 64 letters, digits, _ or -');
     result.activeProfile = value.activeProfile as string;
   }
   if (value.profiles !== undefined) {
@@ -190,12 +255,19 @@ export function checkConfigFile(value: unknown, path: string): ConfigFile {
 function checkProfile(value: unknown, where: string, isSandbox: boolean, fail: (what: string) => never): ProfileConfig {
   if (!isPlainObject(value)) return fail(`${where} must be an object, like {"baseUrl": "https://fraud.example.com"}`);
   for (const key of Object.keys(value)) {
-    if (!(PROFILE_KEYS as readonly string[]).includes(key)) fail(`${where} has an unknown key ${quote(key)} (known: ${PROFILE_KEYS.join(', ')})`);
+    if (!(PROFILE_KEYS as readonly string[]).includes(key))
+      fail(`${where} has an unknown key ${quote(key)} (known: ${PROFILE_KEYS.join(', ')})`);
   }
   const profile: ProfileConfig = {};
   if (value.baseUrl !== undefined) {
-    if (isSandbox) fail(`${where} cannot have a baseUrl: "sandbox" is the built-in embedded service (give a remote service another profile name)`);
-    const url = typeof value.baseUrl === 'string' ? checkBaseUrl(value.baseUrl) : ({ ok: false, problem: 'must be a string' } as const);
+    if (isSandbox)
+      fail(
+        `${where} cannot have a baseUrl: "sandbox" is the built-in embedded service (give a remote service another profile name)`,
+      );
+    const url =
+      typeof value.baseUrl === 'string'
+        ? checkBaseUrl(value.baseUrl)
+        : ({ ok: false, problem: 'must be a string' } as const);
     if (!url.ok) fail(`${where}.baseUrl ${url.problem}`);
     profile.baseUrl = value.baseUrl as string;
   }
@@ -208,13 +280,21 @@ function checkProfile(value: unknown, where: string, isSandbox: boolean, fail: (
   if (value.credentialStore !== undefined) {
     const entry = value.credentialStore;
     const shape = `${where}.credentialStore must be {"service": "${CREDENTIAL_SERVICE}", "account": "${sym.ellipsis}"} (fraudctl login writes it)`;
-    if (!isPlainObject(entry) || Object.keys(entry).some((k) => k !== 'service' && k !== 'account') || entry.service !== CREDENTIAL_SERVICE) fail(shape);
+    if (
+      !isPlainObject(entry) ||
+      Object.keys(entry).some((k) => k !== 'service' && k !== 'account') ||
+      entry.service !== CREDENTIAL_SERVICE
+    )
+      fail(shape);
     const account = checkCredentialAccount((entry as Record<string, unknown>).account);
     if (!account.ok) fail(`${where}.credentialStore.account ${account.problem}`);
     if (profile.apiKey !== undefined) {
       fail(`${where} has both apiKey and credentialStore, and a key is kept in one place only: remove one of them`);
     }
-    profile.credentialStore = { service: CREDENTIAL_SERVICE, account: (entry as Record<string, unknown>).account as string };
+    profile.credentialStore = {
+      service: CREDENTIAL_SERVICE,
+      account: (entry as Record<string, unknown>).account as string,
+    };
   }
   if (value.timeoutSeconds !== undefined) {
     const timeout = checkTimeoutSeconds(value.timeoutSeconds);
@@ -286,7 +366,11 @@ export function writeConfigFile(env: NodeJS.ProcessEnv, file: ConfigFile): void 
       // It was never created, or is already gone.
     }
     const shown = target === path ? terminalSafe(path) : `${terminalSafe(path)} (a link to ${terminalSafe(target)})`;
-    throw new CliError(`cannot write config file ${shown}: ${fileErrorCause(e)}; nothing was changed`, ExitCode.FAILURE, fileErrorHint(e, dirname(target), MOVED_BY));
+    throw new CliError(
+      `cannot write config file ${shown}: ${fileErrorCause(e)}; nothing was changed`,
+      ExitCode.FAILURE,
+      fileErrorHint(e, dirname(target), MOVED_BY),
+    );
   }
 }
 
@@ -300,7 +384,11 @@ function ensureConfigDir(dir: string): void {
   } catch (e) {
     if (!(e instanceof MakeDirectoryError)) throw e;
     const at = e.failedAt === dir ? '' : ` (at ${terminalSafe(e.failedAt)})`;
-    throw new CliError(`cannot create the config directory ${terminalSafe(dir)}${at}: ${fileErrorCause(e.error)}`, ExitCode.FAILURE, fileErrorHint(e.error, e.existingParent, MOVED_BY));
+    throw new CliError(
+      `cannot create the config directory ${terminalSafe(dir)}${at}: ${fileErrorCause(e.error)}`,
+      ExitCode.FAILURE,
+      fileErrorHint(e.error, e.existingParent, MOVED_BY),
+    );
   }
 }
 
@@ -316,16 +404,26 @@ function writeTarget(path: string): string {
     link = lstatSync(path);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return path;
-    throw new CliError(`cannot write config file ${shown}: ${fileErrorCause(e)}`, ExitCode.FAILURE, fileErrorHint(e, dirname(path)));
+    throw new CliError(
+      `cannot write config file ${shown}: ${fileErrorCause(e)}`,
+      ExitCode.FAILURE,
+      fileErrorHint(e, dirname(path)),
+    );
   }
   if (link.isFile()) return path;
   if (!link.isSymbolicLink()) {
-    throw new UsageError(`config file ${shown} is ${kindOf(link)}, not a file: nothing was written`, `move it away (${moveFileCommand(path, `${path}.old`)}) and try again`);
+    throw new UsageError(
+      `config file ${shown} is ${kindOf(link)}, not a file: nothing was written`,
+      `move it away (${moveFileCommand(path, `${path}.old`)}) and try again`,
+    );
   }
   const uid = process.getuid?.();
   if (uid !== undefined && link.uid !== uid) {
     // A link someone else put in the config directory (one others can write): never followed.
-    throw new UsageError(`config file ${shown} is a symbolic link of another user (uid ${link.uid}): nothing was written`, `remove it if you did not make it: ${removeFileCommand(path)}`);
+    throw new UsageError(
+      `config file ${shown} is a symbolic link of another user (uid ${link.uid}): nothing was written`,
+      `remove it if you did not make it: ${removeFileCommand(path)}`,
+    );
   }
   let target: string;
   try {
@@ -342,7 +440,11 @@ function writeTarget(path: string): string {
         `create the file it points to (touch ${shellWord(absolute)}), or remove the link (${removeFileCommand(path)}), then try again`,
       );
     }
-    throw new CliError(`cannot follow the link ${shown}: ${fileErrorCause(e)}`, ExitCode.FAILURE, `check where it points: ${listFilesCommand([path])}`);
+    throw new CliError(
+      `cannot follow the link ${shown}: ${fileErrorCause(e)}`,
+      ExitCode.FAILURE,
+      `check where it points: ${listFilesCommand([path])}`,
+    );
   }
   const targetStat = statSync(target);
   if (!targetStat.isFile()) {
@@ -389,7 +491,9 @@ function serialise(file: ConfigFile): string {
   const profiles: Record<string, ProfileConfig> = emptyProfiles();
   for (const [name, p] of Object.entries(file.profiles)) {
     // A fixed key order, so that the file reads the same way whatever edited it last.
-    profiles[name] = Object.fromEntries(PROFILE_KEYS.filter((k) => p[k] !== undefined).map((k) => [k, p[k]])) as ProfileConfig;
+    profiles[name] = Object.fromEntries(
+      PROFILE_KEYS.filter((k) => p[k] !== undefined).map((k) => [k, p[k]]),
+    ) as ProfileConfig;
   }
   return `${JSON.stringify({ ...(file.activeProfile !== undefined ? { activeProfile: file.activeProfile } : {}), profiles }, null, 2)}\n`;
 }

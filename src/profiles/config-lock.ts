@@ -28,9 +28,17 @@ export function withFileLock<T>(path: string, work: () => T, waitMs = DEFAULT_WA
           ? `try again; if no fraudctl runs there any more: ${removeFileCommand(path)}`
           : `try again once it has finished (it has held the lock for more than ${waitMs / 1000} s)`;
       const who = e.kind === 'unreadable' ? `a lock file this user cannot read` : holderWords(e.holder);
-      throw new CliError(`the config file is locked by another fraudctl (${who}): nothing was changed`, ExitCode.FAILURE, hint);
+      throw new CliError(
+        `the config file is locked by another fraudctl (${who}): nothing was changed`,
+        ExitCode.FAILURE,
+        hint,
+      );
     }
-    throw new CliError(`cannot lock the config file (${path}): ${fileErrorCause(e)}: nothing was changed`, ExitCode.FAILURE, fileErrorHint(e, dirname(path)));
+    throw new CliError(
+      `cannot lock the config file (${path}): ${fileErrorCause(e)}: nothing was changed`,
+      ExitCode.FAILURE,
+      fileErrorHint(e, dirname(path)),
+    );
   }
   try {
     return work();

@@ -32,7 +32,8 @@ function parseEntry(entry: string): Checked<ReasonCode> {
   for (const typed of states.split('+')) {
     const match = matchState(typed);
     if (match.state === null) {
-      const guess = match.suggestion !== null ? `: did you mean ${match.suggestion}?` : ` (known: ${KNOWN_STATES.join(', ')})`;
+      const guess =
+        match.suggestion !== null ? `: did you mean ${match.suggestion}?` : ` (known: ${KNOWN_STATES.join(', ')})`;
       return { ok: false, problem: `reason ${shown} names an unknown state ${JSON.stringify(typed)}${guess}` };
     }
     if (!named.includes(match.state)) named.push(match.state);
@@ -43,12 +44,14 @@ function parseEntry(entry: string): Checked<ReasonCode> {
 /** `a,b:DECLINED+FRAUD_CONFIRMED` → the codes; spaces around entries are ignored. */
 export function parseReasons(text: string): Checked<ReasonCode[]> {
   const entries = text.split(',').map((e) => e.trim());
-  if (entries.length === 1 && entries[0] === '') return { ok: false, problem: 'needs at least one code (to remove them: fraudctl config unset reasons)' };
+  if (entries.length === 1 && entries[0] === '')
+    return { ok: false, problem: 'needs at least one code (to remove them: fraudctl config unset reasons)' };
   const codes: ReasonCode[] = [];
   for (const entry of entries) {
     const parsed = parseEntry(entry);
     if (!parsed.ok) return parsed;
-    if (codes.some((c) => c.code === parsed.value.code)) return { ok: false, problem: `reason code ${JSON.stringify(parsed.value.code)} is given twice` };
+    if (codes.some((c) => c.code === parsed.value.code))
+      return { ok: false, problem: `reason code ${JSON.stringify(parsed.value.code)} is given twice` };
     codes.push(parsed.value);
   }
   return { ok: true, value: codes };

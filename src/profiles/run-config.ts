@@ -1,6 +1,19 @@
 import type { Session } from '../session.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
-import { deleteProfile, getSetting, keyMoveOf, listProfiles, NOT_SET_LABEL, setSetting, unsetSetting, useProfile, type KeyMove, type ConfigKey, type ProfileListing, type SettingKey } from './stored-profiles.js';
+import {
+  deleteProfile,
+  getSetting,
+  keyMoveOf,
+  listProfiles,
+  NOT_SET_LABEL,
+  setSetting,
+  unsetSetting,
+  useProfile,
+  type KeyMove,
+  type ConfigKey,
+  type ProfileListing,
+  type SettingKey,
+} from './stored-profiles.js';
 import { readConfigFile } from './config-file.js';
 import { shellOverrides, type JustSet } from './setting-hints.js';
 import { profileActedOn } from './settings.js';
@@ -78,7 +91,18 @@ export async function getConfig(session: Session, key: string): Promise<void> {
   const listed = listProfiles(session.context.env, profile).find((p) => p.name === profile);
   if (listed === undefined) return void getSetting(session.context.env, profile, key as SettingKey);
   const json = profileJson(listed);
-  output.printJson({ 'base-url': json.baseUrl, timeout: json.timeoutSeconds, retries: json.retries, 'api-key': json.apiKey, 'insecure-http': json.insecureHttp, analyst: json.analyst, reasons: json.reasons, 'require-reason': json.requireReason }[key as ConfigKey]);
+  output.printJson(
+    {
+      'base-url': json.baseUrl,
+      timeout: json.timeoutSeconds,
+      retries: json.retries,
+      'api-key': json.apiKey,
+      'insecure-http': json.insecureHttp,
+      analyst: json.analyst,
+      reasons: json.reasons,
+      'require-reason': json.requireReason,
+    }[key as ConfigKey],
+  );
 }
 
 export interface SetOptions {
@@ -103,9 +127,14 @@ export async function setConfig(session: Session, key: string, value: string, op
   const to = normalisedBaseUrl(value);
   const from = before === undefined ? undefined : normalisedBaseUrl(before);
   // A profile's URL that changes is said as old → new.
-  const change = from !== undefined && from !== to ? `base-url ${terminalSafe(from)} ${sym.arrow} ${terminalSafe(to)}` : `base-url set to ${terminalSafe(to)}`;
+  const change =
+    from !== undefined && from !== to
+      ? `base-url ${terminalSafe(from)} ${sym.arrow} ${terminalSafe(to)}`
+      : `base-url set to ${terminalSafe(to)}`;
   const created = ownProfile(readConfigFile(env).profiles, profile) !== undefined && !existed ? ' (a new profile)' : '';
-  (await session.output()).note(`profile "${profile}"${created}: ${change}${move !== null ? `; its API key now goes to ${terminalSafe(to)}` : ''}`);
+  (await session.output()).note(
+    `profile "${profile}"${created}: ${change}${move !== null ? `; its API key now goes to ${terminalSafe(to)}` : ''}`,
+  );
   await warnOverrides(session, { baseUrl: to });
   await printChanged(session, profile);
 }
@@ -120,7 +149,9 @@ async function confirmKeyMove(session: Session, move: KeyMove): Promise<void> {
   const words = `profile ${quote(move.profile)} keeps an API key (in ${where}) for ${from}: with this change it will be sent to ${terminalSafe(move.to)}`;
   if (session.canPrompt) {
     (await session.output()).note(words);
-    const go = await (await session.prompter()).confirm(`Move profile ${quote(move.profile)} and its key to ${terminalSafe(move.to)}?`, false);
+    const go = await (
+      await session.prompter()
+    ).confirm(`Move profile ${quote(move.profile)} and its key to ${terminalSafe(move.to)}?`, false);
     if (!go) throw new CliError('cancelled: nothing was changed', ExitCode.INTERRUPTED);
     return;
   }
@@ -160,7 +191,11 @@ export async function deleteConfig(session: Session, profile: string, options: {
   const url = ownProfile(file.profiles, profile)?.baseUrl;
   const what = `profile ${quote(profile)}${url === undefined ? '' : ` (${terminalSafe(normalisedBaseUrl(url))})`} and its API key`;
   if (!options.yes) {
-    if (!session.canPrompt) throw new UsageError(`not deleting ${what} without --yes`, `to delete it: ${shellCommand(['fraudctl', 'config', 'delete', profile, '--yes'])}`);
+    if (!session.canPrompt)
+      throw new UsageError(
+        `not deleting ${what} without --yes`,
+        `to delete it: ${shellCommand(['fraudctl', 'config', 'delete', profile, '--yes'])}`,
+      );
     const go = await (await session.prompter()).confirm(`Delete ${what}?`, false);
     if (!go) throw new CliError('cancelled: nothing was deleted', ExitCode.INTERRUPTED);
   }

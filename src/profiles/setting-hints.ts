@@ -22,7 +22,8 @@ export function keyHint(profile: string, source: SettingSources['apiKey'], urlSo
   if (source === 'env' && urlSource === 'env') {
     return `the key comes from FRAUDCTL_API_KEY and the URL from FRAUDCTL_BASE_URL, which win over the profile's: check that the key is for that URL, or use the profile's own: ${unsetEnvCommand(['FRAUDCTL_API_KEY', 'FRAUDCTL_BASE_URL'])}`;
   }
-  if (source === 'env') return `the key comes from FRAUDCTL_API_KEY, which wins over the profile's: fix its value, or use the key stored by fraudctl login: ${unsetEnvCommand(['FRAUDCTL_API_KEY'])}`;
+  if (source === 'env')
+    return `the key comes from FRAUDCTL_API_KEY, which wins over the profile's: fix its value, or use the key stored by fraudctl login: ${unsetEnvCommand(['FRAUDCTL_API_KEY'])}`;
   const login = shellCommand(['fraudctl', 'login', '--profile', profile]);
   if (source === null) return `log in: ${login} (or set FRAUDCTL_API_KEY)`;
   return `log in again: ${login} (or set FRAUDCTL_API_KEY)`;
@@ -30,8 +31,10 @@ export function keyHint(profile: string, source: SettingSources['apiKey'], urlSo
 
 /** Where the service URL in force is changed: follows "check the host name in …", "check …". */
 export function urlHint(profile: string, source: SettingSource): string {
-  if (source === 'env') return `FRAUDCTL_BASE_URL, which wins over the profile's URL (fix it, or remove it: ${unsetEnvCommand(['FRAUDCTL_BASE_URL'])})`;
-  if (source === 'file') return `the profile's URL (${shellCommand(['fraudctl', 'config', 'get', 'base-url', '--profile', profile])}; change it with ${shellCommand(['fraudctl', 'config', 'set', 'base-url', 'URL', '--profile', profile])})`;
+  if (source === 'env')
+    return `FRAUDCTL_BASE_URL, which wins over the profile's URL (fix it, or remove it: ${unsetEnvCommand(['FRAUDCTL_BASE_URL'])})`;
+  if (source === 'file')
+    return `the profile's URL (${shellCommand(['fraudctl', 'config', 'get', 'base-url', '--profile', profile])}; change it with ${shellCommand(['fraudctl', 'config', 'set', 'base-url', 'URL', '--profile', profile])})`;
   return '--base-url';
 }
 
@@ -59,16 +62,20 @@ export function shellOverrides(env: NodeJS.ProcessEnv, set: JustSet): string | u
   const names: string[] = [];
   const profile = envValue(env, 'FRAUDCTL_PROFILE');
   if (set.profile !== undefined && profile !== undefined && profile !== set.profile) {
-    says.push(`FRAUDCTL_PROFILE is set to ${quote(profile)} in this shell and wins over the active profile: commands here use profile ${quote(profile)}, not ${quote(set.profile)}`);
+    says.push(
+      `FRAUDCTL_PROFILE is set to ${quote(profile)} in this shell and wins over the active profile: commands here use profile ${quote(profile)}, not ${quote(set.profile)}`,
+    );
     names.push('FRAUDCTL_PROFILE');
   }
   const url = envValue(env, 'FRAUDCTL_BASE_URL');
   if (set.baseUrl !== undefined && url !== undefined && (set.baseUrl === null || !sameServiceUrl(url, set.baseUrl))) {
-    says.push(`FRAUDCTL_BASE_URL is set to ${showUrl(url)} in this shell and wins over the profile's URL: commands here go there`);
+    says.push(
+      `FRAUDCTL_BASE_URL is set to ${showUrl(url)} in this shell and wins over the profile's URL: commands here go there`,
+    );
     names.push('FRAUDCTL_BASE_URL');
   }
   if (set.apiKey === true && envValue(env, 'FRAUDCTL_API_KEY') !== undefined) {
-    says.push('FRAUDCTL_API_KEY is set in this shell and wins over the profile\'s key: commands here send that key');
+    says.push("FRAUDCTL_API_KEY is set in this shell and wins over the profile's key: commands here send that key");
     names.push('FRAUDCTL_API_KEY');
   }
   if (says.length === 0) return undefined;

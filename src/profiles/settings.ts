@@ -94,7 +94,12 @@ export function envValue(env: NodeJS.ProcessEnv, name: string): string | undefin
 
 /** Every profile there is: the file's in name order, then the built-in "sandbox" (once, even if the file has it). */
 export function knownProfiles(file: ConfigFile): string[] {
-  return [...Object.keys(file.profiles).filter((n) => n !== SANDBOX_PROFILE).sort(), SANDBOX_PROFILE];
+  return [
+    ...Object.keys(file.profiles)
+      .filter((n) => n !== SANDBOX_PROFILE)
+      .sort(),
+    SANDBOX_PROFILE,
+  ];
 }
 
 /** `no profile "prdo" (known: prod, sandbox); did you mean "prod"?`, saying how to create it. */
@@ -144,7 +149,11 @@ export function activeProfileName(env: NodeJS.ProcessEnv, file: ConfigFile, over
  * others. An empty --profile or FRAUDCTL_PROFILE counts as not given. The name is not checked
  * here: each verb checks it as it uses it (login may create the profile).
  */
-export function profileActedOn(flag: string | undefined, env: NodeJS.ProcessEnv, otherwise: 'default' | 'active'): string {
+export function profileActedOn(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv,
+  otherwise: 'default' | 'active',
+): string {
   const named = flag !== undefined && flag !== '' ? flag : envValue(env, 'FRAUDCTL_PROFILE');
   if (named !== undefined) return named;
   return otherwise === 'default' ? 'default' : activeProfileName(env, readConfigFile(env));
@@ -165,7 +174,8 @@ export function resolveSettings(flags: SettingsFlags, env: NodeJS.ProcessEnv, fi
   if (envKey !== undefined) {
     // Checked because it goes into a header; never quoted back.
     const key = checkApiKey(envKey);
-    if (!key.ok) throw new UsageError(`FRAUDCTL_API_KEY ${key.problem}`, 'check how it is set (a stray line break or quote?)');
+    if (!key.ok)
+      throw new UsageError(`FRAUDCTL_API_KEY ${key.problem}`, 'check how it is set (a stray line break or quote?)');
     [apiKey, apiKeySource] = [envKey, 'env'];
   } else if (stored.apiKey !== undefined && stored.apiKey !== '') {
     [apiKey, apiKeySource] = [stored.apiKey, 'profile'];
@@ -178,28 +188,75 @@ export function resolveSettings(flags: SettingsFlags, env: NodeJS.ProcessEnv, fi
 
   let timeoutSeconds: number;
   if (flags.timeoutSeconds !== undefined) {
-    timeoutSeconds = orThrow(checkTimeoutSeconds(flags.timeoutSeconds), '--timeout', String(flags.timeoutSeconds), 'e.g. --timeout 10');
+    timeoutSeconds = orThrow(
+      checkTimeoutSeconds(flags.timeoutSeconds),
+      '--timeout',
+      String(flags.timeoutSeconds),
+      'e.g. --timeout 10',
+    );
   } else if (envValue(env, 'FRAUDCTL_TIMEOUT') !== undefined) {
     const text = env.FRAUDCTL_TIMEOUT as string;
-    timeoutSeconds = orThrow(parseTimeoutSeconds(text), 'FRAUDCTL_TIMEOUT', quote(text), `set it to a number of seconds (${setEnvCommand('FRAUDCTL_TIMEOUT', '10')}), or remove it (${unsetEnvCommand(['FRAUDCTL_TIMEOUT'])})`);
+    timeoutSeconds = orThrow(
+      parseTimeoutSeconds(text),
+      'FRAUDCTL_TIMEOUT',
+      quote(text),
+      `set it to a number of seconds (${setEnvCommand('FRAUDCTL_TIMEOUT', '10')}), or remove it (${unsetEnvCommand(['FRAUDCTL_TIMEOUT'])})`,
+    );
   } else if (stored.timeoutSeconds !== undefined) {
-    timeoutSeconds = orThrow(checkTimeoutSeconds(stored.timeoutSeconds), fileSource('timeoutSeconds'), String(stored.timeoutSeconds));
+    timeoutSeconds = orThrow(
+      checkTimeoutSeconds(stored.timeoutSeconds),
+      fileSource('timeoutSeconds'),
+      String(stored.timeoutSeconds),
+    );
   } else {
     timeoutSeconds = DEFAULT_TIMEOUT_SECONDS;
   }
 
-  const retries = stored.retries !== undefined ? orThrow(checkRetries(stored.retries), fileSource('retries'), String(stored.retries)) : DEFAULT_RETRIES;
+  const retries =
+    stored.retries !== undefined
+      ? orThrow(checkRetries(stored.retries), fileSource('retries'), String(stored.retries))
+      : DEFAULT_RETRIES;
 
   const sources: SettingSources = {
-    profile: flags.profile !== undefined ? 'flag' : envValue(env, 'FRAUDCTL_PROFILE') !== undefined ? 'env' : file.activeProfile !== undefined || profile !== SANDBOX_PROFILE ? 'file' : 'default',
-    baseUrl: flags.baseUrl !== undefined ? 'flag' : envValue(env, 'FRAUDCTL_BASE_URL') !== undefined ? 'env' : stored.baseUrl !== undefined ? 'file' : 'default',
-    apiKey: apiKeySource === 'env' ? 'env' : apiKeySource === 'profile' ? 'file' : apiKeySource === 'sandbox-default' ? 'default' : apiKeySource,
-    timeout: flags.timeoutSeconds !== undefined ? 'flag' : envValue(env, 'FRAUDCTL_TIMEOUT') !== undefined ? 'env' : stored.timeoutSeconds !== undefined ? 'file' : 'default',
+    profile:
+      flags.profile !== undefined
+        ? 'flag'
+        : envValue(env, 'FRAUDCTL_PROFILE') !== undefined
+          ? 'env'
+          : file.activeProfile !== undefined || profile !== SANDBOX_PROFILE
+            ? 'file'
+            : 'default',
+    baseUrl:
+      flags.baseUrl !== undefined
+        ? 'flag'
+        : envValue(env, 'FRAUDCTL_BASE_URL') !== undefined
+          ? 'env'
+          : stored.baseUrl !== undefined
+            ? 'file'
+            : 'default',
+    apiKey:
+      apiKeySource === 'env'
+        ? 'env'
+        : apiKeySource === 'profile'
+          ? 'file'
+          : apiKeySource === 'sandbox-default'
+            ? 'default'
+            : apiKeySource,
+    timeout:
+      flags.timeoutSeconds !== undefined
+        ? 'flag'
+        : envValue(env, 'FRAUDCTL_TIMEOUT') !== undefined
+          ? 'env'
+          : stored.timeoutSeconds !== undefined
+            ? 'file'
+            : 'default',
     retries: stored.retries !== undefined ? 'file' : 'default',
   };
   const insecureHttp = flags.insecureHttp === true || stored.insecureHttp === true;
   const keyRefusal =
-    (apiKeySource === 'profile' || apiKeySource === 'credential-store') && baseUrl !== null && (sources.baseUrl === 'flag' || sources.baseUrl === 'env')
+    (apiKeySource === 'profile' || apiKeySource === 'credential-store') &&
+    baseUrl !== null &&
+    (sources.baseUrl === 'flag' || sources.baseUrl === 'env')
       ? storedKeyRefusal(profile, stored, baseUrl, sources.baseUrl, file)
       : undefined;
   if (keyRefusal !== undefined) [apiKey, credentialAccount] = [null, null];
@@ -229,7 +286,13 @@ export function resolveSettings(flags: SettingsFlags, env: NodeJS.ProcessEnv, fi
  * gives the ways out: the profile made for that URL, a key for it in FRAUDCTL_API_KEY, the
  * profile's own URL, or moving the profile there on purpose.
  */
-function storedKeyRefusal(profile: string, stored: ProfileConfig, url: string, source: 'flag' | 'env', file: ConfigFile): UsageError | undefined {
+function storedKeyRefusal(
+  profile: string,
+  stored: ProfileConfig,
+  url: string,
+  source: 'flag' | 'env',
+  file: ConfigFile,
+): UsageError | undefined {
   const own = profile === SANDBOX_PROFILE ? null : stored.baseUrl;
   if (own !== null && own !== undefined && sameServiceUrl(own, url)) return undefined;
   const given = source === 'env' ? 'FRAUDCTL_BASE_URL' : '--base-url';
@@ -240,30 +303,51 @@ function storedKeyRefusal(profile: string, stored: ProfileConfig, url: string, s
       : `profile ${quote(profile)} keeps its API key for ${own === null ? 'the embedded sandbox' : terminalSafe(normalisedBaseUrl(own))}, not for ${shownUrl} (from ${given}): a stored key is sent only to its profile's URL, and nothing was sent`;
 
   const ways: string[] = [];
-  const others = knownProfiles(file).filter((name) => name !== profile && name !== SANDBOX_PROFILE && sameServiceUrl(ownProfile(file.profiles, name)?.baseUrl, url));
+  const others = knownProfiles(file).filter(
+    (name) =>
+      name !== profile && name !== SANDBOX_PROFILE && sameServiceUrl(ownProfile(file.profiles, name)?.baseUrl, url),
+  );
   if (others.length > 0) ways.push(`use the profile for ${shownUrl}: --profile ${others.join(' or --profile ')}`);
   ways.push(`give a key for ${shownUrl} in FRAUDCTL_API_KEY`);
-  if (own !== undefined && source === 'env') ways.push(`go to ${own === null ? 'the embedded sandbox' : `the profile's own URL`}: ${unsetEnvCommand(['FRAUDCTL_BASE_URL'])}`);
-  if (own !== undefined && source === 'flag') ways.push(`leave out --base-url to go to ${own === null ? 'the embedded sandbox' : `the profile's own URL`}`);
-  if (profile !== SANDBOX_PROFILE) ways.push(`or move the profile and its key there on purpose: ${shellCommand(['fraudctl', 'config', 'set', 'base-url', url, '--profile', profile])}`);
+  if (own !== undefined && source === 'env')
+    ways.push(
+      `go to ${own === null ? 'the embedded sandbox' : `the profile's own URL`}: ${unsetEnvCommand(['FRAUDCTL_BASE_URL'])}`,
+    );
+  if (own !== undefined && source === 'flag')
+    ways.push(`leave out --base-url to go to ${own === null ? 'the embedded sandbox' : `the profile's own URL`}`);
+  if (profile !== SANDBOX_PROFILE)
+    ways.push(
+      `or move the profile and its key there on purpose: ${shellCommand(['fraudctl', 'config', 'set', 'base-url', url, '--profile', profile])}`,
+    );
   return new UsageError(message, ways.join('; '));
 }
 
-function resolveBaseUrl(profile: string, stored: ProfileConfig, flags: SettingsFlags, env: NodeJS.ProcessEnv, fileSource: (key: string) => string): string | null {
+function resolveBaseUrl(
+  profile: string,
+  stored: ProfileConfig,
+  flags: SettingsFlags,
+  env: NodeJS.ProcessEnv,
+  fileSource: (key: string) => string,
+): string | null {
   const check = (value: string, source: string) => orThrow(checkBaseUrl(value), source, showUrl(value));
   if (flags.baseUrl !== undefined) return check(flags.baseUrl, '--base-url');
   const fromEnv = envValue(env, 'FRAUDCTL_BASE_URL');
   if (fromEnv !== undefined) return check(fromEnv, 'FRAUDCTL_BASE_URL');
   if (stored.baseUrl !== undefined) {
     if (profile === SANDBOX_PROFILE) {
-      throw new UsageError(`${fileSource('baseUrl')}: the built-in sandbox profile cannot have a base URL`, 'give the remote service another profile name');
+      throw new UsageError(
+        `${fileSource('baseUrl')}: the built-in sandbox profile cannot have a base URL`,
+        'give the remote service another profile name',
+      );
     }
     return check(stored.baseUrl, fileSource('baseUrl'));
   }
   if (profile === SANDBOX_PROFILE) return null;
-  throw new UsageError(`profile ${quote(profile)} has no service URL`, `set it with: fraudctl config set base-url URL --profile ${profile}`);
+  throw new UsageError(
+    `profile ${quote(profile)} has no service URL`,
+    `set it with: fraudctl config set base-url URL --profile ${profile}`,
+  );
 }
-
 
 /** The key of these settings, or the error saying how to give one (exit 3). */
 export function requireApiKey(settings: Settings): string {

@@ -1,5 +1,11 @@
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
-import { readConfigFile, updateConfigFile, type ConfigFile, type CredentialStoreEntry, type ProfileConfig } from './config-file.js';
+import {
+  readConfigFile,
+  updateConfigFile,
+  type ConfigFile,
+  type CredentialStoreEntry,
+  type ProfileConfig,
+} from './config-file.js';
 import { redactKey } from './redact.js';
 import { formatReasons, parseReasons, storedReasons, type ReasonCode } from './reason-codes.js';
 import { activeProfileName, knownProfiles, noSuchProfile } from './settings.js';
@@ -30,7 +36,15 @@ import {
  */
 
 /** What `config set` can change. The key is not among them: `fraudctl login` stores it. */
-export const SETTING_KEYS = ['base-url', 'timeout', 'retries', 'insecure-http', 'analyst', 'reasons', 'require-reason'] as const;
+export const SETTING_KEYS = [
+  'base-url',
+  'timeout',
+  'retries',
+  'insecure-http',
+  'analyst',
+  'reasons',
+  'require-reason',
+] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
 /** What `config get` and `config unset` accept: the settings, and the key (shown redacted, or removed). */
 export const CONFIG_KEYS = [...SETTING_KEYS, 'api-key'] as const;
@@ -90,7 +104,11 @@ export function listProfiles(env: NodeJS.ProcessEnv, activeOverride?: string): P
     return {
       name,
       active: name === active,
-      baseUrl: builtIn ? EMBEDDED_SANDBOX_LABEL : stored.baseUrl !== undefined ? normalisedUrl(stored.baseUrl) : NOT_SET_LABEL,
+      baseUrl: builtIn
+        ? EMBEDDED_SANDBOX_LABEL
+        : stored.baseUrl !== undefined
+          ? normalisedUrl(stored.baseUrl)
+          : NOT_SET_LABEL,
       apiKey: shownKey(stored, builtIn),
       keyStorage: keyStorage(stored, builtIn),
       timeoutSeconds: stored.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
@@ -116,7 +134,11 @@ export function getSetting(env: NodeJS.ProcessEnv, profile: string, key: ConfigK
   switch (which) {
     case 'base-url':
       if (builtIn) return EMBEDDED_SANDBOX_LABEL;
-      if (stored.baseUrl === undefined) throw new UsageError(`profile ${quote(profile)} has no base-url`, `set it with: fraudctl config set base-url URL --profile ${profile}`);
+      if (stored.baseUrl === undefined)
+        throw new UsageError(
+          `profile ${quote(profile)} has no base-url`,
+          `set it with: fraudctl config set base-url URL --profile ${profile}`,
+        );
       return normalisedUrl(stored.baseUrl);
     case 'timeout':
       return String(stored.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS);
@@ -168,9 +190,17 @@ export function keyMoveOf(env: NodeJS.ProcessEnv, profile: string, value: string
  * used. `confirmed`: for a base URL, the key move the user agreed to (keyMoveOf); under the
  * file's lock the profile must still be as it was then, or nothing is changed.
  */
-export function setSetting(env: NodeJS.ProcessEnv, profile: string, key: SettingKey, value: string, confirmed: KeyMove | null = null): void {
+export function setSetting(
+  env: NodeJS.ProcessEnv,
+  profile: string,
+  key: SettingKey,
+  value: string,
+  confirmed: KeyMove | null = null,
+): void {
   if ((key as string) === 'api-key') {
-    throw new UsageError(`the API key is not set with config set: run fraudctl login --profile ${safeName(profile)} (it reads the key without putting it in your shell history)`);
+    throw new UsageError(
+      `the API key is not set with config set: run fraudctl login --profile ${safeName(profile)} (it reads the key without putting it in your shell history)`,
+    );
   }
   const which = configKey(key, SETTING_KEYS);
   const name = profileName(profile);
@@ -187,20 +217,31 @@ export function setSetting(env: NodeJS.ProcessEnv, profile: string, key: Setting
       change.retries = orThrow(parseRetries(value), 'retries', quote(value));
       break;
     case 'insecure-http':
-      if (value !== 'true' && value !== 'false') throw new UsageError(`insecure-http must be true or false (got ${quote(value)})`);
+      if (value !== 'true' && value !== 'false')
+        throw new UsageError(`insecure-http must be true or false (got ${quote(value)})`);
       change.insecureHttp = value === 'true';
       break;
     case 'analyst':
-      change.analyst = orThrow(checkAnalyst(value), 'analyst', quote(value), 'e.g. fraudctl config set analyst "Ann Lee"');
+      change.analyst = orThrow(
+        checkAnalyst(value),
+        'analyst',
+        quote(value),
+        'e.g. fraudctl config set analyst "Ann Lee"',
+      );
       break;
     case 'reasons': {
       const parsed = parseReasons(value);
-      if (!parsed.ok) throw new UsageError(`reasons: ${parsed.problem}: nothing was changed`, 'e.g. fraudctl config set reasons stolen-card,friendly-fraud,customer-confirmed:APPROVED (see fraudctl help config)');
+      if (!parsed.ok)
+        throw new UsageError(
+          `reasons: ${parsed.problem}: nothing was changed`,
+          'e.g. fraudctl config set reasons stolen-card,friendly-fraud,customer-confirmed:APPROVED (see fraudctl help config)',
+        );
       change.reasons = formatReasons(parsed.value);
       break;
     }
     case 'require-reason':
-      if (value !== 'true' && value !== 'false') throw new UsageError(`require-reason must be true or false (got ${quote(value)})`);
+      if (value !== 'true' && value !== 'false')
+        throw new UsageError(`require-reason must be true or false (got ${quote(value)})`);
       change.requireReason = value === 'true';
       break;
   }
@@ -215,8 +256,18 @@ export function setSetting(env: NodeJS.ProcessEnv, profile: string, key: Setting
       const now = ownProfile(file.profiles, name);
       const kept = now === undefined ? 'none' : keyStorage(now, false);
       const moves = (kept === 'credential-store' || kept === 'file') && !sameServiceUrl(now?.baseUrl, change.baseUrl);
-      const same = confirmed === null ? !moves : moves && kept === confirmed.keptIn && (now?.baseUrl === undefined ? confirmed.from === undefined : normalisedUrl(now.baseUrl) === confirmed.from);
-      if (!same) throw new CliError(`nothing was changed: profile ${quote(name)} was changed by another command meanwhile`, ExitCode.FAILURE, 'run this command again');
+      const same =
+        confirmed === null
+          ? !moves
+          : moves &&
+            kept === confirmed.keptIn &&
+            (now?.baseUrl === undefined ? confirmed.from === undefined : normalisedUrl(now.baseUrl) === confirmed.from);
+      if (!same)
+        throw new CliError(
+          `nothing was changed: profile ${quote(name)} was changed by another command meanwhile`,
+          ExitCode.FAILURE,
+          'run this command again',
+        );
     }
     file.profiles[name] = { ...ownProfile(file.profiles, name), ...change };
   });
@@ -228,7 +279,18 @@ export function unsetSetting(env: NodeJS.ProcessEnv, profile: string, key: Confi
   updateConfigFile(env, (file) => {
     const stored = existingProfile(file, profile);
     if (ownProfile(file.profiles, profile) === undefined) return false; // the built-in sandbox, with nothing stored
-    const field = ({ 'base-url': 'baseUrl', timeout: 'timeoutSeconds', retries: 'retries', 'api-key': 'apiKey', 'insecure-http': 'insecureHttp', analyst: 'analyst', reasons: 'reasons', 'require-reason': 'requireReason' } as const)[which];
+    const field = (
+      {
+        'base-url': 'baseUrl',
+        timeout: 'timeoutSeconds',
+        retries: 'retries',
+        'api-key': 'apiKey',
+        'insecure-http': 'insecureHttp',
+        analyst: 'analyst',
+        reasons: 'reasons',
+        'require-reason': 'requireReason',
+      } as const
+    )[which];
     if (stored[field] === undefined) return false;
     const rest = { ...stored };
     delete rest[field];
@@ -242,7 +304,8 @@ export function unsetSetting(env: NodeJS.ProcessEnv, profile: string, key: Confi
  * be removed.
  */
 export function deleteProfile(env: NodeJS.ProcessEnv, name: string): { wasActive: boolean } {
-  if (name === SANDBOX_PROFILE) throw new UsageError('the built-in "sandbox" profile cannot be deleted: it is the embedded local service');
+  if (name === SANDBOX_PROFILE)
+    throw new UsageError('the built-in "sandbox" profile cannot be deleted: it is the embedded local service');
   let wasActive = false;
   updateConfigFile(env, (file) => {
     existingProfile(file, name);
@@ -290,7 +353,11 @@ export function saveApiKey(
   updateConfigFile(env, (file) => {
     const { apiKey: _inFile, credentialStore: _inStore, ...previous } = ownProfile(file.profiles, name) ?? {};
     const entry = inStore?.(ownProfile(file.profiles, name) ?? {});
-    file.profiles[name] = { ...previous, ...change, ...(entry !== undefined ? { credentialStore: entry } : { apiKey }) };
+    file.profiles[name] = {
+      ...previous,
+      ...change,
+      ...(entry !== undefined ? { credentialStore: entry } : { apiKey }),
+    };
   });
 }
 
@@ -326,6 +393,8 @@ function existingProfile(file: ConfigFile, name: string): ProfileConfig {
 }
 
 function sandboxHasNoUrl(): UsageError {
-  return new UsageError('the built-in "sandbox" profile is the embedded local service: it has no base URL', 'give the remote service its own profile, e.g. --profile staging');
+  return new UsageError(
+    'the built-in "sandbox" profile is the embedded local service: it has no base URL',
+    'give the remote service its own profile, e.g. --profile staging',
+  );
 }
-

@@ -41,7 +41,9 @@ export function credentialAccount(profile: string, baseUrl: string | null): stri
 
 /** An account as fraudctl writes one: printable ASCII, no spaces, of a sensible length. */
 export function checkCredentialAccount(value: unknown): Checked<string> {
-  return typeof value === 'string' && /^[\x21-\x7e]{1,2100}$/.test(value) ? ok(value) : bad('must be a string of 1 to 2100 printable characters without spaces');
+  return typeof value === 'string' && /^[\x21-\x7e]{1,2100}$/.test(value)
+    ? ok(value)
+    : bad('must be a string of 1 to 2100 printable characters without spaces');
 }
 
 export const DEFAULT_TIMEOUT_SECONDS = 30;
@@ -77,8 +79,10 @@ export function checkBaseUrl(value: string): Checked<string> {
     return bad(must);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return bad(must);
-  if (url.username !== '' || url.password !== '') return bad('must not contain a user name or password: the key is stored with fraudctl login');
-  if (url.search !== '' || url.hash !== '') return bad(`must not have a query (?${sym.ellipsis}) or fragment (#${sym.ellipsis})`);
+  if (url.username !== '' || url.password !== '')
+    return bad('must not contain a user name or password: the key is stored with fraudctl login');
+  if (url.search !== '' || url.hash !== '')
+    return bad(`must not have a query (?${sym.ellipsis}) or fragment (#${sym.ellipsis})`);
   return ok(url.href.replace(/\/+$/, ''));
 }
 
@@ -104,13 +108,17 @@ export function sameServiceUrl(a: string | undefined, b: string | undefined): bo
 
 /** What an API key may be: it goes into an HTTP header, so printable ASCII without spaces. Never quoted back. */
 export function checkApiKey(value: unknown): Checked<string> {
-  return typeof value === 'string' && /^[\x21-\x7e]+$/.test(value) ? ok(value) : bad('must be a non-empty string of printable characters without spaces or line breaks');
+  return typeof value === 'string' && /^[\x21-\x7e]+$/.test(value)
+    ? ok(value)
+    : bad('must be a non-empty string of printable characters without spaces or line breaks');
 }
 
 const TIMEOUT_RULE = `must be a positive number of seconds, at most ${MAX_TIMEOUT_SECONDS}`;
 
 export function checkTimeoutSeconds(value: unknown): Checked<number> {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 && value <= MAX_TIMEOUT_SECONDS ? ok(value) : bad(TIMEOUT_RULE);
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 && value <= MAX_TIMEOUT_SECONDS
+    ? ok(value)
+    : bad(TIMEOUT_RULE);
 }
 
 /** Text from the environment or the command line: plain decimal digits only ("1e3", "0x10", " " are refused). */
@@ -122,7 +130,9 @@ export function parseTimeoutSeconds(text: string): Checked<number> {
 const RETRIES_RULE = `must be a whole number from 0 to ${MAX_RETRIES}`;
 
 export function checkRetries(value: unknown): Checked<number> {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_RETRIES ? ok(value) : bad(RETRIES_RULE);
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_RETRIES
+    ? ok(value)
+    : bad(RETRIES_RULE);
 }
 
 export function parseRetries(text: string): Checked<number> {
@@ -135,12 +145,20 @@ export function parseRetries(text: string): Checked<number> {
  * authenticated (src/action-log/). One line of printable text, so that a log line and a report
  * show it as typed: no control characters (C0, C1, bidi), no spaces at either end.
  */
-const ANALYST_RULE = 'must be 1 to 64 printable characters (letters, digits, spaces, punctuation), without control characters or spaces at either end';
+const ANALYST_RULE =
+  'must be 1 to 64 printable characters (letters, digits, spaces, punctuation), without control characters or spaces at either end';
 // eslint-disable-next-line no-control-regex -- refusing control characters is the point
 const ANALYST_FORBIDDEN = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 export function checkAnalyst(value: unknown): Checked<string> {
-  if (typeof value !== 'string' || value === '' || value.trim() !== value || [...value].length > 64 || ANALYST_FORBIDDEN.test(value)) return bad(ANALYST_RULE);
+  if (
+    typeof value !== 'string' ||
+    value === '' ||
+    value.trim() !== value ||
+    [...value].length > 64 ||
+    ANALYST_FORBIDDEN.test(value)
+  )
+    return bad(ANALYST_RULE);
   return ok(value);
 }
 

@@ -38,9 +38,23 @@ export function createPrompter(context: CliContext): Prompter {
   const streams = { input: context.stdin, output: context.stdout };
   return {
     select: (message, choices, defaultValue) =>
-      cancellable(select({ message, choices, ...(defaultValue !== undefined ? { default: defaultValue } : {}), pageSize: 12 }, streams)),
+      cancellable(
+        select(
+          { message, choices, ...(defaultValue !== undefined ? { default: defaultValue } : {}), pageSize: 12 },
+          streams,
+        ),
+      ),
     input: (message, options = {}) =>
-      cancellable(input({ message, required: options.required ?? false, ...(options.defaultValue !== undefined ? { default: options.defaultValue } : {}) }, streams)),
+      cancellable(
+        input(
+          {
+            message,
+            required: options.required ?? false,
+            ...(options.defaultValue !== undefined ? { default: options.defaultValue } : {}),
+          },
+          streams,
+        ),
+      ),
     confirm: (message, defaultValue) => cancellable(confirm({ message, default: defaultValue }, streams)),
     secret: (message) => cancellable(password({ message, mask: sym.bullet }, streams)),
   };

@@ -41,7 +41,19 @@ export function compactAge(ms: number): string {
 export function durationText(ms: number | null, smallest: 'm' | 's' = 'm'): string {
   if (ms === null) return sym.dash;
   const sign = ms < 0 ? '-' : '';
-  const units: readonly (readonly [number, string])[] = smallest === 's' ? [[DAY, 'd'], [HOUR, 'h'], [MINUTE, 'm'], [SECOND, 's']] : [[DAY, 'd'], [HOUR, 'h'], [MINUTE, 'm']];
+  const units: readonly (readonly [number, string])[] =
+    smallest === 's'
+      ? [
+          [DAY, 'd'],
+          [HOUR, 'h'],
+          [MINUTE, 'm'],
+          [SECOND, 's'],
+        ]
+      : [
+          [DAY, 'd'],
+          [HOUR, 'h'],
+          [MINUTE, 'm'],
+        ];
   let rest = Math.abs(ms);
   const counts = units.map(([size, name]) => {
     const n = Math.floor(rest / size);

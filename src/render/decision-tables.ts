@@ -17,10 +17,18 @@ const RULE_MATCH_COLUMNS: readonly Column[] = [
   column('score', 'score', 'right'),
 ];
 
-const LIST_MATCH_COLUMNS: readonly Column[] = [column('list', 'list'), column('field', 'field'), column('value', 'value')];
+const LIST_MATCH_COLUMNS: readonly Column[] = [
+  column('list', 'list'),
+  column('field', 'field'),
+  column('value', 'value'),
+];
 
 const ALERT_COLUMNS: readonly Column[] = [
-  { head: 'rule', keys: ['ruleId', 'name'], show: (a, style) => joinPresent([a.ruleId, a.name], ` ${sym.dot} `, style) },
+  {
+    head: 'rule',
+    keys: ['ruleId', 'name'],
+    show: (a, style) => joinPresent([a.ruleId, a.name], ` ${sym.dot} `, style),
+  },
   {
     head: 'severity',
     keys: ['severity'],
@@ -40,7 +48,14 @@ const DECISION_MARKS = ['actionType', 'totalRiskScore', 'ruleMatches', 'alerts',
 export function renderDecision(decision: unknown, style: Style): string {
   if (!isFields(decision) || !hasAnyKey(decision, DECISION_MARKS)) return renderKeyValues(decision, style);
   return joinBlocks([
-    headline(decision, [['event', decision.id], ['state', decision.state]], style),
+    headline(
+      decision,
+      [
+        ['event', decision.id],
+        ['state', decision.state],
+      ],
+      style,
+    ),
     matches('Rule matches', decision.ruleMatches, 'no rule matched', RULE_MATCH_COLUMNS, style),
     matches('List matches', decision.listMatches, 'no list matched', LIST_MATCH_COLUMNS, style),
     renderOtherFields(decision, DECISION_KEYS, style),
@@ -61,7 +76,8 @@ export function renderRiskAssessment(assessment: unknown, style: Style): string 
 /** `DECLINE  score 85/100  event evt-1  state DECLINED`, the decision word in its colour. */
 function headline(fields: Fields, labelled: ReadonlyArray<readonly [string, unknown]>, style: Style): string {
   const { actionType } = fields;
-  const word = typeof actionType === 'string' ? style.action(actionType, safeText(actionType)) : cell(actionType, style);
+  const word =
+    typeof actionType === 'string' ? style.action(actionType, safeText(actionType)) : cell(actionType, style);
   const score = `${style.dim('score')} ${cell(fields.totalRiskScore, style)}/100`;
   const rest = labelled.map(([label, value]) => `${style.dim(label)} ${cell(value, style)}`);
   return [word, score, ...rest].join('  ');

@@ -40,23 +40,43 @@ export function timestamp(at: Date): string {
 
 /** True when state, decision or comments differ (by value). */
 export function changed(before: Watched, after: Watched): boolean {
-  return !same(before.state, after.state) || !same(before.decision, after.decision) || !same(before.comments, after.comments);
+  return (
+    !same(before.state, after.state) || !same(before.decision, after.decision) || !same(before.comments, after.comments)
+  );
 }
 
 /** Where the watch starts: `<time>  state PENDING_REVIEW · decision REVIEW · comments –`. `decision` undefined: not watched (--json). */
 export function renderWatchStart(at: Date, now: Watched, style: Style, columns: number | null): string {
   const parts = [`${style.dim('state')} ${style.bold(shown(now.state))}`];
-  if (now.decision !== undefined) parts.push(`${style.dim('decision')} ${typeof now.decision === 'string' ? style.action(now.decision, shown(now.decision)) : shown(now.decision)}`);
+  if (now.decision !== undefined)
+    parts.push(
+      `${style.dim('decision')} ${typeof now.decision === 'string' ? style.action(now.decision, shown(now.decision)) : shown(now.decision)}`,
+    );
   parts.push(`${style.dim('comments')} ${quoted(now.comments)}`);
   return fit(`${style.dim(timestamp(at))}  ${parts.join(` ${sym.dot} `)}`, columns);
 }
 
 /** What changed: `<time>  state A → B · decision X → Y · comments "new"`. */
-export function renderWatchChange(at: Date, before: Watched, after: Watched, style: Style, columns: number | null): string {
+export function renderWatchChange(
+  at: Date,
+  before: Watched,
+  after: Watched,
+  style: Style,
+  columns: number | null,
+): string {
   const parts: string[] = [];
-  if (!same(before.state, after.state)) parts.push(`${style.dim('state')} ${shown(before.state)} ${sym.arrow} ${style.bold(shown(after.state))}`);
-  if (!same(before.decision, after.decision)) parts.push(`${style.dim('decision')} ${shown(before.decision)} ${sym.arrow} ${typeof after.decision === 'string' ? style.action(after.decision, shown(after.decision)) : shown(after.decision)}`);
-  if (!same(before.comments, after.comments)) parts.push(after.comments === null || after.comments === undefined ? `${style.dim('comments')} removed` : `${style.dim('comments')} ${quoted(after.comments)}`);
+  if (!same(before.state, after.state))
+    parts.push(`${style.dim('state')} ${shown(before.state)} ${sym.arrow} ${style.bold(shown(after.state))}`);
+  if (!same(before.decision, after.decision))
+    parts.push(
+      `${style.dim('decision')} ${shown(before.decision)} ${sym.arrow} ${typeof after.decision === 'string' ? style.action(after.decision, shown(after.decision)) : shown(after.decision)}`,
+    );
+  if (!same(before.comments, after.comments))
+    parts.push(
+      after.comments === null || after.comments === undefined
+        ? `${style.dim('comments')} removed`
+        : `${style.dim('comments')} ${quoted(after.comments)}`,
+    );
   return fit(`${style.dim(timestamp(at))}  ${parts.join(` ${sym.dot} `)}`, columns);
 }
 

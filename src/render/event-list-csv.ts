@@ -23,7 +23,19 @@ import { terminalSafe } from './terminal-text.js';
  */
 
 // `age` last: a script that reads the columns by position keeps its columns where they were.
-const HEADER = ['id', 'state', 'decision', 'score', 'amount', 'currency', 'email', 'event date', 'comments', 'error', 'age'];
+const HEADER = [
+  'id',
+  'state',
+  'decision',
+  'score',
+  'amount',
+  'currency',
+  'email',
+  'event date',
+  'comments',
+  'error',
+  'age',
+];
 
 const EVENT_ID = new RegExp(EVENT_ID_PATTERN);
 
@@ -57,6 +69,18 @@ export function csvRow(row: EventRow, now: number = Date.now()): string {
   // A line of the input without an id has none to show: where it was stands in for it.
   const id = row.kind === 'invalid' && row.id === null ? `(${terminalSafe(row.where)})` : v.id;
   const summary = row.kind === 'found' && isFields(row.summary) ? row.summary : {};
-  const record = [id, v.state, v.decision, numberOr(summary.totalScore, v.score), numberOr(summary.amount, v.amount), v.currency, v.email, v.eventDate, v.comments, v.error, v.age];
+  const record = [
+    id,
+    v.state,
+    v.decision,
+    numberOr(summary.totalScore, v.score),
+    numberOr(summary.amount, v.amount),
+    v.currency,
+    v.email,
+    v.eventDate,
+    v.comments,
+    v.error,
+    v.age,
+  ];
   return stringify([record], OPTIONS);
 }

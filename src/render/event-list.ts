@@ -67,7 +67,17 @@ function errorText(row: Exclude<EventRow, { kind: 'found' }>): string {
 
 /** A row's values as of `now`, read tolerantly from the summary and the risk assessment (any field may be missing or of another type). */
 export function listValues(row: EventRow, now: number = Date.now()): ListValues {
-  const blank = { state: '', decision: '', score: '', amount: '', currency: '', email: '', eventDate: '', age: '', comments: '' };
+  const blank = {
+    state: '',
+    decision: '',
+    score: '',
+    amount: '',
+    currency: '',
+    email: '',
+    eventDate: '',
+    age: '',
+    comments: '',
+  };
   if (row.kind !== 'found') return { id: row.id === null ? '' : terminalSafe(row.id), ...blank, error: errorText(row) };
   const s = isFields(row.summary) ? row.summary : {};
   const a = isFields(row.assessment) ? row.assessment : {};
@@ -85,7 +95,6 @@ export function listValues(row: EventRow, now: number = Date.now()): ListValues 
     error: '',
   };
 }
-
 
 interface Column {
   head: string;
@@ -118,7 +127,15 @@ const COMMENTS = { min: 10, preferred: 50 };
  * table order). The id column gives way to the first three: an id too wide to leave them room
  * goes on a line of its own.
  */
-const KEPT_FIRST: readonly (Sized | 'comments')[] = ['state', 'decision', 'amount', 'score', 'email', 'eventDate', 'comments'];
+const KEPT_FIRST: readonly (Sized | 'comments')[] = [
+  'state',
+  'decision',
+  'amount',
+  'score',
+  'email',
+  'eventDate',
+  'comments',
+];
 const BESIDE_ID: readonly Sized[] = ['state', 'decision', 'amount'];
 
 /** The width of each column shown (a sized column left out has none), the id's and the comments' (null: not shown). */
@@ -142,7 +159,8 @@ export interface ListLayout {
  * each wants, up to its preferred width; the comments get the rest of the line.
  */
 export function listLayout(columns: number | null, firstIds: readonly string[]): ListLayout {
-  const widest = (limit: number) => firstIds.map((id) => stringWidth(id)).reduce((most, w) => (w <= limit ? Math.max(most, w) : most), ID.min);
+  const widest = (limit: number) =>
+    firstIds.map((id) => stringWidth(id)).reduce((most, w) => (w <= limit ? Math.max(most, w) : most), ID.min);
   if (columns === null) {
     const widths = Object.fromEntries(SIZED.map((k) => [k, COLUMNS[k].preferred])) as Record<Sized, number>;
     return { id: Math.max(ID.preferred, widest(Infinity)), widths, comments: COMMENTS.preferred };
@@ -170,9 +188,13 @@ export function listLayout(columns: number | null, firstIds: readonly string[]):
     left -= GAP.length + COLUMNS.age.min;
   }
   const shown = SIZED.filter((k) => chosen.has(k));
-  const wanted = want(id) + shown.reduce((sum, k) => sum + want(COLUMNS[k]), 0) + (chosen.has('comments') ? want(COMMENTS) : 0);
-  const share = (c: Column | typeof ID | typeof COMMENTS) => (wanted === 0 ? 0 : Math.min(want(c), Math.floor((left * want(c)) / wanted)));
-  const widths = Object.fromEntries(shown.map((k) => [k, COLUMNS[k].min + share(COLUMNS[k])])) as Partial<Record<Sized, number>>;
+  const wanted =
+    want(id) + shown.reduce((sum, k) => sum + want(COLUMNS[k]), 0) + (chosen.has('comments') ? want(COMMENTS) : 0);
+  const share = (c: Column | typeof ID | typeof COMMENTS) =>
+    wanted === 0 ? 0 : Math.min(want(c), Math.floor((left * want(c)) / wanted));
+  const widths = Object.fromEntries(shown.map((k) => [k, COLUMNS[k].min + share(COLUMNS[k])])) as Partial<
+    Record<Sized, number>
+  >;
   const idWidth = id.min + share(id);
   const used = idWidth + shown.reduce((sum, k) => sum + GAP.length + widths[k]!, 0);
   return { id: idWidth, widths, comments: chosen.has('comments') ? columns - used - GAP.length : null };
@@ -199,7 +221,12 @@ export interface ListTable {
  * the first screenful, as `idText` gives them, for the id column's width. `now`: the clock of
  * the age column (now - eventDate when the row is written).
  */
-export function createListTable(style: Style, columns: number | null, firstIds: readonly string[] = [], now: () => number = Date.now): ListTable {
+export function createListTable(
+  style: Style,
+  columns: number | null,
+  firstIds: readonly string[] = [],
+  now: () => number = Date.now,
+): ListTable {
   const layout = listLayout(columns, firstIds);
   const shown = SIZED.filter((k) => layout.widths[k] !== undefined);
   /** The id column; off a terminal it widens for a longer id (a row stays one line there). */
@@ -255,7 +282,8 @@ export function createListTable(style: Style, columns: number | null, firstIds: 
       if (row.kind === 'invalid') return line(id, colour, rest([], `${style.review('invalid')} ${v.error}`));
       if (row.kind === 'error') return line(id, colour, rest([], `${style.decline('error')} ${v.error}`));
       const summary = isFields(row.summary) ? row.summary : {};
-      const amount = summary.amount === null || summary.amount === undefined ? '' : money(summary.amount, summary.currency, PLAIN);
+      const amount =
+        summary.amount === null || summary.amount === undefined ? '' : money(summary.amount, summary.currency, PLAIN);
       const values: Record<Sized, () => string> = {
         state: () => cell(v.state, 'state'),
         decision: () => cell(v.decision, 'decision', (s) => style.action(v.decision, s)),
@@ -265,7 +293,14 @@ export function createListTable(style: Style, columns: number | null, firstIds: 
         eventDate: () => cell(v.eventDate, 'eventDate'),
         age: () => cell(v.age, 'age'),
       };
-      return line(id, colour, rest(shown.map((k) => values[k]()), layout.comments === null ? null : v.comments === '' ? style.dim(sym.dash) : v.comments));
+      return line(
+        id,
+        colour,
+        rest(
+          shown.map((k) => values[k]()),
+          layout.comments === null ? null : v.comments === '' ? style.dim(sym.dash) : v.comments,
+        ),
+      );
     },
   };
 }

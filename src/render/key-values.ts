@@ -49,7 +49,11 @@ function isListOfRecords(value: unknown): value is Fields[] {
 function recordsByUnionOfKeys(records: readonly Fields[], style: Style): string {
   const keys = [...new Set(records.flatMap((r) => Object.keys(r)))];
   if (keys.length === 0) return style.dim(`(${records.length} empty ${records.length === 1 ? 'object' : 'objects'})`);
-  return recordTable(records, keys.map((k) => column(safeText(k), k)), style);
+  return recordTable(
+    records,
+    keys.map((k) => column(safeText(k), k)),
+    style,
+  );
 }
 
 /** The fields of `fields` not in `known`, under an "Other fields" heading; '' when none. */

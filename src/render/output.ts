@@ -21,7 +21,10 @@ export interface Output {
 
 export function createOutput(context: CliContext, options: { json: boolean; noColorFlag: boolean }): Output {
   const columns = context.stdout.isTTY ? context.stdout.columns || 80 : null;
-  const style = createStyle(colourLevel({ flagNoColor: options.noColorFlag, env: context.env, isTTY: Boolean(context.stdout.isTTY) }), columns);
+  const style = createStyle(
+    colourLevel({ flagNoColor: options.noColorFlag, env: context.env, isTTY: Boolean(context.stdout.isTTY) }),
+    columns,
+  );
   return {
     json: options.json,
     style,

@@ -21,8 +21,14 @@ export function renderProfiles(profiles: readonly ProfileListing[], style: Style
   for (const p of profiles) {
     table.push([
       p.active ? style.bold('*') : '',
-      terminalSafe(p.name) + (p.builtIn ? style.dim(' (built-in)') : '') + (p.analyst !== null ? `\n${style.dim(`analyst: ${terminalSafe(p.analyst)}`)}` : '') +
-        (p.reasons.length > 0 ? `\n${style.dim(`reasons: ${p.reasons.length}${p.requireReason ? ', required' : ''}`)}` : p.requireReason ? `\n${style.dim('reasons: required, none set')}` : ''),
+      terminalSafe(p.name) +
+        (p.builtIn ? style.dim(' (built-in)') : '') +
+        (p.analyst !== null ? `\n${style.dim(`analyst: ${terminalSafe(p.analyst)}`)}` : '') +
+        (p.reasons.length > 0
+          ? `\n${style.dim(`reasons: ${p.reasons.length}${p.requireReason ? ', required' : ''}`)}`
+          : p.requireReason
+            ? `\n${style.dim('reasons: required, none set')}`
+            : ''),
       // Said where the URL is: this profile would send its key in clear text to another machine.
       terminalSafe(p.baseUrl) + (p.insecureHttp ? `\n${style.decline('insecure-http: key in clear text')}` : ''),
       terminalSafe(p.apiKey) + (p.keyStorage === 'file' ? `\n${style.dim('in the config file')}` : ''),

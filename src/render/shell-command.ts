@@ -49,11 +49,17 @@ const MACHINE_FOLDERS = ['SystemRoot', 'windir', 'ProgramFiles', 'ProgramFiles(x
  * PowerShell's value and is taken for PowerShell: FRAUDCTL_SHELL=cmd says otherwise.
  */
 function startedFromPowerShell(env: NodeJS.ProcessEnv): boolean {
-  const machine = MACHINE_FOLDERS.map((name) => env[name]).filter((folder): folder is string => Boolean(folder)).map((folder) => folder.toLowerCase().replace(/[\\/]+$/, ''));
+  const machine = MACHINE_FOLDERS.map((name) => env[name])
+    .filter((folder): folder is string => Boolean(folder))
+    .map((folder) => folder.toLowerCase().replace(/[\\/]+$/, ''));
   return (env.PSModulePath ?? '')
     .split(';')
     .map((entry) => entry.trim().toLowerCase())
-    .some((entry) => /[\\/](windows)?powershell[\\/]modules[\\/]?$/.test(entry) && !machine.some((folder) => entry.startsWith(`${folder}\\`) || entry.startsWith(`${folder}/`)));
+    .some(
+      (entry) =>
+        /[\\/](windows)?powershell[\\/]modules[\\/]?$/.test(entry) &&
+        !machine.some((folder) => entry.startsWith(`${folder}\\`) || entry.startsWith(`${folder}/`)),
+    );
 }
 
 /**
@@ -68,7 +74,10 @@ export function shellDialectFor(env: NodeJS.ProcessEnv, platform: NodeJS.Platfor
     const name = given.trim().toLowerCase();
     if (name === 'pwsh') return 'powershell';
     if ((SHELL_DIALECTS as readonly string[]).includes(name)) return name as ShellDialect;
-    throw new UsageError(`FRAUDCTL_SHELL is ${JSON.stringify(given)}, not a shell fraudctl writes hints for`, 'set it to sh, powershell or cmd, or leave it empty to have the shell found');
+    throw new UsageError(
+      `FRAUDCTL_SHELL is ${JSON.stringify(given)}, not a shell fraudctl writes hints for`,
+      'set it to sh, powershell or cmd, or leave it empty to have the shell found',
+    );
   }
   if (platform !== 'win32') return 'sh';
   if (env.MSYSTEM || env.SHELL?.startsWith('/')) return 'sh';
@@ -116,7 +125,12 @@ function cmdWord(word: string): string {
 function powershellWord(word: string): string {
   // Bare only when PowerShell's argument mode reads it as the same string: not `--` (the end of
   // its parameters), not a number in another form (`1e3`, `0x10`, `1kb` would reach the program as 1000, 16, 1024).
-  if (/^[A-Za-z0-9._:/\\+=-]+$/.test(word) && !/^[-.]*$/.test(word) && !/^[-+.]?[0-9]/.test(word.replace(/^[0-9]+$/, 'n'))) return word;
+  if (
+    /^[A-Za-z0-9._:/\\+=-]+$/.test(word) &&
+    !/^[-.]*$/.test(word) &&
+    !/^[-+.]?[0-9]/.test(word.replace(/^[0-9]+$/, 'n'))
+  )
+    return word;
   return `'${word.replace(/['\u2018\u2019\u201a\u201b]/g, (q) => q + q)}'`;
 }
 
@@ -152,7 +166,8 @@ export function unsetEnvCommand(names: readonly string[], dialect: ShellDialect 
 
 /** Sets an environment variable for this shell and the programs it starts. */
 export function setEnvCommand(name: string, value: string, dialect: ShellDialect = chosen): string {
-  if (dialect === 'powershell') return `$env:${name} = ${powershellWord(value) === value ? `'${value}'` : powershellWord(value)}`;
+  if (dialect === 'powershell')
+    return `$env:${name} = ${powershellWord(value) === value ? `'${value}'` : powershellWord(value)}`;
   if (dialect === 'cmd') return cmdWord(value) === value ? `set ${name}=${value}` : `set "${name}=${value}"`;
   return `export ${name}=${posixWord(value)}`;
 }
@@ -166,7 +181,8 @@ export function removeFileCommand(path: string, dialect: ShellDialect = chosen):
 
 /** Moves (renames) a file or folder. */
 export function moveFileCommand(from: string, to: string, dialect: ShellDialect = chosen): string {
-  if (dialect === 'powershell') return `Move-Item -LiteralPath ${powershellWord(from)} -Destination ${powershellWord(to)}`;
+  if (dialect === 'powershell')
+    return `Move-Item -LiteralPath ${powershellWord(from)} -Destination ${powershellWord(to)}`;
   if (dialect === 'cmd') return `move ${cmdWord(from)} ${cmdWord(to)}`;
   return `mv ${posixWord(from)} ${posixWord(to)}`;
 }

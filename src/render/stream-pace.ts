@@ -12,7 +12,10 @@ import { once } from 'node:events';
 export async function drainedOrClosed(stream: NodeJS.WritableStream): Promise<void> {
   const done = new AbortController();
   try {
-    await Promise.race([once(stream, 'drain', { signal: done.signal }), once(stream, 'close', { signal: done.signal })]);
+    await Promise.race([
+      once(stream, 'drain', { signal: done.signal }),
+      once(stream, 'close', { signal: done.signal }),
+    ]);
   } catch {
     // An error on the stream: main.ts says it (watchOutputStreams); the writer only stops waiting.
   } finally {

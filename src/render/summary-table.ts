@@ -12,11 +12,19 @@ import { column, createTable, joinBlocks, recordTable, sectionRow, tableText, ty
 
 /** A true list match stands out: an allowlist hit in the approve colour, a denylist hit in decline's. */
 function listFlag(label: string, key: string, colour: 'approve' | 'decline'): Column {
-  return { head: label, keys: [key], show: (f, style) => (f[key] === true ? style[colour]('true') : cell(f[key], style)) };
+  return {
+    head: label,
+    keys: [key],
+    show: (f, style) => (f[key] === true ? style[colour]('true') : cell(f[key], style)),
+  };
 }
 
 function amountRow(label: string, amountKey: string, currencyKey: string): Column {
-  return { head: label, keys: [amountKey, currencyKey], show: (f, style) => money(f[amountKey], f[currencyKey], style) };
+  return {
+    head: label,
+    keys: [amountKey, currencyKey],
+    show: (f, style) => money(f[amountKey], f[currencyKey], style),
+  };
 }
 
 function addressRows(prefix: 'shipping' | 'billing'): Column[] {
@@ -65,7 +73,10 @@ const SECTIONS: ReadonlyArray<readonly [string, readonly Column[]]> = [
 ];
 
 /** Every summary field a section row shows, and items (shown in their own table). */
-const SUMMARY_KEYS: ReadonlySet<string> = new Set([...SECTIONS.flatMap(([, rows]) => rows.flatMap((r) => r.keys)), 'items']);
+const SUMMARY_KEYS: ReadonlySet<string> = new Set([
+  ...SECTIONS.flatMap(([, rows]) => rows.flatMap((r) => r.keys)),
+  'items',
+]);
 
 /** GET /event/{id}: the summary in sections (Decision, Amount, User, Shipping, Billing, Other fields), then items. */
 export function renderEventSummary(summary: unknown, style: Style): string {
@@ -79,9 +90,17 @@ function summaryTable(summary: Fields, style: Style): string {
     if (table.length > 0) table.push(sectionRow('', style));
     table.push(sectionRow(title, style), ...rows);
   };
-  for (const [title, rows] of SECTIONS) section(title, rows.map((row) => [row.head, row.show(summary, style)]));
+  for (const [title, rows] of SECTIONS)
+    section(
+      title,
+      rows.map((row) => [row.head, row.show(summary, style)]),
+    );
   const other = unknownKeys(summary, SUMMARY_KEYS);
-  if (other.length > 0) section('Other fields', other.map((key) => [safeText(key), cell(summary[key], style)]));
+  if (other.length > 0)
+    section(
+      'Other fields',
+      other.map((key) => [safeText(key), cell(summary[key], style)]),
+    );
   return tableText(table, style);
 }
 
@@ -93,10 +112,23 @@ function itemColumns(baseCurrency: unknown): Column[] {
   const price = (i: Fields, style: Style) => money(i.itemPrice, i.itemCurrency, style);
   const basePrice = (i: Fields, style: Style) => money(i.itemPriceInBaseCurrency, baseCurrency, style);
   return [
-    { head: 'item', keys: ['itemId', 'itemName'], show: (i, style) => joinPresent([i.itemId, i.itemName], ' / ', style), whole: (i, style) => (i.itemId != null ? cell(i.itemId, style) : ''), breakable: true },
+    {
+      head: 'item',
+      keys: ['itemId', 'itemName'],
+      show: (i, style) => joinPresent([i.itemId, i.itemName], ' / ', style),
+      whole: (i, style) => (i.itemId != null ? cell(i.itemId, style) : ''),
+      breakable: true,
+    },
     { ...column('quantity', 'itemQuantity', 'right'), whole: (i, style) => cell(i.itemQuantity, style), short: 'qty' },
     { head: 'price', keys: ['itemPrice', 'itemCurrency'], show: price, whole: price, align: 'right' },
-    { head: 'base-currency price', keys: ['itemPriceInBaseCurrency'], show: basePrice, whole: basePrice, short: 'base price', align: 'right' },
+    {
+      head: 'base-currency price',
+      keys: ['itemPriceInBaseCurrency'],
+      show: basePrice,
+      whole: basePrice,
+      short: 'base price',
+      align: 'right',
+    },
     { head: 'seller', keys: ['itemSeller', 'itemSellerCountry'], show: seller, foldable: true },
     { ...column('category', 'itemCategory'), foldable: true },
   ];

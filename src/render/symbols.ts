@@ -44,29 +44,91 @@ export interface Symbols {
 export type ChartMarks = [string, string, string, string, string, string, string, string, string, string];
 
 export type TableChar =
-  | 'top' | 'top-mid' | 'top-left' | 'top-right'
-  | 'bottom' | 'bottom-mid' | 'bottom-left' | 'bottom-right'
-  | 'left' | 'left-mid' | 'mid' | 'mid-mid' | 'right' | 'right-mid' | 'middle';
+  | 'top'
+  | 'top-mid'
+  | 'top-left'
+  | 'top-right'
+  | 'bottom'
+  | 'bottom-mid'
+  | 'bottom-left'
+  | 'bottom-right'
+  | 'left'
+  | 'left-mid'
+  | 'mid'
+  | 'mid-mid'
+  | 'right'
+  | 'right-mid'
+  | 'middle';
 
 const UNICODE: Symbols = {
-  dot: '·', arrow: '→', left: '←', up: '↑', down: '↓', ellipsis: '…', dash: '–', rule: '─',
-  pass: '✓', fail: '✗', bullet: '•', times: '×', cursor: '▏', barDone: '█', barLeft: '░',
+  dot: '·',
+  arrow: '→',
+  left: '←',
+  up: '↑',
+  down: '↓',
+  ellipsis: '…',
+  dash: '–',
+  rule: '─',
+  pass: '✓',
+  fail: '✗',
+  bullet: '•',
+  times: '×',
+  cursor: '▏',
+  barDone: '█',
+  barLeft: '░',
   // cli-table3's own defaults, written out so both sets are in one place.
   tableChars: {
-    top: '─', 'top-mid': '┬', 'top-left': '┌', 'top-right': '┐',
-    bottom: '─', 'bottom-mid': '┴', 'bottom-left': '└', 'bottom-right': '┘',
-    left: '│', 'left-mid': '├', mid: '─', 'mid-mid': '┼', right: '│', 'right-mid': '┤', middle: '│',
+    top: '─',
+    'top-mid': '┬',
+    'top-left': '┌',
+    'top-right': '┐',
+    bottom: '─',
+    'bottom-mid': '┴',
+    'bottom-left': '└',
+    'bottom-right': '┘',
+    left: '│',
+    'left-mid': '├',
+    mid: '─',
+    'mid-mid': '┼',
+    right: '│',
+    'right-mid': '┤',
+    middle: '│',
   },
   chartMarks: ['┼', '┤', '╶', '╴', '─', '╰', '╭', '╮', '╯', '│'],
 };
 
 const ASCII: Symbols = {
-  dot: '-', arrow: '->', left: '<-', up: '^', down: 'v', ellipsis: '...', dash: '-', rule: '-',
-  pass: 'ok', fail: 'x', bullet: '*', times: 'x', cursor: '|', barDone: '#', barLeft: '-',
+  dot: '-',
+  arrow: '->',
+  left: '<-',
+  up: '^',
+  down: 'v',
+  ellipsis: '...',
+  dash: '-',
+  rule: '-',
+  pass: 'ok',
+  fail: 'x',
+  bullet: '*',
+  times: 'x',
+  cursor: '|',
+  barDone: '#',
+  barLeft: '-',
   tableChars: {
-    top: '-', 'top-mid': '+', 'top-left': '+', 'top-right': '+',
-    bottom: '-', 'bottom-mid': '+', 'bottom-left': '+', 'bottom-right': '+',
-    left: '|', 'left-mid': '+', mid: '-', 'mid-mid': '+', right: '|', 'right-mid': '+', middle: '|',
+    top: '-',
+    'top-mid': '+',
+    'top-left': '+',
+    'top-right': '+',
+    bottom: '-',
+    'bottom-mid': '+',
+    'bottom-left': '+',
+    'bottom-right': '+',
+    left: '|',
+    'left-mid': '+',
+    mid: '-',
+    'mid-mid': '+',
+    right: '|',
+    'right-mid': '+',
+    middle: '|',
   },
   chartMarks: ['+', '|', '-', '-', '-', '\\', '/', '\\', '/', '|'],
 };

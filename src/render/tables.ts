@@ -13,7 +13,11 @@ import { sym } from './symbols.js';
 
 type Row = Table.HorizontalTableRow;
 
-export function createTable(head: readonly string[] | undefined, style: Style, colAligns?: Table.HorizontalAlignment[]): Table.Table {
+export function createTable(
+  head: readonly string[] | undefined,
+  style: Style,
+  colAligns?: Table.HorizontalAlignment[],
+): Table.Table {
   return new Table({
     ...(head ? { head: head.map((h) => style.bold(h)) } : {}),
     ...(colAligns ? { colAligns } : {}),
@@ -61,7 +65,10 @@ export function tableText(table: Table.Table, style: Style, fit: TableFit = {}):
   if (borders.length === 0 || borders[0]!.length <= columns) return natural;
   // The border with the most column separators has every column (spanning rows hide some).
   const border = borders.reduce((a, b) => (b.split(between).length > a.split(between).length ? b : a));
-  const widths = border.slice(1, -1).split(between).map((segment) => segment.length);
+  const widths = border
+    .slice(1, -1)
+    .split(between)
+    .map((segment) => segment.length);
   const floors = widths.map((w, i) => Math.min(w, fit.floors?.[i] ?? MIN_COLUMN));
   let total = widths.reduce((sum, w) => sum + w, 0) + widths.length + 1;
   // A column whose head has a short form gives way first (its head shortens: `quantity` → `qty`),
@@ -99,7 +106,11 @@ export function tableText(table: Table.Table, style: Style, fit: TableFit = {}):
   fit.shortHeads?.forEach((short, i) => {
     const full = head[i];
     if (short === undefined || full === undefined) return;
-    const longestWord = Math.max(...stripColour(full).split(/\s+/).map((word) => word.length));
+    const longestWord = Math.max(
+      ...stripColour(full)
+        .split(/\s+/)
+        .map((word) => word.length),
+    );
     if (longestWord > widths[i]! - 2) head[i] = style.bold(short);
   });
   // The first rendering filled in colWidths and rowHeights: fix the widths, and let the heights grow with the wrapping.
@@ -112,7 +123,9 @@ function borderShapes(): { border: RegExp; between: RegExp } {
   const c = sym.tableChars;
   const any = (...chars: string[]) => `[${[...new Set(chars)].map((ch) => ch.replace(/[-\\\]^]/g, '\\$&')).join('')}]`;
   return {
-    border: new RegExp(`^${any(c['top-left'], c['left-mid'], c['bottom-left'])}${any(c.top, c.mid, c.bottom, c['top-mid'], c['mid-mid'], c['bottom-mid'])}+${any(c['top-right'], c['right-mid'], c['bottom-right'])}$`),
+    border: new RegExp(
+      `^${any(c['top-left'], c['left-mid'], c['bottom-left'])}${any(c.top, c.mid, c.bottom, c['top-mid'], c['mid-mid'], c['bottom-mid'])}+${any(c['top-right'], c['right-mid'], c['bottom-right'])}$`,
+    ),
     between: new RegExp(any(c['top-mid'], c['mid-mid'], c['bottom-mid'])),
   };
 }
@@ -163,7 +176,12 @@ const CELL_PADDING = 2;
  */
 export function recordTable(entries: readonly unknown[], columns: readonly Column[], style: Style): string {
   const known = new Set(columns.flatMap((c) => c.keys));
-  const other: Column = { head: 'other', keys: [], show: (fields, s) => keyEqualsValue(fields, unknownKeys(fields, known), s), foldable: true };
+  const other: Column = {
+    head: 'other',
+    keys: [],
+    show: (fields, s) => keyEqualsValue(fields, unknownKeys(fields, known), s),
+    foldable: true,
+  };
   const needOther = entries.some((e) => !isFields(e) || unknownKeys(e, known).length > 0);
   const all = needOther ? [...columns, other] : [...columns];
   /** A column's text for an entry, or null when it has nothing to show. */
@@ -184,13 +202,16 @@ export function recordTable(entries: readonly unknown[], columns: readonly Colum
     for (const entry of entries) {
       table.push(
         shown.map((c, i) => {
-          if (c.whole && isFields(entry)) floors[i] = Math.max(floors[i]!, displayWidth(c.whole(entry, style)) + CELL_PADDING);
+          if (c.whole && isFields(entry))
+            floors[i] = Math.max(floors[i]!, displayWidth(c.whole(entry, style)) + CELL_PADDING);
           const text = textOf(c, entry) ?? (isFields(entry) ? c.show(entry, style) : dash(style));
           if (i > 0 || folded.size === 0) return text;
-          const under = all.filter((f) => folded.has(f)).flatMap((f) => {
-            const value = textOf(f, entry);
-            return value === null ? [] : [`${style.dim(`${f.head}:`)} ${value}`];
-          });
+          const under = all
+            .filter((f) => folded.has(f))
+            .flatMap((f) => {
+              const value = textOf(f, entry);
+              return value === null ? [] : [`${style.dim(`${f.head}:`)} ${value}`];
+            });
           return [text, ...under].join('\n');
         }),
       );
@@ -199,7 +220,11 @@ export function recordTable(entries: readonly unknown[], columns: readonly Colum
       if (c.short !== undefined) floors[i] = Math.max(floors[i] ?? 0, displayWidth(c.short) + CELL_PADDING);
     });
     const natural = table.toString();
-    const text = tableText(table, style, { floors, shortHeads: shown.map((c) => c.short), breakable: shown.map((c) => breakIds && c.breakable === true) });
+    const text = tableText(table, style, {
+      floors,
+      shortHeads: shown.map((c) => c.short),
+      breakable: shown.map((c) => breakIds && c.breakable === true),
+    });
     const fits = style.columns === null || text.split('\n').every((line) => displayWidth(line) <= style.columns!);
     return { text, fits, cuts: ellipses(text) - ellipses(natural) };
   };
@@ -209,7 +234,11 @@ export function recordTable(entries: readonly unknown[], columns: readonly Colum
   const foldable = all.filter((c, i) => i > 0 && c.foldable === true).reverse();
   let best: { text: string; cuts: number } | null = null;
   let last = '';
-  const tries = [...foldable.map((_, n) => ({ n, breakIds: false })), { n: foldable.length, breakIds: false }, { n: foldable.length, breakIds: true }];
+  const tries = [
+    ...foldable.map((_, n) => ({ n, breakIds: false })),
+    { n: foldable.length, breakIds: false },
+    { n: foldable.length, breakIds: true },
+  ];
   for (const { n, breakIds } of tries) {
     const { text, fits, cuts } = layout(new Set(foldable.slice(0, n)), breakIds);
     if (fits && cuts <= 0) return text;

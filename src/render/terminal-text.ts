@@ -29,7 +29,8 @@ import { sym } from './symbols.js';
  */
 // One class, two regexes: a global regex keeps lastIndex between .test() calls, so the
 // fast-path check gets its own non-global copy.
-const UNSAFE_CLASS = '[\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\ud800-\\udfff]';
+const UNSAFE_CLASS =
+  '[\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\ud800-\\udfff]';
 const UNSAFE = new RegExp(UNSAFE_CLASS, 'u');
 const UNSAFE_ALL = new RegExp(UNSAFE_CLASS, 'gu');
 

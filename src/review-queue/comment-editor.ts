@@ -19,7 +19,8 @@ export interface LineState {
   cursor: number;
 }
 
-export type EditResult = { kind: 'edit'; line: LineState } | { kind: 'submit' } | { kind: 'cancel' } | { kind: 'ignored' };
+export type EditResult =
+  { kind: 'edit'; line: LineState } | { kind: 'submit' } | { kind: 'cancel' } | { kind: 'ignored' };
 
 /** Printable text as typed or pasted: no controls (a paste's newlines and tabs become spaces). */
 function typed(text: string): string {
@@ -104,7 +105,10 @@ export function insertText(line: LineState, text: string): EditResult {
   const room = MAX_COMMENT_LENGTH - commentLength(value);
   if (room <= 0) return { kind: 'ignored' };
   const piece = Array.from(insert).slice(0, room).join('');
-  return { kind: 'edit', line: { text: value.slice(0, cursor) + piece + value.slice(cursor), cursor: cursor + piece.length } };
+  return {
+    kind: 'edit',
+    line: { text: value.slice(0, cursor) + piece + value.slice(cursor), cursor: cursor + piece.length },
+  };
 }
 
 /** What Enter on the comment line sends: the comment (null: none, the state alone), and whether the event's stays. */

@@ -15,10 +15,18 @@ export function helpLines(width: number): string[] {
   const rows = (entries: readonly (readonly [string, string])[]) => {
     const keyWidth = Math.max(...entries.map(([k]) => displayWidth(k)));
     const indent = 2 + keyWidth + 2;
-    return entries.flatMap(([k, h]) => wrapToWidth(h, w - indent).map((line, i) => (i === 0 ? `  ${k}${' '.repeat(keyWidth - displayWidth(k))}  ${line}` : `${' '.repeat(indent)}${line}`)));
+    return entries.flatMap(([k, h]) =>
+      wrapToWidth(h, w - indent).map((line, i) =>
+        i === 0 ? `  ${k}${' '.repeat(keyWidth - displayWidth(k))}  ${line}` : `${' '.repeat(indent)}${line}`,
+      ),
+    );
   };
-  const paragraph = (text: string, indent = 0) => wrapToWidth(text, w - indent).map((line) => `${' '.repeat(indent)}${line}`);
-  const bar = (context: KeyContext) => keyBar(context).map(({ key, label }) => `${key} ${label}`).join('  ');
+  const paragraph = (text: string, indent = 0) =>
+    wrapToWidth(text, w - indent).map((line) => `${' '.repeat(indent)}${line}`);
+  const bar = (context: KeyContext) =>
+    keyBar(context)
+      .map(({ key, label }) => `${key} ${label}`)
+      .join('  ');
   return [
     'On an event',
     ...rows(bindingsFor('event').map((b) => [b.shown, b.help] as const)),

@@ -9,17 +9,7 @@ import { sym } from '../render/symbols.js';
  */
 
 export type Command =
-  | ActionName
-  | 'skip'
-  | 'view'
-  | 'help'
-  | 'quit'
-  | 'retry'
-  | 'scrollDown'
-  | 'scrollUp'
-  | 'pageDown'
-  | 'pageUp'
-  | 'back';
+  ActionName | 'skip' | 'view' | 'help' | 'quit' | 'retry' | 'scrollDown' | 'scrollUp' | 'pageDown' | 'pageUp' | 'back';
 
 /** Where a binding applies: the modes of the model, with the two failure modes told apart. */
 export type KeyContext = 'event' | 'failed' | 'view';
@@ -42,9 +32,33 @@ export interface Binding {
 }
 
 export const KEYMAP: readonly Binding[] = [
-  { keys: ['a'], shown: 'a', label: 'approve', help: 'approve: sets APPROVED (asks for a comment first)', command: 'approve', contexts: ['event'], inBar: true },
-  { keys: ['d'], shown: 'd', label: 'decline', help: 'decline: sets DECLINED (asks for a comment first)', command: 'decline', contexts: ['event'], inBar: true },
-  { keys: ['e'], shown: 'e', label: 'escalate', help: 'escalate: sets ESCALATED, for a senior analyst (asks for a comment first)', command: 'escalate', contexts: ['event'], inBar: true },
+  {
+    keys: ['a'],
+    shown: 'a',
+    label: 'approve',
+    help: 'approve: sets APPROVED (asks for a comment first)',
+    command: 'approve',
+    contexts: ['event'],
+    inBar: true,
+  },
+  {
+    keys: ['d'],
+    shown: 'd',
+    label: 'decline',
+    help: 'decline: sets DECLINED (asks for a comment first)',
+    command: 'decline',
+    contexts: ['event'],
+    inBar: true,
+  },
+  {
+    keys: ['e'],
+    shown: 'e',
+    label: 'escalate',
+    help: 'escalate: sets ESCALATED, for a senior analyst (asks for a comment first)',
+    command: 'escalate',
+    contexts: ['event'],
+    inBar: true,
+  },
   {
     keys: ['f'],
     shown: 'f',
@@ -55,17 +69,109 @@ export const KEYMAP: readonly Binding[] = [
     contexts: ['event'],
     inBar: true,
   },
-  { keys: ['c'], shown: 'c', label: 'comment', help: 'comment only: record a comment; the event and its state stay as they are', command: 'comment', contexts: ['event'], inBar: true },
-  { keys: ['s'], shown: 's', label: 'skip', help: 'skip: give the event back (PENDING_REVIEW) and go to the next one', command: 'skip', contexts: ['event', 'failed'], inBar: true },
-  { keys: ['r'], shown: 'r', label: 'retry', help: 'retry what failed (after a network or service failure)', command: 'retry', contexts: ['failed'], inBar: true },
-  { keys: ['v'], shown: 'v', label: 'view all', help: 'view everything: the event and alerts tables of `show` and `alerts`', command: 'view', contexts: ['event'], inBar: true },
-  { keys: ['j', 'down', 'return'], get shown() { return `j ${sym.down}`; }, label: 'down', help: 'scroll down a line', command: 'scrollDown', contexts: ['view'], inBar: true },
-  { keys: ['k', 'up'], get shown() { return `k ${sym.up}`; }, label: 'up', help: 'scroll up a line', command: 'scrollUp', contexts: ['view'], inBar: true },
-  { keys: ['space', 'pagedown'], shown: 'space', label: 'page down', help: 'scroll down a page', command: 'pageDown', contexts: ['view'], inBar: true },
-  { keys: ['b', 'pageup'], shown: 'b', label: 'page up', help: 'scroll up a page', command: 'pageUp', contexts: ['view'], inBar: true },
-  { keys: ['v', 'escape', 'q'], shown: 'v esc', label: 'back', help: 'back to the event', command: 'back', contexts: ['view'], inBar: true },
-  { keys: ['?'], shown: '?', label: 'help', help: 'this help', command: 'help', contexts: ['event', 'failed', 'view'], inBar: true },
-  { keys: ['q'], shown: 'q', label: 'quit', help: 'quit: give the event on screen back, then show the session summary', command: 'quit', contexts: ['event', 'failed'], inBar: true },
+  {
+    keys: ['c'],
+    shown: 'c',
+    label: 'comment',
+    help: 'comment only: record a comment; the event and its state stay as they are',
+    command: 'comment',
+    contexts: ['event'],
+    inBar: true,
+  },
+  {
+    keys: ['s'],
+    shown: 's',
+    label: 'skip',
+    help: 'skip: give the event back (PENDING_REVIEW) and go to the next one',
+    command: 'skip',
+    contexts: ['event', 'failed'],
+    inBar: true,
+  },
+  {
+    keys: ['r'],
+    shown: 'r',
+    label: 'retry',
+    help: 'retry what failed (after a network or service failure)',
+    command: 'retry',
+    contexts: ['failed'],
+    inBar: true,
+  },
+  {
+    keys: ['v'],
+    shown: 'v',
+    label: 'view all',
+    help: 'view everything: the event and alerts tables of `show` and `alerts`',
+    command: 'view',
+    contexts: ['event'],
+    inBar: true,
+  },
+  {
+    keys: ['j', 'down', 'return'],
+    get shown() {
+      return `j ${sym.down}`;
+    },
+    label: 'down',
+    help: 'scroll down a line',
+    command: 'scrollDown',
+    contexts: ['view'],
+    inBar: true,
+  },
+  {
+    keys: ['k', 'up'],
+    get shown() {
+      return `k ${sym.up}`;
+    },
+    label: 'up',
+    help: 'scroll up a line',
+    command: 'scrollUp',
+    contexts: ['view'],
+    inBar: true,
+  },
+  {
+    keys: ['space', 'pagedown'],
+    shown: 'space',
+    label: 'page down',
+    help: 'scroll down a page',
+    command: 'pageDown',
+    contexts: ['view'],
+    inBar: true,
+  },
+  {
+    keys: ['b', 'pageup'],
+    shown: 'b',
+    label: 'page up',
+    help: 'scroll up a page',
+    command: 'pageUp',
+    contexts: ['view'],
+    inBar: true,
+  },
+  {
+    keys: ['v', 'escape', 'q'],
+    shown: 'v esc',
+    label: 'back',
+    help: 'back to the event',
+    command: 'back',
+    contexts: ['view'],
+    inBar: true,
+  },
+  {
+    keys: ['?'],
+    shown: '?',
+    label: 'help',
+    help: 'this help',
+    command: 'help',
+    contexts: ['event', 'failed', 'view'],
+    inBar: true,
+  },
+  {
+    keys: ['q'],
+    shown: 'q',
+    label: 'quit',
+    help: 'quit: give the event on screen back, then show the session summary',
+    command: 'quit',
+    contexts: ['event', 'failed'],
+    inBar: true,
+  },
 ];
 
 /** Keys of the comment line (its own small editor), for the `?` screen and the prompt. */
@@ -90,7 +196,9 @@ export const REASON_KEYS: readonly (readonly [string, string])[] = [
   ['Esc', 'back'],
 ];
 
-export const ALWAYS_KEYS: readonly (readonly [string, string])[] = [['Ctrl-C', 'stop now: the event on screen is given back, then the summary']];
+export const ALWAYS_KEYS: readonly (readonly [string, string])[] = [
+  ['Ctrl-C', 'stop now: the event on screen is given back, then the summary'],
+];
 
 export function keyContext(mode: Mode): KeyContext | null {
   switch (mode.name) {

@@ -28,7 +28,8 @@ export function failureOf(error: unknown): CallFailure {
   const failure: CallFailure = { kind, stopsRun, exitCode, status: null, message: said.message, requestId: null };
   if (said.hint !== undefined) failure.hint = said.hint;
   // The status as it came, for the log and the summary: what it means is the kind's.
-  if (error instanceof ApiError) return { ...failure, status: error.status, requestId: error.requestId, codes: error.errorCodes };
+  if (error instanceof ApiError)
+    return { ...failure, status: error.status, requestId: error.requestId, codes: error.errorCodes };
   return failure;
 }
 
@@ -49,7 +50,14 @@ async function load(client: ApiClient, index: number, id: string): Promise<Msg> 
   if (summary.status === 'rejected') return { type: 'loadFailed', index, failure: failureOf(summary.reason) };
   const fields = fieldsOf(summary.value);
   if (!fields) return { type: 'loadFailed', index, failure: withoutSummary(summary.value.requestId) };
-  if (assessment.status === 'rejected') return { type: 'loaded', index, summary: fields, assessment: null, assessmentProblem: failureOf(assessment.reason).message };
+  if (assessment.status === 'rejected')
+    return {
+      type: 'loaded',
+      index,
+      summary: fields,
+      assessment: null,
+      assessmentProblem: failureOf(assessment.reason).message,
+    };
   return { type: 'loaded', index, summary: fields, assessment: assessment.value.body, assessmentProblem: null };
 }
 
@@ -62,7 +70,10 @@ async function claim(client: ApiClient, log: SessionLog | null, id: string): Pro
   try {
     const fresh = fieldsOf(await client.getEvent(id));
     if (fresh && fresh.state !== 'PENDING_REVIEW') return { type: 'claimLost', id, summary: fresh };
-    const unlogged = await logFirst(log, sendingEntry({ eventId: id, action: 'claim', from: 'PENDING_REVIEW', to: 'IN_REVIEW' }));
+    const unlogged = await logFirst(
+      log,
+      sendingEntry({ eventId: id, action: 'claim', from: 'PENDING_REVIEW', to: 'IN_REVIEW' }),
+    );
     if (unlogged) return { ...unlogged, notSent: { id, what: 'claim' } };
     const response = await client.changeState(id, { state: 'IN_REVIEW' });
     return { type: 'claimed', id, summary: fieldsOf(response), requestId: response.requestId };
@@ -74,7 +85,10 @@ async function claim(client: ApiClient, log: SessionLog | null, id: string): Pro
 /** Why a line could not be written to the log, as the message that says so. */
 function logFailed(log: SessionLog, error: unknown): Extract<Msg, { type: 'logFailed' }> {
   if (error instanceof FileWriteError) return { type: 'logFailed', message: error.message };
-  return { type: 'logFailed', message: `cannot write ${log.path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` };
+  return {
+    type: 'logFailed',
+    message: `cannot write ${log.path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+  };
 }
 
 /** Writes the line of a change about to be sent; a failure, as a message, when it cannot (the change is then not sent). */
@@ -116,7 +130,13 @@ export async function runEffect(effect: Effect, services: EffectServices): Promi
       if (unlogged) return { ...unlogged, notSent: { id: effect.id, what: 'patch' } };
       try {
         const response = await client.changeState(effect.id, effect.change);
-        return { type: 'patched', id: effect.id, summary: fieldsOf(response), requestId: response.requestId, at: Date.now() };
+        return {
+          type: 'patched',
+          id: effect.id,
+          summary: fieldsOf(response),
+          requestId: response.requestId,
+          at: Date.now(),
+        };
       } catch (error) {
         return { type: 'patchFailed', id: effect.id, failure: failureOf(error) };
       }

@@ -14,7 +14,8 @@ export function refusedLoad(failure: CallFailure): { group: Group; detail?: stri
   const detail = failure.status === null ? codes : `${failure.status}${codes ? ` ${codes}` : ''}`;
   if (failure.kind === 'not-found') return { group: 'notFound', text: 'not found' };
   // As `show` has it: the id names no event at all (the service's 422 eventId:INVALID_FORMAT).
-  if (failure.kind === 'invalid') return { group: 'invalidId', ...(detail ? { detail } : {}), text: `invalid id${detail ? ` (${detail})` : ''}` };
+  if (failure.kind === 'invalid')
+    return { group: 'invalidId', ...(detail ? { detail } : {}), text: `invalid id${detail ? ` (${detail})` : ''}` };
   return { group: 'refused', ...(detail ? { detail } : {}), text: failure.message };
 }
 

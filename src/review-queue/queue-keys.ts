@@ -5,7 +5,18 @@ import { codesFor, reasonsHint } from '../state-changes/reasons.js';
 import { commentPlan, editLine, insertText } from './comment-editor.js';
 import { helpLines, helpPageSize } from './help-screen.js';
 import { commandFor, keyContext, MAX_REASON_KEYS, type Command } from './keymap.js';
-import { advance, andThen, leave, logEffect, note, notice, preceded, quit, withCurrent, type Result } from './queue-moves.js';
+import {
+  advance,
+  andThen,
+  leave,
+  logEffect,
+  note,
+  notice,
+  preceded,
+  quit,
+  withCurrent,
+  type Result,
+} from './queue-moves.js';
 import { withOutcome } from './queue-outcomes.js';
 import { startSending, targetOf } from './queue-sending.js';
 import { eventScreenFit } from './queue-view.js';
@@ -86,14 +97,40 @@ function reasonsOrComment(model: Model, action: ActionName): Result {
   // A comment alone changes no state: a reason is offered, never required (as set-state).
   const required = choices.required && target !== null;
   if (codes.length > 0) {
-    return [{ ...withCurrent(model, { notice: null }), mode: { name: 'reason', action, codes: codes.slice(0, MAX_REASON_KEYS), more: Math.max(0, codes.length - MAX_REASON_KEYS), required } }, []];
+    return [
+      {
+        ...withCurrent(model, { notice: null }),
+        mode: {
+          name: 'reason',
+          action,
+          codes: codes.slice(0, MAX_REASON_KEYS),
+          more: Math.max(0, codes.length - MAX_REASON_KEYS),
+          required,
+        },
+      },
+      [],
+    ];
   }
   if (!required) return [{ ...model, mode: commentLine }, []];
-  return [withCurrent(model, { notice: notice('error', `not sent: profile ${JSON.stringify(choices.profile)} requires a reason for a change of state, and has no code for ${target}`, reasonsHint(choices.profile)) }), []];
+  return [
+    withCurrent(model, {
+      notice: notice(
+        'error',
+        `not sent: profile ${JSON.stringify(choices.profile)} requires a reason for a change of state, and has no code for ${target}`,
+        reasonsHint(choices.profile),
+      ),
+    }),
+    [],
+  ];
 }
 
 /** A key while the reason codes are offered: a number picks one, Enter none (unless required), Esc goes back. */
-function onReasonKey(model: Model, mode: Extract<Model['mode'], { name: 'reason' }>, text: string | undefined, key: Key): Result {
+function onReasonKey(
+  model: Model,
+  mode: Extract<Model['mode'], { name: 'reason' }>,
+  text: string | undefined,
+  key: Key,
+): Result {
   const toComment = (reason: string | null): Result => [
     {
       ...withCurrent(model, { notice: null }),
@@ -107,7 +144,15 @@ function onReasonKey(model: Model, mode: Extract<Model['mode'], { name: 'reason'
   if (key.name === 'return' || key.name === 'enter') {
     if (!mode.required) return toComment(null);
     const profile = JSON.stringify(model.options.reasons?.profile ?? '');
-    return [withCurrent(model, { notice: notice('warn', `profile ${profile} requires a reason for a change of state: press 1-${mode.codes.length} (Esc: back, nothing sent)`) }), []];
+    return [
+      withCurrent(model, {
+        notice: notice(
+          'warn',
+          `profile ${profile} requires a reason for a change of state: press 1-${mode.codes.length} (Esc: back, nothing sent)`,
+        ),
+      }),
+      [],
+    ];
   }
   if (text === '?') return [{ ...model, mode: { name: 'help', back: mode, scroll: 0 } }, []];
   const digit = text !== undefined && /^[1-9]$/.test(text) ? Number(text) : 0;
@@ -130,8 +175,15 @@ function onCommand(model: Model, command: Command): Result {
         const id = model.entries[model.index]!.id;
         const loads = new Map(model.loads);
         loads.delete(model.index);
-        const skipped = logEffect(logEntry({ eventId: id, action: 'skip', from: null, to: null }, 'ok', { message: `skipped: it could not be loaded (${model.mode.message})` }));
-        return preceded([skipped], advance(note(withOutcome({ ...model, loads }, 'skipped', id), id, 'skipped, it could not be loaded')));
+        const skipped = logEffect(
+          logEntry({ eventId: id, action: 'skip', from: null, to: null }, 'ok', {
+            message: `skipped: it could not be loaded (${model.mode.message})`,
+          }),
+        );
+        return preceded(
+          [skipped],
+          advance(note(withOutcome({ ...model, loads }, 'skipped', id), id, 'skipped, it could not be loaded')),
+        );
       }
       const group: Group = model.mode.name === 'sendFailed' ? 'notSent' : 'skipped';
       return andThen(leave(model, group, 'skip'), (left) => advance({ ...left, current: null, notes: [] }));
@@ -140,7 +192,10 @@ function onCommand(model: Model, command: Command): Result {
       if (model.mode.name === 'loadFailed') {
         const loads = new Map(model.loads);
         loads.set(model.index, { kind: 'pending' });
-        return [{ ...model, loads, mode: { name: 'loading' } }, [{ type: 'load', index: model.index, id: model.entries[model.index]!.id }]];
+        return [
+          { ...model, loads, mode: { name: 'loading' } },
+          [{ type: 'load', index: model.index, id: model.entries[model.index]!.id }],
+        ];
       }
       if (model.mode.name === 'sendFailed' && current) {
         const sending: Sending = { ...model.mode.sending, phase: 'reread' };
@@ -150,7 +205,15 @@ function onCommand(model: Model, command: Command): Result {
     case 'view':
       if (!current) return [model, []];
       return [
-        { ...model, mode: { name: 'view', lines: null, scroll: 0, page: viewPageSize(model, model.screen.width, model.screen.height) } },
+        {
+          ...model,
+          mode: {
+            name: 'view',
+            lines: null,
+            scroll: 0,
+            page: viewPageSize(model, model.screen.width, model.screen.height),
+          },
+        },
         [{ type: 'renderView', id: current.id, summary: current.summary, assessment: current.assessment }],
       ];
     case 'help':
@@ -183,14 +246,30 @@ export function onPaste(model: Model, text: string, shown: string | null | undef
   if (mode.name === 'comment') {
     const result = insertText({ text: mode.text, cursor: mode.cursor }, text);
     if (result.kind !== 'edit') return [model, []];
-    return [{ ...withCurrent(model, { notice: null }), mode: { ...mode, text: result.line.text, cursor: result.line.cursor } }, []];
+    return [
+      {
+        ...withCurrent(model, { notice: null }),
+        mode: { ...mode, text: result.line.text, cursor: result.line.cursor },
+      },
+      [],
+    ];
   }
   if (!model.current || mode.name === 'help') return [model, []];
-  return [withCurrent(model, { notice: notice('info', 'paste ignored: a paste is taken only as a comment (press a, d, e, f or c first)') }), []];
+  return [
+    withCurrent(model, {
+      notice: notice('info', 'paste ignored: a paste is taken only as a comment (press a, d, e, f or c first)'),
+    }),
+    [],
+  ];
 }
 
 /** A key on the comment line: its editor, Tab (keep or replace the event's comment), Enter (send). */
-function onCommentKey(model: Model, mode: Extract<Model['mode'], { name: 'comment' }>, text: string | undefined, key: Key): Result {
+function onCommentKey(
+  model: Model,
+  mode: Extract<Model['mode'], { name: 'comment' }>,
+  text: string | undefined,
+  key: Key,
+): Result {
   const existing = model.current?.seenComments ?? null;
   // Tab: keep the event's comment (this one is added after it), or replace it again.
   if (key.name === 'tab' && !key.ctrl && !key.meta) {
@@ -209,7 +288,13 @@ function onCommentKey(model: Model, mode: Extract<Model['mode'], { name: 'commen
       // The reason at the head of what this analyst adds, in set-state's one form: `[reason: CODE] text`.
       const plan = commentPlan(existing, mode.text, mode.reason, mode.keep);
       if (mode.action === 'comment' && plan.comments === null) {
-        return [{ ...withCurrent(model, { notice: notice('info', 'nothing sent: a comment needs some text') }), mode: { name: 'keys' } }, []];
+        return [
+          {
+            ...withCurrent(model, { notice: notice('info', 'nothing sent: a comment needs some text') }),
+            mode: { name: 'keys' },
+          },
+          [],
+        ];
       }
       const problem = plan.comments === null ? null : commentTooLong(plan.comments);
       // With the comment the event has kept, or the reason at its head, it would be over the service's limit: nothing is sent.
@@ -231,13 +316,25 @@ export function onKey(model: Model, text: string | undefined, key: Key, shown?: 
   // Typed ahead while the next event loaded: it was meant for the one before.
   if (staleInput(model, shown)) return [model, []];
   const mode = model.mode;
-  if (tooSmall(model)) return text === 'q' && !key.ctrl && !key.meta ? quit(model, 'quit') : [{ ...model, keysNotTaken: model.keysNotTaken + 1 }, []];
+  if (tooSmall(model))
+    return text === 'q' && !key.ctrl && !key.meta
+      ? quit(model, 'quit')
+      : [{ ...model, keysNotTaken: model.keysNotTaken + 1 }, []];
   // A help longer than the screen scrolls with the keys that scroll the view; any other key goes back to where `?` was pressed.
   if (mode.name === 'help') {
     const command = commandFor('view', text, key);
     const page = helpPageSize(model.screen.height);
     const max = Math.max(0, helpLines(model.screen.width).length - page);
-    const delta = command === 'scrollDown' ? 1 : command === 'scrollUp' ? -1 : command === 'pageDown' ? page : command === 'pageUp' ? -page : null;
+    const delta =
+      command === 'scrollDown'
+        ? 1
+        : command === 'scrollUp'
+          ? -1
+          : command === 'pageDown'
+            ? page
+            : command === 'pageUp'
+              ? -page
+              : null;
     if (delta === null || max === 0) return [{ ...model, mode: mode.back }, []];
     return [{ ...model, mode: { ...mode, scroll: Math.min(max, Math.max(0, mode.scroll + delta)) } }, []];
   }

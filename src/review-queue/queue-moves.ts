@@ -2,7 +2,17 @@ import { isKnownState } from '../contract/states.js';
 import { logEntry, sendingEntry } from '../action-log/log-entries.js';
 import { endsSession, isRefusal, refusedLoad } from './queue-failures.js';
 import { withNotReached, withOutcome } from './queue-outcomes.js';
-import { stringField, type CallFailure, type Current, type Effect, type Group, type LoadState, type LogEntry, type Model, type Notice } from './queue-model.js';
+import {
+  stringField,
+  type CallFailure,
+  type Current,
+  type Effect,
+  type Group,
+  type LoadState,
+  type LogEntry,
+  type Model,
+  type Notice,
+} from './queue-model.js';
 
 /*
  * Moving through the queue, the parts of update() the others build on: to the next event
@@ -94,8 +104,13 @@ export function leave(model: Model, group: Group, action: 'release' | 'skip'): R
   const left: Group = group === 'givenBack' && current.claim === 'none' ? 'leftUndecided' : group;
   next = withOutcome(next, current.decidedAs ?? left, current.id);
   if (current.claim === 'held') return [next, releaseEffects(current.id, action)];
-  if (current.claim === 'claiming') return [{ ...next, abandoned: new Map(next.abandoned).set(current.id, action) }, []];
-  if (action === 'skip' && current.decidedAs === null) return [next, [logEffect(logEntry({ eventId: current.id, action: 'skip', from: current.seenState, to: null }, 'ok'))]];
+  if (current.claim === 'claiming')
+    return [{ ...next, abandoned: new Map(next.abandoned).set(current.id, action) }, []];
+  if (action === 'skip' && current.decidedAs === null)
+    return [
+      next,
+      [logEffect(logEntry({ eventId: current.id, action: 'skip', from: current.seenState, to: null }, 'ok'))],
+    ];
   return [next, []];
 }
 
@@ -165,9 +180,27 @@ export function open(model: Model): Result {
   };
   const { options } = model;
   if (state === 'IN_REVIEW') {
-    if (!options.includeClaimed) return advance(note(withOutcome(base, 'claimedElsewhere', id), id, 'IN_REVIEW, claimed by another session (--include-claimed takes these)'));
+    if (!options.includeClaimed)
+      return advance(
+        note(
+          withOutcome(base, 'claimedElsewhere', id),
+          id,
+          'IN_REVIEW, claimed by another session (--include-claimed takes these)',
+        ),
+      );
     // Taken over: this session gives it back if it leaves it undecided.
-    return [{ ...base, current: { ...current, claim: 'held', notice: { tone: 'warn', lines: ['taken over: this event was IN_REVIEW, claimed by another session'] } }, mode: { name: 'keys' } }, []];
+    return [
+      {
+        ...base,
+        current: {
+          ...current,
+          claim: 'held',
+          notice: { tone: 'warn', lines: ['taken over: this event was IN_REVIEW, claimed by another session'] },
+        },
+        mode: { name: 'keys' },
+      },
+      [],
+    ];
   }
   if (state === null || !REVIEWABLE.has(state)) {
     if (!options.includeDecided) {

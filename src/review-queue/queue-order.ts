@@ -57,9 +57,19 @@ export interface OrderResult {
  * failure that stops a run (the key refused, not the service, the proxy) stops the reading: the
  * events not read go to the end, and the queue's first read meets the same failure and says it.
  */
-export async function orderQueue(inputs: readonly SortInput[], key: SortKey, client: ApiClient, progress: (done: number, total: number) => void, stop?: Promise<unknown>): Promise<OrderResult> {
-  const values: (number | null)[] = inputs.map((input) => (key === 'score' && input.score !== undefined ? input.score : null));
-  const toRead = inputs.map((input, i) => ({ input, i })).filter(({ input }) => !(key === 'score' && input.score !== undefined));
+export async function orderQueue(
+  inputs: readonly SortInput[],
+  key: SortKey,
+  client: ApiClient,
+  progress: (done: number, total: number) => void,
+  stop?: Promise<unknown>,
+): Promise<OrderResult> {
+  const values: (number | null)[] = inputs.map((input) =>
+    key === 'score' && input.score !== undefined ? input.score : null,
+  );
+  const toRead = inputs
+    .map((input, i) => ({ input, i }))
+    .filter(({ input }) => !(key === 'score' && input.score !== undefined));
   const eventDates = new Map<string, number>();
   let done = 0;
   let stopped = false;
@@ -87,5 +97,11 @@ export async function orderQueue(inputs: readonly SortInput[], key: SortKey, cli
       { concurrency: SORT_CONCURRENCY },
     );
   }
-  return { entries: sortedEntries(inputs.map(({ id }) => ({ id })), values), eventDates };
+  return {
+    entries: sortedEntries(
+      inputs.map(({ id }) => ({ id })),
+      values,
+    ),
+    eventDates,
+  };
 }

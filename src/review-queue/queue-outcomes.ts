@@ -70,4 +70,3 @@ export function detailsOf(model: Model): Map<string, string> {
   for (const [id, { detail }] of model.outcomes) if (detail !== undefined) details.set(id, detail);
   return details;
 }
-

@@ -2,9 +2,29 @@ import type { Fields } from '../render/records.js';
 import { logEntry, sendingEntry } from '../action-log/log-entries.js';
 import { changedSince, changeWords, stepsTo } from '../state-changes/change-rules.js';
 import { failedOutcome, endsSession, isRefusal } from './queue-failures.js';
-import { advance, andThen, finish, leave, logEffect, notice, preceded, withCurrent, withFatal, type Result } from './queue-moves.js';
+import {
+  advance,
+  andThen,
+  finish,
+  leave,
+  logEffect,
+  notice,
+  preceded,
+  withCurrent,
+  withFatal,
+  type Result,
+} from './queue-moves.js';
 import { withOutcome } from './queue-outcomes.js';
-import { stringField, type ActionName, type CallFailure, type Current, type Effect, type Group, type Model, type Sending } from './queue-model.js';
+import {
+  stringField,
+  type ActionName,
+  type CallFailure,
+  type Current,
+  type Effect,
+  type Group,
+  type Model,
+  type Sending,
+} from './queue-model.js';
 
 /*
  * A decision or a comment on its way to the service: read the event again, send each step
@@ -52,18 +72,42 @@ function sendingStep(model: Model, id: string): Step | null {
   const current = model.current;
   if (!current || current.id !== id || model.mode.name !== 'sending') return null;
   const sending = model.mode.sending;
-  return { current, sending, target: sending.steps[sending.step] ?? null, last: sending.step === sending.steps.length - 1 };
+  return {
+    current,
+    sending,
+    target: sending.steps[sending.step] ?? null,
+    last: sending.step === sending.steps.length - 1,
+  };
 }
 
 /** What the log says a step is: from the state seen to its target, with the comment on the last step. */
 function stepAction(id: string, { current, sending, target, last }: Step) {
-  return { eventId: id, action: sending.action, from: current.seenState, to: target, comments: last ? sending.comments : null, reason: sending.reason };
+  return {
+    eventId: id,
+    action: sending.action,
+    from: current.seenState,
+    to: target,
+    comments: last ? sending.comments : null,
+    reason: sending.reason,
+  };
 }
 
 /** Starts sending a decision (`reason`: its code, at the head of `comments` already): the event is read again first (once a claim in flight has landed). */
-export function startSending(model: Model, action: ActionName, comments: string | null, reason: string | null = null): Result {
+export function startSending(
+  model: Model,
+  action: ActionName,
+  comments: string | null,
+  reason: string | null = null,
+): Result {
   const current = model.current!;
-  const sending: Sending = { action, steps: stepsFor(action, current.seenState), step: 0, comments, reason, phase: current.claim === 'claiming' ? 'waitClaim' : 'reread' };
+  const sending: Sending = {
+    action,
+    steps: stepsFor(action, current.seenState),
+    step: 0,
+    comments,
+    reason,
+    phase: current.claim === 'claiming' ? 'waitClaim' : 'reread',
+  };
   const next: Model = { ...withCurrent(model, { notice: null }), mode: { name: 'sending', sending } };
   return [next, sending.phase === 'reread' ? [{ type: 'reread', id: current.id }] : []];
 }
@@ -75,13 +119,23 @@ function patchEffect(id: string, sending: Sending, from: string | null): Effect 
   const change: { state?: string; comments?: string } = {};
   if (state !== null && state !== undefined) change.state = state;
   if (last && sending.comments !== null) change.comments = sending.comments;
-  const logged = sendingEntry({ eventId: id, action: sending.action, from, to: state ?? null, comments: last ? sending.comments : null, reason: sending.reason });
+  const logged = sendingEntry({
+    eventId: id,
+    action: sending.action,
+    from,
+    to: state ?? null,
+    comments: last ? sending.comments : null,
+    reason: sending.reason,
+  });
   return { type: 'patch', id, change, logged };
 }
 
 /** What a summary says changed against what this session saw: null when nothing did (change-rules.ts). */
 function changeSeen(current: Current, summary: Fields): { state: string | null; comments: string | null } | null {
-  return changedSince({ state: current.seenState, comments: current.seenComments }, { state: stringField(summary, 'state'), comments: stringField(summary, 'comments') });
+  return changedSince(
+    { state: current.seenState, comments: current.seenComments },
+    { state: stringField(summary, 'state'), comments: stringField(summary, 'comments') },
+  );
 }
 
 export function onReread(model: Model, id: string, summary: Fields): Result {
@@ -92,16 +146,37 @@ export function onReread(model: Model, id: string, summary: Fields): Result {
   const freshComments = stringField(summary, 'comments');
   const expectedComments = last && sending.comments !== null ? sending.comments : current.seenComments;
   // A retry after a failure the service may have acted on: the change is there already.
-  if (target !== null && freshState === target && freshState !== current.seenState && freshComments === expectedComments) {
+  if (
+    target !== null &&
+    freshState === target &&
+    freshState !== current.seenState &&
+    freshComments === expectedComments
+  ) {
     return onPatched(model, id, summary, null, 'confirmed by reading the event again after the failure');
   }
   const changed = changeSeen(current, summary);
   if (changed === null) {
-    return [{ ...model, mode: { name: 'sending', sending: { ...sending, phase: 'patch' } } }, [patchEffect(id, sending, current.seenState)]];
+    return [
+      { ...model, mode: { name: 'sending', sending: { ...sending, phase: 'patch' } } },
+      [patchEffect(id, sending, current.seenState)],
+    ];
   }
   const words = changeWords({ state: current.seenState, comments: current.seenComments }, changed);
   const what = words.join('; ');
-  const conflict = logEffect(logEntry({ eventId: id, action: sending.action, from: current.seenState, to: target, comments: sending.comments, reason: sending.reason }, 'conflict', { message: `changed since it was opened (${what}): not sent` }));
+  const conflict = logEffect(
+    logEntry(
+      {
+        eventId: id,
+        action: sending.action,
+        from: current.seenState,
+        to: target,
+        comments: sending.comments,
+        reason: sending.reason,
+      },
+      'conflict',
+      { message: `changed since it was opened (${what}): not sent` },
+    ),
+  );
   // Someone else's decision (or claim): a decision that changes it is asked about first.
   const moved = changed.state !== current.seenState;
   const decidedByThem = moved && changed.state !== null && changed.state !== 'PENDING_REVIEW';
@@ -125,7 +200,14 @@ export function onReread(model: Model, id: string, summary: Fields): Result {
   return [{ ...next, mode: { name: 'keys' } }, [conflict]];
 }
 
-export function onPatched(model: Model, id: string, summary: Fields | null, requestId: string | null, message?: string, at?: number): Result {
+export function onPatched(
+  model: Model,
+  id: string,
+  summary: Fields | null,
+  requestId: string | null,
+  message?: string,
+  at?: number,
+): Result {
   const step = sendingStep(model, id);
   if (!step) return [model, []];
   const { current, sending, target, last } = step;
@@ -143,10 +225,14 @@ export function onPatched(model: Model, id: string, summary: Fields | null, requ
     decidedAs,
     othersState: target !== null ? null : (current.othersState ?? null),
   });
-  if (decidedAs !== current.decidedAs && at !== undefined) next = { ...next, decidedAt: new Map(next.decidedAt).set(id, at) };
+  if (decidedAs !== current.decidedAs && at !== undefined)
+    next = { ...next, decidedAt: new Map(next.decidedAt).set(id, at) };
   if (!last) {
     const following: Sending = { ...sending, step: sending.step + 1, phase: 'patch' };
-    return [{ ...next, mode: { name: 'sending', sending: following } }, [done, patchEffect(id, following, next.current?.seenState ?? null)]];
+    return [
+      { ...next, mode: { name: 'sending', sending: following } },
+      [done, patchEffect(id, following, next.current?.seenState ?? null)],
+    ];
   }
   if (sending.action === 'comment') {
     next = withOutcome(next, 'commented', id);
@@ -154,12 +240,21 @@ export function onPatched(model: Model, id: string, summary: Fields | null, requ
     return [{ ...withCurrent(next, { notice: notice('info', 'comment recorded') }), mode: { name: 'keys' } }, [done]];
   }
   // Decided: leave() lists it under its decision.
-  return preceded([done], andThen(leave(next, 'givenBack', 'release'), (left) => advance({ ...left, current: null, notes: [] })));
+  return preceded(
+    [done],
+    andThen(leave(next, 'givenBack', 'release'), (left) => advance({ ...left, current: null, notes: [] })),
+  );
 }
 
 /** The log line of a step of a decision that was not sent (refused, failed, or not read again first). */
 function failedStepLog(id: string, step: Step, failure: CallFailure, message: string): Effect {
-  return logEffect(logEntry(stepAction(id, step), failedOutcome(failure), { requestId: failure.requestId, status: failure.status, message }));
+  return logEffect(
+    logEntry(stepAction(id, step), failedOutcome(failure), {
+      requestId: failure.requestId,
+      status: failure.status,
+      message,
+    }),
+  );
 }
 
 /** Not sent (the read failed, or the PATCH did not go through): the analyst can retry; quitting, it is left as not sent. */
@@ -177,11 +272,24 @@ export function onPatchFailed(model: Model, id: string, failure: CallFailure): R
   if (endsSession(failure)) return preceded([failed], withFatal(model, failure));
   const partial = sending.step > 0 ? `${current.seenState ?? ''} was set, then ` : '';
   if (refused) {
-    const next = withCurrent(model, { notice: notice('error', `not sent: ${partial}the service refused ${target ?? 'the comment'}`, failure.message, 'choose again') });
+    const next = withCurrent(model, {
+      notice: notice(
+        'error',
+        `not sent: ${partial}the service refused ${target ?? 'the comment'}`,
+        failure.message,
+        'choose again',
+      ),
+    });
     if (next.quitting !== 'no') return preceded([failed], andThen(leave(next, 'notSent', 'release'), finish));
     return [{ ...next, mode: { name: 'keys' } }, [failed]];
   }
-  return preceded([failed], sendFailed({ ...model, mode: { name: 'sendFailed', sending: { ...sending, phase: 'reread' }, message: failure.message } }));
+  return preceded(
+    [failed],
+    sendFailed({
+      ...model,
+      mode: { name: 'sendFailed', sending: { ...sending, phase: 'reread' }, message: failure.message },
+    }),
+  );
 }
 
 export function onRereadFailed(model: Model, id: string, failure: CallFailure): Result {

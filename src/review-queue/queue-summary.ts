@@ -89,7 +89,16 @@ function prose(text: string, indent: number, width: number): string[] {
 
 const DECIDED: ReadonlySet<Group> = new Set(['approved', 'declined', 'escalated', 'fraudConfirmed']);
 /** Still awaiting review as far as the session knows; an event decided elsewhere, not found or refused is neither decided nor left. */
-const LEFT: ReadonlySet<Group> = new Set(['commented', 'givenBack', 'leftUndecided', 'skipped', 'claimedElsewhere', 'notSent', 'notReached', 'stillClaimed']);
+const LEFT: ReadonlySet<Group> = new Set([
+  'commented',
+  'givenBack',
+  'leftUndecided',
+  'skipped',
+  'claimedElsewhere',
+  'notSent',
+  'notReached',
+  'stillClaimed',
+]);
 
 /**
  * With --sla, among the events whose date is known (read by --sort, or on the way to their
@@ -112,7 +121,13 @@ export function overdueCounts(model: Model, sla: number | null, now: number): { 
 export function renderSessionSummary(model: Model, style: Style, width: number, options: SummaryOptions): string {
   const w = Math.max(40, width);
   const lines: string[] = [];
-  const ended = model.fatal ? 'stopped' : model.quitting === 'interrupt' ? 'interrupted' : model.quitting === 'quit' ? 'quit' : 'queue done';
+  const ended = model.fatal
+    ? 'stopped'
+    : model.quitting === 'interrupt'
+      ? 'interrupted'
+      : model.quitting === 'quit'
+        ? 'quit'
+        : 'queue done';
   const events = `${count(model.entries.length)} event${model.entries.length === 1 ? '' : 's'}`;
   lines.push(...prose(style.bold(`Review session (${ended}): ${events} in the queue`), 0, w));
   // One row per group, or per group and detail (the ids in the order they came).
@@ -197,5 +212,8 @@ export const MAX_RECHECKED = 100;
  */
 export function withClaimsRechecked(model: Model, now: ReadonlyMap<string, string>): Model {
   const moved = groupsOf(model).claimedElsewhere.filter((id) => now.has(id) && now.get(id) !== 'IN_REVIEW');
-  return moved.reduce((next, id) => withOutcomeReplaced(next, 'otherState', id, `${now.get(id)!} (changed since it was passed over)`), model);
+  return moved.reduce(
+    (next, id) => withOutcomeReplaced(next, 'otherState', id, `${now.get(id)!} (changed since it was passed over)`),
+    model,
+  );
 }

@@ -30,16 +30,35 @@ function remeasured(model: Model, mode: Mode): Mode {
  * problem as its end. A claim or a change whose line failed was not sent: a decision waiting on
  * it is not sent either. A change being sent is let finish, then claims are given back.
  */
-function onLogFailed(model: Model, message: string, notSent: { id: string; what: 'claim' | 'patch' } | undefined): Result {
-  let next: Model = { ...model, logProblem: model.logProblem ?? message, fatal: model.fatal ?? { message, exitCode: ExitCode.FAILURE } };
+function onLogFailed(
+  model: Model,
+  message: string,
+  notSent: { id: string; what: 'claim' | 'patch' } | undefined,
+): Result {
+  let next: Model = {
+    ...model,
+    logProblem: model.logProblem ?? message,
+    fatal: model.fatal ?? { message, exitCode: ExitCode.FAILURE },
+  };
   if (notSent) {
     const abandoned = new Map(next.abandoned);
     abandoned.delete(notSent.id);
     next = { ...next, abandoned };
     if (notSent.what === 'claim' && isCurrent(next, notSent.id)) next = withCurrent(next, { claim: 'none' });
     const mode = next.mode;
-    const waiting = mode.name === 'sending' && isCurrent(next, notSent.id) && (notSent.what === 'patch' || mode.sending.phase === 'waitClaim');
-    if (waiting) next = { ...next, mode: { name: 'sendFailed', sending: mode.sending, message: 'not sent: it could not be written to the log first' } };
+    const waiting =
+      mode.name === 'sending' &&
+      isCurrent(next, notSent.id) &&
+      (notSent.what === 'patch' || mode.sending.phase === 'waitClaim');
+    if (waiting)
+      next = {
+        ...next,
+        mode: {
+          name: 'sendFailed',
+          sending: mode.sending,
+          message: 'not sent: it could not be written to the log first',
+        },
+      };
   }
   return quit(next, 'quit');
 }
@@ -70,7 +89,12 @@ export function update(model: Model, msg: Msg): Result {
       loads.set(
         msg.index,
         msg.type === 'loaded'
-          ? { kind: 'loaded', summary: msg.summary, assessment: msg.assessment, assessmentProblem: msg.assessmentProblem }
+          ? {
+              kind: 'loaded',
+              summary: msg.summary,
+              assessment: msg.assessment,
+              assessmentProblem: msg.assessmentProblem,
+            }
           : { kind: 'failed', failure: msg.failure },
       );
       const next = { ...model, loads };

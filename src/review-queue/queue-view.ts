@@ -52,7 +52,8 @@ function actionOf(current: Current): unknown {
 }
 
 function scoreOf(current: Current): unknown {
-  if (isFields(current.assessment) && current.assessment.totalRiskScore !== undefined) return current.assessment.totalRiskScore;
+  if (isFields(current.assessment) && current.assessment.totalRiskScore !== undefined)
+    return current.assessment.totalRiskScore;
   return current.summary.totalScore;
 }
 
@@ -71,7 +72,9 @@ function idLines(model: Model, id: string, width: number, style: Style): string[
   const position = positionOf(model);
   const indent = displayWidth(position) + 2;
   const parts = wrapToWidth(terminalSafe(head(id, MAX_ID_SHOWN)), width - indent);
-  return parts.map((part, i) => (i === 0 ? `${style.bold(position)}  ${style.bold(part)}` : `${' '.repeat(indent)}${style.bold(part)}`));
+  return parts.map((part, i) =>
+    i === 0 ? `${style.bold(position)}  ${style.bold(part)}` : `${' '.repeat(indent)}${style.bold(part)}`,
+  );
 }
 
 /**
@@ -85,7 +88,8 @@ function header(model: Model, id: string, width: number, style: Style, current: 
   const action = actionOf(current);
   const decision = typeof action === 'string' ? style.action(action, safe(action, 12, style)) : safe(action, 12, style);
   // A state is at most 64 characters in the contract: shown whole.
-  const facts = (short: boolean) => `${decision}  ${style.dim('score')} ${safe(scoreOf(current), 8, style)}  ${style.bold(safe(current.seenState, 64, style))}${style.dim(claimLabel(current, short))}`;
+  const facts = (short: boolean) =>
+    `${decision}  ${style.dim('score')} ${safe(scoreOf(current), 8, style)}  ${style.bold(safe(current.seenState, 64, style))}${style.dim(claimLabel(current, short))}`;
   const last = lines.length - 1;
   for (const short of [false, true]) {
     const right = facts(short);
@@ -115,7 +119,12 @@ function items(summary: Fields): Fields[] {
 }
 
 function itemValue(item: Fields): number {
-  const price = typeof item.itemPriceInBaseCurrency === 'number' ? item.itemPriceInBaseCurrency : typeof item.itemPrice === 'number' ? item.itemPrice : 0;
+  const price =
+    typeof item.itemPriceInBaseCurrency === 'number'
+      ? item.itemPriceInBaseCurrency
+      : typeof item.itemPrice === 'number'
+        ? item.itemPrice
+        : 0;
   const quantity = typeof item.itemQuantity === 'number' ? item.itemQuantity : 1;
   return price * quantity;
 }
@@ -145,7 +154,9 @@ function flowLines(label: string, pieces: readonly Piece[], separator: string, w
   let line: { piece: Piece; text: string }[] = [];
   const join = (items: readonly { text: string }[]) => items.map((item) => item.text).join(separator);
   for (const piece of pieces) {
-    const fitting = [piece.text, ...(piece.short !== undefined ? [piece.short] : [])].find((text) => displayWidth(join([...line, { text }])) <= room);
+    const fitting = [piece.text, ...(piece.short !== undefined ? [piece.short] : [])].find(
+      (text) => displayWidth(join([...line, { text }])) <= room,
+    );
     if (fitting !== undefined) {
       line.push({ piece, text: fitting });
       continue;
@@ -174,13 +185,20 @@ function flowLines(label: string, pieces: readonly Piece[], separator: string, w
 /** `2 × Laptop 14"  1,649.00 USD  electronics`: quantity and price whole; the category, then the name, give way. */
 function itemLine(item: Fields, currency: unknown, width: number, style: Style): string {
   const room = Math.max(1, width - LABEL);
-  const quantity = typeof item.itemQuantity === 'number' ? String(item.itemQuantity) : safe(item.itemQuantity, 12, style);
+  const quantity =
+    typeof item.itemQuantity === 'number' ? String(item.itemQuantity) : safe(item.itemQuantity, 12, style);
   const price = money(item.itemPrice, item.itemCurrency ?? currency, 40, style);
   const free = room - displayWidth(`${quantity} ${sym.times} `) - 2 - displayWidth(price);
   const name = cutToWidth(safe(item.itemName ?? item.itemId, 60, style), Math.max(1, free));
-  const wholeCategory = item.itemCategory === undefined || item.itemCategory === null ? '' : safe(item.itemCategory, 20, style);
+  const wholeCategory =
+    item.itemCategory === undefined || item.itemCategory === null ? '' : safe(item.itemCategory, 20, style);
   const categoryRoom = free - displayWidth(name) - 2;
-  const category = displayWidth(wholeCategory) <= categoryRoom ? wholeCategory : categoryRoom >= MIN_CUT ? cutToWidth(wholeCategory, categoryRoom) : '';
+  const category =
+    displayWidth(wholeCategory) <= categoryRoom
+      ? wholeCategory
+      : categoryRoom >= MIN_CUT
+        ? cutToWidth(wholeCategory, categoryRoom)
+        : '';
   return `${' '.repeat(LABEL)}${quantity} ${sym.times} ${name}  ${price}${category ? `  ${style.dim(category)}` : ''}`;
 }
 
@@ -195,35 +213,78 @@ function agePieces(current: Current, sla: number | null, style: Style, now: numb
   const pieces: Piece[] = [{ text: `${style.dim('age')} ${durationText(age)}`, keep: true }];
   if (sla === null) return pieces;
   const deadline = now === null ? { overdue: true, by: age } : deadlineOf(age, sla);
-  pieces.push({ text: deadline.overdue ? style.decline(`overdue by ${durationText(deadline.by)}`) : `${durationText(deadline.by)} left`, keep: true });
+  pieces.push({
+    text: deadline.overdue
+      ? style.decline(`overdue by ${durationText(deadline.by)}`)
+      : `${durationText(deadline.by)} left`,
+    keep: true,
+  });
   return pieces;
 }
 
 /** The event's facts, most useful first: a line each when the width allows, more when a fact must stay whole. */
-function factLines(current: Current, width: number, style: Style, maxItems: number, sla: number | null, now: number | null): string[] {
+function factLines(
+  current: Current,
+  width: number,
+  style: Style,
+  maxItems: number,
+  sla: number | null,
+  now: number | null,
+): string[] {
   const s = current.summary;
   const room = Math.max(0, width - LABEL);
   const lines: string[] = [];
   const dot = `  ${style.dim(sym.dot)} `;
   const amount: Piece[] = [{ text: money(s.amount, s.currency, room, style), keep: true }];
-  if (s.amountInBaseCurrency !== undefined || s.baseCurrency !== undefined) amount.push({ text: `${money(s.amountInBaseCurrency, s.baseCurrency, room, style)} ${style.dim('base')}`, keep: true });
+  if (s.amountInBaseCurrency !== undefined || s.baseCurrency !== undefined)
+    amount.push({
+      text: `${money(s.amountInBaseCurrency, s.baseCurrency, room, style)} ${style.dim('base')}`,
+      keep: true,
+    });
   // The date gives way to its day (`2026-11-20`) before the age and the time left move to a line of their own.
-  if (s.eventDate !== undefined) amount.push({ text: safe(s.eventDate, 24, style), short: safe(typeof s.eventDate === 'string' ? s.eventDate.slice(0, 10) : s.eventDate, 24, style) }, ...agePieces(current, sla, style, now));
+  if (s.eventDate !== undefined)
+    amount.push(
+      {
+        text: safe(s.eventDate, 24, style),
+        short: safe(typeof s.eventDate === 'string' ? s.eventDate.slice(0, 10) : s.eventDate, 24, style),
+      },
+      ...agePieces(current, sla, style, now),
+    );
   lines.push(...flowLines('amount', amount, dot, width, style));
   // The name gives way; the email and the IP are whole, on the next line if they must.
-  const user: Piece[] = [{ text: safe(s.userName, 24, style) }, { text: safe(s.userEmail, room, style), keep: true }, { text: safe(s.userIp, 45, style), keep: true }];
+  const user: Piece[] = [
+    { text: safe(s.userName, 24, style) },
+    { text: safe(s.userEmail, room, style), keep: true },
+    { text: safe(s.userIp, 45, style), keep: true },
+  ];
   lines.push(...flowLines('user', user, dot, width, style));
   const age = accountAgeDays(s);
   const created = safe(s.userCreated, 12, style);
-  const ageText: Piece = age === null ? { text: created } : { text: `${age} day${age === 1 ? '' : 's'} old ${style.dim(`(created ${created})`)}`, short: `${age} day${age === 1 ? '' : 's'} old` };
+  const ageText: Piece =
+    age === null
+      ? { text: created }
+      : {
+          text: `${age} day${age === 1 ? '' : 's'} old ${style.dim(`(created ${created})`)}`,
+          short: `${age} day${age === 1 ? '' : 's'} old`,
+        };
   const ship = s.shippingCountry;
   const bill = s.billingCountry;
-  const differ = typeof ship === 'string' && typeof bill === 'string' && ship !== bill ? `  ${style.decline('differ')}` : '';
-  const countries: Piece = { text: `${style.dim('ship')} ${safe(ship, 8, style)} ${style.dim('bill')} ${safe(bill, 8, style)}${differ}`, keep: true };
+  const differ =
+    typeof ship === 'string' && typeof bill === 'string' && ship !== bill ? `  ${style.decline('differ')}` : '';
+  const countries: Piece = {
+    text: `${style.dim('ship')} ${safe(ship, 8, style)} ${style.dim('bill')} ${safe(bill, 8, style)}${differ}`,
+    keep: true,
+  };
   lines.push(...flowLines('account', [ageText, countries], '   ', width, style));
   const list = items(s);
   const count = list.reduce((n, item) => n + (typeof item.itemQuantity === 'number' ? item.itemQuantity : 1), 0);
-  lines.push(labelled('items', list.length === 0 ? style.dim('none') : `${count} in ${list.length} line${list.length === 1 ? '' : 's'}`, style));
+  lines.push(
+    labelled(
+      'items',
+      list.length === 0 ? style.dim('none') : `${count} in ${list.length} line${list.length === 1 ? '' : 's'}`,
+      style,
+    ),
+  );
   const top = [...list].sort((a, b) => itemValue(b) - itemValue(a)).slice(0, maxItems);
   for (const item of top) lines.push(itemLine(item, s.currency, width, style));
   if (list.length > top.length) lines.push(`${' '.repeat(LABEL)}${style.dim(`+${list.length - top.length} more (v)`)}`);
@@ -239,7 +300,8 @@ function alertsOf(current: Current): Fields[] {
 
 function alertLines(current: Current, width: number, style: Style, rows: number): string[] {
   if (rows <= 0) return [];
-  if (current.assessmentProblem) return [style.decline(cutToWidth(`alerts unavailable: ${current.assessmentProblem}`, width))];
+  if (current.assessmentProblem)
+    return [style.decline(cutToWidth(`alerts unavailable: ${current.assessmentProblem}`, width))];
   const alerts = alertsOf(current);
   if (alerts.length === 0) return [style.dim('no alerts')];
   const lines = [`${style.heading(`Alerts (${alerts.length})`)}`];
@@ -258,12 +320,18 @@ function alertLines(current: Current, width: number, style: Style, rows: number)
 }
 
 function listLine(current: Current, width: number, style: Style): string {
-  const matches = isFields(current.assessment) && Array.isArray(current.assessment.listMatches) ? current.assessment.listMatches : [];
+  const matches =
+    isFields(current.assessment) && Array.isArray(current.assessment.listMatches) ? current.assessment.listMatches : [];
   if (matches.length === 0) return labelled('lists', style.dim('no list matched'), style);
   const text = matches
     .map((m) => {
       if (!isFields(m)) return safe(m, 30, style);
-      const list = m.list === 'DENYLIST' ? style.decline(safe(m.list, 10, style)) : m.list === 'ALLOWLIST' ? style.approve(safe(m.list, 10, style)) : safe(m.list, 10, style);
+      const list =
+        m.list === 'DENYLIST'
+          ? style.decline(safe(m.list, 10, style))
+          : m.list === 'ALLOWLIST'
+            ? style.approve(safe(m.list, 10, style))
+            : safe(m.list, 10, style);
       return `${list} ${safe(m.field, 14, style)}=${safe(m.value, 30, style)}`;
     })
     .join('  ');
@@ -275,7 +343,8 @@ const NOTICE_ROWS = 3;
 
 function noticeLines(current: Current | null, width: number, style: Style): string[] {
   if (!current?.notice) return [];
-  const colour = current.notice.tone === 'error' ? style.decline : current.notice.tone === 'warn' ? style.review : style.dim;
+  const colour =
+    current.notice.tone === 'error' ? style.decline : current.notice.tone === 'warn' ? style.review : style.dim;
   // Notice text is ours, or a message of the API client, already made safe; sanitised again all the
   // same. Wrapped at words, so that what changed is read whole; a line of the service's text (a
   // comment of 4,000 characters) is cut after a few rows, the comments line shows it too.
@@ -297,13 +366,16 @@ function noteLines(model: Model, width: number, style: Style, max: number): stri
     const head = `passed over ${terminalSafe(n.id)}: `;
     return style.dim(`${head}${safe(n.text, width - displayWidth(head), style)}`);
   });
-  if (model.notes.length > shown.length) lines[0] = style.dim(`passed over ${model.notes.length} events (see the summary at the end)`);
+  if (model.notes.length > shown.length)
+    lines[0] = style.dim(`passed over ${model.notes.length} events (see the summary at the end)`);
   return lines;
 }
 
 /** The key bar, wrapped to the width. */
 function keyBarLines(mode: Mode, width: number, style: Style): string[] {
-  return keyBarRows(mode, width).map((row) => row.map(({ key, label }) => `${style.bold(key)} ${style.dim(label)}`).join('  '));
+  return keyBarRows(mode, width).map((row) =>
+    row.map(({ key, label }) => `${style.bold(key)} ${style.dim(label)}`).join('  '),
+  );
 }
 
 /** `i` clamped to the text and moved off the middle of a surrogate pair. */
@@ -319,7 +391,8 @@ export const COMMENT_COUNTER_FROM = MAX_COMMENT_LENGTH - 400;
 /** The comment's length against the service's limit: nothing until near it, then a count, then a message at it. */
 function commentCounter(length: number, style: Style): string[] {
   const limit = MAX_COMMENT_LENGTH.toLocaleString('en-US');
-  if (length >= MAX_COMMENT_LENGTH) return [style.decline(`${limit} of ${limit} characters: the limit, no more is taken`)];
+  if (length >= MAX_COMMENT_LENGTH)
+    return [style.decline(`${limit} of ${limit} characters: the limit, no more is taken`)];
   if (length >= COMMENT_COUNTER_FROM) return [style.review(`${length.toLocaleString('en-US')} of ${limit} characters`)];
   return [];
 }
@@ -341,7 +414,13 @@ function keepLine(existing: string, plan: CommentPlan, reason: string | null, wi
   return `${style.review(head)}"${safe(existing, room, style)}"  ${style.dim(`${sym.dot} ${key}`)}`;
 }
 
-const ACTION_WORDS = { approve: 'approve', decline: 'decline', escalate: 'escalate', fraud: 'confirm fraud', comment: 'comment' } as const;
+const ACTION_WORDS = {
+  approve: 'approve',
+  decline: 'decline',
+  escalate: 'escalate',
+  fraud: 'confirm fraud',
+  comment: 'comment',
+} as const;
 
 function promptLines(model: Model, width: number, style: Style): string[] {
   const mode = model.mode;
@@ -362,9 +441,23 @@ function promptLines(model: Model, width: number, style: Style): string[] {
         row = `${row}${row === '' ? '' : '  '}${style.bold(String(i + 1))} ${code}`;
       }
       if (row !== '') rows.push(row);
-      const more = mode.more > 0 ? [style.dim(`${mode.more} more code${mode.more === 1 ? '' : 's'} not offered here (9 keys): fraudctl set-state --reason CODE`)] : [];
-      const hint = mode.required ? style.review(`a reason is required ${sym.dot} Esc: back, nothing sent`) : style.dim(`Enter: no reason ${sym.dot} Esc: back, nothing sent`);
-      return [hint, `${style.bold(`${ACTION_WORDS[mode.action]} ${sym.dot} reason:`)}`, ...rows.map((r) => `  ${r}`), ...more];
+      const more =
+        mode.more > 0
+          ? [
+              style.dim(
+                `${mode.more} more code${mode.more === 1 ? '' : 's'} not offered here (9 keys): fraudctl set-state --reason CODE`,
+              ),
+            ]
+          : [];
+      const hint = mode.required
+        ? style.review(`a reason is required ${sym.dot} Esc: back, nothing sent`)
+        : style.dim(`Enter: no reason ${sym.dot} Esc: back, nothing sent`);
+      return [
+        hint,
+        `${style.bold(`${ACTION_WORDS[mode.action]} ${sym.dot} reason:`)}`,
+        ...rows.map((r) => `  ${r}`),
+        ...more,
+      ];
     }
     case 'comment': {
       const existing = model.current?.seenComments ?? null;
@@ -382,13 +475,19 @@ function promptLines(model: Model, width: number, style: Style): string[] {
       const after = terminalSafe(mode.text.slice(mode.cursor, codePointStart(mode.text, mode.cursor + 2 * room)));
       // Scrolled so the cursor stays in sight.
       let shownBefore = before;
-      while (displayWidth(shownBefore) > room - 1) shownBefore = shownBefore.slice(Math.max(1, Math.floor(shownBefore.length / 8)));
+      while (displayWidth(shownBefore) > room - 1)
+        shownBefore = shownBefore.slice(Math.max(1, Math.floor(shownBefore.length / 8)));
       const rest = cutToWidth(after, Math.max(0, room - displayWidth(shownBefore) - 1));
       const cursorChar = rest === '' ? ' ' : (Array.from(rest)[0] ?? ' ');
       const tail = rest === '' ? '' : rest.slice(cursorChar.length);
       // The service keeps one comment: the one the event has is replaced, or kept with this one after it (Tab).
       const other = has ? [keepLine(existing, plan, mode.reason, width, style)] : [];
-      return [...counter, ...other, hint, `${style.bold(label)}${shownBefore}${style.level > 0 ? `\x1b[7m${cursorChar}\x1b[27m` : sym.cursor}${tail}`];
+      return [
+        ...counter,
+        ...other,
+        hint,
+        `${style.bold(label)}${shownBefore}${style.level > 0 ? `\x1b[7m${cursorChar}\x1b[27m` : sym.cursor}${tail}`,
+      ];
     }
     case 'overturn': {
       const verb = ACTION_WORDS[mode.action];
@@ -403,13 +502,24 @@ function promptLines(model: Model, width: number, style: Style): string[] {
     case 'sending': {
       const s = mode.sending;
       const target = s.steps[s.step] ?? 'the comment';
-      const what = s.phase === 'waitClaim' ? 'waiting for the claim' : s.phase === 'reread' ? 'checking the state' : `sending ${target}`;
+      const what =
+        s.phase === 'waitClaim'
+          ? 'waiting for the claim'
+          : s.phase === 'reread'
+            ? 'checking the state'
+            : `sending ${target}`;
       return [style.dim(`${what}${sym.ellipsis}${model.quitting !== 'no' ? ' (then quitting)' : ''}`)];
     }
     case 'sendFailed': {
       const s = mode.sending;
       const target = s.steps[s.step] ?? 'the comment';
-      return [style.decline(safe(`NOT SENT: ${target} for this event`, width, style)), style.decline(safe(mode.message, width, style)), style.dim(safe('r retries (the state is read again first), s skips it (the decision stays unsent)', width, style))];
+      return [
+        style.decline(safe(`NOT SENT: ${target} for this event`, width, style)),
+        style.decline(safe(mode.message, width, style)),
+        style.dim(
+          safe('r retries (the state is read again first), s skips it (the decision stays unsent)', width, style),
+        ),
+      ];
     }
     default:
       return [];
@@ -430,7 +540,11 @@ export const MIN_EVENT_WIDTH = 40;
 function eventParts(model: Model, current: Current, width: number, style: Style) {
   return {
     top: [...header(model, current.id, width, style, current), style.dim(sym.rule.repeat(width))],
-    bottom: [...noticeLines(current, width, style), ...promptLines(model, width, style), ...keyBarLines(model.mode, width, style)],
+    bottom: [
+      ...noticeLines(current, width, style),
+      ...promptLines(model, width, style),
+      ...keyBarLines(model.mode, width, style),
+    ],
     notes: noteLines(model, width, style, 2),
   };
 }
@@ -438,7 +552,14 @@ function eventParts(model: Model, current: Current, width: number, style: Style)
 /** Rows the event screen needs at this width to show the id, score and state, the facts, the first alert, and every key. */
 function rowsNeeded(model: Model, current: Current, width: number, style: Style): number {
   const { top, bottom, notes } = eventParts(model, current, width, style);
-  return top.length + factLines(current, width, style, 0, model.options.sla ?? null, null).length + minAlertRows(current) + 2 + notes.length + bottom.length;
+  return (
+    top.length +
+    factLines(current, width, style, 0, model.options.sla ?? null, null).length +
+    minAlertRows(current) +
+    2 +
+    notes.length +
+    bottom.length
+  );
 }
 
 /**
@@ -447,21 +568,50 @@ function rowsNeeded(model: Model, current: Current, width: number, style: Style)
  * cannot be seen is not a choice). Also what it must be: the size, at this width when that is
  * wide enough.
  */
-export function eventScreenFit(model: Model, current: Current, width: number, height: number, style: Style): { fits: boolean; width: number; height: number } {
+export function eventScreenFit(
+  model: Model,
+  current: Current,
+  width: number,
+  height: number,
+  style: Style,
+): { fits: boolean; width: number; height: number } {
   const w = Math.max(width, MIN_EVENT_WIDTH);
   const rows = rowsNeeded(model, current, w, style);
   return { fits: width >= MIN_EVENT_WIDTH && height >= rows, width: w, height: rows };
 }
 
 /** The screen in place of the event's when the window is too small for it: what it needs, and q. */
-function tooSmallScreen(model: Model, current: Current, need: { width: number; height: number }, width: number, height: number, style: Style): string[] {
+function tooSmallScreen(
+  model: Model,
+  current: Current,
+  need: { width: number; height: number },
+  width: number,
+  height: number,
+  style: Style,
+): string[] {
   const words = `The window is too small for the event and its keys: make it at least ${need.width}${sym.times}${need.height}. No decision is taken until then.`;
-  const notTaken = model.keysNotTaken > 0 ? wrapToWidth(`${model.keysNotTaken} key${model.keysNotTaken === 1 ? '' : 's'} not taken`, width).map((l) => style.dim(l)) : [];
-  const lines = [...idLines(model, current.id, width, style), ...wrapToWidth(words, width).map((l) => style.review(l)), ...notTaken];
+  const notTaken =
+    model.keysNotTaken > 0
+      ? wrapToWidth(`${model.keysNotTaken} key${model.keysNotTaken === 1 ? '' : 's'} not taken`, width).map((l) =>
+          style.dim(l),
+        )
+      : [];
+  const lines = [
+    ...idLines(model, current.id, width, style),
+    ...wrapToWidth(words, width).map((l) => style.review(l)),
+    ...notTaken,
+  ];
   return [...lines.slice(0, Math.max(1, height - 1)), `${style.bold('q')} ${style.dim('quit')}`];
 }
 
-function eventScreen(model: Model, current: Current, width: number, height: number, style: Style, now: number): string[] {
+function eventScreen(
+  model: Model,
+  current: Current,
+  width: number,
+  height: number,
+  style: Style,
+  now: number,
+): string[] {
   const fit = eventScreenFit(model, current, width, height, style);
   if (!fit.fits) return tooSmallScreen(model, current, fit, width, height, style);
   const { top, bottom, notes } = eventParts(model, current, width, style);
@@ -477,7 +627,14 @@ function eventScreen(model: Model, current: Current, width: number, height: numb
   return [...top, ...facts, ...alerts, lists, comments, ...notes, ...bottom];
 }
 
-function viewScreen(model: Model, mode: Extract<Mode, { name: 'view' }>, current: Current, width: number, height: number, style: Style): string[] {
+function viewScreen(
+  model: Model,
+  mode: Extract<Mode, { name: 'view' }>,
+  current: Current,
+  width: number,
+  height: number,
+  style: Style,
+): string[] {
   const page = mode.page;
   const lines = mode.lines ?? [style.dim(`loading the tables${sym.ellipsis}`)];
   const start = Math.min(mode.scroll, Math.max(0, lines.length - page));
@@ -496,8 +653,13 @@ function helpScreen(mode: Extract<Mode, { name: 'help' }>, width: number, height
   const page = helpPageSize(height);
   const start = Math.min(mode.scroll, Math.max(0, lines.length - page));
   const shown = lines.slice(start, start + page);
-  if (lines.length <= page) return [style.heading('fraudctl review: keys'), ...shown, style.dim('Press any key to go back.')];
-  return [`${style.heading('fraudctl review: keys')}${style.dim(`  lines ${start + 1}${sym.dash}${start + shown.length} of ${lines.length}`)}`, ...shown, style.dim(`j ${sym.down} space: down ${sym.dot} k ${sym.up} b: up ${sym.dot} any other key: back`)];
+  if (lines.length <= page)
+    return [style.heading('fraudctl review: keys'), ...shown, style.dim('Press any key to go back.')];
+  return [
+    `${style.heading('fraudctl review: keys')}${style.dim(`  lines ${start + 1}${sym.dash}${start + shown.length} of ${lines.length}`)}`,
+    ...shown,
+    style.dim(`j ${sym.down} space: down ${sym.dot} k ${sym.up} b: up ${sym.dot} any other key: back`),
+  ];
 }
 
 /** The whole screen at the time `now` (an event's age): at most `height` lines of at most `width` columns, joined by `\n`. */
@@ -518,8 +680,17 @@ export function view(model: Model, width: number, height: number, style: Style, 
   } else {
     const entry = model.entries[model.index];
     const id = entry ? entry.id : '';
-    const status = mode.name === 'loadFailed' ? [style.decline(safe(`could not load this event: ${mode.message}`, w, style))] : [style.dim(`loading${sym.ellipsis}`)];
-    lines = [...header(model, id, w, style, null), style.dim(sym.rule.repeat(w)), ...status, ...noteLines(model, w, style, 3), ...keyBarLines(mode, w, style)];
+    const status =
+      mode.name === 'loadFailed'
+        ? [style.decline(safe(`could not load this event: ${mode.message}`, w, style))]
+        : [style.dim(`loading${sym.ellipsis}`)];
+    lines = [
+      ...header(model, id, w, style, null),
+      style.dim(sym.rule.repeat(w)),
+      ...status,
+      ...noteLines(model, w, style, 3),
+      ...keyBarLines(mode, w, style),
+    ];
   }
   if (lines.length > h) lines = [...lines.slice(0, h - 1), lines[lines.length - 1]!];
   return lines.map((line) => cutToWidth(line, w)).join('\n');

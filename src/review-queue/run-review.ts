@@ -36,13 +36,21 @@ export interface ReviewOptions {
   allIds?: boolean;
 }
 
-const NOT_A_TERMINAL_HINT = 'review is for a person at a terminal; scripts change states with set-state (one id or many): fraudctl set-state --help';
+const NOT_A_TERMINAL_HINT =
+  'review is for a person at a terminal; scripts change states with set-state (one id or many): fraudctl set-state --help';
 
-async function readQueue(session: Session, ids: readonly string[], options: ReviewOptions): Promise<{ entries: SortInput[]; unreadable: string[] }> {
+async function readQueue(
+  session: Session,
+  ids: readonly string[],
+  options: ReviewOptions,
+): Promise<{ entries: SortInput[]; unreadable: string[] }> {
   const entries: SortInput[] = [];
   const unreadable: string[] = [];
   const seen = new Set<string>();
-  for await (const entry of readIdList({ args: ids, from: options.from, results: options.allDecisions ? 'decided' : 'review' }, session.context)) {
+  for await (const entry of readIdList(
+    { args: ids, from: options.from, results: options.allDecisions ? 'decided' : 'review' },
+    session.context,
+  )) {
     if (entry.id === null) {
       unreadable.push(entry.where);
       continue;
@@ -57,16 +65,30 @@ async function readQueue(session: Session, ids: readonly string[], options: Revi
 export async function runReview(session: Session, ids: readonly string[], options: ReviewOptions): Promise<void> {
   const { context } = session;
   // The values of the options first: a mistyped one is a usage error whatever else is wrong.
-  if (options.sort !== undefined && !(SORT_KEYS as readonly string[]).includes(options.sort)) throw new UsageError(`--sort ${JSON.stringify(options.sort)} is not an order: use ${SORT_KEYS.join(', ')}`);
+  if (options.sort !== undefined && !(SORT_KEYS as readonly string[]).includes(options.sort))
+    throw new UsageError(`--sort ${JSON.stringify(options.sort)} is not an order: use ${SORT_KEYS.join(', ')}`);
   const sla = options.sla === undefined ? null : parseDuration(options.sla);
-  if (options.sla !== undefined && sla === null) throw new UsageError(`--sla ${JSON.stringify(options.sla)} is not a duration: give whole days, hours or minutes, like 4h, 30m, 2d or 1d12h`);
+  if (options.sla !== undefined && sla === null)
+    throw new UsageError(
+      `--sla ${JSON.stringify(options.sla)} is not a duration: give whole days, hours or minutes, like 4h, 30m, 2d or 1d12h`,
+    );
   // At once, before reading anything: without a terminal to draw on and read keys from, nothing to do.
   if (!context.stdout.isTTY || session.globals.input === false) {
-    throw new UsageError(session.globals.input === false ? 'review needs a person at the keyboard, and --no-input says there is none' : 'review needs a terminal (stdout is not one)', NOT_A_TERMINAL_HINT);
+    throw new UsageError(
+      session.globals.input === false
+        ? 'review needs a person at the keyboard, and --no-input says there is none'
+        : 'review needs a terminal (stdout is not one)',
+      NOT_A_TERMINAL_HINT,
+    );
   }
-  if (options.from === undefined && ids.length === 0) throw new UsageError('no events to review: give ids, or --from FILE (or - for stdin)');
+  if (options.from === undefined && ids.length === 0)
+    throw new UsageError('no events to review: give ids, or --from FILE (or - for stdin)');
   const opened = openKeyStream(context);
-  if ('unavailable' in opened) throw new UsageError(`review needs a terminal to ${opened.for === 'keys' ? 'read keys from' : 'draw on'} (stdin is not one, and ${opened.unavailable} cannot be opened)`, NOT_A_TERMINAL_HINT);
+  if ('unavailable' in opened)
+    throw new UsageError(
+      `review needs a terminal to ${opened.for === 'keys' ? 'read keys from' : 'draw on'} (stdin is not one, and ${opened.unavailable} cannot be opened)`,
+      NOT_A_TERMINAL_HINT,
+    );
   const keyStream = opened;
 
   let log: SessionLog | null = null;
@@ -78,16 +100,36 @@ export async function runReview(session: Session, ids: readonly string[], option
   try {
     const { entries: listed, unreadable } = await readQueue(session, ids, options);
     if (listed.length === 0) {
-      throw new UsageError(unreadable.length > 0 ? `no events to review: ${unreadable.length} line(s) without an id (${unreadable.slice(0, 3).join(', ')})` : 'no events to review in that list');
+      throw new UsageError(
+        unreadable.length > 0
+          ? `no events to review: ${unreadable.length} line(s) without an id (${unreadable.slice(0, 3).join(', ')})`
+          : 'no events to review in that list',
+      );
     }
-    if (options.log !== undefined) log = await openSessionLog(options.log, await logContextOf(session), (line) => context.stderr.write(line));
+    if (options.log !== undefined)
+      log = await openSessionLog(options.log, await logContextOf(session), (line) => context.stderr.write(line));
     const [client, output] = await Promise.all([session.client(), session.output()]);
-    const { entries, eventDates } = options.sort === undefined ? { entries: listed.map(({ id }): QueueEntry => ({ id })), eventDates: new Map<string, number>() } : await sortQueue(session, listed, options.sort, client);
+    const { entries, eventDates } =
+      options.sort === undefined
+        ? { entries: listed.map(({ id }): QueueEntry => ({ id })), eventDates: new Map<string, number>() }
+        : await sortQueue(session, listed, options.sort, client);
     const terminal = openTerminal(context, keyStream);
     restore = () => terminal.restore();
     const settings = await session.settings();
     const reasons = { profile: settings.profile, codes: settings.reasons, required: settings.requireReason };
-    const initial = initialModel(entries, { claim: options.claim, includeClaimed: options.includeClaimed === true, includeDecided: options.includeDecided === true, sla, reasons }, terminal.screen.size(), unreadable, eventDates);
+    const initial = initialModel(
+      entries,
+      {
+        claim: options.claim,
+        includeClaimed: options.includeClaimed === true,
+        includeDecided: options.includeDecided === true,
+        sla,
+        reasons,
+      },
+      terminal.screen.size(),
+      unreadable,
+      eventDates,
+    );
     model = await runQueueLoop(initial, {
       keys: terminal.keys,
       screen: terminal.screen,
@@ -110,10 +152,15 @@ export async function runReview(session: Session, ids: readonly string[], option
     await log?.close();
     keepGoingWithoutScreen();
   }
-  if (model.fatal) throw new CliError(`the session stopped: ${model.fatal.message}`, model.fatal.exitCode, model.fatal.hint);
+  if (model.fatal)
+    throw new CliError(`the session stopped: ${model.fatal.message}`, model.fatal.exitCode, model.fatal.hint);
   const { stillClaimed } = groupsOf(model);
-  if (stillClaimed.length > 0) throw new CliError(`${stillClaimed.length} event(s) could not be given back and are still IN_REVIEW (listed above)`);
-  if (model.quitting === 'interrupt') throw new CliError('interrupted: the session summary is above', ExitCode.INTERRUPTED);
+  if (stillClaimed.length > 0)
+    throw new CliError(
+      `${stillClaimed.length} event(s) could not be given back and are still IN_REVIEW (listed above)`,
+    );
+  if (model.quitting === 'interrupt')
+    throw new CliError('interrupted: the session summary is above', ExitCode.INTERRUPTED);
 }
 
 /**
@@ -124,11 +171,17 @@ async function sortQueue(session: Session, listed: readonly SortInput[], sort: S
   const { stderr } = session.context;
   const onTerminal = (stderr as { isTTY?: boolean }).isTTY === true;
   let drawn = false;
-  const result = await orderQueue(listed, sort, client, (done, total) => {
-    if (!onTerminal) return;
-    drawn = true;
-    stderr.write(`\r\x1b[Kreading the events to sort them by ${sort}: ${count(done)} of ${count(total)}`);
-  }, session.context.waitForShutdown());
+  const result = await orderQueue(
+    listed,
+    sort,
+    client,
+    (done, total) => {
+      if (!onTerminal) return;
+      drawn = true;
+      stderr.write(`\r\x1b[Kreading the events to sort them by ${sort}: ${count(done)} of ${count(total)}`);
+    },
+    session.context.waitForShutdown(),
+  );
   if (drawn) stderr.write('\r\x1b[K');
   return result;
 }

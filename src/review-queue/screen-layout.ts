@@ -53,6 +53,11 @@ export function keyBarRows(mode: Mode, width: number): { key: string; label: str
 /** Rows of the view screen that show the tables: what the id (whole) and the key bar leave. */
 export function viewPageSize(model: Model, width: number, height: number): number {
   const w = Math.max(20, width);
-  const idRows = model.current ? wrapToWidth(terminalSafe(head(model.current.id, MAX_ID_SHOWN)), w - displayWidth(positionOf(model)) - 2).length : 1;
-  return Math.max(1, Math.max(4, height) - idRows - keyBarRows({ name: 'view', lines: null, scroll: 0, page: 0 }, w).length);
+  const idRows = model.current
+    ? wrapToWidth(terminalSafe(head(model.current.id, MAX_ID_SHOWN)), w - displayWidth(positionOf(model)) - 2).length
+    : 1;
+  return Math.max(
+    1,
+    Math.max(4, height) - idRows - keyBarRows({ name: 'view', lines: null, scroll: 0, page: 0 }, w).length,
+  );
 }

@@ -33,7 +33,12 @@ export interface Terminal {
   restore(): void;
 }
 
-type ScreenStream = NodeJS.WritableStream & { columns?: number; rows?: number; on(event: 'resize', cb: () => void): unknown; off(event: 'resize', cb: () => void): unknown };
+type ScreenStream = NodeJS.WritableStream & {
+  columns?: number;
+  rows?: number;
+  on(event: 'resize', cb: () => void): unknown;
+  off(event: 'resize', cb: () => void): unknown;
+};
 
 /** Keys to read, and the screen to draw on when it is not stdout (Windows' CONOUT$). */
 export interface OpenedKeys {
@@ -52,7 +57,10 @@ export function terminalDevices(platform: NodeJS.Platform): { keys: string; scre
  * otherwise the device that could not be opened. The platform is the context's (tests ask for
  * Windows' devices on any platform), `open` fs.openSync but for tests.
  */
-export function openKeyStream(context: CliContext, open: typeof openSync = openSync): OpenedKeys | { unavailable: string; for: 'keys' | 'screen' } {
+export function openKeyStream(
+  context: CliContext,
+  open: typeof openSync = openSync,
+): OpenedKeys | { unavailable: string; for: 'keys' | 'screen' } {
   const stdin = context.stdin as KeyStream;
   if (stdin.isTTY && typeof stdin.setRawMode === 'function') return { stream: stdin, close: () => stdin.pause() };
   const devices = terminalDevices(context.platform ?? process.platform);

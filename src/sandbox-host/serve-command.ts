@@ -17,8 +17,12 @@ export async function serveSandbox(
     ...(options.config !== undefined ? { configFile: options.config } : {}),
     ...(options.chaos !== undefined ? { chaos: options.chaos } : {}),
     onUnexpectedError: (error) => {
-      if (error instanceof CliError) context.stderr.write(`sandbox: ${error.message}${error.hint ? `; ${error.hint}` : ''}\n`);
-      else context.stderr.write(`sandbox: internal error: ${context.debug ? (error.stack ?? error.message) : error.message}\n`);
+      if (error instanceof CliError)
+        context.stderr.write(`sandbox: ${error.message}${error.hint ? `; ${error.hint}` : ''}\n`);
+      else
+        context.stderr.write(
+          `sandbox: internal error: ${context.debug ? (error.stack ?? error.message) : error.message}\n`,
+        );
     },
   });
   const lines = [

@@ -44,7 +44,11 @@ export class EventService {
   private readonly rules: CompiledRule[];
   /** Where each velocity question's count is in what velocityCounts returns. */
   private readonly velocityIndex: Map<string, number>;
-  private readonly velocityCounts: (merchantId: string, values: Readonly<Record<string, unknown>>, eventTs: number) => number[];
+  private readonly velocityCounts: (
+    merchantId: string,
+    values: Readonly<Record<string, unknown>>,
+    eventTs: number,
+  ) => number[];
 
   constructor(
     private readonly store: EventStore,

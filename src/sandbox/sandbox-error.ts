@@ -28,8 +28,7 @@ export interface DatabaseFacts {
 }
 
 export type SandboxErrorFacts =
-  | { kind: 'input'; hint?: string }
-  | ({ kind: 'database' } & DatabaseFacts & DatabaseFault);
+  { kind: 'input'; hint?: string } | ({ kind: 'database' } & DatabaseFacts & DatabaseFault);
 
 export class SandboxError extends Error {
   constructor(

@@ -70,7 +70,12 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       ...(chaos ? { chaos } : {}),
       ...(options.timeouts ? { timeouts: options.timeouts } : {}),
       // A damaged page or a full disk met while serving comes with the file behind it (a SandboxError).
-      ...(onUnexpectedError ? { onUnexpectedError: (error: Error) => onUnexpectedError(servingDatabaseFault(error, options.dbPath, dbOptions) ?? error) } : {}),
+      ...(onUnexpectedError
+        ? {
+            onUnexpectedError: (error: Error) =>
+              onUnexpectedError(servingDatabaseFault(error, options.dbPath, dbOptions) ?? error),
+          }
+        : {}),
     });
     await app.listen({ host, port: options.port ?? 8787 });
     const { port } = app.server.address() as AddressInfo;
@@ -95,7 +100,10 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   } catch (e) {
     await database.close();
     if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw inputError(`port ${options.port} on ${host} is in use`, 'choose another with --port, or --port 0 for any free one');
+      throw inputError(
+        `port ${options.port} on ${host} is in use`,
+        'choose another with --port, or --port 0 for any free one',
+      );
     }
     if ((e as NodeJS.ErrnoException).code === 'EADDRNOTAVAIL' || (e as NodeJS.ErrnoException).code === 'ENOTFOUND') {
       throw inputError(`cannot listen on ${host}: no such local address`);

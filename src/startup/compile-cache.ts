@@ -37,7 +37,10 @@ function removeOtherVersions(directory: string): void {
 
 /** Turns the cache on for every module loaded from now on; true when Node has it on. */
 export function enableCompileCache(env: NodeJS.ProcessEnv): boolean {
-  const module = process.getBuiltinModule('node:module') as { enableCompileCache?: EnableCompileCache; constants?: { compileCacheStatus?: Record<string, number> } };
+  const module = process.getBuiltinModule('node:module') as {
+    enableCompileCache?: EnableCompileCache;
+    constants?: { compileCacheStatus?: Record<string, number> };
+  };
   if (typeof module.enableCompileCache !== 'function') return false;
   try {
     const directory = compileCacheDir(env);

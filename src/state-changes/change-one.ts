@@ -7,7 +7,15 @@ import { UsageError } from '../errors/cli-error.js';
 import type { IdListEntry } from '../id-lists/id-list.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import type { LogEntry } from '../action-log/action-log.js';
-import { commentToSend, decideChange, replacesComment, seenIn, type ChangeGuard, type Seen, type SkipReason } from './change-rules.js';
+import {
+  commentToSend,
+  decideChange,
+  replacesComment,
+  seenIn,
+  type ChangeGuard,
+  type Seen,
+  type SkipReason,
+} from './change-rules.js';
 import { HAS_COMMENT, type ChangeResult } from './change-result.js';
 import { commentTooLong, MAX_COMMENT_LENGTH } from '../contract/limits.js';
 import { sym } from '../render/symbols.js';
@@ -78,7 +86,12 @@ export interface ChangeWork {
 }
 
 /** The review queue's action for a target state, so that both write the same --log lines. */
-const ACTIONS: Readonly<Record<string, LogEntry['action']>> = { APPROVED: 'approve', DECLINED: 'decline', ESCALATED: 'escalate', FRAUD_CONFIRMED: 'fraud' };
+const ACTIONS: Readonly<Record<string, LogEntry['action']>> = {
+  APPROVED: 'approve',
+  DECLINED: 'decline',
+  ESCALATED: 'escalate',
+  FRAUD_CONFIRMED: 'fraud',
+};
 
 const show = (state: string | null) => (state === null ? 'no state' : terminalSafe(state));
 
@@ -92,7 +105,9 @@ export function skipWords(why: SkipReason, state: string | null, target: string)
     case 'not-allowed':
       return `${show(state)} ${sym.arrow} ${terminalSafe(target)} is not allowed (--force-state sends it)`;
     case 'unknown-state':
-      return state === null ? 'the event has no state' : `${show(state)} is not a state this build knows (--force-state sends it)`;
+      return state === null
+        ? 'the event has no state'
+        : `${show(state)} is not a state this build knows (--force-state sends it)`;
   }
 }
 
@@ -114,15 +129,30 @@ function blank(item: IdItem, change: BulkChange): ChangeResult {
 }
 
 /** The outcome of a failed call, by its kind (src/failures/): a read decides the id; a PATCH the service said no to is REFUSED. */
-const READ_OUTCOMES: Partial<Record<FailureKind, ChangeResult['outcome']>> = { 'not-found': 'NOT_FOUND', invalid: 'INVALID', refused: 'REFUSED' };
-const PATCH_OUTCOMES: Partial<Record<FailureKind, ChangeResult['outcome']>> = { 'not-found': 'REFUSED', invalid: 'REFUSED', refused: 'REFUSED' };
+const READ_OUTCOMES: Partial<Record<FailureKind, ChangeResult['outcome']>> = {
+  'not-found': 'NOT_FOUND',
+  invalid: 'INVALID',
+  refused: 'REFUSED',
+};
+const PATCH_OUTCOMES: Partial<Record<FailureKind, ChangeResult['outcome']>> = {
+  'not-found': 'REFUSED',
+  invalid: 'REFUSED',
+  refused: 'REFUSED',
+};
 
 /** The result of a call that failed, by what the failure means for the id (and for the run). */
-function failed(result: ChangeResult, error: unknown, reading: boolean, prefix = '', failure: Failure = classifyFailure(error)): Settled<ChangeResult> {
+function failed(
+  result: ChangeResult,
+  error: unknown,
+  reading: boolean,
+  prefix = '',
+  failure: Failure = classifyFailure(error),
+): Settled<ChangeResult> {
   if (error instanceof UsageError) return { result: { ...result, outcome: 'INVALID', reason: error.message } };
   const { message, ...fields } = failureFields(failure.error);
   const base = { ...result, ...fields, reason: `${prefix}${message}` };
-  if (failure.stopsRun) return { result: { ...base, outcome: 'FAILED' }, fatal: { error: failure.error, stop: runStop(failure) } };
+  if (failure.stopsRun)
+    return { result: { ...base, outcome: 'FAILED' }, fatal: { error: failure.error, stop: runStop(failure) } };
   const outcome = (reading ? READ_OUTCOMES : PATCH_OUTCOMES)[failure.kind] ?? 'FAILED';
   return { result: { ...base, outcome, ...(outcome === 'NOT_FOUND' ? { reason: null } : {}) } };
 }
@@ -136,7 +166,15 @@ const readOf = seenIn;
  */
 export function unnamed(item: IdItem, change: BulkChange): Settled<ChangeResult> {
   const code = item.entry.problemCode;
-  return { result: { ...blank(item, change), outcome: 'INVALID', reason: item.entry.problem ?? 'no id', errorType: 'INVALID_LINE', errorCodes: code ? [code] : [] } };
+  return {
+    result: {
+      ...blank(item, change),
+      outcome: 'INVALID',
+      reason: item.entry.problem ?? 'no id',
+      errorType: 'INVALID_LINE',
+      errorCodes: code ? [code] : [],
+    },
+  };
 }
 
 /** What becomes of an id when it is settled early, or undefined when the run was aborted mid-id. */
@@ -146,7 +184,12 @@ type Early = Settled<ChangeResult> | undefined;
  * Reads the event and decides. `plan`: only say what would be done (PLANNED, or why not);
  * `change`: do it. Undefined when the run was aborted mid-id.
  */
-export async function changeOne(item: IdItem, change: BulkChange, work: ChangeWork, mode: 'plan' | 'change'): Promise<Settled<ChangeResult> | undefined> {
+export async function changeOne(
+  item: IdItem,
+  change: BulkChange,
+  work: ChangeWork,
+  mode: 'plan' | 'change',
+): Promise<Settled<ChangeResult> | undefined> {
   const id = item.entry.id!;
   const first = await readFirst(id, blank(item, change), work);
   if (!('read' in first)) return first.settled;
@@ -158,7 +201,8 @@ export async function changeOne(item: IdItem, change: BulkChange, work: ChangeWo
   const plan = mode === 'change' ? work.planned?.get(item.line) : undefined;
   const departed = await departedFromPlan(id, result, read, decision, plan, change, work);
   if (departed) return departed;
-  if (!decision.send) return { result: { ...result, outcome: 'SKIPPED', reason: skipWords(decision.why, read.state, change.target) } };
+  if (!decision.send)
+    return { result: { ...result, outcome: 'SKIPPED', reason: skipWords(decision.why, read.state, change.target) } };
   // A review session holds it: changed from under the analyst only when asked to (--include-claimed).
   if (read.state === 'IN_REVIEW' && change.target !== 'IN_REVIEW' && change.includeClaimed !== true) {
     const held = change.claimWords ? await change.claimWords(id) : 'claimed for review by another session';
@@ -173,7 +217,11 @@ export async function changeOne(item: IdItem, change: BulkChange, work: ChangeWo
 }
 
 /** The read before any change: the event as it is, or the id settled (not found, a failure, aborted). */
-async function readFirst(id: string, result: ChangeResult, work: ChangeWork): Promise<{ read: Read; status: number; result: ChangeResult } | { settled: Early }> {
+async function readFirst(
+  id: string,
+  result: ChangeResult,
+  work: ChangeWork,
+): Promise<{ read: Read; status: number; result: ChangeResult } | { settled: Early }> {
   try {
     const reply = await work.client.getEvent(id);
     return { read: readOf(reply.body), status: reply.status, result };
@@ -186,10 +234,30 @@ async function readFirst(id: string, result: ChangeResult, work: ChangeWork): Pr
  * After a confirmed plan: a CONFLICT when the event's state changed since the plan so that the
  * change no longer applies, or now applies where it was not planned (logged, not sent); else null.
  */
-async function departedFromPlan(id: string, result: ChangeResult, read: Read, decision: ReturnType<typeof decideChange>, plan: PlannedItem | undefined, change: BulkChange, work: ChangeWork): Promise<Settled<ChangeResult> | null> {
-  if (!plan || plan.state === read.state || !(plan.send ? !decision.send && decision.why !== 'already' : decision.send)) return null;
+async function departedFromPlan(
+  id: string,
+  result: ChangeResult,
+  read: Read,
+  decision: ReturnType<typeof decideChange>,
+  plan: PlannedItem | undefined,
+  change: BulkChange,
+  work: ChangeWork,
+): Promise<Settled<ChangeResult> | null> {
+  if (!plan || plan.state === read.state || !(plan.send ? !decision.send && decision.why !== 'already' : decision.send))
+    return null;
   const reason = `${show(plan.state)} at the plan, ${show(read.state)} now: ${plan.send ? 'the change no longer applies' : 'it was not in the plan'}, not sent`;
-  await work.log({ eventId: id, action: ACTIONS[change.target] ?? 'set-state', from: read.state, to: change.target, comments: change.comments, reason: change.reason, requestId: null, outcome: 'conflict', status: null, message: reason });
+  await work.log({
+    eventId: id,
+    action: ACTIONS[change.target] ?? 'set-state',
+    from: read.state,
+    to: change.target,
+    comments: change.comments,
+    reason: change.reason,
+    requestId: null,
+    outcome: 'conflict',
+    status: null,
+    message: reason,
+  });
   return { result: { ...result, outcome: 'CONFLICT', reason } };
 }
 
@@ -203,16 +271,35 @@ function commentFor(read: Read, change: BulkChange): string | null | { outcome: 
   if (change.commentMode === null) return { outcome: 'SKIPPED', reason: HAS_COMMENT };
   const sent = change.commentMode === 'append' ? commentToSend(read.comments, comments, true) : comments;
   // Counted as the service counts (contract/limits.ts), as one event's set-state does.
-  if (commentTooLong(sent) !== null) return { outcome: 'SKIPPED', reason: `its comment and this one together are over ${MAX_COMMENT_LENGTH.toLocaleString('en-US')} characters: not sent` };
+  if (commentTooLong(sent) !== null)
+    return {
+      outcome: 'SKIPPED',
+      reason: `its comment and this one together are over ${MAX_COMMENT_LENGTH.toLocaleString('en-US')} characters: not sent`,
+    };
   return sent;
 }
 
 /** The PATCHes of the decision, one after the other (the comment with the last); CHANGED when all landed. */
-async function sendSteps(id: string, result: ChangeResult, from: string | null, steps: readonly string[], comments: string | null, change: BulkChange, work: ChangeWork): Promise<Early> {
+async function sendSteps(
+  id: string,
+  result: ChangeResult,
+  from: string | null,
+  steps: readonly string[],
+  comments: string | null,
+  change: BulkChange,
+  work: ChangeWork,
+): Promise<Early> {
   let state = from;
   for (const [i, to] of steps.entries()) {
     const body = { state: to, ...(i === steps.length - 1 && comments !== null ? { comments } : {}) };
-    const entry: StepEntry = { eventId: id, action: ACTIONS[change.target] ?? 'set-state', from: state, to, comments: body.comments ?? null, reason: change.reason };
+    const entry: StepEntry = {
+      eventId: id,
+      action: ACTIONS[change.target] ?? 'set-state',
+      from: state,
+      to,
+      comments: body.comments ?? null,
+      reason: change.reason,
+    };
     const partial = i > 0 ? `${steps.slice(0, i).map(terminalSafe).join(', then ')} was set, then: ` : '';
     const sent = await sendStep(id, result, body, entry, partial, work);
     if (sent !== 'landed') return sent;
@@ -229,10 +316,23 @@ type StepEntry = Pick<LogEntry, 'eventId' | 'action' | 'from' | 'comments' | 're
  * (src/failures/: may have been applied) is settled by reading the event, never by sending
  * blindly: sent again only when the event is as before, within the budget.
  */
-async function sendStep(id: string, result: ChangeResult, body: { state: string; comments?: string }, entry: StepEntry, partial: string, work: ChangeWork): Promise<'landed' | Early> {
+async function sendStep(
+  id: string,
+  result: ChangeResult,
+  body: { state: string; comments?: string },
+  entry: StepEntry,
+  partial: string,
+  work: ChangeWork,
+): Promise<'landed' | Early> {
   for (let resends = 0; ; resends++) {
     if (!(await work.log({ ...entry, requestId: null, outcome: 'sending', status: null }))) {
-      return { result: { ...result, outcome: 'FAILED', reason: `${partial}not sent: the change could not be written to the log first` } };
+      return {
+        result: {
+          ...result,
+          outcome: 'FAILED',
+          reason: `${partial}not sent: the change could not be written to the log first`,
+        },
+      };
     }
     try {
       const reply = await work.client.changeState(id, body, { resendWhenUnsure: false });
@@ -244,7 +344,13 @@ async function sendStep(id: string, result: ChangeResult, body: { state: string;
       if (work.aborted()) return undefined;
       const failure = classifyFailure(error);
       const settled = failed(result, error, false, partial, failure);
-      await work.log({ ...entry, requestId: settled.result.requestId, outcome: saidNo(failure.kind) ? 'refused' : 'failed', status: settled.result.status, message: settled.result.reason ?? '' });
+      await work.log({
+        ...entry,
+        requestId: settled.result.requestId,
+        outcome: saidNo(failure.kind) ? 'refused' : 'failed',
+        status: settled.result.status,
+        message: settled.result.reason ?? '',
+      });
       if (!failure.mayHaveApplied) return settled;
       const now = await readBack(id, result, entry, partial, work);
       if (now !== 'as-before') return now;
@@ -254,16 +360,33 @@ async function sendStep(id: string, result: ChangeResult, body: { state: string;
 }
 
 /** After an unknown outcome: the event read again tells whether the change landed, was not made ('as-before'), or met another change (CONFLICT). */
-async function readBack(id: string, result: ChangeResult, entry: StepEntry, partial: string, work: ChangeWork): Promise<'landed' | 'as-before' | Early> {
+async function readBack(
+  id: string,
+  result: ChangeResult,
+  entry: StepEntry,
+  partial: string,
+  work: ChangeWork,
+): Promise<'landed' | 'as-before' | Early> {
   let now: Read;
   try {
     now = readOf((await work.client.getEvent(id)).body);
   } catch (readError) {
     if (work.aborted()) return undefined;
-    return failed(result, readError, false, `${partial}the change to ${terminalSafe(entry.to)} got no answer, and reading the event failed too: `);
+    return failed(
+      result,
+      readError,
+      false,
+      `${partial}the change to ${terminalSafe(entry.to)} got no answer, and reading the event failed too: `,
+    );
   }
   if (now.state === entry.to) {
-    await work.log({ ...entry, requestId: null, outcome: 'ok', status: null, message: 'confirmed by reading the event again after the failure' });
+    await work.log({
+      ...entry,
+      requestId: null,
+      outcome: 'ok',
+      status: null,
+      message: 'confirmed by reading the event again after the failure',
+    });
     return 'landed';
   }
   if (now.state === entry.from) return 'as-before';

@@ -29,7 +29,8 @@ export type ChangeOutcome = (typeof CHANGE_OUTCOMES)[number] | 'PLANNED';
  * or --replace-comment: one reason, so the summary counts them together, and not "as asked"
  * (exit 1), so a script notices the events it did not change.
  */
-export const HAS_COMMENT = 'has a comment of its own: not changed (--append-comment keeps it, --replace-comment replaces it)';
+export const HAS_COMMENT =
+  'has a comment of its own: not changed (--append-comment keeps it, --replace-comment replaces it)';
 
 export interface ChangeResult {
   id: string | null;
@@ -101,7 +102,8 @@ const WORDS: Record<ChangeOutcome, string> = {
 function lineParts(r: ChangeResult): [id: string, move: string, outcome: string] {
   const id = r.id === null ? `(${r.where})` : terminalSafe(r.id);
   const from = r.from === null ? null : terminalSafe(r.from);
-  const move = r.outcome === 'CHANGED' || r.outcome === 'PLANNED' ? `${from ?? '?'} ${sym.arrow} ${terminalSafe(r.to)}` : from;
+  const move =
+    r.outcome === 'CHANGED' || r.outcome === 'PLANNED' ? `${from ?? '?'} ${sym.arrow} ${terminalSafe(r.to)}` : from;
   const why = r.reason === null ? '' : `: ${r.reason}`;
   return [id, move ?? '', `${WORDS[r.outcome]}${why}`];
 }
@@ -121,7 +123,9 @@ const padTo = (text: string, width: number) => text + ' '.repeat(Math.max(0, wid
  */
 export function planLines(target: string, ids: readonly string[]): (r: ChangeResult) => string {
   let idWidth = Math.max(0, ...ids.map((id) => displayWidth(terminalSafe(id))));
-  const moveWidth = Math.max(...KNOWN_STATES.map((state) => displayWidth(`${state} ${sym.arrow} ${terminalSafe(target)}`)));
+  const moveWidth = Math.max(
+    ...KNOWN_STATES.map((state) => displayWidth(`${state} ${sym.arrow} ${terminalSafe(target)}`)),
+  );
   return (r) => {
     const [id, move, outcome] = lineParts(r);
     idWidth = Math.max(idWidth, displayWidth(id));

@@ -22,7 +22,13 @@ import { sym } from '../render/symbols.js';
  * decides.
  */
 export function stepsTo(target: string, state: string | null): string[] {
-  if (target === 'FRAUD_CONFIRMED' && state !== null && isKnownState(state) && !TRANSITIONS[state].includes('FRAUD_CONFIRMED') && TRANSITIONS[state].includes('DECLINED')) {
+  if (
+    target === 'FRAUD_CONFIRMED' &&
+    state !== null &&
+    isKnownState(state) &&
+    !TRANSITIONS[state].includes('FRAUD_CONFIRMED') &&
+    TRANSITIONS[state].includes('DECLINED')
+  ) {
     return ['DECLINED', 'FRAUD_CONFIRMED'];
   }
   return [target];
@@ -55,7 +61,8 @@ export function changeWords(seen: Seen, now: Seen): string[] {
   const words: string[] = [];
   if (now.state !== seen.state) words.push(`state ${seen.state ?? '(none)'} ${sym.arrow} ${now.state ?? '(none)'}`);
   const comment = (c: string | null) => (c === null || c === '' ? '(none)' : `"${c}"`);
-  if (now.comments !== seen.comments) words.push(`comment ${comment(seen.comments)} ${sym.arrow} ${comment(now.comments)}`);
+  if (now.comments !== seen.comments)
+    words.push(`comment ${comment(seen.comments)} ${sym.arrow} ${comment(now.comments)}`);
   return words;
 }
 
@@ -99,13 +106,15 @@ export interface ChangeGuard {
 /** Whether to change an event read in `state` to `target`, and with which PATCHes. */
 export function decideChange(state: string | null, target: string, guard: ChangeGuard): ChangeDecision {
   if (state === target) return { send: false, why: 'already' };
-  if (guard.ifStates !== null && (state === null || !guard.ifStates.includes(state))) return { send: false, why: 'not-listed' };
+  if (guard.ifStates !== null && (state === null || !guard.ifStates.includes(state)))
+    return { send: false, why: 'not-listed' };
   const steps = stepsTo(target, state);
   if (guard.force) return { send: true, steps };
   if (state === null || !isKnownState(state)) return { send: false, why: 'unknown-state' };
   let from: string = state;
   for (const step of steps) {
-    if (!isKnownState(from) || !(TRANSITIONS[from] as readonly string[]).includes(step)) return { send: false, why: 'not-allowed' };
+    if (!isKnownState(from) || !(TRANSITIONS[from] as readonly string[]).includes(step))
+      return { send: false, why: 'not-allowed' };
     from = step;
   }
   return { send: true, steps };

@@ -15,7 +15,14 @@ import { sym } from '../render/symbols.js';
  */
 
 /** Network failures that waiting may cure: exit 6, as for a single command. */
-const UNAVAILABLE_TYPES = new Set(['TIMEOUT', 'CONNECTION_REFUSED', 'CONNECTION_RESET', 'DNS_FAILURE', 'CONNECT_TIMEOUT', 'RETRY_BUDGET_SPENT']);
+const UNAVAILABLE_TYPES = new Set([
+  'TIMEOUT',
+  'CONNECTION_REFUSED',
+  'CONNECTION_RESET',
+  'DNS_FAILURE',
+  'CONNECT_TIMEOUT',
+  'RETRY_BUDGET_SPENT',
+]);
 
 /** What one result makes of the exit code: 0 changed or skipped as asked; 4 not found or invalid; 5 refused; 6 unavailable; 1 other. */
 export function exitCodeOfResult(r: ChangeResult): ExitCodeValue {
@@ -34,7 +41,8 @@ export function exitCodeOfResult(r: ChangeResult): ExitCodeValue {
     case 'CLAIMED':
       return ExitCode.FAILURE;
     case 'FAILED':
-      if (r.status !== null) return exitCodeForStatus(r.status) === ExitCode.UNAVAILABLE ? ExitCode.UNAVAILABLE : ExitCode.FAILURE;
+      if (r.status !== null)
+        return exitCodeForStatus(r.status) === ExitCode.UNAVAILABLE ? ExitCode.UNAVAILABLE : ExitCode.FAILURE;
       return UNAVAILABLE_TYPES.has(r.errorType ?? '') ? ExitCode.UNAVAILABLE : ExitCode.FAILURE;
   }
 }
@@ -90,10 +98,11 @@ export class ChangeStats implements PoolStats, ProgressView {
     else if (r.outcome === 'SKIPPED') {
       bump(this.skips, r.reason ?? 'skipped');
       if (r.reason === HAS_COMMENT) this.keptComment++;
-    }
-    else if (this.firstProblems.length < 5) {
+    } else if (this.firstProblems.length < 5) {
       const who = r.id === null ? r.where : `${terminalSafe(truncate(r.id, 100))}`;
-      this.firstProblems.push(`${who}: ${r.outcome === 'NOT_FOUND' ? 'not found' : truncate(r.reason ?? r.outcome, 200)}`);
+      this.firstProblems.push(
+        `${who}: ${r.outcome === 'NOT_FOUND' ? 'not found' : truncate(r.reason ?? r.outcome, 200)}`,
+      );
     }
     this.worst = worse(this.worst, exitCodeOfResult(r));
   }
@@ -138,7 +147,8 @@ export function planText(stats: ChangeStats, target: string): string {
   if (o.NOT_FOUND) lines.push(`  not found  ${count(o.NOT_FOUND)}`);
   if (o.INVALID) lines.push(`  invalid    ${count(o.INVALID)}`);
   if (o.CLAIMED) lines.push(`  claimed    ${count(o.CLAIMED)}: ${CLAIMED_WORDS}`);
-  if (o.REFUSED + o.FAILED) lines.push(`  could not be read now ${count(o.REFUSED + o.FAILED)}: read again when the change runs`);
+  if (o.REFUSED + o.FAILED)
+    lines.push(`  could not be read now ${count(o.REFUSED + o.FAILED)}: read again when the change runs`);
   if (stats.firstProblems.length) lines.push(...stats.firstProblems.map((p) => `  ${p}`));
   return lines.join('\n');
 }
@@ -153,8 +163,10 @@ const STOP_TEXT: Record<StopReason, string> = {
   'output-closed': 'stopped: stdout was closed',
   'wrong-input': 'stopped: the results file was written for other ids',
   'not-the-service': 'stopped: the URL does not answer as the fraud-screening service (check --base-url)',
-  proxy: 'stopped: the proxy failed (below), so the ids it failed did not reach the service: once it works, run the same command with --resume',
-  'write-failed': 'stopped: a file could not be written (below), so no change was sent after it; the ids in flight were finished',
+  proxy:
+    'stopped: the proxy failed (below), so the ids it failed did not reach the service: once it works, run the same command with --resume',
+  'write-failed':
+    'stopped: a file could not be written (below), so no change was sent after it; the ids in flight were finished',
 };
 
 export interface ChangeSummaryFacts {
@@ -182,11 +194,18 @@ export function changeSummaryText(f: ChangeSummaryFacts): string {
   if (o.CONFLICT) lines.push(`  conflict  ${pad(o.CONFLICT)}   changed by someone else since the plan: not sent`);
   if (o.CLAIMED) lines.push(`  claimed   ${pad(o.CLAIMED)}   ${CLAIMED_WORDS}`);
   if (o.FAILED) lines.push(`  failed    ${pad(o.FAILED)}${f.results ? '   --resume tries them again' : ''}`);
-  if (f.retries || f.throttled) lines.push(`  retries   ${pad(f.retries)}${f.throttled ? ` (${count(f.throttled)} answers asked to slow down)` : ''}`);
+  if (f.retries || f.throttled)
+    lines.push(
+      `  retries   ${pad(f.retries)}${f.throttled ? ` (${count(f.throttled)} answers asked to slow down)` : ''}`,
+    );
   if (f.results) lines.push(`  results   ${terminalSafe(f.results)}`);
   if (f.logProblem) lines.push(`  log       ${f.logProblem}`);
   if (s.firstProblems.length) {
-    lines.push(s.errors > s.firstProblems.length ? `First ${s.firstProblems.length} of ${count(s.errors)} ids not changed:` : 'Ids not changed:');
+    lines.push(
+      s.errors > s.firstProblems.length
+        ? `First ${s.firstProblems.length} of ${count(s.errors)} ids not changed:`
+        : 'Ids not changed:',
+    );
     for (const p of s.firstProblems) lines.push(`  ${p}`);
   }
   if (f.stopped) lines.push(STOP_TEXT[f.stopped]);

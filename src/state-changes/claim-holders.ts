@@ -43,16 +43,21 @@ export async function claimHolders(logPath: string): Promise<ReadonlyMap<string,
 /** `claimed in review by Ann Lee (host desk-7) since 2026-11-23 16:37:56Z, 3m ago`, or what is known without a log. */
 export function claimWords(holder: ClaimHolder | null | undefined, logPath: string | null, now: number): string {
   if (!holder) {
-    const known = logPath === null
-      ? "the team's action log (--log FILE) would say who and since when"
-      : `${terminalSafe(logPath)} does not say who`;
+    const known =
+      logPath === null
+        ? "the team's action log (--log FILE) would say who and since when"
+        : `${terminalSafe(logPath)} does not say who`;
     return `claimed for review by another session (${known})`;
   }
   const how = holder.action === 'claim' ? 'claimed in review' : `set IN_REVIEW (${terminalSafe(holder.action)})`;
   const host = holder.host !== null ? ` (host ${terminalSafe(holder.host)})` : '';
   const who = holder.analyst !== null ? ` by ${terminalSafe(holder.analyst)}${host}` : '';
   const at = Date.parse(holder.time);
-  const when = () => new Date(at).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  const when = () =>
+    new Date(at)
+      .toISOString()
+      .replace('T', ' ')
+      .replace(/\.\d+Z$/, 'Z');
   const since = Number.isNaN(at) ? terminalSafe(holder.time) : `${when()}, ${durationText(Math.max(0, now - at))} ago`;
   return `${how}${who} since ${since}`;
 }

@@ -29,7 +29,9 @@ export function withReason(reason: string | null, comments: string | null | unde
 
 /** The codes that apply to a change to `target` (undefined/null: no change of state, only a comment: the codes for any change). */
 export function codesFor(rules: ReasonRules, target: string | null | undefined): string[] {
-  return rules.reasons.filter((r) => r.states === null || (target != null && r.states.includes(target))).map((r) => r.code);
+  return rules.reasons
+    .filter((r) => r.states === null || (target != null && r.states.includes(target)))
+    .map((r) => r.code);
 }
 
 /**
@@ -66,13 +68,21 @@ function listCommand(profile: string): string {
  * without one, a profile that requires a reason refuses a change of state. Usage errors (exit 2)
  * naming the codes.
  */
-export function checkedReason(rules: ReasonRules, typed: string | undefined, target: string | null | undefined): string | null {
+export function checkedReason(
+  rules: ReasonRules,
+  typed: string | undefined,
+  target: string | null | undefined,
+): string | null {
   const profile = JSON.stringify(rules.profile);
   const listHint = reasonsHint(rules.profile);
   if (typed === undefined) {
     if (!rules.requireReason || target == null) return null;
     const codes = codesFor(rules, target);
-    if (codes.length === 0) throw new UsageError(`profile ${profile} requires a reason for a change of state, and has no code for ${terminalSafe(target)}: nothing was sent`, listHint);
+    if (codes.length === 0)
+      throw new UsageError(
+        `profile ${profile} requires a reason for a change of state, and has no code for ${terminalSafe(target)}: nothing was sent`,
+        listHint,
+      );
     const all = codes.length > MAX_CODES_NAMED ? `; all of them: ${listCommand(rules.profile)}` : '';
     throw new UsageError(
       `profile ${profile} requires a reason for a change of state: add --reason CODE ` +
@@ -80,10 +90,14 @@ export function checkedReason(rules: ReasonRules, typed: string | undefined, tar
       all === '' ? undefined : all.slice(2),
     );
   }
-  if (rules.reasons.length === 0) throw new UsageError(`--reason: profile ${profile} has no reason codes: nothing was sent`, listHint);
+  if (rules.reasons.length === 0)
+    throw new UsageError(`--reason: profile ${profile} has no reason codes: nothing was sent`, listHint);
   const known = rules.reasons.find((r) => r.code === typed);
   if (known === undefined) {
-    const near = closest(typed, rules.reasons.map((r) => r.code));
+    const near = closest(
+      typed,
+      rules.reasons.map((r) => r.code),
+    );
     // A typo is a few characters off; a code further away is not worth a guess.
     const guess = distance(typed, near) <= Math.max(2, Math.floor(near.length / 3)) ? `: did you mean "${near}"?` : '';
     const codes = rules.reasons.map((r) => r.code);

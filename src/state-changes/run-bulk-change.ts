@@ -58,8 +58,18 @@ export interface BulkOptions {
 
 /** An option of a bulk change as it would be typed, for the messages of a resume. */
 function showOption(key: string, value: unknown): string {
-  if (key === 'commentMode') return value === null || value === undefined ? 'neither --append-comment nor --replace-comment' : `--${String(value)}-comment`;
-  const flag = { state: '--state', comments: '--comments', ifState: '--if-state', forceState: '--force-state', reason: '--reason' }[key] ?? key;
+  if (key === 'commentMode')
+    return value === null || value === undefined
+      ? 'neither --append-comment nor --replace-comment'
+      : `--${String(value)}-comment`;
+  const flag =
+    {
+      state: '--state',
+      comments: '--comments',
+      ifState: '--if-state',
+      forceState: '--force-state',
+      reason: '--reason',
+    }[key] ?? key;
   if (value === null || value === false) return `no ${flag}`;
   if (value === true) return flag;
   const text = Array.isArray(value) ? value.join(',') : String(value);
@@ -72,7 +82,11 @@ export function parseIfState(typed: string, force: boolean): string[] {
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
-  if (states.length === 0) throw new UsageError('--if-state needs at least one state', `e.g. --if-state pending-review,escalated; states: ${KNOWN_STATES.join(', ')}`);
+  if (states.length === 0)
+    throw new UsageError(
+      '--if-state needs at least one state',
+      `e.g. --if-state pending-review,escalated; states: ${KNOWN_STATES.join(', ')}`,
+    );
   return states.map((s) => {
     const match = matchState(s);
     if (match.state) return match.state;
@@ -87,7 +101,10 @@ export function parseIfState(typed: string, force: boolean): string[] {
 /** The ids as pool items, numbered in input order; `stopReading` ends the reading, even while an id is awaited. */
 async function* idItems(session: Session, options: BulkOptions, stopReading: AbortSignal): AsyncGenerator<IdItem> {
   let n = 0;
-  for await (const entry of readIdList({ args: options.ids, from: options.from, results: 'every', signal: stopReading }, session.context)) {
+  for await (const entry of readIdList(
+    { args: options.ids, from: options.from, results: 'every', signal: stopReading },
+    session.context,
+  )) {
     yield { line: ++n, column: 1, entry };
   }
 }
@@ -125,7 +142,15 @@ function job(
       onSettled(item, settled.result);
     },
     // A dry run's plan is printed in columns; the change pass prints each line as it is settled.
-    ...(printing ? { stdoutLine: session.json ? formatChangeResult : mode === 'plan' ? planLines(change.target, options.ids) : changeLine } : {}),
+    ...(printing
+      ? {
+          stdoutLine: session.json
+            ? formatChangeResult
+            : mode === 'plan'
+              ? planLines(change.target, options.ids)
+              : changeLine,
+        }
+      : {}),
   };
 }
 
@@ -166,16 +191,33 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
     let header: string | undefined;
     if (options.out) {
       const run = { command: 'set-state', service: await serviceOf(session), options: typed };
-      const given = new Set([...(options.state !== null ? ['state'] : []), ...(options.comments !== null ? ['comments'] : []), ...(options.ifState !== null ? ['ifState'] : []), ...(options.force ? ['forceState'] : []), ...(options.commentMode !== null ? ['commentMode'] : []), ...(options.reason !== null ? ['reason'] : [])]);
-      const bound = options.resume ? await bindResume(session, options.out, run, given, showOption, readChangeResult) : { options: typed, header: headerText(run) };
+      const given = new Set([
+        ...(options.state !== null ? ['state'] : []),
+        ...(options.comments !== null ? ['comments'] : []),
+        ...(options.ifState !== null ? ['ifState'] : []),
+        ...(options.force ? ['forceState'] : []),
+        ...(options.commentMode !== null ? ['commentMode'] : []),
+        ...(options.reason !== null ? ['reason'] : []),
+      ]);
+      const bound = options.resume
+        ? await bindResume(session, options.out, run, given, showOption, readChangeResult)
+        : { options: typed, header: headerText(run) };
       intent = bound.options;
       header = bound.header;
     }
     const target = intent.state as string | null;
-    if (target === null) throw new UsageError('set-state for many events needs --state', `e.g. --state declined --comments "fraud ring"; states: ${KNOWN_STATES.join(', ')}`);
+    if (target === null)
+      throw new UsageError(
+        'set-state for many events needs --state',
+        `e.g. --state declined --comments "fraud ring"; states: ${KNOWN_STATES.join(', ')}`,
+      );
     const settings = await session.settings();
     // Before anything is read or sent: a code of the profile's, for this state (or none, unless the profile requires one).
-    const reason = checkedReason({ profile: settings.profile, reasons: settings.reasons, requireReason: settings.requireReason }, (intent.reason as string | null | undefined) ?? undefined, target);
+    const reason = checkedReason(
+      { profile: settings.profile, reasons: settings.reasons, requireReason: settings.requireReason },
+      (intent.reason as string | null | undefined) ?? undefined,
+      target,
+    );
     // The whole comment as sent, the reason at its head, is what the service's limit counts.
     const comments = withReason(reason, intent.comments as string | null) ?? null;
     if (comments !== null) refuseLongComment(comments);
@@ -189,9 +231,13 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
       claimWords: claimWordsFrom(options.log),
     };
     if (confirm && !session.canPrompt) {
-      throw new UsageError('set-state for many events asks for a confirmation, and there is no terminal to ask on (or --no-input)', 'add --yes, or --dry-run to see the plan');
+      throw new UsageError(
+        'set-state for many events asks for a confirmation, and there is no terminal to ask on (or --no-input)',
+        'add --yes, or --dry-run to see the plan',
+      );
     }
-    if (options.comments !== null && typed.comments === null) context.stderr.write('note: the empty --comments is not sent (it would erase the comment each event has)\n');
+    if (options.comments !== null && typed.comments === null)
+      context.stderr.write('note: the empty --comments is not sent (it would erase the comment each event has)\n');
     // The second Ctrl-C, which aborts what is in flight, also ends a wait for a FIFO's reader.
     const logAbort = new AbortController();
     if (options.log !== null && !options.dryRun) {
@@ -213,31 +259,41 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
           await log.append(entry);
           return true;
         } catch (error) {
-          logFailure ??= error instanceof FileWriteError ? error : new FileWriteError(log.path, 'EIO', (error as Error).message);
+          logFailure ??=
+            error instanceof FileWriteError ? error : new FileWriteError(log.path, 'EIO', (error as Error).message);
           return false;
         }
       },
     };
     // An id whose log line failed stops the pool (stop 'write-failed'), as a results file that cannot be written does.
     const stopOnLogFailure = (settled: Settled<ChangeResult> | undefined): Settled<ChangeResult> | undefined =>
-      settled && logFailure && !settled.fatal ? { ...settled, fatal: { error: logFailure, stop: 'write-failed' } } : settled;
+      settled && logFailure && !settled.fatal
+        ? { ...settled, fatal: { error: logFailure, stop: 'write-failed' } }
+        : settled;
 
     if (options.dryRun || confirm) {
       const planned = await plan(session, runtime, options, change, work);
       if (planned === null) return;
       work.planned = planned.items;
-      const go = await (await session.prompter()).confirm(`Change ${count(planned.count)} events to ${terminalSafe(change.target)}?`, false);
+      const go = await (
+        await session.prompter()
+      ).confirm(`Change ${count(planned.count)} events to ${terminalSafe(change.target)}?`, false);
       if (!go) throw new CliError('cancelled: nothing was changed', ExitCode.INTERRUPTED);
     }
 
     const stats = new ChangeStats();
-    const run = await runPool(context, runtime, job(session, options, change, work, 'change', stats, () => {}, options.out === null, stopOnLogFailure), {
-      maxErrors: null,
-      out: options.out,
-      resume: options.resume,
-      quiet: false,
-      ...(header !== undefined ? { header } : {}),
-    });
+    const run = await runPool(
+      context,
+      runtime,
+      job(session, options, change, work, 'change', stats, () => {}, options.out === null, stopOnLogFailure),
+      {
+        maxErrors: null,
+        out: options.out,
+        resume: options.resume,
+        quiet: false,
+        ...(header !== undefined ? { header } : {}),
+      },
+    );
     finish(session, options, change, stats, run, logFailure?.message ?? null);
   } finally {
     try {
@@ -253,23 +309,38 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
  * state each event was in, and whether it is to change), or null when the run ends here
  * (--dry-run, nothing to change): the exit is then the plan's.
  */
-async function plan(session: Session, runtime: PoolRuntime, options: BulkOptions, change: BulkChange, work: ChangeWork): Promise<{ items: Map<number, PlannedItem>; count: number } | null> {
+async function plan(
+  session: Session,
+  runtime: PoolRuntime,
+  options: BulkOptions,
+  change: BulkChange,
+  work: ChangeWork,
+): Promise<{ items: Map<number, PlannedItem>; count: number } | null> {
   const stats = new ChangeStats();
   const items = new Map<number, PlannedItem>();
   const remember = (item: IdItem, r: ChangeResult) => {
-    if (r.outcome === 'PLANNED' || r.outcome === 'SKIPPED') items.set(item.line, { state: r.from, send: r.outcome === 'PLANNED' });
+    if (r.outcome === 'PLANNED' || r.outcome === 'SKIPPED')
+      items.set(item.line, { state: r.from, send: r.outcome === 'PLANNED' });
     else if (r.outcome === 'NOT_FOUND' || r.outcome === 'INVALID') items.set(item.line, { state: null, send: false });
     else if (r.outcome === 'CLAIMED') items.set(item.line, { state: r.from, send: false });
   };
   // The plan's lines go to stdout with --dry-run only; a confirmation shows the plan alone.
-  const run = await runPool(session.context, runtime, job(session, options, change, work, 'plan', stats, remember, options.dryRun), { maxErrors: null, out: null, resume: false, quiet: false });
+  const run = await runPool(
+    session.context,
+    runtime,
+    job(session, options, change, work, 'plan', stats, remember, options.dryRun),
+    { maxErrors: null, out: null, resume: false, quiet: false },
+  );
   if (run.stopped || run.fatal || run.inputError) {
     finish(session, options, change, stats, run, null);
     return null;
   }
   session.context.stderr.write(`${planText(stats, change.target)}\n`);
   if (options.dryRun) {
-    if (session.json) session.context.stderr.write(`${jsonForTerminal(changeSummaryJson({ stats, target: change.target, stopped: null, results: null, retries: run.retries, throttled: run.throttled, logProblem: null }), true)}\n`);
+    if (session.json)
+      session.context.stderr.write(
+        `${jsonForTerminal(changeSummaryJson({ stats, target: change.target, stopped: null, results: null, retries: run.retries, throttled: run.throttled, logProblem: null }), true)}\n`,
+      );
     session.context.stderr.write('Dry run: nothing was changed.\n');
     exitWith(stats, options, null, 'plan');
     return null;
@@ -282,8 +353,23 @@ async function plan(session: Session, runtime: PoolRuntime, options: BulkOptions
   return { items, count: stats.outcomes.PLANNED };
 }
 
-function finish(session: Session, options: BulkOptions, change: BulkChange, stats: ChangeStats, run: PoolRun, logProblem: string | null): void {
-  const facts = { stats, target: change.target, stopped: run.stopped, results: options.out, retries: run.retries, throttled: run.throttled, logProblem };
+function finish(
+  session: Session,
+  options: BulkOptions,
+  change: BulkChange,
+  stats: ChangeStats,
+  run: PoolRun,
+  logProblem: string | null,
+): void {
+  const facts = {
+    stats,
+    target: change.target,
+    stopped: run.stopped,
+    results: options.out,
+    retries: run.retries,
+    throttled: run.throttled,
+    logProblem,
+  };
   endOfRun(session.context, run, {
     unit: 'ids',
     stopped: 'the change',
@@ -310,11 +396,22 @@ function exitWith(stats: ChangeStats, options: BulkOptions, stopped: string | nu
     o.CONFLICT ? `${count(o.CONFLICT)} in conflict` : '',
     o.CLAIMED ? `${count(o.CLAIMED)} held in a review session (--include-claimed changes them)` : '',
     o.FAILED ? `${count(o.FAILED)} failed` : '',
-    stats.keptComment ? `${count(stats.keptComment)} kept a comment of ${stats.keptComment === 1 ? 'its' : 'their'} own (--append-comment or --replace-comment says what to do with it)` : '',
+    stats.keptComment
+      ? `${count(stats.keptComment)} kept a comment of ${stats.keptComment === 1 ? 'its' : 'their'} own (--append-comment or --replace-comment says what to do with it)`
+      : '',
   ].filter(Boolean);
   if (pass === 'plan') {
-    throw new CliError(`${count(stats.errors)} of ${count(stats.done)} ids cannot be changed: ${parts.join(', ')}`, stats.worst === ExitCode.OK ? ExitCode.FAILURE : stats.worst);
+    throw new CliError(
+      `${count(stats.errors)} of ${count(stats.done)} ids cannot be changed: ${parts.join(', ')}`,
+      stats.worst === ExitCode.OK ? ExitCode.FAILURE : stats.worst,
+    );
   }
-  const where = options.out ? `see ${options.out}${o.FAILED ? '; run the same command with --resume to try the failed ones again' : ''}` : 'add --out FILE to keep every id\'s result';
-  throw new CliError(`${count(stats.errors)} of ${count(stats.done)} ids were not changed${parts.length ? `: ${parts.join(', ')}` : ''}${stopped ? ', and the run stopped early' : ''}`, stats.worst === ExitCode.OK ? ExitCode.FAILURE : stats.worst, where);
+  const where = options.out
+    ? `see ${options.out}${o.FAILED ? '; run the same command with --resume to try the failed ones again' : ''}`
+    : "add --out FILE to keep every id's result";
+  throw new CliError(
+    `${count(stats.errors)} of ${count(stats.done)} ids were not changed${parts.length ? `: ${parts.join(', ')}` : ''}${stopped ? ', and the run stopped early' : ''}`,
+    stats.worst === ExitCode.OK ? ExitCode.FAILURE : stats.worst,
+    where,
+  );
 }

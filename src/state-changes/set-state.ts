@@ -89,7 +89,11 @@ async function askState(
 /** A comment over the contract's limit is refused before anything is sent (the service would answer 422 comments:TOO_LONG). */
 export function refuseLongComment(comments: string): void {
   const problem = commentTooLong(comments);
-  if (problem) throw new UsageError(`${problem}: nothing was sent`, `shorten it to ${MAX_COMMENT_LENGTH.toLocaleString('en-US')} characters or fewer`);
+  if (problem)
+    throw new UsageError(
+      `${problem}: nothing was sent`,
+      `shorten it to ${MAX_COMMENT_LENGTH.toLocaleString('en-US')} characters or fewer`,
+    );
 }
 
 /** How `--comments` treats a comment the event has: kept with the new one after it, replaced, or not said. */
@@ -145,7 +149,12 @@ async function commentFor(
   let keep: boolean;
   if (choice !== null) keep = choice === 'append';
   else if (ask) {
-    keep = await (await session.prompter()).confirm(`${terminalSafe(eventId)} has a comment: "${terminalSafe(existing)}". Keep it (yours is added after it; n replaces it)?`, true);
+    keep = await (
+      await session.prompter()
+    ).confirm(
+      `${terminalSafe(eventId)} has a comment: "${terminalSafe(existing)}". Keep it (yours is added after it; n replaces it)?`,
+      true,
+    );
   } else {
     throw new UsageError(
       `${terminalSafe(eventId)} has a comment ("${terminalSafe(existing)}"), which --comments would replace: nothing was sent`,
@@ -154,7 +163,11 @@ async function commentFor(
   }
   const text = commentToSend(existing, comments, keep);
   const problem = commentTooLong(text);
-  if (problem) throw new UsageError(`${problem} with the comment it keeps: nothing was sent`, `shorten yours, or replace the comment (--replace-comment)`);
+  if (problem)
+    throw new UsageError(
+      `${problem} with the comment it keeps: nothing was sent`,
+      `shorten yours, or replace the comment (--replace-comment)`,
+    );
   return keep ? { text, kept: existing, replaced: null } : { text, kept: null, replaced: existing };
 }
 
@@ -175,7 +188,11 @@ function askedByFlags(session: Session, options: SetStateOptions): Asked {
   // erase a colleague's note.
   if (comments !== undefined && comments.trim() === '') {
     comments = undefined;
-    if (state === undefined && options.reason === undefined) throw new UsageError('nothing to change: the comment is empty and there is no --state', 'an empty comment is never sent, so that it cannot erase the comment the event has');
+    if (state === undefined && options.reason === undefined)
+      throw new UsageError(
+        'nothing to change: the comment is empty and there is no --state',
+        'an empty comment is never sent, so that it cannot erase the comment the event has',
+      );
     session.context.stderr.write('note: the empty --comments is not sent (it would erase the comment the event has)\n');
   }
   if (state !== undefined) state = stateFromTyped(state, options.forceState === true, 'send');
@@ -188,7 +205,11 @@ function askedByFlags(session: Session, options: SetStateOptions): Asked {
       `pass e.g. --state APPROVED --comments "checked with the customer"; states: ${KNOWN_STATES.join(', ')}`,
     );
   }
-  if (choice !== null && comments === undefined && options.reason === undefined && !prompting) throw new UsageError(`--${choice}-comment goes with --comments`, 'e.g. --comments "customer called" --append-comment');
+  if (choice !== null && comments === undefined && options.reason === undefined && !prompting)
+    throw new UsageError(
+      `--${choice}-comment goes with --comments`,
+      'e.g. --comments "customer called" --append-comment',
+    );
   return { state, comments, choice, reason: options.reason };
 }
 
@@ -210,7 +231,8 @@ async function completedOnTerminal(
     const say = (line: string) => session.context.stderr.write(line);
     if (state === undefined) state = await askState(prompter, seen.state, force, say);
     if (comments === undefined) {
-      const has = seen.comments !== null && seen.comments.trim() !== '' ? `; the event has "${terminalSafe(seen.comments)}"` : '';
+      const has =
+        seen.comments !== null && seen.comments.trim() !== '' ? `; the event has "${terminalSafe(seen.comments)}"` : '';
       comments = (await prompter.input(`Comments (optional${has})`)).trim() || undefined;
     }
   }
@@ -218,7 +240,11 @@ async function completedOnTerminal(
   comments = withReason(reason, comments);
   // The whole comment as sent, the reason included, is what the service's limit counts.
   if (comments !== undefined) refuseLongComment(comments);
-  if (state === undefined && comments === undefined) throw new UsageError('nothing to change: give a state or a comment', 'an empty comment is never sent, so that it cannot erase the event\'s comment');
+  if (state === undefined && comments === undefined)
+    throw new UsageError(
+      'nothing to change: give a state or a comment',
+      "an empty comment is never sent, so that it cannot erase the event's comment",
+    );
   return { ...asked, state, comments, reason: reason ?? undefined };
 }
 
@@ -247,11 +273,28 @@ export function refusedTransition(from: string | null, to: string | undefined): 
  * known); then, when the real run would be refused (a transition the known rules do not allow),
  * the refusal with the exit code the service's answer would give. Nothing is sent.
  */
-async function showDryRun(session: Session, output: Output, eventId: string, state: string | undefined, comment: Comment | undefined, seen: Seen): Promise<void> {
-  const [{ previewRequest, eventPath }, settings] = await Promise.all([import('../api/api-client.js'), session.settings()]);
+async function showDryRun(
+  session: Session,
+  output: Output,
+  eventId: string,
+  state: string | undefined,
+  comment: Comment | undefined,
+  seen: Seen,
+): Promise<void> {
+  const [{ previewRequest, eventPath }, settings] = await Promise.all([
+    import('../api/api-client.js'),
+    session.settings(),
+  ]);
   // A key in the credential store is shown redacted, as any key in a preview.
   const key = settings.apiKey ?? (settings.apiKeySource === 'credential-store' ? '[redacted]' : null);
-  const request = previewRequest(settings.baseUrl, key, 'PATCH', eventPath(eventId, '/state'), changeBody(state, comment), settings.profile);
+  const request = previewRequest(
+    settings.baseUrl,
+    key,
+    'PATCH',
+    eventPath(eventId, '/state'),
+    changeBody(state, comment),
+    settings.profile,
+  );
   if (output.json) output.printJson(request);
   else {
     const { renderDryRun } = await import('../render/request-preview.js');
@@ -262,7 +305,7 @@ async function showDryRun(session: Session, output: Output, eventId: string, sta
     throw new CliError(
       `the real run would be refused: ${terminalSafe(eventId)} is ${terminalSafe(seen.state ?? '?')}, and ${refused}`,
       ExitCode.REJECTED,
-      'the transitions are the sandbox\'s (fraudctl set-state --help lists them); a real service may differ',
+      "the transitions are the sandbox's (fraudctl set-state --help lists them); a real service may differ",
     );
   }
 }
@@ -328,8 +371,14 @@ async function confirmedAndReread(
   let conflicted = false;
   for (;;) {
     if (confirming) {
-      const arrow = state !== undefined ? `${terminalSafe(seen.state ?? '?')} ${sym.arrow} ${terminalSafe(state)}` : `keep ${terminalSafe(seen.state ?? '?')}`;
-      const note = comment === undefined ? '' : ` with comment "${terminalSafe(comments!)}"${comment.kept !== null ? ` after "${terminalSafe(comment.kept)}"` : comment.replaced !== null ? ` replacing "${terminalSafe(comment.replaced)}"` : ''}`;
+      const arrow =
+        state !== undefined
+          ? `${terminalSafe(seen.state ?? '?')} ${sym.arrow} ${terminalSafe(state)}`
+          : `keep ${terminalSafe(seen.state ?? '?')}`;
+      const note =
+        comment === undefined
+          ? ''
+          : ` with comment "${terminalSafe(comments!)}"${comment.kept !== null ? ` after "${terminalSafe(comment.kept)}"` : comment.replaced !== null ? ` replacing "${terminalSafe(comment.replaced)}"` : ''}`;
       // After a change by someone else, Enter does not overrule them, nor a risky change: the default is no.
       const yes = !conflicted && !risky(seen, state, comment);
       const go = await (await session.prompter()).confirm(`Change ${terminalSafe(eventId)}: ${arrow}${note}?`, yes);
@@ -339,7 +388,11 @@ async function confirmedAndReread(
     if (changedSince(seen, now) === null) return { seen, comment };
     const what = changeWords(seen, now).map(terminalSafe).join('; ');
     if (!confirming) {
-      throw new CliError(`CONFLICT: ${terminalSafe(eventId)} changed since it was read (${what}): nothing was sent`, ExitCode.FAILURE, `see it with ${shellCommand(['fraudctl', ...session.serviceFlags(), 'show', eventId])}, then decide again`);
+      throw new CliError(
+        `CONFLICT: ${terminalSafe(eventId)} changed since it was read (${what}): nothing was sent`,
+        ExitCode.FAILURE,
+        `see it with ${shellCommand(['fraudctl', ...session.serviceFlags(), 'show', eventId])}, then decide again`,
+      );
     }
     session.context.stderr.write(`${terminalSafe(eventId)} changed since you read it: ${what}\n`);
     seen = now;
@@ -349,11 +402,27 @@ async function confirmedAndReread(
 }
 
 /** One line of what changed (`ord-1002  IN_REVIEW → ESCALATED  comment recorded`), from the state read just before. */
-function changedLine(eventId: string, state: string | undefined, before: string | null, reply: unknown, comment: Comment | undefined): string {
+function changedLine(
+  eventId: string,
+  state: string | undefined,
+  before: string | null,
+  reply: unknown,
+  comment: Comment | undefined,
+): string {
   const after = stateIn(reply) ?? state ?? before;
   const was = before ?? '?';
-  const move = state === undefined || after === was ? `${terminalSafe(after ?? was)}${state !== undefined ? ' (unchanged)' : ''}` : `${terminalSafe(was)} ${sym.arrow} ${terminalSafe(after ?? state)}`;
-  const recorded = comment === undefined ? '' : comment.kept !== null ? '  comment added after the one it had' : comment.replaced !== null ? '  comment recorded (replacing the one it had)' : '  comment recorded';
+  const move =
+    state === undefined || after === was
+      ? `${terminalSafe(after ?? was)}${state !== undefined ? ' (unchanged)' : ''}`
+      : `${terminalSafe(was)} ${sym.arrow} ${terminalSafe(after ?? state)}`;
+  const recorded =
+    comment === undefined
+      ? ''
+      : comment.kept !== null
+        ? '  comment added after the one it had'
+        : comment.replaced !== null
+          ? '  comment recorded (replacing the one it had)'
+          : '  comment recorded';
   return `${terminalSafe(eventId)}  ${move}${recorded}`;
 }
 
@@ -361,11 +430,18 @@ export async function setState(session: Session, eventId: string, options: SetSt
   const flags = askedByFlags(session, options);
   const again: RunAgain = (extra) => commandAgain(session, eventId, options, extra);
   const settings = await session.settings();
-  const rules: ReasonRules = { profile: settings.profile, reasons: settings.reasons, requireReason: settings.requireReason };
+  const rules: ReasonRules = {
+    profile: settings.profile,
+    reasons: settings.reasons,
+    requireReason: settings.requireReason,
+  };
   // A reason that cannot be sent is said before anything is read, when the state will not be asked.
   if (flags.state !== undefined || !session.canPrompt) checkedReason(rules, flags.reason, flags.state);
   // Opened before the event is read: a log it cannot write is said before anything happens (a dry run sends nothing to log).
-  const log = !options.dryRun && options.log !== undefined ? await (await import('../action-log/logged-change.js')).openChangeLog(session, options.log) : null;
+  const log =
+    !options.dryRun && options.log !== undefined
+      ? await (await import('../action-log/logged-change.js')).openChangeLog(session, options.log)
+      : null;
   try {
     await readAskAndSend(session, eventId, options, flags, rules, log, again);
   } finally {
@@ -414,7 +490,12 @@ async function readAskAndSend(
   const confirming = session.canPrompt && !options.yes;
   const { seen: sent, comment } = await confirmedAndReread(session, client, eventId, asked, seen, confirming, again);
   const change = changeBody(asked.state, comment);
-  const reply = log ? await log.send({ eventId, from: sent.state, to: asked.state, comments: change.comments, reason: asked.reason ?? null }, () => client.changeState(eventId, change)) : await client.changeState(eventId, change);
+  const reply = log
+    ? await log.send(
+        { eventId, from: sent.state, to: asked.state, comments: change.comments, reason: asked.reason ?? null },
+        () => client.changeState(eventId, change),
+      )
+    : await client.changeState(eventId, change);
   if (output.json) {
     if (reply.body !== undefined) output.printJson(reply.body);
     return;

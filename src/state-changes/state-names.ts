@@ -12,7 +12,10 @@ import { terminalSafe } from '../render/terminal-text.js';
 
 /** `approved`, `in review`, `In-Review` → `APPROVED`, `IN_REVIEW`: the form the service uses. */
 export function canonicalState(typed: string): string {
-  return typed.trim().toUpperCase().replace(/[\s-]+/g, '_');
+  return typed
+    .trim()
+    .toUpperCase()
+    .replace(/[\s-]+/g, '_');
 }
 
 export type StateMatch = { state: KnownState } | { state: null; suggestion: KnownState | null };

@@ -56,7 +56,8 @@ export class BatchStats implements ProgressView {
     } else {
       const type = result.errorType ?? 'UNKNOWN_OUTCOME';
       this.errorTypes.set(type, (this.errorTypes.get(type) ?? 0) + 1);
-      if (this.firstProblems.length < 5) this.firstProblems.push({ line: result.line, column: result.column, reason: reason ?? type });
+      if (this.firstProblems.length < 5)
+        this.firstProblems.push({ line: result.line, column: result.column, reason: reason ?? type });
     }
     if (result.attempts > 0) {
       this.latencies[Math.min(HISTOGRAM_MAX_MS, Math.max(0, result.latencyMs))]!++;

@@ -10,7 +10,6 @@ import { sym } from '../render/symbols.js';
  * the results are. As text for people, or as one JSON object (--json) for scripts.
  */
 
-
 export interface SummaryFacts {
   stats: BatchStats;
   stopped: StopReason | null;
@@ -36,7 +35,8 @@ const STOP_TEXT: Record<StopReason, string> = {
   'output-closed': 'stopped: stdout was closed',
   'wrong-input': 'stopped: the results file was written for another input',
   'not-the-service': 'stopped: the URL does not answer as the fraud-screening service (check --base-url)',
-  proxy: 'stopped: the proxy failed (below), so the lines it failed did not reach the service: once it works, run the same command with --resume',
+  proxy:
+    'stopped: the proxy failed (below), so the lines it failed did not reach the service: once it works, run the same command with --resume',
   'write-failed': 'stopped: a file could not be written (below); the lines in flight were finished',
 };
 
@@ -84,10 +84,18 @@ export function summaryText(f: SummaryFacts): string {
   const errorTypes = list(s.errorTypes);
   if (s.outcomes.REJECTED) lines.push(`  rejected ${pad(s.outcomes.REJECTED)}`);
   if (s.outcomes.FAILED) lines.push(`  failed   ${pad(s.outcomes.FAILED)}`);
-  if (s.outcomes.UNKNOWN) lines.push(`  unknown  ${pad(s.outcomes.UNKNOWN)}   sent, and whether they were stored cannot be told (no id, or no answer from the service itself): check them`);
+  if (s.outcomes.UNKNOWN)
+    lines.push(
+      `  unknown  ${pad(s.outcomes.UNKNOWN)}   sent, and whether they were stored cannot be told (no id, or no answer from the service itself): check them`,
+    );
   if (errorTypes) lines.push(`  errors     ${errorTypes}`);
-  lines.push(`  latency    p50 ${ms(s.percentile(0.5))} ${sym.dot} p95 ${ms(s.percentile(0.95))} ${sym.dot} p99 ${ms(s.percentile(0.99))}`);
-  if (f.retries || f.throttled) lines.push(`  retries    ${count(f.retries)}${f.throttled ? ` (${count(f.throttled)} answers asked to slow down)` : ''}`);
+  lines.push(
+    `  latency    p50 ${ms(s.percentile(0.5))} ${sym.dot} p95 ${ms(s.percentile(0.95))} ${sym.dot} p99 ${ms(s.percentile(0.99))}`,
+  );
+  if (f.retries || f.throttled)
+    lines.push(
+      `  retries    ${count(f.retries)}${f.throttled ? ` (${count(f.throttled)} answers asked to slow down)` : ''}`,
+    );
   if (f.results) lines.push(`  results    ${terminalSafe(f.results)}`);
   if (f.rejects && s.errors) {
     lines.push(`  rejects    ${terminalSafe(f.rejects)} (the events without a decision, as they were)`);
@@ -96,16 +104,35 @@ export function summaryText(f: SummaryFacts): string {
     const unknown = f.rejectsUnknown ?? s.outcomes.UNKNOWN;
     const check = 'may have been stored (unknown): check those before sending the file again';
     if (unknown > 0) lines.push(`             ${count(unknown)} of them ${check}`);
-    else if (!f.stopped) lines.push(`             to send them again: ${terminalSafe(shellCommand(['fraudctl', 'submit', f.rejects, ...f.serviceFlags]))}`);
+    else if (!f.stopped)
+      lines.push(
+        `             to send them again: ${terminalSafe(shellCommand(['fraudctl', 'submit', f.rejects, ...f.serviceFlags]))}`,
+      );
   }
   if (s.firstProblems.length) {
-    lines.push(s.errors > s.firstProblems.length ? `First ${s.firstProblems.length} of ${count(s.errors)} events without a decision:` : 'Events without a decision:');
+    lines.push(
+      s.errors > s.firstProblems.length
+        ? `First ${s.firstProblems.length} of ${count(s.errors)} events without a decision:`
+        : 'Events without a decision:',
+    );
     // Named as --resume names them: the line, and the column when the record does not start the line.
-    for (const p of s.firstProblems) lines.push(`  line ${p.line}${p.column > 1 ? ` column ${p.column}` : ''}: ${terminalSafe(truncate(p.reason, 200))}`);
+    for (const p of s.firstProblems)
+      lines.push(
+        `  line ${p.line}${p.column > 1 ? ` column ${p.column}` : ''}: ${terminalSafe(truncate(p.reason, 200))}`,
+      );
   }
   if (f.stopped) {
     lines.push(STOP_TEXT[f.stopped]);
-    if (f.results && f.stopped !== 'auth' && f.stopped !== 'input' && f.stopped !== 'wrong-input' && f.stopped !== 'not-the-service' && f.stopped !== 'proxy' && f.stopped !== 'write-failed') lines.push(`Continue later with the same command and --resume.`);
+    if (
+      f.results &&
+      f.stopped !== 'auth' &&
+      f.stopped !== 'input' &&
+      f.stopped !== 'wrong-input' &&
+      f.stopped !== 'not-the-service' &&
+      f.stopped !== 'proxy' &&
+      f.stopped !== 'write-failed'
+    )
+      lines.push(`Continue later with the same command and --resume.`);
   }
   return lines.join('\n');
 }

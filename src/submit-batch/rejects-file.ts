@@ -42,15 +42,31 @@ function stdinStats(stdin: NodeJS.ReadableStream): Stats | undefined {
  * Refuses a --rejects that would destroy a file: the input (also as stdin), the --out file, or
  * an existing file when the run starts afresh. Called before the input is opened.
  */
-export function checkRejectsPath(rejects: string, run: { input: string; out: string | null; resume: boolean; stdin: NodeJS.ReadableStream }): void {
+export function checkRejectsPath(
+  rejects: string,
+  run: { input: string; out: string | null; resume: boolean; stdin: NodeJS.ReadableStream },
+): void {
   const other = 'give --rejects a file of its own';
   const inputStats = run.input === '-' ? stdinStats(run.stdin) : undefined;
-  if ((run.input !== '-' && sameFile(rejects, run.input)) || (inputStats && existsSync(rejects) && sameFile(rejects, '', inputStats))) {
-    throw new UsageError(`--rejects ${rejects} is the input: writing the rejects there would destroy the events being read`, other);
+  if (
+    (run.input !== '-' && sameFile(rejects, run.input)) ||
+    (inputStats && existsSync(rejects) && sameFile(rejects, '', inputStats))
+  ) {
+    throw new UsageError(
+      `--rejects ${rejects} is the input: writing the rejects there would destroy the events being read`,
+      other,
+    );
   }
-  if (run.out !== null && sameFile(rejects, run.out)) throw new UsageError(`--rejects and --out name the same file (${rejects}): the rejects would be mixed into the results`, other);
+  if (run.out !== null && sameFile(rejects, run.out))
+    throw new UsageError(
+      `--rejects and --out name the same file (${rejects}): the rejects would be mixed into the results`,
+      other,
+    );
   if (!run.resume && existsSync(rejects)) {
-    throw new UsageError(`${rejects} already exists: --rejects never replaces a file`, 'remove it, or choose another --rejects (with --resume, the rejects file of the run it continues is kept)');
+    throw new UsageError(
+      `${rejects} already exists: --rejects never replaces a file`,
+      'remove it, or choose another --rejects (with --resume, the rejects file of the run it continues is kept)',
+    );
   }
 }
 
@@ -60,16 +76,26 @@ export function checkRejectsPath(rejects: string, run: { input: string; out: str
  * appended to. `warn` says when the file cannot be brought in line (gone, or not the one the
  * results were written with).
  */
-export async function openRejects(path: string, prior: PriorRun | null, warn: (text: string) => void): Promise<LineFile> {
+export async function openRejects(
+  path: string,
+  prior: PriorRun | null,
+  warn: (text: string) => void,
+): Promise<LineFile> {
   if (prior === null) return LineFile.open(path, 'create', '--rejects');
   // A results file from before headers does not say which rejects file its run kept: the one
   // given may be another file, so it is only appended to, as that version did.
   if (prior.header === null) {
-    if (existsSync(path)) warn(`${path} is only added to: the results file, from an older fraudctl, does not record that it belongs to its run, so lines decided since stay listed in it`);
+    if (existsSync(path))
+      warn(
+        `${path} is only added to: the results file, from an older fraudctl, does not record that it belongs to its run, so lines decided since stay listed in it`,
+      );
     return LineFile.open(path, 'append', '--rejects');
   }
   if (!existsSync(path)) {
-    if (prior.undecidedCount > 0) warn(`${path} is gone: it holds only the lines without a decision from this run on (the results file has them all)`);
+    if (prior.undecidedCount > 0)
+      warn(
+        `${path} is gone: it holds only the lines without a decision from this run on (the results file has them all)`,
+      );
     return LineFile.open(path, 'append', '--rejects');
   }
   // Rewritten to the lines whose results stay undecided, whole or not at all (rewrite-for-resume.ts).
@@ -82,7 +108,9 @@ export async function openRejects(path: string, prior: PriorRun | null, warn: (t
       n++;
     }
     if (n >= prior.undecidedCount) return true;
-    warn(`${path} has ${n} ${n === 1 ? 'line' : 'lines'} for ${prior.undecidedCount} results without a decision: it was not written with these results; this run adds its lines to it as they are`);
+    warn(
+      `${path} has ${n} ${n === 1 ? 'line' : 'lines'} for ${prior.undecidedCount} results without a decision: it was not written with these results; this run adds its lines to it as they are`,
+    );
     return false;
   });
   return LineFile.open(path, 'append', '--rejects');

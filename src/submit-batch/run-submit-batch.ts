@@ -62,10 +62,17 @@ export async function runBatch(session: Session, input: BatchInput, batchOptions
   // (checked under the lock, before a client or an embedded sandbox is started).
   let header: string | undefined;
   if (options.out) {
-    const intent = { command: 'submit', service: await serviceOf(session).catch(closeAndThrow), options: { rejects: options.rejects === null ? null : resolve(options.rejects) } };
+    const intent = {
+      command: 'submit',
+      service: await serviceOf(session).catch(closeAndThrow),
+      options: { rejects: options.rejects === null ? null : resolve(options.rejects) },
+    };
     const given = new Set(options.rejects === null ? [] : ['rejects']);
-    const show = (_key: string, value: unknown) => (value === null ? 'no --rejects' : `--rejects ${terminalSafe(String(value))}`);
-    const bound = options.resume ? await bindResume(session, options.out, intent, given, show, readLineResult).catch(closeAndThrow) : { options: intent.options, header: headerText(intent) };
+    const show = (_key: string, value: unknown) =>
+      value === null ? 'no --rejects' : `--rejects ${terminalSafe(String(value))}`;
+    const bound = options.resume
+      ? await bindResume(session, options.out, intent, given, show, readLineResult).catch(closeAndThrow)
+      : { options: intent.options, header: headerText(intent) };
     header = bound.header;
     const rejects = bound.options.rejects as string | null;
     if (rejects !== null && options.rejects === null) {
@@ -81,11 +88,14 @@ export async function runBatch(session: Session, input: BatchInput, batchOptions
     // The rejects file has one writer too: two runs given the same --rejects would interleave
     // and, at --resume, rewrite each other's lines.
     const rejectsPath = options.rejects;
-    rejectsLock = rejectsPath !== null ? lockForOneWriter(rejectsPath, '--rejects', (line) => context.stderr.write(line)) : null;
+    rejectsLock =
+      rejectsPath !== null ? lockForOneWriter(rejectsPath, '--rejects', (line) => context.stderr.write(line)) : null;
   } catch (error) {
     closeAndThrow(error);
   }
-  const runtime = await poolRuntime(session, { concurrency: options.concurrency, rate: options.rate }).catch(closeAndThrow);
+  const runtime = await poolRuntime(session, { concurrency: options.concurrency, rate: options.rate }).catch(
+    closeAndThrow,
+  );
   const { client, control } = runtime;
   const work: LineWork = {
     client,
@@ -128,7 +138,13 @@ export async function runBatch(session: Session, input: BatchInput, batchOptions
 
   let run;
   try {
-    run = await runPool(context, runtime, job, { maxErrors: options.maxErrors, out: options.out, resume: options.resume, quiet: options.quiet, ...(header !== undefined ? { header } : {}) });
+    run = await runPool(context, runtime, job, {
+      maxErrors: options.maxErrors,
+      out: options.out,
+      resume: options.resume,
+      quiet: options.quiet,
+      ...(header !== undefined ? { header } : {}),
+    });
   } finally {
     rejectsLock?.release();
     outLock?.release();
@@ -159,7 +175,11 @@ export async function runBatch(session: Session, input: BatchInput, batchOptions
     summaryText: () => summaryText(facts),
   });
   if (stats.errors > 0 || stopped) {
-    const where = options.out ? `see ${options.out}` : options.json ? 'see the results above' : 'add --out FILE to keep every line\'s result';
+    const where = options.out
+      ? `see ${options.out}`
+      : options.json
+        ? 'see the results above'
+        : "add --out FILE to keep every line's result";
     const kept = options.rejects === null ? '' : `; ${rejectsHint(options.rejects, facts.rejectsUnknown, run.resumed)}`;
     const early = stopped ? ' and the batch stopped early' : '';
     const message = `${count(stats.errors)} of ${count(stats.done)} events got no decision${early}`;
@@ -173,7 +193,7 @@ export async function runBatch(session: Session, input: BatchInput, batchOptions
  * first, since sending them again may store them twice.
  */
 function rejectsHint(rejects: string, unknown: number, resumed: boolean): string {
-  const lines = resumed ? 'the lines without a decision, the earlier run\'s too' : 'those lines';
+  const lines = resumed ? "the lines without a decision, the earlier run's too" : 'those lines';
   if (unknown === 0) return `${rejects} holds ${lines} to send again`;
   const check = 'may have been stored (unknown): check those before sending it again';
   return `${rejects} holds ${lines}; ${count(unknown)} of them ${check}`;

@@ -28,7 +28,6 @@ import type { LineResult } from './line-result.js';
  *   the error shape: error-shape.ts), is the line's FAILED result and stops the whole batch.
  */
 
-
 export interface LineWork {
   client: ApiClient;
   /** Asked before sending a line again after a duplicate check found nothing stored. */
@@ -82,7 +81,12 @@ function usableId(id: unknown): string | null {
 /** The line as a payload to send, or why it cannot be one. */
 function parseRecord(record: InputRecord, maxRecordBytes: number): LineToSend | { code: string; reason: string } {
   if (record.problem) {
-    const detail = record.problem === 'too large' ? ` (${record.bytes} bytes; the limit is ${maxRecordBytes})` : record.detail ? ` (${record.detail})` : '';
+    const detail =
+      record.problem === 'too large'
+        ? ` (${record.bytes} bytes; the limit is ${maxRecordBytes})`
+        : record.detail
+          ? ` (${record.detail})`
+          : '';
     return { code: LOCAL_REJECTIONS[record.problem], reason: `${record.problem}${detail}` };
   }
   let value: unknown;
@@ -92,7 +96,10 @@ function parseRecord(record: InputRecord, maxRecordBytes: number): LineToSend | 
     return { code: 'NOT_JSON', reason: `not JSON (${(e as Error).message})` };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { code: 'NOT_AN_OBJECT', reason: `not a JSON object (${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value})` };
+    return {
+      code: 'NOT_AN_OBJECT',
+      reason: `not a JSON object (${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value})`,
+    };
   }
   const payload = value as Record<string, unknown>;
   return { text: record.text, id: usableId(payload.id), recorded: recordedFacts(payload) };
@@ -122,7 +129,22 @@ function matchedRuleIds(body: Record<string, unknown>): string[] | null {
 }
 
 function blank(record: InputRecord, id: string | null): LineResult {
-  return { line: record.line, id, outcome: 'FAILED', status: null, actionType: null, totalRiskScore: null, errorType: null, errorCodes: [], attempts: 0, latencyMs: 0, column: record.column, idAssigned: false, alreadyExisted: false, stateNow: null };
+  return {
+    line: record.line,
+    id,
+    outcome: 'FAILED',
+    status: null,
+    actionType: null,
+    totalRiskScore: null,
+    errorType: null,
+    errorCodes: [],
+    attempts: 0,
+    latencyMs: 0,
+    column: record.column,
+    idAssigned: false,
+    alreadyExisted: false,
+    stateNow: null,
+  };
 }
 
 /** amountInBaseCurrency and eventDate from an answer that has them (an event summary). */
@@ -164,7 +186,9 @@ function fieldsOf(error: unknown): { status: number | null; errorType: string; e
 }
 
 function attemptsOf(error: unknown): number {
-  return error instanceof ApiError || error instanceof NetworkError || error instanceof BadResponseError ? error.attempts : 1;
+  return error instanceof ApiError || error instanceof NetworkError || error instanceof BadResponseError
+    ? error.attempts
+    : 1;
 }
 
 type Check =
@@ -193,11 +217,15 @@ async function checkStored(client: ApiClient, id: string): Promise<Check & { att
   }
   const stored = summary.body as { id?: unknown; totalScore?: unknown } & Parameters<typeof eventFacts>[0];
   if (typeof stored.id === 'string' && stored.id !== id) {
-    const error = new BadResponseError(`GET /event/{id} for "${terminalSafe(truncate(id, 100))}" answered with another event ("${terminalSafe(truncate(stored.id, 100))}")`);
+    const error = new BadResponseError(
+      `GET /event/{id} for "${terminalSafe(truncate(id, 100))}" answered with another event ("${terminalSafe(truncate(stored.id, 100))}")`,
+    );
     return { untold: error, attempts: summary.attempts };
   }
   let attempts = summary.attempts;
-  const decision: { actionType?: unknown; totalRiskScore?: unknown; alerts?: unknown } & Parameters<typeof eventFacts>[0] = {
+  const decision: { actionType?: unknown; totalRiskScore?: unknown; alerts?: unknown } & Parameters<
+    typeof eventFacts
+  >[0] = {
     totalRiskScore: stored.totalScore,
     amountInBaseCurrency: stored.amountInBaseCurrency,
     eventDate: stored.eventDate,
@@ -218,14 +246,20 @@ async function checkStored(client: ApiClient, id: string): Promise<Check & { att
 function rejected(record: InputRecord, why: { code: string; reason: string }): LineOutcome {
   // Only a line the reader refused (too large, …) may still hold a readable id; one that failed to parse has none.
   const id = record.problem ? lineId(record) : null;
-  return { result: { ...blank(record, id), outcome: 'REJECTED', errorType: 'INVALID_LINE', errorCodes: [why.code] }, reason: why.reason };
+  return {
+    result: { ...blank(record, id), outcome: 'REJECTED', errorType: 'INVALID_LINE', errorCodes: [why.code] },
+    reason: why.reason,
+  };
 }
 
 /**
  * A line's payload to send, or its outcome when it is rejected without a request (not JSON, not
  * an object, too large). Synchronous, so a batch can count a rejection before taking another line.
  */
-export function prepareLine(record: InputRecord, maxRecordBytes: number): { send: LineToSend } | { rejected: LineOutcome } {
+export function prepareLine(
+  record: InputRecord,
+  maxRecordBytes: number,
+): { send: LineToSend } | { rejected: LineOutcome } {
   const parsed = parseRecord(record, maxRecordBytes);
   return 'code' in parsed ? { rejected: rejected(record, parsed) } : { send: parsed };
 }
@@ -254,7 +288,8 @@ export async function submitLine(
   if (options.verifyFirst && parsed.id === null) {
     return finish({
       result: { ...result, outcome: 'UNKNOWN', errorType: 'UNRECORDED', errorCodes: [] },
-      reason: 'the run that stopped may have sent it without recording the answer, and without an id whether it was stored cannot be checked (not sent again)',
+      reason:
+        'the run that stopped may have sent it without recording the answer, and without an id whether it was stored cannot be checked (not sent again)',
     });
   }
   let check = options.verifyFirst && parsed.id !== null;
@@ -267,12 +302,18 @@ export async function submitLine(
       if ('untold' in stored) {
         const f = fieldsOf(stored.untold);
         result = { ...result, status: f.status, errorType: f.errorType, errorCodes: f.errorCodes, outcome: 'UNKNOWN' };
-        return finish({ result, reason: `sent, but whether it was stored cannot be told (not sent again): ${f.reason}` });
+        return finish({
+          result,
+          reason: `sent, but whether it was stored cannot be told (not sent again): ${f.reason}`,
+        });
       }
       if ('error' in stored) {
         const { reason, ...f } = fieldsOf(stored.error);
         // The event may be stored and could not be checked: FAILED, and resume checks again first.
-        return finish({ result: { ...result, ...f, outcome: 'FAILED' }, reason: `could not check whether it was stored: ${reason}` });
+        return finish({
+          result: { ...result, ...f, outcome: 'FAILED' },
+          reason: `could not check whether it was stored: ${reason}`,
+        });
       }
       if (stored.found) return finish({ result: decided(result, stored.status, stored.body) });
       if (round > 0 && work.allowResubmit('error') === false) break;
@@ -304,7 +345,10 @@ export async function submitLine(
       if (parsed.id === null) {
         const f = fieldsOf(error);
         result = { ...result, status: f.status, errorType: f.errorType, errorCodes: f.errorCodes, outcome: 'UNKNOWN' };
-        return finish({ result, reason: `${f.reason}; the event has no id, so whether it was stored cannot be checked` });
+        return finish({
+          result,
+          reason: `${f.reason}; the event has no id, so whether it was stored cannot be checked`,
+        });
       }
       check = true;
     }
@@ -315,7 +359,13 @@ export async function submitLine(
   const failure = classifyFailure(lastError);
   const { reason, ...f } = fieldsOf(failure.error);
   result = { ...result, ...f };
-  if (failure.stopsRun) return finish({ result: { ...result, outcome: 'FAILED' }, reason, fatal: { error: failure.error, stop: runStop(failure) } });
-  if (failure.kind === 'invalid' || failure.kind === 'refused') return finish({ result: { ...result, outcome: 'REJECTED' }, reason });
+  if (failure.stopsRun)
+    return finish({
+      result: { ...result, outcome: 'FAILED' },
+      reason,
+      fatal: { error: failure.error, stop: runStop(failure) },
+    });
+  if (failure.kind === 'invalid' || failure.kind === 'refused')
+    return finish({ result: { ...result, outcome: 'REJECTED' }, reason });
   return finish({ result: { ...result, outcome: 'FAILED' }, reason });
 }

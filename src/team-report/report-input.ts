@@ -19,12 +19,22 @@ export function parseTimeBound(flag: '--since' | '--until', value: string): numb
   const parts = date ?? dateTime;
   if (!parts) throw new InvalidArgumentError(problem);
   const [year, month, day] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
-  const [hour, minute, second] = dateTime ? [Number(dateTime[4]), Number(dateTime[5]), Number(dateTime[6] ?? 0)] : [0, 0, 0];
+  const [hour, minute, second] = dateTime
+    ? [Number(dateTime[4]), Number(dateTime[5]), Number(dateTime[6] ?? 0)]
+    : [0, 0, 0];
   const millis = dateTime?.[7] ? Number(dateTime[7].slice(0, 3).padEnd(3, '0')) : 0;
   const utc = Date.UTC(year, month - 1, day, hour, minute, second, millis);
   const check = new Date(utc);
   // 2026-02-30 or 25:00 roll over in Date.UTC: a field out of its range is refused, not moved.
-  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day || check.getUTCHours() !== hour || check.getUTCMinutes() !== minute || check.getUTCSeconds() !== second) throw new InvalidArgumentError(problem);
+  if (
+    check.getUTCFullYear() !== year ||
+    check.getUTCMonth() !== month - 1 ||
+    check.getUTCDate() !== day ||
+    check.getUTCHours() !== hour ||
+    check.getUTCMinutes() !== minute ||
+    check.getUTCSeconds() !== second
+  )
+    throw new InvalidArgumentError(problem);
   const zone = dateTime?.[8];
   let offset = 0;
   if (zone !== undefined && zone.toUpperCase() !== 'Z') {
@@ -40,6 +50,9 @@ export function parseTimeBound(flag: '--since' | '--until', value: string): numb
 /** `--sla`: the form review --sla takes (render/ages.ts: `4h`, `30m`, `2d`, `1d12h`); in ms. */
 export function parseSla(value: string): number {
   const ms = parseDuration(value);
-  if (ms === null) throw new InvalidArgumentError('not a duration: give days, hours, minutes as review --sla takes them, e.g. 4h, 30m, 2d or 1d12h');
+  if (ms === null)
+    throw new InvalidArgumentError(
+      'not a duration: give days, hours, minutes as review --sla takes them, e.g. 4h, 30m, 2d or 1d12h',
+    );
   return ms;
 }

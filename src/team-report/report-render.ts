@@ -105,16 +105,35 @@ export function reportCsv(facts: ReportFacts): string {
   const targets = keysOf((a) => a.byKind, new Set(fixed));
   const reasons = keysOf((a) => a.byReason);
   const header = [
-    'analyst', 'decisions', ...fixed, ...targets, ...reasons.map((r) => `reason:${terminalSafe(r)}`), 'unknown outcome',
-    'time to decision median (s)', 'time to decision p90 (s)', 'age at decision median (s)', 'past sla', 'overturned',
-    'unchecked', 'unverified',
+    'analyst',
+    'decisions',
+    ...fixed,
+    ...targets,
+    ...reasons.map((r) => `reason:${terminalSafe(r)}`),
+    'unknown outcome',
+    'time to decision median (s)',
+    'time to decision p90 (s)',
+    'age at decision median (s)',
+    'past sla',
+    'overturned',
+    'unchecked',
+    'unverified',
   ];
   const blank = (n: number | null) => n ?? '';
   const rows = facts.analysts.map((a) => [
-    terminalSafe(a.analyst), a.decisions, ...fixed.map((k) => a.byKind[k] ?? 0), ...targets.map((k) => a.byKind[k] ?? 0), ...reasons.map((r) => a.byReason[r] ?? 0), a.unknownOutcome,
-    blank(seconds(a.timeToDecision.median)), blank(seconds(a.timeToDecision.p90)),
+    terminalSafe(a.analyst),
+    a.decisions,
+    ...fixed.map((k) => a.byKind[k] ?? 0),
+    ...targets.map((k) => a.byKind[k] ?? 0),
+    ...reasons.map((r) => a.byReason[r] ?? 0),
+    a.unknownOutcome,
+    blank(seconds(a.timeToDecision.median)),
+    blank(seconds(a.timeToDecision.p90)),
     blank(seconds(a.ageAtDecision.median)),
-    blank(a.pastSla), a.overturned, a.unchecked, a.unverified,
+    blank(a.pastSla),
+    a.overturned,
+    a.unchecked,
+    a.unverified,
   ]);
   return stringify([header, ...rows], CSV_OPTIONS);
 }
@@ -164,7 +183,10 @@ export function reportText(
   style: Style,
   otherServiceLine: (o: OtherService) => string,
 ): string {
-  const window = facts.since === null && facts.until === null ? '' : ` ${facts.since === null ? '' : `from ${iso(facts.since)} `}${facts.until === null ? '' : `until ${iso(facts.until)}`}`.trimEnd();
+  const window =
+    facts.since === null && facts.until === null
+      ? ''
+      : ` ${facts.since === null ? '' : `from ${iso(facts.since)} `}${facts.until === null ? '' : `until ${iso(facts.until)}`}`.trimEnd();
   const files = facts.files.length === 1 ? terminalSafe(facts.files[0]!) : `${facts.files.length} logs`;
   const trailer = [
     ...facts.otherServices.map(otherServiceLine),
@@ -194,7 +216,8 @@ export function reportText(
   const wholeTimes = new Set([2, 3, 4]);
   const reasons = createTable(['analyst', 'reason', 'decisions'], style, ['left', 'left', 'right']);
   for (const a of facts.analysts) {
-    for (const [reason, n] of Object.entries(a.byReason).sort(([x, p], [y, q]) => q - p || x.localeCompare(y))) reasons.push([terminalSafe(a.analyst), terminalSafe(reason), count(n)]);
+    for (const [reason, n] of Object.entries(a.byReason).sort(([x, p], [y, q]) => q - p || x.localeCompare(y)))
+      reasons.push([terminalSafe(a.analyst), terminalSafe(reason), count(n)]);
   }
   const total = facts.analysts.reduce((sum, a) => sum + a.decisions, 0);
   const notes = [
@@ -223,7 +246,9 @@ function barLines(rows: readonly (readonly [string, number])[], style: Style): s
   const most = Math.max(1, ...rows.map(([, n]) => n));
   const labelWidth = Math.max(...rows.map(([label]) => label.length));
   const width = Math.max(10, Math.min(50, (style.columns ?? 80) - labelWidth - 2 - count(most).length - 1));
-  return rows.map(([label, n]) => `${label.padEnd(labelWidth)}  ${sym.barDone.repeat(Math.round((n / most) * width))}${n > 0 ? ` ${count(n)}` : ''}`.trimEnd());
+  return rows.map(([label, n]) =>
+    `${label.padEnd(labelWidth)}  ${sym.barDone.repeat(Math.round((n / most) * width))}${n > 0 ? ` ${count(n)}` : ''}`.trimEnd(),
+  );
 }
 
 /** Decisions per hour (UTC) as bars; empty hours between the first and last shown. */
@@ -235,9 +260,16 @@ export function hourChart(counts: ReadonlyMap<number, number>, style: Style): st
   const first = Math.min(...hours);
   const last = Math.max(...hours);
   // A long span (days of logs) would be a screen of empty hours: only the hours with decisions then.
-  const shown = last - first < 48 ? Array.from({ length: last - first + 1 }, (_, i) => first + i) : hours.sort((a, b) => a - b);
+  const shown =
+    last - first < 48 ? Array.from({ length: last - first + 1 }, (_, i) => first + i) : hours.sort((a, b) => a - b);
   const label = (h: number) => new Date(h * hour).toISOString().slice(0, 13).replace('T', ' ') + ':00';
-  return [style.heading('decisions per hour (UTC)'), ...barLines(shown.map((h) => [label(h), counts.get(h) ?? 0] as const), style)].join('\n');
+  return [
+    style.heading('decisions per hour (UTC)'),
+    ...barLines(
+      shown.map((h) => [label(h), counts.get(h) ?? 0] as const),
+      style,
+    ),
+  ].join('\n');
 }
 
 const MINUTE = 60_000;
@@ -253,12 +285,24 @@ export function claimChart(times: readonly number[], style: Style): string {
   if (times.length === 0) return '';
   const counts = CLAIM_BUCKETS.map(() => 0);
   // A time below zero (two hosts' clocks apart) is counted in the first bucket.
-  for (const t of times) counts[Math.max(0, CLAIM_BUCKETS.findLastIndex((start) => t >= start))]! += 1;
+  for (const t of times)
+    counts[
+      Math.max(
+        0,
+        CLAIM_BUCKETS.findLastIndex((start) => t >= start),
+      )
+    ]! += 1;
   const words = (ms: number) => durationText(ms);
   const labels = CLAIM_BUCKETS.map((start, i) => {
     const end = CLAIM_BUCKETS[i + 1];
     if (i === 0) return `under ${words(end!)}`;
     return end === undefined ? `${words(start)} or more` : `${words(start)}${sym.dash}${words(end)}`;
   });
-  return [style.heading('time from claim to decision'), ...barLines(labels.map((label, i) => [label, counts[i]!] as const), style)].join('\n');
+  return [
+    style.heading('time from claim to decision'),
+    ...barLines(
+      labels.map((label, i) => [label, counts[i]!] as const),
+      style,
+    ),
+  ].join('\n');
 }

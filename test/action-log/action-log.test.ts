@@ -1,5 +1,14 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync, renameSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -14,8 +23,24 @@ import { notOnWindows, notUnderWine, ON_WINDOWS, UNDER_WINE } from '../support/p
 const tmp = tempDir('fraudctl-log-');
 afterAll(() => tmp.remove());
 
-const entry = (eventId: string): LogEntry => ({ eventId, action: 'approve', from: 'IN_REVIEW', to: 'APPROVED', comments: 'ok\u202e', requestId: 'r', outcome: 'ok', status: null });
-const who = (analyst: string): LogContext => ({ analyst, host: 'desk-1', profile: 'prod', service: 'https://fraud.example.com', version: '9.9.9', session: `session-of-${analyst}` });
+const entry = (eventId: string): LogEntry => ({
+  eventId,
+  action: 'approve',
+  from: 'IN_REVIEW',
+  to: 'APPROVED',
+  comments: 'ok\u202e',
+  requestId: 'r',
+  outcome: 'ok',
+  status: null,
+});
+const who = (analyst: string): LogContext => ({
+  analyst,
+  host: 'desk-1',
+  profile: 'prod',
+  service: 'https://fraud.example.com',
+  version: '9.9.9',
+  session: `session-of-${analyst}`,
+});
 const linesOf = (path: string) => readFileSync(path, 'utf8').trimEnd().split('\n');
 
 describe('the session log', () => {
@@ -30,10 +55,41 @@ describe('the session log', () => {
     const raw = linesOf(path);
     const lines = raw.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.map((l) => l.eventId ?? 'earlier')).toEqual(['earlier', 'e1', 'e2', 'e3']);
-    expect(Object.keys(lines[1]!)).toEqual(['time', 'analyst', 'host', 'profile', 'service', 'version', 'session', 'eventId', 'action', 'from', 'to', 'comments', 'requestId', 'outcome', 'status', 'reason', 'line', 'prev', 'hash']);
-    expect(lines[1]).toMatchObject({ time: '2026-01-02T03:04:05.000Z', analyst: 'ann', host: 'desk-1', profile: 'prod', service: 'https://fraud.example.com', version: '9.9.9', session: 'session-of-ann', reason: null });
+    expect(Object.keys(lines[1]!)).toEqual([
+      'time',
+      'analyst',
+      'host',
+      'profile',
+      'service',
+      'version',
+      'session',
+      'eventId',
+      'action',
+      'from',
+      'to',
+      'comments',
+      'requestId',
+      'outcome',
+      'status',
+      'reason',
+      'line',
+      'prev',
+      'hash',
+    ]);
+    expect(lines[1]).toMatchObject({
+      time: '2026-01-02T03:04:05.000Z',
+      analyst: 'ann',
+      host: 'desk-1',
+      profile: 'prod',
+      service: 'https://fraud.example.com',
+      version: '9.9.9',
+      session: 'session-of-ann',
+      reason: null,
+    });
     // The first line written chains from the line the file held (an older build's), numbered by its place.
-    expect(lines.slice(1).map((l) => [l.line, l.prev])).toEqual([1, 2, 3].map((i) => [i + 1, lineHash(Buffer.from(raw[i - 1]!))]));
+    expect(lines.slice(1).map((l) => [l.line, l.prev])).toEqual(
+      [1, 2, 3].map((i) => [i + 1, lineHash(Buffer.from(raw[i - 1]!))]),
+    );
     // Each line written ends with its own hash: the SHA-256 of its text without that member.
     for (const line of raw.slice(1)) {
       const { hash } = JSON.parse(line) as { hash: string };
@@ -88,12 +144,20 @@ describe('the session log', () => {
     expect(JSON.parse(linesOf(path)[0]!)).toMatchObject({ line: 1, prev: GENESIS });
     // The first line of each new file names the last line this session wrote to the old one; the next lines chain as usual.
     const first = (p: string) => JSON.parse(linesOf(p)[0]!) as Record<string, unknown>;
-    expect(first(`${path}.2`)).toMatchObject({ continues: { line: 1, hash: lineHash(Buffer.from(linesOf(`${path}.1`)[0]!)) }, line: 1, prev: GENESIS });
+    expect(first(`${path}.2`)).toMatchObject({
+      continues: { line: 1, hash: lineHash(Buffer.from(linesOf(`${path}.1`)[0]!)) },
+      line: 1,
+      prev: GENESIS,
+    });
     expect(Object.keys(first(`${path}.2`)).slice(-4)).toEqual(['continues', 'line', 'prev', 'hash']);
     expect(JSON.parse(linesOf(`${path}.2`)[1]!)).not.toHaveProperty('continues');
-    expect(first(path)).toMatchObject({ continues: { line: 2, hash: lineHash(Buffer.from(linesOf(`${path}.2`)[1]!)) } });
+    expect(first(path)).toMatchObject({
+      continues: { line: 2, hash: lineHash(Buffer.from(linesOf(`${path}.2`)[1]!)) },
+    });
     expect(notes).toHaveLength(2);
-    expect(notes[0]).toBe(`note: ${path} was renamed while this session wrote to it (rotated?): its next lines go to a new ${path}, whose first line from this session names the old file's last line (continues)\n`);
+    expect(notes[0]).toBe(
+      `note: ${path} was renamed while this session wrote to it (rotated?): its next lines go to a new ${path}, whose first line from this session names the old file's last line (continues)\n`,
+    );
     for (const file of [`${path}.1`, `${path}.2`, path]) expect((await verifyLog(file)).intact, file).toBe(true);
   });
 
@@ -109,7 +173,9 @@ describe('the session log', () => {
   });
 
   it('a path that cannot be opened is a usage error', async () => {
-    await expect(openSessionLog(join(tmp.dir, 'missing', 'dir', 'x.log'), who('ann'))).rejects.toMatchObject({ exitCode: 2 });
+    await expect(openSessionLog(join(tmp.dir, 'missing', 'dir', 'x.log'), who('ann'))).rejects.toMatchObject({
+      exitCode: 2,
+    });
   });
 
   it('two sessions share one log: their lines interleave in one whole chain, and no lock is held between appends', async () => {
@@ -134,7 +200,14 @@ describe('the session log', () => {
     const lock = `${path}.lock`;
     const log = await openSessionLog(path, who('ann'));
     // Another process takes the lock as an append does, and gives it back a moment later.
-    const other = spawn(process.execPath, ['-e', `const fs = require('fs'); fs.writeFileSync(${JSON.stringify(lock)}, JSON.stringify({ pid: process.pid, host: require('os').hostname() })); console.log('held'); setTimeout(() => fs.unlinkSync(${JSON.stringify(lock)}), 300);`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const other = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const fs = require('fs'); fs.writeFileSync(${JSON.stringify(lock)}, JSON.stringify({ pid: process.pid, host: require('os').hostname() })); console.log('held'); setTimeout(() => fs.unlinkSync(${JSON.stringify(lock)}), 300);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     await new Promise((resolve) => other.stdout.once('data', resolve));
     const started = performance.now();
     await log.append(entry('waited'));
@@ -148,10 +221,16 @@ describe('the session log', () => {
     const bob = await openSessionLog(path, who('bob'), (line) => notes.push(line));
     await bob.append(entry('x'));
     await bob.close();
-    expect(notes).toEqual([`note: ${lock} was left by a fraudctl run that is no longer running (pid ${gone.pid}): taking it over\n`]);
+    expect(notes).toEqual([
+      `note: ${lock} was left by a fraudctl run that is no longer running (pid ${gone.pid}): taking it over\n`,
+    ]);
     await log.append(entry('y'));
     await log.close();
-    expect(linesOf(path).map((l) => (JSON.parse(l) as { eventId: string; line: number }).eventId)).toEqual(['waited', 'x', 'y']);
+    expect(linesOf(path).map((l) => (JSON.parse(l) as { eventId: string; line: number }).eventId)).toEqual([
+      'waited',
+      'x',
+      'y',
+    ]);
     expect(existsSync(lock)).toBe(false);
   }, 30_000);
 
@@ -163,7 +242,10 @@ describe('the session log', () => {
     // Another process holds the log's lock until this test says so (no timing involved).
     const other = spawn(
       process.execPath,
-      ['-e', `const fs = require('fs'); fs.writeFileSync(${JSON.stringify(lock)}, JSON.stringify({ pid: process.pid, host: require('os').hostname() })); console.log('held'); const t = setInterval(() => { if (fs.existsSync(${JSON.stringify(go)})) { fs.unlinkSync(${JSON.stringify(lock)}); clearInterval(t); } }, 5);`],
+      [
+        '-e',
+        `const fs = require('fs'); fs.writeFileSync(${JSON.stringify(lock)}, JSON.stringify({ pid: process.pid, host: require('os').hostname() })); console.log('held'); const t = setInterval(() => { if (fs.existsSync(${JSON.stringify(go)})) { fs.unlinkSync(${JSON.stringify(lock)}); clearInterval(t); } }, 5);`,
+      ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     await new Promise((resolve) => other.stdout.once('data', resolve));
@@ -208,7 +290,9 @@ describe('the session log', () => {
     await log.append(entry('s1'));
     // The only line, its hash taken out: this session knows the file's lines carry one.
     writeFileSync(path, readFileSync(path, 'utf8').replace(/,"hash":"[0-9a-f]{64}"/, ''));
-    await expect(log.append(entry('s2'))).rejects.toThrow(/^cannot write .*stripped\.log: it is not intact: line 1 carries no hash of its own after lines that do/);
+    await expect(log.append(entry('s2'))).rejects.toThrow(
+      /^cannot write .*stripped\.log: it is not intact: line 1 carries no hash of its own after lines that do/,
+    );
     await log.close();
 
     const two = join(tmp.dir, 'stripped-two.log');
@@ -218,11 +302,19 @@ describe('the session log', () => {
     await writer.close();
     const lines = linesOf(two);
     writeFileSync(two, `${lines[0]}\n${lines[1]!.replace(/,"hash":"[0-9a-f]{64}"/, '')}\n`);
-    await expect(openSessionLog(two, who('bob'))).rejects.toMatchObject({ exitCode: 1, message: expect.stringMatching(/^.*stripped-two\.log is not intact: line 2 carries no hash of its own after lines that do/) });
+    await expect(openSessionLog(two, who('bob'))).rejects.toMatchObject({
+      exitCode: 1,
+      message: expect.stringMatching(
+        /^.*stripped-two\.log is not intact: line 2 carries no hash of its own after lines that do/,
+      ),
+    });
 
     const torn = join(tmp.dir, 'torn.log');
     writeFileSync(torn, `${lines[0]}\n${lines[1]!.slice(0, 40)}`);
-    await expect(openSessionLog(torn, who('bob'))).rejects.toMatchObject({ exitCode: 1, message: `${torn} is not intact: line 2 is not a whole log line (cut short, or edited): no line is written to it, and nothing was sent` });
+    await expect(openSessionLog(torn, who('bob'))).rejects.toMatchObject({
+      exitCode: 1,
+      message: `${torn} is not intact: line 2 is not a whole log line (cut short, or edited): no line is written to it, and nothing was sent`,
+    });
   });
 
   it('a log of an older build (chained lines without a hash of their own) is walked whole once: chained onto when whole, refused naming the line when an earlier line was edited', async () => {
@@ -243,7 +335,10 @@ describe('the session log', () => {
 
     const edited = legacy('legacy-edited.log', true);
     const before = readFileSync(edited.path, 'utf8');
-    await expect(openSessionLog(edited.path, who('ann'))).rejects.toMatchObject({ exitCode: 1, message: `${edited.path} is not intact: line 2 does not follow line 1: no line is written to it, and nothing was sent` });
+    await expect(openSessionLog(edited.path, who('ann'))).rejects.toMatchObject({
+      exitCode: 1,
+      message: `${edited.path} is not intact: line 2 does not follow line 1: no line is written to it, and nothing was sent`,
+    });
     expect(readFileSync(edited.path, 'utf8')).toBe(before);
   });
 
@@ -265,7 +360,9 @@ describe('the session log', () => {
       ['c4', 2, undefined],
     ]);
     expect(after[0]!.prev).toBe(GENESIS);
-    expect(notes).toEqual([`note: ${path} is shorter than when this session last wrote it (line 2): rotated by copytruncate, or cut; its next line names the line this session knew (continues)\n`]);
+    expect(notes).toEqual([
+      `note: ${path} is shorter than when this session last wrote it (line 2): rotated by copytruncate, or cut; its next line names the line this session knew (continues)\n`,
+    ]);
     for (const file of [`${path}.1`, path]) expect((await verifyLog(file)).intact, file).toBe(true);
 
     // Its last line removed (the file otherwise whole): the line written in its place says which line the session knew there.
@@ -273,7 +370,12 @@ describe('the session log', () => {
     writeFileSync(path, `${kept[0]}\n`);
     await log.append(entry('c5'));
     await log.close();
-    expect(JSON.parse(linesOf(path)[1]!)).toMatchObject({ eventId: 'c5', line: 2, prev: lineHash(Buffer.from(kept[0]!)), continues: { line: 2, hash: lineHash(Buffer.from(kept[1]!)) } });
+    expect(JSON.parse(linesOf(path)[1]!)).toMatchObject({
+      eventId: 'c5',
+      line: 2,
+      prev: lineHash(Buffer.from(kept[0]!)),
+      continues: { line: 2, hash: lineHash(Buffer.from(kept[1]!)) },
+    });
   });
 
   it('a FIFO nobody reads is refused when the log is opened (ENXIO), rather than written to nobody; exit 2 before anything is sent', async () => {
@@ -295,7 +397,9 @@ describe('the session log', () => {
     const before = process.umask(0o002);
     try {
       // A rename is followed under the lock, and said then: the lock file is there to look at.
-      const log = await openSessionLog(path, who('ann'), () => lockModes.push((statSync(`${path}.lock`).mode & 0o777).toString(8)));
+      const log = await openSessionLog(path, who('ann'), () =>
+        lockModes.push((statSync(`${path}.lock`).mode & 0o777).toString(8)),
+      );
       await log.append(entry('m1'));
       renameSync(path, `${path}.1`);
       await log.append(entry('m2'));
@@ -303,7 +407,10 @@ describe('the session log', () => {
     } finally {
       process.umask(before);
     }
-    expect([(statSync(`${path}.1`).mode & 0o777).toString(8), (statSync(path).mode & 0o777).toString(8)]).toEqual(['664', '664']);
+    expect([(statSync(`${path}.1`).mode & 0o777).toString(8), (statSync(path).mode & 0o777).toString(8)]).toEqual([
+      '664',
+      '664',
+    ]);
     expect(lockModes).toEqual(['664']);
   });
 });

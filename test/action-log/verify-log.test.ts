@@ -78,7 +78,9 @@ describe('every break, each named once with what it looks like', () => {
     expect(await breaksOf(up)).toEqual([[4, 'reordered', 'line 4 was moved: it was written after what is now line 9']]);
     const down = chained(12);
     down.splice(8, 0, down.splice(3, 1)[0]!); // the 4th line now 9th
-    expect(await breaksOf(down)).toEqual([[4, 'reordered', 'line 9 was moved: it was written just before what is now line 4']]);
+    expect(await breaksOf(down)).toEqual([
+      [4, 'reordered', 'line 9 was moved: it was written just before what is now line 4'],
+    ]);
   });
 
   it('lines removed at the start and in the middle, each said with how many', async () => {
@@ -116,9 +118,15 @@ describe('every break, each named once with what it looks like', () => {
   it('CR LF endings and a missing last line feed: said once for the file, as what they are', async () => {
     const lines = chained(5);
     expect(await breaksOf(lines.map((l) => `${l}\r\n`).join(''))).toEqual([
-      [1, 'crlf', 'every line ends with CR LF: the file was saved with Windows line endings (the chain holds without the CRs)'],
+      [
+        1,
+        'crlf',
+        'every line ends with CR LF: the file was saved with Windows line endings (the chain holds without the CRs)',
+      ],
     ]);
-    expect(await breaksOf(lines.join('\n'))).toEqual([[5, 'unterminated', 'line 5 is whole but the file does not end with a line feed (saved by an editor?)']]);
+    expect(await breaksOf(lines.join('\n'))).toEqual([
+      [5, 'unterminated', 'line 5 is whole but the file does not end with a line feed (saved by an editor?)'],
+    ]);
     const cut = `${lines.slice(0, 4).join('\n')}\n${lines[4]!.slice(0, 40)}`;
     expect(await breaksOf(cut)).toEqual([[5, 'cut', 'line 5 is cut short (the file ends in the middle of it)']]);
   });
@@ -146,7 +154,13 @@ describe('every break, each named once with what it looks like', () => {
     const old = ['{"eventId":"a"}', '{"eventId":"b"}'];
     // A fraudctl that chains appends to a file of unchained lines: its first line chains from the last of them.
     const relinked = chainOn([...old], 4);
-    expect(await breaksOf(relinked)).toEqual([[1, 'unchained', 'unchained lines 1-2: written by a fraudctl that did not chain its log lines, so nothing proves they were not changed; lines 3-6 chained and intact']]);
+    expect(await breaksOf(relinked)).toEqual([
+      [
+        1,
+        'unchained',
+        'unchained lines 1-2: written by a fraudctl that did not chain its log lines, so nothing proves they were not changed; lines 3-6 chained and intact',
+      ],
+    ]);
     relinked[4] = relinked[4]!.replace('alice', 'bob');
     expect((await breaksOf(relinked)).map(([n, kind]) => [n, kind])).toEqual([
       [1, 'unchained'],
@@ -209,12 +223,16 @@ describe('fraudctl log verify, as a process', () => {
     const shortened = file(lines.slice(0, 6));
     const gone = await verify([shortened, '--expect', kept]);
     expect(gone.code).toBe(1);
-    expect(gone.stdout).toBe(`${shortened}: NOT INTACT: the expected line (hash ${kept}) is not in it: lines ` +
-      `were removed from the end (it ends at line 6 now), or that line was edited (lines 1-6 intact)\n`);
+    expect(gone.stdout).toBe(
+      `${shortened}: NOT INTACT: the expected line (hash ${kept}) is not in it: lines ` +
+        `were removed from the end (it ends at line 6 now), or that line was edited (lines 1-6 intact)\n`,
+    );
     expect(gone.stderr).toBe(`error: ${shortened} is not intact (line 7)\n`);
     const bad = await verify([shortened, '--expect', 'abc']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toBe('error: --expect takes a line\'s hash, 64 hex digits, as log verify prints it (got "abc")\n');
+    expect(bad.stderr).toBe(
+      'error: --expect takes a line\'s hash, 64 hex digits, as log verify prints it (got "abc")\n',
+    );
   });
 
   it('files in order: one continuing another joins it, or the lines lost between are named; alone: said', async () => {
@@ -230,12 +248,16 @@ describe('fraudctl log verify, as a process', () => {
     const copy = file(old.slice(0, 7));
     const gap = await verify([copy, fresh]);
     expect(gap.code).toBe(1);
-    expect(gap.stdout).toContain(`${fresh}: NOT INTACT: lines 8-10 of ${copy} are in neither file: lost, e.g. to ` +
-      `a copytruncate rotation (line 1 continues from line 10)\n`);
+    expect(gap.stdout).toContain(
+      `${fresh}: NOT INTACT: lines 8-10 of ${copy} are in neither file: lost, e.g. to ` +
+        `a copytruncate rotation (line 1 continues from line 10)\n`,
+    );
     const alone = await verify([fresh]);
     expect(alone.code).toBe(0);
-    expect(alone.stdout).toContain(`${fresh}: line 1 continues an earlier file (its writer last knew line 10 of ` +
-      `the log before it was rotated or cut short): give that file before this one to check the join\n`);
+    expect(alone.stdout).toContain(
+      `${fresh}: line 1 continues an earlier file (its writer last knew line 10 of ` +
+        `the log before it was rotated or cut short): give that file before this one to check the join\n`,
+    );
     const edited = [...old];
     edited[9] = chained(10, { tag: 'y' })[9]!;
     const other = await verify([file(edited), fresh]);
@@ -250,8 +272,10 @@ describe('fraudctl log verify, as a process', () => {
     for (const path of [fifo, '/dev/zero']) {
       const result = await verify([path]);
       expect(result.code, path).toBe(2);
-      expect(result.stderr).toBe(`error: ${path} is not a regular file (a FIFO or a device has no end to ` +
-        `check)\ngive log verify the --log files to check\n`);
+      expect(result.stderr).toBe(
+        `error: ${path} is not a regular file (a FIFO or a device has no end to ` +
+          `check)\ngive log verify the --log files to check\n`,
+      );
     }
   });
 });

@@ -4,11 +4,28 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, eventPath, previewRequest, type ApiClientOptions } from '../../src/api/api-client.js';
 import { failureWords } from '../../src/failures/failure-words.js';
 import { failureMessages } from '../../src/failures/failure-messages.js';
-import { ApiError, asNotTheService, BadResponseError, NetworkError, NotTheServiceError } from '../../src/api/api-error.js';
+import {
+  ApiError,
+  asNotTheService,
+  BadResponseError,
+  NetworkError,
+  NotTheServiceError,
+} from '../../src/api/api-error.js';
 import { isLoopbackHost } from '../../src/api/transport.js';
 import { UsageError } from '../../src/errors/cli-error.js';
 import { DEMO_KEY, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
-import { closedPort, destroy, empty, hang, json, redirect, startFakeServer, text, trickle, type FakeServer } from '../support/fake-server.js';
+import {
+  closedPort,
+  destroy,
+  empty,
+  hang,
+  json,
+  redirect,
+  startFakeServer,
+  text,
+  trickle,
+  type FakeServer,
+} from '../support/fake-server.js';
 import { TERMINAL_CONTROLS } from '../support/terminal-controls.js';
 
 /*
@@ -44,7 +61,10 @@ interface TestClient {
   waits: number[];
 }
 
-function makeClient(baseUrl: string, options: Partial<ApiClientOptions> & { recordWaits?: boolean; profile?: string } = {}): TestClient {
+function makeClient(
+  baseUrl: string,
+  options: Partial<ApiClientOptions> & { recordWaits?: boolean; profile?: string } = {},
+): TestClient {
   const lines: string[] = [];
   const waits: number[] = [];
   const { recordWaits, profile, ...rest } = options;
@@ -131,10 +151,21 @@ describe('a status that is not success becomes a typed error with its exit code'
 
   it('422: the message lists every field code', async () => {
     const server = await fake();
-    server.script(json(422, { requestId: 'req-422', errorType: 'INVALID_FIELDS', errorCodes: ['amount:REQUIRED', 'userIp:INVALID_FORMAT'] }));
+    server.script(
+      json(422, {
+        requestId: 'req-422',
+        errorType: 'INVALID_FIELDS',
+        errorCodes: ['amount:REQUIRED', 'userIp:INVALID_FORMAT'],
+      }),
+    );
     const { client } = makeClient(server.url);
     const error = (await rejection(client.submitEvent({ id: 'evt-1' }))) as ApiError;
-    expect(error).toMatchObject({ exitCode: 5, status: 422, errorType: 'INVALID_FIELDS', errorCodes: ['amount:REQUIRED', 'userIp:INVALID_FORMAT'] });
+    expect(error).toMatchObject({
+      exitCode: 5,
+      status: 422,
+      errorType: 'INVALID_FIELDS',
+      errorCodes: ['amount:REQUIRED', 'userIp:INVALID_FORMAT'],
+    });
     expect(error.message).toContain('amount:REQUIRED, userIp:INVALID_FORMAT');
     expect(error.message).toContain('req-422');
   });
@@ -151,8 +182,14 @@ describe('a status that is not success becomes a typed error with its exit code'
 
 describe('a 404 means "no such event" only in the service\'s own words', () => {
   it.each<[string, ReturnType<typeof json>]>([
-    ['EVENT_NOT_FOUND in the error shape', json(404, { requestId: 'r', errorType: 'NOT_FOUND', errorCodes: ['EVENT_NOT_FOUND'] })],
-    ['the error shape with a code the client does not know', json(404, { requestId: 'r', errorType: 'NOT_FOUND', errorCodes: ['NO_SUCH_TRANSACTION'] })],
+    [
+      'EVENT_NOT_FOUND in the error shape',
+      json(404, { requestId: 'r', errorType: 'NOT_FOUND', errorCodes: ['EVENT_NOT_FOUND'] }),
+    ],
+    [
+      'the error shape with a code the client does not know',
+      json(404, { requestId: 'r', errorType: 'NOT_FOUND', errorCodes: ['NO_SUCH_TRANSACTION'] }),
+    ],
     ['the error shape with every field null', json(404, { requestId: null, errorType: null, errorCodes: null })],
   ])('%s: ApiError 404, exit 4', async (_what, handler) => {
     const server = await fake();
@@ -165,18 +202,43 @@ describe('a 404 means "no such event" only in the service\'s own words', () => {
   });
 
   it.each<[string, ReturnType<typeof json>, RegExp]>([
-    ['an HTML page', text(404, '<html><head><title>404 Not Found</title></head><body>nginx</body></html>', 'text/html'), /an HTML page titled "404 Not Found"/],
+    [
+      'an HTML page',
+      text(404, '<html><head><title>404 Not Found</title></head><body>nginx</body></html>', 'text/html'),
+      /an HTML page titled "404 Not Found"/,
+    ],
     ['plain text', text(404, 'Not Found', 'text/plain'), /text\/plain: "Not Found"/],
     ['no body at all', empty(404), /an empty body/],
-    ['JSON that is not the error shape', json(404, { message: 'Not Found', path: '/event/evt-1' }), /JSON that is not the service's error shape/],
-    ['the error shape with a field of the wrong type', json(404, { errorType: 'NOT_FOUND', errorCodes: 'EVENT_NOT_FOUND' }), /JSON that is not the service's error shape/],
-    ['ROUTE_NOT_FOUND', json(404, { requestId: 'r-9', errorType: 'NOT_FOUND', errorCodes: ['ROUTE_NOT_FOUND'] }), /the code ROUTE_NOT_FOUND, which names a route, not an event/],
-    ['an errorType that names a path', json(404, { errorType: 'NO_SUCH_PATH', errorCodes: [] }), /the code NO_SUCH_PATH/],
+    [
+      'JSON that is not the error shape',
+      json(404, { message: 'Not Found', path: '/event/evt-1' }),
+      /JSON that is not the service's error shape/,
+    ],
+    [
+      'the error shape with a field of the wrong type',
+      json(404, { errorType: 'NOT_FOUND', errorCodes: 'EVENT_NOT_FOUND' }),
+      /JSON that is not the service's error shape/,
+    ],
+    [
+      'ROUTE_NOT_FOUND',
+      json(404, { requestId: 'r-9', errorType: 'NOT_FOUND', errorCodes: ['ROUTE_NOT_FOUND'] }),
+      /the code ROUTE_NOT_FOUND, which names a route, not an event/,
+    ],
+    [
+      'an errorType that names a path',
+      json(404, { errorType: 'NO_SUCH_PATH', errorCodes: [] }),
+      /the code NO_SUCH_PATH/,
+    ],
   ])('%s: NotTheServiceError, exit 1, saying what came back and to check the base URL', async (_what, handler, got) => {
     const server = await fake();
     server.script(handler);
     const { client } = makeClient(`${server.url}/fraud`, { profile: 'prod' });
-    for (const call of [() => client.getEvent('evt-1'), () => client.getRiskAssessment('evt-1'), () => client.changeState('evt-1', { state: 'APPROVED' }), () => client.submitEvent({ id: 'evt-1' })]) {
+    for (const call of [
+      () => client.getEvent('evt-1'),
+      () => client.getRiskAssessment('evt-1'),
+      () => client.changeState('evt-1', { state: 'APPROVED' }),
+      () => client.submitEvent({ id: 'evt-1' }),
+    ]) {
       const error = await rejection(call());
       expect(error).toBeInstanceOf(NotTheServiceError);
       expect(error).toBeInstanceOf(BadResponseError);
@@ -218,11 +280,31 @@ describe('a 404 means "no such event" only in the service\'s own words', () => {
 
 describe('an error answer that is not the service\'s carries "this URL is not the service" (what stops a batch)', () => {
   it.each([
-    ['a 501 HTML page (python3 -m http.server)', text(501, '<html><title>Error response</title><p>Unsupported method</p></html>', 'text/html'), /answered 501 with an HTML page titled "Error response"/],
-    ['a 405 in the error shape', json(405, { requestId: null, errorType: 'METHOD_NOT_ALLOWED', errorCodes: [] }), /answered 405 with JSON, to a method or route the service does not have/],
-    ['a 500 that is plain text', text(500, 'upstream connect error', 'text/plain'), /answered 500 with text\/plain: "upstream connect error"/],
-    ['a 422 in JSON that is not the error shape', json(422, { message: 'nope' }), /answered 422 with JSON that is not the service's error shape/],
-    ['a 2xx that is not JSON', text(200, '<html><title>Welcome</title></html>', 'text/html'), /answered 200 with an HTML page titled "Welcome"/],
+    [
+      'a 501 HTML page (python3 -m http.server)',
+      text(501, '<html><title>Error response</title><p>Unsupported method</p></html>', 'text/html'),
+      /answered 501 with an HTML page titled "Error response"/,
+    ],
+    [
+      'a 405 in the error shape',
+      json(405, { requestId: null, errorType: 'METHOD_NOT_ALLOWED', errorCodes: [] }),
+      /answered 405 with JSON, to a method or route the service does not have/,
+    ],
+    [
+      'a 500 that is plain text',
+      text(500, 'upstream connect error', 'text/plain'),
+      /answered 500 with text\/plain: "upstream connect error"/,
+    ],
+    [
+      'a 422 in JSON that is not the error shape',
+      json(422, { message: 'nope' }),
+      /answered 422 with JSON that is not the service's error shape/,
+    ],
+    [
+      'a 2xx that is not JSON',
+      text(200, '<html><title>Welcome</title></html>', 'text/html'),
+      /answered 200 with an HTML page titled "Welcome"/,
+    ],
   ])('%s', async (_name, answer, words) => {
     const server = await fake();
     server.script(answer);
@@ -231,14 +313,17 @@ describe('an error answer that is not the service\'s carries "this URL is not th
     const foreign = asNotTheService(error);
     expect(foreign).toBeInstanceOf(NotTheServiceError);
     expect(foreign!.message).toMatch(words);
-    expect(foreign!.message).toContain('that is not the fraud-screening service\'s answer');
+    expect(foreign!.message).toContain("that is not the fraud-screening service's answer");
     expect(foreign!.exitCode).toBe(1);
   });
 
   it.each([
-    ['the service\'s own 422', json(422, { requestId: 'r', errorType: 'INVALID_STATE', errorCodes: ['state:INVALID_STATE_TRANSITION'] })],
-    ['a gateway\'s HTML 502', text(502, '<html><title>502 Bad Gateway</title></html>', 'text/html')],
-    ['a proxy\'s HTML 413', text(413, '<html><title>413 Request Entity Too Large</title></html>', 'text/html')],
+    [
+      "the service's own 422",
+      json(422, { requestId: 'r', errorType: 'INVALID_STATE', errorCodes: ['state:INVALID_STATE_TRANSITION'] }),
+    ],
+    ["a gateway's HTML 502", text(502, '<html><title>502 Bad Gateway</title></html>', 'text/html')],
+    ["a proxy's HTML 413", text(413, '<html><title>413 Request Entity Too Large</title></html>', 'text/html')],
     ['an HTML 401', text(401, '<html><title>401 Authorization Required</title></html>', 'text/html')],
   ])('not for %s', async (_name, answer) => {
     const server = await fake();
@@ -272,10 +357,18 @@ describe('an answer larger than 16 MiB', () => {
 describe('retries', () => {
   it('GET: retried on 503, then the success is returned', async () => {
     const server = await fake();
-    server.script(json(503, { errorType: 'OVERLOADED' }), json(503, { errorType: 'OVERLOADED' }), json(200, { id: 'evt-1' }));
+    server.script(
+      json(503, { errorType: 'OVERLOADED' }),
+      json(503, { errorType: 'OVERLOADED' }),
+      json(200, { id: 'evt-1' }),
+    );
     const { client } = makeClient(server.url);
     await expect(client.getEvent('evt-1')).resolves.toMatchObject({ status: 200, body: { id: 'evt-1' } });
-    expect(server.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /event/evt-1', 'GET /event/evt-1', 'GET /event/evt-1']);
+    expect(server.requests.map((r) => `${r.method} ${r.url}`)).toEqual([
+      'GET /event/evt-1',
+      'GET /event/evt-1',
+      'GET /event/evt-1',
+    ]);
   });
 
   it('waits at least the Retry-After the server asked for', async () => {
@@ -298,12 +391,21 @@ describe('retries', () => {
 
   it('a Retry-After past the deadline: the 503 stands at once (exit 6), saying how long the service asked to wait; never "no answer"', async () => {
     const server = await fake();
-    server.script(json(503, { requestId: 'r-1', errorType: 'SERVICE_UNAVAILABLE', errorCodes: ['OVERLOADED'] }, { 'retry-after': '20' }), json(200, { id: 'evt-1' }));
+    server.script(
+      json(
+        503,
+        { requestId: 'r-1', errorType: 'SERVICE_UNAVAILABLE', errorCodes: ['OVERLOADED'] },
+        { 'retry-after': '20' },
+      ),
+      json(200, { id: 'evt-1' }),
+    );
     const { client, waits } = makeClient(server.url, { recordWaits: true, timeoutMs: 5000 });
     const error = await rejection(client.getEvent('evt-1'));
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 503, errorType: 'SERVICE_UNAVAILABLE', exitCode: 6, attempts: 1 });
-    expect(error.message).toBe('the service is unavailable while fetching event "evt-1" (503 SERVICE_UNAVAILABLE: OVERLOADED, request r-1), and asked to wait 20 s before another try: longer than --timeout (5 s) allows');
+    expect(error.message).toBe(
+      'the service is unavailable while fetching event "evt-1" (503 SERVICE_UNAVAILABLE: OVERLOADED, request r-1), and asked to wait 20 s before another try: longer than --timeout (5 s) allows',
+    );
     expect((error as ApiError).hint).toBe('try again in 20 s, or allow for the wait with --timeout 25');
     expect(waits).toEqual([]);
     expect(server.requests).toHaveLength(1);
@@ -312,7 +414,11 @@ describe('retries', () => {
   it('a POST whose backoff does not fit in the time left: the 503 stands, not a timeout that "may have been stored"', async () => {
     const server = await fake();
     server.script(json(503, { requestId: 'r-2', errorType: 'SERVICE_UNAVAILABLE', errorCodes: ['OVERLOADED'] }));
-    const { client, waits } = makeClient(server.url, { recordWaits: true, timeoutMs: 50, retry: { baseDelayMs: 60_000, maxDelayMs: 60_000 } });
+    const { client, waits } = makeClient(server.url, {
+      recordWaits: true,
+      timeoutMs: 50,
+      retry: { baseDelayMs: 60_000, maxDelayMs: 60_000 },
+    });
     const random = Math.random;
     Math.random = () => 0.99;
     try {
@@ -331,7 +437,9 @@ describe('retries', () => {
     const server = await fake();
     server.script(json(429, { errorType: 'RATE_LIMITED' }), json(200, { id: 'evt-1', state: 'APPROVED' }));
     const { client } = makeClient(server.url);
-    await expect(client.changeState('evt-1', { state: 'APPROVED', comments: 'ok' })).resolves.toMatchObject({ status: 200 });
+    await expect(client.changeState('evt-1', { state: 'APPROVED', comments: 'ok' })).resolves.toMatchObject({
+      status: 200,
+    });
     expect(server.requests).toHaveLength(2);
     for (const r of server.requests) {
       expect(r.method).toBe('PATCH');
@@ -412,7 +520,10 @@ describe('retries', () => {
 
   it('POST: retried when the connection is refused (nothing was sent), then fails as refused', async () => {
     const port = await closedPort();
-    const { client, lines, waits } = makeClient(`http://127.0.0.1:${port}`, { recordWaits: true, retry: { maxRetries: 2 } });
+    const { client, lines, waits } = makeClient(`http://127.0.0.1:${port}`, {
+      recordWaits: true,
+      retry: { maxRetries: 2 },
+    });
     const error = await rejection(client.submitEvent({ id: 'evt-7' }));
     expect(error).toBeInstanceOf(NetworkError);
     expect(error).toMatchObject({ failure: 'refused', exitCode: 6, maybeProcessed: false });
@@ -423,7 +534,12 @@ describe('retries', () => {
 
   it('stops after maxRetries; the error is the last status', async () => {
     const server = await fake();
-    server.script(json(503, { requestId: 'first' }), json(429, { requestId: 'second' }), json(429, { requestId: 'third' }), json(200, { id: 'evt-1' }));
+    server.script(
+      json(503, { requestId: 'first' }),
+      json(429, { requestId: 'second' }),
+      json(429, { requestId: 'third' }),
+      json(200, { id: 'evt-1' }),
+    );
     const { client } = makeClient(server.url, { retry: { baseDelayMs: 1, maxDelayMs: 5, maxRetries: 2 } });
     const error = await rejection(client.getEvent('evt-1'));
     expect(error).toBeInstanceOf(ApiError);
@@ -480,7 +596,7 @@ describe('the deadline covers the whole call', () => {
 });
 
 describe("a batch's abort signal", () => {
-  it('ends every request in flight at once, through one listener for the client\'s life (none per request)', async () => {
+  it("ends every request in flight at once, through one listener for the client's life (none per request)", async () => {
     const server = await fake();
     server.script(hang);
     const abort = new AbortController();
@@ -501,7 +617,13 @@ describe("a batch's abort signal", () => {
 describe('tolerant reading of odd answers', () => {
   it('a 502 HTML page from a gateway: described by its title, no markup in the message', async () => {
     const server = await fake();
-    server.script(text(502, '<html><head><title>Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><hr><center>nginx</center></body></html>', 'text/html'));
+    server.script(
+      text(
+        502,
+        '<html><head><title>Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><hr><center>nginx</center></body></html>',
+        'text/html',
+      ),
+    );
     const { client } = makeClient(server.url);
     const error = await rejection(client.getEvent('evt-1'));
     expect(error).toMatchObject({ status: 502, exitCode: 6 });
@@ -541,14 +663,32 @@ describe('tolerant reading of odd answers', () => {
     const server = await fake();
     server.script(empty(204));
     const { client } = makeClient(server.url);
-    await expect(client.changeState('evt-1', { state: 'APPROVED' })).resolves.toMatchObject({ status: 204, body: undefined });
+    await expect(client.changeState('evt-1', { state: 'APPROVED' })).resolves.toMatchObject({
+      status: 204,
+      body: undefined,
+    });
   });
 
   it.each([
-    ['extra fields', { requestId: 'req-x', errorType: 'INVALID_FIELDS', errorCodes: ['amount:REQUIRED'], detail: { deep: true }, trace: ['a', 'b'] }],
+    [
+      'extra fields',
+      {
+        requestId: 'req-x',
+        errorType: 'INVALID_FIELDS',
+        errorCodes: ['amount:REQUIRED'],
+        detail: { deep: true },
+        trace: ['a', 'b'],
+      },
+    ],
     ['no errorCodes', { requestId: 'req-x', errorType: 'INVALID_FIELDS' }],
-    ['errorCodes that are not strings', { requestId: 'req-x', errorType: 'INVALID_FIELDS', errorCodes: [1, null, { a: 1 }, 'amount:REQUIRED'] }],
-    ['errorCodes that is not a list', { requestId: 'req-x', errorType: 'INVALID_FIELDS', errorCodes: 'amount:REQUIRED' }],
+    [
+      'errorCodes that are not strings',
+      { requestId: 'req-x', errorType: 'INVALID_FIELDS', errorCodes: [1, null, { a: 1 }, 'amount:REQUIRED'] },
+    ],
+    [
+      'errorCodes that is not a list',
+      { requestId: 'req-x', errorType: 'INVALID_FIELDS', errorCodes: 'amount:REQUIRED' },
+    ],
   ])('an error body with %s still gives a clean message', async (_what, body) => {
     const server = await fake();
     server.script(json(422, body));
@@ -588,14 +728,24 @@ describe('strings from a hostile server are made harmless', () => {
     expect(error.message).toContain('\\x1b]0;pwned\\x07BAD');
     expect(error.message).toContain('\\u202eSTATE');
     expect(error.hint).toBeDefined();
-    for (const shown of [error.message, error.hint ?? '', error.errorType ?? '', ...error.errorCodes, error.requestId ?? '', ...lines]) {
+    for (const shown of [
+      error.message,
+      error.hint ?? '',
+      error.errorType ?? '',
+      ...error.errorCodes,
+      error.requestId ?? '',
+      ...lines,
+    ]) {
       expect(shown).not.toMatch(TERMINAL_CONTROLS);
     }
   });
 
   it('an HTML title and a plain-text error body', async () => {
     const server = await fake();
-    server.script(text(502, '<html><title>\u001b[31mDown\u202e</title></html>', 'text/html'), text(500, '\u001b]8;;http://evil\u001b\\click\u009b', 'text/plain'));
+    server.script(
+      text(502, '<html><title>\u001b[31mDown\u202e</title></html>', 'text/html'),
+      text(500, '\u001b]8;;http://evil\u001b\\click\u009b', 'text/plain'),
+    );
     const { client } = makeClient(server.url, { retry: { maxRetries: 0 } });
     const first = await rejection(client.getEvent('evt-1'));
     const second = await rejection(client.getEvent('evt-1'));
@@ -608,23 +758,32 @@ describe('strings from a hostile server are made harmless', () => {
 describe('a server that echoes the key back', () => {
   it('does not get it printed in the error message, the hint or the debug log', async () => {
     const server = await fake();
-    server.script(json(401, { requestId: 'r', errorType: 'UNAUTHORIZED', errorCodes: [`KEY_${KEY}_INVALID`] }), text(500, `bad key ${KEY}`, 'text/plain'));
+    server.script(
+      json(401, { requestId: 'r', errorType: 'UNAUTHORIZED', errorCodes: [`KEY_${KEY}_INVALID`] }),
+      text(500, `bad key ${KEY}`, 'text/plain'),
+    );
     const { client, lines } = makeClient(server.url, { retry: { maxRetries: 0 } });
     const first = (await rejection(client.getEvent('evt-1'))) as ApiError;
     const second = (await rejection(client.getEvent('evt-1'))) as ApiError;
     expect(first.message).toContain('KEY_[redacted]_INVALID');
     expect(second.message).toContain('bad key [redacted]');
     expect(lines.length).toBeGreaterThan(0);
-    for (const shown of [first.message, first.hint ?? '', second.message, second.hint ?? '', ...lines]) expect(shown).not.toContain(KEY);
+    for (const shown of [first.message, first.hint ?? '', second.message, second.hint ?? '', ...lines])
+      expect(shown).not.toContain(KEY);
   });
 
-  it('a one-letter key: fraudctl\'s own words stay whole, the echoed key is still taken out (#24.15)', async () => {
+  it("a one-letter key: fraudctl's own words stay whole, the echoed key is still taken out (#24.15)", async () => {
     const server = await fake();
-    server.script(json(401, { requestId: 'req-e-1', errorType: 'UNAUTHORIZED', errorCodes: ['API_KEY_INVALID', 'e'] }), text(500, 'bad key: e', 'text/plain'));
+    server.script(
+      json(401, { requestId: 'req-e-1', errorType: 'UNAUTHORIZED', errorCodes: ['API_KEY_INVALID', 'e'] }),
+      text(500, 'bad key: e', 'text/plain'),
+    );
     const { client } = makeClient(server.url, { apiKey: 'e', retry: { maxRetries: 0 } });
     const first = (await rejection(client.getEvent('evt-1'))) as ApiError;
     const second = (await rejection(client.getEvent('evt-1'))) as ApiError;
-    expect(first.message).toBe('the service did not accept the API key (401 UNAUTHORIZED: API_KEY_INVALID, [redacted], request req-[redacted]-1)');
+    expect(first.message).toBe(
+      'the service did not accept the API key (401 UNAUTHORIZED: API_KEY_INVALID, [redacted], request req-[redacted]-1)',
+    );
     expect(first.hint).toBe('check the key: run fraudctl login, or set FRAUDCTL_API_KEY');
     expect(first.errorCodes).toEqual(['API_KEY_INVALID', '[redacted]']);
     expect(second.message).toMatch(/^the service answered 500, text\/plain: "bad key: \[redacted\]"/);
@@ -729,13 +888,18 @@ describe('paths', () => {
   });
 
   it('--dry-run previews the URL that would be sent, key redacted', () => {
-    const preview = previewRequest('http://127.0.0.1:9/api/v1', KEY, 'PATCH', eventPath('..', '/state'), { state: 'APPROVED' });
+    const preview = previewRequest('http://127.0.0.1:9/api/v1', KEY, 'PATCH', eventPath('..', '/state'), {
+      state: 'APPROVED',
+    });
     expect(preview).toEqual({
       method: 'PATCH',
       path: '/event/%2E%2E/state',
       url: 'http://127.0.0.1:9/api/v1/event/%2E%2E/state',
       to: 'http://127.0.0.1:9/api/v1/',
-      headers: expect.objectContaining({ 'x-client-api-key': '[redacted]', 'content-type': 'application/json' }) as unknown,
+      headers: expect.objectContaining({
+        'x-client-api-key': '[redacted]',
+        'content-type': 'application/json',
+      }) as unknown,
       body: { state: 'APPROVED' },
     });
     expect(JSON.stringify(preview)).not.toContain(KEY);
@@ -748,7 +912,11 @@ describe('paths', () => {
     await client.submitEvent({ id: 'evt-1' });
     await client.getEvent('evt-1');
     await client.changeState('evt-1', { state: 'APPROVED' });
-    expect(server.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['POST /api/v1/event', 'GET /api/v1/event/evt-1', 'PATCH /api/v1/event/evt-1/state']);
+    expect(server.requests.map((r) => `${r.method} ${r.url}`)).toEqual([
+      'POST /api/v1/event',
+      'GET /api/v1/event/evt-1',
+      'PATCH /api/v1/event/evt-1/state',
+    ]);
   });
 });
 
@@ -800,7 +968,10 @@ describe('headers and the debug log', () => {
   it('never logs the key, even when a server echoes it back', async () => {
     const server = await fake();
     server.script((res, req) => {
-      res.writeHead(401, { 'content-type': 'text/plain', 'x-request-id': `echo ${String(req.headers['x-client-api-key'])}` });
+      res.writeHead(401, {
+        'content-type': 'text/plain',
+        'x-request-id': `echo ${String(req.headers['x-client-api-key'])}`,
+      });
       res.end(`invalid key: ${String(req.headers['x-client-api-key'])}`);
     });
     const { client, lines } = makeClient(server.url);
@@ -814,7 +985,10 @@ describe('headers and the debug log', () => {
 
 describe('against the real sandbox', () => {
   let sandbox: TestSandbox;
-  const example = JSON.parse(readFileSync(new URL('../../examples/approve.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+  const example = JSON.parse(readFileSync(new URL('../../examples/approve.json', import.meta.url), 'utf8')) as Record<
+    string,
+    unknown
+  >;
 
   beforeAll(async () => {
     sandbox = await startTestSandbox();
@@ -848,7 +1022,9 @@ describe('against the real sandbox', () => {
 
   it('an invalid payload: exit 5, naming the fields', async () => {
     const { amount: _amount, ...withoutAmount } = example;
-    const error = await rejection(sandboxClient().submitEvent({ ...withoutAmount, id: 'api-test-2', userIp: 'not-an-ip' }));
+    const error = await rejection(
+      sandboxClient().submitEvent({ ...withoutAmount, id: 'api-test-2', userIp: 'not-an-ip' }),
+    );
     expect(error).toMatchObject({ status: 422, exitCode: 5 });
     expect(error.message).toContain('amount:REQUIRED');
     expect(error.message).toContain('userIp:INVALID_FORMAT');
@@ -912,7 +1088,9 @@ describe('plain http:// to a host that is not this machine', () => {
       make();
     } catch (error) {
       expect(error).toMatchObject({ exitCode: 2 });
-      expect((error as UsageError).message).toBe('refusing to send the API key in clear text to fraud.example.com: the URL is http://, and that host is not this machine');
+      expect((error as UsageError).message).toBe(
+        'refusing to send the API key in clear text to fraud.example.com: the URL is http://, and that host is not this machine',
+      );
       expect((error as UsageError).hint).toContain('--insecure-http');
       expect((error as UsageError).hint).toContain('config set insecure-http true --profile prod');
     }
@@ -922,12 +1100,23 @@ describe('plain http:// to a host that is not this machine', () => {
   it('is allowed with insecureHttp, and to loopback addresses always', () => {
     expect(() => makeClient('http://fraud.example.com', { insecureHttp: true })).not.toThrow();
     expect(() => makeClient('https://fraud.example.com')).not.toThrow();
-    for (const host of ['localhost', '127.0.0.1', '127.1.2.3', '[::1]', 'LOCALHOST']) expect(() => makeClient(`http://${host}:8080`)).not.toThrow();
+    for (const host of ['localhost', '127.0.0.1', '127.1.2.3', '[::1]', 'LOCALHOST'])
+      expect(() => makeClient(`http://${host}:8080`)).not.toThrow();
   });
 
   it('knows loopback hosts from look-alikes', () => {
-    for (const host of ['localhost', '127.0.0.1', '127.255.0.9', '[::1]', '::ffff:127.0.0.1']) expect(isLoopbackHost(host)).toBe(true);
-    for (const host of ['localhost.example.com', '128.0.0.1', '10.0.0.1', '127.0.0.1.nip.io', 'example.com', '[::2]', '0.0.0.0']) expect(isLoopbackHost(host)).toBe(false);
+    for (const host of ['localhost', '127.0.0.1', '127.255.0.9', '[::1]', '::ffff:127.0.0.1'])
+      expect(isLoopbackHost(host)).toBe(true);
+    for (const host of [
+      'localhost.example.com',
+      '128.0.0.1',
+      '10.0.0.1',
+      '127.0.0.1.nip.io',
+      'example.com',
+      '[::2]',
+      '0.0.0.0',
+    ])
+      expect(isLoopbackHost(host)).toBe(false);
   });
 });
 
@@ -935,7 +1124,11 @@ describe('an event id that is not well-formed Unicode', () => {
   it('cannot name a resource: a usage error (exit 2), nothing sent', async () => {
     const server = await fake();
     const { client } = makeClient(server.url);
-    for (const call of [() => client.getEvent('a\ud800b'), () => client.getRiskAssessment('\udc00'), () => client.changeState('x\ud800', { state: 'APPROVED' })]) {
+    for (const call of [
+      () => client.getEvent('a\ud800b'),
+      () => client.getRiskAssessment('\udc00'),
+      () => client.changeState('x\ud800', { state: 'APPROVED' }),
+    ]) {
       const error = await rejection(call());
       expect(error).toBeInstanceOf(UsageError);
       expect(error.message).toMatch(/^the event id "[^"]*\\ud[89a-f][0-9a-f]{2}[^"]*" is not valid Unicode text/);

@@ -22,7 +22,13 @@ const OVERLOADED = { requestId: 'r-503', errorType: 'SERVICE_UNAVAILABLE', error
 let server: FakeServer;
 afterEach(() => server.close());
 const env = (stepMs: number) =>
-  cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'config'), FRAUDCTL_BASE_URL: server.url, FRAUDCTL_API_KEY: 'k-test-0123456789', ...clockStepEnv(stepMs) });
+  cliEnv({
+    HOME: tmp.dir,
+    XDG_CONFIG_HOME: join(tmp.dir, 'config'),
+    FRAUDCTL_BASE_URL: server.url,
+    FRAUDCTL_API_KEY: 'k-test-0123456789',
+    ...clockStepEnv(stepMs),
+  });
 
 describe('a wall clock stepped during a retry wait', () => {
   it('back an hour: --timeout 3 still ends the call after 3 s, as a timeout (exit 6)', async () => {
@@ -34,7 +40,9 @@ describe('a wall clock stepped during a retry wait', () => {
     const elapsed = performance.now() - started;
     expect(result.signal, 'still running after 20 s: the deadline followed the wall clock').toBeNull();
     expect(result.code, result.stderr).toBe(6);
-    expect(result.stderr).toMatch(/^error: no complete answer from http:\/\/127\.0\.0\.1:\d+ within 3 s while fetching event "evt-1"$/m);
+    expect(result.stderr).toMatch(
+      /^error: no complete answer from http:\/\/127\.0\.0\.1:\d+ within 3 s while fetching event "evt-1"$/m,
+    );
     expect(server.requests).toHaveLength(2);
     // 3 s of deadline, plus the process's start and end on a busy machine.
     expect(elapsed).toBeLessThan(10_000);
@@ -42,7 +50,17 @@ describe('a wall clock stepped during a retry wait', () => {
 
   it('forward an hour: the Retry-After is waited out and the event screened; no timeout, no "may have been stored"', async () => {
     server = await startFakeServer();
-    server.script(json(503, OVERLOADED, { 'retry-after': '1' }), json(201, { id: 'evt-2', actionType: 'APPROVE', totalRiskScore: 3, state: 'APPROVED', ruleMatches: [], listMatches: [] }));
+    server.script(
+      json(503, OVERLOADED, { 'retry-after': '1' }),
+      json(201, {
+        id: 'evt-2',
+        actionType: 'APPROVE',
+        totalRiskScore: 3,
+        state: 'APPROVED',
+        ruleMatches: [],
+        listMatches: [],
+      }),
+    );
     const file = join(tmp.dir, 'event.json');
     writeFileSync(file, JSON.stringify({ id: 'evt-2', amount: 10 }));
     const result = await runCli(['submit', file, '--timeout', '10', '--json'], { env: env(HOUR), timeoutMs: 20_000 });

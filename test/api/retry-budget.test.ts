@@ -17,7 +17,7 @@ describe('RetryBudget (AWS standard mode)', () => {
     expect(budget.granted).toBe(50);
   });
 
-  it('gives back what a successful request\'s retries took, and 1 for a success without retries, never above capacity', () => {
+  it("gives back what a successful request's retries took, and 1 for a success without retries, never above capacity", () => {
     const budget = new RetryBudget({ capacity: 20, retryCost: 5, timeoutCost: 10, successRefill: 1 });
     expect(budget.acquire('error')).toBe(5);
     expect(budget.acquire('error')).toBe(5);
@@ -58,21 +58,52 @@ describe('ApiClient under a RequestControl', () => {
 
   it('asks before every attempt and retry, reports every answer and Retry-After (as it came), waits through the control, and settles with the retry cost', async () => {
     server = await startFakeServer();
-    server.script(json(503, { errorType: 'OVERLOADED', errorCodes: [] }, { 'retry-after': '120' }), json(201, { id: 'a', actionType: 'APPROVE', totalRiskScore: 1 }));
+    server.script(
+      json(503, { errorType: 'OVERLOADED', errorCodes: [] }, { 'retry-after': '120' }),
+      json(201, { id: 'a', actionType: 'APPROVE', totalRiskScore: 1 }),
+    );
     const log: string[] = [];
-    const client = new ApiClient({ baseUrl: server.url, apiKey: 'k', describe: failureMessages(failureWords()), timeoutMs: 200_000, env: {}, control: control(new RetryBudget(), log), sleep: () => Promise.resolve() });
+    const client = new ApiClient({
+      baseUrl: server.url,
+      apiKey: 'k',
+      describe: failureMessages(failureWords()),
+      timeoutMs: 200_000,
+      env: {},
+      control: control(new RetryBudget(), log),
+      sleep: () => Promise.resolve(),
+    });
     const res = await client.submitEventText('{"id":"a","amount":1}', 'a');
     await client.close();
     expect(res.attempts).toBe(2);
-    expect(log).toEqual(['attempt', 'answer:503', 'throttle:120000', 'retry:5', 'wait', 'attempt', 'answer:201', 'settled:5']);
+    expect(log).toEqual([
+      'attempt',
+      'answer:503',
+      'throttle:120000',
+      'retry:5',
+      'wait',
+      'attempt',
+      'answer:201',
+      'settled:5',
+    ]);
     expect(server.requests[1]!.body).toBe('{"id":"a","amount":1}');
   });
 
   it('gives up at once, as a budget failure, when the budget refuses a retry, keeping the attempts made', async () => {
     server = await startFakeServer();
-    server.script(json(503, { errorType: 'OVERLOADED', errorCodes: [] }), json(503, { errorType: 'OVERLOADED', errorCodes: [] }));
+    server.script(
+      json(503, { errorType: 'OVERLOADED', errorCodes: [] }),
+      json(503, { errorType: 'OVERLOADED', errorCodes: [] }),
+    );
     const budget = new RetryBudget({ capacity: 5, retryCost: 5, timeoutCost: 10, successRefill: 1 });
-    const client = new ApiClient({ baseUrl: server.url, apiKey: 'k', describe: failureMessages(failureWords()), timeoutMs: 10_000, env: {}, control: control(budget, []), sleep: () => Promise.resolve() });
+    const client = new ApiClient({
+      baseUrl: server.url,
+      apiKey: 'k',
+      describe: failureMessages(failureWords()),
+      timeoutMs: 10_000,
+      env: {},
+      control: control(budget, []),
+      sleep: () => Promise.resolve(),
+    });
     const error = await client.getEvent('x').catch((e: unknown) => e);
     await client.close();
     expect(error).toBeInstanceOf(NetworkError);

@@ -72,11 +72,16 @@ describe('backoffDelay', () => {
   it('waits a long Retry-After in full (the deadline, not a clamp, bounds it): never less, and no more than the jitter allows beyond it', () => {
     expect(backoffDelay(policy, 1, 3_600_000, () => 0.5)).toBe(3_600_000);
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 0, max: 10_000_000 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (attempt, retryAfter, r) => {
-        const wait = backoffDelay(policy, attempt, retryAfter, () => r);
-        expect(wait).toBeGreaterThanOrEqual(retryAfter);
-        expect(wait).toBeLessThanOrEqual(Math.max(policy.maxDelayMs, retryAfter));
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 20 }),
+        fc.integer({ min: 0, max: 10_000_000 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (attempt, retryAfter, r) => {
+          const wait = backoffDelay(policy, attempt, retryAfter, () => r);
+          expect(wait).toBeGreaterThanOrEqual(retryAfter);
+          expect(wait).toBeLessThanOrEqual(Math.max(policy.maxDelayMs, retryAfter));
+        },
+      ),
     );
   });
 });

@@ -65,7 +65,9 @@ describe('BatchControl: one line throttled, or the batch', () => {
     answers(control, times(THROTTLE_WINDOW / 2, 503));
     const start = performance.now();
     control.onThrottle(150);
-    const waited = await Promise.all([1, 2, 3].map(async () => (await control.beforeAttempt(), performance.now() - start)));
+    const waited = await Promise.all(
+      [1, 2, 3].map(async () => (await control.beforeAttempt(), performance.now() - start)),
+    );
     for (const ms of waited) expect(ms).toBeGreaterThanOrEqual(145);
     expect(control.throttled).toBe(1);
   });
@@ -142,7 +144,9 @@ describe('BatchControl: pace and budget', () => {
   it('--rate spaces attempts 1/N s apart across all lines', async () => {
     const control = new BatchControl(50, 16);
     const start = performance.now();
-    const times = await Promise.all(Array.from({ length: 10 }, async () => (await control.beforeAttempt(), performance.now() - start)));
+    const times = await Promise.all(
+      Array.from({ length: 10 }, async () => (await control.beforeAttempt(), performance.now() - start)),
+    );
     times.sort((a, b) => a - b);
     // The 10th attempt is due 9 × 20 ms after the first.
     expect(times[9]).toBeGreaterThanOrEqual(175);

@@ -42,11 +42,13 @@ describe('batch progress', () => {
     stats.add({ ...decided(3, 'X'), outcome: 'FAILED', actionType: null, errorType: 'TIMEOUT' }, 'timed out');
     vi.advanceTimersByTime(20);
     progress.stop();
-    expect(out.text()).toMatch(/^progress: 3 of 4 \(75%\) events · [\d,]+ events\/s · APPROVE 1 · REVIEW 0 · DECLINE 1 · errors 1$/m);
+    expect(out.text()).toMatch(
+      /^progress: 3 of 4 \(75%\) events · [\d,]+ events\/s · APPROVE 1 · REVIEW 0 · DECLINE 1 · errors 1$/m,
+    );
     expect(out.text()).not.toContain('\u001b');
   });
 
-  it('after --resume: the position counts what the earlier run did, said apart from this run\'s own counts and rate', () => {
+  it("after --resume: the position counts what the earlier run did, said apart from this run's own counts and rate", () => {
     const stats = new BatchStats();
     const out = capture(false);
     const progress = createProgress(stats, out.stream, { quiet: false, total: 2_000, intervalMs: 20, resumed: true });
@@ -55,7 +57,8 @@ describe('batch progress', () => {
     stats.add(decided(1002, 'DECLINE'), undefined);
     vi.advanceTimersByTime(20);
     progress.stop();
-    const line = /^progress: 1,002 of 2,000 \(50%\) events · 1,000 done earlier · this run: 2 · [\d,]+ events\/s · APPROVE 1 · REVIEW 0 · DECLINE 1 · errors 0$/m;
+    const line =
+      /^progress: 1,002 of 2,000 \(50%\) events · 1,000 done earlier · this run: 2 · [\d,]+ events\/s · APPROVE 1 · REVIEW 0 · DECLINE 1 · errors 0$/m;
     expect(out.text()).toMatch(line);
   });
 
@@ -67,7 +70,9 @@ describe('batch progress', () => {
     stats.add(decided(1001, 'APPROVE'), undefined);
     progress.tick();
     progress.stop();
-    expect(out.text()).toMatch(/ 1,001\/2,000 events · ETA \S+ · 1,000 done earlier · this run: 1 · [\d,]+\/s · APPROVE 1 · REVIEW 0 /);
+    expect(out.text()).toMatch(
+      / 1,001\/2,000 events · ETA \S+ · 1,000 done earlier · this run: 1 · [\d,]+\/s · APPROVE 1 · REVIEW 0 /,
+    );
   });
 
   it('--quiet: nothing at all', () => {

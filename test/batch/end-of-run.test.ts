@@ -14,11 +14,28 @@ function streams() {
   const stderr = new PassThrough();
   stdout.on('data', (c: Buffer) => out.push(c.toString()));
   stderr.on('data', (c: Buffer) => err.push(c.toString()));
-  const context = { stdin: new PassThrough(), stdout, stderr, env: {}, debug: false, waitForShutdown: () => new Promise<NodeJS.Signals>(() => {}), onStdoutClosed: () => () => {} } satisfies CliContext;
+  const context = {
+    stdin: new PassThrough(),
+    stdout,
+    stderr,
+    env: {},
+    debug: false,
+    waitForShutdown: () => new Promise<NodeJS.Signals>(() => {}),
+    onStdoutClosed: () => () => {},
+  } satisfies CliContext;
   return { context, out: () => out.join(''), err: () => err.join('') };
 }
 
-const run = (over: Partial<PoolRun> = {}): PoolRun => ({ stopped: null, fatal: undefined, inputError: undefined, unwritten: 0, retries: 0, throttled: 0, resumed: false, ...over });
+const run = (over: Partial<PoolRun> = {}): PoolRun => ({
+  stopped: null,
+  fatal: undefined,
+  inputError: undefined,
+  unwritten: 0,
+  retries: 0,
+  throttled: 0,
+  resumed: false,
+  ...over,
+});
 const ending = (over: Partial<RunEnding> = {}): RunEnding => ({
   unit: 'events',
   stopped: 'the batch',
@@ -55,26 +72,46 @@ describe('endOfRun', () => {
     const s = streams();
     const thrown = (() => {
       try {
-        endOfRun(s.context, run({ stopped: 'output-closed', unwritten: 1 }), ending({ unit: 'ids', stopped: 'the change', unwrittenWere: 'done', resumeFinds: 'what was done' }));
+        endOfRun(
+          s.context,
+          run({ stopped: 'output-closed', unwritten: 1 }),
+          ending({ unit: 'ids', stopped: 'the change', unwrittenWere: 'done', resumeFinds: 'what was done' }),
+        );
       } catch (error) {
         return error as CliError;
       }
     })();
-    expect(thrown?.message).toBe('stdout was closed after 9 results: the change stopped; 1 id was done whose results could not be written');
-    expect(thrown?.hint).toBe('to keep every result, write them to a file with --out FILE (then --resume finds what was done)');
+    expect(thrown?.message).toBe(
+      'stdout was closed after 9 results: the change stopped; 1 id was done whose results could not be written',
+    );
+    expect(thrown?.hint).toBe(
+      'to keep every result, write them to a file with --out FILE (then --resume finds what was done)',
+    );
     expect(s.err()).toBe('');
   });
 
   it('after the summary: the input error, then a fatal stop, then an interrupt (130, --resume with a results file)', () => {
     const input = new UsageError('bad input');
-    expect(() => endOfRun(streams().context, run({ inputError: input, fatal: new CliError('refused key', ExitCode.AUTH) }), ending())).toThrow(input);
-    expect(() => endOfRun(streams().context, run({ fatal: new CliError('refused key', ExitCode.AUTH) }), ending())).toThrow('refused key');
+    expect(() =>
+      endOfRun(
+        streams().context,
+        run({ inputError: input, fatal: new CliError('refused key', ExitCode.AUTH) }),
+        ending(),
+      ),
+    ).toThrow(input);
+    expect(() =>
+      endOfRun(streams().context, run({ fatal: new CliError('refused key', ExitCode.AUTH) }), ending()),
+    ).toThrow('refused key');
     const s = streams();
     try {
       endOfRun(s.context, run({ stopped: 'interrupted' }), ending({ out: 'r.jsonl', showSummary: false }));
       expect.unreachable();
     } catch (error) {
-      expect(error).toMatchObject({ message: 'interrupted after 10 events', exitCode: ExitCode.INTERRUPTED, hint: 'continue with the same command and --resume' });
+      expect(error).toMatchObject({
+        message: 'interrupted after 10 events',
+        exitCode: ExitCode.INTERRUPTED,
+        hint: 'continue with the same command and --resume',
+      });
     }
     expect(s.err()).toBe('');
   });

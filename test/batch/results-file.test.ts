@@ -2,7 +2,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatResult, readLineResult, type LineResult } from '../../src/submit-batch/line-result.js';
-import { headerText, LineFile, markClosed, MAX_LINES_IN_PROGRESS, prepareResume, sendingText } from '../../src/batch/results-file.js';
+import {
+  headerText,
+  LineFile,
+  markClosed,
+  MAX_LINES_IN_PROGRESS,
+  prepareResume,
+  sendingText,
+} from '../../src/batch/results-file.js';
 import { MAX_CONCURRENCY } from '../../src/commands/number-options.js';
 import { UsageError } from '../../src/errors/cli-error.js';
 import { tempDir } from '../support/sandbox.js';
@@ -17,12 +24,31 @@ const file = (content: string) => {
 };
 
 const result = (line: number, outcome: LineResult['outcome'], id: string | null = `e-${line}`): string =>
-  formatResult({ line, id, outcome, status: outcome === 'DECIDED' ? 201 : null, actionType: null, totalRiskScore: null, errorType: null, errorCodes: [], attempts: 1, latencyMs: 3, column: 1, idAssigned: false, alreadyExisted: false, stateNow: null });
+  formatResult({
+    line,
+    id,
+    outcome,
+    status: outcome === 'DECIDED' ? 201 : null,
+    actionType: null,
+    totalRiskScore: null,
+    errorType: null,
+    errorCodes: [],
+    attempts: 1,
+    latencyMs: 3,
+    column: 1,
+    idAssigned: false,
+    alreadyExisted: false,
+    stateNow: null,
+  });
 
 describe('prepareResume', () => {
   it('keeps decided, rejected and unknown lines, drops failed ones and a line cut off by a crash, and rewrites the file with what it kept', async () => {
     const kept = [result(1, 'DECIDED'), result(3, 'REJECTED'), result(4, 'UNKNOWN', null)];
-    const p = file([kept[0], result(2, 'FAILED'), kept[1], kept[2], result(6, 'FAILED', null), '{"line":5,"id":"e-5","outc'].join('\n'));
+    const p = file(
+      [kept[0], result(2, 'FAILED'), kept[1], kept[2], result(6, 'FAILED', null), '{"line":5,"id":"e-5","outc'].join(
+        '\n',
+      ),
+    );
     const prior = await prepareResume(p, readLineResult);
     expect(readFileSync(p, 'utf8')).toBe(`${kept.join('\n')}\n`);
     expect([1, 3, 4].map((l) => prior.isSettled(l))).toEqual([true, true, true]);
@@ -33,7 +59,9 @@ describe('prepareResume', () => {
 
   it('reads back the recorded id of every settled line, from the rewritten file, also after this run appends to it', async () => {
     const long = `id-${'é'.repeat(5000)}`;
-    const p = file([result(3, 'DECIDED'), result(1, 'FAILED'), result(2, 'REJECTED', null), result(7, 'UNKNOWN', long)].join('\n'));
+    const p = file(
+      [result(3, 'DECIDED'), result(1, 'FAILED'), result(2, 'REJECTED', null), result(7, 'UNKNOWN', long)].join('\n'),
+    );
     const prior = await prepareResume(p, readLineResult);
     const appended = LineFile.open(p, 'append', '--out');
     appended.write(result(1, 'DECIDED', 'later'));
@@ -76,11 +104,15 @@ describe('prepareResume', () => {
     const header = headerText({ command: 'submit', service: 'http://x', options: {} });
     expect(JSON.parse(header)).toMatchObject({ marksSends: true, closed: false });
     // Line 2 was sent and answered; line 4 was being sent when the run died; line 6 was never sent.
-    const p = file(`${header}\n${sendingText(2, 1)}\n${result(1, 'DECIDED')}\n${sendingText(4, 1)}\n${result(2, 'DECIDED', null)}\n`);
+    const p = file(
+      `${header}\n${sendingText(2, 1)}\n${result(1, 'DECIDED')}\n${sendingText(4, 1)}\n${result(2, 'DECIDED', null)}\n`,
+    );
     const prior = await prepareResume(p, readLineResult, header);
     expect([3, 4, 5, 6].map((line) => prior.maySentBefore(line, 1, true))).toEqual([false, true, false, false]);
     // The unresolved one stays recorded (a run killed again before it reaches line 4 still knows); the resolved one goes.
-    expect(readFileSync(p, 'utf8')).toBe(`${header}\n${result(1, 'DECIDED')}\n${result(2, 'DECIDED', null)}\n${sendingText(4, 1)}\n`);
+    expect(readFileSync(p, 'utf8')).toBe(
+      `${header}\n${result(1, 'DECIDED')}\n${result(2, 'DECIDED', null)}\n${sendingText(4, 1)}\n`,
+    );
     expect((await prepareResume(p, readLineResult, header)).maySentBefore(4, 1, true)).toBe(true);
     // A file whose run did not record its sends: any of the first unrecorded lines may have been sent.
     const old = file(`${result(1, 'DECIDED')}\n`);
@@ -97,7 +129,11 @@ describe('prepareResume', () => {
 
   it('refuses a file that does not exist (exit 2): a lost results file is never a fresh start that sends everything again', async () => {
     const path = join(tmp.dir, 'none.jsonl');
-    await expect(prepareResume(path, readLineResult)).rejects.toMatchObject({ exitCode: 2, message: `no results file ${path} to resume`, hint: 'run without --resume to start' });
+    await expect(prepareResume(path, readLineResult)).rejects.toMatchObject({
+      exitCode: 2,
+      message: `no results file ${path} to resume`,
+      hint: 'run without --resume to start',
+    });
   });
 });
 

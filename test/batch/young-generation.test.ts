@@ -45,13 +45,23 @@ let driverFile = '';
 
 beforeAll(async () => {
   moduleFile = join(tmp.dir, 'young-generation.mjs');
-  await build({ entryPoints: [join(import.meta.dirname, '../../src/batch/young-generation.ts')], bundle: true, format: 'esm', platform: 'node', outfile: moduleFile, logLevel: 'silent' });
+  await build({
+    entryPoints: [join(import.meta.dirname, '../../src/batch/young-generation.ts')],
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    outfile: moduleFile,
+    logLevel: 'silent',
+  });
   driverFile = join(tmp.dir, 'driver.mjs');
   writeFileSync(driverFile, DRIVER);
 });
 
 function largestNewSpace(mode: 'cap' | 'no-cap'): number {
-  const out = execFileSync(process.execPath, [driverFile, moduleFile, mode], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+  const out = execFileSync(process.execPath, [driverFile, moduleFile, mode], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '' },
+  });
   return (JSON.parse(out) as { largest: number }).largest;
 }
 
@@ -59,8 +69,12 @@ describe('capYoungGeneration', () => {
   it('keeps the new space at the cap under a steady allocation, where without it the same allocation grows the new space past it', () => {
     const without = largestNewSpace('no-cap');
     const withCap = largestNewSpace('cap');
-    expect(without, `without the cap the new space grew to ${without} bytes`).toBeGreaterThan(YOUNG_GENERATION_CAP_BYTES);
-    expect(withCap, `with the cap the new space grew to ${withCap} bytes`).toBeLessThanOrEqual(YOUNG_GENERATION_CAP_BYTES);
+    expect(without, `without the cap the new space grew to ${without} bytes`).toBeGreaterThan(
+      YOUNG_GENERATION_CAP_BYTES,
+    );
+    expect(withCap, `with the cap the new space grew to ${withCap} bytes`).toBeLessThanOrEqual(
+      YOUNG_GENERATION_CAP_BYTES,
+    );
     expect(withCap).toBeGreaterThan(0);
   });
 });

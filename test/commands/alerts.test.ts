@@ -16,7 +16,9 @@ describe('fraudctl alerts', () => {
     );
     expect(order.every((i) => i > 0)).toBe(true);
     expect(order).toEqual([...order].sort((a, b) => a - b));
-    expect(result.stdout).toMatch(/disposable_email · Disposable email domain\s+│ HIGH\s+│\s+35 │ email domain mailinator.com/);
+    expect(result.stdout).toMatch(
+      /disposable_email · Disposable email domain\s+│ HIGH\s+│\s+35 │ email domain mailinator.com/,
+    );
   });
 
   it('--json prints the service body', async () => {

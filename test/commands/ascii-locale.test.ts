@@ -48,7 +48,10 @@ describe('a locale that is not UTF-8 gets ASCII', () => {
   });
 
   it('submit, a refused transition and a bulk dry run: arrows and separators in ASCII', async () => {
-    const submitted = await cli.run(['submit', '-'], { env: C, input: JSON.stringify({ ...review, id: 'ascii-4', userEmail: 'a4@example.org' }) });
+    const submitted = await cli.run(['submit', '-'], {
+      env: C,
+      input: JSON.stringify({ ...review, id: 'ascii-4', userEmail: 'a4@example.org' }),
+    });
     expect(submitted.code, submitted.stderr).toBe(0);
     expect(firstNonAscii(submitted.stdout + submitted.stderr)).toBe('(none)');
 
@@ -72,7 +75,7 @@ describe('a locale that is not UTF-8 gets ASCII', () => {
     expect(utf8.stdout).toContain('✓');
   });
 
-  it('config list: the profiles\' table bordered with + - | (it was drawn in UTF-8 whatever the locale)', async () => {
+  it("config list: the profiles' table bordered with + - | (it was drawn in UTF-8 whatever the locale)", async () => {
     const ascii = await cli.run(['config', 'list'], { env: C });
     expect(ascii.code, ascii.stderr).toBe(0);
     expect(firstNonAscii(ascii.stdout + ascii.stderr)).toBe('(none)');

@@ -56,7 +56,10 @@ function expectBadAnswer(result: { code: number | null; stderr: string }, messag
 
 describe('an answer the interface never promises: exit 1, not 6', () => {
   it('a 20 MiB body, chunked (show)', async () => {
-    expectBadAnswer(await run(['show', 'big'], 'chunked'), /^error: the answer from 127\.0\.0\.1:\d+ while fetching event "big" is larger than 16 MiB: not read/);
+    expectBadAnswer(
+      await run(['show', 'big'], 'chunked'),
+      /^error: the answer from 127\.0\.0\.1:\d+ while fetching event "big" is larger than 16 MiB: not read/,
+    );
   });
 
   it('a 20 MiB body with a Content-Length (alerts)', async () => {
@@ -64,7 +67,10 @@ describe('an answer the interface never promises: exit 1, not 6', () => {
   });
 
   it('a 200 that is an HTML page', async () => {
-    expectBadAnswer(await run(['show', 'x'], 'html'), /answered 200 while fetching event "x", but the body is not JSON \(an HTML page titled "Welcome"\)/);
+    expectBadAnswer(
+      await run(['show', 'x'], 'html'),
+      /answered 200 while fetching event "x", but the body is not JSON \(an HTML page titled "Welcome"\)/,
+    );
   });
 
   it('a redirect to another origin, and one without a Location', async () => {

@@ -20,7 +20,13 @@ const server = useServer((req, res) => {
     res.on('close', () => clearInterval(timer));
   } else if (req.url?.startsWith('/event/hostile')) {
     res.writeHead(401, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ requestId: 'r\u001b]0;pwned\u0007', errorType: 'UNAUTHORIZED\u202e', errorCodes: ['API_KEY_INVALID\u009b2J'] }));
+    res.end(
+      JSON.stringify({
+        requestId: 'r\u001b]0;pwned\u0007',
+        errorType: 'UNAUTHORIZED\u202e',
+        errorCodes: ['API_KEY_INVALID\u009b2J'],
+      }),
+    );
   } else {
     res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' });
     res.end(JSON.stringify({ requestId: 'r-1', errorType: 'SERVICE_UNAVAILABLE', errorCodes: ['OVERLOADED'] }));
@@ -31,7 +37,9 @@ const run = (args: string[]) => cli.run([...args, '--base-url', server.url], { e
 
 describe('client errors', () => {
   it('connection refused: exit 6, one line saying where and what to check', async () => {
-    const result = await cli.runProcess(['show', 'x', '--base-url', 'http://127.0.0.1:1'], { env: { FRAUDCTL_API_KEY: SECRET } });
+    const result = await cli.runProcess(['show', 'x', '--base-url', 'http://127.0.0.1:1'], {
+      env: { FRAUDCTL_API_KEY: SECRET },
+    });
     expect(result.code).toBe(6);
     expect(result.stderr).toMatch(/^error: cannot connect to 127\.0\.0\.1:1: connection refused$/m);
     expect(result.stderr).not.toMatch(/\n\s+at /);
@@ -56,7 +64,9 @@ describe('client errors', () => {
   it('503 is retried, then reported as unavailable, exit 6', async () => {
     const result = await run(['show', 'busy-1', '--debug']);
     expect(result.code).toBe(6);
-    expect(result.stderr).toMatch(/the service is unavailable while fetching event "busy-1" \(503 SERVICE_UNAVAILABLE: OVERLOADED, request r-1\)/);
+    expect(result.stderr).toMatch(
+      /the service is unavailable while fetching event "busy-1" \(503 SERVICE_UNAVAILABLE: OVERLOADED, request r-1\)/,
+    );
     expect(result.stderr.match(/→ GET/g)?.length).toBe(4);
   });
 
@@ -68,7 +78,11 @@ describe('client errors', () => {
   });
 
   it('--debug logs requests and responses with the key redacted, and the key appears nowhere', async () => {
-    const outputs = [await run(['show', 'busy-1', '--debug']), await run(['set-state', 'busy-1', '--state', 'APPROVED', '--dry-run']), await run(['show', 'hostile-1', '--debug'])];
+    const outputs = [
+      await run(['show', 'busy-1', '--debug']),
+      await run(['set-state', 'busy-1', '--state', 'APPROVED', '--dry-run']),
+      await run(['show', 'hostile-1', '--debug']),
+    ];
     const debug = outputs[0]!.stderr;
     expect(debug).toContain(`→ GET ${server.url}/event/busy-1`);
     expect(debug).toContain('"x-client-api-key":"[redacted]"');
@@ -89,12 +103,18 @@ describe('client errors', () => {
 describe('a one-letter API key (#24.15)', () => {
   it('against the real sandbox: messages read as written, not "API [redacted]ey"', async () => {
     // The embedded sandbox with "e" as its key; a wrong key "e" for the served one.
-    const missing = await cli.run(['show', 'no-such-event-e'], { env: { FRAUDCTL_BASE_URL: '', FRAUDCTL_SANDBOX_KEY: 'e', FRAUDCTL_API_KEY: 'e' } });
+    const missing = await cli.run(['show', 'no-such-event-e'], {
+      env: { FRAUDCTL_BASE_URL: '', FRAUDCTL_SANDBOX_KEY: 'e', FRAUDCTL_API_KEY: 'e' },
+    });
     expect(missing.code, missing.stderr).toBe(4);
-    expect(missing.stderr).toMatch(/^error: no event "no-such-event-e" \(404 NOT_FOUND: EVENT_NOT_FOUND, request [0-9a-f-]{36}\)\ncheck the id: ids are case-sensitive\n$/m);
+    expect(missing.stderr).toMatch(
+      /^error: no event "no-such-event-e" \(404 NOT_FOUND: EVENT_NOT_FOUND, request [0-9a-f-]{36}\)\ncheck the id: ids are case-sensitive\n$/m,
+    );
     const refused = await cli.run(['show', 'evt-1'], { env: { FRAUDCTL_API_KEY: 'e' } });
     expect(refused.code).toBe(3);
-    expect(refused.stderr).toMatch(/^error: the service did not accept the API key \(401 UNAUTHORIZED: API_KEY_INVALID, request [0-9a-f-]{36}\)$/m);
+    expect(refused.stderr).toMatch(
+      /^error: the service did not accept the API key \(401 UNAUTHORIZED: API_KEY_INVALID, request [0-9a-f-]{36}\)$/m,
+    );
     expect(missing.stderr + refused.stderr).not.toContain('[redacted]');
   });
 });

@@ -13,7 +13,12 @@ const cli = useSandboxForCli();
 /** An event whose tables and JSON are far larger than a pipe's 64 KiB buffer. */
 const BIG_ID = 'big-output-1';
 beforeAll(async () => {
-  const items = Array.from({ length: 500 }, (_, i) => ({ itemId: `sku-${i}`, itemName: 'n'.repeat(1000), itemQuantity: 1, itemPrice: 1 }));
+  const items = Array.from({ length: 500 }, (_, i) => ({
+    itemId: `sku-${i}`,
+    itemName: 'n'.repeat(1000),
+    itemQuantity: 1,
+    itemPrice: 1,
+  }));
   const posted = await cli.sb.call('POST', '/event', { body: { id: BIG_ID, amount: 500, currency: 'EUR', items } });
   expect(posted.status).toBe(201);
 });
@@ -22,7 +27,10 @@ beforeAll(async () => {
  * Runs fraudctl with its stdout read until `readBytes` have come (0: the read side is closed
  * before the process writes anything), then closed.
  */
-function runWithClosingReader(args: string[], readBytes: number): Promise<{ code: number | null; stderr: string; read: number }> {
+function runWithClosingReader(
+  args: string[],
+  readBytes: number,
+): Promise<{ code: number | null; stderr: string; read: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { env: cli.env() });
     let stderr = '';

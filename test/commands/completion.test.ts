@@ -33,9 +33,22 @@ beforeAll(async () => {
   // `#!/usr/bin/env node` finds the node running these tests.
   const config = join(tmp.dir, 'config');
   mkdirSync(join(config, 'fraudctl'), { recursive: true });
-  writeFileSync(join(config, 'fraudctl', 'config.json'), JSON.stringify({ activeProfile: 'prod', profiles: { prod: { baseUrl: 'https://fraud.example.com', apiKey: KEY }, local: { baseUrl: 'http://127.0.0.1:8787' } } }));
+  writeFileSync(
+    join(config, 'fraudctl', 'config.json'),
+    JSON.stringify({
+      activeProfile: 'prod',
+      profiles: {
+        prod: { baseUrl: 'https://fraud.example.com', apiKey: KEY },
+        local: { baseUrl: 'http://127.0.0.1:8787' },
+      },
+    }),
+  );
   chmodSync(join(config, 'fraudctl', 'config.json'), 0o600);
-  env = cliEnv({ PATH: `${bin}:${join(process.execPath, '..')}:${process.env.PATH}`, HOME: tmp.dir, XDG_CONFIG_HOME: config });
+  env = cliEnv({
+    PATH: `${bin}:${join(process.execPath, '..')}:${process.env.PATH}`,
+    HOME: tmp.dir,
+    XDG_CONFIG_HOME: config,
+  });
   for (const shell of ['bash', 'zsh', 'fish', 'powershell']) {
     const result = await runInProcess(['completion', shell], env);
     expect(result.code, result.stderr).toBe(0);
@@ -52,7 +65,10 @@ describeNeeding(['bash'], 'bash', () => {
       const words = line.split(' ');
       return `COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; COMPREPLY=(); _fraudctl; printf '%s\\n' "\${COMPREPLY[@]}" --end--`;
     });
-    const result = spawnSync('bash', ['--norc', '-c', `source '${scripts.bash}'; ${calls.join('; ')}`], { encoding: 'utf8', env });
+    const result = spawnSync('bash', ['--norc', '-c', `source '${scripts.bash}'; ${calls.join('; ')}`], {
+      encoding: 'utf8',
+      env,
+    });
     expect(result.stderr).toBe('');
     expect(result.stdout).not.toContain(KEY);
     return result.stdout
@@ -122,10 +138,16 @@ describeNeeding(['bash'], 'bash', () => {
     ];
     const bash = complete(...lines);
     for (const [i, line] of lines.entries()) {
-      const words = line.split(' ').slice(1).map((w) => `:${w}`);
+      const words = line
+        .split(' ')
+        .slice(1)
+        .map((w) => `:${w}`);
       const result = await runInProcess(['__complete', 'words', ...words], env);
       expect(result.stderr).toBe('');
-      expect({ line, offered: result.stdout.split('\n').filter(Boolean).sort() }).toEqual({ line, offered: [...new Set(bash[i])].sort() });
+      expect({ line, offered: result.stdout.split('\n').filter(Boolean).sort() }).toEqual({
+        line,
+        offered: [...new Set(bash[i])].sort(),
+      });
     }
   });
 });
@@ -161,7 +183,12 @@ describeNeeding(['fish'], 'fish', () => {
     return result.stdout
       .split('--end--\n')
       .slice(0, lines.length)
-      .map((block) => block.split('\n').filter(Boolean).map((l) => l.split('\t')[0]!));
+      .map((block) =>
+        block
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => l.split('\t')[0]!),
+      );
   };
 
   it('completes commands, values of arguments and options, and profiles from the config file', () => {
@@ -199,22 +226,41 @@ describe('PowerShell: tested through the protocol only (PowerShell cannot be ins
   beforeAll(() => {
     const config = join(tmp.dir, 'spaced');
     mkdirSync(join(config, 'fraudctl'), { recursive: true });
-    writeFileSync(join(config, 'fraudctl', 'config.json'), JSON.stringify({ activeProfile: 'prod', profiles: { prod: { baseUrl: 'https://fraud.example.com', apiKey: KEY }, 'night-shift': { baseUrl: 'https://night.example.com' } } }), { mode: 0o600 });
+    writeFileSync(
+      join(config, 'fraudctl', 'config.json'),
+      JSON.stringify({
+        activeProfile: 'prod',
+        profiles: {
+          prod: { baseUrl: 'https://fraud.example.com', apiKey: KEY },
+          'night-shift': { baseUrl: 'https://night.example.com' },
+        },
+      }),
+      { mode: 0o600 },
+    );
     spacedEnv = { ...env, XDG_CONFIG_HOME: config };
   });
 
   it('the script registers a native completer for fraudctl that hands each word, with its leading colon, to __complete words', () => {
     const script = readFileSync(scripts.powershell!, 'utf8');
-    expect(script).toMatch(/^# fraudctl completion for PowerShell: fraudctl completion powershell \| Out-String \| Invoke-Expression$/m);
+    expect(script).toMatch(
+      /^# fraudctl completion for PowerShell: fraudctl completion powershell \| Out-String \| Invoke-Expression$/m,
+    );
     expect(script).toContain('Register-ArgumentCompleter -Native -CommandName fraudctl -ScriptBlock {');
     expect(script).toContain('param($wordToComplete, $commandAst, $cursorPosition)');
     expect(script).toContain("$words += ':' + $element.Value");
     expect(script).toContain("if ($wordToComplete -eq '') { $words += ':' }");
     expect(script).toContain('& $program __complete words @words 2>$null');
     // A candidate PowerShell would split or expand goes in single quotes, a quote in it doubled.
-    expect(script).toContain(`if ($candidate -match '[\\s''"$\`;,(){}|&<>@#]') { $text = "'" + $candidate.Replace("'", "''") + "'" }`);
+    expect(script).toContain(
+      `if ($candidate -match '[\\s''"$\`;,(){}|&<>@#]') { $text = "'" + $candidate.Replace("'", "''") + "'" }`,
+    );
     // Balanced, as PowerShell's parser needs them; no bash in it.
-    for (const [open, close] of [['{', '}'], ['(', ')'], ['[', ']']] as const) expect(script.split(open).length, open).toBe(script.split(close).length);
+    for (const [open, close] of [
+      ['{', '}'],
+      ['(', ')'],
+      ['[', ']'],
+    ] as const)
+      expect(script.split(open).length, open).toBe(script.split(close).length);
     expect(script).not.toMatch(/COMPREPLY|compgen|\bcomplete -c\b/);
   });
 
@@ -229,10 +275,15 @@ describe('PowerShell: tested through the protocol only (PowerShell cannot be ins
     // fraudctl set-state ord-1 --comments "it's done, really" --st<Tab>
     expect(await offered('set-state', 'ord-1', '--comments', "it's done, really", '--st')).toEqual(['--state']);
     // fraudctl --timeout 5 --base-url 'https://x.example/a b' config u<Tab>
-    expect(await offered('--timeout', '5', '--base-url', 'https://x.example/a b', 'config', 'u')).toEqual(['unset', 'use']);
+    expect(await offered('--timeout', '5', '--base-url', 'https://x.example/a b', 'config', 'u')).toEqual([
+      'unset',
+      'use',
+    ]);
     // fraudctl config use 'night<Tab>: PowerShell's word is the string typed so far, its quote taken off
     expect(await offered('config', 'use', 'night')).toEqual(['night-shift']);
-    expect(await offered('set-state', 'ord-1', '--')).toEqual(expect.arrayContaining(['--state', '--help', '--profile']));
+    expect(await offered('set-state', 'ord-1', '--')).toEqual(
+      expect.arrayContaining(['--state', '--help', '--profile']),
+    );
     // A file name comes next: nothing, and PowerShell completes file names.
     expect(await offered('submit', '--out', '')).toEqual([]);
   });

@@ -24,7 +24,13 @@ describe('two config set processes at once', () => {
   it('both values end up in the file, for each of ten pairs', async () => {
     for (let i = 0; i < 10; i++) {
       // The profile is made first: only a base-url creates one (a timeout for a new name is refused as a typo).
-      expect((await runCli(['config', 'set', 'base-url', `https://race-${i}.example.com`, '--profile', `race-${i}`], { env })).code).toBe(0);
+      expect(
+        (
+          await runCli(['config', 'set', 'base-url', `https://race-${i}.example.com`, '--profile', `race-${i}`], {
+            env,
+          })
+        ).code,
+      ).toBe(0);
       const [a, b] = await Promise.all([
         runCli(['config', 'set', 'timeout', String(10 + i), '--profile', `race-${i}`], { env }),
         runCli(['config', 'set', 'retries', String(i % 5), '--profile', `race-${i}`], { env }),
@@ -32,8 +38,15 @@ describe('two config set processes at once', () => {
       expect(a.code, a.stderr).toBe(0);
       expect(b.code, b.stderr).toBe(0);
     }
-    const file = JSON.parse(readFileSync(join(tmp.dir, 'config', 'fraudctl', 'config.json'), 'utf8')) as { profiles: Record<string, unknown> };
-    for (let i = 0; i < 10; i++) expect(file.profiles[`race-${i}`]).toEqual({ baseUrl: `https://race-${i}.example.com`, timeoutSeconds: 10 + i, retries: i % 5 });
+    const file = JSON.parse(readFileSync(join(tmp.dir, 'config', 'fraudctl', 'config.json'), 'utf8')) as {
+      profiles: Record<string, unknown>;
+    };
+    for (let i = 0; i < 10; i++)
+      expect(file.profiles[`race-${i}`]).toEqual({
+        baseUrl: `https://race-${i}.example.com`,
+        timeoutSeconds: 10 + i,
+        retries: i % 5,
+      });
   }, 60_000);
 });
 
@@ -75,12 +88,18 @@ describe('config set while another process holds the config lock', () => {
   it('a live holder is never broken: waits 10 s, then says which pid holds it and changes nothing; once the holder is gone, the lock is taken at once', async () => {
     const configFile = join(tmp.dir, 'config', 'fraudctl', 'config.json');
     const lock = `${configFile}.lock`;
-    expect((await runCli(['config', 'set', 'base-url', 'https://held.example.com', '--profile', 'held'], { env })).code).toBe(0);
+    expect(
+      (await runCli(['config', 'set', 'base-url', 'https://held.example.com', '--profile', 'held'], { env })).code,
+    ).toBe(0);
     const before = readFileSync(configFile);
     // A process that is alive, holding the lock for a minute already.
     const holder = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e9)'], { stdio: 'ignore' });
     try {
-      const text = JSON.stringify({ pid: holder.pid, host: hostname(), since: new Date(Date.now() - 60_000).toISOString() });
+      const text = JSON.stringify({
+        pid: holder.pid,
+        host: hostname(),
+        since: new Date(Date.now() - 60_000).toISOString(),
+      });
       writeFileSync(lock, text, { mode: 0o600 });
       const old = new Date(Date.now() - 60_000);
       utimesSync(lock, old, old);
@@ -89,7 +108,9 @@ describe('config set while another process holds the config lock', () => {
       const waited = await runCli(['config', 'set', 'timeout', '9', '--profile', 'held'], { env, timeoutMs: 30_000 });
       const tookMs = performance.now() - started;
       expect(waited.code, waited.stderr).toBe(1);
-      expect(waited.stderr.split('\n')[0]).toBe(`error: the config file is locked by another fraudctl (pid ${holder.pid}): nothing was changed`);
+      expect(waited.stderr.split('\n')[0]).toBe(
+        `error: the config file is locked by another fraudctl (pid ${holder.pid}): nothing was changed`,
+      );
       expect(tookMs).toBeGreaterThanOrEqual(10_000);
       expect(readFileSync(configFile)).toEqual(before);
       expect(readFileSync(lock, 'utf8')).toBe(text);
@@ -115,7 +136,10 @@ describe.skipIf(!smallDisk.available)(`config set on a full disk${smallDisk.skip
   it('fails saying the disk is full, and once space is freed the next change goes through at once (no lock left behind to wait out)', async () => {
     disk = smallDisk.mount(256 * 1024);
     const diskEnv = cliEnv({ HOME: disk.path, XDG_CONFIG_HOME: disk.path });
-    expect((await runCli(['config', 'set', 'base-url', 'https://full.example.com', '--profile', 'full'], { env: diskEnv })).code).toBe(0);
+    expect(
+      (await runCli(['config', 'set', 'base-url', 'https://full.example.com', '--profile', 'full'], { env: diskEnv }))
+        .code,
+    ).toBe(0);
     disk.fill();
     const full = await runCli(['config', 'set', 'timeout', '6', '--profile', 'full'], { env: diskEnv });
     expect(full.code).toBe(1);

@@ -31,9 +31,17 @@ describe('a config file that cannot be used', () => {
   it.each([
     ['corrupt', '{"profiles": {"prod": {"baseUrl": "https://x.example.com",,}}}', /is not valid JSON/],
     ['truncated', '{"activeProfile": "prod", "profiles": {"prod": {"baseUrl": "https://fr', /is not valid JSON/],
-    ['of the wrong types', '{"profiles": {"prod": {"timeoutSeconds": "ten", "retries": 2}}}', /profiles\.prod\.timeoutSeconds must be/],
+    [
+      'of the wrong types',
+      '{"profiles": {"prod": {"timeoutSeconds": "ten", "retries": 2}}}',
+      /profiles\.prod\.timeoutSeconds must be/,
+    ],
     ['an array', '[1, 2]', /must hold a JSON object/],
-    ['hostile in its names', '{"profiles": {"\\u001b]0;pwned\\u0007\\u009b2J\\u202e": {}}}', /profile name ".*\\u001b.*" /],
+    [
+      'hostile in its names',
+      '{"profiles": {"\\u001b]0;pwned\\u0007\\u009b2J\\u202e": {}}}',
+      /profile name ".*\\u001b.*" /,
+    ],
     ['binary', '\u0000\u0001\u009b\u001b[2J', /is not valid JSON/],
   ])('%s: one line and a hint, exit 2, no stack', async (_what, text, message) => {
     writeConfig(text);
@@ -53,10 +61,15 @@ describe('a config file that cannot be used', () => {
 describe('a config file others can read', () => {
   it('gets a warning naming the mode and the fix, and the command still runs', async () => {
     notOnWindows(ON_WINDOWS.modes);
-    writeConfig(JSON.stringify({ activeProfile: 'local', profiles: { local: { baseUrl: cli.sb.url, apiKey: DEMO_KEY } } }), 0o644);
+    writeConfig(
+      JSON.stringify({ activeProfile: 'local', profiles: { local: { baseUrl: cli.sb.url, apiKey: DEMO_KEY } } }),
+      0o644,
+    );
     const result = await cli.run(['show', 'no-such-event-9'], { env: bare });
     expect(result.code).toBe(4);
-    expect(result.stderr).toMatch(/^warning: config file .*config\.json can be read by other users \(mode 0644\) and may hold API keys: chmod 600 .*config\.json$/m);
+    expect(result.stderr).toMatch(
+      /^warning: config file .*config\.json can be read by other users \(mode 0644\) and may hold API keys: chmod 600 .*config\.json$/m,
+    );
     expect(result.stderr).not.toContain(DEMO_KEY);
     chmodSync(join(dir(), 'config.json'), 0o600);
     expect((await cli.run(['show', 'no-such-event-9'], { env: bare })).stderr).not.toContain('warning');
@@ -66,12 +79,16 @@ describe('a config file others can read', () => {
 describe('a config directory others can change', () => {
   it('gets one warning naming the mode and the chmod that fixes it, which works as written', async () => {
     notOnWindows(ON_WINDOWS.modes);
-    writeConfig(JSON.stringify({ activeProfile: 'local', profiles: { local: { baseUrl: cli.sb.url, apiKey: DEMO_KEY } } }));
+    writeConfig(
+      JSON.stringify({ activeProfile: 'local', profiles: { local: { baseUrl: cli.sb.url, apiKey: DEMO_KEY } } }),
+    );
     chmodSync(dir(), 0o777);
     const result = await cli.run(['show', 'no-such-event-9'], { env: bare });
     expect(result.code).toBe(4);
     const warnings = result.stderr.split('\n').filter((l) => l.startsWith('warning:'));
-    expect(warnings).toEqual([`warning: config directory ${dir()} can be changed by any user (mode 0777), who could replace the config and send the API key elsewhere: chmod 700 ${dir()}`]);
+    expect(warnings).toEqual([
+      `warning: config directory ${dir()} can be changed by any user (mode 0777), who could replace the config and send the API key elsewhere: chmod 700 ${dir()}`,
+    ]);
     execFileSync('sh', ['-c', warnings[0]!.slice(warnings[0]!.lastIndexOf(': ') + 2)]);
     expect((await cli.run(['show', 'no-such-event-9'], { env: bare })).stderr).not.toContain('warning');
   });
@@ -121,9 +138,16 @@ describe.skipIf(!smallDisk.available)(`the config on a full or read-only disk${s
 
   it('config set: exit 1, one line naming the file and "no space", the old file byte for byte, no temp file', async () => {
     const { env, path, before } = nearlyFull();
-    const result = await cli.run(['config', 'set', 'timeout', '12', '--profile', 'profile-7'], { env: { ...bare, ...env } });
+    const result = await cli.run(['config', 'set', 'timeout', '12', '--profile', 'profile-7'], {
+      env: { ...bare, ...env },
+    });
     expect(result.code, result.stderr).toBe(1);
-    expect(result.stderr).toMatch(new RegExp(`^error: cannot write config file ${path}: no space left on its disk \\(ENOSPC\\); nothing was changed$`, 'm'));
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^error: cannot write config file ${path}: no space left on its disk \\(ENOSPC\\); nothing was changed$`,
+        'm',
+      ),
+    );
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(readFileSync(path).equals(before)).toBe(true);
     expect(readdirSync(join(disk!.path, 'fraudctl'))).toEqual(['config.json']);
@@ -131,7 +155,10 @@ describe.skipIf(!smallDisk.available)(`the config on a full or read-only disk${s
 
   it('login: the same, and the key it checked is not kept anywhere', async () => {
     const { env, path, before } = nearlyFull();
-    const result = await cli.runProcess(['login', '--profile', 'another', '--base-url', cli.sb.url], { input: `${DEMO_KEY}\n`, env: { ...bare, ...env } });
+    const result = await cli.runProcess(['login', '--profile', 'another', '--base-url', cli.sb.url], {
+      input: `${DEMO_KEY}\n`,
+      env: { ...bare, ...env },
+    });
     expect(result.code, result.stderr).not.toBe(0);
     expect(result.stderr).toContain(`cannot write config file ${path}: no space left on its disk (ENOSPC)`);
     expect(result.stderr).not.toContain(DEMO_KEY);
@@ -143,6 +170,8 @@ describe.skipIf(!smallDisk.available)(`the config on a full or read-only disk${s
     disk.readOnly();
     const result = await cli.run(['config', 'set', 'timeout', '12'], { env: { ...bare, XDG_CONFIG_HOME: disk.path } });
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe(`error: cannot create the config directory ${join(disk.path, 'fraudctl')}: its file system is mounted read-only (EROFS)\nset XDG_CONFIG_HOME to a directory on a writable disk\n`);
+    expect(result.stderr).toBe(
+      `error: cannot create the config directory ${join(disk.path, 'fraudctl')}: its file system is mounted read-only (EROFS)\nset XDG_CONFIG_HOME to a directory on a writable disk\n`,
+    );
   });
 });

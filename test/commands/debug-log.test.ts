@@ -34,7 +34,10 @@ describe('--debug request logs', () => {
 
   it('set-state --comments: the request body is escaped', async () => {
     const file = join(cli.dir, 'review.json');
-    writeFileSync(file, JSON.stringify({ id: 'debug-review-1', amount: 700, currency: 'EUR', userEmail: 'a@example.com' }));
+    writeFileSync(
+      file,
+      JSON.stringify({ id: 'debug-review-1', amount: 700, currency: 'EUR', userEmail: 'a@example.com' }),
+    );
     expect((await cli.run(['submit', file])).code).toBe(0);
     const result = await cli.run(['set-state', 'debug-review-1', '--comments', HOSTILE, '--debug']);
     expect(result.code, result.stderr).toBe(0);
@@ -42,9 +45,11 @@ describe('--debug request logs', () => {
     expectInert(result.stderr);
   });
 
-  it('a batch: every line\'s request body is escaped', async () => {
+  it("a batch: every line's request body is escaped", async () => {
     const file = join(cli.dir, 'batch.jsonl');
-    const lines = [1, 2, 3].map((n) => JSON.stringify({ id: `debug-batch-${n}`, amount: n, currency: 'EUR', userFullName: HOSTILE }));
+    const lines = [1, 2, 3].map((n) =>
+      JSON.stringify({ id: `debug-batch-${n}`, amount: n, currency: 'EUR', userFullName: HOSTILE }),
+    );
     writeFileSync(file, `${lines.join('\n')}\n`);
     const result = await cli.run(['submit', file, '--debug', '--quiet']);
     expect(result.code, result.stderr).toBe(0);

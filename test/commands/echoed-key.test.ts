@@ -40,9 +40,22 @@ beforeAll(async () => {
   const decided = await runInProcess(decide, cliEnv(home));
   expect(decided.code, decided.stderr).toBe(0);
   // report compares a decision only with the service its line names: a decision at the echoing server.
-  const context = { analyst: 'ann', host: 'desk', profile: 'default', service: server.url, version: '0', session: 's1' };
+  const context = {
+    analyst: 'ann',
+    host: 'desk',
+    profile: 'default',
+    service: server.url,
+    version: '0',
+    session: 's1',
+  };
   const lines = await openSessionLog(serverLog, context);
-  const change = { eventId: 'ord-1', action: 'approve', from: 'PENDING_REVIEW', to: 'APPROVED', comments: null } as const;
+  const change = {
+    eventId: 'ord-1',
+    action: 'approve',
+    from: 'PENDING_REVIEW',
+    to: 'APPROVED',
+    comments: null,
+  } as const;
   await lines.append({ ...change, requestId: null, outcome: 'sending', status: null });
   await lines.append({ ...change, requestId: 'r1', outcome: 'ok', status: 200 });
   await lines.close();

@@ -13,7 +13,9 @@ describe('the embedded sandbox', () => {
     const submit = await runCli(['submit', 'examples/review.json'], { env });
     expect(submit.code).toBe(0);
     expect(submit.stdout).toContain('REVIEW');
-    expect(submit.stderr).toMatch(/SANDBOX .*embedded local service, not production · data: .*[\\/]data[\\/]fraudctl[\\/]sandbox\.db/);
+    expect(submit.stderr).toMatch(
+      /SANDBOX .*embedded local service, not production · data: .*[\\/]data[\\/]fraudctl[\\/]sandbox\.db/,
+    );
     const show = await runCli(['show', 'ord-1002'], { env });
     expect(show.code).toBe(0);
     expect(show.stdout).toMatch(/state\s+│ PENDING_REVIEW/);

@@ -31,7 +31,10 @@ function context(): CliContext {
 /** Parses `argv` with `make`'s command under a root that has the global --json, as program.ts's does. */
 async function parse<T>(make: (context: CliContext, run: never) => Command, argv: string[]): Promise<T[]> {
   const asked: T[] = [];
-  const root = new Command('fraudctl').option('--json').exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {} });
+  const root = new Command('fraudctl')
+    .option('--json')
+    .exitOverride()
+    .configureOutput({ writeOut: () => {}, writeErr: () => {} });
   const record = async (...args: unknown[]) => {
     asked.push(args.slice(1) as T);
   };
@@ -52,25 +55,74 @@ describe('submit: argv → SubmitOptions', () => {
   it('a file alone: not a batch by flags, the default concurrency (16) from commander', async () => {
     const [source, options] = await parseOne<[string, unknown]>(submitCommand, ['submit', 'event.json']);
     expect(source).toBe('event.json');
-    expect(options).toEqual({ batch: false, concurrency: 16, rate: null, maxErrors: null, out: null, rejects: null, resume: false, quiet: false });
+    expect(options).toEqual({
+      batch: false,
+      concurrency: 16,
+      rate: null,
+      maxErrors: null,
+      out: null,
+      rejects: null,
+      resume: false,
+      quiet: false,
+    });
   });
 
   it('any batch option makes a batch, --concurrency 16 typed too; --quiet alone does not', async () => {
-    expect((await parseOne<[string, { batch: boolean }]>(submitCommand, ['submit', 'e.json', '--concurrency', '16']))[1].batch).toBe(true);
-    expect((await parseOne<[string, { batch: boolean }]>(submitCommand, ['submit', 'e.json', '--out', 'r.jsonl']))[1].batch).toBe(true);
-    expect((await parseOne<[string, { batch: boolean }]>(submitCommand, ['submit', 'e.json', '-q']))[1].batch).toBe(false);
-    const [, all] = await parseOne<[string, unknown]>(submitCommand, ['submit', '-', '--rate', '2.5', '--max-errors', '3', '--out', 'o', '--rejects', 'r', '--resume', '-q']);
-    expect(all).toEqual({ batch: true, concurrency: 16, rate: 2.5, maxErrors: 3, out: 'o', rejects: 'r', resume: true, quiet: true });
+    expect(
+      (await parseOne<[string, { batch: boolean }]>(submitCommand, ['submit', 'e.json', '--concurrency', '16']))[1]
+        .batch,
+    ).toBe(true);
+    expect(
+      (await parseOne<[string, { batch: boolean }]>(submitCommand, ['submit', 'e.json', '--out', 'r.jsonl']))[1].batch,
+    ).toBe(true);
+    expect((await parseOne<[string, { batch: boolean }]>(submitCommand, ['submit', 'e.json', '-q']))[1].batch).toBe(
+      false,
+    );
+    const [, all] = await parseOne<[string, unknown]>(submitCommand, [
+      'submit',
+      '-',
+      '--rate',
+      '2.5',
+      '--max-errors',
+      '3',
+      '--out',
+      'o',
+      '--rejects',
+      'r',
+      '--resume',
+      '-q',
+    ]);
+    expect(all).toEqual({
+      batch: true,
+      concurrency: 16,
+      rate: 2.5,
+      maxErrors: 3,
+      out: 'o',
+      rejects: 'r',
+      resume: true,
+      quiet: true,
+    });
   });
 
   it('--resume without --out is refused before any work', async () => {
-    await expect(parse(submitCommand, ['submit', 'e.json', '--resume'])).rejects.toThrow(new UsageError('--resume needs --out: the results file of the run to continue'));
+    await expect(parse(submitCommand, ['submit', 'e.json', '--resume'])).rejects.toThrow(
+      new UsageError('--resume needs --out: the results file of the run to continue'),
+    );
   });
 });
 
 describe('set-state: one or many, decided in the command', () => {
   it('one id: the one-event options, every flag a boolean', async () => {
-    const [work] = await parseOne<[SetStateWork]>(setStateCommand, ['set-state', 'ord-1', '--state', 'approved', '--comments', 'ok', '--append-comment', '--dry-run']);
+    const [work] = await parseOne<[SetStateWork]>(setStateCommand, [
+      'set-state',
+      'ord-1',
+      '--state',
+      'approved',
+      '--comments',
+      'ok',
+      '--append-comment',
+      '--dry-run',
+    ]);
     expect(work).toEqual({
       form: 'one',
       id: 'ord-1',
@@ -87,18 +139,55 @@ describe('set-state: one or many, decided in the command', () => {
       form: 'many',
       options: {
         ...{ ids: ['a', 'b'], from: undefined, state: 'declined', comments: null, commentMode: null, ifState: null },
-        ...{ force: false, dryRun: false, yes: false, out: null, resume: false, concurrency: 8, log: null, reason: null },
+        ...{
+          force: false,
+          dryRun: false,
+          yes: false,
+          out: null,
+          resume: false,
+          concurrency: 8,
+          log: null,
+          reason: null,
+        },
         includeClaimed: false,
       },
     });
     const [pasted] = await parseOne<[SetStateWork]>(setStateCommand, ['set-state', 'a b,c', '--state', 'declined']);
     expect(pasted).toMatchObject({ form: 'many', options: { ids: ['a', 'b', 'c'] } });
-    const [logged] = await parseOne<[SetStateWork]>(setStateCommand, ['set-state', 'a', '--state', 'declined', '--log', 'team.log']);
+    const [logged] = await parseOne<[SetStateWork]>(setStateCommand, [
+      'set-state',
+      'a',
+      '--state',
+      'declined',
+      '--log',
+      'team.log',
+    ]);
     expect(logged).toMatchObject({ form: 'one', options: { log: 'team.log' } });
-    const [typed] = await parseOne<[SetStateWork]>(setStateCommand, ['set-state', 'a', '--state', 'declined', '--concurrency', '8']);
+    const [typed] = await parseOne<[SetStateWork]>(setStateCommand, [
+      'set-state',
+      'a',
+      '--state',
+      'declined',
+      '--concurrency',
+      '8',
+    ]);
     expect(typed.form).toBe('many');
-    const [from] = await parseOne<[SetStateWork]>(setStateCommand, ['set-state', '--from', '-', '--state', 'x', '--comments', 'c', '--replace-comment', '--if-state', 'review']);
-    expect(from).toMatchObject({ form: 'many', options: { ids: [], from: '-', commentMode: 'replace', ifState: 'review' } });
+    const [from] = await parseOne<[SetStateWork]>(setStateCommand, [
+      'set-state',
+      '--from',
+      '-',
+      '--state',
+      'x',
+      '--comments',
+      'c',
+      '--replace-comment',
+      '--if-state',
+      'review',
+    ]);
+    expect(from).toMatchObject({
+      form: 'many',
+      options: { ids: [], from: '-', commentMode: 'replace', ifState: 'review' },
+    });
   });
 
   it('refuses the combinations before any work', async () => {
@@ -106,11 +195,20 @@ describe('set-state: one or many, decided in the command', () => {
       await expect(parse(setStateCommand, ['set-state', ...argv])).rejects.toThrow(message);
     };
     await refused([], /^set-state needs an event id, or --from FILE/);
-    await refused(['a', '--append-comment', '--replace-comment'], /^--append-comment and --replace-comment cannot be used together$/);
-    await refused(['a', 'b', '--state', 's', '--append-comment', '--replace-comment'], /^--append-comment and --replace-comment: one or the other$/);
+    await refused(
+      ['a', '--append-comment', '--replace-comment'],
+      /^--append-comment and --replace-comment cannot be used together$/,
+    );
+    await refused(
+      ['a', 'b', '--state', 's', '--append-comment', '--replace-comment'],
+      /^--append-comment and --replace-comment: one or the other$/,
+    );
     await refused(['a', 'b', '--state', 's', '--verbose'], /^--verbose is for one event/);
     await refused(['a', 'b', '--state', 's', '--resume'], /^--resume needs --out/);
-    await refused(['a', 'b', '--state', 's', '--dry-run', '--out', 'o'], /^--dry-run changes nothing and keeps no results file/);
+    await refused(
+      ['a', 'b', '--state', 's', '--dry-run', '--out', 'o'],
+      /^--dry-run changes nothing and keeps no results file/,
+    );
     await refused(['a', 'b'], /^set-state for many events needs --state$/);
     await refused(['a', 'b', '--state', 's', '--append-comment'], /^--append-comment goes with --comments$/);
   });
@@ -119,21 +217,38 @@ describe('set-state: one or many, decided in the command', () => {
 describe('show: one, a list, or a watch', () => {
   it('one id is the one-event form; --csv, --from or two ids a list with concurrency 8 by default', async () => {
     expect(await parse<[ShowWork]>(showCommand, ['show', 'ord-1'])).toEqual([[{ form: 'one', id: 'ord-1' }]]);
-    expect(await parse<[ShowWork]>(showCommand, ['show', 'a', 'b'])).toEqual([[{ form: 'list', options: { ids: ['a', 'b'], from: undefined, format: 'table', concurrency: 8 } }]]);
-    expect(await parse<[ShowWork]>(showCommand, ['--json', 'show', '--from', 'f', '--concurrency', '3'])).toEqual([[{ form: 'list', options: { ids: [], from: 'f', format: 'json', concurrency: 3 } }]]);
-    expect(await parse<[ShowWork]>(showCommand, ['show', 'a', '--csv'])).toEqual([[{ form: 'list', options: { ids: ['a'], from: undefined, format: 'csv', concurrency: 8 } }]]);
+    expect(await parse<[ShowWork]>(showCommand, ['show', 'a', 'b'])).toEqual([
+      [{ form: 'list', options: { ids: ['a', 'b'], from: undefined, format: 'table', concurrency: 8 } }],
+    ]);
+    expect(await parse<[ShowWork]>(showCommand, ['--json', 'show', '--from', 'f', '--concurrency', '3'])).toEqual([
+      [{ form: 'list', options: { ids: [], from: 'f', format: 'json', concurrency: 3 } }],
+    ]);
+    expect(await parse<[ShowWork]>(showCommand, ['show', 'a', '--csv'])).toEqual([
+      [{ form: 'list', options: { ids: ['a'], from: undefined, format: 'csv', concurrency: 8 } }],
+    ]);
   });
 
   it('ids pasted as one argument ("ord-1, ord-2; ord-3") are that many ids: a list, not one malformed id', async () => {
-    expect(await parse<[ShowWork]>(showCommand, ['show', 'ord-1, ord-2; ord-3'])).toEqual([[{ form: 'list', options: { ids: ['ord-1', 'ord-2', 'ord-3'], from: undefined, format: 'table', concurrency: 8 } }]]);
+    expect(await parse<[ShowWork]>(showCommand, ['show', 'ord-1, ord-2; ord-3'])).toEqual([
+      [
+        {
+          form: 'list',
+          options: { ids: ['ord-1', 'ord-2', 'ord-3'], from: undefined, format: 'table', concurrency: 8 },
+        },
+      ],
+    ]);
     // A separator around one id leaves one id: the one-event form.
     expect(await parse<[ShowWork]>(showCommand, ['show', ' "ord-1", '])).toEqual([[{ form: 'one', id: 'ord-1' }]]);
     await expect(parse(showCommand, ['show', ' , '])).rejects.toThrow(/^the event id is empty: it names no event/);
   });
 
   it('--watch: interval 5 by default, --until matched to a known state', async () => {
-    expect(await parse<[ShowWork]>(showCommand, ['show', 'a', '--watch'])).toEqual([[{ form: 'watch', id: 'a', options: { intervalSeconds: 5, until: null } }]]);
-    expect(await parse<[ShowWork]>(showCommand, ['show', 'a', '--watch', '--interval', '30', '--until', 'in-review'])).toEqual([[{ form: 'watch', id: 'a', options: { intervalSeconds: 30, until: 'IN_REVIEW' } }]]);
+    expect(await parse<[ShowWork]>(showCommand, ['show', 'a', '--watch'])).toEqual([
+      [{ form: 'watch', id: 'a', options: { intervalSeconds: 5, until: null } }],
+    ]);
+    expect(
+      await parse<[ShowWork]>(showCommand, ['show', 'a', '--watch', '--interval', '30', '--until', 'in-review']),
+    ).toEqual([[{ form: 'watch', id: 'a', options: { intervalSeconds: 30, until: 'IN_REVIEW' } }]]);
   });
 
   it('refuses the combinations, a typed default included', async () => {
@@ -152,10 +267,29 @@ describe('show: one, a list, or a watch', () => {
 
 describe('review: argv → ReviewOptions', () => {
   it('ids and options as run-review takes them; claiming on unless --no-claim', async () => {
-    expect(await parse<[string[], unknown]>(reviewCommand, ['review', 'a', 'b'])).toEqual([[['a', 'b'], { claim: true }]]);
-    const [ids, options] = await parseOne<[string[], unknown]>(reviewCommand, ['review', '--from', 'r.jsonl', '--all-decisions', '--no-claim', '--include-claimed', '--include-decided', '--log', 'l']);
+    expect(await parse<[string[], unknown]>(reviewCommand, ['review', 'a', 'b'])).toEqual([
+      [['a', 'b'], { claim: true }],
+    ]);
+    const [ids, options] = await parseOne<[string[], unknown]>(reviewCommand, [
+      'review',
+      '--from',
+      'r.jsonl',
+      '--all-decisions',
+      '--no-claim',
+      '--include-claimed',
+      '--include-decided',
+      '--log',
+      'l',
+    ]);
     expect(ids).toEqual([]);
-    expect(options).toEqual({ from: 'r.jsonl', allDecisions: true, claim: false, includeClaimed: true, includeDecided: true, log: 'l' });
+    expect(options).toEqual({
+      from: 'r.jsonl',
+      allDecisions: true,
+      claim: false,
+      includeClaimed: true,
+      includeDecided: true,
+      log: 'l',
+    });
   });
 
   it('an empty id is refused before any work', async () => {

@@ -5,19 +5,37 @@ import type { CliContext } from '../../src/process/cli-context.js';
 import { cliEnv } from '../support/cli.js';
 import { runInProcess } from '../support/in-process-cli.js';
 
-const GLOBAL_OPTIONS = ['--base-url <url>', '--profile <name>', '--timeout <seconds>', '--json', '--no-color', '--no-input', '--debug'];
+const GLOBAL_OPTIONS = [
+  '--base-url <url>',
+  '--profile <name>',
+  '--timeout <seconds>',
+  '--json',
+  '--no-color',
+  '--no-input',
+  '--debug',
+];
 
 describe('help', () => {
-  it.each(['submit', 'show', 'alerts', 'set-state', 'review', 'login', 'logout', 'doctor', 'config set', 'config list', 'completion', 'sandbox serve'])(
-    '%s --help lists the global options it accepts, under their own heading',
-    async (command) => {
-      const result = await runInProcess([...command.split(' '), '--help'], cliEnv());
-      expect(result.code).toBe(0);
-      const global = result.stdout.split(/^Global Options:$/m)[1];
-      expect(global, result.stdout).toBeDefined();
-      for (const option of GLOBAL_OPTIONS) expect(global).toContain(option);
-    },
-  );
+  it.each([
+    'submit',
+    'show',
+    'alerts',
+    'set-state',
+    'review',
+    'login',
+    'logout',
+    'doctor',
+    'config set',
+    'config list',
+    'completion',
+    'sandbox serve',
+  ])('%s --help lists the global options it accepts, under their own heading', async (command) => {
+    const result = await runInProcess([...command.split(' '), '--help'], cliEnv());
+    expect(result.code).toBe(0);
+    const global = result.stdout.split(/^Global Options:$/m)[1];
+    expect(global, result.stdout).toBeDefined();
+    for (const option of GLOBAL_OPTIONS) expect(global).toContain(option);
+  });
 });
 
 /** Every command path of the tree (`config set`, `sandbox serve`), hidden ones left out. */
@@ -31,16 +49,37 @@ function commandPaths(command: Command, path: string[] = []): string[][] {
 async function helpOf(argv: string[]): Promise<string> {
   let text = '';
   const sink = { write: (s: string) => ((text += s), true), isTTY: false } as unknown as CliContext['stdout'];
-  const context: CliContext = { stdin: process.stdin, stdout: sink, stderr: sink, env: {}, debug: false, waitForShutdown: () => new Promise(() => {}), onStdoutClosed: () => () => {} };
-  await buildProgram(context, [...argv, '--help']).parseAsync([...argv, '--help'], { from: 'user' }).catch(() => {});
+  const context: CliContext = {
+    stdin: process.stdin,
+    stdout: sink,
+    stderr: sink,
+    env: {},
+    debug: false,
+    waitForShutdown: () => new Promise(() => {}),
+    onStdoutClosed: () => () => {},
+  };
+  await buildProgram(context, [...argv, '--help'])
+    .parseAsync([...argv, '--help'], { from: 'user' })
+    .catch(() => {});
   return text;
 }
 
-describe('every command\'s help starts with examples', () => {
+describe("every command's help starts with examples", () => {
   const paths = commandPaths(buildProgram({ env: {} } as CliContext));
 
   it('the tree has the commands this walks (groups and their verbs)', () => {
-    expect(paths.map((p) => p.join(' '))).toEqual(expect.arrayContaining(['submit', 'config', 'config set', 'config use', 'sandbox', 'sandbox serve', 'sandbox default-config', 'completion']));
+    expect(paths.map((p) => p.join(' '))).toEqual(
+      expect.arrayContaining([
+        'submit',
+        'config',
+        'config set',
+        'config use',
+        'sandbox',
+        'sandbox serve',
+        'sandbox default-config',
+        'completion',
+      ]),
+    );
   });
 
   it.each(paths.map((p) => [p.join(' ')]))('%s --help', async (command) => {

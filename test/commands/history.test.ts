@@ -40,7 +40,21 @@ async function teamLogs(): Promise<{ id: string; other: string; a: string; b: st
   const b = join(cli.dir, `b-${id}.log`);
   await ok(['set-state', id, '--state', 'escalated', '--comments', 'call the bank', '--log', a, '--profile', 'ann']);
   await ok(['set-state', other, '--state', 'approved', '--comments', 'known customer', '--log', a, '--profile', 'ann']);
-  await ok(['set-state', id, other, '--state', 'declined', '--comments', 'stolen card', '--replace-comment', '--yes', '--log', b, '--profile', 'bob']);
+  await ok([
+    'set-state',
+    id,
+    other,
+    '--state',
+    'declined',
+    '--comments',
+    'stolen card',
+    '--replace-comment',
+    '--yes',
+    '--log',
+    b,
+    '--profile',
+    'bob',
+  ]);
   return { id, other, a, b };
 }
 
@@ -50,14 +64,21 @@ describe('history ID --log FILE…', () => {
   it('both analysts’ actions across two logs, in time order whatever the order of the files, each sending joined with its outcome; other events skipped; then the state and comment now', async () => {
     const { id, other, a, b } = await teamLogs();
     const host = hostname();
-    for (const args of [['--log', b, '--log', a], ['--log', a, b]]) {
+    for (const args of [
+      ['--log', b, '--log', a],
+      ['--log', a, b],
+    ]) {
       const result = await cli.run(['history', id, ...args]);
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toBe('');
       const lines = actionLines(result.stdout);
       expect(lines).toHaveLength(2);
-      expect(lines[0]).toMatch(new RegExp(`^\\S+ \\S+Z  Ann Lee \\(profile ann, host ${host}\\)  escalate  PENDING_REVIEW → ESCALATED  · ok$`));
-      expect(lines[1]).toMatch(new RegExp(`^\\S+ \\S+Z  Bob Ng \\(profile bob, host ${host}\\)  decline  ESCALATED → DECLINED  · ok$`));
+      expect(lines[0]).toMatch(
+        new RegExp(`^\\S+ \\S+Z  Ann Lee \\(profile ann, host ${host}\\)  escalate  PENDING_REVIEW → ESCALATED  · ok$`),
+      );
+      expect(lines[1]).toMatch(
+        new RegExp(`^\\S+ \\S+Z  Bob Ng \\(profile bob, host ${host}\\)  decline  ESCALATED → DECLINED  · ok$`),
+      );
       expect(result.stdout).toContain('    comment: call the bank\n');
       expect(result.stdout).toContain('    comment: stolen card\n');
       expect(result.stdout).not.toContain(other);
@@ -70,13 +91,39 @@ describe('history ID --log FILE…', () => {
     const { id, a, b } = await teamLogs();
     const result = await cli.run(['history', id, '--log', a, '--log', b, '--json']);
     expect(result.code, result.stderr).toBe(0);
-    const value = JSON.parse(result.stdout) as { id: string; actions: Record<string, unknown>[]; now: Record<string, unknown> };
+    const value = JSON.parse(result.stdout) as {
+      id: string;
+      actions: Record<string, unknown>[];
+      now: Record<string, unknown>;
+    };
     expect(Object.keys(value)).toEqual(['id', 'actions', 'now']);
     expect(value.id).toBe(id);
     expect(value.now).toMatchObject({ id, state: 'DECLINED', comments: 'stolen card' });
     expect(value.actions).toEqual([
-      expect.objectContaining({ analyst: 'Ann Lee', profile: 'ann', host: hostname(), service: cli.sb.url, action: 'escalate', from: 'PENDING_REVIEW', to: 'ESCALATED', comments: 'call the bank', reason: null, outcome: 'ok', file: a, line: 1 }),
-      expect.objectContaining({ analyst: 'Bob Ng', profile: 'bob', action: 'decline', from: 'ESCALATED', to: 'DECLINED', comments: 'stolen card', outcome: 'ok', file: b }),
+      expect.objectContaining({
+        analyst: 'Ann Lee',
+        profile: 'ann',
+        host: hostname(),
+        service: cli.sb.url,
+        action: 'escalate',
+        from: 'PENDING_REVIEW',
+        to: 'ESCALATED',
+        comments: 'call the bank',
+        reason: null,
+        outcome: 'ok',
+        file: a,
+        line: 1,
+      }),
+      expect.objectContaining({
+        analyst: 'Bob Ng',
+        profile: 'bob',
+        action: 'decline',
+        from: 'ESCALATED',
+        to: 'DECLINED',
+        comments: 'stolen card',
+        outcome: 'ok',
+        file: b,
+      }),
     ]);
     for (const action of value.actions) {
       expect(action.requestId).toEqual(expect.any(String));
@@ -91,7 +138,9 @@ describe('history ID --log FILE…', () => {
     const result = await cli.run(['history', untouched, '--log', a, b]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe(`${untouched}: no action in ${a}, ${b}\nnow: PENDING_REVIEW  · comment: (none)\n`);
-    const json = JSON.parse((await cli.run(['history', untouched, '--log', a, '--json'])).stdout) as { actions: unknown[] };
+    const json = JSON.parse((await cli.run(['history', untouched, '--log', a, '--json'])).stdout) as {
+      actions: unknown[];
+    };
     expect(json.actions).toEqual([]);
     expect((await cli.run(['history', 'no-such-event', '--log', a])).code).toBe(4);
   });
@@ -102,7 +151,9 @@ describe('history ID --log FILE…', () => {
     // Bob's bulk log as a crash leaves it: a garbage line, then Bob's sending line for the event again, then a line cut short.
     const bLines = readFileSync(b, 'utf8').split('\n').slice(0, -1);
     const sending = bLines.find((l) => l.includes(`"eventId":"${id}"`) && l.includes('"outcome":"sending"'))!;
-    const later = sending.replace(/"time":"[^"]+"/, `"time":"${new Date(Date.now() + 60_000).toISOString()}"`).replace(/"session":"[^"]+"/, '"session":"a-crashed-session"');
+    const later = sending
+      .replace(/"time":"[^"]+"/, `"time":"${new Date(Date.now() + 60_000).toISOString()}"`)
+      .replace(/"session":"[^"]+"/, '"session":"a-crashed-session"');
     writeFileSync(torn, `${bLines.join('\n')}\nnot json at all\n${later}\n`);
     appendFileSync(torn, bLines[0]!.slice(0, 40));
     const garbage = bLines.length + 1;
@@ -110,23 +161,35 @@ describe('history ID --log FILE…', () => {
     const refused = await cli.run(['history', id, '--log', a, torn]);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
-    expect(refused.stderr).toContain(`  ${torn}:${garbage} edited: line ${garbage} is not a JSON object: edited or cut\n`);
+    expect(refused.stderr).toContain(
+      `  ${torn}:${garbage} edited: line ${garbage} is not a JSON object: edited or cut\n`,
+    );
     const result = await cli.run(['history', id, '--log', a, torn, '--include-unverified']);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain(`note: 1 line is what a crash leaves (cut short, or NUL bytes), skipped: ${torn}:${garbage + 2}\n`);
+    expect(result.stderr).toContain(
+      `note: 1 line is what a crash leaves (cut short, or NUL bytes), skipped: ${torn}:${garbage + 2}\n`,
+    );
     expect(result.stderr).toContain(`note: 1 line is not a log line (torn or edited), skipped: ${torn}:${garbage}\n`);
     const lines = actionLines(result.stdout);
     expect(lines).toHaveLength(3);
     expect(lines[2]).toContain('Bob Ng (profile bob');
-    expect(lines[2]).toContain('  decline  ESCALATED → DECLINED  · outcome unknown (the session ended before the answer)  · UNVERIFIED (');
+    expect(lines[2]).toContain(
+      '  decline  ESCALATED → DECLINED  · outcome unknown (the session ended before the answer)  · UNVERIFIED (',
+    );
   });
 
   it('logs of another service than this run’s: said in a note (the event now might not be the same)', async () => {
     const { id, a } = await teamLogs();
     // The same home, no service configured: this run reads the embedded sandbox, which has no such event.
-    const env = cliEnv({ HOME: cli.dir, XDG_CONFIG_HOME: join(cli.dir, 'config-embedded'), XDG_DATA_HOME: join(cli.dir, 'data') });
+    const env = cliEnv({
+      HOME: cli.dir,
+      XDG_CONFIG_HOME: join(cli.dir, 'config-embedded'),
+      XDG_DATA_HOME: join(cli.dir, 'data'),
+    });
     const result = await runInProcess(['history', id, '--log', a], env);
-    expect(result.stderr).toContain(`note: the logs record actions on ${id} at ${cli.sb.url}; this run reads the embedded sandbox: the event now might not be the same event\n`);
+    expect(result.stderr).toContain(
+      `note: the logs record actions on ${id} at ${cli.sb.url}; this run reads the embedded sandbox: the event now might not be the same event\n`,
+    );
     expect(result.code).toBe(4);
   });
 
@@ -135,21 +198,27 @@ describe('history ID --log FILE…', () => {
     const nowhere = { FRAUDCTL_BASE_URL: 'http://127.0.0.1:9' };
     const missing = await cli.run(['history', id, '--log', a, join(cli.dir, 'nope.log')], { env: nowhere });
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toBe(`error: cannot read the log ${join(cli.dir, 'nope.log')}: no such file\ngive --log the files that review --log and set-state --log wrote\n`);
+    expect(missing.stderr).toBe(
+      `error: cannot read the log ${join(cli.dir, 'nope.log')}: no such file\ngive --log the files that review --log and set-state --log wrote\n`,
+    );
     const directory = await cli.run(['history', id, '--log', cli.dir], { env: nowhere });
     expect(directory.code).toBe(2);
     expect(directory.stderr).toContain(`cannot read the log ${cli.dir}: it is a directory`);
     const none = await cli.run(['history', id]);
     expect(none.code).toBe(2);
-    expect(none.stderr).toContain("--log <files...>");
+    expect(none.stderr).toContain('--log <files...>');
   });
 
   it('strings from a log reach the terminal escaped (terminalSafe)', async () => {
     const { id, a } = await teamLogs();
     const hostile = join(cli.dir, `hostile-${id}.log`);
     // A line as a hostile writer would make it: sealed again after the edit, so it verifies and is read.
-    const first = readFileSync(a, 'utf8').split('\n')[0]!.replace(/,"hash":"[0-9a-f]{64}"\}$/, '}');
-    const line = sealLine(first.replace('"comments":"call the bank"', '"comments":"call \\u001b[31mthe bank\\u001b]0;pwned\\u0007"'));
+    const first = readFileSync(a, 'utf8')
+      .split('\n')[0]!
+      .replace(/,"hash":"[0-9a-f]{64}"\}$/, '}');
+    const line = sealLine(
+      first.replace('"comments":"call the bank"', '"comments":"call \\u001b[31mthe bank\\u001b]0;pwned\\u0007"'),
+    );
     writeFileSync(hostile, `${line}\n`);
     const result = await cli.run(['history', id, '--log', hostile]);
     expect(result.code, result.stderr).toBe(0);

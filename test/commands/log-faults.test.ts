@@ -195,8 +195,11 @@ describe('a log that is a FIFO or a pipe', () => {
     // one pipe failed first, saying so: the log's line, or the run's own stdout (the same pipe).
     expect([1, 141], stderr).toContain(code);
     if (code === 1) {
-      const byLog = 'error: cannot write /dev/stdout: its reader went away (EPIPE)\ngive --log a file, or a reader that reads to the end\n';
-      expect(stderr.includes(byLog) || /^error: stdout was closed after [\d,]+ results?/m.test(stderr), stderr).toBe(true);
+      const byLog =
+        'error: cannot write /dev/stdout: its reader went away (EPIPE)\ngive --log a file, or a reader that reads to the end\n';
+      expect(stderr.includes(byLog) || /^error: stdout was closed after [\d,]+ results?/m.test(stderr), stderr).toBe(
+        true,
+      );
     }
     // Each change is two lines of more than 500 bytes: what the pipe (64 KB) and head took bounds the changes sent.
     const sent = await changed(ids);

@@ -21,12 +21,18 @@ const configFile = () => join(cli.dir, 'config', 'fraudctl', 'config.json');
 describe('fraudctl login and config', () => {
   it('checks a key read from stdin, stores it with mode 0600, and later commands use it', async () => {
     notOnWindows(ON_WINDOWS.modes);
-    const login = await cli.runProcess(['login', '--profile', 'local', '--base-url', cli.sb.url], { input: `${DEMO_KEY}\n`, env: bare });
+    const login = await cli.runProcess(['login', '--profile', 'local', '--base-url', cli.sb.url], {
+      input: `${DEMO_KEY}\n`,
+      env: bare,
+    });
     expect(login.code).toBe(0);
     expect(login.stderr).toContain('profile "local"');
     expect(login.stderr).not.toContain(DEMO_KEY);
     expect(statSync(configFile()).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(readFileSync(configFile(), 'utf8')).profiles.local).toEqual({ baseUrl: cli.sb.url, apiKey: DEMO_KEY });
+    expect(JSON.parse(readFileSync(configFile(), 'utf8')).profiles.local).toEqual({
+      baseUrl: cli.sb.url,
+      apiKey: DEMO_KEY,
+    });
 
     const show = await cli.run(['show', 'missing-1', '--profile', 'local'], { env: bare });
     expect(show.code).toBe(4);
@@ -41,7 +47,10 @@ describe('fraudctl login and config', () => {
   });
 
   it('refuses a key the service does not accept, exit 3, and saves nothing', async () => {
-    const result = await cli.run(['login', '--profile', 'wrong', '--base-url', cli.sb.url], { input: 'not-the-key-123456', env: bare });
+    const result = await cli.run(['login', '--profile', 'wrong', '--base-url', cli.sb.url], {
+      input: 'not-the-key-123456',
+      env: bare,
+    });
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/did not accept this key: nothing was saved/);
     expect(result.stderr).not.toContain('not-the-key-123456');
@@ -50,16 +59,26 @@ describe('fraudctl login and config', () => {
   });
 
   it('exits 2 without a key on stdin, and without a URL for a new profile', async () => {
-    expect((await cli.run(['login', '--profile', 'p2', '--base-url', cli.sb.url], { input: '', env: bare })).code).toBe(2);
+    expect((await cli.run(['login', '--profile', 'p2', '--base-url', cli.sb.url], { input: '', env: bare })).code).toBe(
+      2,
+    );
     const noUrl = await cli.run(['login', '--profile', 'p3'], { input: DEMO_KEY, env: bare });
     expect(noUrl.code).toBe(2);
     expect(noUrl.stderr).toContain('--base-url');
   });
 
   it('sets, gets and unsets settings, and refuses to take a key as an argument', async () => {
-    expect((await cli.runProcess(['config', 'set', 'base-url', 'https://fraud.example.com', '--profile', 'prod'], { env: bare })).code).toBe(0);
+    expect(
+      (
+        await cli.runProcess(['config', 'set', 'base-url', 'https://fraud.example.com', '--profile', 'prod'], {
+          env: bare,
+        })
+      ).code,
+    ).toBe(0);
     expect((await cli.run(['config', 'set', 'timeout', '12', '--profile', 'prod'], { env: bare })).code).toBe(0);
-    expect((await cli.run(['config', 'get', 'base-url', '--profile', 'prod'], { env: bare })).stdout.trim()).toBe('https://fraud.example.com');
+    expect((await cli.run(['config', 'get', 'base-url', '--profile', 'prod'], { env: bare })).stdout.trim()).toBe(
+      'https://fraud.example.com',
+    );
     expect((await cli.run(['config', 'get', 'timeout', '--profile', 'prod'], { env: bare })).stdout.trim()).toBe('12');
     const key = await cli.run(['config', 'set', 'api-key', 'abc', '--profile', 'prod'], { env: bare });
     expect(key.code).toBe(2);
@@ -73,20 +92,28 @@ describe('fraudctl login and config', () => {
   it('a setting for a profile that does not exist is refused as a typo (did you mean), changing nothing; only a base-url makes a profile, and says so', async () => {
     const config = join(cli.env().HOME!, 'typo-config');
     const env = { ...bare, XDG_CONFIG_HOME: config };
-    const made = await cli.run(['config', 'set', 'base-url', 'https://fraud.example.com', '--profile', 'prod'], { env });
+    const made = await cli.run(['config', 'set', 'base-url', 'https://fraud.example.com', '--profile', 'prod'], {
+      env,
+    });
     expect(made.stderr).toBe('profile "prod" (a new profile): base-url set to https://fraud.example.com\n');
     const before = readFileSync(join(config, 'fraudctl', 'config.json'), 'utf8');
     const typo = await cli.run(['config', 'set', 'timeout', '10', '--profile', 'prdo'], { env });
     expect(typo.code).toBe(2);
-    expect(typo.stderr).toBe('error: no profile "prdo" (known: prod, sandbox); did you mean "prod"?\nto create it: fraudctl config set base-url URL --profile prdo\n');
+    expect(typo.stderr).toBe(
+      'error: no profile "prdo" (known: prod, sandbox); did you mean "prod"?\nto create it: fraudctl config set base-url URL --profile prdo\n',
+    );
     expect(readFileSync(join(config, 'fraudctl', 'config.json'), 'utf8')).toBe(before);
-    expect((await cli.run(['config', 'set', 'timeout', '10', '--profile', 'prod'], { env })).stderr).toBe('profile "prod": timeout set\n');
+    expect((await cli.run(['config', 'set', 'timeout', '10', '--profile', 'prod'], { env })).stderr).toBe(
+      'profile "prod": timeout set\n',
+    );
   });
 
   it('config get and config list with --json print JSON: typed values, null where there is none, no placeholder', async () => {
     const config = join(cli.env().HOME!, 'json-config');
     const env = { ...bare, XDG_CONFIG_HOME: config };
-    expect((await cli.run(['config', 'set', 'base-url', 'https://fraud.example.com', '--profile', 'prod'], { env })).code).toBe(0);
+    expect(
+      (await cli.run(['config', 'set', 'base-url', 'https://fraud.example.com', '--profile', 'prod'], { env })).code,
+    ).toBe(0);
     const get = async (...args: string[]) => {
       const result = await cli.run(['config', 'get', ...args, '--json'], { env });
       expect(result.code, result.stderr).toBe(0);
@@ -99,17 +126,33 @@ describe('fraudctl login and config', () => {
     expect(await get('base-url', '--profile', 'sandbox')).toBeNull();
     const list = JSON.parse((await cli.run(['config', 'list', '--json'], { env })).stdout) as Record<string, unknown>[];
     expect(list).toEqual([
-      expect.objectContaining({ name: 'prod', baseUrl: 'https://fraud.example.com', embeddedSandbox: false, apiKey: null, keyStorage: 'none' }),
-      expect.objectContaining({ name: 'sandbox', baseUrl: null, embeddedSandbox: true, apiKey: null, keyStorage: 'sandbox-default' }),
+      expect.objectContaining({
+        name: 'prod',
+        baseUrl: 'https://fraud.example.com',
+        embeddedSandbox: false,
+        apiKey: null,
+        keyStorage: 'none',
+      }),
+      expect.objectContaining({
+        name: 'sandbox',
+        baseUrl: null,
+        embeddedSandbox: true,
+        apiKey: null,
+        keyStorage: 'sandbox-default',
+      }),
     ]);
     expect(JSON.stringify(list)).not.toMatch(/\((embedded sandbox|sandbox default|none|not set)\)/);
   });
 
   it('takes flags over environment over the config file', async () => {
     // The file says prod (https://fraud.example.com, unreachable here); the environment and a flag win over it.
-    const viaEnv = await cli.run(['show', 'missing-2'], { env: { FRAUDCTL_BASE_URL: cli.sb.url, FRAUDCTL_API_KEY: DEMO_KEY } });
+    const viaEnv = await cli.run(['show', 'missing-2'], {
+      env: { FRAUDCTL_BASE_URL: cli.sb.url, FRAUDCTL_API_KEY: DEMO_KEY },
+    });
     expect(viaEnv.code).toBe(4);
-    const viaFlag = await cli.run(['show', 'missing-2', '--base-url', cli.sb.url], { env: { FRAUDCTL_BASE_URL: 'http://127.0.0.1:1', FRAUDCTL_API_KEY: DEMO_KEY } });
+    const viaFlag = await cli.run(['show', 'missing-2', '--base-url', cli.sb.url], {
+      env: { FRAUDCTL_BASE_URL: 'http://127.0.0.1:1', FRAUDCTL_API_KEY: DEMO_KEY },
+    });
     expect(viaFlag.code).toBe(4);
     const unknown = await cli.run(['show', 'x', '--profile', 'nope'], { env: bare });
     expect(unknown.code).toBe(2);
@@ -119,15 +162,23 @@ describe('fraudctl login and config', () => {
 
 describe('login: making the profile the one in use, and logout', () => {
   const activeProfile = async () => {
-    const list = JSON.parse((await cli.run(['config', 'list', '--json'], { env: bare })).stdout) as { name: string; active: boolean }[];
+    const list = JSON.parse((await cli.run(['config', 'list', '--json'], { env: bare })).stdout) as {
+      name: string;
+      active: boolean;
+    }[];
     return list.find((p) => p.active)?.name;
   };
 
   it('without a terminal, says how to use the new profile and leaves the active one as it was', async () => {
     const before = await activeProfile();
-    const result = await cli.runProcess(['login', '--profile', 'second', '--base-url', cli.sb.url], { input: DEMO_KEY, env: bare });
+    const result = await cli.runProcess(['login', '--profile', 'second', '--base-url', cli.sb.url], {
+      input: DEMO_KEY,
+      env: bare,
+    });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain(`The active profile is still "${before}": to use "second", run fraudctl config use second, or add --profile second to a command`);
+    expect(result.stderr).toContain(
+      `The active profile is still "${before}": to use "second", run fraudctl config use second, or add --profile second to a command`,
+    );
     expect(await activeProfile()).toBe(before);
   });
 
@@ -149,7 +200,14 @@ describe('login: making the profile the one in use, and logout', () => {
   });
 
   it('logout forgets the key and keeps the profile; a second logout has nothing to do; an unknown profile is exit 2', async () => {
-    expect((await cli.runProcess(['login', '--profile', 'leaving', '--base-url', cli.sb.url], { input: DEMO_KEY, env: bare })).code).toBe(0);
+    expect(
+      (
+        await cli.runProcess(['login', '--profile', 'leaving', '--base-url', cli.sb.url], {
+          input: DEMO_KEY,
+          env: bare,
+        })
+      ).code,
+    ).toBe(0);
     const out = await cli.runProcess(['logout', '--profile', 'leaving'], { env: bare });
     expect(out.code).toBe(0);
     expect(out.stderr).toContain('Logged out: profile "leaving" has no key any more');
@@ -166,7 +224,9 @@ describe('login: making the profile the one in use, and logout', () => {
   it('config set does not offer api-key, and refuses it with the way to store a key', async () => {
     const help = await cli.run(['config', 'set', '--help'], { env: bare });
     const text = help.stdout.replace(/\s+/g, ' ');
-    expect(text).toContain('(choices: "base-url", "timeout", "retries", "insecure-http", "analyst", "reasons", "require-reason")');
+    expect(text).toContain(
+      '(choices: "base-url", "timeout", "retries", "insecure-http", "analyst", "reasons", "require-reason")',
+    );
     expect(text).not.toMatch(/choices:[^)]*api-key/);
     const refused = await cli.run(['config', 'set', 'api-key', 'abc123', '--profile', 'prod'], { env: bare });
     expect(refused.code).toBe(2);
@@ -176,19 +236,34 @@ describe('login: making the profile the one in use, and logout', () => {
 
 describe('config delete', () => {
   const env = () => ({ ...bare, XDG_CONFIG_HOME: join(cli.env().HOME!, 'delete-config') });
-  const file = () => JSON.parse(readFileSync(join(env().XDG_CONFIG_HOME, 'fraudctl', 'config.json'), 'utf8')) as { activeProfile?: string; profiles: Record<string, unknown> };
+  const file = () =>
+    JSON.parse(readFileSync(join(env().XDG_CONFIG_HOME, 'fraudctl', 'config.json'), 'utf8')) as {
+      activeProfile?: string;
+      profiles: Record<string, unknown>;
+    };
 
   it('off a terminal takes --yes (its hint works as written); removes the profile and its key; the active one says what is active now', async () => {
-    expect((await cli.run(['login', '--profile', 'old', '--base-url', cli.sb.url, '--insecure-storage'], { input: DEMO_KEY, env: env() })).code).toBe(0);
+    expect(
+      (
+        await cli.run(['login', '--profile', 'old', '--base-url', cli.sb.url, '--insecure-storage'], {
+          input: DEMO_KEY,
+          env: env(),
+        })
+      ).code,
+    ).toBe(0);
     expect((await cli.run(['config', 'use', 'old'], { env: env() })).code).toBe(0);
     const asked = await cli.run(['config', 'delete', 'old'], { env: env() });
     expect(asked.code).toBe(2);
-    expect(asked.stderr).toBe(`error: not deleting profile "old" (${cli.sb.url}) and its API key without --yes\nto delete it: fraudctl config delete old --yes\n`);
+    expect(asked.stderr).toBe(
+      `error: not deleting profile "old" (${cli.sb.url}) and its API key without --yes\nto delete it: fraudctl config delete old --yes\n`,
+    );
     expect(file().profiles.old).toBeDefined();
     const hint = asked.stderr.split('\n')[1]!.replace('to delete it: fraudctl ', '').split(' ');
     const done = await cli.run(hint, { env: env() });
     expect(done.code, done.stderr).toBe(0);
-    expect(done.stderr).toBe(`deleted profile "old" (${cli.sb.url}) and its API key; the active profile is now "sandbox"\n`);
+    expect(done.stderr).toBe(
+      `deleted profile "old" (${cli.sb.url}) and its API key; the active profile is now "sandbox"\n`,
+    );
     expect(file().profiles).toEqual({});
     expect(file().activeProfile).toBeUndefined();
     expect(readFileSync(join(env().XDG_CONFIG_HOME, 'fraudctl', 'config.json'), 'utf8')).not.toContain(DEMO_KEY);
@@ -197,7 +272,10 @@ describe('config delete', () => {
   });
 
   it('refuses the built-in sandbox and a name that is not there (did you mean), changing nothing', async () => {
-    expect((await cli.run(['config', 'set', 'base-url', 'https://fraud.example.com', '--profile', 'prod'], { env: env() })).code).toBe(0);
+    expect(
+      (await cli.run(['config', 'set', 'base-url', 'https://fraud.example.com', '--profile', 'prod'], { env: env() }))
+        .code,
+    ).toBe(0);
     const sandbox = await cli.run(['config', 'delete', 'sandbox', '--yes'], { env: env() });
     expect(sandbox.code).toBe(2);
     expect(sandbox.stderr).toContain('the built-in "sandbox" profile cannot be deleted');
@@ -208,7 +286,10 @@ describe('config delete', () => {
   });
 
   it('on a terminal asks first (no by default): n keeps the profile, y deletes it', async () => {
-    expect((await cli.run(['config', 'set', 'base-url', 'https://asked.example.com', '--profile', 'asked'], { env: env() })).code).toBe(0);
+    expect(
+      (await cli.run(['config', 'set', 'base-url', 'https://asked.example.com', '--profile', 'asked'], { env: env() }))
+        .code,
+    ).toBe(0);
     const no = await onTerminal(['config', 'delete', 'asked'], [[/Delete profile "asked"/, 'n\r']], cli.env(env()));
     expect(no.code, no.screen).toBe(130);
     expect(file().profiles.asked).toBeDefined();

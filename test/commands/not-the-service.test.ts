@@ -17,7 +17,8 @@ import { startStaticFileServer, type StaticServer } from '../support/static-file
 const cli = useSandboxInProcess();
 const bare = { FRAUDCTL_API_KEY: '', FRAUDCTL_BASE_URL: '' };
 const configFile = () => join(cli.dir, 'config', 'fraudctl', 'config.json');
-const NOT_THE_SERVICE = /answered 404 with .*: that is not the fraud-screening service's answer, so this URL is not the service, or not its base path/;
+const NOT_THE_SERVICE =
+  /answered 404 with .*: that is not the fraud-screening service's answer, so this URL is not the service, or not its base path/;
 
 let files: StaticServer;
 beforeAll(async () => {
@@ -41,22 +42,33 @@ function expectNotTheService(result: { code: number | null; stderr: string }, go
 
 describe('login refuses to save a key for anything that answers 404 without being the service', () => {
   it('a static file server: says what came back, exit 1, saves nothing', async () => {
-    const result = await cli.run(['login', '--profile', 'files', '--base-url', files.url], { input: `${DEMO_KEY}\n`, env: bare });
+    const result = await cli.run(['login', '--profile', 'files', '--base-url', files.url], {
+      input: `${DEMO_KEY}\n`,
+      env: bare,
+    });
     expectNotTheService(result, /an HTML page titled "Error response"/);
-    expect(result.stderr).toMatch(/^error: nothing was saved: GET http:\/\/127\.0\.0\.1:\d+\/event\/fraudctl-login-check-/);
+    expect(result.stderr).toMatch(
+      /^error: nothing was saved: GET http:\/\/127\.0\.0\.1:\d+\/event\/fraudctl-login-check-/,
+    );
     expect(result.stderr).not.toContain(DEMO_KEY);
     expect(existsSync(configFile())).toBe(false);
   });
 
   it('the right host with a wrong base path (ROUTE_NOT_FOUND): exit 1, saves nothing', async () => {
-    const result = await cli.run(['login', '--profile', 'wrongbase', '--base-url', wrongBase()], { input: `${DEMO_KEY}\n`, env: bare });
+    const result = await cli.run(['login', '--profile', 'wrongbase', '--base-url', wrongBase()], {
+      input: `${DEMO_KEY}\n`,
+      env: bare,
+    });
     expectNotTheService(result, /the code ROUTE_NOT_FOUND, which names a route, not an event/);
     expect(result.stderr).toContain('/api/v2/event/');
     expect(existsSync(configFile())).toBe(false);
   });
 
-  it('the right base path still logs in (the service\'s own 404 for the probe)', async () => {
-    const result = await cli.runProcess(['login', '--profile', 'right', '--base-url', cli.sb.url], { input: `${DEMO_KEY}\n`, env: bare });
+  it("the right base path still logs in (the service's own 404 for the probe)", async () => {
+    const result = await cli.runProcess(['login', '--profile', 'right', '--base-url', cli.sb.url], {
+      input: `${DEMO_KEY}\n`,
+      env: bare,
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('Logged in');
   });
@@ -64,12 +76,18 @@ describe('login refuses to save a key for anything that answers 404 without bein
 
 describe('every other command: a bad answer (exit 1), never "no such event" (exit 4)', () => {
   it('show against a static file server', async () => {
-    expectNotTheService(await cli.run(['show', 'ord-1', '--base-url', files.url]), /an HTML page titled "Error response"/);
+    expectNotTheService(
+      await cli.run(['show', 'ord-1', '--base-url', files.url]),
+      /an HTML page titled "Error response"/,
+    );
   });
 
   it('alerts and set-state against a static file server', async () => {
     expectNotTheService(await cli.run(['alerts', 'ord-1', '--base-url', files.url]), /an HTML page/);
-    expectNotTheService(await cli.run(['set-state', 'ord-1', '--state', 'APPROVED', '--base-url', files.url]), /an HTML page/);
+    expectNotTheService(
+      await cli.run(['set-state', 'ord-1', '--state', 'APPROVED', '--base-url', files.url]),
+      /an HTML page/,
+    );
   });
 
   it('show and submit with a wrong base path', async () => {

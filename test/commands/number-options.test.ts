@@ -9,7 +9,8 @@ describe('--concurrency', () => {
     const parse = wholeNumber(1, 256, 'the concurrency');
     expect(parse('1')).toBe(1);
     expect(parse('256')).toBe(256);
-    for (const bad of ['0', '257', '2.5', 'x', '', '-3']) expect(() => parse(bad), bad).toThrow('the concurrency is a whole number from 1 to 256');
+    for (const bad of ['0', '257', '2.5', 'x', '', '-3'])
+      expect(() => parse(bad), bad).toThrow('the concurrency is a whole number from 1 to 256');
   });
 
   it.each([

@@ -28,7 +28,8 @@ import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 const { dir, path, writeInput, envFor } = batchWorkspace('fraudctl-one-writer-');
 
 const errorLine = (r: CliResult) => r.stderr.split('\n').filter((l) => l.startsWith('error: '));
-const refusal = (file: string, pid: number) => `error: ${file} is being written by another fraudctl run (pid ${pid}): one run at a time may write it, and this one did nothing`;
+const refusal = (file: string, pid: number) =>
+  `error: ${file} is being written by another fraudctl run (pid ${pid}): one run at a time may write it, and this one did nothing`;
 const lineCount = (p: string) => (existsSync(p) ? readFileSync(p, 'utf8').split('\n').length - 1 : 0);
 /** The result lines of a results file: its header (the first line, naming the run) not counted. */
 const resultCount = (p: string) => Math.max(0, lineCount(p) - 1);
@@ -53,7 +54,10 @@ describe('submit: two runs on one --out', () => {
       await expect.poll(() => held.inFlight(), { timeout: 10_000 }).toBe(4);
       // Both bounded: an old build that goes on sending would be held by the server until killed.
       const started = performance.now();
-      second = await runCli(['submit', input, '--out', out, '--resume', '--concurrency', '4'], { env, timeoutMs: 8_000 });
+      second = await runCli(['submit', input, '--out', out, '--resume', '--concurrency', '4'], {
+        env,
+        timeoutMs: 8_000,
+      });
       secondMs = performance.now() - started;
       again = await runCli(['submit', input, '--out', out], { env, timeoutMs: 8_000 });
     } finally {
@@ -100,7 +104,10 @@ describe('submit: two runs on one --rejects', () => {
     writeFileSync(earlier, [JSON.stringify(header), ...rest].join('\n'));
 
     const input = writeInput(makeLines('rejects-overlap', 20));
-    const first = startCli(['submit', input, '--out', path('first.jsonl'), '--rejects', rejects, '--concurrency', '4'], { env });
+    const first = startCli(
+      ['submit', input, '--out', path('first.jsonl'), '--rejects', rejects, '--concurrency', '4'],
+      { env },
+    );
     let second: CliResult | undefined;
     try {
       await expect.poll(() => held.inFlight(), { timeout: 10_000 }).toBe(4);
@@ -124,9 +131,13 @@ describe('submit: a lock left by a run that is gone', () => {
       const out = path('results.jsonl');
       const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
       writeFileSync(`${out}.lock`, JSON.stringify({ pid: dead, host: hostname() }));
-      const result = await runCli(['submit', writeInput(makeLines('dead', 5)), '--out', out], { env: envFor(server.url, 'plain-key') });
+      const result = await runCli(['submit', writeInput(makeLines('dead', 5)), '--out', out], {
+        env: envFor(server.url, 'plain-key'),
+      });
       expect(result.code, result.stderr).toBe(0);
-      expect(result.stderr).toContain(`note: ${out}.lock was left by a fraudctl run that is no longer running (pid ${dead}): taking it over`);
+      expect(result.stderr).toContain(
+        `note: ${out}.lock was left by a fraudctl run that is no longer running (pid ${dead}): taking it over`,
+      );
       expect(readResults(out)).toHaveLength(5);
       expect(existsSync(`${out}.lock`)).toBe(false);
     } finally {
@@ -149,7 +160,9 @@ describe('submit: a lock left by a run that is gone', () => {
       held.release();
       const resumed = await runCli(['submit', input, '--out', out, '--resume'], { env, timeoutMs: 30_000 });
       expect(resumed.code, resumed.stderr).toBe(0);
-      expect(resumed.stderr).toContain(`note: ${out}.lock was left by a fraudctl run that is no longer running (pid ${first.child.pid}): taking it over`);
+      expect(resumed.stderr).toContain(
+        `note: ${out}.lock was left by a fraudctl run that is no longer running (pid ${first.child.pid}): taking it over`,
+      );
       expect(readResults(out)).toHaveLength(count);
       expect([...held.stored.values()].filter((c) => c !== 1)).toEqual([]);
       expect(existsSync(`${out}.lock`)).toBe(false);
@@ -165,11 +178,15 @@ describe('submit: no lock left behind after Ctrl-C or an error', () => {
     const held = await startPlainEventServer({ hold: true });
     try {
       const out = path('results.jsonl');
-      const run = startCli(['submit', writeInput(makeLines('ctrlc', 30)), '--out', out, '--concurrency', '2'], { env: envFor(held.url, 'plain-key') });
+      const run = startCli(['submit', writeInput(makeLines('ctrlc', 30)), '--out', out, '--concurrency', '2'], {
+        env: envFor(held.url, 'plain-key'),
+      });
       await expect.poll(() => held.inFlight(), { timeout: 10_000 }).toBe(2);
       expect(existsSync(`${out}.lock`)).toBe(true);
       run.child.kill('SIGINT');
-      await expect.poll(() => run.output().stderr, { timeout: 10_000 }).toContain('stopping: finishing the lines in flight');
+      await expect
+        .poll(() => run.output().stderr, { timeout: 10_000 })
+        .toContain('stopping: finishing the lines in flight');
       held.release();
       const result = await run.done;
       expect(result.code, result.stderr).toBe(130);
@@ -183,7 +200,9 @@ describe('submit: no lock left behind after Ctrl-C or an error', () => {
     const server = await startPlainEventServer();
     try {
       const out = path('results.jsonl');
-      const result = await runCli(['submit', writeInput(makeLines('refused', 3)), '--out', out], { env: envFor(server.url, 'wrong-key') });
+      const result = await runCli(['submit', writeInput(makeLines('refused', 3)), '--out', out], {
+        env: envFor(server.url, 'wrong-key'),
+      });
       expect(result.code, result.stderr).toBe(3);
       expect(existsSync(`${out}.lock`)).toBe(false);
     } finally {
@@ -215,13 +234,22 @@ describe('set-state for many events: two runs sharing --out, or --log', () => {
     const out = path('results.jsonl');
     const env = envFor(sb.url, DEMO_KEY);
     // Ids on stdin, a few at a time: the first run cannot end before the test lets it.
-    const first: RunningCli = startCli(['set-state', '--from', '-', '--state', 'declined', '--comments', 'ring 9', '--yes', '--log', log, '--out', out], { env, keepStdinOpen: true });
+    const first: RunningCli = startCli(
+      ['set-state', '--from', '-', '--state', 'declined', '--comments', 'ring 9', '--yes', '--log', log, '--out', out],
+      { env, keepStdinOpen: true },
+    );
     first.child.stdin.write(`${mine.slice(0, 4).join('\n')}\n`);
     // Two log lines a change: before it is sent, and its outcome.
     await expect.poll(() => lineCount(log), { timeout: 10_000 }).toBe(8);
 
-    const sameLog = await runCli(['set-state', ...theirs, '--state', 'declined', '--yes', '--log', log], { env, timeoutMs: 8_000 });
-    const sameOut = await runCli(['set-state', ...mine, '--state', 'declined', '--yes', '--out', out, '--resume'], { env, timeoutMs: 8_000 });
+    const sameLog = await runCli(['set-state', ...theirs, '--state', 'declined', '--yes', '--log', log], {
+      env,
+      timeoutMs: 8_000,
+    });
+    const sameOut = await runCli(['set-state', ...mine, '--state', 'declined', '--yes', '--out', out, '--resume'], {
+      env,
+      timeoutMs: 8_000,
+    });
 
     first.child.stdin.end(`${mine.slice(4).join('\n')}\n`);
     const done = await first.done;
@@ -233,8 +261,17 @@ describe('set-state for many events: two runs sharing --out, or --log', () => {
     // The second run on the same log changed its events; the first changed each of its events once, logged once before and once after.
     expect(changesOf(theirs)).toEqual([1, 1, 1]);
     expect(changesOf(mine)).toEqual(Array(10).fill(1));
-    const logged = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { eventId: string; action: string; outcome: string });
-    for (const outcome of ['sending', 'ok']) expect(logged.filter((l) => l.outcome === outcome).map((l) => l.eventId).sort()).toEqual([...mine, ...theirs].sort());
+    const logged = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { eventId: string; action: string; outcome: string });
+    for (const outcome of ['sending', 'ok'])
+      expect(
+        logged
+          .filter((l) => l.outcome === outcome)
+          .map((l) => l.eventId)
+          .sort(),
+      ).toEqual([...mine, ...theirs].sort());
     expect(logged).toHaveLength(26);
     expect(resultCount(out)).toBe(10);
     expect(existsSync(`${log}.lock`)).toBe(false);

@@ -54,7 +54,14 @@ beforeAll(async () => {
     await Promise.all(running.map((p) => p?.close()));
     throw failed.reason;
   }
-  [open, auth, port443Only, fakes[407], fakes[403], fakes[502]] = running as [RunningProxy, RunningProxy, RunningProxy, RunningProxy, RunningProxy, RunningProxy];
+  [open, auth, port443Only, fakes[407], fakes[403], fakes[502]] = running as [
+    RunningProxy,
+    RunningProxy,
+    RunningProxy,
+    RunningProxy,
+    RunningProxy,
+    RunningProxy,
+  ];
 }, 30_000);
 afterAll(async () => {
   await Promise.all([open, auth, port443Only, ...Object.values(fakes)].map((p) => p?.close()));
@@ -65,10 +72,24 @@ afterAll(async () => {
 
 /** The service over https (private CA trusted), through `proxy`. */
 const env = (proxy: string, extra: Record<string, string> = {}) =>
-  cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'config'), XDG_DATA_HOME: join(tmp.dir, 'data'), FRAUDCTL_BASE_URL: front.url, FRAUDCTL_API_KEY: DEMO_KEY, NODE_EXTRA_CA_CERTS: caFile, HTTPS_PROXY: proxy, ...extra });
+  cliEnv({
+    HOME: tmp.dir,
+    XDG_CONFIG_HOME: join(tmp.dir, 'config'),
+    XDG_DATA_HOME: join(tmp.dir, 'data'),
+    FRAUDCTL_BASE_URL: front.url,
+    FRAUDCTL_API_KEY: DEMO_KEY,
+    NODE_EXTRA_CA_CERTS: caFile,
+    HTTPS_PROXY: proxy,
+    ...extra,
+  });
 
 /** Runs fraudctl and times it. */
-async function timed(args: string[], proxy: string, input?: string, extra: Record<string, string> = {}): Promise<CliResult & { ms: number }> {
+async function timed(
+  args: string[],
+  proxy: string,
+  input?: string,
+  extra: Record<string, string> = {},
+): Promise<CliResult & { ms: number }> {
   const started = Date.now();
   const result = await runCli(args, { env: env(proxy, extra), ...(input !== undefined ? { input } : {}) });
   return { ...result, ms: Date.now() - started };
@@ -81,7 +102,11 @@ function batchFile(prefix: string, count: number): { input: string; out: string 
   return { input, out: join(tmp.dir, `${files}-${prefix}.out.jsonl`) };
 }
 /** The result lines of a results file, its header (the first line: which run wrote it) left out. */
-const resultLines = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).filter((l) => !l.startsWith('{"fraudctl":"results"'));
+const resultLines = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .filter((l) => !l.startsWith('{"fraudctl":"results"'));
 
 /** One line and a hint, naming the proxy by host and port, never its password or the API key. */
 function expectProxyError(result: CliResult & { ms: number }, code: number, message: RegExp, hint: RegExp): void {
@@ -99,7 +124,11 @@ describe('through a real forward proxy (tinyproxy, CONNECT) to a TLS service wit
   it('submit, show, a batch and doctor work, and every request went through the proxy', async () => {
     need('tinyproxy');
     const batch = batchFile('via-proxy', 30);
-    const submit = await timed(['submit', '-', '--json'], open.url, JSON.stringify({ ...JSON.parse(makeLines('via-proxy-one', 1)[0]!) }));
+    const submit = await timed(
+      ['submit', '-', '--json'],
+      open.url,
+      JSON.stringify({ ...JSON.parse(makeLines('via-proxy-one', 1)[0]!) }),
+    );
     expect(submit.code, submit.stderr).toBe(0);
     const id = (JSON.parse(submit.stdout) as { id: string }).id;
     const [show, many, doctor] = await Promise.all([
@@ -110,7 +139,9 @@ describe('through a real forward proxy (tinyproxy, CONNECT) to a TLS service wit
     expect(show.code, show.stderr).toBe(0);
     expect(JSON.parse(show.stdout)).toMatchObject({ id });
     expect(many.code, many.stderr).toBe(0);
-    expect(resultLines(batch.out).map((l) => (JSON.parse(l) as { outcome: string }).outcome)).toEqual(Array(30).fill('DECIDED'));
+    expect(resultLines(batch.out).map((l) => (JSON.parse(l) as { outcome: string }).outcome)).toEqual(
+      Array(30).fill('DECIDED'),
+    );
     expect(doctor.code, doctor.stdout).toBe(0);
     expect(doctor.stdout).toMatch(new RegExp(`• proxy\\s+http://127\\.0\\.0\\.1:${open.port}/ \\(HTTPS_PROXY\\)`));
     expect(doctor.stdout).toMatch(/✓ service\s+answers as the fraud-screening service/);
@@ -136,17 +167,23 @@ describe('when the proxy is what fails, it is named, at once', () => {
       timed(['show', 'a-1', 'a-2', 'a-3', 'a-4', 'a-5'], down),
       timed(['doctor'], down),
     ]);
-    const refused = new RegExp(`^error: cannot connect to the proxy 127\\.0\\.0\\.1:\\d+ \\(HTTPS_PROXY\\): connection refused; nothing was sent to localhost:${front.port}$`);
+    const refused = new RegExp(
+      `^error: cannot connect to the proxy 127\\.0\\.0\\.1:\\d+ \\(HTTPS_PROXY\\): connection refused; nothing was sent to localhost:${front.port}$`,
+    );
     expectProxyError(show, 6, refused, /^is the proxy running\? check the host and port in HTTPS_PROXY$/);
     expect(show.stderr).not.toContain('is the service running');
     expectProxyError(many, 6, refused, /HTTPS_PROXY/);
     expect(many.stderr).toContain('stopped: the proxy failed');
     expect(resultLines(batch.out).length).toBeLessThanOrEqual(4);
-    expect(resultLines(batch.out).every((l) => (JSON.parse(l) as { errorType: string }).errorType === 'PROXY_FAILURE')).toBe(true);
+    expect(
+      resultLines(batch.out).every((l) => (JSON.parse(l) as { errorType: string }).errorType === 'PROXY_FAILURE'),
+    ).toBe(true);
     expectProxyError(list, 6, refused, /HTTPS_PROXY/);
     expect(list.stdout).toBe('');
     expect(doctor.code).toBe(1);
-    expect(doctor.stdout).toMatch(/✗ connection\s+127\.0\.0\.1:\d+: ECONNREFUSED\n\s+→ nothing listens there: is the proxy up, and is the port right\? check HTTPS_PROXY\n/);
+    expect(doctor.stdout).toMatch(
+      /✗ connection\s+127\.0\.0\.1:\d+: ECONNREFUSED\n\s+→ nothing listens there: is the proxy up, and is the port right\? check HTTPS_PROXY\n/,
+    );
     expect(doctor.stdout + doctor.stderr).not.toContain(PASSWORD);
   });
 
@@ -161,7 +198,8 @@ describe('when the proxy is what fails, it is named, at once', () => {
       // Plain http:// is handed to the proxy whole (no CONNECT): its 407 is told apart too.
       timed(['show', 'ord-1'], '', undefined, { FRAUDCTL_BASE_URL: sb.url, HTTP_PROXY: fakes[407]!.url }),
     ]);
-    const asks = /^error: the proxy 127\.0\.0\.1:\d+ \(HTTPS_PROXY\) asks for credentials \(407 Proxy Authentication Required\); nothing was sent to localhost:\d+$/;
+    const asks =
+      /^error: the proxy 127\.0\.0\.1:\d+ \(HTTPS_PROXY\) asks for credentials \(407 Proxy Authentication Required\); nothing was sent to localhost:\d+$/;
     const how = /^put the credentials in HTTPS_PROXY as http:\/\/user:password@host:port$/;
     expectProxyError(tiny, 1, asks, how);
     expectProxyError(fake, 1, asks, how);
@@ -169,18 +207,45 @@ describe('when the proxy is what fails, it is named, at once', () => {
     expectProxyError(many, 1, asks, how);
     expect(many.stderr).toContain('stopped: the proxy failed');
     expect(resultLines(batch.out).length).toBeLessThanOrEqual(4);
-    expectProxyError(plain, 1, /^error: the proxy 127\.0\.0\.1:\d+ \(HTTP_PROXY\) asks for credentials \(407 Proxy Authentication Required\)/, /^put the credentials in HTTP_PROXY as/);
+    expectProxyError(
+      plain,
+      1,
+      /^error: the proxy 127\.0\.0\.1:\d+ \(HTTP_PROXY\) asks for credentials \(407 Proxy Authentication Required\)/,
+      /^put the credentials in HTTP_PROXY as/,
+    );
     // Wrong ones (tinyproxy answers 401): check them, and the password given is not printed.
-    expectProxyError(wrong, 1, /^error: the proxy 127\.0\.0\.1:\d+ \(HTTPS_PROXY\) did not accept the credentials given \(401 Unauthorized\)/, /^check the user name and password in HTTPS_PROXY/);
+    expectProxyError(
+      wrong,
+      1,
+      /^error: the proxy 127\.0\.0\.1:\d+ \(HTTPS_PROXY\) did not accept the credentials given \(401 Unauthorized\)/,
+      /^check the user name and password in HTTPS_PROXY/,
+    );
   });
 
   it('a proxy that refuses the destination (tinyproxy allowing port 443 only; a fake 403) or cannot reach it (a fake 502): its status, exit 1 or 6', async () => {
     need('tinyproxy');
-    const [tiny, fake403, fake502] = await Promise.all([timed(['show', 'ord-1'], port443Only.url), timed(['show', 'ord-1'], fakes[403]!.url), timed(['alerts', 'ord-1'], fakes[502]!.url)]);
-    const refused = (status: string) => new RegExp(`^error: the proxy 127\\.0\\.0\\.1:\\d+ \\(HTTPS_PROXY\\) refused to open a connection to localhost:${front.port}: it answered ${status}; nothing was sent to the service$`);
-    expectProxyError(tiny, 1, refused('403 Forbidden'), /^the proxy does not let this machine reach localhost:\d+: ask its administrators/);
+    const [tiny, fake403, fake502] = await Promise.all([
+      timed(['show', 'ord-1'], port443Only.url),
+      timed(['show', 'ord-1'], fakes[403]!.url),
+      timed(['alerts', 'ord-1'], fakes[502]!.url),
+    ]);
+    const refused = (status: string) =>
+      new RegExp(
+        `^error: the proxy 127\\.0\\.0\\.1:\\d+ \\(HTTPS_PROXY\\) refused to open a connection to localhost:${front.port}: it answered ${status}; nothing was sent to the service$`,
+      );
+    expectProxyError(
+      tiny,
+      1,
+      refused('403 Forbidden'),
+      /^the proxy does not let this machine reach localhost:\d+: ask its administrators/,
+    );
     expectProxyError(fake403, 1, refused('403 Forbidden'), /ask its administrators/);
-    expectProxyError(fake502, 6, refused('502 Bad Gateway'), /^the proxy could not reach the service: check the host and port of FRAUDCTL_BASE_URL/);
+    expectProxyError(
+      fake502,
+      6,
+      refused('502 Bad Gateway'),
+      /^the proxy could not reach the service: check the host and port of FRAUDCTL_BASE_URL/,
+    );
     // The fakes got CONNECT to the service, nothing else.
     expect(fakes[403]!.log()).toMatch(new RegExp(`^CONNECT localhost:${front.port} HTTP/1\\.1$`, 'm'));
   });

@@ -41,7 +41,12 @@ describe('--resume of a results file edited by hand', () => {
     appendFileSync(out, `${lines[5]}\n`);
     const before = readFileSync(out, 'utf8');
     const result = await cli.run(['submit', input, '--out', out, '--resume']);
-    expectRefused(result, new RegExp(`out\\.jsonl line 22 is a second result for line ${(JSON.parse(lines[5]!) as { line: number }).line} of the input \\(line 6 is the first\\)`));
+    expectRefused(
+      result,
+      new RegExp(
+        `out\\.jsonl line 22 is a second result for line ${(JSON.parse(lines[5]!) as { line: number }).line} of the input \\(line 6 is the first\\)`,
+      ),
+    );
     expect(readFileSync(out, 'utf8')).toBe(before);
     expect(temps(dir)).toEqual([]);
   });
@@ -60,7 +65,10 @@ describe('--resume of a results file edited by hand', () => {
     writeFileSync(out, `\uFEFF${readFileSync(out, 'utf8')}`);
     const result = await cli.run(['submit', input, '--out', out, '--resume']);
     expectRefused(result, /out\.jsonl starts with a byte order mark \(U\+FEFF\), which fraudctl never writes/);
-    const hint = result.stderr.split('\n').find((l) => l.startsWith('remove it: '))!.slice('remove it: '.length);
+    const hint = result.stderr
+      .split('\n')
+      .find((l) => l.startsWith('remove it: '))!
+      .slice('remove it: '.length);
     const { execSync } = await import('node:child_process');
     execSync(hint);
     const resumed = await cli.run(['submit', input, '--out', out, '--resume']);

@@ -44,53 +44,65 @@ async function wholeHelp(pty: Pty, width: number): Promise<string[]> {
 const collapse = (text: string) => text.replace(/\s+/g, ' ');
 
 describe('fraudctl review on a terminal of 60, 80 and 100 columns', () => {
-  it.each([60, 80, 100])('%i columns: the id, amounts, state and countries whole; ? wrapped; the comment limit shown', async (width) => {
-    // As long as a UUID, unique to the width.
-    const id = `7c1e0b2a-5d3f-4a6b-8c9d-0e1f2a3b4${String(width).padStart(3, '0')}`;
-    const next = `next-${width}`;
-    // Long, and one per width (the sandbox's velocity rule counts orders per email).
-    const email = `martin.voss.long.address.${width}@example.org`;
-    await Promise.all([event(id, email), event(next, `next.${width}@example.org`)]);
-    const pty = await startOnTerminal(['review', id, next], { env: cli.env(), width, height: 24 });
-    opened.push(pty);
+  it.each([60, 80, 100])(
+    '%i columns: the id, amounts, state and countries whole; ? wrapped; the comment limit shown',
+    async (width) => {
+      // As long as a UUID, unique to the width.
+      const id = `7c1e0b2a-5d3f-4a6b-8c9d-0e1f2a3b4${String(width).padStart(3, '0')}`;
+      const next = `next-${width}`;
+      // Long, and one per width (the sandbox's velocity rule counts orders per email).
+      const email = `martin.voss.long.address.${width}@example.org`;
+      await Promise.all([event(id, email), event(next, `next.${width}@example.org`)]);
+      const pty = await startOnTerminal(['review', id, next], { env: cli.env(), width, height: 24 });
+      opened.push(pty);
 
-    const screen = await pty.waitFor(/IN_REVIEW \((claimed by you|yours)\)/, 'the event claimed');
-    const rows = screen.split('\n');
-    expect(rows.length).toBeLessThanOrEqual(24);
-    for (const row of rows) expect(row.length, screen).toBeLessThanOrEqual(width);
-    expect(rows[0], screen).toMatch(new RegExp(`^1/2 {2}${id}\\b`));
-    for (const whole of ['REVIEW', 'score 50', '1,649.00 USD', '1,517.08 EUR base', email, '192.0.2.145', 'ship NL bill BE  differ', '1 × Laptop 14"  1,649.00 USD']) {
-      expect(screen, `${whole} at ${width} columns`).toContain(whole);
-    }
+      const screen = await pty.waitFor(/IN_REVIEW \((claimed by you|yours)\)/, 'the event claimed');
+      const rows = screen.split('\n');
+      expect(rows.length).toBeLessThanOrEqual(24);
+      for (const row of rows) expect(row.length, screen).toBeLessThanOrEqual(width);
+      expect(rows[0], screen).toMatch(new RegExp(`^1/2 {2}${id}\\b`));
+      for (const whole of [
+        'REVIEW',
+        'score 50',
+        '1,649.00 USD',
+        '1,517.08 EUR base',
+        email,
+        '192.0.2.145',
+        'ship NL bill BE  differ',
+        '1 × Laptop 14"  1,649.00 USD',
+      ]) {
+        expect(screen, `${whole} at ${width} columns`).toContain(whole);
+      }
 
-    await pty.send('?');
-    const help = collapse((await wholeHelp(pty, width)).join('\n'));
-    for (const { help: text } of KEYMAP.filter((b) => b.contexts.includes('event'))) expect(help).toContain(text);
-    for (const [, text] of COMMENT_KEYS) expect(help).toContain(text);
-    // Any key but those that scroll goes back (not Esc: with a key right after it, it reads as Alt).
-    await pty.send('x');
-    await pty.waitFor(/q quit/);
+      await pty.send('?');
+      const help = collapse((await wholeHelp(pty, width)).join('\n'));
+      for (const { help: text } of KEYMAP.filter((b) => b.contexts.includes('event'))) expect(help).toContain(text);
+      for (const [, text] of COMMENT_KEYS) expect(help).toContain(text);
+      // Any key but those that scroll goes back (not Esc: with a key right after it, it reads as Alt).
+      await pty.send('x');
+      await pty.waitFor(/q quit/);
 
-    // The comment line: a count near the limit, a message at it, and exactly the limit sent.
-    await pty.send('a');
-    await pty.waitFor('approve · comment');
-    await pty.type('x'.repeat(MAX_COMMENT_LENGTH - 10));
-    await pty.waitFor(`${(MAX_COMMENT_LENGTH - 10).toLocaleString('en-US')} of 4,000 characters`);
-    await pty.type('y'.repeat(15));
-    await pty.waitFor('4,000 of 4,000 characters: the limit, no more is taken');
-    await pty.send('Enter');
-    await pty.waitFor(new RegExp(`^2/2 {2}${next}\\b`, 'm'));
-    await pty.send('q');
+      // The comment line: a count near the limit, a message at it, and exactly the limit sent.
+      await pty.send('a');
+      await pty.waitFor('approve · comment');
+      await pty.type('x'.repeat(MAX_COMMENT_LENGTH - 10));
+      await pty.waitFor(`${(MAX_COMMENT_LENGTH - 10).toLocaleString('en-US')} of 4,000 characters`);
+      await pty.type('y'.repeat(15));
+      await pty.waitFor('4,000 of 4,000 characters: the limit, no more is taken');
+      await pty.send('Enter');
+      await pty.waitFor(new RegExp(`^2/2 {2}${next}\\b`, 'm'));
+      await pty.send('q');
 
-    const { code, screen: end } = await pty.exited();
-    expect(code).toBe(0);
-    // Ids longer than the room after the labels start on the next line.
-    expect(end).toMatch(new RegExp(`approved\\s+1\\s+${id}`));
-    // Given back at q, not "skipped".
-    expect(end).toMatch(new RegExp(`given back\\s+1\\s+${next}`));
-    expect(end).not.toContain('skipped');
-    const summary = (await cli.sb.call('GET', `/event/${id}`)).json as EventSummary;
-    expect(summary.state).toBe('APPROVED');
-    expect(summary.comments).toBe(`${'x'.repeat(MAX_COMMENT_LENGTH - 10)}${'y'.repeat(10)}`);
-  });
+      const { code, screen: end } = await pty.exited();
+      expect(code).toBe(0);
+      // Ids longer than the room after the labels start on the next line.
+      expect(end).toMatch(new RegExp(`approved\\s+1\\s+${id}`));
+      // Given back at q, not "skipped".
+      expect(end).toMatch(new RegExp(`given back\\s+1\\s+${next}`));
+      expect(end).not.toContain('skipped');
+      const summary = (await cli.sb.call('GET', `/event/${id}`)).json as EventSummary;
+      expect(summary.state).toBe('APPROVED');
+      expect(summary.comments).toBe(`${'x'.repeat(MAX_COMMENT_LENGTH - 10)}${'y'.repeat(10)}`);
+    },
+  );
 });

@@ -37,7 +37,10 @@ describe('fraudctl review against a server that is not the service', () => {
     expect(screen).not.toMatch(/refused/);
     // Nothing of the events past those fetched ahead was asked for, and nothing was changed.
     const asked = new Set(server.requests.map((r) => r.url.split('/')[2]));
-    expect([...asked].every((id) => id === 'nts-1' || id === 'nts-2'), [...asked].join(' ')).toBe(true);
+    expect(
+      [...asked].every((id) => id === 'nts-1' || id === 'nts-2'),
+      [...asked].join(' '),
+    ).toBe(true);
     expect(server.requests.filter((r) => r.method !== 'GET')).toEqual([]);
   });
 });

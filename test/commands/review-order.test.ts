@@ -28,7 +28,8 @@ const MINUTE = 60_000;
 const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
 
 /** An event in review, `msAgo` old, with `fields` on top. */
-const post = (id: string, msAgo: number, fields: Record<string, unknown> = {}) => postInReview(cli.sb, inReview(id, { eventDate: ago(msAgo), userEmail: `${id}@example.com`, ...fields }));
+const post = (id: string, msAgo: number, fields: Record<string, unknown> = {}) =>
+  postInReview(cli.sb, inReview(id, { eventDate: ago(msAgo), userEmail: `${id}@example.com`, ...fields }));
 
 describe('review --sort', () => {
   it('age: opens the oldest event first, then the next oldest, each with its age', async () => {
@@ -67,8 +68,13 @@ describe('review --sort', () => {
 describe('review --sort score --from a results file', () => {
   it('takes the order from the scores submit --out recorded', async () => {
     const out = join(cli.dir, 'sort-results.jsonl');
-    const events = [inReview('file-30', { userEmail: 'file-30@example.com' }), inReview('file-50', { userEmail: 'file-50@example.com', billingCountry: 'DE', shippingCountry: 'FR' })];
-    const submitted = await cli.run(['submit', '-', '--out', out], { input: events.map((e) => JSON.stringify(e)).join('\n') });
+    const events = [
+      inReview('file-30', { userEmail: 'file-30@example.com' }),
+      inReview('file-50', { userEmail: 'file-50@example.com', billingCountry: 'DE', shippingCountry: 'FR' }),
+    ];
+    const submitted = await cli.run(['submit', '-', '--out', out], {
+      input: events.map((e) => JSON.stringify(e)).join('\n'),
+    });
     expect(submitted.code, submitted.stderr).toBe(0);
     const pty = await terminal(['review', '--from', out, '--sort', 'score']);
     await pty.waitFor(/^1\/2 {2}file-50 .*score 50/m, 'the higher score of the file first');
@@ -123,12 +129,26 @@ describe('review --sort: the reads before the first screen', () => {
     try {
       const ids = ['progress-a', 'progress-b', 'progress-c'];
       for (const [i, id] of ids.entries()) {
-        const sent = await fetch(`${server.url}/event`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-client-api-key': 'plain-key' }, body: JSON.stringify({ id, amount: 700, currency: 'EUR', eventDate: ago((i + 1) * MINUTE).replace(/\.\d{3}Z$/, 'Z') }) });
+        const sent = await fetch(`${server.url}/event`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-client-api-key': 'plain-key' },
+          body: JSON.stringify({
+            id,
+            amount: 700,
+            currency: 'EUR',
+            eventDate: ago((i + 1) * MINUTE).replace(/\.\d{3}Z$/, 'Z'),
+          }),
+        });
         expect(sent.status).toBe(201);
       }
-      const pty = await startOnTerminal(['review', '--sort', 'age', '--no-claim', '--include-decided', ...ids], { env: { ...cli.env(), FRAUDCTL_BASE_URL: server.url, FRAUDCTL_API_KEY: 'plain-key' } });
+      const pty = await startOnTerminal(['review', '--sort', 'age', '--no-claim', '--include-decided', ...ids], {
+        env: { ...cli.env(), FRAUDCTL_BASE_URL: server.url, FRAUDCTL_API_KEY: 'plain-key' },
+      });
       opened.push(pty);
-      await pty.waitFor(/^reading the events to sort them by age: 0 of 3$/m, 'the progress line while the reads are held');
+      await pty.waitFor(
+        /^reading the events to sort them by age: 0 of 3$/m,
+        'the progress line while the reads are held',
+      );
       server.release();
       const first = await pty.waitFor(/^1\/3 {2}progress-c /m, 'the oldest first, once read');
       expect(first).not.toContain('reading the events');

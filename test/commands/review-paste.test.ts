@@ -26,19 +26,28 @@ async function reviewEvents(count: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 1; i <= count; i++) {
     const id = `pp-${n}-${i}`;
-    ids.push(await postInReview(cli.sb, reviewExample(id, { userEmail: `${id}@example.com`, userIp: `198.51.100.${n * 3 + i}` })));
+    ids.push(
+      await postInReview(
+        cli.sb,
+        reviewExample(id, { userEmail: `${id}@example.com`, userIp: `198.51.100.${n * 3 + i}` }),
+      ),
+    );
   }
   return ids;
 }
 const summaryOf = async (id: string) => (await cli.sb.call('GET', `/event/${id}`)).json as EventSummary;
 
-async function terminal(args: string[], options: { width?: number; height?: number; recordTo?: string } = {}): Promise<Pty> {
+async function terminal(
+  args: string[],
+  options: { width?: number; height?: number; recordTo?: string } = {},
+): Promise<Pty> {
   const pty = await startOnTerminal(args, { env: cli.env(), ...options });
   opened.push(pty);
   return pty;
 }
 
-const onEvent = (pty: Pty, position: string, id: string) => pty.waitFor(new RegExp(`^${position}\\s+${id}\\s.*claimed by you`, 'm'), `${position} ${id} claimed`);
+const onEvent = (pty: Pty, position: string, id: string) =>
+  pty.waitFor(new RegExp(`^${position}\\s+${id}\\s.*claimed by you`, 'm'), `${position} ${id} claimed`);
 
 const BRACKETED_ON = '\x1b[?2004h';
 const BRACKETED_OFF = '\x1b[?2004l';
@@ -86,7 +95,10 @@ describe('a paste in review', () => {
     await pty.send('Enter');
     const { code } = await pty.exited();
     expect(code).toBe(0);
-    expect(await summaryOf(a)).toMatchObject({ state: 'ESCALATED', comments: 'Customer called address verified  by phone' });
+    expect(await summaryOf(a)).toMatchObject({
+      state: 'ESCALATED',
+      comments: 'Customer called address verified  by phone',
+    });
     expectBracketedPasteOffAtTheEnd(record);
   });
 
@@ -134,34 +146,37 @@ describe('review on a window too small for the decision keys', () => {
     [80, 12],
     [45, 14],
     [40, 10],
-  ])('at %i×%i it says how big it must be and takes no decision key until resized; q gives the event back', async (width, height) => {
-    const [a, b] = (await reviewEvents(2)) as [string, string];
-    const pty = await terminal(['review', a, b], { width, height });
-    const small = await pty.waitFor(/at least \d+×\d+/);
-    const flat = small.replace(/\s+/g, ' ');
-    expect(flat).toContain('The window is too small for the event and its keys');
-    expect(flat).toContain('No decision is taken until then.');
-    expect(small).not.toContain('approve');
-    expect(small.split('\n').at(-1)).toBe('q quit');
-    const [, w, h] = /at least (\d+)×(\d+)/.exec(flat)!.map(Number) as [string, number, number];
-    // Keys that would decide or skip: none is taken, and the screen counts them.
-    await pty.send('a', 'd', 's', 'Enter');
-    await pty.waitFor('4 keys not taken');
-    await pty.resize(w, h);
-    const fits = await pty.waitFor(/a approve/);
-    expect(fits).toMatch(new RegExp(`^1/2\\s+${a}\\b`, 'm'));
-    expect(fits).not.toContain('comment:');
-    expect(fits).toMatch(/score \d+/);
-    expect(fits).toMatch(/Alerts \(\d+\)/);
-    expect(fits).toContain('q quit');
-    expect(await summaryOf(a)).toMatchObject({ state: 'IN_REVIEW', comments: null });
-    // Smaller again: q still quits and gives the claim back.
-    await pty.resize(width, height);
-    await pty.waitFor('too small');
-    await pty.send('q');
-    const { code } = await pty.exited();
-    expect(code).toBe(0);
-    expect(await summaryOf(a)).toMatchObject({ state: 'PENDING_REVIEW', comments: null });
-    expect((await summaryOf(b)).state).toBe('PENDING_REVIEW');
-  });
+  ])(
+    'at %i×%i it says how big it must be and takes no decision key until resized; q gives the event back',
+    async (width, height) => {
+      const [a, b] = (await reviewEvents(2)) as [string, string];
+      const pty = await terminal(['review', a, b], { width, height });
+      const small = await pty.waitFor(/at least \d+×\d+/);
+      const flat = small.replace(/\s+/g, ' ');
+      expect(flat).toContain('The window is too small for the event and its keys');
+      expect(flat).toContain('No decision is taken until then.');
+      expect(small).not.toContain('approve');
+      expect(small.split('\n').at(-1)).toBe('q quit');
+      const [, w, h] = /at least (\d+)×(\d+)/.exec(flat)!.map(Number) as [string, number, number];
+      // Keys that would decide or skip: none is taken, and the screen counts them.
+      await pty.send('a', 'd', 's', 'Enter');
+      await pty.waitFor('4 keys not taken');
+      await pty.resize(w, h);
+      const fits = await pty.waitFor(/a approve/);
+      expect(fits).toMatch(new RegExp(`^1/2\\s+${a}\\b`, 'm'));
+      expect(fits).not.toContain('comment:');
+      expect(fits).toMatch(/score \d+/);
+      expect(fits).toMatch(/Alerts \(\d+\)/);
+      expect(fits).toContain('q quit');
+      expect(await summaryOf(a)).toMatchObject({ state: 'IN_REVIEW', comments: null });
+      // Smaller again: q still quits and gives the claim back.
+      await pty.resize(width, height);
+      await pty.waitFor('too small');
+      await pty.send('q');
+      const { code } = await pty.exited();
+      expect(code).toBe(0);
+      expect(await summaryOf(a)).toMatchObject({ state: 'PENDING_REVIEW', comments: null });
+      expect((await summaryOf(b)).state).toBe('PENDING_REVIEW');
+    },
+  );
 });

@@ -37,7 +37,8 @@ let n = 0;
 async function reviewEvents(count: number): Promise<string[]> {
   n++;
   const ids: string[] = [];
-  for (let i = 1; i <= count; i++) ids.push(await postInReview(cli.sb, inReview(`why-${n}-${i}`, { userEmail: `w${n}-${i}@example.com` })));
+  for (let i = 1; i <= count; i++)
+    ids.push(await postInReview(cli.sb, inReview(`why-${n}-${i}`, { userEmail: `w${n}-${i}@example.com` })));
   return ids;
 }
 
@@ -48,8 +49,13 @@ async function terminal(args: string[]): Promise<Pty> {
 }
 
 const eventOf = async (id: string) => (await cli.sb.call('GET', `/event/${id}`)).json as EventSummary;
-const logLines = (path: string) => readFileSync(path, 'utf8').split('\n').slice(0, -1).map((l) => JSON.parse(l) as Record<string, unknown>);
-const onEvent = (pty: Pty, position: string, id: string) => pty.waitFor(new RegExp(`^${position}\\s+${id}\\s.*claimed by you`, 'm'), `${position} ${id} claimed`);
+const logLines = (path: string) =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .slice(0, -1)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+const onEvent = (pty: Pty, position: string, id: string) =>
+  pty.waitFor(new RegExp(`^${position}\\s+${id}\\s.*claimed by you`, 'm'), `${position} ${id} claimed`);
 
 describe('review: reason codes by key', () => {
   it('offers the codes for the decision by number; the one chosen heads the comment the service keeps and is the log line’s reason', async () => {
@@ -60,7 +66,10 @@ describe('review: reason codes by key', () => {
     await onEvent(pty, '1/2', a!);
     await pty.send('d');
     // Every code for DECLINED: the one for any change and the one for DECLINED; not the one for APPROVED.
-    const offered = await pty.waitFor(/decline · reason:\n {2}1 stolen-card {2}2 friendly-fraud$/m, 'the codes for a decline, by number');
+    const offered = await pty.waitFor(
+      /decline · reason:\n {2}1 stolen-card {2}2 friendly-fraud$/m,
+      'the codes for a decline, by number',
+    );
     expect(offered).not.toContain('customer-confirmed');
     expect(offered).toContain('Enter: no reason · Esc: back, nothing sent');
     await pty.send('2');
@@ -70,7 +79,10 @@ describe('review: reason codes by key', () => {
     await onEvent(pty, '2/2', b!);
     // Approving offers the codes for APPROVED: friendly-fraud (for declines) is not among them.
     await pty.send('a');
-    const forApprove = await pty.waitFor(/approve · reason:\n {2}1 stolen-card {2}2 customer-confirmed$/m, 'the codes for an approval');
+    const forApprove = await pty.waitFor(
+      /approve · reason:\n {2}1 stolen-card {2}2 customer-confirmed$/m,
+      'the codes for an approval',
+    );
     expect(forApprove).not.toContain('friendly-fraud');
     await pty.send('2');
     await pty.waitFor('approve · [reason: customer-confirmed] comment:');
@@ -79,7 +91,10 @@ describe('review: reason codes by key', () => {
     const { code, screen } = await pty.exited();
     expect(code, screen).toBe(0);
 
-    expect(await eventOf(a!)).toMatchObject({ state: 'DECLINED', comments: '[reason: friendly-fraud] chargeback before' });
+    expect(await eventOf(a!)).toMatchObject({
+      state: 'DECLINED',
+      comments: '[reason: friendly-fraud] chargeback before',
+    });
     expect(await eventOf(b!)).toMatchObject({ state: 'APPROVED', comments: '[reason: customer-confirmed]' });
     const decided = logLines(log).filter((l) => l.action === 'decline' || l.action === 'approve');
     expect(decided.map((l) => [l.eventId, l.action, l.outcome, l.reason, l.comments])).toEqual([
@@ -89,7 +104,11 @@ describe('review: reason codes by key', () => {
       [b, 'approve', 'ok', 'customer-confirmed', '[reason: customer-confirmed]'],
     ]);
     // Claims and give-backs carry no reason.
-    expect(logLines(log).filter((l) => l.action === 'claim').every((l) => l.reason === null)).toBe(true);
+    expect(
+      logLines(log)
+        .filter((l) => l.action === 'claim')
+        .every((l) => l.reason === null),
+    ).toBe(true);
     const verified = await cli.run(['log', 'verify', log]);
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
   });
@@ -103,11 +122,17 @@ describe('review: reason codes by key', () => {
     await pty.send('d');
     await pty.waitFor(/decline · reason:/);
     await pty.send('1');
-    await pty.waitFor('keeps its comment, the reason after it: "DO NOT APPROVE: police case 7781"', 'what Enter sends, on screen');
+    await pty.waitFor(
+      'keeps its comment, the reason after it: "DO NOT APPROVE: police case 7781"',
+      'what Enter sends, on screen',
+    );
     await pty.send('Enter');
     const { code, screen } = await pty.exited();
     expect(code, screen).toBe(0);
-    expect(await eventOf(a!)).toMatchObject({ state: 'DECLINED', comments: 'DO NOT APPROVE: police case 7781 | [reason: stolen-card]' });
+    expect(await eventOf(a!)).toMatchObject({
+      state: 'DECLINED',
+      comments: 'DO NOT APPROVE: police case 7781 | [reason: stolen-card]',
+    });
   });
 
   it('Enter skips the reason when the profile does not require one: the comment as typed, the log’s reason null', async () => {
@@ -125,7 +150,11 @@ describe('review: reason codes by key', () => {
     const { code, screen } = await pty.exited();
     expect(code, screen).toBe(0);
     expect(await eventOf(a!)).toMatchObject({ state: 'ESCALATED', comments: 'senior please' });
-    expect(logLines(log).filter((l) => l.action === 'escalate').map((l) => l.reason)).toEqual([null, null]);
+    expect(
+      logLines(log)
+        .filter((l) => l.action === 'escalate')
+        .map((l) => l.reason),
+    ).toEqual([null, null]);
   });
 
   it('require-reason: Enter does not go on without a code, and says so; nothing is sent until one is chosen', async () => {
@@ -149,7 +178,11 @@ describe('review: reason codes by key', () => {
     const { code, screen } = await pty.exited();
     expect(code, screen).toBe(0);
     expect(await eventOf(a!)).toMatchObject({ state: 'DECLINED', comments: '[reason: stolen-card]' });
-    expect(logLines(log).filter((l) => l.action === 'decline').map((l) => l.reason)).toEqual(['stolen-card', 'stolen-card']);
+    expect(
+      logLines(log)
+        .filter((l) => l.action === 'decline')
+        .map((l) => l.reason),
+    ).toEqual(['stolen-card', 'stolen-card']);
   });
 
   it('a comment only (c) is offered the codes for any change and never requires one; Esc on the codes goes back, nothing sent', async () => {

@@ -39,7 +39,18 @@ describe('the summary of a review session', () => {
     await cli.sb.call('PATCH', '/event/sum-decided/state', { body: { state: 'APPROVED' } });
     // Left IN_REVIEW by another session.
     await cli.sb.call('PATCH', '/event/sum-theirs/state', { body: { state: 'IN_REVIEW' } });
-    const pty = await terminal(['review', 'ord/1', 'ördér', 'a=b', 'sum-nope', 'sum-decided', 'sum-theirs', 'sum-open', '--base-url', cli.sb.url]);
+    const pty = await terminal([
+      'review',
+      'ord/1',
+      'ördér',
+      'a=b',
+      'sum-nope',
+      'sum-decided',
+      'sum-theirs',
+      'sum-open',
+      '--base-url',
+      cli.sb.url,
+    ]);
     const screen = await pty.waitFor(/^7\/7 {2}sum-open .*claimed by you/m, 'the last event claimed');
     expect(screen).toContain('passed over sum-theirs: IN_REVIEW, claimed by another session');
     await pty.send('C-c');
@@ -55,7 +66,10 @@ describe('the summary of a review session', () => {
     expect(summary).toMatch(/^ {2}claimed by others {2,}1 {2}sum-theirs$/m);
     expect(summary).not.toMatch(/skipped|already handled/);
     // Each id once.
-    for (const id of ['sum-open', 'sum-nope', 'sum-decided', 'sum-theirs']) expect(summary.split(id).length - 1, summary).toBe(summary.includes('--include-claimed') && id === 'sum-theirs' ? 2 : 1);
+    for (const id of ['sum-open', 'sum-nope', 'sum-decided', 'sum-theirs'])
+      expect(summary.split(id).length - 1, summary).toBe(
+        summary.includes('--include-claimed') && id === 'sum-theirs' ? 2 : 1,
+      );
     expect(await stateOf('sum-open')).toBe('PENDING_REVIEW');
 
     // The hint, run exactly as printed (without the leading `fraudctl`), takes the claimed event over.
@@ -100,10 +114,17 @@ describe('the summary of a review session', () => {
         ['odd-2', 700],
         ['odd-3', 5000],
       ] as const) {
-        const res = await fetch(`${plain.url}/event`, { method: 'POST', headers: { 'x-client-api-key': 'plain-key', 'content-type': 'application/json' }, body: JSON.stringify({ id, amount, currency: 'EUR' }) });
+        const res = await fetch(`${plain.url}/event`, {
+          method: 'POST',
+          headers: { 'x-client-api-key': 'plain-key', 'content-type': 'application/json' },
+          body: JSON.stringify({ id, amount, currency: 'EUR' }),
+        });
         expect(res.status).toBe(201);
       }
-      const pty = await terminal(['review', 'odd-1', 'odd-2', 'odd-3', '--base-url', plain.url], cli.env({ FRAUDCTL_API_KEY: 'plain-key' }));
+      const pty = await terminal(
+        ['review', 'odd-1', 'odd-2', 'odd-3', '--base-url', plain.url],
+        cli.env({ FRAUDCTL_API_KEY: 'plain-key' }),
+      );
       const { code, screen } = await pty.exited();
       expect(code).toBe(0);
       expect(screen).toMatch(/^ {2}in state PENDING {2,}2 {2}odd-1 {2}odd-2$/m);
@@ -118,15 +139,20 @@ describe('the summary of a review session', () => {
  * service that starts refusing the key in the middle of a session. It changes nothing of what
  * passes; it records each answer as `METHOD path status` once its body is through.
  */
-async function startSwitchingProxy(upstream: string): Promise<{ url: string; answers: string[]; switchTo(url: string): void; close(): Promise<void> }> {
+async function startSwitchingProxy(
+  upstream: string,
+): Promise<{ url: string; answers: string[]; switchTo(url: string): void; close(): Promise<void> }> {
   let target = new URL(upstream);
   const answers: string[] = [];
   const { url, close } = await listen((req, res) => {
-    const forward = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-      answer.on('end', () => answers.push(`${req.method} ${req.url} ${answer.statusCode}`));
-    });
+    const forward = request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+        answer.on('end', () => answers.push(`${req.method} ${req.url} ${answer.statusCode}`));
+      },
+    );
     forward.on('error', () => res.destroy());
     req.pipe(forward);
   });
@@ -149,7 +175,11 @@ describe('--log when the service refuses the key in the middle of a session', ()
   it('has the refused claim that ended the session, and the give-back that was refused too', async () => {
     await Promise.all(['key-1', 'key-2'].map(reviewEvent));
     // The same key, its merchant now blocked: every request gets 403 MERCHANT_BLOCKED.
-    blocked = await startTestSandbox({ configFile: writeConfig({ merchants: [{ id: 'demo', name: 'Demo merchant', apiKey: 'sandbox-demo-key', blocked: true }] }) });
+    blocked = await startTestSandbox({
+      configFile: writeConfig({
+        merchants: [{ id: 'demo', name: 'Demo merchant', apiKey: 'sandbox-demo-key', blocked: true }],
+      }),
+    });
     proxy = await startSwitchingProxy(cli.sb.url);
     const log = join(cli.dir, 'refused-key.log');
     const pty = await terminal(['review', 'key-1', 'key-2', '--base-url', proxy.url, '--log', log]);
@@ -169,8 +199,23 @@ describe('--log when the service refuses the key in the middle of a session', ()
     const lines = readFileSync(log, 'utf8')
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as { eventId: string; action: string; outcome: string; status: number | null; message?: string });
-    expect(lines.map((l) => `${l.eventId} ${l.action} ${l.outcome} ${l.status}`)).toEqual(['key-1 claim sending null', 'key-1 claim ok null', 'key-1 skip sending null', 'key-1 skip refused 403', 'key-2 claim refused 403']);
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            eventId: string;
+            action: string;
+            outcome: string;
+            status: number | null;
+            message?: string;
+          },
+      );
+    expect(lines.map((l) => `${l.eventId} ${l.action} ${l.outcome} ${l.status}`)).toEqual([
+      'key-1 claim sending null',
+      'key-1 claim ok null',
+      'key-1 skip sending null',
+      'key-1 skip refused 403',
+      'key-2 claim refused 403',
+    ]);
     expect(lines.at(-1)!.message).toContain('MERCHANT_BLOCKED');
     // The refused give-back left key-1 claimed, and key-2 was never claimed: the summary says so.
     expect(screen).toMatch(/STILL CLAIMED\s+1 {2}key-1/);

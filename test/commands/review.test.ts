@@ -32,7 +32,12 @@ async function reviewEvents(prefix: string, count: number): Promise<string[]> {
   n++;
   const ids: string[] = [];
   for (let i = 1; i <= count; i++) {
-    ids.push(await postInReview(cli.sb, inReview(`${prefix}-${n}-${i}`, { userName: `buyer${i}`, userEmail: `b${i}@example.com` })));
+    ids.push(
+      await postInReview(
+        cli.sb,
+        inReview(`${prefix}-${n}-${i}`, { userName: `buyer${i}`, userEmail: `b${i}@example.com` }),
+      ),
+    );
   }
   return ids;
 }
@@ -69,7 +74,8 @@ function actions(lines: LogLine[]): string[] {
 }
 
 /** The screen of an event once this session holds it. */
-const onEvent = (pty: Pty, position: string, id: string) => pty.waitFor(new RegExp(`^${position}\\s+${id}\\s.*claimed by you`, 'm'), `${position} ${id} claimed`);
+const onEvent = (pty: Pty, position: string, id: string) =>
+  pty.waitFor(new RegExp(`^${position}\\s+${id}\\s.*claimed by you`, 'm'), `${position} ${id} claimed`);
 
 describe('fraudctl review on a terminal', () => {
   it('approves, declines with a comment, escalates, skips, views and quits; the sandbox and the log say exactly that', async () => {
@@ -146,13 +152,38 @@ describe('fraudctl review on a terminal', () => {
     ]);
     for (const line of lines) {
       // Who, where, which build and session, the reason, and the line's place in the file's hash chain.
-      expect(Object.keys(line)).toEqual(['time', 'analyst', 'host', 'profile', 'service', 'version', 'session', 'eventId', 'action', 'from', 'to', 'comments', 'requestId', 'outcome', 'status', 'reason', 'line', 'prev', 'hash']);
+      expect(Object.keys(line)).toEqual([
+        'time',
+        'analyst',
+        'host',
+        'profile',
+        'service',
+        'version',
+        'session',
+        'eventId',
+        'action',
+        'from',
+        'to',
+        'comments',
+        'requestId',
+        'outcome',
+        'status',
+        'reason',
+        'line',
+        'prev',
+        'hash',
+      ]);
       if (line.outcome === 'sending') expect(line.requestId).toBeNull();
       else expect(line.requestId).toMatch(/^[0-9a-f-]{36}$/);
       expect(Number.isNaN(Date.parse(line.time))).toBe(false);
     }
     // Each line ends with its own hash, which holds.
-    expect(readFileSync(log, 'utf8').trimEnd().split('\n').map((l) => checkSeal(Buffer.from(l)))).toEqual(lines.map(() => 'sealed'));
+    expect(
+      readFileSync(log, 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((l) => checkSeal(Buffer.from(l))),
+    ).toEqual(lines.map(() => 'sealed'));
     expect(readFileSync(log, 'utf8')).not.toContain('sandbox-demo-key');
   });
 
@@ -191,7 +222,12 @@ describe('fraudctl review on a terminal', () => {
     const b = await sessionB.exited();
     expect(b.code).toBe(0);
 
-    expect((await Promise.all(ids.map(summaryOf))).map((s) => s.state)).toEqual(['APPROVED', 'DECLINED', 'APPROVED', 'APPROVED']);
+    expect((await Promise.all(ids.map(summaryOf))).map((s) => s.state)).toEqual([
+      'APPROVED',
+      'DECLINED',
+      'APPROVED',
+      'APPROVED',
+    ]);
     const decided = (path: string) =>
       readLog(path)
         .filter((l) => ['approve', 'decline', 'escalate', 'fraud'].includes(l.action) && l.outcome === 'ok')
@@ -270,7 +306,9 @@ describe('fraudctl review on a terminal', () => {
     // tmux's server going away hangs up the terminal: the program gets SIGHUP and its screen is gone.
     await pty.kill();
     // The log says what happened: the claim, then its release.
-    await expect.poll(() => readLog(log).map((l) => `${l.eventId} ${l.action} ${l.outcome}`), { timeout: 10_000 }).toEqual([`${ids[0]} claim sending`, `${ids[0]} claim ok`, `${ids[0]} release sending`, `${ids[0]} release ok`]);
+    await expect
+      .poll(() => readLog(log).map((l) => `${l.eventId} ${l.action} ${l.outcome}`), { timeout: 10_000 })
+      .toEqual([`${ids[0]} claim sending`, `${ids[0]} claim ok`, `${ids[0]} release sending`, `${ids[0]} release ok`]);
     expect((await summaryOf(ids[0]!)).state).toBe('PENDING_REVIEW');
     expect((await summaryOf(ids[1]!)).state).toBe('PENDING_REVIEW');
   });
@@ -280,49 +318,77 @@ describe('fraudctl review of a hostile event', () => {
   const nasty = '\x1b[2J\x1b[H\x1b]0;pwned\x07\u009b31m\u202eevil\u2066\r\n\t名前';
   const big = (tag: string) => `${nasty}${tag}${'W'.repeat(100 * 1024)}`;
 
-  it('cannot break the screen: 100 KB of escapes and bidi controls in every field still fits 80×24, title untouched', { timeout: 60_000 }, async () => {
-    const summary: Record<string, unknown> = { id: 'hostile-1', totalScore: 99, state: 'PENDING_REVIEW', amount: 1, currency: big('cur'), items: [{ itemName: big('item'), itemQuantity: 1, itemPrice: 1, itemCategory: big('cat') }] };
-    for (const k of ['eventDate', 'userName', 'userEmail', 'userIp', 'userCreated', 'shippingCountry', 'billingCountry', 'comments', 'baseCurrency']) summary[k] = big(k);
-    const risk = {
-      eventId: 'hostile-1',
-      actionType: big('action'),
-      totalRiskScore: 99,
-      alerts: Array.from({ length: 12 }, (_, i) => ({ ruleId: big(`rule${i}`), name: big('name'), severity: big('sev'), score: i, description: big('desc') })),
-      listMatches: [{ list: big('list'), field: big('field'), value: big('value') }],
-    };
-    const { url } = await listen((req, res) => {
-      res.setHeader('content-type', 'application/json');
-      res.setHeader('x-request-id', 'req-1');
-      if (req.url?.endsWith('/risk-assessment')) return res.end(JSON.stringify(risk));
-      if (req.method === 'PATCH') {
-        let body = '';
-        req.on('data', (d: Buffer) => (body += d.toString()));
-        req.on('end', () => {
-          summary.state = (JSON.parse(body) as { state?: string }).state ?? summary.state;
-          res.end(JSON.stringify(summary));
-        });
-        return;
-      }
-      res.end(JSON.stringify(summary));
-    });
+  it(
+    'cannot break the screen: 100 KB of escapes and bidi controls in every field still fits 80×24, title untouched',
+    { timeout: 60_000 },
+    async () => {
+      const summary: Record<string, unknown> = {
+        id: 'hostile-1',
+        totalScore: 99,
+        state: 'PENDING_REVIEW',
+        amount: 1,
+        currency: big('cur'),
+        items: [{ itemName: big('item'), itemQuantity: 1, itemPrice: 1, itemCategory: big('cat') }],
+      };
+      for (const k of [
+        'eventDate',
+        'userName',
+        'userEmail',
+        'userIp',
+        'userCreated',
+        'shippingCountry',
+        'billingCountry',
+        'comments',
+        'baseCurrency',
+      ])
+        summary[k] = big(k);
+      const risk = {
+        eventId: 'hostile-1',
+        actionType: big('action'),
+        totalRiskScore: 99,
+        alerts: Array.from({ length: 12 }, (_, i) => ({
+          ruleId: big(`rule${i}`),
+          name: big('name'),
+          severity: big('sev'),
+          score: i,
+          description: big('desc'),
+        })),
+        listMatches: [{ list: big('list'), field: big('field'), value: big('value') }],
+      };
+      const { url } = await listen((req, res) => {
+        res.setHeader('content-type', 'application/json');
+        res.setHeader('x-request-id', 'req-1');
+        if (req.url?.endsWith('/risk-assessment')) return res.end(JSON.stringify(risk));
+        if (req.method === 'PATCH') {
+          let body = '';
+          req.on('data', (d: Buffer) => (body += d.toString()));
+          req.on('end', () => {
+            summary.state = (JSON.parse(body) as { state?: string }).state ?? summary.state;
+            res.end(JSON.stringify(summary));
+          });
+          return;
+        }
+        res.end(JSON.stringify(summary));
+      });
 
-    // About 6 MB of answers to parse and cut: more time per wait on a busy machine.
-    const pty = await terminal(['review', 'hostile-1', '--base-url', url], { timeoutMs: 20_000 });
-    const screen = await pty.waitFor(/^1\/1 {2}hostile-1 .*claimed by you/m);
-    const lines = screen.split('\n');
-    expect(lines.length).toBeLessThanOrEqual(24);
-    for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
-    expect(lines[0]).toMatch(/^1\/1 {2}hostile-1 {3}\\x1b\[2J/);
-    expect(lines.at(-1)).toMatch(/q quit$/);
-    expect(screen).toContain('\\u202eevil');
-    expect(await pty.title()).not.toContain('pwned');
-    await pty.send('v');
-    const everything = await pty.waitFor('everything');
-    for (const line of everything.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
-    expect(await pty.title()).not.toContain('pwned');
-    await pty.send('v', 'q');
-    expect((await pty.exited()).code).toBe(0);
-  });
+      // About 6 MB of answers to parse and cut: more time per wait on a busy machine.
+      const pty = await terminal(['review', 'hostile-1', '--base-url', url], { timeoutMs: 20_000 });
+      const screen = await pty.waitFor(/^1\/1 {2}hostile-1 .*claimed by you/m);
+      const lines = screen.split('\n');
+      expect(lines.length).toBeLessThanOrEqual(24);
+      for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
+      expect(lines[0]).toMatch(/^1\/1 {2}hostile-1 {3}\\x1b\[2J/);
+      expect(lines.at(-1)).toMatch(/q quit$/);
+      expect(screen).toContain('\\u202eevil');
+      expect(await pty.title()).not.toContain('pwned');
+      await pty.send('v');
+      const everything = await pty.waitFor('everything');
+      for (const line of everything.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+      expect(await pty.title()).not.toContain('pwned');
+      await pty.send('v', 'q');
+      expect((await pty.exited()).code).toBe(0);
+    },
+  );
 });
 
 describe('fraudctl review without a terminal', () => {

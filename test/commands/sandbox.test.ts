@@ -46,7 +46,10 @@ async function readByServer(port: number, clientPorts: readonly number[]): Promi
   const clients = new Set(clientPorts.map(hex));
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const rows = readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1).map((l) => l.trim().split(/\s+/));
+    const rows = readFileSync('/proc/net/tcp', 'utf8')
+      .split('\n')
+      .slice(1)
+      .map((l) => l.trim().split(/\s+/));
     // Columns: sl, local_address, rem_address, st (01 ESTABLISHED), tx_queue:rx_queue, …
     const read = rows.filter((r) => r[1] === server && clients.has(r[2]!) && r[4]?.endsWith(':00000000')).length;
     if (read === clients.size) return;
@@ -73,7 +76,8 @@ describe('fraudctl sandbox serve', () => {
   it('keeps every acknowledged event across a restart, even after SIGKILL', async () => {
     const db = join(tmp.dir, 'restart.db');
     const first = await startServe(['--db', db]);
-    for (let i = 0; i < 25; i++) expect((await send(first.url, 'POST', '/event', { body: order(`keep-${i}`) })).status).toBe(201);
+    for (let i = 0; i < 25; i++)
+      expect((await send(first.url, 'POST', '/event', { body: order(`keep-${i}`) })).status).toBe(201);
     expect((await first.stop('SIGKILL')).signal).toBe('SIGKILL');
 
     const second = await startServe(['--db', db]);
@@ -113,7 +117,9 @@ describe('fraudctl sandbox serve', () => {
 
   it('on a terminal that hangs up (SIGHUP) it also finishes the requests in flight, though it can no longer say so', async () => {
     const db = join(tmp.dir, 'hangup.db');
-    const pty = await startOnTerminal(['sandbox', 'serve', '--port', '0', '--db', db, '--chaos', 'latency=400'], { env: cliEnv() });
+    const pty = await startOnTerminal(['sandbox', 'serve', '--port', '0', '--db', db, '--chaos', 'latency=400'], {
+      env: cliEnv(),
+    });
     try {
       const url = /listening on (http:\/\/\S+)/.exec(await pty.waitFor(/listening on http:\/\/\S+/))![1]!;
       const posts = Array.from({ length: 5 }, (_, i) => rawPost(url, order(`hangup-${i}`)));

@@ -23,7 +23,10 @@ import { inReview, postInReview } from '../support/event-fixtures.js';
 
 const cli = useCli((dir) => ({
   sb: { dbPath: join(dir, 'sandbox.db') },
-  chaos: { dbPath: join(dir, 'chaos.db'), chaos: '503=0.05,504=0.05,reset-before=0.03,reset-after=0.05,retry-after=0,seed=3' },
+  chaos: {
+    dbPath: join(dir, 'chaos.db'),
+    chaos: '503=0.05,504=0.05,reset-before=0.03,reset-after=0.05,retry-after=0,seed=3',
+  },
   slow: { dbPath: join(dir, 'slow.db'), chaos: 'latency=15-30,seed=1' },
 }));
 const { sb, chaos, slow } = cli.sandboxes;
@@ -31,7 +34,8 @@ const db = join(cli.dir, 'sandbox.db');
 const chaosDb = join(cli.dir, 'chaos.db');
 const slowDb = join(cli.dir, 'slow.db');
 
-const env = (url: string, extra: Record<string, string> = {}) => cli.env({ FRAUDCTL_BASE_URL: url, FRAUDCTL_API_KEY: DEMO_KEY, ...extra });
+const env = (url: string, extra: Record<string, string> = {}) =>
+  cli.env({ FRAUDCTL_BASE_URL: url, FRAUDCTL_API_KEY: DEMO_KEY, ...extra });
 const run = (args: string[], url = sb.url) => runCli(args, { env: env(url), timeoutMs: 60_000 });
 let fileNo = 0;
 const file = (name: string, content = '') => {
@@ -46,8 +50,10 @@ async function pending(url: string, prefix: string, count: number): Promise<stri
   for (const id of ids) await postInReview(url, inReview(id));
   return ids;
 }
-const stateOf = async (id: string, url = sb.url) => ((await send(url, 'GET', `/event/${encodeURIComponent(id)}`)).json as EventSummary).state;
-const patch = (id: string, state: string, url = sb.url) => send(url, 'PATCH', `/event/${id}/state`, { body: { state } });
+const stateOf = async (id: string, url = sb.url) =>
+  ((await send(url, 'GET', `/event/${encodeURIComponent(id)}`)).json as EventSummary).state;
+const patch = (id: string, state: string, url = sb.url) =>
+  send(url, 'PATCH', `/event/${id}/state`, { body: { state } });
 
 const changesOf = stateChangesIn;
 
@@ -65,18 +71,53 @@ describe('set-state for many events: the guard, a result per id, exit codes', ()
     const ids = file('ids.txt', `# the ring\n${a}\n${b}\n${c}\n\n${d}\nno-such-event\n`);
     const out = file('out.jsonl');
     const log = file('log.jsonl');
-    const all = await run(['set-state', e!, 'bad-id/ö', '--from', ids, '--state', 'declined', '--comments', 'ring 7', '--if-state', 'Pending-Review,escalated,fraud_confirmed', '--yes', '--out', out, '--log', log]);
+    const all = await run([
+      'set-state',
+      e!,
+      'bad-id/ö',
+      '--from',
+      ids,
+      '--state',
+      'declined',
+      '--comments',
+      'ring 7',
+      '--if-state',
+      'Pending-Review,escalated,fraud_confirmed',
+      '--yes',
+      '--out',
+      out,
+      '--log',
+      log,
+    ]);
     expect(all.code, all.stderr).toBe(4);
     const lines = readLines(out);
     const byId = new Map(lines.map((l) => [l.id, l]));
     // One line per id, written as each is settled (in any order).
     expect(lines.map((l) => l.item).sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7]);
-    expect(byId.get(e!)).toMatchObject({ from: 'PENDING_REVIEW', to: 'DECLINED', outcome: 'CHANGED', where: 'argument 1' });
-    expect(byId.get('bad-id/ö')).toMatchObject({ outcome: 'INVALID', status: 422, errorCodes: ['eventId:INVALID_FORMAT'] });
-    expect(byId.get(a!)).toMatchObject({ from: 'PENDING_REVIEW', outcome: 'CHANGED', reason: null, where: expect.stringMatching(/ids\.txt:2$/) });
+    expect(byId.get(e!)).toMatchObject({
+      from: 'PENDING_REVIEW',
+      to: 'DECLINED',
+      outcome: 'CHANGED',
+      where: 'argument 1',
+    });
+    expect(byId.get('bad-id/ö')).toMatchObject({
+      outcome: 'INVALID',
+      status: 422,
+      errorCodes: ['eventId:INVALID_FORMAT'],
+    });
+    expect(byId.get(a!)).toMatchObject({
+      from: 'PENDING_REVIEW',
+      outcome: 'CHANGED',
+      reason: null,
+      where: expect.stringMatching(/ids\.txt:2$/),
+    });
     expect(byId.get(b!)).toMatchObject({ from: 'DECLINED', outcome: 'SKIPPED', reason: 'already DECLINED' });
     expect(byId.get(c!)).toMatchObject({ from: 'ESCALATED', outcome: 'CHANGED' });
-    expect(byId.get(d!)).toMatchObject({ from: 'FRAUD_CONFIRMED', outcome: 'SKIPPED', reason: 'FRAUD_CONFIRMED → DECLINED is not allowed (--force-state sends it)' });
+    expect(byId.get(d!)).toMatchObject({
+      from: 'FRAUD_CONFIRMED',
+      outcome: 'SKIPPED',
+      reason: 'FRAUD_CONFIRMED → DECLINED is not allowed (--force-state sends it)',
+    });
     expect(byId.get('no-such-event')).toMatchObject({ outcome: 'NOT_FOUND', status: 404 });
     // Every line carries the status that settled it: the PATCH's for a change, the read's for a skip.
     expect([byId.get(e!)!.status, byId.get(a!)!.status, byId.get(b!)!.status]).toEqual([200, 200, 200]);
@@ -87,8 +128,12 @@ describe('set-state for many events: the guard, a result per id, exit codes', ()
     expect(all.stderr).toMatch(/skipped\s+2\s+already DECLINED 1 · FRAUD_CONFIRMED → DECLINED is not allowed/);
     expect(all.stderr).toMatch(/^error: 2 of 7 ids were not changed: 1 not found, 1 invalid$/m);
     // The same action lines as review --log: one before each change is sent, one for its outcome.
-    const logged = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { eventId: string; action: string; from: string; to: string; outcome: string });
-    const perEvent = (id: string | undefined) => logged.filter((l) => l.eventId === id).map((l) => [l.action, l.from, l.to, l.outcome]);
+    const logged = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { eventId: string; action: string; from: string; to: string; outcome: string });
+    const perEvent = (id: string | undefined) =>
+      logged.filter((l) => l.eventId === id).map((l) => [l.action, l.from, l.to, l.outcome]);
     expect(perEvent(e)).toEqual([
       ['decline', 'PENDING_REVIEW', 'DECLINED', 'sending'],
       ['decline', 'PENDING_REVIEW', 'DECLINED', 'ok'],
@@ -107,13 +152,26 @@ describe('set-state for many events: the guard, a result per id, exit codes', ()
   it('without --out: a line per id on stdout (JSON Lines with --json); ids from a submit --out file; --if-state with a typo gets a did-you-mean', async () => {
     const [a, b] = await pending(sb.url, 'lines', 2);
     await patch(b!, 'APPROVED');
-    const results = file('results.jsonl', `{"line":1,"id":"${a}","outcome":"DECIDED","actionType":"REVIEW"}\n{"line":2,"id":null,"outcome":"REJECTED"}\n{"line":3,"id":"${b}","outcome":"DECIDED","actionType":"REVIEW"}\n`);
+    const results = file(
+      'results.jsonl',
+      `{"line":1,"id":"${a}","outcome":"DECIDED","actionType":"REVIEW"}\n{"line":2,"id":null,"outcome":"REJECTED"}\n{"line":3,"id":"${b}","outcome":"DECIDED","actionType":"REVIEW"}\n`,
+    );
     const text = await run(['set-state', '--from', results, '--state', 'approved', '--yes']);
     expect(text.code, text.stderr).toBe(4);
-    expect(text.stdout.split('\n').sort()).toEqual(['', `(${results}:2)  invalid: no id (an event that was never stored has none)`, `${a}  PENDING_REVIEW → APPROVED  changed`, `${b}  APPROVED  skipped: already APPROVED`]);
+    expect(text.stdout.split('\n').sort()).toEqual([
+      '',
+      `(${results}:2)  invalid: no id (an event that was never stored has none)`,
+      `${a}  PENDING_REVIEW → APPROVED  changed`,
+      `${b}  APPROVED  skipped: already APPROVED`,
+    ]);
     const json = await run(['set-state', a!, b!, '--state', 'declined', '--yes', '--json']);
     expect(json.code, json.stderr).toBe(0);
-    expect(json.stdout.trim().split('\n').map((l) => (JSON.parse(l) as Line).outcome)).toEqual(['CHANGED', 'CHANGED']);
+    expect(
+      json.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as Line).outcome),
+    ).toEqual(['CHANGED', 'CHANGED']);
     const typo = await run(['set-state', a!, b!, '--state', 'approved', '--if-state', 'pendng-review', '--yes']);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toMatch(/^error: --if-state: unknown state "pendng-review": did you mean PENDING_REVIEW\?$/m);
@@ -124,7 +182,9 @@ describe('set-state for many events: the guard, a result per id, exit codes', ()
     const before = changesOf(db, [a!, b!]);
     const result = await run(['set-state', a!, b!, '--state', 'declined']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^error: set-state for many events asks for a confirmation, and there is no terminal to ask on/m);
+    expect(result.stderr).toMatch(
+      /^error: set-state for many events asks for a confirmation, and there is no terminal to ask on/m,
+    );
     expect(result.stderr).toMatch(/^add --yes, or --dry-run to see the plan$/m);
     expect(changesOf(db, [a!, b!])).toEqual(before);
   });
@@ -132,9 +192,13 @@ describe('set-state for many events: the guard, a result per id, exit codes', ()
   it('a refused key stops at once: exit 3, one line, nothing changed', async () => {
     const ids = await pending(sb.url, 'badkey', 3);
     const before = [...changesOf(db, ids).values()];
-    const result = await runCli(['set-state', ...ids, '--state', 'declined', '--yes', '--concurrency', '1'], { env: env(sb.url, { FRAUDCTL_API_KEY: 'wrong-key' }) });
+    const result = await runCli(['set-state', ...ids, '--state', 'declined', '--yes', '--concurrency', '1'], {
+      env: env(sb.url, { FRAUDCTL_API_KEY: 'wrong-key' }),
+    });
     expect(result.code).toBe(3);
-    expect(result.stderr.split('\n').filter((l) => l.startsWith('error: '))).toEqual([expect.stringMatching(/^error: the service did not accept the API key/)]);
+    expect(result.stderr.split('\n').filter((l) => l.startsWith('error: '))).toEqual([
+      expect.stringMatching(/^error: the service did not accept the API key/),
+    ]);
     expect(result.stderr).toContain('stopped: the service refused the API key');
     expect(result.stdout.trim().split('\n')).toHaveLength(1);
     expect([...changesOf(db, ids).values()]).toEqual(before);
@@ -143,14 +207,30 @@ describe('set-state for many events: the guard, a result per id, exit codes', ()
   it('ids that come slowly on stdin: each is changed as it comes; Ctrl-C while waiting for the next ends at once, exit 130, nothing lost', async () => {
     const ids = await pending(sb.url, 'trickle', 2);
     const before = changesOf(db, ids);
-    const running = startCli(['set-state', '--from', '-', '--state', 'declined', '--yes'], { env: env(sb.url), keepStdinOpen: true });
+    const running = startCli(['set-state', '--from', '-', '--state', 'declined', '--yes'], {
+      env: env(sb.url),
+      keepStdinOpen: true,
+    });
     try {
       for (const [i, id] of ids.entries()) {
         running.child.stdin.write(`${id}\n`);
-        await expect.poll(() => running.output().stdout.trim().split('\n').filter(Boolean).length, { timeout: 5000, message: `the line of ${id} while the next id has not come:\n${running.output().stdout}` }).toBe(i + 1);
+        await expect
+          .poll(() => running.output().stdout.trim().split('\n').filter(Boolean).length, {
+            timeout: 5000,
+            message: `the line of ${id} while the next id has not come:\n${running.output().stdout}`,
+          })
+          .toBe(i + 1);
       }
       running.child.kill('SIGINT');
-      const result = await Promise.race([running.done, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`still running 5 s after SIGINT (stdin still open):\n${running.output().stderr}`)), 5000))]);
+      const result = await Promise.race([
+        running.done,
+        new Promise<never>((_, reject) =>
+          setTimeout(
+            () => reject(new Error(`still running 5 s after SIGINT (stdin still open):\n${running.output().stderr}`)),
+            5000,
+          ),
+        ),
+      ]);
       expect(result.code, result.stderr).toBe(130);
       expect(result.stdout.trim().split('\n')).toEqual(ids.map((id) => `${id}  PENDING_REVIEW → DECLINED  changed`));
       expect(result.stderr).toContain('interrupted: the ids in flight were finished, no new id was read');
@@ -164,10 +244,26 @@ describe('set-state for many events: the guard, a result per id, exit codes', ()
 
   it('a refused key stops at once also while the next id has not come on stdin: exit 3 without waiting for it', async () => {
     const [id] = await pending(sb.url, 'trickle-badkey', 1);
-    const running = startCli(['set-state', '--from', '-', '--state', 'declined', '--yes'], { env: env(sb.url, { FRAUDCTL_API_KEY: 'wrong-key' }), keepStdinOpen: true });
+    const running = startCli(['set-state', '--from', '-', '--state', 'declined', '--yes'], {
+      env: env(sb.url, { FRAUDCTL_API_KEY: 'wrong-key' }),
+      keepStdinOpen: true,
+    });
     try {
       running.child.stdin.write(`${id}\n`);
-      const result = await Promise.race([running.done, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`still running 5 s after the key was refused (stdin still open):\n${running.output().stderr}`)), 5000))]);
+      const result = await Promise.race([
+        running.done,
+        new Promise<never>((_, reject) =>
+          setTimeout(
+            () =>
+              reject(
+                new Error(
+                  `still running 5 s after the key was refused (stdin still open):\n${running.output().stderr}`,
+                ),
+              ),
+            5000,
+          ),
+        ),
+      ]);
       expect(result.code, result.stderr).toBe(3);
       expect(result.stderr).toContain('stopped: the service refused the API key');
     } finally {
@@ -175,37 +271,100 @@ describe('set-state for many events: the guard, a result per id, exit codes', ()
     }
   });
 
-  it('--comments never silently replaces a colleague\'s note: without --append-comment or --replace-comment an event with a comment of its own is skipped, saying why; with one, kept or replaced', async () => {
+  it("--comments never silently replaces a colleague's note: without --append-comment or --replace-comment an event with a comment of its own is skipped, saying why; with one, kept or replaced", async () => {
     const commented = async (prefix: string) => {
       const [noted, plain] = await pending(sb.url, prefix, 2);
-      expect((await send(sb.url, 'PATCH', `/event/${noted}/state`, { body: { comments: 'colleague: fraud ring' } })).status).toBe(200);
+      expect(
+        (await send(sb.url, 'PATCH', `/event/${noted}/state`, { body: { comments: 'colleague: fraud ring' } })).status,
+      ).toBe(200);
       return [noted!, plain!] as const;
     };
     const commentOf = async (id: string) => ((await send(sb.url, 'GET', `/event/${id}`)).json as EventSummary).comments;
     // Neither flag: the event with a note is skipped (its state and note as they were), the other changed.
     const [noted, plain] = await commented('note-keep');
     const out = file('note.jsonl');
-    const result = await run(['set-state', noted, plain, '--state', 'declined', '--comments', 'ring 9', '--yes', '--out', out]);
+    const result = await run([
+      'set-state',
+      noted,
+      plain,
+      '--state',
+      'declined',
+      '--comments',
+      'ring 9',
+      '--yes',
+      '--out',
+      out,
+    ]);
     // Not changed as asked: exit 1, so a script notices.
     expect(result.code, result.stderr).toBe(1);
-    expect(result.stderr).toMatch(/^error: 1 of 2 ids were not changed: 1 kept a comment of its own \(--append-comment or --replace-comment says what to do with it\)$/m);
+    expect(result.stderr).toMatch(
+      /^error: 1 of 2 ids were not changed: 1 kept a comment of its own \(--append-comment or --replace-comment says what to do with it\)$/m,
+    );
     const lines = new Map(readLines(out).map((l) => [l.id, l]));
-    expect(lines.get(noted)).toMatchObject({ outcome: 'SKIPPED', reason: 'has a comment of its own: not changed (--append-comment keeps it, --replace-comment replaces it)' });
+    expect(lines.get(noted)).toMatchObject({
+      outcome: 'SKIPPED',
+      reason: 'has a comment of its own: not changed (--append-comment keeps it, --replace-comment replaces it)',
+    });
     expect(lines.get(plain)).toMatchObject({ outcome: 'CHANGED' });
     expect([await stateOf(noted), await commentOf(noted)]).toEqual(['PENDING_REVIEW', 'colleague: fraud ring']);
     expect(await commentOf(plain)).toBe('ring 9');
     expect(result.stderr).toMatch(/skipped\s+1\s+has a comment of its own/);
     // --append-comment keeps the note, this one after it; --replace-comment replaces it.
     const [kept] = await commented('note-append');
-    expect((await run(['set-state', kept, '--from', '/dev/null', '--state', 'declined', '--comments', 'ring 9', '--append-comment', '--yes'])).code).toBe(0);
+    expect(
+      (
+        await run([
+          'set-state',
+          kept,
+          '--from',
+          '/dev/null',
+          '--state',
+          'declined',
+          '--comments',
+          'ring 9',
+          '--append-comment',
+          '--yes',
+        ])
+      ).code,
+    ).toBe(0);
     expect(await commentOf(kept)).toBe('colleague: fraud ring | ring 9');
     const [replaced] = await commented('note-replace');
-    expect((await run(['set-state', replaced, '--from', '/dev/null', '--state', 'declined', '--comments', 'ring 9', '--replace-comment', '--yes'])).code).toBe(0);
+    expect(
+      (
+        await run([
+          'set-state',
+          replaced,
+          '--from',
+          '/dev/null',
+          '--state',
+          'declined',
+          '--comments',
+          'ring 9',
+          '--replace-comment',
+          '--yes',
+        ])
+      ).code,
+    ).toBe(0);
     expect(await commentOf(replaced)).toBe('ring 9');
     // A resume with another choice than the first run's is refused: the record names it.
-    const resumed = await run(['set-state', noted, plain, '--state', 'declined', '--comments', 'ring 9', '--replace-comment', '--yes', '--out', out, '--resume']);
+    const resumed = await run([
+      'set-state',
+      noted,
+      plain,
+      '--state',
+      'declined',
+      '--comments',
+      'ring 9',
+      '--replace-comment',
+      '--yes',
+      '--out',
+      out,
+      '--resume',
+    ]);
     expect(resumed.code).toBe(2);
-    expect(resumed.stderr).toContain('written with neither --append-comment nor --replace-comment, this run has --replace-comment');
+    expect(resumed.stderr).toContain(
+      'written with neither --append-comment nor --replace-comment, this run has --replace-comment',
+    );
   });
 
   it('--dry-run reads, prints the plan and a line per id, and sends nothing (counted at the sandbox)', async () => {
@@ -215,7 +374,12 @@ describe('set-state for many events: the guard, a result per id, exit codes', ()
     const result = await run(['set-state', ...ids, '--state', 'declined', '--dry-run']);
     expect(result.code, result.stderr).toBe(0);
     // A line per id as each settles (in any order), in columns (the move column as wide as FRAUD_CONFIRMED → DECLINED).
-    expect(result.stdout.trim().split('\n').sort()).toEqual([...ids.slice(0, 3).map((id) => `${id}  PENDING_REVIEW → DECLINED   would change`), `${ids[3]}  DECLINED                    skipped: already DECLINED`].sort());
+    expect(result.stdout.trim().split('\n').sort()).toEqual(
+      [
+        ...ids.slice(0, 3).map((id) => `${id}  PENDING_REVIEW → DECLINED   would change`),
+        `${ids[3]}  DECLINED                    skipped: already DECLINED`,
+      ].sort(),
+    );
     expect(result.stderr).toMatch(/^Plan: change 3 of 4 events to DECLINED\n {2}from {7}PENDING_REVIEW 3$/m);
     expect(result.stderr).toMatch(/skipped\s+1: already DECLINED 1/);
     expect(result.stderr).toContain('Dry run: nothing was changed.');
@@ -243,7 +407,9 @@ describe('set-state for many events on a terminal: the plan, then one question',
     await patch(ids[2]!, 'DECLINED');
     const list = file('confirm.txt', `${ids.join('\n')}\n`);
     const ask = async (answer: string) => {
-      const pty = await startOnTerminal(['set-state', '--from', list, '--state', 'declined', '--comments', 'ring'], { env: env(sb.url) });
+      const pty = await startOnTerminal(['set-state', '--from', list, '--state', 'declined', '--comments', 'ring'], {
+        env: env(sb.url),
+      });
       try {
         const screen = await pty.waitFor(/Change 2 events to DECLINED\?/);
         expect(screen).toMatch(/^Plan: change 2 of 3 events to DECLINED\n {2}from {7}PENDING_REVIEW 2$/m);
@@ -257,7 +423,9 @@ describe('set-state for many events on a terminal: the plan, then one question',
     const before = [...changesOf(db, ids).values()];
     // A results file that exists is refused before anything is read, not after the question.
     const taken = file('taken.jsonl', '{}\n');
-    const early = await startOnTerminal(['set-state', '--from', list, '--state', 'declined', '--out', taken], { env: env(sb.url) });
+    const early = await startOnTerminal(['set-state', '--from', list, '--state', 'declined', '--out', taken], {
+      env: env(sb.url),
+    });
     try {
       const { code, screen } = await early.exited();
       expect(code).toBe(2);
@@ -280,7 +448,10 @@ describe('set-state for many events on a terminal: the plan, then one question',
   it('an event changed by someone else between the plan and the PATCH is a CONFLICT, naming both states, and is not sent', async () => {
     const ids = await pending(sb.url, 'conflict', 3);
     const out = file('conflict.jsonl');
-    const pty = await startOnTerminal(['set-state', ...ids, '--state', 'declined', '--if-state', 'pending-review', '--out', out], { env: env(sb.url) });
+    const pty = await startOnTerminal(
+      ['set-state', ...ids, '--state', 'declined', '--if-state', 'pending-review', '--out', out],
+      { env: env(sb.url) },
+    );
     try {
       await pty.waitFor(/Change 3 events to DECLINED\?/);
       // Another analyst escalates one of them while the question is on screen.
@@ -293,7 +464,10 @@ describe('set-state for many events on a terminal: the plan, then one question',
     }
     const lines = readLines(out).sort((x, y) => x.item - y.item);
     expect(lines.map((l) => l.outcome)).toEqual(['CHANGED', 'CONFLICT', 'CHANGED']);
-    expect(lines[1]).toMatchObject({ from: 'ESCALATED', reason: 'PENDING_REVIEW at the plan, ESCALATED now: the change no longer applies, not sent' });
+    expect(lines[1]).toMatchObject({
+      from: 'ESCALATED',
+      reason: 'PENDING_REVIEW at the plan, ESCALATED now: the change no longer applies, not sent',
+    });
     expect(await stateOf(ids[1]!)).toBe('ESCALATED');
   });
 });
@@ -307,7 +481,8 @@ describe('set-state for many events: interrupted, faults, servers that are not t
     // Result lines, the header (the first line) not counted.
     const recorded = () => (existsSync(out) ? Math.max(0, readFileSync(out, 'utf8').split('\n').length - 2) : 0);
     const until = async (lines: number) => {
-      for (let delay = 10; recorded() < lines; delay = Math.min(100, delay * 2)) await new Promise((r) => setTimeout(r, delay));
+      for (let delay = 10; recorded() < lines; delay = Math.min(100, delay * 2))
+        await new Promise((r) => setTimeout(r, delay));
     };
     // Ctrl-C: no new id is read, those in flight are finished and recorded, exit 130.
     const first = startCli(args, { env: env(slow.url) });
@@ -331,7 +506,9 @@ describe('set-state for many events: interrupted, faults, servers that are not t
     const lines = readLines(out);
     expect(lines.map((l) => l.item).sort((x, y) => x - y)).toEqual(ids.map((_, i) => i + 1));
     // An id the killed run changed without recording it is read first: already APPROVED, not changed again.
-    expect(lines.every((l) => l.outcome === 'CHANGED' || (l.outcome === 'SKIPPED' && l.reason === 'already APPROVED'))).toBe(true);
+    expect(
+      lines.every((l) => l.outcome === 'CHANGED' || (l.outcome === 'SKIPPED' && l.reason === 'already APPROVED')),
+    ).toBe(true);
     expect([...changesOf(slowDb, ids).values()].filter((n) => n !== 1)).toEqual([]);
     expect(resumed.stderr).toMatch(new RegExp(`${cut} already done by the earlier run`));
   });
@@ -339,15 +516,42 @@ describe('set-state for many events: interrupted, faults, servers that are not t
   it('under seeded --chaos faults: every id changed, nothing changed twice, nothing lost', async () => {
     // Created through a batch, which gets past the faults.
     const ids = Array.from({ length: 40 }, (_, i) => `chaos-${i + 1}`);
-    const events = file('chaos-events.jsonl', `${ids.map((id) => JSON.stringify({ id, amount: 1500, currency: 'EUR' })).join('\n')}\n`);
+    const events = file(
+      'chaos-events.jsonl',
+      `${ids.map((id) => JSON.stringify({ id, amount: 1500, currency: 'EUR' })).join('\n')}\n`,
+    );
     const submitted = file('chaos-submitted.jsonl');
-    let created = await runCli(['submit', events, '--out', submitted, '-q'], { env: env(chaos.url), timeoutMs: 60_000 });
+    let created = await runCli(['submit', events, '--out', submitted, '-q'], {
+      env: env(chaos.url),
+      timeoutMs: 60_000,
+    });
     // A line whose every attempt met a fault is FAILED: --resume settles it.
-    if (created.code !== 0) created = await runCli(['submit', events, '--out', submitted, '-q', '--resume'], { env: env(chaos.url), timeoutMs: 60_000 });
+    if (created.code !== 0)
+      created = await runCli(['submit', events, '--out', submitted, '-q', '--resume'], {
+        env: env(chaos.url),
+        timeoutMs: 60_000,
+      });
     expect(created.code, created.stderr).toBe(0);
     const out = file('chaos.jsonl');
     const log = file('chaos-log.jsonl');
-    const result = await run(['set-state', ...ids, '--state', 'escalated', '--comments', 'second look', '--yes', '--out', out, '--concurrency', '8', '--log', log], chaos.url);
+    const result = await run(
+      [
+        'set-state',
+        ...ids,
+        '--state',
+        'escalated',
+        '--comments',
+        'second look',
+        '--yes',
+        '--out',
+        out,
+        '--concurrency',
+        '8',
+        '--log',
+        log,
+      ],
+      chaos.url,
+    );
     expect(result.code, result.stderr).toBe(0);
     const lines = readLines(out);
     expect(lines).toHaveLength(ids.length);
@@ -355,8 +559,13 @@ describe('set-state for many events: interrupted, faults, servers that are not t
     expect([...changesOf(chaosDb, ids).values()].filter((n) => n !== 1)).toEqual([]);
     expect(result.stderr).toMatch(/retries\s+\d+/);
     // The faults met PATCHes too: answers lost after the change was made, settled by reading the event.
-    const logged = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { outcome: string; message?: string });
-    expect(logged.filter((l) => l.message === 'confirmed by reading the event again after the failure').length).toBeGreaterThan(0);
+    const logged = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { outcome: string; message?: string });
+    expect(
+      logged.filter((l) => l.message === 'confirmed by reading the event again after the failure').length,
+    ).toBeGreaterThan(0);
   });
 
   describe('against a tolerant-reader service whose events are in a state this build does not know', () => {
@@ -366,7 +575,16 @@ describe('set-state for many events: interrupted, faults, servers that are not t
       req.resume();
       req.on('end', () => {
         res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({ id: 'x', totalScore: 40, state: req.method === 'PATCH' ? 'APPROVED' : 'ON_HOLD', allowlistMatch: false, denylistMatch: false, extra: { nested: true } }));
+        res.end(
+          JSON.stringify({
+            id: 'x',
+            totalScore: 40,
+            state: req.method === 'PATCH' ? 'APPROVED' : 'ON_HOLD',
+            allowlistMatch: false,
+            denylistMatch: false,
+            extra: { nested: true },
+          }),
+        );
       });
     });
 
@@ -374,9 +592,16 @@ describe('set-state for many events: interrupted, faults, servers that are not t
       const skipped = await run(['set-state', 'h-1', 'h-2', '--state', 'approved', '--yes'], server.url);
       expect(skipped.code, skipped.stderr).toBe(0);
       // A line per id as each settles (in any order).
-      expect(skipped.stdout.split('\n').sort()).toEqual(['', 'h-1  ON_HOLD  skipped: ON_HOLD is not a state this build knows (--force-state sends it)', 'h-2  ON_HOLD  skipped: ON_HOLD is not a state this build knows (--force-state sends it)']);
+      expect(skipped.stdout.split('\n').sort()).toEqual([
+        '',
+        'h-1  ON_HOLD  skipped: ON_HOLD is not a state this build knows (--force-state sends it)',
+        'h-2  ON_HOLD  skipped: ON_HOLD is not a state this build knows (--force-state sends it)',
+      ]);
       expect(patches).toEqual([]);
-      const forced = await run(['set-state', 'h-1', 'h-2', '--state', 'approved', '--yes', '--force-state'], server.url);
+      const forced = await run(
+        ['set-state', 'h-1', 'h-2', '--state', 'approved', '--yes', '--force-state'],
+        server.url,
+      );
       expect(forced.code, forced.stderr).toBe(0);
       expect(patches.sort()).toEqual(['/event/h-1/state', '/event/h-2/state']);
     });
@@ -399,11 +624,17 @@ describe('set-state for many events: interrupted, faults, servers that are not t
       expect(readLines(out)).toHaveLength(python.requests.length);
       const errors = wrong.stderr.split('\n').filter((l) => l.startsWith('error: '));
       expect(errors).toHaveLength(1);
-      expect(errors[0]).toMatch(/answered 404 with an HTML page titled "Error response".*so this URL is not the service, or not its base path/);
+      expect(errors[0]).toMatch(
+        /answered 404 with an HTML page titled "Error response".*so this URL is not the service, or not its base path/,
+      );
       expect(wrong.stderr).toContain('stopped: the URL does not answer as the fraud-screening service');
       const resumed = await run([...args, '--resume']);
       expect(resumed.code, resumed.stderr).toBe(0);
-      expect(readLines(out).map((l) => l.item).sort((x, y) => x - y)).toEqual(ids.map((_, i) => i + 1));
+      expect(
+        readLines(out)
+          .map((l) => l.item)
+          .sort((x, y) => x - y),
+      ).toEqual(ids.map((_, i) => i + 1));
       expect(await Promise.all(ids.map((id) => stateOf(id)))).toEqual(ids.map(() => 'DECLINED'));
     });
   });

@@ -28,7 +28,8 @@ let n = 0;
 const reviewEvent = (prefix = 'rq') => postInReview(cli.sb, inReview(`${prefix}-${++n}`));
 const summaryOf = async (id: string) => (await cli.sb.call('GET', `/event/${id}`)).json as EventSummary;
 /** A colleague, through the service: decides or comments on the event. */
-const colleague = (id: string, change: { state?: string; comments?: string }) => cli.sb.call('PATCH', `/event/${id}/state`, { body: change });
+const colleague = (id: string, change: { state?: string; comments?: string }) =>
+  cli.sb.call('PATCH', `/event/${id}/state`, { body: change });
 
 /** A hint run as printed, in sh, `fraudctl` being this build. */
 function runHint(hint: string, env: NodeJS.ProcessEnv): Promise<CliResult> {
@@ -59,8 +60,12 @@ describe('set-state on a terminal reads the event again before the change', () =
     expect((await colleague(id, { state: 'DECLINED', comments: 'fraud ring' })).status).toBe(200);
     await pty.send('Enter');
     // What changed, then the comment it now has: keep it or replace it (n), then the question again.
-    const screen = await pty.waitFor(`${id} has a comment: "fraud ring". Keep it (yours is added after it; n replaces it)? (Y/n)`);
-    expect(screen).toContain(`${id} changed since you read it: state PENDING_REVIEW → DECLINED; comment (none) → "fraud ring"`);
+    const screen = await pty.waitFor(
+      `${id} has a comment: "fraud ring". Keep it (yours is added after it; n replaces it)? (Y/n)`,
+    );
+    expect(screen).toContain(
+      `${id} changed since you read it: state PENDING_REVIEW → DECLINED; comment (none) → "fraud ring"`,
+    );
     await pty.send('n', 'Enter');
     await pty.waitFor(`Change ${id}: DECLINED → APPROVED with comment "looks fine" replacing "fraud ring"? (y/N)`);
     await pty.send('Enter');
@@ -94,14 +99,19 @@ describe('set-state on a terminal reads the event again before the change', () =
     await pty.waitFor('Comments (optional; the event has "waiting for ID documents")');
     await pty.type('documents received');
     await pty.send('Enter');
-    await pty.waitFor(`${id} has a comment: "waiting for ID documents". Keep it (yours is added after it; n replaces it)? (Y/n)`);
+    await pty.waitFor(
+      `${id} has a comment: "waiting for ID documents". Keep it (yours is added after it; n replaces it)? (Y/n)`,
+    );
     await pty.send('Enter');
     await pty.waitFor(`with comment "documents received" after "waiting for ID documents"? (Y/n)`);
     await pty.send('Enter');
     const { code, screen } = await pty.exited();
     expect(screen).toContain(`${id}  PENDING_REVIEW → ESCALATED  comment added after the one it had`);
     expect(code).toBe(0);
-    expect(await summaryOf(id)).toMatchObject({ state: 'ESCALATED', comments: 'waiting for ID documents | documents received' });
+    expect(await summaryOf(id)).toMatchObject({
+      state: 'ESCALATED',
+      comments: 'waiting for ID documents | documents received',
+    });
   });
 });
 
@@ -121,12 +131,16 @@ describe('set-state off a terminal: a change between the read and the PATCH', ()
         seen.push(`${req.method} ${req.url}`);
         const key = req.headers['x-client-api-key'];
         const body = Buffer.concat(chunks).toString();
-        const reply = await send(cli.sb.url, req.method!, req.url!, { key: typeof key === 'string' ? key : null, ...(body !== '' ? { rawBody: body } : {}) });
+        const reply = await send(cli.sb.url, req.method!, req.url!, {
+          key: typeof key === 'string' ? key : null,
+          ...(body !== '' ? { rawBody: body } : {}),
+        });
         const hook = req.method === 'GET' ? afterFirstRead : null;
         afterFirstRead = null;
         if (hook) await hook();
         res.statusCode = reply.status;
-        for (const name of ['content-type', 'x-request-id']) if (reply.headers[name] !== undefined) res.setHeader(name, reply.headers[name]!);
+        for (const name of ['content-type', 'x-request-id'])
+          if (reply.headers[name] !== undefined) res.setHeader(name, reply.headers[name]!);
         res.end(reply.text);
       })();
     });
@@ -136,8 +150,15 @@ describe('set-state off a terminal: a change between the read and the PATCH', ()
     const id = await reviewEvent();
     seen.length = 0;
     afterFirstRead = () => colleague(id, { state: 'DECLINED', comments: 'fraud ring' });
-    const result = await cli.run(['set-state', id, '--state', 'APPROVED', '--yes'], { env: { FRAUDCTL_BASE_URL: server.url } });
-    expect(result.stderr).toMatch(new RegExp(`^error: CONFLICT: ${id} changed since it was read \\(state PENDING_REVIEW → DECLINED; comment \\(none\\) → "fraud ring"\\): nothing was sent$`, 'm'));
+    const result = await cli.run(['set-state', id, '--state', 'APPROVED', '--yes'], {
+      env: { FRAUDCTL_BASE_URL: server.url },
+    });
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^error: CONFLICT: ${id} changed since it was read \\(state PENDING_REVIEW → DECLINED; comment \\(none\\) → "fraud ring"\\): nothing was sent$`,
+        'm',
+      ),
+    );
     expect(result.stderr).toContain(`fraudctl show ${id}`);
     expect(result.code).toBe(1);
     expect(seen).toEqual([`GET /event/${id}`, `GET /event/${id}`]);
@@ -148,7 +169,9 @@ describe('set-state off a terminal: a change between the read and the PATCH', ()
     const id = await reviewEvent();
     seen.length = 0;
     afterFirstRead = () => colleague(id, { comments: 'call the bank first' });
-    const result = await cli.run(['set-state', id, '--state', 'IN_REVIEW', '--json'], { env: { FRAUDCTL_BASE_URL: server.url } });
+    const result = await cli.run(['set-state', id, '--state', 'IN_REVIEW', '--json'], {
+      env: { FRAUDCTL_BASE_URL: server.url },
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('(comment (none) → "call the bank first"): nothing was sent');
     expect(seen.filter((s) => s.startsWith('PATCH'))).toEqual([]);
@@ -171,7 +194,12 @@ describe('set-state off a terminal never replaces a comment it was not told to',
     await colleague(id, { comments: 'fraud ring (alice)' });
     const result = await cli.run(['set-state', id, '--state', 'DECLINED', '--comments', 'same card as rq-1']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(new RegExp(`^error: ${id} has a comment \\("fraud ring \\(alice\\)"\\), which --comments would replace: nothing was sent$`, 'm'));
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^error: ${id} has a comment \\("fraud ring \\(alice\\)"\\), which --comments would replace: nothing was sent$`,
+        'm',
+      ),
+    );
     expect(await summaryOf(id)).toMatchObject({ state: 'PENDING_REVIEW', comments: 'fraud ring (alice)' });
     // The hint, run as written (its words as a shell would split them), keeps the note.
     const hint = /keep it and add yours after it: fraudctl (.*); or replace it/.exec(result.stderr)![1]!;
@@ -179,7 +207,10 @@ describe('set-state off a terminal never replaces a comment it was not told to',
     const again = await cli.run(words);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toBe(`${id}  PENDING_REVIEW → DECLINED  comment added after the one it had\n`);
-    expect(await summaryOf(id)).toMatchObject({ state: 'DECLINED', comments: 'fraud ring (alice) | same card as rq-1' });
+    expect(await summaryOf(id)).toMatchObject({
+      state: 'DECLINED',
+      comments: 'fraud ring (alice) | same card as rq-1',
+    });
   });
 
   it('both hints keep --reason, --log and the service options: run as printed under require-reason, they record the code', async () => {
@@ -210,8 +241,14 @@ describe('set-state off a terminal never replaces a comment it was not told to',
       const again = await runHint(hint!, cli.env());
       expect(again.code, `${hint}\n${again.stderr}`).toBe(0);
       expect(await summaryOf(id)).toMatchObject({ state: 'DECLINED', comments });
-      const lines = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { reason: string | null; outcome: string });
-      expect(lines.map((l) => [l.outcome, l.reason])).toEqual([['sending', 'stolen-card'], ['ok', 'stolen-card']]);
+      const lines = readFileSync(log, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { reason: string | null; outcome: string });
+      expect(lines.map((l) => [l.outcome, l.reason])).toEqual([
+        ['sending', 'stolen-card'],
+        ['ok', 'stolen-card'],
+      ]);
     }
   });
 
@@ -234,7 +271,7 @@ describe('set-state off a terminal never replaces a comment it was not told to',
     expect(await summaryOf(id)).toMatchObject({ state: 'APPROVED', comments: 'keep me' });
   });
 
-  it('--dry-run with --append-comment reads the event and shows the comment the real run would send, the event\'s first', async () => {
+  it("--dry-run with --append-comment reads the event and shows the comment the real run would send, the event's first", async () => {
     const id = await reviewEvent();
     await colleague(id, { comments: 'keep me' });
     const result = await cli.run(['set-state', id, '--comments', 'called', '--append-comment', '--dry-run']);
@@ -278,12 +315,16 @@ describe('set-state on an event held in a review session', () => {
     // Without the log, what is known, and how to know more.
     const bare = await cli.run(['set-state', id, '--state', 'approved']);
     expect(bare.code).toBe(1);
-    const unnamed = "claimed for review by another session (the team's action log (--log FILE) would say who and since when)";
+    const unnamed =
+      "claimed for review by another session (the team's action log (--log FILE) would say who and since when)";
     expect(bare.stderr).toContain(`CLAIMED: ${id} is IN_REVIEW, ${unnamed}: nothing was sent`);
     // Many: its own outcome, exit 1; the other event changes.
     const many = await cli.run(['set-state', id, other, '--state', 'approved', '--yes', '--json', '--log', log]);
     expect(many.code, many.stderr).toBe(1);
-    const lines = many.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; outcome: string; reason: string | null });
+    const lines = many.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; outcome: string; reason: string | null });
     const why = /^IN_REVIEW, claimed in review by Ann Lee .* ago: not changed \(--include-claimed changes it\)$/;
     expect(lines.find((l) => l.id === id)).toMatchObject({ outcome: 'CLAIMED', reason: expect.stringMatching(why) });
     expect(lines.find((l) => l.id === other)).toMatchObject({ outcome: 'CHANGED' });
@@ -296,4 +337,3 @@ describe('set-state on an event held in a review session', () => {
     expect((await summaryOf(id)).state).toBe('APPROVED');
   });
 });
-

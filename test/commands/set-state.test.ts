@@ -23,22 +23,32 @@ describe('fraudctl set-state with flags', () => {
 
   it('--verbose prints the updated summary as tables', async () => {
     const id = await reviewEvent();
-    const result = await cli.run(['set-state', id, '--state', 'ESCALATED', '--comments', 'needs a second look', '--verbose']);
+    const result = await cli.run([
+      'set-state',
+      id,
+      '--state',
+      'ESCALATED',
+      '--comments',
+      'needs a second look',
+      '--verbose',
+    ]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/state\s+│ ESCALATED/);
     expect(result.stdout).toMatch(/comments\s+│ needs a second look/);
   });
 
-  it.each([['approved', 'APPROVED'], ['in-review', 'IN_REVIEW'], ['Escalated', 'ESCALATED'], ['in review', 'IN_REVIEW']])(
-    'takes a known state whatever its case or separators: %s → %s',
-    async (typed, state) => {
-      const id = await reviewEvent();
-      const result = await cli.run(['set-state', id, '--state', typed]);
-      expect(result.code, result.stderr).toBe(0);
-      expect(result.stdout).toBe(`${id}  PENDING_REVIEW → ${state}\n`);
-      expect(await stateOf(id)).toBe(state);
-    },
-  );
+  it.each([
+    ['approved', 'APPROVED'],
+    ['in-review', 'IN_REVIEW'],
+    ['Escalated', 'ESCALATED'],
+    ['in review', 'IN_REVIEW'],
+  ])('takes a known state whatever its case or separators: %s → %s', async (typed, state) => {
+    const id = await reviewEvent();
+    const result = await cli.run(['set-state', id, '--state', typed]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe(`${id}  PENDING_REVIEW → ${state}\n`);
+    expect(await stateOf(id)).toBe(state);
+  });
 
   it('an unknown state gets the nearest known one suggested, and nothing is sent', async () => {
     const id = await reviewEvent();
@@ -60,7 +70,7 @@ describe('fraudctl set-state with flags', () => {
     expect(result.stderr).toContain('INVALID_STATE');
   });
 
-  it('never sends an empty comment, so a colleague\'s note is not erased', async () => {
+  it("never sends an empty comment, so a colleague's note is not erased", async () => {
     const id = await reviewEvent();
     expect((await cli.run(['set-state', id, '--comments', 'colleague: waiting for ID documents'])).code).toBe(0);
     const withState = await cli.run(['set-state', id, '--state', 'IN_REVIEW', '--comments', '']);
@@ -81,7 +91,9 @@ describe('fraudctl set-state with flags', () => {
     expect(atLimit.code, atLimit.stderr).toBe(0);
     const over = await cli.run(['set-state', id, '--state', 'APPROVED', '--comments', 'x'.repeat(4001), '--debug']);
     expect(over.code).toBe(2);
-    expect(over.stderr).toMatch(/^error: the comment is 4,001 characters long; the service takes at most 4,000: nothing was sent$/m);
+    expect(over.stderr).toMatch(
+      /^error: the comment is 4,001 characters long; the service takes at most 4,000: nothing was sent$/m,
+    );
     // Not even the read of the state before the change went out.
     expect(over.stderr).not.toMatch(/debug: → /);
     expect(await stateOf(id)).toBe('PENDING_REVIEW');
@@ -122,14 +134,29 @@ describe('fraudctl set-state with flags', () => {
 
   it('--dry-run on the embedded sandbox: the method and the path, then where it would go, in words', async () => {
     // The dry run reads the event: it is there.
-    const example = await cli.run(['submit', resolve(import.meta.dirname, '../../examples/review.json')], { env: { FRAUDCTL_BASE_URL: '', FRAUDCTL_API_KEY: '' } });
+    const example = await cli.run(['submit', resolve(import.meta.dirname, '../../examples/review.json')], {
+      env: { FRAUDCTL_BASE_URL: '', FRAUDCTL_API_KEY: '' },
+    });
     expect(example.code, example.stderr).toBe(0);
-    const result = await cli.run(['set-state', 'ord-1002', '--state', 'APPROVED', '--dry-run'], { env: { FRAUDCTL_BASE_URL: '', FRAUDCTL_API_KEY: '' } });
+    const result = await cli.run(['set-state', 'ord-1002', '--state', 'APPROVED', '--dry-run'], {
+      env: { FRAUDCTL_BASE_URL: '', FRAUDCTL_API_KEY: '' },
+    });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout.split('\n').slice(0, 3)).toEqual(['dry run: nothing was sent', 'PATCH /event/ord-1002/state', 'to the embedded sandbox (a local service on a loopback port, not production), profile sandbox']);
+    expect(result.stdout.split('\n').slice(0, 3)).toEqual([
+      'dry run: nothing was sent',
+      'PATCH /event/ord-1002/state',
+      'to the embedded sandbox (a local service on a loopback port, not production), profile sandbox',
+    ]);
     expect(result.stdout).not.toContain('(embedded sandbox)/');
-    const json = await cli.run(['set-state', 'ord-1002', '--state', 'APPROVED', '--dry-run', '--json'], { env: { FRAUDCTL_BASE_URL: '', FRAUDCTL_API_KEY: '' } });
-    expect(JSON.parse(json.stdout)).toMatchObject({ method: 'PATCH', path: '/event/ord-1002/state', url: null, to: expect.stringMatching(/^the embedded sandbox/) as unknown });
+    const json = await cli.run(['set-state', 'ord-1002', '--state', 'APPROVED', '--dry-run', '--json'], {
+      env: { FRAUDCTL_BASE_URL: '', FRAUDCTL_API_KEY: '' },
+    });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      method: 'PATCH',
+      path: '/event/ord-1002/state',
+      url: null,
+      to: expect.stringMatching(/^the embedded sandbox/) as unknown,
+    });
     // The event is read (one GET), as the real run reads it: the embedded sandbox starts, and says so.
     expect(result.stderr).toContain('SANDBOX');
   });
@@ -139,7 +166,12 @@ describe('fraudctl set-state with flags', () => {
     expect((await cli.sb.call('PATCH', `/event/${id}/state`, { body: { state: 'APPROVED' } })).status).toBe(200);
     const dry = await cli.run(['set-state', id, '--state', 'escalated', '--comments', 'look again', '--dry-run']);
     expect(dry.stdout).toContain(`PATCH ${cli.sb.url}/event/${id}/state`);
-    expect(dry.stderr).toMatch(new RegExp(`^error: the real run would be refused: ${id} is APPROVED, and APPROVED → ESCALATED is not allowed \\(from APPROVED: DECLINED, FRAUD_CONFIRMED\\)$`, 'm'));
+    expect(dry.stderr).toMatch(
+      new RegExp(
+        `^error: the real run would be refused: ${id} is APPROVED, and APPROVED → ESCALATED is not allowed \\(from APPROVED: DECLINED, FRAUD_CONFIRMED\\)$`,
+        'm',
+      ),
+    );
     expect(await cli.sb.call('GET', `/event/${id}`)).toMatchObject({ json: { state: 'APPROVED', comments: null } });
     const real = await cli.run(['set-state', id, '--state', 'escalated', '--comments', 'look again']);
     expect(real.stderr).toContain('INVALID_STATE_TRANSITION');
@@ -184,7 +216,9 @@ describe('fraudctl set-state against a service that answers 204', () => {
       return;
     }
     res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ id: 'x-1', totalScore: 40, state: 'APPROVED', allowlistMatch: false, denylistMatch: false }));
+    res.end(
+      JSON.stringify({ id: 'x-1', totalScore: 40, state: 'APPROVED', allowlistMatch: false, denylistMatch: false }),
+    );
   });
 
   it('with --verbose, fetches and shows the summary after an empty 204', async () => {
@@ -269,7 +303,9 @@ describe('fraudctl set-state on a terminal', () => {
       cli.env(),
     );
     expect(screen).not.toMatch(/❯? ?ESCALATED\r?\n/);
-    expect(screen).toContain('DECLINED → ESCALATED is not allowed (from DECLINED: APPROVED, FRAUD_CONFIRMED): not taken (--force-state sends it)');
+    expect(screen).toContain(
+      'DECLINED → ESCALATED is not allowed (from DECLINED: APPROVED, FRAUD_CONFIRMED): not taken (--force-state sends it)',
+    );
     expect(code).toBe(130);
     expect(await stateOf(id)).toBe('DECLINED');
   });
@@ -278,7 +314,11 @@ describe('fraudctl set-state on a terminal', () => {
     const id = await reviewEvent();
     await cli.sb.call('PATCH', `/event/${id}/state`, { body: { state: 'IN_REVIEW' } });
     const question = /IN_REVIEW → APPROVED with comment "ok"\? \(y\/N\)/;
-    const { code, screen } = await onTerminal(['set-state', id, '--state', 'approved', '--comments', 'ok'], [[question, ENTER]], cli.env());
+    const { code, screen } = await onTerminal(
+      ['set-state', id, '--state', 'approved', '--comments', 'ok'],
+      [[question, ENTER]],
+      cli.env(),
+    );
     expect(screen).toContain(`${id} is IN_REVIEW, claimed for review by another session`);
     expect(code).toBe(130);
     expect(await stateOf(id)).toBe('IN_REVIEW');
@@ -286,7 +326,11 @@ describe('fraudctl set-state on a terminal', () => {
 
   it('exits 130 and changes nothing when the confirmation is declined', async () => {
     const id = await reviewEvent();
-    const { code } = await onTerminal(['set-state', id, '--state', 'DECLINED', '--comments', 'no'], [[/DECLINED/, `n${ENTER}`]], cli.env());
+    const { code } = await onTerminal(
+      ['set-state', id, '--state', 'DECLINED', '--comments', 'no'],
+      [[/DECLINED/, `n${ENTER}`]],
+      cli.env(),
+    );
     expect(code).toBe(130);
     expect(await stateOf(id)).toBe('PENDING_REVIEW');
   });

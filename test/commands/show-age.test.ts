@@ -29,12 +29,21 @@ describe('show many ids: the age column', () => {
   beforeAll(postAll);
 
   it('on a 160-column terminal: an age column, each row with its event age', async () => {
-    const { code, screen } = await onTerminal(['show', ...events.map(([id]) => id)], [], cli.env(), { columns: 160, rows: 24 });
+    const { code, screen } = await onTerminal(['show', ...events.map(([id]) => id)], [], cli.env(), {
+      columns: 160,
+      rows: 24,
+    });
     expect(code, screen).toBe(0);
-    const lines = withoutEscapes(screen).split(/\r?\n/).map((l) => l.replace(/\r/g, ''));
+    const lines = withoutEscapes(screen)
+      .split(/\r?\n/)
+      .map((l) => l.replace(/\r/g, ''));
     const header = lines.find((l) => l.startsWith('id '));
     expect(header, screen).toMatch(/\bage\b/);
-    for (const [id, , age] of events) expect(lines.find((l) => l.startsWith(id)), screen).toMatch(new RegExp(`\\s${age}\\s`));
+    for (const [id, , age] of events)
+      expect(
+        lines.find((l) => l.startsWith(id)),
+        screen,
+      ).toMatch(new RegExp(`\\s${age}\\s`));
   });
 
   it('in the CSV: an age column, and --json keeps the service fields only', async () => {

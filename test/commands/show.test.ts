@@ -15,12 +15,15 @@ describe('fraudctl show', () => {
     const result = await cli.run(['show', 'ord-1003']);
     expect(result.code).toBe(0);
     const out = result.stdout;
-    for (const heading of ['Decision', 'Amount', 'User', 'Shipping', 'Billing', 'Items (2)']) expect(out).toContain(heading);
+    for (const heading of ['Decision', 'Amount', 'User', 'Shipping', 'Billing', 'Items (2)'])
+      expect(out).toContain(heading);
     expect(out).toMatch(/state\s+│ DECLINED/);
     expect(out).toMatch(/amount\s+│ 2,400\.00 GBP/);
     expect(out).toMatch(/in base currency\s+│ 2,808\.00 EUR/);
     expect(out).toMatch(/region\s+│ –/);
-    expect(out).toMatch(/gc-500 \/ Gift card 500 │\s+4 │\s+500\.00 GBP │\s+585\.00 EUR │ CardHub Ltd \(GB\) │ gift_cards/);
+    expect(out).toMatch(
+      /gc-500 \/ Gift card 500 │\s+4 │\s+500\.00 GBP │\s+585\.00 EUR │ CardHub Ltd \(GB\) │ gift_cards/,
+    );
   });
 
   it('--json prints the same value the service returned', async () => {
@@ -32,7 +35,9 @@ describe('fraudctl show', () => {
   it('exits 4 for an event that does not exist', async () => {
     const result = await cli.runProcess(['show', 'no-such-event']);
     expect(result.code).toBe(4);
-    expect(result.stderr).toMatch(/^error: no event "no-such-event" \(404 NOT_FOUND: EVENT_NOT_FOUND, request [0-9a-f-]+\)$/m);
+    expect(result.stderr).toMatch(
+      /^error: no event "no-such-event" \(404 NOT_FOUND: EVENT_NOT_FOUND, request [0-9a-f-]+\)$/m,
+    );
     expect(result.stdout).toBe('');
   });
 

@@ -32,7 +32,14 @@ const input = (prefix: string, count: number) => {
   writeFileSync(p, `${makeLines(prefix, count).join('\n')}\n`);
   return p;
 };
-const env = (url: string) => cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'config'), XDG_DATA_HOME: join(tmp.dir, 'data'), FRAUDCTL_BASE_URL: url, FRAUDCTL_API_KEY: 'plain-key' });
+const env = (url: string) =>
+  cliEnv({
+    HOME: tmp.dir,
+    XDG_CONFIG_HOME: join(tmp.dir, 'config'),
+    XDG_DATA_HOME: join(tmp.dir, 'data'),
+    FRAUDCTL_BASE_URL: url,
+    FRAUDCTL_API_KEY: 'plain-key',
+  });
 const ids = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}-${i + 1}`);
 
 /** Every line of the file is a whole JSON object and the file ends with a newline; the count of results (the run's header line aside). */
@@ -48,7 +55,10 @@ function expectWholeLines(path: string): number {
 /** The events of `prefix` each stored exactly once, and the results file one decision per input line. */
 function expectEachOnce(target: PlainServer, prefix: string, count: number, out: string): void {
   const stored = ids(prefix, count).map((id) => target.stored.get(id) ?? 0);
-  expect(stored.filter((c) => c !== 1), 'events not stored exactly once').toEqual([]);
+  expect(
+    stored.filter((c) => c !== 1),
+    'events not stored exactly once',
+  ).toEqual([]);
   const { lines, repeated } = byLine(readResults(out));
   expect(repeated).toEqual([]);
   expect(lines.size).toBe(count);
@@ -56,56 +66,70 @@ function expectEachOnce(target: PlainServer, prefix: string, count: number, out:
 }
 
 describe('a results file on a full disk', () => {
-  it.skipIf(!smallDisk.available)(`stops naming the file and the cause, with the summary, keeps the file whole, and --resume completes once there is room${smallDisk.skipReason}`, async () => {
-    const disk = smallDisk.mount(256 * 1024);
-    disks.push(disk);
-    // A page for the lock file beside the results (FILE.lock), and room for about 30 result lines (~270 bytes each) of the 120.
-    disk.fill(12 * 1024);
-    const out = join(disk.path, 'results.jsonl');
-    const events = input('full', 120);
-    const first = await runCli(['submit', events, '--out', out, '--concurrency', '4'], { env: env(server.url), timeoutMs: 60_000 });
-    expect(first.code, first.stderr).toBe(1);
-    expect(first.stderr).toContain(`error: cannot write ${out}: no space left on its disk (ENOSPC)`);
-    expect(first.stderr).toMatch(/Batch stopped: \d+ events/);
-    expect(first.stderr).toContain('stopped: a file could not be written');
-    expect(first.stderr).toContain('free space on its disk, then run the same command with --resume');
-    expect(first.stderr).not.toMatch(/\n\s+at /); // no stack trace
-    const kept = expectWholeLines(out);
-    expect(kept).toBeGreaterThan(0);
-    expect(kept).toBeLessThan(120);
+  it.skipIf(!smallDisk.available)(
+    `stops naming the file and the cause, with the summary, keeps the file whole, and --resume completes once there is room${smallDisk.skipReason}`,
+    async () => {
+      const disk = smallDisk.mount(256 * 1024);
+      disks.push(disk);
+      // A page for the lock file beside the results (FILE.lock), and room for about 30 result lines (~270 bytes each) of the 120.
+      disk.fill(12 * 1024);
+      const out = join(disk.path, 'results.jsonl');
+      const events = input('full', 120);
+      const first = await runCli(['submit', events, '--out', out, '--concurrency', '4'], {
+        env: env(server.url),
+        timeoutMs: 60_000,
+      });
+      expect(first.code, first.stderr).toBe(1);
+      expect(first.stderr).toContain(`error: cannot write ${out}: no space left on its disk (ENOSPC)`);
+      expect(first.stderr).toMatch(/Batch stopped: \d+ events/);
+      expect(first.stderr).toContain('stopped: a file could not be written');
+      expect(first.stderr).toContain('free space on its disk, then run the same command with --resume');
+      expect(first.stderr).not.toMatch(/\n\s+at /); // no stack trace
+      const kept = expectWholeLines(out);
+      expect(kept).toBeGreaterThan(0);
+      expect(kept).toBeLessThan(120);
 
-    disk.free();
-    const second = await runCli(['submit', events, '--out', out, '--concurrency', '4', '--resume'], { env: env(server.url), timeoutMs: 60_000 });
-    expect(second.code, second.stderr).toBe(0);
-    expect(second.stderr).toContain(`${kept} already done by the earlier run`);
-    expectEachOnce(server, 'full', 120, out);
-  });
+      disk.free();
+      const second = await runCli(['submit', events, '--out', out, '--concurrency', '4', '--resume'], {
+        env: env(server.url),
+        timeoutMs: 60_000,
+      });
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stderr).toContain(`${kept} already done by the earlier run`);
+      expectEachOnce(server, 'full', 120, out);
+    },
+  );
 });
 
 describe('--resume on a full disk', () => {
-  it.skipIf(!smallDisk.available)(`says it cannot prepare the results file, leaves it as it was, and works once there is room${smallDisk.skipReason}`, async () => {
-    const disk = smallDisk.mount(256 * 1024);
-    disks.push(disk);
-    const out = join(disk.path, 'results.jsonl');
-    const events = input('resfull', 30);
-    const first = await runCli(['submit', events, '--out', out], { env: env(server.url) });
-    expect(first.code, first.stderr).toBe(0);
-    const before = readFileSync(out, 'utf8');
-    // Room for the lock file (a page), none for the rewritten copy --resume makes before it renames it over the file.
-    disk.fill(4096);
-    const second = await runCli(['submit', events, '--out', out, '--resume'], { env: env(server.url) });
-    expect(second.code, second.stderr).toBe(1);
-    expect(second.stderr).toContain(`error: cannot prepare ${out} for --resume: no space left on its disk (ENOSPC) writing ${out}.resume-`);
-    expect(second.stderr).toContain(`; ${out} is unchanged`);
-    expect(second.stderr).toContain('free space on its disk, then run the same command again');
-    expect(readFileSync(out, 'utf8')).toBe(before);
-    expect(readdirSync(disk.path).sort()).toEqual(['filler', 'results.jsonl']);
-    disk.free();
-    const third = await runCli(['submit', events, '--out', out, '--resume'], { env: env(server.url) });
-    expect(third.code, third.stderr).toBe(0);
-    expect(third.stderr).toContain('30 already done by the earlier run');
-    expectEachOnce(server, 'resfull', 30, out);
-  });
+  it.skipIf(!smallDisk.available)(
+    `says it cannot prepare the results file, leaves it as it was, and works once there is room${smallDisk.skipReason}`,
+    async () => {
+      const disk = smallDisk.mount(256 * 1024);
+      disks.push(disk);
+      const out = join(disk.path, 'results.jsonl');
+      const events = input('resfull', 30);
+      const first = await runCli(['submit', events, '--out', out], { env: env(server.url) });
+      expect(first.code, first.stderr).toBe(0);
+      const before = readFileSync(out, 'utf8');
+      // Room for the lock file (a page), none for the rewritten copy --resume makes before it renames it over the file.
+      disk.fill(4096);
+      const second = await runCli(['submit', events, '--out', out, '--resume'], { env: env(server.url) });
+      expect(second.code, second.stderr).toBe(1);
+      expect(second.stderr).toContain(
+        `error: cannot prepare ${out} for --resume: no space left on its disk (ENOSPC) writing ${out}.resume-`,
+      );
+      expect(second.stderr).toContain(`; ${out} is unchanged`);
+      expect(second.stderr).toContain('free space on its disk, then run the same command again');
+      expect(readFileSync(out, 'utf8')).toBe(before);
+      expect(readdirSync(disk.path).sort()).toEqual(['filler', 'results.jsonl']);
+      disk.free();
+      const third = await runCli(['submit', events, '--out', out, '--resume'], { env: env(server.url) });
+      expect(third.code, third.stderr).toBe(0);
+      expect(third.stderr).toContain('30 already done by the earlier run');
+      expectEachOnce(server, 'resfull', 30, out);
+    },
+  );
 });
 
 async function waitForLines(path: string, atLeast: number, run: { done: Promise<CliResult> }): Promise<void> {
@@ -128,14 +152,19 @@ describe('a results file deleted during the run', () => {
     rmSync(out);
     const first = await run.done;
     expect(first.code, first.stderr).toBe(1);
-    expect(first.stderr).toContain(`error: ${out} was deleted while fraudctl was writing it: what it held up to then was written back to ${out}`);
+    expect(first.stderr).toContain(
+      `error: ${out} was deleted while fraudctl was writing it: what it held up to then was written back to ${out}`,
+    );
     expect(first.stderr).toContain('Batch stopped');
     expect(first.stderr).toContain('then run the same command with --resume');
     const kept = expectWholeLines(out);
     expect(kept).toBeGreaterThanOrEqual(20);
     expect(kept).toBeLessThan(1500);
 
-    const second = await runCli(['submit', events, '--out', out, '--concurrency', '8', '--resume'], { env: env(slow.url), timeoutMs: 60_000 });
+    const second = await runCli(['submit', events, '--out', out, '--concurrency', '8', '--resume'], {
+      env: env(slow.url),
+      timeoutMs: 60_000,
+    });
     expect(second.code, second.stderr).toBe(0);
     expectEachOnce(slow, 'gone', 1500, out);
   });

@@ -109,8 +109,14 @@ afterAll(async () => {
   await Promise.all([chaosSandbox.close(), plain.close(), slowSandbox.close(), slowPlain.close()]);
 });
 
-const faulty = [sandboxTarget(() => chaosSandbox, dbPath, 'the sandbox under --chaos'), plainTarget(() => plain, 'a non-idempotent server with faults')];
-const slow = [sandboxTarget(() => slowSandbox, slowDbPath, 'the sandbox'), plainTarget(() => slowPlain, 'a non-idempotent server with faults')];
+const faulty = [
+  sandboxTarget(() => chaosSandbox, dbPath, 'the sandbox under --chaos'),
+  plainTarget(() => plain, 'a non-idempotent server with faults'),
+];
+const slow = [
+  sandboxTarget(() => slowSandbox, slowDbPath, 'the sandbox'),
+  plainTarget(() => slowPlain, 'a non-idempotent server with faults'),
+];
 const idsOf = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}-${i + 1}`);
 
 /**
@@ -124,7 +130,10 @@ describe.each(faulty)(`a batch of ${FAULT_EVENTS.toLocaleString('en')} events ag
   it('gives every line exactly one result, a decision, and stores each id exactly once', async () => {
     const prefix = `tenk-${target.key}`;
     const out = path('results.jsonl');
-    const result = await runCli(['submit', writeInput(makeLines(prefix, FAULT_EVENTS)), '--out', out, '--concurrency', '32', '--json'], { env: envFor(target.url, target.key), timeoutMs: 120_000 });
+    const result = await runCli(
+      ['submit', writeInput(makeLines(prefix, FAULT_EVENTS)), '--out', out, '--concurrency', '32', '--json'],
+      { env: envFor(target.url, target.key), timeoutMs: 120_000 },
+    );
     expectAllDecided(out, FAULT_EVENTS);
     expect(result.code, result.stderr).toBe(0);
     const counts = target.storedCounts(idsOf(prefix, FAULT_EVENTS));
@@ -142,10 +151,15 @@ describe('a batch under --chaos seed=N', () => {
   it('meets the same faults at --concurrency 1 and 32: line by line, the same attempts and outcome', async () => {
     const input = writeInput(makeLines('replayed', 300));
     const runAt = async (concurrency: number) => {
-      const sb = await startTestSandbox({ chaos: '503=0.05,reset-before=0.03,reset-after=0.03,504=0.03,retry-after=0,seed=5' });
+      const sb = await startTestSandbox({
+        chaos: '503=0.05,reset-before=0.03,reset-after=0.03,504=0.03,retry-after=0,seed=5',
+      });
       try {
         const out = path('results.jsonl');
-        await runCli(['submit', input, '--out', out, '--concurrency', String(concurrency)], { env: envFor(sb.url, DEMO_KEY), timeoutMs: 60_000 });
+        await runCli(['submit', input, '--out', out, '--concurrency', String(concurrency)], {
+          env: envFor(sb.url, DEMO_KEY),
+          timeoutMs: 60_000,
+        });
         // In line order: lines finish in a different order at each concurrency.
         return readResults(out)
           .map(({ line, outcome, status, errorType, attempts }) => ({ line, outcome, status, errorType, attempts }))
@@ -177,7 +191,10 @@ describe.each(slow)('a batch killed with SIGKILL half-way, then --resume, agains
     const before = lineCount(out);
     expect(before).toBeLessThan(count);
 
-    const resumed = await runCli(['submit', input, '--out', out, '--concurrency', '16', '--resume'], { env, timeoutMs: 60_000 });
+    const resumed = await runCli(['submit', input, '--out', out, '--concurrency', '16', '--resume'], {
+      env,
+      timeoutMs: 60_000,
+    });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(/already done by the earlier run/);
     expectAllDecided(out, count);
@@ -198,19 +215,27 @@ describe('values as jq prints them, killed with SIGKILL half-way, then --resume'
     for (let i = 0, line = 1; i < count; line += events[i]!.split('\n').length, i++) starts.push(line);
     const out = path('results.jsonl');
     const env = envFor(target.url, target.key);
-    const first = startCli(['submit', '-', '--out', out, '--concurrency', '16'], { env, input: readFileSync(input, 'utf8') });
+    const first = startCli(['submit', '-', '--out', out, '--concurrency', '16'], {
+      env,
+      input: readFileSync(input, 'utf8'),
+    });
     await waitForLines(out, count / 2, first);
     first.child.kill('SIGKILL');
     expect((await first.done).signal).toBe('SIGKILL');
     expect(lineCount(out)).toBeLessThan(count);
 
-    const resumed = await runCli(['submit', input, '--out', out, '--concurrency', '16', '--resume'], { env, timeoutMs: 60_000 });
+    const resumed = await runCli(['submit', input, '--out', out, '--concurrency', '16', '--resume'], {
+      env,
+      timeoutMs: 60_000,
+    });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(/already done by the earlier run/);
     const { lines, repeated } = byLine(readResults(out));
     expect(repeated).toEqual([]);
     expect([...lines.keys()].sort((a, b) => a - b)).toEqual(starts);
-    starts.forEach((line, i) => expect(lines.get(line)).toMatchObject({ column: 1, id: `${prefix}-${i + 1}`, outcome: 'DECIDED' }));
+    starts.forEach((line, i) =>
+      expect(lines.get(line)).toMatchObject({ column: 1, id: `${prefix}-${i + 1}`, outcome: 'DECIDED' }),
+    );
     const counts = target.storedCounts(idsOf(prefix, count));
     expect([...counts.values()].filter((c) => c !== 1)).toEqual([]);
   }, 90_000);
@@ -238,7 +263,10 @@ describe('Ctrl-C', () => {
     expect(partial.length).toBeLessThan(count);
     expect(new Set(partial.map((r) => r.line)).size).toBe(partial.length);
 
-    const resumed = await runCli(['submit', input, '--out', out, '--rejects', rejects, '--concurrency', '8', '--resume'], { env, timeoutMs: 60_000 });
+    const resumed = await runCli(
+      ['submit', input, '--out', out, '--rejects', rejects, '--concurrency', '8', '--resume'],
+      { env, timeoutMs: 60_000 },
+    );
     expect(resumed.code, resumed.stderr).toBe(0);
     expectAllDecided(out, count);
     const counts = target.storedCounts(idsOf(prefix, count));
@@ -255,12 +283,16 @@ describe('a second Ctrl-C', () => {
 
   it('aborts the requests in flight at once, leaves their lines unrecorded, and exits 130', async () => {
     const out = path('results.jsonl');
-    const run = startCli(['submit', writeInput(makeLines('aborted', 50)), '--out', out, '--concurrency', '4'], { env: envFor(stuck.url, 'plain-key') });
+    const run = startCli(['submit', writeInput(makeLines('aborted', 50)), '--out', out, '--concurrency', '4'], {
+      env: envFor(stuck.url, 'plain-key'),
+    });
     // Wait until the batch's four requests are at the server, then press Ctrl-C, and again once
     // the batch says it is finishing the lines in flight.
     await expect.poll(() => stuck.maxInFlight(), { timeout: 10_000 }).toBe(4);
     run.child.kill('SIGINT');
-    await expect.poll(() => run.output().stderr, { timeout: 10_000 }).toContain('stopping: finishing the lines in flight');
+    await expect
+      .poll(() => run.output().stderr, { timeout: 10_000 })
+      .toContain('stopping: finishing the lines in flight');
     run.child.kill('SIGINT');
     const result = await run.done;
     expect(result.code).toBe(130);
@@ -290,7 +322,9 @@ function hangUpPending(pid: number): boolean {
   } catch {
     return false;
   }
-  return [/^SigPnd:\s*([0-9a-f]+)$/m, /^ShdPnd:\s*([0-9a-f]+)$/m].some((mask) => (BigInt(`0x${mask.exec(status)?.[1] ?? '0'}`) & 1n) !== 0n);
+  return [/^SigPnd:\s*([0-9a-f]+)$/m, /^ShdPnd:\s*([0-9a-f]+)$/m].some(
+    (mask) => (BigInt(`0x${mask.exec(status)?.[1] ?? '0'}`) & 1n) !== 0n,
+  );
 }
 
 const ended = (pid: number) => [null, 'Z'].includes(processState(pid));
@@ -304,7 +338,10 @@ describe('a terminal that hangs up', () => {
   it('finishes the lines in flight and records them, sending no more (SIGHUP, as Ctrl-C)', async () => {
     const held = await startPlainEventServer({ hold: true });
     const out = path('hangup-results.jsonl');
-    const pty = await startOnTerminal(['submit', writeInput(makeLines('hangup', 50)), '--out', out, '--concurrency', '4'], { env: envFor(held.url, 'plain-key') });
+    const pty = await startOnTerminal(
+      ['submit', writeInput(makeLines('hangup', 50)), '--out', out, '--concurrency', '4'],
+      { env: envFor(held.url, 'plain-key') },
+    );
     try {
       await expect.poll(() => held.inFlight(), { timeout: 10_000 }).toBe(4);
       const { shell, program } = await pty.pids();
@@ -327,10 +364,14 @@ describe('a terminal that hangs up', () => {
     const held = await startPlainEventServer({ hold: true });
     try {
       const out = path('hup-results.jsonl');
-      const run = startCli(['submit', writeInput(makeLines('hup', 50)), '--out', out, '--concurrency', '4'], { env: envFor(held.url, 'plain-key') });
+      const run = startCli(['submit', writeInput(makeLines('hup', 50)), '--out', out, '--concurrency', '4'], {
+        env: envFor(held.url, 'plain-key'),
+      });
       await expect.poll(() => held.inFlight(), { timeout: 10_000 }).toBe(4);
       run.child.kill('SIGHUP');
-      await expect.poll(() => run.output().stderr, { timeout: 10_000 }).toContain('stopping: finishing the lines in flight');
+      await expect
+        .poll(() => run.output().stderr, { timeout: 10_000 })
+        .toContain('stopping: finishing the lines in flight');
       held.release();
       const result = await run.done;
       expect(result.signal).toBe('SIGHUP');
@@ -349,10 +390,14 @@ describe('kill -TERM (systemd stopping a unit, cron under timeout)', () => {
     const held = await startPlainEventServer({ hold: true });
     try {
       const out = path('term-results.jsonl');
-      const run = startCli(['submit', writeInput(makeLines('term', 50)), '--out', out, '--concurrency', '4'], { env: envFor(held.url, 'plain-key') });
+      const run = startCli(['submit', writeInput(makeLines('term', 50)), '--out', out, '--concurrency', '4'], {
+        env: envFor(held.url, 'plain-key'),
+      });
       await expect.poll(() => held.inFlight(), { timeout: 10_000 }).toBe(4);
       run.child.kill('SIGTERM');
-      await expect.poll(() => run.output().stderr, { timeout: 10_000 }).toContain('stopping: finishing the lines in flight');
+      await expect
+        .poll(() => run.output().stderr, { timeout: 10_000 })
+        .toContain('stopping: finishing the lines in flight');
       held.release();
       const result = await run.done;
       expect(result.code).toBe(143);
@@ -377,7 +422,10 @@ describe('a Retry-After for a few lines', () => {
   it('delays those lines only: other lines are sent while they wait, and requests in flight stay within --concurrency', async () => {
     const out = path('results.jsonl');
     const count = 300;
-    const result = await runCli(['submit', writeInput(makeLines('waiting', count)), '--out', out, '--concurrency', '2', '--json'], { env: envFor(server.url, 'plain-key'), timeoutMs: 60_000 });
+    const result = await runCli(
+      ['submit', writeInput(makeLines('waiting', count)), '--out', out, '--concurrency', '2', '--json'],
+      { env: envFor(server.url, 'plain-key'), timeoutMs: 60_000 },
+    );
     expect(result.code, result.stderr).toBe(0);
     expectAllDecided(out, count);
     expect([...server.stored.values()].filter((c) => c !== 1)).toEqual([]);
@@ -408,7 +456,10 @@ describe('an outage', () => {
 
   it('spends the shared retry budget, then stops instead of retrying every line: exit 1 and a summary that says so', async () => {
     const out = path('results.jsonl');
-    const result = await runCli(['submit', writeInput(makeLines('outage', 5_000)), '--out', out], { env: envFor(down.url, 'plain-key'), timeoutMs: 60_000 });
+    const result = await runCli(['submit', writeInput(makeLines('outage', 5_000)), '--out', out], {
+      env: envFor(down.url, 'plain-key'),
+      timeoutMs: 60_000,
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('the retry budget is spent');
     expect(result.stderr).toContain('--resume');

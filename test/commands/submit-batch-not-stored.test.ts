@@ -31,7 +31,13 @@ async function batch(target: PlainServer, prefix: string, count: number) {
   const input = join(tmp.dir, `${prefix}.jsonl`);
   const out = join(tmp.dir, `${prefix}-results.jsonl`);
   writeFileSync(input, `${makeLines(prefix, count).join('\n')}\n`);
-  const env = cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'config'), XDG_DATA_HOME: join(tmp.dir, 'data'), FRAUDCTL_BASE_URL: target.url, FRAUDCTL_API_KEY: 'plain-key' });
+  const env = cliEnv({
+    HOME: tmp.dir,
+    XDG_CONFIG_HOME: join(tmp.dir, 'config'),
+    XDG_DATA_HOME: join(tmp.dir, 'data'),
+    FRAUDCTL_BASE_URL: target.url,
+    FRAUDCTL_API_KEY: 'plain-key',
+  });
   const result = await runCli(['submit', input, '--out', out, '--concurrency', '16'], { env, timeoutMs: 90_000 });
   const { lines, repeated } = byLine(readResults(out));
   expect(repeated).toEqual([]);
@@ -54,7 +60,12 @@ describe('a batch whose answers are lost after storing', () => {
   }, 90_000);
 
   it('behind a proxy whose 404s are HTML: lost answers are UNKNOWN with the reason, and nothing is stored twice', async () => {
-    const target = await server({ without: ['summary'], htmlNotFound: true, faults: { resetBefore: 0.03, resetAfter: 0.05, timeoutAfter: 0.05 }, seed: 9 });
+    const target = await server({
+      without: ['summary'],
+      htmlNotFound: true,
+      faults: { resetBefore: 0.03, resetAfter: 0.05, timeoutAfter: 0.05 },
+      seed: 9,
+    });
     const { result, lines, stored } = await batch(target, 'html-404', 2_000);
     expect(result.code).toBe(1);
     expect(stored.filter((c) => c > 1)).toEqual([]);
@@ -66,18 +77,27 @@ describe('a batch whose answers are lost after storing', () => {
     expect([...lines.values()].filter((r) => r.outcome !== 'UNKNOWN' && r.outcome !== 'DECIDED')).toEqual([]);
     // The summary says why: the check got an answer that is not the service's.
     expect(result.stderr).toMatch(/unknown\s+[\d,]+\s+sent, and whether they were stored cannot be told/);
-    expect(result.stderr).toMatch(/line \d+: sent, but whether it was stored cannot be told \(not sent again\): GET http:\/\/127\.0\.0\.1:\d+\/event\/html-404-\d+ answered 404 with an HTML page titled "404 Not Found"/);
+    expect(result.stderr).toMatch(
+      /line \d+: sent, but whether it was stored cannot be told \(not sent again\): GET http:\/\/127\.0\.0\.1:\d+\/event\/html-404-\d+ answered 404 with an HTML page titled "404 Not Found"/,
+    );
   }, 90_000);
 
   it('a wrong base path: the first line stops the batch with one clear reason, nothing counted as "not stored"', async () => {
     const target = await server({});
     const input = join(tmp.dir, 'wrong-base.jsonl');
     writeFileSync(input, `${makeLines('wrong-base', 50).join('\n')}\n`);
-    const env = cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'config'), FRAUDCTL_BASE_URL: `${target.url}/v2`, FRAUDCTL_API_KEY: 'plain-key' });
+    const env = cliEnv({
+      HOME: tmp.dir,
+      XDG_CONFIG_HOME: join(tmp.dir, 'config'),
+      FRAUDCTL_BASE_URL: `${target.url}/v2`,
+      FRAUDCTL_API_KEY: 'plain-key',
+    });
     const result = await runCli(['submit', input, '--concurrency', '1'], { env });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('stopped: the URL does not answer as the fraud-screening service');
-    expect(result.stderr).toMatch(/error: POST http:\/\/127\.0\.0\.1:\d+\/v2\/event answered 404 with the code ROUTE_NOT_FOUND/);
+    expect(result.stderr).toMatch(
+      /error: POST http:\/\/127\.0\.0\.1:\d+\/v2\/event answered 404 with the code ROUTE_NOT_FOUND/,
+    );
     expect(target.processed()).toBe(0);
   });
 });

@@ -30,7 +30,11 @@ afterAll(async () => {
 
 describe.each([
   ['a static file server (404, an HTML page)', () => files, /answered 404 with an HTML page titled "Error response"/],
-  ['a server answering 501 (python3 -m http.server)', () => python, /answered 501 with an HTML page titled "Error response"/],
+  [
+    'a server answering 501 (python3 -m http.server)',
+    () => python,
+    /answered 501 with an HTML page titled "Error response"/,
+  ],
 ])('submit batch against %s', (name, server, got) => {
   it('stops at the first answers: no new lines, those in flight recorded, one line naming the URL, exit 1; --resume at the right URL finishes', async () => {
     const prefix = name.startsWith('a static') ? 'nts-files' : 'nts-501';
@@ -40,7 +44,16 @@ describe.each([
     const posts = () => server().requests.filter((r) => r === '/event').length;
     const before = posts();
 
-    const wrong = await cli.run(['submit', input, '--out', out, '--concurrency', String(CONCURRENCY), '--base-url', server().url]);
+    const wrong = await cli.run([
+      'submit',
+      input,
+      '--out',
+      out,
+      '--concurrency',
+      String(CONCURRENCY),
+      '--base-url',
+      server().url,
+    ]);
     expect(wrong.code, wrong.stderr).toBe(1);
     const sent = posts() - before;
     // Only the lines already in flight when the first answer came: at most one per request slot.
@@ -51,7 +64,9 @@ describe.each([
     for (const r of recorded) expect(r).toMatchObject({ outcome: 'FAILED', errorType: 'NOT_THE_SERVICE' });
     const errorLines = wrong.stderr.split('\n').filter((l) => l.startsWith('error: '));
     expect(errorLines).toHaveLength(1);
-    expect(errorLines[0]).toMatch(/that is not the fraud-screening service's answer, so this URL is not the service, or not its base path/);
+    expect(errorLines[0]).toMatch(
+      /that is not the fraud-screening service's answer, so this URL is not the service, or not its base path/,
+    );
     expect(errorLines[0]).toMatch(got);
     expect(wrong.stderr).toContain('stopped: the URL does not answer as the fraud-screening service');
     expect(wrong.stderr).not.toMatch(TERMINAL_CONTROLS);

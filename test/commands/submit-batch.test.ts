@@ -36,31 +36,40 @@ describe('fraudctl submit: JSON values in any layout', () => {
     const out = outPath('results.jsonl');
     const result = await cli.run(['submit', file('one.json', `${event}\n`), '--out', out]);
     expect(result.code, result.stderr).toBe(0);
-    expect(readResults(out)).toEqual([expect.objectContaining({ line: 1, column: 1, id: 'pretty-one-1', outcome: 'DECIDED' })]);
+    expect(readResults(out)).toEqual([
+      expect.objectContaining({ line: 1, column: 1, id: 'pretty-one-1', outcome: 'DECIDED' }),
+    ]);
   });
 
   it.each([
     ['plain', (text: string) => text],
     ['gzip', (text: string) => gzipSync(text)],
-  ])('values as jq prints them, from stdin (%s): a batch of every value, each named by the line where it starts', async (kind, encode) => {
-    const prefix = `jq-${kind}`;
-    const { text, starts } = jqOutput(prefix, 12);
-    const out = outPath('results.jsonl');
-    const result = await cli.run(['submit', '-', '--out', out], { input: encode(text) });
-    expect(result.code, result.stderr).toBe(0);
-    const { lines, repeated } = byLine(readResults(out));
-    expect(repeated).toEqual([]);
-    expect([...lines.keys()].sort((a, b) => a - b)).toEqual(starts);
-    starts.forEach((line, i) => expect(lines.get(line)).toMatchObject({ column: 1, id: `${prefix}-${i + 1}`, outcome: 'DECIDED' }));
-    expect(result.stderr).toMatch(/Batch done: 12 events/);
-  });
+  ])(
+    'values as jq prints them, from stdin (%s): a batch of every value, each named by the line where it starts',
+    async (kind, encode) => {
+      const prefix = `jq-${kind}`;
+      const { text, starts } = jqOutput(prefix, 12);
+      const out = outPath('results.jsonl');
+      const result = await cli.run(['submit', '-', '--out', out], { input: encode(text) });
+      expect(result.code, result.stderr).toBe(0);
+      const { lines, repeated } = byLine(readResults(out));
+      expect(repeated).toEqual([]);
+      expect([...lines.keys()].sort((a, b) => a - b)).toEqual(starts);
+      starts.forEach((line, i) =>
+        expect(lines.get(line)).toMatchObject({ column: 1, id: `${prefix}-${i + 1}`, outcome: 'DECIDED' }),
+      );
+      expect(result.stderr).toMatch(/Batch done: 12 events/);
+    },
+  );
 
   it('a pretty-printed file with --out (gzip too) is a batch of one value', async () => {
     const event = JSON.stringify(makeEvent('pretty-gz', 1), null, 2);
     const out = outPath('results.jsonl');
     const result = await cli.run(['submit', file('one.json.gz', gzipSync(event)), '--out', out]);
     expect(result.code, result.stderr).toBe(0);
-    expect(readResults(out)).toEqual([expect.objectContaining({ line: 1, column: 1, id: 'pretty-gz-1', outcome: 'DECIDED' })]);
+    expect(readResults(out)).toEqual([
+      expect.objectContaining({ line: 1, column: 1, id: 'pretty-gz-1', outcome: 'DECIDED' }),
+    ]);
   });
 
   it('a broken value: REJECTED with where it started, the line and column where it broke in the summary, and the batch goes on', async () => {
@@ -74,10 +83,14 @@ describe('fraudctl submit: JSON values in any layout', () => {
     const result = await cli.run(['submit', '-', '--out', out, '--rejects', rejects], { input: lines.join('\n') });
     expect(result.code).toBe(1);
     const results = readResults(out);
-    expect(results.map((r) => [r.line, r.column, r.outcome, r.errorCodes]).sort((a, b) => (a[0] as number) - (b[0] as number))).toEqual([
+    expect(
+      results
+        .map((r) => [r.line, r.column, r.outcome, r.errorCodes])
+        .sort((a, b) => (a[0] as number) - (b[0] as number)),
+    ).toEqual([
       [1, 1, 'DECIDED', []],
       [second + 1, 1, 'REJECTED', ['NOT_JSON']],
-      [second + 1 + (second), 1, 'DECIDED', []],
+      [second + 1 + second, 1, 'DECIDED', []],
     ]);
     expect(result.stderr).toContain(`not JSON (at line ${second + 3} column 3: unexpected "`);
     expect(readFileSync(rejects, 'utf8')).toContain('"id": "jq-broken-2"');
@@ -88,11 +101,15 @@ describe('fraudctl submit: JSON values in any layout', () => {
     const out = outPath('results.jsonl');
     const result = await cli.run(['submit', '-', '--out', out], { input: `${text}{"id": "jq-stop-3", "amount": }\n` });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/stdin: not JSON at line \d+ column 31: unexpected "}", and no later line starts a value at column 1/);
-    expect(readResults(out).map((r) => [r.id, r.outcome])).toEqual(expect.arrayContaining([
-      ['jq-stop-1', 'DECIDED'],
-      ['jq-stop-2', 'DECIDED'],
-    ]));
+    expect(result.stderr).toMatch(
+      /stdin: not JSON at line \d+ column 31: unexpected "}", and no later line starts a value at column 1/,
+    );
+    expect(readResults(out).map((r) => [r.id, r.outcome])).toEqual(
+      expect.arrayContaining([
+        ['jq-stop-1', 'DECIDED'],
+        ['jq-stop-2', 'DECIDED'],
+      ]),
+    );
     expect(readResults(out)).toHaveLength(2);
   });
 });
@@ -127,7 +144,9 @@ describe('fraudctl submit: the summary and its advice', () => {
     const out = outPath('results.jsonl');
     const result = await cli.run(['submit', path, '--out', out]);
     expect(result.code).toBe(1);
-    expect(hintOf(result.stderr)).toBe('the input may be cut short: complete it, then run the same command again with --resume (it skips what was done)');
+    expect(hintOf(result.stderr)).toBe(
+      'the input may be cut short: complete it, then run the same command again with --resume (it skips what was done)',
+    );
     expect(readResults(out).map((r) => r.id)).toEqual(expect.arrayContaining(['cut-resume-1', 'cut-resume-2']));
 
     writeFileSync(path, `[${e1},\n${e2},\n${e3}]\n`);
@@ -144,7 +163,9 @@ describe('fraudctl submit: the summary and its advice', () => {
   });
 
   it('a broken value with nothing after it, without --out: the hint has no --resume either', async () => {
-    const result = await cli.run(['submit', '-', '--concurrency', '2'], { input: `${JSON.stringify(makeEvent('broken-no-out', 1), null, 2)}\n{"id": "x", "amount": }\n` });
+    const result = await cli.run(['submit', '-', '--concurrency', '2'], {
+      input: `${JSON.stringify(makeEvent('broken-no-out', 1), null, 2)}\n{"id": "x", "amount": }\n`,
+    });
     expect(result.code).toBe(1);
     expect(hintOf(result.stderr)).toBe('fix the input there, then run the same command again');
   });
@@ -153,14 +174,28 @@ describe('fraudctl submit: the summary and its advice', () => {
 describe('fraudctl submit (batch)', () => {
   it('an event the service already had (200, not 201): its line says so and carries its state now; a new one does not', async () => {
     const lines = makeLines('existed', 3);
-    const first = await cli.run(['submit', file('existed-1.jsonl', `${lines[0]}\n`), '--out', outPath('existed-1.jsonl')]);
+    const first = await cli.run([
+      'submit',
+      file('existed-1.jsonl', `${lines[0]}\n`),
+      '--out',
+      outPath('existed-1.jsonl'),
+    ]);
     expect(first.code, first.stderr).toBe(0);
-    expect((await cli.sb.call('PATCH', '/event/existed-1/state', { body: { state: 'DECLINED', comments: 'colleague' } })).status).toBe(200);
+    expect(
+      (await cli.sb.call('PATCH', '/event/existed-1/state', { body: { state: 'DECLINED', comments: 'colleague' } }))
+        .status,
+    ).toBe(200);
     const out = outPath('existed-all.jsonl');
     const result = await cli.run(['submit', file('existed-all.jsonl', `${lines.join('\n')}\n`), '--out', out]);
     expect(result.code, result.stderr).toBe(0);
     const { lines: seen } = byLine(readResults(out));
-    expect(seen.get(1)).toMatchObject({ id: 'existed-1', outcome: 'DECIDED', status: 200, alreadyExisted: true, stateNow: 'DECLINED' });
+    expect(seen.get(1)).toMatchObject({
+      id: 'existed-1',
+      outcome: 'DECIDED',
+      status: 200,
+      alreadyExisted: true,
+      stateNow: 'DECLINED',
+    });
     // The GET that read its state gave its amount in the base currency too.
     expect(seen.get(1)!.amountInBaseCurrency).toEqual(expect.any(Number));
     expect(seen.get(2)).toMatchObject({ id: 'existed-2', status: 201, alreadyExisted: false, stateNow: null });
@@ -195,7 +230,11 @@ describe('fraudctl submit (batch)', () => {
       expect(r.ruleIds).toEqual(assessment.alerts.map((a) => a.ruleId));
       const summary = (await cli.sb.call('GET', `/event/jsonl-basic-${n}`)).json as Record<string, unknown>;
       const { eventDate, amount, currency } = summary;
-      expect({ eventDate: r.eventDate, amount: r.amount, currency: r.currency }).toEqual({ eventDate, amount, currency });
+      expect({ eventDate: r.eventDate, amount: r.amount, currency: r.currency }).toEqual({
+        eventDate,
+        amount,
+        currency,
+      });
       // The contract's POST answer has no amount in the base currency: evaluate reads it.
       expect(r.amountInBaseCurrency).toBeNull();
     }
@@ -209,7 +248,19 @@ describe('fraudctl submit (batch)', () => {
     const good = makeLines('mixed', 4);
     const huge = JSON.stringify({ id: 'mixed-huge', amount: 1, currency: 'EUR', userName: 'x'.repeat(1024 * 1024) });
     const missingAmount = JSON.stringify({ id: 'mixed-422', currency: 'EUR' });
-    const inputLines = [good[0], '{"amount": 1,', good[1], '', '[1, 2]', '"just a string"', huge, missingAmount, good[2], '   ', good[3]];
+    const inputLines = [
+      good[0],
+      '{"amount": 1,',
+      good[1],
+      '',
+      '[1, 2]',
+      '"just a string"',
+      huge,
+      missingAmount,
+      good[2],
+      '   ',
+      good[3],
+    ];
     const input = file('mixed.jsonl', inputLines.join('\n'));
     const out = outPath('results.jsonl');
     const rejects = outPath('rejects.jsonl');
@@ -220,11 +271,23 @@ describe('fraudctl submit (batch)', () => {
     // Blank lines (4 and 10) are not events and get no result.
     expect([...lines.keys()].sort((a, b) => a - b)).toEqual([1, 2, 3, 5, 6, 7, 8, 9, 11]);
     for (const n of [1, 3, 9, 11]) expect(lines.get(n)!.outcome).toBe('DECIDED');
-    expect(lines.get(2)).toMatchObject({ outcome: 'REJECTED', errorType: 'INVALID_LINE', errorCodes: ['NOT_JSON'], attempts: 0, status: null });
+    expect(lines.get(2)).toMatchObject({
+      outcome: 'REJECTED',
+      errorType: 'INVALID_LINE',
+      errorCodes: ['NOT_JSON'],
+      attempts: 0,
+      status: null,
+    });
     expect(lines.get(5)).toMatchObject({ outcome: 'REJECTED', errorCodes: ['NOT_AN_OBJECT'], attempts: 0 });
     expect(lines.get(6)).toMatchObject({ outcome: 'REJECTED', errorCodes: ['NOT_AN_OBJECT'], attempts: 0 });
     expect(lines.get(7)).toMatchObject({ outcome: 'REJECTED', errorCodes: ['TOO_LARGE'], attempts: 0 });
-    expect(lines.get(8)).toMatchObject({ outcome: 'REJECTED', id: 'mixed-422', status: 422, errorType: 'VALIDATION_ERROR', attempts: 1 });
+    expect(lines.get(8)).toMatchObject({
+      outcome: 'REJECTED',
+      id: 'mixed-422',
+      status: 422,
+      errorType: 'VALIDATION_ERROR',
+      attempts: 1,
+    });
     expect(lines.get(8)!.errorCodes).toContain('amount:REQUIRED');
     expect((await cli.sb.call('GET', '/event/mixed-huge')).status).toBe(404);
     // The rejects file holds exactly the lines without a decision, as they were, in a form that can be sent again.
@@ -248,14 +311,28 @@ describe('fraudctl submit (batch)', () => {
     const out = outPath('results.jsonl');
     const running = startCli(['submit', '-', '--out', out], { env: cli.env(), keepStdinOpen: true });
     // Result lines, the header (the first line) not counted.
-    const recorded = () => (existsSync(out) ? Math.max(0, readFileSync(out, 'utf8').split('\n').filter(Boolean).length - 1) : 0);
+    const recorded = () =>
+      existsSync(out) ? Math.max(0, readFileSync(out, 'utf8').split('\n').filter(Boolean).length - 1) : 0;
     try {
       const lines = makeLines('trickle', 3);
       // Two lines make it a batch; each is decided before the next comes.
       running.child.stdin.write(`${lines[0]}\n${lines[1]}\n`);
-      await expect.poll(recorded, { timeout: 5000, message: `two results while no more input comes:\n${running.output().stderr}` }).toBe(2);
+      await expect
+        .poll(recorded, {
+          timeout: 5000,
+          message: `two results while no more input comes:\n${running.output().stderr}`,
+        })
+        .toBe(2);
       running.child.kill('SIGINT');
-      const result = await Promise.race([running.done, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`still running 5 s after SIGINT (stdin still open):\n${running.output().stderr}`)), 5000))]);
+      const result = await Promise.race([
+        running.done,
+        new Promise<never>((_, reject) =>
+          setTimeout(
+            () => reject(new Error(`still running 5 s after SIGINT (stdin still open):\n${running.output().stderr}`)),
+            5000,
+          ),
+        ),
+      ]);
       expect(result.code, result.stderr).toBe(130);
       expect(result.stderr).toContain('interrupted: lines in flight were finished, no new line was read');
       expect(recorded()).toBe(2);
@@ -269,11 +346,22 @@ describe('fraudctl submit (batch)', () => {
     const lines = makeLines('stdin-batch', 25);
     const result = await cli.run(['submit', '-', '--json'], { input: lines.join('\n') });
     expect(result.code, result.stderr).toBe(0);
-    const results = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { line: number; outcome: string; id: string });
+    const results = result.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { line: number; outcome: string; id: string });
     expect(results.map((r) => r.line).sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
     expect(results.every((r) => r.outcome === 'DECIDED')).toBe(true);
     const summary = JSON.parse(result.stderr.slice(result.stderr.indexOf('{'))) as Record<string, unknown>;
-    expect(summary).toMatchObject({ lines: 25, decided: 25, rejected: 0, failed: 0, unknown: 0, stopped: null, results: null });
+    expect(summary).toMatchObject({
+      lines: 25,
+      decided: 25,
+      rejected: 0,
+      failed: 0,
+      unknown: 0,
+      stopped: null,
+      results: null,
+    });
     expect((summary.latencyMs as { p99: number }).p99).toBeGreaterThanOrEqual(0);
   });
 
@@ -287,7 +375,8 @@ describe('fraudctl submit (batch)', () => {
     expect(lines.size).toBe(12);
     // Each element is pretty-printed over the same number of lines, after the `[` line.
     const height = JSON.stringify(events[0], null, 2).split('\n').length;
-    for (let n = 1; n <= 12; n++) expect(lines.get(2 + (n - 1) * height)).toMatchObject({ column: 3, id: `gz-array-${n}`, outcome: 'DECIDED' });
+    for (let n = 1; n <= 12; n++)
+      expect(lines.get(2 + (n - 1) * height)).toMatchObject({ column: 3, id: `gz-array-${n}`, outcome: 'DECIDED' });
     expect(JSON.parse(result.stdout)).toMatchObject({ lines: 12, decided: 12, results: out });
     expect((await cli.sb.call('GET', '/event/gz-array-12')).status).toBe(200);
   });
@@ -304,7 +393,16 @@ describe('fraudctl submit (batch)', () => {
   it('--max-errors stops the batch after that many lines without a decision', async () => {
     const lines = [...Array.from({ length: 30 }, () => 'not json'), ...makeLines('max-errors', 5)];
     const out = outPath('results.jsonl');
-    const result = await cli.run(['submit', file('bad.jsonl', lines.join('\n')), '--out', out, '--max-errors', '3', '--concurrency', '1']);
+    const result = await cli.run([
+      'submit',
+      file('bad.jsonl', lines.join('\n')),
+      '--out',
+      out,
+      '--max-errors',
+      '3',
+      '--concurrency',
+      '1',
+    ]);
     expect(result.code).toBe(1);
     expect(readResults(out)).toHaveLength(3);
     expect(result.stderr).toContain('stopped after --max-errors');
@@ -312,15 +410,30 @@ describe('fraudctl submit (batch)', () => {
     expect((await cli.sb.call('GET', '/event/max-errors-1')).status).toBe(404);
   });
 
-  it.each([1, 16])('--max-errors 2 at concurrency %i stops at exactly 2 lines rejected locally, sending nothing after', async (concurrency) => {
-    const lines = [...Array.from({ length: 6 }, () => 'not json'), ...makeLines(`max-exact-${concurrency}`, 3)];
-    const out = outPath('results.jsonl');
-    const result = await cli.run(['submit', file('six-bad.jsonl', lines.join('\n')), '--out', out, '--max-errors', '2', '--concurrency', String(concurrency)]);
-    expect(result.code).toBe(1);
-    const results = readResults(out);
-    expect(results.map((r) => [r.line, r.outcome])).toEqual([[1, 'REJECTED'], [2, 'REJECTED']]);
-    expect((await cli.sb.call('GET', `/event/max-exact-${concurrency}-1`)).status).toBe(404);
-  });
+  it.each([1, 16])(
+    '--max-errors 2 at concurrency %i stops at exactly 2 lines rejected locally, sending nothing after',
+    async (concurrency) => {
+      const lines = [...Array.from({ length: 6 }, () => 'not json'), ...makeLines(`max-exact-${concurrency}`, 3)];
+      const out = outPath('results.jsonl');
+      const result = await cli.run([
+        'submit',
+        file('six-bad.jsonl', lines.join('\n')),
+        '--out',
+        out,
+        '--max-errors',
+        '2',
+        '--concurrency',
+        String(concurrency),
+      ]);
+      expect(result.code).toBe(1);
+      const results = readResults(out);
+      expect(results.map((r) => [r.line, r.outcome])).toEqual([
+        [1, 'REJECTED'],
+        [2, 'REJECTED'],
+      ]);
+      expect((await cli.sb.call('GET', `/event/max-exact-${concurrency}-1`)).status).toBe(404);
+    },
+  );
 
   it('records the id the service assigned to an event sent without one, in the results file and on stdout', async () => {
     const { id: _unused, ...event } = makeEvent('ignored', 1);
@@ -336,8 +449,13 @@ describe('fraudctl submit (batch)', () => {
       expect((await cli.sb.call('GET', `/event/${encodeURIComponent(r.id!)}`)).status).toBe(200);
     }
     expect(results[0]!.id).not.toBe(results[1]!.id);
-    const piped = await cli.run(['submit', '-', '--json'], { input: `${JSON.stringify(event)}\n${JSON.stringify(event)}\n` });
-    const lines = piped.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: unknown; outcome: string });
+    const piped = await cli.run(['submit', '-', '--json'], {
+      input: `${JSON.stringify(event)}\n${JSON.stringify(event)}\n`,
+    });
+    const lines = piped.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: unknown; outcome: string });
     expect(lines.every((l) => typeof l.id === 'string' && l.outcome === 'DECIDED')).toBe(true);
   });
 
@@ -359,17 +477,29 @@ describe('fraudctl submit (batch)', () => {
     const out = outPath('results.jsonl');
     const first = await cli.run(['submit', file('a.jsonl', makeLines('resume-a', 5).join('\n')), '--out', out]);
     expect(first.code, first.stderr).toBe(0);
-    const other = await cli.run(['submit', file('b.jsonl', makeLines('resume-b', 400).join('\n')), '--out', out, '--resume']);
+    const other = await cli.run([
+      'submit',
+      file('b.jsonl', makeLines('resume-b', 400).join('\n')),
+      '--out',
+      out,
+      '--resume',
+    ]);
     expect(other.code).toBe(2);
-    expect(other.stderr).toMatch(/^error: .*results\.jsonl does not belong to this input: its line \d is event "resume-a-\d", the input's is "resume-b-\d"$/m);
+    expect(other.stderr).toMatch(
+      /^error: .*results\.jsonl does not belong to this input: its line \d is event "resume-a-\d", the input's is "resume-b-\d"$/m,
+    );
     expect(other.stderr).toContain('stopped: the results file was written for another input');
     expect(readResults(out)).toHaveLength(5);
-    for (const id of ['resume-b-6', 'resume-b-400']) expect((await cli.sb.call('GET', `/event/${id}`)).status).toBe(404);
+    for (const id of ['resume-b-6', 'resume-b-400'])
+      expect((await cli.sb.call('GET', `/event/${id}`)).status).toBe(404);
   });
 
   it('stops at once when the service refuses the key, with exit 3', async () => {
     const out = outPath('results.jsonl');
-    const result = await cli.run(['submit', file('auth.jsonl', makeLines('auth', 50).join('\n')), '--out', out, '--concurrency', '2'], { env: { FRAUDCTL_API_KEY: 'wrong-key' } });
+    const result = await cli.run(
+      ['submit', file('auth.jsonl', makeLines('auth', 50).join('\n')), '--out', out, '--concurrency', '2'],
+      { env: { FRAUDCTL_API_KEY: 'wrong-key' } },
+    );
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/^error: the service did not accept the API key/m);
     expect(result.stderr).toContain('stopped: the service refused the API key');
@@ -400,7 +530,9 @@ describe('fraudctl submit (batch)', () => {
 describeNeeding(['script'], 'fraudctl submit (batch) on a terminal', () => {
   it('shows a progress bar with done/total, rate, ETA and running counts, then the summary', async () => {
     const input = file('tty.jsonl', `${makeLines('tty-progress', 600).join('\n')}\n`);
-    const command = [process.execPath, BIN, 'submit', input, '--concurrency', '1'].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const command = [process.execPath, BIN, 'submit', input, '--concurrency', '1']
+      .map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
+      .join(' ');
     const { code, screen } = await new Promise<{ code: number | null; screen: string }>((resolve, reject) => {
       const child = spawn('script', ['-qfec', command, '/dev/null'], { env: { ...cli.env(), TERM: 'xterm' } });
       let screen = '';
@@ -416,7 +548,9 @@ describeNeeding(['script'], 'fraudctl submit (batch) on a terminal', () => {
     });
     expect(code).toBe(0);
     expect(nodeWarnings(screen)).toEqual([]);
-    expect(screen).toMatch(/[\d,]+\/600 events · [\d,]+\/s · ETA \S+ · APPROVE [\d,]+ · REVIEW [\d,]+ · DECLINE [\d,]+ · errors 0/);
+    expect(screen).toMatch(
+      /[\d,]+\/600 events · [\d,]+\/s · ETA \S+ · APPROVE [\d,]+ · REVIEW [\d,]+ · DECLINE [\d,]+ · errors 0/,
+    );
     expect(screen).toMatch(/600\/600 events/);
     expect(screen).toMatch(/Batch done: 600 events/);
   });
@@ -433,7 +567,9 @@ describe('fraudctl submit (batch) | head', () => {
     child.stdin.end(makeLines('epipe', 3000).join('\n'));
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code).toBe(1);
-    expect(stderr).toMatch(/^error: stdout was closed after [\d,]+ results: the batch stopped; [\d,]+ events? (was|were) sent whose results could not be written$/m);
+    expect(stderr).toMatch(
+      /^error: stdout was closed after [\d,]+ results: the batch stopped; [\d,]+ events? (was|were) sent whose results could not be written$/m,
+    );
     expect(stderr).not.toMatch(/\n\s+at /);
     expect(nodeWarnings(stderr)).toEqual([]);
     expect((await cli.sb.call('GET', '/event/epipe-3000')).status).toBe(404);

@@ -27,7 +27,14 @@ afterAll(async () => {
   await tmp.remove();
 });
 const env = (extra: Record<string, string> = {}) =>
-  cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'config'), XDG_DATA_HOME: join(tmp.dir, 'data'), FRAUDCTL_BASE_URL: server.url, FRAUDCTL_API_KEY: 'plain-key', ...extra });
+  cliEnv({
+    HOME: tmp.dir,
+    XDG_CONFIG_HOME: join(tmp.dir, 'config'),
+    XDG_DATA_HOME: join(tmp.dir, 'data'),
+    FRAUDCTL_BASE_URL: server.url,
+    FRAUDCTL_API_KEY: 'plain-key',
+    ...extra,
+  });
 
 /** Writes `{"id":ID,"amount":1,"blob":"aaa…"}` with a blob of `blobBytes`, a MiB at a time; its size in bytes. */
 async function writeHugeEvent(path: string, id: string, blobBytes: number): Promise<number> {
@@ -45,7 +52,9 @@ async function writeHugeEvent(path: string, id: string, blobBytes: number): Prom
 
 describe('one value larger than the service takes', () => {
   it('256 MiB: refused as too large, with the reason on one line, and the process never holds it (peak RSS under 160 MiB)', async () => {
-    notUnderWine('the bound of 160 MiB is the peak RSS on Linux; under Wine the peak working set of node.exe was 162 MiB for this run (the 256 MiB value itself was never held)');
+    notUnderWine(
+      'the bound of 160 MiB is the peak RSS on Linux; under Wine the peak working set of node.exe was 162 MiB for this run (the 256 MiB value itself was never held)',
+    );
     const input = join(tmp.dir, 'huge.json');
     const bytes = await writeHugeEvent(input, 'huge-1', 256 * MiB);
     const out = join(tmp.dir, 'huge-results.jsonl');
@@ -53,7 +62,9 @@ describe('one value larger than the service takes', () => {
     const result = await runCli(['submit', input, '--out', out], { env: env(peakMemoryEnv(peak)), timeoutMs: 120_000 });
     expect(result.code, result.stderr).toBe(1);
     expect(result.stderr).toContain(`\n  line 1: too large (${bytes} bytes; the limit is ${MiB})\n`);
-    expect(readResults(out)).toMatchObject([{ line: 1, id: 'huge-1', outcome: 'REJECTED', errorCodes: ['TOO_LARGE'], attempts: 0 }]);
+    expect(readResults(out)).toMatchObject([
+      { line: 1, id: 'huge-1', outcome: 'REJECTED', errorCodes: ['TOO_LARGE'], attempts: 0 },
+    ]);
     expect(server.answers).toEqual([]);
     expect(peakRss(peak)).toBeLessThan(160 * MiB);
   }, 180_000);

@@ -28,7 +28,14 @@ async function interrupt(event: object) {
   const file = join(tmp.dir, `event-${Math.random().toString(36).slice(2)}.json`);
   writeFileSync(file, JSON.stringify(event, null, 2));
   const arrived = nextArrival();
-  const run = startCli(['submit', file], { env: cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'c'), FRAUDCTL_BASE_URL: server.url, FRAUDCTL_API_KEY: 'k' }) });
+  const run = startCli(['submit', file], {
+    env: cliEnv({
+      HOME: tmp.dir,
+      XDG_CONFIG_HOME: join(tmp.dir, 'c'),
+      FRAUDCTL_BASE_URL: server.url,
+      FRAUDCTL_API_KEY: 'k',
+    }),
+  });
   await arrived;
   const started = Date.now();
   run.child.kill('SIGINT');
@@ -41,7 +48,9 @@ describe('Ctrl-C during a one-event submit', () => {
     notOnWindows(ON_WINDOWS.signal);
     const result = await interrupt({ id: 'ord-int-1', amount: 10, currency: 'EUR' });
     expect(result.code).toBe(130);
-    expect(result.stderr).toMatch(/^error: interrupted: the event was sent, or about to be, and may or may not have been stored$/m);
+    expect(result.stderr).toMatch(
+      /^error: interrupted: the event was sent, or about to be, and may or may not have been stored$/m,
+    );
     expect(result.stderr).toMatch(/^check with: fraudctl show ord-int-1$/m);
     expect(result.stdout).toBe('');
     // Well before the 30 s request timeout: it does not wait for an answer that is not coming.

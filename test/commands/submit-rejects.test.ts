@@ -20,7 +20,9 @@ const file = (name: string, content?: string) => {
   if (content !== undefined) writeFileSync(path, content);
   return path;
 };
-const storedCount = async (ids: string[]) => (await Promise.all(ids.map(async (id) => (await cli.sb.call('GET', `/event/${id}`)).status === 200))).filter(Boolean).length;
+const storedCount = async (ids: string[]) =>
+  (await Promise.all(ids.map(async (id) => (await cli.sb.call('GET', `/event/${id}`)).status === 200))).filter(Boolean)
+    .length;
 
 describe('--rejects never destroys a file', () => {
   it('the input itself (the README retry with the option kept by habit): refused before reading, the input intact, nothing sent', async () => {
@@ -29,7 +31,9 @@ describe('--rejects never destroys a file', () => {
     const before = readFileSync(input, 'utf8');
     const result = await cli.run(['submit', input, '--out', file('r2.jsonl'), '--rejects', input]);
     expect(result.code, result.stderr).toBe(2);
-    expect(result.stderr).toContain(`error: --rejects ${input} is the input: writing the rejects there would destroy the events being read`);
+    expect(result.stderr).toContain(
+      `error: --rejects ${input} is the input: writing the rejects there would destroy the events being read`,
+    );
     expect(readFileSync(input, 'utf8')).toBe(before);
     expect(await storedCount(lines.map((_, i) => `rej-self-${i + 1}`))).toBe(0);
     // The same file by another name (a symbolic link to it) is the same file, even with --resume.
@@ -77,12 +81,18 @@ describe('--rejects after --resume', () => {
     const out = file('resume.out');
     const rejects = file('resume.rejects');
     // A wrong key: the first event sent fails (401) and the batch stops at once.
-    const first = await cli.run(['submit', input, '--out', out, '--rejects', rejects, '--concurrency', '1'], { env: { FRAUDCTL_API_KEY: 'not-the-key-0000' } });
+    const first = await cli.run(['submit', input, '--out', out, '--rejects', rejects, '--concurrency', '1'], {
+      env: { FRAUDCTL_API_KEY: 'not-the-key-0000' },
+    });
     expect(first.code, first.stderr).toBe(3);
     expect(readFileSync(rejects, 'utf8')).toBe(`not json\n${lines[0]}\n`);
     const resumed = await cli.run(['submit', input, '--out', out, '--rejects', rejects, '--resume']);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(readResults(out).filter((r) => r.outcome !== 'DECIDED').map((r) => r.line)).toEqual([1]);
+    expect(
+      readResults(out)
+        .filter((r) => r.outcome !== 'DECIDED')
+        .map((r) => r.line),
+    ).toEqual([1]);
     expect(readFileSync(rejects, 'utf8')).toBe('not json\n');
     expect(statSync(rejects).mode & 0o777).toBe(0o600);
     // The README's simplest retry now sends nothing that has a decision.
@@ -96,7 +106,18 @@ describe('--resume without --rejects', () => {
     const input = file('taken.jsonl', `${lines[0]}\nnot json\n${lines.slice(1).join('\n')}\n`);
     const out = file('taken.out');
     const rejects = file('taken.rejects');
-    const first = await cli.run(['submit', input, '--out', out, '--rejects', rejects, '--concurrency', '1', '--max-errors', '1']);
+    const first = await cli.run([
+      'submit',
+      input,
+      '--out',
+      out,
+      '--rejects',
+      rejects,
+      '--concurrency',
+      '1',
+      '--max-errors',
+      '1',
+    ]);
     expect(first.code, first.stderr).toBe(1);
     expect(readFileSync(rejects, 'utf8')).toBe('not json\n');
     const resumed = await cli.run(['submit', input, '--out', out, '--resume']);

@@ -22,11 +22,23 @@ afterAll(async () => {
   await tmp.remove();
 });
 
-const env = (url: string) => cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'config'), XDG_DATA_HOME: join(tmp.dir, 'data'), FRAUDCTL_BASE_URL: url, FRAUDCTL_API_KEY: 'plain-key' });
+const env = (url: string) =>
+  cliEnv({
+    HOME: tmp.dir,
+    XDG_CONFIG_HOME: join(tmp.dir, 'config'),
+    XDG_DATA_HOME: join(tmp.dir, 'data'),
+    FRAUDCTL_BASE_URL: url,
+    FRAUDCTL_API_KEY: 'plain-key',
+  });
 /** Events without an id (`marker` tells them apart at the server); the first `withIds` have one. */
 function idLessInput(name: string, count: number, withIds = 0): string {
   const input = join(tmp.dir, `${name}.jsonl`);
-  const event = (n: number) => ({ ...(n <= withIds ? { id: `${name}-${n}` } : {}), marker: `${name}-${n}`, amount: 10, currency: 'EUR' });
+  const event = (n: number) => ({
+    ...(n <= withIds ? { id: `${name}-${n}` } : {}),
+    marker: `${name}-${n}`,
+    amount: 10,
+    currency: 'EUR',
+  });
   writeFileSync(input, `${Array.from({ length: count }, (_, i) => JSON.stringify(event(i + 1))).join('\n')}\n`);
   return input;
 }
@@ -67,7 +79,12 @@ describe('--resume of events without an id', () => {
     const server = await startPlainEventServer({ hold: true, holdOnly: (r) => r.method === 'POST' && r.id === null });
     servers.push(server);
     const input = join(tmp.dir, 'spread.jsonl');
-    const event = (n: number) => ({ ...(n % 10 === 0 ? {} : { id: `spread-${n}` }), marker: `spread-${n}`, amount: 10, currency: 'EUR' });
+    const event = (n: number) => ({
+      ...(n % 10 === 0 ? {} : { id: `spread-${n}` }),
+      marker: `spread-${n}`,
+      amount: 10,
+      currency: 'EUR',
+    });
     writeFileSync(input, `${Array.from({ length: 60 }, (_, i) => JSON.stringify(event(i + 1))).join('\n')}\n`);
     const out = join(tmp.dir, 'spread.out');
     const rejects = join(tmp.dir, 'spread.rejects');
@@ -93,7 +110,9 @@ describe('--resume of events without an id', () => {
     expect(readFileSync(rejects, 'utf8').trimEnd().split('\n')).toHaveLength(4);
     expect(resumed.stderr).toContain('4 of 24 events got no decision');
     expect(resumed.stderr).not.toContain('to send again');
-    expect(resumed.stderr).toMatch(/4 of them may have been stored \(unknown\): check those before sending the file again/);
+    expect(resumed.stderr).toMatch(
+      /4 of them may have been stored \(unknown\): check those before sending the file again/,
+    );
   }, 30_000);
 
   it('after a Ctrl-C (every line in flight finished and recorded), --resume sends the rest: none is left UNKNOWN', async () => {
@@ -106,7 +125,9 @@ describe('--resume of events without an id', () => {
     const first = startCli(args, { env: env(server.url) });
     await expect.poll(() => server.inFlight(), { timeout: 10_000 }).toBe(4);
     first.child.kill('SIGINT');
-    await expect.poll(() => first.output().stderr, { timeout: 10_000 }).toContain('stopping: finishing the lines in flight');
+    await expect
+      .poll(() => first.output().stderr, { timeout: 10_000 })
+      .toContain('stopping: finishing the lines in flight');
     server.release();
     expect((await first.done).code).toBe(130);
     const done = readResults(out).length;
@@ -133,7 +154,10 @@ describe('--resume of events without an id', () => {
     expect(results.every((r) => typeof r.id === 'string' && r.idAssigned)).toBe(true);
     // An input that has an id where the service assigned one is still another input.
     const other = join(tmp.dir, 'other.jsonl');
-    writeFileSync(other, `${JSON.stringify({ id: results.find((r) => r.line === 1)!.id, amount: 10, currency: 'EUR' })}\n`);
+    writeFileSync(
+      other,
+      `${JSON.stringify({ id: results.find((r) => r.line === 1)!.id, amount: 10, currency: 'EUR' })}\n`,
+    );
     const wrong = await runCli(['submit', other, '--out', out, '--resume'], { env: env(server.url) });
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('does not belong to this input: its line 1 is without an id');

@@ -23,7 +23,12 @@ const outPath = () => join(cli.dir, `${++fileNo}-results.jsonl`);
 describe('--resume compares ids', () => {
   it('a line over 1 MiB with an id: rejected with its id recorded, and the resume accepts its own input', async () => {
     const big = JSON.stringify({ ...makeEvent('res-big', 1), comments: 'x'.repeat(1024 * 1024 + 10) });
-    const input = file('big.jsonl', [JSON.stringify(makeEvent('res-small', 1)), big, JSON.stringify(makeEvent('res-small', 3)), '{not json']);
+    const input = file('big.jsonl', [
+      JSON.stringify(makeEvent('res-small', 1)),
+      big,
+      JSON.stringify(makeEvent('res-small', 3)),
+      '{not json',
+    ]);
     const out = outPath();
     const first = await cli.run(['submit', input, '--out', out]);
     expect(first.code).toBe(1);
@@ -46,9 +51,12 @@ describe('--resume compares ids', () => {
     const b = [...a.slice(0, 200), ...makeLines('share-b', 300).slice(200)];
     const other = await cli.run(['submit', file('b.jsonl', b), '--out', out, '--resume', '--concurrency', '1']);
     expect(other.code).toBe(2);
-    expect(other.stderr).toMatch(/^error: .*results\.jsonl does not belong to this input: its line 201 is event "share-a-201", the input's is "share-b-201"$/m);
+    expect(other.stderr).toMatch(
+      /^error: .*results\.jsonl does not belong to this input: its line 201 is event "share-a-201", the input's is "share-b-201"$/m,
+    );
     expect(readResults(out)).toHaveLength(300);
-    for (const id of ['share-b-201', 'share-b-300']) expect((await cli.sb.call('GET', `/event/${id}`)).status).toBe(404);
+    for (const id of ['share-b-201', 'share-b-300'])
+      expect((await cli.sb.call('GET', `/event/${id}`)).status).toBe(404);
   });
 
   it('a line without an id where the results file has one, and the other way round', async () => {
@@ -56,7 +64,15 @@ describe('--resume compares ids', () => {
     const out = outPath();
     expect((await cli.run(['submit', file('a.jsonl', a), '--out', out])).code).toBe(0);
     const withoutId = [a[0]!, JSON.stringify({ ...makeEvent('noid', 2), id: undefined }), a[2]!];
-    const resumed = await cli.run(['submit', file('b.jsonl', withoutId), '--out', out, '--resume', '--concurrency', '1']);
+    const resumed = await cli.run([
+      'submit',
+      file('b.jsonl', withoutId),
+      '--out',
+      out,
+      '--resume',
+      '--concurrency',
+      '1',
+    ]);
     expect(resumed.code).toBe(2);
     expect(resumed.stderr).toMatch(/its line 2 is event "noid-2", the input's is without an id/);
   });

@@ -32,15 +32,27 @@ describe('fraudctl submit', () => {
   it('an event the service already had (200, not 201): says so and shows its state now, in tables and in --json', async () => {
     const payload = JSON.stringify({ ...example('review'), id: 'resubmit-1' });
     expect((await cli.run(['submit', '-'], { input: payload })).stdout).toMatch(/state PENDING_REVIEW/);
-    expect((await cli.sb.call('PATCH', '/event/resubmit-1/state', { body: { state: 'APPROVED', comments: 'verified' } })).status).toBe(200);
+    expect(
+      (await cli.sb.call('PATCH', '/event/resubmit-1/state', { body: { state: 'APPROVED', comments: 'verified' } }))
+        .status,
+    ).toBe(200);
     const again = await cli.run(['submit', '-'], { input: payload });
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toBe('event resubmit-1 already existed: the service answered 200 with its first decision; its state now is APPROVED\n');
+    expect(again.stderr).toBe(
+      'event resubmit-1 already existed: the service answered 200 with its first decision; its state now is APPROVED\n',
+    );
     expect(again.stdout.split('\n')[0]).toBe('REVIEW  score 50/100  event resubmit-1  state APPROVED');
     const json = await cli.run(['submit', '-', '--json'], { input: payload });
-    expect(JSON.parse(json.stdout)).toMatchObject({ id: 'resubmit-1', state: 'PENDING_REVIEW', alreadyExisted: true, stateNow: 'APPROVED' });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      id: 'resubmit-1',
+      state: 'PENDING_REVIEW',
+      alreadyExisted: true,
+      stateNow: 'APPROVED',
+    });
     // A first screening keeps the service's body exactly (no added field).
-    const first = await cli.run(['submit', '-', '--json'], { input: JSON.stringify({ ...example('review'), id: 'resubmit-2' }) });
+    const first = await cli.run(['submit', '-', '--json'], {
+      input: JSON.stringify({ ...example('review'), id: 'resubmit-2' }),
+    });
     expect(JSON.parse(first.stdout)).not.toHaveProperty('alreadyExisted');
   });
 
@@ -54,14 +66,20 @@ describe('fraudctl submit', () => {
   });
 
   it('reads the event from stdin with -', async () => {
-    const result = await cli.run(['submit', '-'], { input: JSON.stringify({ id: 'stdin-1', amount: 12, currency: 'EUR' }) });
+    const result = await cli.run(['submit', '-'], {
+      input: JSON.stringify({ id: 'stdin-1', amount: 12, currency: 'EUR' }),
+    });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('APPROVE');
     expect((await cli.sb.call('GET', '/event/stdin-1')).status).toBe(200);
   });
 
   it.each([
-    [['submit', 'no-such-file.json'], undefined, /^error: cannot read the file of events no-such-file.json: no such file$/m],
+    [
+      ['submit', 'no-such-file.json'],
+      undefined,
+      /^error: cannot read the file of events no-such-file.json: no such file$/m,
+    ],
     [['submit', '-'], '{"amount": 1,', /^error: stdin is not valid JSON/m],
     [['submit', '-'], '42', /^error: stdin must hold one JSON object \(an event\), not number/m],
     [['submit', '-'], '', /^error: stdin is empty/m],
@@ -75,7 +93,9 @@ describe('fraudctl submit', () => {
   });
 
   it('exits 5 naming each field the service rejected', async () => {
-    const result = await cli.run(['submit', '-'], { input: JSON.stringify({ currency: 'EUR', userIp: 'nope', userEmial: 'x' }) });
+    const result = await cli.run(['submit', '-'], {
+      input: JSON.stringify({ currency: 'EUR', userIp: 'nope', userEmial: 'x' }),
+    });
     expect(result.code).toBe(5);
     expect(result.stderr).toMatch(/422 VALIDATION_ERROR: .*amount:REQUIRED/);
     expect(result.stderr).toContain('userIp:INVALID_FORMAT');
@@ -85,7 +105,9 @@ describe('fraudctl submit', () => {
 
   it('exits 5 on an id conflict and says how to look at the stored event', async () => {
     await cli.run(['submit', '-'], { input: JSON.stringify({ id: 'conflict-1', amount: 1, currency: 'EUR' }) });
-    const result = await cli.run(['submit', '-'], { input: JSON.stringify({ id: 'conflict-1', amount: 2, currency: 'EUR' }) });
+    const result = await cli.run(['submit', '-'], {
+      input: JSON.stringify({ id: 'conflict-1', amount: 2, currency: 'EUR' }),
+    });
     expect(result.code).toBe(5);
     expect(result.stderr).toContain('event "conflict-1" already exists with a different payload');
     expect(result.stderr).toContain('fraudctl show conflict-1');

@@ -23,7 +23,8 @@ const cli = useSandboxForCli();
 let n = 0;
 async function pending(prefix: string, count: number): Promise<string[]> {
   const ids = Array.from({ length: count }, () => `${prefix}-${++n}`);
-  for (const id of ids) expect((await cli.sb.call('POST', '/event', { body: { id, amount: 1500, currency: 'EUR' } })).status).toBe(201);
+  for (const id of ids)
+    expect((await cli.sb.call('POST', '/event', { body: { id, amount: 1500, currency: 'EUR' } })).status).toBe(201);
   return ids;
 }
 const stateOf = async (id: string) => ((await cli.sb.call('GET', `/event/${id}`)).json as EventSummary).state;
@@ -52,17 +53,60 @@ describe('set-state ID --log: one change, logged as many are', () => {
     await profile('ann', 'Ann Lee');
     const [id] = await pending('one', 1);
     const log = join(cli.dir, 'one.log');
-    const result = await cli.run(['set-state', id!, '--state', 'declined', '--comments', 'stolen card', '--log', log, '--profile', 'ann']);
+    const result = await cli.run([
+      'set-state',
+      id!,
+      '--state',
+      'declined',
+      '--comments',
+      'stolen card',
+      '--log',
+      log,
+      '--profile',
+      'ann',
+    ]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe(`${id}  PENDING_REVIEW → DECLINED  comment recorded\n`);
     expect(result.stderr).toBe('');
     expect(await stateOf(id!)).toBe('DECLINED');
     const lines = parsed(log);
     expect(lines).toHaveLength(2);
-    const common = { analyst: 'Ann Lee', host: hostname(), profile: 'ann', service: cli.sb.url, version: pkg.version, eventId: id, action: 'decline', from: 'PENDING_REVIEW', to: 'DECLINED', comments: 'stolen card', reason: null };
+    const common = {
+      analyst: 'Ann Lee',
+      host: hostname(),
+      profile: 'ann',
+      service: cli.sb.url,
+      version: pkg.version,
+      eventId: id,
+      action: 'decline',
+      from: 'PENDING_REVIEW',
+      to: 'DECLINED',
+      comments: 'stolen card',
+      reason: null,
+    };
     const hash = (i: number) => ownHash(rawLines(log)[i]!);
-    expect(lines[0]).toEqual({ ...common, time: expect.any(String), session: expect.any(String), requestId: null, outcome: 'sending', status: null, line: 1, prev: GENESIS, hash: hash(0) });
-    expect(lines[1]).toEqual({ ...common, time: expect.any(String), session: lines[0]!.session, requestId: expect.any(String), outcome: 'ok', status: null, line: 2, prev: lineHash(Buffer.from(rawLines(log)[0]!)), hash: hash(1) });
+    expect(lines[0]).toEqual({
+      ...common,
+      time: expect.any(String),
+      session: expect.any(String),
+      requestId: null,
+      outcome: 'sending',
+      status: null,
+      line: 1,
+      prev: GENESIS,
+      hash: hash(0),
+    });
+    expect(lines[1]).toEqual({
+      ...common,
+      time: expect.any(String),
+      session: lines[0]!.session,
+      requestId: expect.any(String),
+      outcome: 'ok',
+      status: null,
+      line: 2,
+      prev: lineHash(Buffer.from(rawLines(log)[0]!)),
+      hash: hash(1),
+    });
     expect(rawLines(log).map((l) => l.endsWith(`,"hash":"${ownHash(l)}"}`))).toEqual([true, true]);
     expect(lines[0]!.session).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     for (const text of [readFileSync(log, 'utf8'), result.stdout, result.stderr]) expect(text).not.toContain(DEMO_KEY);
@@ -75,7 +119,17 @@ describe('set-state ID --log: one change, logged as many are', () => {
     const first = await cli.run(['set-state', id!, '--state', 'approved', '--log', log, '--profile', 'plain']);
     expect(first.code, first.stderr).toBe(0);
     // APPROVED → IN_REVIEW is not a transition the sandbox allows: sent with --force-state, refused.
-    const refused = await cli.run(['set-state', id!, '--state', 'IN_REVIEW', '--force-state', '--log', log, '--profile', 'plain']);
+    const refused = await cli.run([
+      'set-state',
+      id!,
+      '--state',
+      'IN_REVIEW',
+      '--force-state',
+      '--log',
+      log,
+      '--profile',
+      'plain',
+    ]);
     expect(refused.code).toBe(5);
     const lines = parsed(log);
     expect(lines.map((l) => [l.analyst, l.outcome, l.line])).toEqual([
@@ -94,7 +148,14 @@ describe('set-state ID --log: one change, logged as many are', () => {
   it('on a terminal: asked and confirmed as one event, logged the same way (no plan, no bulk question)', async () => {
     const [id] = await pending('tty', 1);
     const log = join(cli.dir, 'tty.log');
-    const { code, screen } = await onTerminal(['set-state', id!, '--state', 'escalated', '--log', log], [[/Comments/, '\r'], [/PENDING_REVIEW → ESCALATED\?/, 'y\r']], cli.env());
+    const { code, screen } = await onTerminal(
+      ['set-state', id!, '--state', 'escalated', '--log', log],
+      [
+        [/Comments/, '\r'],
+        [/PENDING_REVIEW → ESCALATED\?/, 'y\r'],
+      ],
+      cli.env(),
+    );
     expect(code, screen).toBe(0);
     expect(screen).toContain(`${id}  PENDING_REVIEW → ESCALATED`);
     expect(screen).not.toContain('Change 1 events');
@@ -106,7 +167,14 @@ describe('set-state ID --log: one change, logged as many are', () => {
 
   it('a log that cannot be opened: exit 2 before the event is read or changed', async () => {
     const [id] = await pending('nolog', 1);
-    const result = await cli.run(['set-state', id!, '--state', 'declined', '--log', join(cli.dir, 'no-such-dir', 'x.log')]);
+    const result = await cli.run([
+      'set-state',
+      id!,
+      '--state',
+      'declined',
+      '--log',
+      join(cli.dir, 'no-such-dir', 'x.log'),
+    ]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^error: cannot open the log file .*x\.log: ENOENT$/m);
     expect(await stateOf(id!)).toBe('PENDING_REVIEW');
@@ -117,11 +185,16 @@ describe('set-state ID --log: one change, logged as many are', () => {
     const bad = await cli.run(['config', 'set', 'analyst', 'Carol\u001b[31m', '--profile', 'carol']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^error: analyst must be 1 to 64 printable characters .*\(got "Carol\\u001b\[31m"\)$/m);
-    expect((await cli.run(['config', 'get', 'analyst', '--profile', 'carol'])).stdout).toBe('(not set: log lines name the OS user)\n');
+    expect((await cli.run(['config', 'get', 'analyst', '--profile', 'carol'])).stdout).toBe(
+      '(not set: log lines name the OS user)\n',
+    );
     expect((await cli.run(['config', 'set', 'analyst', 'Carol Diaz', '--profile', 'carol'])).code).toBe(0);
     expect((await cli.run(['config', 'get', 'analyst', '--profile', 'carol'])).stdout).toBe('Carol Diaz\n');
     expect((await cli.run(['config', 'get', 'analyst', '--profile', 'carol', '--json'])).stdout).toBe('"Carol Diaz"\n');
-    const listed = JSON.parse((await cli.run(['config', 'list', '--json'])).stdout) as { name: string; analyst: string | null }[];
+    const listed = JSON.parse((await cli.run(['config', 'list', '--json'])).stdout) as {
+      name: string;
+      analyst: string | null;
+    }[];
     expect(listed.find((p) => p.name === 'carol')?.analyst).toBe('Carol Diaz');
     expect((await cli.run(['config', 'list'])).stdout).toContain('analyst: Carol Diaz');
     expect((await cli.run(['config', 'unset', 'analyst', '--profile', 'carol'])).code).toBe(0);
@@ -136,7 +209,11 @@ describe('two analysts, one log', () => {
     const mine = await pending('alice', 6);
     const theirs = await pending('bob', 6);
     const log = join(cli.dir, 'team.log');
-    const run = (who: string, state: string) => startCli(['set-state', '--from', '-', '--state', state, '--yes', '--log', log, '--profile', who], { env: cli.env(), keepStdinOpen: true });
+    const run = (who: string, state: string) =>
+      startCli(['set-state', '--from', '-', '--state', state, '--yes', '--log', log, '--profile', who], {
+        env: cli.env(),
+        keepStdinOpen: true,
+      });
     const alice = run('alice', 'declined');
     const bob = run('bob', 'approved');
     // Ids fed a few at a time to each, so that both runs are running while the other appends.
@@ -159,8 +236,16 @@ describe('two analysts, one log', () => {
     expect(lines.map((l) => l.prev)).toEqual([GENESIS, ...raw.slice(0, -1).map((l) => lineHash(Buffer.from(l)))]);
     expect(lines.map((l) => l.hash)).toEqual(raw.map(ownHash));
     const by = (analyst: string) => lines.filter((l) => l.analyst === analyst);
-    expect(by('Alice').map((l) => l.eventId).sort()).toEqual([...mine, ...mine].sort());
-    expect(by('Bob').map((l) => l.eventId).sort()).toEqual([...theirs, ...theirs].sort());
+    expect(
+      by('Alice')
+        .map((l) => l.eventId)
+        .sort(),
+    ).toEqual([...mine, ...mine].sort());
+    expect(
+      by('Bob')
+        .map((l) => l.eventId)
+        .sort(),
+    ).toEqual([...theirs, ...theirs].sort());
     expect(new Set(by('Alice').map((l) => l.profile))).toEqual(new Set(['alice']));
     expect(new Set(by('Alice').map((l) => l.session)).size).toBe(1);
     expect(new Set(lines.map((l) => l.session)).size).toBe(2);
@@ -186,10 +271,30 @@ describe('two analysts, one log', () => {
     [swapped[9], swapped[10]] = [swapped[10]!, swapped[9]!];
     const cut = [...raw.slice(0, 23), raw[23]!.slice(0, 60)];
     const cases: [string, string, number, string][] = [
-      [tampered('edited.log', edited), 'line 10 was edited: its own hash does not match its text (lines 1-9 intact)', 10, ''],
-      [tampered('removed.log', removed), '1 line was removed before line 10 (it says it was line 11) (lines 1-9 intact)', 10, ''],
-      [tampered('swapped.log', swapped), 'lines 10 and 11 are out of order (swapped): line 10 was written after line 11 (lines 1-9 intact)', 10, ''],
-      [tampered('cut.log', cut, ''), 'line 24 is cut short (the file ends in the middle of it) (lines 1-23 intact)', 24, ''],
+      [
+        tampered('edited.log', edited),
+        'line 10 was edited: its own hash does not match its text (lines 1-9 intact)',
+        10,
+        '',
+      ],
+      [
+        tampered('removed.log', removed),
+        '1 line was removed before line 10 (it says it was line 11) (lines 1-9 intact)',
+        10,
+        '',
+      ],
+      [
+        tampered('swapped.log', swapped),
+        'lines 10 and 11 are out of order (swapped): line 10 was written after line 11 (lines 1-9 intact)',
+        10,
+        '',
+      ],
+      [
+        tampered('cut.log', cut, ''),
+        'line 24 is cut short (the file ends in the middle of it) (lines 1-23 intact)',
+        24,
+        '',
+      ],
     ];
     for (const [path, problem, line] of cases) {
       const result = await cli.run(['log', 'verify', path]);
@@ -208,15 +313,22 @@ describe('two analysts, one log', () => {
 
   it('lines of an older build (no hash) are said as unchained, exit 1; a file that is not there is exit 2', async () => {
     const old = join(cli.dir, 'old.log');
-    writeFileSync(old, '{"time":"2026-01-01T00:00:00.000Z","eventId":"x","action":"approve"}\n{"time":"2026-01-01T00:00:01.000Z","eventId":"y","action":"approve"}\n');
+    writeFileSync(
+      old,
+      '{"time":"2026-01-01T00:00:00.000Z","eventId":"x","action":"approve"}\n{"time":"2026-01-01T00:00:01.000Z","eventId":"y","action":"approve"}\n',
+    );
     const [id] = await pending('old', 1);
     expect((await cli.run(['set-state', id!, '--state', 'approved', '--log', old])).code).toBe(0);
     expect(parsed(old).map((l) => l.line)).toEqual([undefined, undefined, 3, 4]);
     const result = await cli.run(['log', 'verify', old]);
     expect(result.code).toBe(1);
-    expect(result.stdout).toBe(`${old}: NOT INTACT: unchained lines 1-2: written by a fraudctl that did not chain its log lines, so nothing proves they were not changed; lines 3-4 chained and intact\n`);
+    expect(result.stdout).toBe(
+      `${old}: NOT INTACT: unchained lines 1-2: written by a fraudctl that did not chain its log lines, so nothing proves they were not changed; lines 3-4 chained and intact\n`,
+    );
     const missing = await cli.run(['log', 'verify', join(cli.dir, 'nope.log')]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toBe(`error: cannot read the log ${join(cli.dir, 'nope.log')}: no such file\ngive log verify the --log files to check\n`);
+    expect(missing.stderr).toBe(
+      `error: cannot read the log ${join(cli.dir, 'nope.log')}: no such file\ngive log verify the --log files to check\n`,
+    );
   });
 });

@@ -26,7 +26,10 @@ describe('one event, and a Retry-After longer than --timeout', () => {
     ['show', () => ['show', 'wait-1'], 'fetching event "wait-1"'],
   ])('%s: the 503 and the wait asked for, in one line and a hint, exit 6; asked once', async (_name, args, what) => {
     server = await startFakeServer();
-    server.script(json(503, OVERLOADED, { 'retry-after': '40', 'x-request-id': 'r-503' }), json(201, { id: 'wait-1', actionType: 'APPROVE', totalRiskScore: 1 }));
+    server.script(
+      json(503, OVERLOADED, { 'retry-after': '40', 'x-request-id': 'r-503' }),
+      json(201, { id: 'wait-1', actionType: 'APPROVE', totalRiskScore: 1 }),
+    );
     const file = path('event.json');
     writeFileSync(file, JSON.stringify(makeEvent('wait', 1)));
     const result = await runCli([...args(file), '--timeout', '5'], { env: envFor(server.url, 'k-test-0123456789') });
@@ -74,22 +77,43 @@ describe('a batch line asked to wait', () => {
   it('longer than --timeout: the line is FAILED with the 503, not sent again (no re-POST, no check), the others decided', async () => {
     server = await startPlainEventServer({ throttleFirstPost: { 'long-3': 40 } });
     const out = path('results.jsonl');
-    const result = await runCli(['submit', writeInput(makeLines('long', 6)), '--out', out, '--timeout', '5', '--concurrency', '2'], { env: envFor(server.url, 'plain-key'), timeoutMs: 30_000 });
+    const result = await runCli(
+      ['submit', writeInput(makeLines('long', 6)), '--out', out, '--timeout', '5', '--concurrency', '2'],
+      { env: envFor(server.url, 'plain-key'), timeoutMs: 30_000 },
+    );
     expect(result.code, result.stderr).toBe(1);
     const { lines } = byLine(readResults(out));
-    expect(lines.get(3)).toMatchObject({ id: 'long-3', outcome: 'FAILED', status: 503, errorType: 'SERVICE_UNAVAILABLE', errorCodes: ['OVERLOADED'], attempts: 1 });
-    expect([1, 2, 4, 5, 6].map((l) => lines.get(l)?.outcome)).toEqual(['DECIDED', 'DECIDED', 'DECIDED', 'DECIDED', 'DECIDED']);
-    expect(result.stderr).toMatch(/^ {2}line 3: the service is unavailable while screening the event \(503 SERVICE_UNAVAILABLE: OVERLOADED, request plain-\d+\), and asked to wait 40 s before another try: longer than --timeout \(5 s\) allows$/m);
+    expect(lines.get(3)).toMatchObject({
+      id: 'long-3',
+      outcome: 'FAILED',
+      status: 503,
+      errorType: 'SERVICE_UNAVAILABLE',
+      errorCodes: ['OVERLOADED'],
+      attempts: 1,
+    });
+    expect([1, 2, 4, 5, 6].map((l) => lines.get(l)?.outcome)).toEqual([
+      'DECIDED',
+      'DECIDED',
+      'DECIDED',
+      'DECIDED',
+      'DECIDED',
+    ]);
+    expect(result.stderr).toMatch(
+      /^ {2}line 3: the service is unavailable while screening the event \(503 SERVICE_UNAVAILABLE: OVERLOADED, request plain-\d+\), and asked to wait 40 s before another try: longer than --timeout \(5 s\) allows$/m,
+    );
     expect(result.stderr).not.toMatch(/no answer|TIMEOUT/);
     // The service heard of long-3 once: the 503. Nothing after it within the 40 s (the run is over long before).
     expect(server.answers.filter((a) => a.id === 'long-3').map((a) => `${a.method} ${a.status}`)).toEqual(['POST 503']);
     expect(server.stored.has('long-3')).toBe(false);
   }, 40_000);
 
-  it('within --timeout: sent again only once the Retry-After has passed (the server\'s clock), and decided once', async () => {
+  it("within --timeout: sent again only once the Retry-After has passed (the server's clock), and decided once", async () => {
     server = await startPlainEventServer({ throttleFirstPost: { 'short-2': 2 } });
     const out = path('results.jsonl');
-    const result = await runCli(['submit', writeInput(makeLines('short', 4)), '--out', out, '--timeout', '10'], { env: envFor(server.url, 'plain-key'), timeoutMs: 30_000 });
+    const result = await runCli(['submit', writeInput(makeLines('short', 4)), '--out', out, '--timeout', '10'], {
+      env: envFor(server.url, 'plain-key'),
+      timeoutMs: 30_000,
+    });
     expect(result.code, result.stderr).toBe(0);
     const posts = server.answers.filter((a) => a.id === 'short-2');
     expect(posts.map((a) => `${a.method} ${a.status}`)).toEqual(['POST 503', 'POST 201']);
@@ -99,7 +123,7 @@ describe('a batch line asked to wait', () => {
   }, 40_000);
 });
 
-describe('the batch\'s pace', () => {
+describe("the batch's pace", () => {
   let server: PlainServer;
   afterEach(() => server.close());
 
@@ -107,7 +131,21 @@ describe('the batch\'s pace', () => {
     server = await startPlainEventServer();
     const out = path('results.jsonl');
     // 8 lines taken at once, 4 a second: the last waits about 1.75 s for its turn, past --timeout 1.
-    const result = await runCli(['submit', writeInput(makeLines('paced', 8)), '--out', out, '--rate', '4', '--concurrency', '8', '--timeout', '1'], { env: envFor(server.url, 'plain-key'), timeoutMs: 30_000 });
+    const result = await runCli(
+      [
+        'submit',
+        writeInput(makeLines('paced', 8)),
+        '--out',
+        out,
+        '--rate',
+        '4',
+        '--concurrency',
+        '8',
+        '--timeout',
+        '1',
+      ],
+      { env: envFor(server.url, 'plain-key'), timeoutMs: 30_000 },
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(readResults(out).map((r) => `${r.outcome} ${r.attempts}`)).toEqual(Array(8).fill('DECIDED 1'));
     expect(server.answers.map((a) => `${a.method} ${a.status}`)).toEqual(Array(8).fill('POST 201'));

@@ -30,7 +30,10 @@ beforeAll(async () => {
   // Its tests are skipped, naming the program, where one cannot run (describeNeeding).
   if (missing(...PROGRAMS)) return;
   xvfb = await startXvfb();
-  [ss, sb] = await Promise.all([startSecretService(tmp.dir, { display: xvfb.display }), startTestSandbox({ configFile: writeConfig({ merchants: [{ id: 'shop', apiKey: KEY }] }) })]);
+  [ss, sb] = await Promise.all([
+    startSecretService(tmp.dir, { display: xvfb.display }),
+    startTestSandbox({ configFile: writeConfig({ merchants: [{ id: 'shop', apiKey: KEY }] }) }),
+  ]);
   const posted = await sb.call('POST', '/event', { key: KEY, body: REVIEW_EXAMPLE });
   expect(posted.status).toBe(201);
   eventId = (posted.json as { id: string }).id;
@@ -49,7 +52,14 @@ const desktop = (seconds: number) => cliEnv({ ...ss.env, FRAUDCTL_KEYRING_TIMEOU
 async function storedProfiles(...profiles: string[]): Promise<void> {
   const config: { profiles: Record<string, unknown> } = { profiles: {} };
   for (const profile of profiles) {
-    expect((await ss.secretTool(['store', '--label', `fraudctl ${profile}`, 'service', 'fraudctl', 'username', account(profile)], KEY)).code).toBe(0);
+    expect(
+      (
+        await ss.secretTool(
+          ['store', '--label', `fraudctl ${profile}`, 'service', 'fraudctl', 'username', account(profile)],
+          KEY,
+        )
+      ).code,
+    ).toBe(0);
     config.profiles[profile] = { baseUrl: sb.url, credentialStore: { service: 'fraudctl', account: account(profile) } };
   }
   mkdirSync(join(configFile(), '..'), { recursive: true, mode: 0o700 });
@@ -101,8 +111,12 @@ describeNeeding([...PROGRAMS], 'a credential store that does not answer', () => 
 
     expect(login.code, login.stderr).toBe(3);
     const [loginMessage, loginHint] = errorLines(login);
-    expect(loginMessage).toBe('error: nothing was saved: the key could not be stored in the Secret Service keyring: it did not answer within 2 s (an unlock prompt left unanswered, or a keyring that hangs)');
-    expect(loginHint).toBe(`unlock the keyring and run this login again, or keep the key in the config file: fraudctl login --profile fresh --base-url ${sb.url} --insecure-storage`);
+    expect(loginMessage).toBe(
+      'error: nothing was saved: the key could not be stored in the Secret Service keyring: it did not answer within 2 s (an unlock prompt left unanswered, or a keyring that hangs)',
+    );
+    expect(loginHint).toBe(
+      `unlock the keyring and run this login again, or keep the key in the config file: fraudctl login --profile fresh --base-url ${sb.url} --insecure-storage`,
+    );
 
     expect(leave.code, leave.stderr).toBe(3);
     expect(errorLines(leave)[0]).toBe(
@@ -123,7 +137,9 @@ describeNeeding([...PROGRAMS], 'a credential store that does not answer', () => 
       process.kill(pid, 'SIGCONT');
     }
     expect(hinted.code, hinted.stderr).toBe(0);
-    expect((JSON.parse(readFileSync(configFile(), 'utf8')) as { profiles: Record<string, unknown> }).profiles.fresh).toEqual({ baseUrl: sb.url, apiKey: KEY });
+    expect(
+      (JSON.parse(readFileSync(configFile(), 'utf8')) as { profiles: Record<string, unknown> }).profiles.fresh,
+    ).toEqual({ baseUrl: sb.url, apiKey: KEY });
   });
 
   // Last: the keyring stays locked, and its prompt open.
@@ -132,13 +148,19 @@ describeNeeding([...PROGRAMS], 'a credential store that does not answer', () => 
     const before = readFileSync(configFile(), 'utf8');
     expect((await ss.lock()).code).toBe(0);
 
-    const [show, login] = await Promise.all([timed(['show', eventId, '--profile', 'prompted'], desktop(1)), timed(['login', '--profile', 'other', '--base-url', sb.url], desktop(1), KEY)]);
+    const [show, login] = await Promise.all([
+      timed(['show', eventId, '--profile', 'prompted'], desktop(1)),
+      timed(['login', '--profile', 'other', '--base-url', sb.url], desktop(1), KEY),
+    ]);
     // What kept them waiting: the keyring asked for its prompt to be shown on the display.
     expect(await ss.hasOwner('org.gnome.keyring.SystemPrompter')).toBe(true);
 
     // The call given up on cannot be stopped, and would keep the process alive: it ends by
     // process.execve with its own exit code (Node >= 22.15), or by SIGTERM where there is none.
-    const ended = typeof (process as { execve?: unknown }).execve === 'function' ? { code: 3, signal: null } : { code: null, signal: 'SIGTERM' };
+    const ended =
+      typeof (process as { execve?: unknown }).execve === 'function'
+        ? { code: 3, signal: null }
+        : { code: null, signal: 'SIGTERM' };
     expect({ code: show.code, signal: show.signal }, show.stderr).toEqual(ended);
     expect(show.stderr.trimEnd().split('\n')).toEqual([
       `error: cannot read the API key of profile "prompted" from the Secret Service keyring (entry "fraudctl", account "${account('prompted')}"): it did not answer within 1 s (an unlock prompt left unanswered, or a keyring that hangs)`,
@@ -147,7 +169,9 @@ describeNeeding([...PROGRAMS], 'a credential store that does not answer', () => 
     expect(show.ms).toBeLessThan(1_000 + 4_000);
 
     expect({ code: login.code, signal: login.signal }, login.stderr).toEqual(ended);
-    expect(login.stderr).toContain('error: nothing was saved: the key could not be stored in the Secret Service keyring: it did not answer within 1 s');
+    expect(login.stderr).toContain(
+      'error: nothing was saved: the key could not be stored in the Secret Service keyring: it did not answer within 1 s',
+    );
     expect(readFileSync(configFile(), 'utf8')).toBe(before);
   });
 });

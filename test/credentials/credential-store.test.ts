@@ -27,7 +27,10 @@ const PROGRAMS = ['dbus-run-session', 'gnome-keyring-daemon', 'secret-tool'] as 
 beforeAll(async () => {
   // Its tests are skipped, naming the program, where one cannot run (describeNeeding).
   if (missing(...PROGRAMS)) return;
-  [ss, sb] = await Promise.all([startSecretService(tmp.dir), startTestSandbox({ configFile: writeConfig({ merchants: [{ id: 'shop', apiKey: KEY }] }) })]);
+  [ss, sb] = await Promise.all([
+    startSecretService(tmp.dir),
+    startTestSandbox({ configFile: writeConfig({ merchants: [{ id: 'shop', apiKey: KEY }] }) }),
+  ]);
   const posted = await sb.call('POST', '/event', { key: KEY, body: REVIEW_EXAMPLE });
   expect(posted.status).toBe(201);
   eventId = (posted.json as { id: string }).id;
@@ -41,14 +44,23 @@ afterAll(async () => {
 const desktop = (extra: Record<string, string> = {}) => cliEnv({ ...ss.env, ...extra });
 /** An SSH login on the same machine: the same home, no session bus. */
 const ssh = (extra: Record<string, string> = {}) => cliEnv({ ...ss.home, ...extra });
-const run = (args: string[], env: NodeJS.ProcessEnv, input?: string) => runCli(args, { env, ...(input !== undefined ? { input } : {}) });
+const run = (args: string[], env: NodeJS.ProcessEnv, input?: string) =>
+  runCli(args, { env, ...(input !== undefined ? { input } : {}) });
 const configFile = () => join(ss.home.XDG_CONFIG_HOME, 'fraudctl', 'config.json');
-const profileInFile = (name: string) => (JSON.parse(readFileSync(configFile(), 'utf8')) as { profiles: Record<string, unknown> }).profiles[name];
+const profileInFile = (name: string) =>
+  (JSON.parse(readFileSync(configFile(), 'utf8')) as { profiles: Record<string, unknown> }).profiles[name];
 const lookup = (account: string) => ss.secretTool(['lookup', 'service', 'fraudctl', 'username', account]);
 const account = (profile: string) => `${profile}@${sb.url}`;
 /** A profile whose key is in the store, as login leaves it (made without login, which the first test runs). */
 async function storedProfile(profile: string): Promise<void> {
-  expect((await ss.secretTool(['store', '--label', `fraudctl ${profile}`, 'service', 'fraudctl', 'username', account(profile)], KEY)).code).toBe(0);
+  expect(
+    (
+      await ss.secretTool(
+        ['store', '--label', `fraudctl ${profile}`, 'service', 'fraudctl', 'username', account(profile)],
+        KEY,
+      )
+    ).code,
+  ).toBe(0);
   mkdirSync(join(configFile(), '..'), { recursive: true, mode: 0o700 });
   let config: { profiles: Record<string, unknown> } = { profiles: {} };
   try {
@@ -62,7 +74,10 @@ async function storedProfile(profile: string): Promise<void> {
 /** NODE_OPTIONS for a process that says, as it exits, whether the store's native library was loaded into it. */
 const probeLibrary = () => {
   const probe = join(tmp.dir, 'loaded-keyring.cjs');
-  writeFileSync(probe, `process.on('exit', () => { if (require('node:fs').readFileSync('/proc/self/maps', 'utf8').includes('keyring.linux')) process.stderr.write('KEYRING LIBRARY LOADED\\n'); });\n`);
+  writeFileSync(
+    probe,
+    `process.on('exit', () => { if (require('node:fs').readFileSync('/proc/self/maps', 'utf8').includes('keyring.linux')) process.stderr.write('KEYRING LIBRARY LOADED\\n'); });\n`,
+  );
   return { NODE_OPTIONS: `--require ${probe}` };
 };
 
@@ -88,7 +103,10 @@ describeNeeding([...PROGRAMS], 'API keys in the credential store', () => {
     expect(login.code, login.stderr).toBe(0);
     expect(login.stderr).toContain('saved in the Secret Service keyring');
     expect(login.stderr).not.toContain('no credential store is usable');
-    expect(profileInFile('prod')).toEqual({ baseUrl: sb.url, credentialStore: { service: 'fraudctl', account: account('prod') } });
+    expect(profileInFile('prod')).toEqual({
+      baseUrl: sb.url,
+      credentialStore: { service: 'fraudctl', account: account('prod') },
+    });
     expect((await lookup(account('prod'))).stdout).toBe(KEY);
     expect(filesHoldingKey()).toEqual([]);
 
@@ -100,15 +118,23 @@ describeNeeding([...PROGRAMS], 'API keys in the credential store', () => {
     expect(show.stdout + show.stderr).not.toContain(KEY);
 
     const list = await run(['config', 'list', '--json'], desktop());
-    expect(JSON.parse(list.stdout)).toContainEqual(expect.objectContaining({ name: 'prod', apiKey: null, keyStorage: 'credential-store' }));
+    expect(JSON.parse(list.stdout)).toContainEqual(
+      expect.objectContaining({ name: 'prod', apiKey: null, keyStorage: 'credential-store' }),
+    );
     const doctor = await run(['doctor', '--profile', 'prod', '--json'], desktop());
-    const keyCheck = (JSON.parse(doctor.stdout) as { checks: { check: string; status: string; detail: string }[] }).checks.find((c) => c.check === 'api-key');
-    expect(keyCheck).toEqual(expect.objectContaining({ status: 'pass', detail: `****${KEY.slice(-4)} (from the Secret Service keyring)` }));
+    const keyCheck = (
+      JSON.parse(doctor.stdout) as { checks: { check: string; status: string; detail: string }[] }
+    ).checks.find((c) => c.check === 'api-key');
+    expect(keyCheck).toEqual(
+      expect.objectContaining({ status: 'pass', detail: `****${KEY.slice(-4)} (from the Secret Service keyring)` }),
+    );
     expect(doctor.stdout).not.toContain(KEY);
 
     const logout = await run(['logout', '--profile', 'prod'], desktop());
     expect(logout.code, logout.stderr).toBe(0);
-    expect(logout.stderr).toContain('Logged out: profile "prod" has no key any more (removed from the Secret Service keyring');
+    expect(logout.stderr).toContain(
+      'Logged out: profile "prod" has no key any more (removed from the Secret Service keyring',
+    );
     expect(await lookup(account('prod'))).toMatchObject({ code: 1, stdout: '' });
     expect(profileInFile('prod')).toEqual({ baseUrl: sb.url });
     expect(filesHoldingKey()).toEqual([]);
@@ -125,7 +151,10 @@ describeNeeding([...PROGRAMS], 'API keys in the credential store', () => {
     expect(login.code, login.stderr).toBe(0);
     expect(login.stderr).toContain(`Logged in: profile "moving" (${sb.url} → ${other})`);
     expect(login.stderr).not.toContain('warning');
-    expect(profileInFile('moving')).toEqual({ baseUrl: other, credentialStore: { service: 'fraudctl', account: `moving@${other}` } });
+    expect(profileInFile('moving')).toEqual({
+      baseUrl: other,
+      credentialStore: { service: 'fraudctl', account: `moving@${other}` },
+    });
     expect((await lookup(`moving@${other}`)).stdout).toBe(KEY);
     expect(await lookup(account('moving'))).toMatchObject({ code: 1, stdout: '' });
   });
@@ -140,12 +169,15 @@ describeNeeding([...PROGRAMS], 'API keys in the credential store', () => {
     expect(hint).toContain('set FRAUDCTL_API_KEY for this session');
 
     // The variable wins, and the store's library is not even loaded (the first test sees the probe fire when it is).
-    const fromVariable = await run(['show', eventId, '--json', '--profile', 'away'], ssh({ FRAUDCTL_API_KEY: KEY, ...probeLibrary() }));
+    const fromVariable = await run(
+      ['show', eventId, '--json', '--profile', 'away'],
+      ssh({ FRAUDCTL_API_KEY: KEY, ...probeLibrary() }),
+    );
     expect(fromVariable.code, fromVariable.stderr).toBe(0);
     expect(fromVariable.stderr).toBe('');
   });
 
-  it('an entry removed behind fraudctl\'s back: the clear error, exit 3', async () => {
+  it("an entry removed behind fraudctl's back: the clear error, exit 3", async () => {
     await storedProfile('vault');
     expect((await ss.secretTool(['clear', 'service', 'fraudctl', 'username', account('vault')])).code).toBe(0);
     const removed = await run(['show', eventId, '--profile', 'vault'], desktop());
@@ -159,7 +191,9 @@ describeNeeding([...PROGRAMS], 'API keys in the credential store', () => {
   it('without a session bus login keeps the key in the file (0600) and says so; login where the store is usable moves it; --insecure-storage moves it back', async () => {
     const headless = await run(['login', '--profile', 'filed', '--base-url', sb.url], ssh(), KEY);
     expect(headless.code, headless.stderr).toBe(0);
-    expect(headless.stderr).toContain(`note: no credential store is usable here (this session has no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set), as in an SSH login, a cron job or a container): the key is kept in ${configFile()} (mode 0600) instead\n`);
+    expect(headless.stderr).toContain(
+      `note: no credential store is usable here (this session has no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set), as in an SSH login, a cron job or a container): the key is kept in ${configFile()} (mode 0600) instead\n`,
+    );
     expect(profileInFile('filed')).toEqual({ baseUrl: sb.url, apiKey: KEY });
     expect(statSync(configFile()).mode & 0o777).toBe(0o600);
     const list = await run(['config', 'list'], ssh());
@@ -167,14 +201,20 @@ describeNeeding([...PROGRAMS], 'API keys in the credential store', () => {
 
     const moved = await run(['login', '--profile', 'filed'], desktop(), KEY);
     expect(moved.code, moved.stderr).toBe(0);
-    expect(profileInFile('filed')).toEqual({ baseUrl: sb.url, credentialStore: { service: 'fraudctl', account: account('filed') } });
+    expect(profileInFile('filed')).toEqual({
+      baseUrl: sb.url,
+      credentialStore: { service: 'fraudctl', account: account('filed') },
+    });
     expect((await lookup(account('filed'))).stdout).toBe(KEY);
 
     // From a session that cannot reach the store, the key cannot leave it: nothing changes.
     const refused = await run(['login', '--profile', 'filed', '--insecure-storage'], ssh(), KEY);
     expect(refused.code).toBe(3);
     expect(errorLines(refused)[0]).toContain('nothing was saved');
-    expect(profileInFile('filed')).toEqual({ baseUrl: sb.url, credentialStore: { service: 'fraudctl', account: account('filed') } });
+    expect(profileInFile('filed')).toEqual({
+      baseUrl: sb.url,
+      credentialStore: { service: 'fraudctl', account: account('filed') },
+    });
 
     const insecure = await run(['login', '--profile', 'filed', '--insecure-storage'], desktop(), KEY);
     expect(insecure.code, insecure.stderr).toBe(0);
@@ -191,7 +231,11 @@ describeNeeding([...PROGRAMS], 'API keys in the credential store', () => {
     const locked = await run(['show', eventId, '--profile', 'locked'], desktop());
     expect(locked.code).toBe(3);
     const [message, hint] = errorLines(locked);
-    expect(message).toMatch(/cannot read the API key of profile "locked" from the Secret Service keyring .*: the keyring is locked, and could not be unlocked from here$/);
-    expect(hint).toBe('unlock the keyring (log in to the desktop, or open its keyring manager), or set FRAUDCTL_API_KEY for this session');
+    expect(message).toMatch(
+      /cannot read the API key of profile "locked" from the Secret Service keyring .*: the keyring is locked, and could not be unlocked from here$/,
+    );
+    expect(hint).toBe(
+      'unlock the keyring (log in to the desktop, or open its keyring manager), or set FRAUDCTL_API_KEY for this session',
+    );
   });
 });

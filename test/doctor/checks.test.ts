@@ -25,8 +25,18 @@ describe('doctor: the permissions of the config directory and file', () => {
     const t = openConfig();
     const checks = configFileChecks(t.env, 'win32');
     expect(checks).toEqual([
-      { check: 'config-directory', title: 'config directory', status: 'skip', detail: `${t.configDir} (permissions not checked on Windows, where file modes do not apply: in the user's profile, the ACL it inherits keeps other users out)` },
-      { check: 'config-file', title: 'config file', status: 'skip', detail: `${t.configPath} (permissions not checked on Windows, where file modes do not apply: in the user's profile, the ACL it inherits keeps other users out)` },
+      {
+        check: 'config-directory',
+        title: 'config directory',
+        status: 'skip',
+        detail: `${t.configDir} (permissions not checked on Windows, where file modes do not apply: in the user's profile, the ACL it inherits keeps other users out)`,
+      },
+      {
+        check: 'config-file',
+        title: 'config file',
+        status: 'skip',
+        detail: `${t.configPath} (permissions not checked on Windows, where file modes do not apply: in the user's profile, the ACL it inherits keeps other users out)`,
+      },
     ]);
   });
 

@@ -35,7 +35,7 @@ describe('the exit codes of --help and help exit-codes', async () => {
   const brief = entries(root.stdout);
   const full = entries(topic.stdout);
 
-  it('list the same codes, 143 among them, and each entry of --help starts the topic\'s', () => {
+  it("list the same codes, 143 among them, and each entry of --help starts the topic's", () => {
     expect([...brief.keys()]).toEqual([0, 1, 2, 3, 4, 5, 6, 129, 130, 141, 143]);
     expect([...full.keys()]).toEqual([...brief.keys()]);
     for (const [code, said] of brief) expect(full.get(code)?.startsWith(said), `exit ${code}: ${said}`).toBe(true);
@@ -46,8 +46,13 @@ describe('the exit codes of --help and help exit-codes', async () => {
       const error = new ApiError(`answered ${status}`, status, null, [], null);
       error.operation = { method: 'GET', eventId: 'e1' };
       const { exitCode } = classifyFailure(error);
-      for (const [name, table] of [['--help', brief], ['help exit-codes', full]] as const) {
-        const naming = [...table].filter(([, said]) => new RegExp(`[(/]${status}[/ ),]`).test(said)).map(([code]) => code);
+      for (const [name, table] of [
+        ['--help', brief],
+        ['help exit-codes', full],
+      ] as const) {
+        const naming = [...table]
+          .filter(([, said]) => new RegExp(`[(/]${status}[/ ),]`).test(said))
+          .map(([code]) => code);
         // Exit 1 is "other failure": no status is listed under it.
         expect(naming, `${name}: ${status}`).toEqual(exitCode === 1 ? [] : [exitCode]);
       }

@@ -11,7 +11,11 @@ function capture(isTTY: boolean) {
   return { stream, text: () => text };
 }
 const row: EventRow = { kind: 'found', id: 'e', summary: {}, assessment: {} };
-const missing: EventRow = { kind: 'not-found', id: 'x', error: { status: 404, errorType: 'NOT_FOUND', errorCodes: [], requestId: null, message: '' } };
+const missing: EventRow = {
+  kind: 'not-found',
+  id: 'x',
+  error: { status: 404, errorType: 'NOT_FOUND', errorCodes: [], requestId: null, message: '' },
+};
 
 describe('the progress line of a long list', () => {
   it('on a terminal, once the list is longer than a screenful: one line redrawn in place, erased at the end', () => {
@@ -33,13 +37,20 @@ describe('the progress line of a long list', () => {
     counts.add(row);
     progress.update(counts);
     progress.stop();
-    expect(err.text()).toBe('\r\x1b[K5 ids · 4 found · 1 not found · 5/s\r\x1b[K7 ids · 6 found · 1 not found · 4/s\r\x1b[K');
+    expect(err.text()).toBe(
+      '\r\x1b[K5 ids · 4 found · 1 not found · 5/s\r\x1b[K7 ids · 6 found · 1 not found · 4/s\r\x1b[K',
+    );
   });
 
   it('a count put off by the interval is drawn when the interval is up, though no row follows (ids that come slowly)', async () => {
     const err = capture(true);
     let clock = 0;
-    const progress = createProgressLine(err.stream, { stdoutIsTerminal: false, screenful: 0, now: () => clock, intervalMs: 20 });
+    const progress = createProgressLine(err.stream, {
+      stdoutIsTerminal: false,
+      screenful: 0,
+      now: () => clock,
+      intervalMs: 20,
+    });
     const counts = new ListCounts();
     counts.add(row);
     progress.update(counts);
@@ -47,7 +58,9 @@ describe('the progress line of a long list', () => {
     progress.update(counts); // within the interval: put off
     expect(err.text()).toBe('\r\x1b[K1 ids · 1 found · 0 not found');
     clock = 1000;
-    await expect.poll(() => err.text(), { timeout: 5000 }).toBe('\r\x1b[K1 ids · 1 found · 0 not found\r\x1b[K2 ids · 1 found · 1 not found · 2/s');
+    await expect
+      .poll(() => err.text(), { timeout: 5000 })
+      .toBe('\r\x1b[K1 ids · 1 found · 0 not found\r\x1b[K2 ids · 1 found · 1 not found · 2/s');
     progress.stop();
   });
 
@@ -61,7 +74,9 @@ describe('the progress line of a long list', () => {
     progress.beforeRows();
     progress.update(counts);
     progress.stop();
-    expect(err.text()).toBe('\r\x1b[K1 ids · 1 found · 0 not found\r\x1b[K\r\x1b[K1 ids · 1 found · 0 not found\r\x1b[K');
+    expect(err.text()).toBe(
+      '\r\x1b[K1 ids · 1 found · 0 not found\r\x1b[K\r\x1b[K1 ids · 1 found · 0 not found\r\x1b[K',
+    );
   });
 
   it('never in a pipe or a file', () => {

@@ -72,7 +72,10 @@ function expectRowsLinedUp(screen: string, ids: readonly string[], end: RegExp, 
       expect(cells.indexOf('not found'), `${width}: ${id}\n${screen}`).toBe(state);
       continue;
     }
-    expect(cells.indexOf('PENDING_REVIEW') === state || cells.indexOf('APPROVED') === state, `${width}: the state of ${id}\n${screen}`).toBe(true);
+    expect(
+      cells.indexOf('PENDING_REVIEW') === state || cells.indexOf('APPROVED') === state,
+      `${width}: the state of ${id}\n${screen}`,
+    ).toBe(true);
     expect(cells.slice(decision), `${width}: the decision of ${id}\n${screen}`).toMatch(/^(REVIEW|APPROVE) /);
     const amount = /\d[\d,]*\.\d\d USD/.exec(cells);
     expect(amount && amount.index + amount[0].length, `${width}: the amount of ${id}\n${screen}`).toBe(amountEnd);
@@ -81,12 +84,15 @@ function expectRowsLinedUp(screen: string, ids: readonly string[], end: RegExp, 
 }
 
 describe('show with many ids on a terminal', () => {
-  it.each([60, 80, 100])('at %i columns: ids whole, rows lined up under the header, nothing wider than the terminal', async (width) => {
-    pty = await startOnTerminal(['show', ...IDS], { env: cli.env(), width, height: 30 });
-    const { code, screen } = await pty.exited();
-    expect(code, screen).toBe(4);
-    expectRowsLinedUp(screen, IDS, /^\d+ found · 1 not found$/, width);
-  });
+  it.each([60, 80, 100])(
+    'at %i columns: ids whole, rows lined up under the header, nothing wider than the terminal',
+    async (width) => {
+      pty = await startOnTerminal(['show', ...IDS], { env: cli.env(), width, height: 30 });
+      const { code, screen } = await pty.exited();
+      expect(code, screen).toBe(4);
+      expectRowsLinedUp(screen, IDS, /^\d+ found · 1 not found$/, width);
+    },
+  );
 
   it('at 80 columns, ids coming slowly through a pipe: each row before the next id comes, a longer id on a line of its own, the progress line while waiting, Ctrl-C at once', async () => {
     notOnWindows(ON_WINDOWS.fifo);
@@ -97,15 +103,27 @@ describe('show with many ids on a terminal', () => {
     const pipe = await open(fifo, 'r+');
     try {
       // 12 rows: the read-ahead would wait for 12 ids, and the progress line comes from the 13th row.
-      pty = await startOnTerminal(['show', '--from', '-'], { env: cli.env(), width: 80, height: 12, stdinFile: fifo, timeoutMs: 5000 });
+      pty = await startOnTerminal(['show', '--from', '-'], {
+        env: cli.env(),
+        width: 80,
+        height: 12,
+        stdinFile: fifo,
+        timeoutMs: 5000,
+      });
       const slow = [SHORT[0]!, UUIDS[0]!, SHORT[1]!];
       for (const id of slow) {
         await pipe.write(`${id}\n`);
-        await pty.waitFor(new RegExp(`^${id}( .*)?\\n? +(APPROVED|PENDING_REVIEW) `, 'm'), `the row of ${id} before the next id comes`);
+        await pty.waitFor(
+          new RegExp(`^${id}( .*)?\\n? +(APPROVED|PENDING_REVIEW) `, 'm'),
+          `the row of ${id} before the next id comes`,
+        );
       }
       const rest = [MISSING, UUIDS[1]!, SHORT[2]!, ...SHORT, ...SHORT, SHORT[0]!];
       await pipe.write(rest.map((id) => `${id}\n`).join(''));
-      await pty.waitFor(/^13 ids · 12 found · 1 not found( · \d+\/s)?$/m, 'the progress line after the 13th row, while the next id is awaited');
+      await pty.waitFor(
+        /^13 ids · 12 found · 1 not found( · \d+\/s)?$/m,
+        'the progress line after the 13th row, while the next id is awaited',
+      );
       await pty.send('C-c');
       const { code, screen } = await pty.exited();
       expect(code, screen).toBe(130);

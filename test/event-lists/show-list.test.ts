@@ -41,7 +41,10 @@ async function post(events: Record<string, unknown>[]): Promise<void> {
 }
 
 beforeAll(async () => {
-  const events = Array.from({ length: STORED }, (_, i) => ({ ...makeEvent('sl', i + 1), comments: i === 7 ? '=HYPERLINK("http://evil.example/x","click")' : `note ${i + 1}` }));
+  const events = Array.from({ length: STORED }, (_, i) => ({
+    ...makeEvent('sl', i + 1),
+    comments: i === 7 ? '=HYPERLINK("http://evil.example/x","click")' : `note ${i + 1}`,
+  }));
   await post(events);
   let stored = 0;
   for (let n = 1; n <= 500; n++) {
@@ -59,12 +62,23 @@ beforeAll(async () => {
 
 describe('fraudctl show with many ids', () => {
   it('events larger than a pipe holds, many times over (--json): every row, and no Node warning however often stdout makes it wait', async () => {
-    const items = Array.from({ length: 300 }, (_, i) => ({ itemId: `sku-${i}`, itemName: 'x'.repeat(1000), itemQuantity: 1, itemPrice: 1, itemCategory: 'books' }));
+    const items = Array.from({ length: 300 }, (_, i) => ({
+      itemId: `sku-${i}`,
+      itemName: 'x'.repeat(1000),
+      itemQuantity: 1,
+      itemPrice: 1,
+      itemCategory: 'books',
+    }));
     await post([{ ...makeEvent('big', 1), items }]);
     // cli.run fails the test on a Node warning (a MaxListenersExceededWarning, here).
     const result = await cli.run(['show', ...Array<string>(16).fill('big-1'), '--json']);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as { id: string }).id)).toEqual(Array(16).fill('big-1'));
+    expect(
+      result.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { id: string }).id),
+    ).toEqual(Array(16).fill('big-1'));
   });
 
   it('500 ids from a file: a header, 500 rows in input order, the counts, exit 4', async () => {
@@ -77,28 +91,42 @@ describe('fraudctl show with many ids', () => {
     expect(rows.map((r) => (r.startsWith(MALFORMED) ? MALFORMED : r.split(/\s+/)[0]))).toEqual(ids);
     for (const [i, row] of rows.entries()) {
       if (unknown.has(ids[i]!)) expect(row).toMatch(/^\S+\s+not found$/);
-      else if (ids[i] === MALFORMED) expect(row).toMatch(/^bad\/id=9\s+invalid VALIDATION_ERROR \(eventId:INVALID_FORMAT\)$/);
-      else expect(row).toMatch(/^sl-\d+\s+(APPROVED|PENDING_REVIEW|DECLINED)\s+(APPROVE|REVIEW|DECLINE)\s+\d+\s+[\d,]+\.\d\d (EUR|USD|GBP)\s+buyer\d+@example\.com\s+2026-11-20T09:14:03Z\s+\S/);
+      else if (ids[i] === MALFORMED)
+        expect(row).toMatch(/^bad\/id=9\s+invalid VALIDATION_ERROR \(eventId:INVALID_FORMAT\)$/);
+      else
+        expect(row).toMatch(
+          /^sl-\d+\s+(APPROVED|PENDING_REVIEW|DECLINED)\s+(APPROVE|REVIEW|DECLINE)\s+\d+\s+[\d,]+\.\d\d (EUR|USD|GBP)\s+buyer\d+@example\.com\s+2026-11-20T09:14:03Z\s+\S/,
+        );
     }
     // One row checked against the service itself.
     const sl8 = (await cli.sb.call('GET', '/event/sl-8')).json as { state: string; totalScore: number };
     const assessment = (await cli.sb.call('GET', '/event/sl-8/risk-assessment')).json as { actionType: string };
-    expect(rows.find((r) => r.startsWith('sl-8 '))).toMatch(new RegExp(`^sl-8\\s+${sl8.state}\\s+${assessment.actionType}\\s+${sl8.totalScore}\\s.*=HYPERLINK`));
+    expect(rows.find((r) => r.startsWith('sl-8 '))).toMatch(
+      new RegExp(`^sl-8\\s+${sl8.state}\\s+${assessment.actionType}\\s+${sl8.totalScore}\\s.*=HYPERLINK`),
+    );
     // stdout is the header and the rows, nothing else (wc -l, awk); the counts go to stderr.
-    expect(result.stderr).toMatch(new RegExp(`^${STORED} found · 14 not found · 1 invalid\nerror: 15 of 500 ids not found or invalid$`, 'm'));
+    expect(result.stderr).toMatch(
+      new RegExp(`^${STORED} found · 14 not found · 1 invalid\nerror: 15 of 500 ids not found or invalid$`, 'm'),
+    );
   });
 
   it('--concurrency 256 (the most): the same rows as the default 8, and no Node warning (a row has two requests in flight)', async () => {
-    const [many, few] = await Promise.all([cli.run(['show', '--from', idFile, '--concurrency', '256']), cli.run(['show', '--from', idFile])]);
+    const [many, few] = await Promise.all([
+      cli.run(['show', '--from', idFile, '--concurrency', '256']),
+      cli.run(['show', '--from', idFile]),
+    ]);
     expect(many.code, many.stderr).toBe(4);
     expect(many.stdout).toBe(few.stdout);
     expect(many.stderr).toBe(few.stderr);
   });
 
-  it('--json: one line per id in input order, each the service\'s body as it came or the error in the service\'s shape', async () => {
+  it("--json: one line per id in input order, each the service's body as it came or the error in the service's shape", async () => {
     const result = await cli.run(['show', '--from', idFile, '--json']);
     expect(result.code).toBe(4);
-    const lines = result.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toHaveLength(500);
     for (const [i, line] of lines.entries()) {
       const id = ids[i]!;
@@ -108,7 +136,15 @@ describe('fraudctl show with many ids', () => {
         continue;
       }
       const body = reply.json as { errorType: string; errorCodes: string[] };
-      expect(line).toEqual({ id, error: { status: reply.status, errorType: body.errorType, errorCodes: body.errorCodes, requestId: expect.any(String) } });
+      expect(line).toEqual({
+        id,
+        error: {
+          status: reply.status,
+          errorType: body.errorType,
+          errorCodes: body.errorCodes,
+          requestId: expect.any(String),
+        },
+      });
     }
     // The count line goes to stderr, so stdout is nothing but the lines.
     expect(result.stderr).toContain(`${STORED} found · 14 not found · 1 invalid`);
@@ -120,12 +156,35 @@ describe('fraudctl show with many ids', () => {
     expect(result.stdout).toMatch(/^"id","state",.*\r\n/);
     const records = parse(result.stdout, { columns: true }) as Record<string, string>[];
     expect(records).toHaveLength(500);
-    expect(Object.keys(records[0]!)).toEqual(['id', 'state', 'decision', 'score', 'amount', 'currency', 'email', 'event date', 'comments', 'error', 'age']);
+    expect(Object.keys(records[0]!)).toEqual([
+      'id',
+      'state',
+      'decision',
+      'score',
+      'amount',
+      'currency',
+      'email',
+      'event date',
+      'comments',
+      'error',
+      'age',
+    ]);
     expect(records.map((r) => r.id)).toEqual(ids);
     const sl8 = records.find((r) => r.id === 'sl-8')!;
     expect(sl8.comments).toBe('\'=HYPERLINK("http://evil.example/x","click")');
-    const summary = (await cli.sb.call('GET', '/event/sl-8')).json as { amount: number; currency: string; userEmail: string; totalScore: number };
-    expect(sl8).toMatchObject({ amount: String(summary.amount), currency: summary.currency, email: summary.userEmail, score: String(summary.totalScore), error: '' });
+    const summary = (await cli.sb.call('GET', '/event/sl-8')).json as {
+      amount: number;
+      currency: string;
+      userEmail: string;
+      totalScore: number;
+    };
+    expect(sl8).toMatchObject({
+      amount: String(summary.amount),
+      currency: summary.currency,
+      email: summary.userEmail,
+      score: String(summary.totalScore),
+      error: '',
+    });
     expect(result.stdout).toMatch(new RegExp(`"sl-8","[A-Z_]+","[A-Z]+",${summary.totalScore},${summary.amount},`));
     expect(records.find((r) => r.id === 'sl-unknown-35')).toMatchObject({ state: '', error: 'not found' });
     expect(records.find((r) => r.id === MALFORMED)!.error).toBe('VALIDATION_ERROR (eventId:INVALID_FORMAT)');
@@ -133,21 +192,40 @@ describe('fraudctl show with many ids', () => {
 
   it("a spreadsheet's CSV export as --from (in-process): its id column's ids, its header not looked up, exit 0", async () => {
     const csv = file('export.csv', '\uFEFFOrder no,Event ID,Amount\r\n1,sl-1,"1,200.00"\r\n2,sl-2,5\r\n,,\r\n');
-    const idsOf = (stdout: string) => stdout.trimEnd().split('\n').map((l) => (JSON.parse(l) as { id: string }).id);
+    const idsOf = (stdout: string) =>
+      stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { id: string }).id);
     const result = await showInProcess({ ids: [], from: csv, format: 'json', concurrency: 4 });
     expect(result.code, result.stderr).toBe(0);
     expect(idsOf(result.stdout)).toEqual(['sl-1', 'sl-2']);
     expect(result.stderr).toBe('2 found\n');
     // What show --csv wrote reads back as its ids, whatever the file is called.
-    const exported = await showInProcess({ ids: ['sl-3', 'sl-4, sl-5'], from: undefined, format: 'csv', concurrency: 4 });
-    const again = await showInProcess({ ids: [], from: file('orders.txt', exported.stdout), format: 'json', concurrency: 4 });
+    const exported = await showInProcess({
+      ids: ['sl-3', 'sl-4, sl-5'],
+      from: undefined,
+      format: 'csv',
+      concurrency: 4,
+    });
+    const again = await showInProcess({
+      ids: [],
+      from: file('orders.txt', exported.stdout),
+      format: 'json',
+      concurrency: 4,
+    });
     expect(idsOf(again.stdout)).toEqual(['sl-3', 'sl-4', 'sl-5']);
   });
 
   it('ids on stdin with --from -, after ids given as arguments', async () => {
-    const result = await cli.run(['show', 'sl-3', 'sl-unknown-1', '--from', '-', '--json'], { input: 'sl-1\n# skip\n\nsl-2\n' });
+    const result = await cli.run(['show', 'sl-3', 'sl-unknown-1', '--from', '-', '--json'], {
+      input: 'sl-1\n# skip\n\nsl-2\n',
+    });
     expect(result.code).toBe(4);
-    const lines = result.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { id: string });
+    const lines = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string });
     expect(lines.map((l) => l.id)).toEqual(['sl-3', 'sl-unknown-1', 'sl-1', 'sl-2']);
     expect(result.stderr).toContain('3 found · 1 not found');
   });
@@ -160,7 +238,13 @@ describe('fraudctl show with many ids', () => {
   });
 
   it('a results file of submit --out works as --from: a row per line (the id the service assigned when the event had none), lines never stored as invalid rows', async () => {
-    const events = [makeEvent('rf', 1), { amount: 5, currency: 'EUR' }, makeEvent('rf', 2), { ...makeEvent('rf', 3), amount: -1 }, makeEvent('rf', 4)];
+    const events = [
+      makeEvent('rf', 1),
+      { amount: 5, currency: 'EUR' },
+      makeEvent('rf', 2),
+      { ...makeEvent('rf', 3), amount: -1 },
+      makeEvent('rf', 4),
+    ];
     const lines = events.map((e) => JSON.stringify(e));
     lines.splice(2, 0, '{"not": "closed"');
     const input = file('events.jsonl', `${lines.join('\n')}\n`);
@@ -190,7 +274,12 @@ describe('fraudctl show with many ids', () => {
     run.child.stdin.end('sl-3\n');
     const result = await run.done;
     expect(result.code).toBe(0);
-    expect(result.stdout.trimEnd().split('\n').map((l) => (JSON.parse(l) as { id: string }).id)).toEqual(['sl-1', 'sl-2', 'sl-3']);
+    expect(
+      result.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { id: string }).id),
+    ).toEqual(['sl-1', 'sl-2', 'sl-3']);
   });
 
   it('the table with ids that come slowly: each row is shown before the next id comes (no screenful awaited); a longer id widens the column from its row on; Ctrl-C while waiting ends at once, exit 130, with every row', async () => {
@@ -200,10 +289,20 @@ describe('fraudctl show with many ids', () => {
       const rows = () => run.output().stdout.split('\n').slice(1, -1);
       for (const [i, id] of ['sl-1', LONG, 'sl-2'].entries()) {
         run.child.stdin.write(`${id}\n`);
-        await expect.poll(() => rows().length, { timeout: 5000, message: `the row of ${id} while the next id has not come:\n${run.output().stdout}` }).toBe(i + 1);
+        await expect
+          .poll(() => rows().length, {
+            timeout: 5000,
+            message: `the row of ${id} while the next id has not come:\n${run.output().stdout}`,
+          })
+          .toBe(i + 1);
       }
       run.child.kill('SIGINT');
-      const result = await Promise.race([run.done, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`still running 5 s after SIGINT:\n${run.output().stdout}`)), 5000))]);
+      const result = await Promise.race([
+        run.done,
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error(`still running 5 s after SIGINT:\n${run.output().stdout}`)), 5000),
+        ),
+      ]);
       expect(result.code, result.stderr).toBe(130);
       const lines = result.stdout.trimEnd().split('\n');
       expect(lines[0]).toMatch(/^id {20}state {12}decision/);
@@ -219,7 +318,13 @@ describe('fraudctl show with many ids', () => {
 
   it('makes what the service sent harmless in the table and in CSV', async () => {
     const hostile = 'x\u001b]0;pwned\u0007\u001b[2J\u202e';
-    expect((await cli.sb.call('POST', '/event', { body: { id: 'sl-hostile', amount: 1, currency: 'EUR', userEmail: 'a@example.com', comments: hostile } })).status).toBe(201);
+    expect(
+      (
+        await cli.sb.call('POST', '/event', {
+          body: { id: 'sl-hostile', amount: 1, currency: 'EUR', userEmail: 'a@example.com', comments: hostile },
+        })
+      ).status,
+    ).toBe(201);
     for (const format of [[], ['--csv']]) {
       const result = await cli.run(['show', 'sl-hostile', 'sl-1', ...format]);
       expect(result.code).toBe(0);

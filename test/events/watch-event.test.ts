@@ -19,29 +19,44 @@ const cli = useSandboxForCli();
 let n = 0;
 const reviewEvent = () => postInReview(cli.sb, inReview(`watch-${++n}`));
 const STAMP = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ';
-const watch = (args: string[], env = cli.env()): RunningCli => startCli(['show', ...args, '--watch', '--interval', '1'], { env });
+const watch = (args: string[], env = cli.env()): RunningCli =>
+  startCli(['show', ...args, '--watch', '--interval', '1'], { env });
 const lines = (text: string) => text.trimEnd().split('\n');
 
 describe('fraudctl show --watch against the sandbox', () => {
   it('prints the summary, then a line for each change another process makes, and stops at a final state (exit 0)', async () => {
     const id = await reviewEvent();
     const run = watch([id]);
-    await expect.poll(() => run.output().stdout, { timeout: 10_000 }).toMatch(new RegExp(`${STAMP}  state PENDING_REVIEW · decision REVIEW · comments –\\n$`));
+    await expect
+      .poll(() => run.output().stdout, { timeout: 10_000 })
+      .toMatch(new RegExp(`${STAMP}  state PENDING_REVIEW · decision REVIEW · comments –\\n$`));
     expect(run.output().stdout).toMatch(/│ state\s+│ PENDING_REVIEW/);
     // stderr is another pipe: what the process wrote there first may reach this process after stdout's summary.
-    await expect.poll(() => run.output().stderr, { timeout: 10_000 }).toContain(`watching ${id} every 1 s until APPROVED, DECLINED or FRAUD_CONFIRMED`);
+    await expect
+      .poll(() => run.output().stderr, { timeout: 10_000 })
+      .toContain(`watching ${id} every 1 s until APPROVED, DECLINED or FRAUD_CONFIRMED`);
 
-    expect((await cli.run(['set-state', id, '--state', 'IN_REVIEW', '--comments', 'called the customer'])).code).toBe(0);
-    await expect.poll(() => run.output().stdout, { timeout: 10_000 }).toMatch(new RegExp(`${STAMP}  state PENDING_REVIEW → IN_REVIEW · comments "called the customer"\\n$`));
+    expect((await cli.run(['set-state', id, '--state', 'IN_REVIEW', '--comments', 'called the customer'])).code).toBe(
+      0,
+    );
+    await expect
+      .poll(() => run.output().stdout, { timeout: 10_000 })
+      .toMatch(new RegExp(`${STAMP}  state PENDING_REVIEW → IN_REVIEW · comments "called the customer"\\n$`));
     // It replaces the comment the event has: said so (set-state refuses otherwise, off a terminal).
     expect((await cli.run(['set-state', id, '--comments', 'waiting for documents', '--replace-comment'])).code).toBe(0);
-    await expect.poll(() => run.output().stdout, { timeout: 10_000 }).toMatch(new RegExp(`${STAMP}  comments "waiting for documents"\\n$`));
+    await expect
+      .poll(() => run.output().stdout, { timeout: 10_000 })
+      .toMatch(new RegExp(`${STAMP}  comments "waiting for documents"\\n$`));
     // IN_REVIEW is held: set-state changes it off a terminal only when told to.
     expect((await cli.run(['set-state', id, '--state', 'DECLINED', '--include-claimed'])).code).toBe(0);
 
     const result = await run.done;
     expect(result.code).toBe(0);
-    expect(lines(result.stdout).slice(-4).map((l) => l.replace(new RegExp(`^${STAMP}  `), ''))).toEqual([
+    expect(
+      lines(result.stdout)
+        .slice(-4)
+        .map((l) => l.replace(new RegExp(`^${STAMP}  `), '')),
+    ).toEqual([
       'state PENDING_REVIEW · decision REVIEW · comments –',
       'state PENDING_REVIEW → IN_REVIEW · comments "called the customer"',
       'comments "waiting for documents"',
@@ -72,11 +87,15 @@ describe('fraudctl show --watch against the sandbox', () => {
     expect((await cli.run(['set-state', id, '--state', 'FRAUD_CONFIRMED'])).code).toBe(0);
     const result = await run.done;
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(new RegExp(`^error: ${id} reached FRAUD_CONFIRMED, which no state follows: APPROVED can no longer come$`, 'm'));
+    expect(result.stderr).toMatch(
+      new RegExp(`^error: ${id} reached FRAUD_CONFIRMED, which no state follows: APPROVED can no longer come$`, 'm'),
+    );
   });
 
   it('an event already in a final state: the summary, and done (exit 0)', async () => {
-    expect((await cli.sb.call('POST', '/event', { body: { id: 'watch-final', amount: 5, currency: 'EUR' } })).status).toBe(201);
+    expect(
+      (await cli.sb.call('POST', '/event', { body: { id: 'watch-final', amount: 5, currency: 'EUR' } })).status,
+    ).toBe(201);
     const result = await runCli(['show', 'watch-final', '--watch'], { env: cli.env() });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/│ state\s+│ APPROVED/);
@@ -91,7 +110,10 @@ describe('fraudctl show --watch against the sandbox', () => {
     const result = await run.done;
     expect(result.code).toBe(0);
     const bodies = lines(result.stdout).map((l) => JSON.parse(l) as { state: string; comments: string | null });
-    expect(bodies.map((b) => [b.state, b.comments])).toEqual([['PENDING_REVIEW', null], ['APPROVED', 'ok']]);
+    expect(bodies.map((b) => [b.state, b.comments])).toEqual([
+      ['PENDING_REVIEW', null],
+      ['APPROVED', 'ok'],
+    ]);
     expect(bodies[1]).toEqual((await cli.sb.call('GET', `/event/${id}`)).json);
   });
 
@@ -134,7 +156,14 @@ describe('fraudctl show --watch against a scripted server', () => {
   beforeEach(() => {
     summaryAt = [];
     server.script((res: ServerResponse, _req: IncomingMessage, recorded) => {
-      if (recorded.url.endsWith('/risk-assessment')) return send(res, 200, { eventId: 'e-1', actionType: 'REVIEW', totalRiskScore: 50, alerts: [], listMatches: [] });
+      if (recorded.url.endsWith('/risk-assessment'))
+        return send(res, 200, {
+          eventId: 'e-1',
+          actionType: 'REVIEW',
+          totalRiskScore: 50,
+          alerts: [],
+          listMatches: [],
+        });
       summaryAt.push(Date.now());
       (steps.length > 1 ? steps.shift()! : steps[0]!)(res);
     });
@@ -143,27 +172,57 @@ describe('fraudctl show --watch against a scripted server', () => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify(body));
   };
-  const state = (s: string, comments: string | null = null) => (res: ServerResponse) => send(res, 200, { id: 'e-1', totalScore: 50, state: s, comments, allowlistMatch: false, denylistMatch: false });
-  const env = () => cliEnv({ HOME: cli.dir, XDG_CONFIG_HOME: `${cli.dir}/config`, FRAUDCTL_BASE_URL: server.url, FRAUDCTL_API_KEY: 'k-test-0123456789' });
+  const state =
+    (s: string, comments: string | null = null) =>
+    (res: ServerResponse) =>
+      send(res, 200, { id: 'e-1', totalScore: 50, state: s, comments, allowlistMatch: false, denylistMatch: false });
+  const env = () =>
+    cliEnv({
+      HOME: cli.dir,
+      XDG_CONFIG_HOME: `${cli.dir}/config`,
+      FRAUDCTL_BASE_URL: server.url,
+      FRAUDCTL_API_KEY: 'k-test-0123456789',
+    });
 
   it('a 503 the client cannot wait out within --timeout: a line on stderr, and the next check no sooner than Retry-After', async () => {
-    const unavailable = (res: ServerResponse) => send(res, 503, { requestId: 'r-503', errorType: 'SERVICE_UNAVAILABLE', errorCodes: ['OVERLOADED'] }, { 'retry-after': '3' });
+    const unavailable = (res: ServerResponse) =>
+      send(
+        res,
+        503,
+        { requestId: 'r-503', errorType: 'SERVICE_UNAVAILABLE', errorCodes: ['OVERLOADED'] },
+        { 'retry-after': '3' },
+      );
     steps = [state('PENDING_REVIEW'), unavailable, state('APPROVED')];
-    const result = await runCli(['show', 'e-1', '--watch', '--interval', '1', '--timeout', '1'], { env: env(), timeoutMs: 20_000 });
+    const result = await runCli(['show', 'e-1', '--watch', '--interval', '1', '--timeout', '1'], {
+      env: env(),
+      timeoutMs: 20_000,
+    });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toMatch(new RegExp(`^${STAMP}  check failed: the service is unavailable while fetching event "e-1" \\(503 SERVICE_UNAVAILABLE: OVERLOADED, request r-503\\), and asked to wait 3 s before another try: longer than --timeout \\(1 s\\) allows; next check in 3 s$`, 'm'));
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^${STAMP}  check failed: the service is unavailable while fetching event "e-1" \\(503 SERVICE_UNAVAILABLE: OVERLOADED, request r-503\\), and asked to wait 3 s before another try: longer than --timeout \\(1 s\\) allows; next check in 3 s$`,
+        'm',
+      ),
+    );
     expect(summaryAt).toHaveLength(3);
     expect(summaryAt[2]! - summaryAt[1]!).toBeGreaterThanOrEqual(2_900);
     expect(lines(result.stdout).at(-1)).toMatch(/state PENDING_REVIEW → APPROVED$/);
   });
 
   it('on a terminal, a service down at the start is said at once with when the next check is, and the summary comes when it answers; off one it ends as show does', async () => {
-    const unavailable = (res: ServerResponse) => send(res, 503, { requestId: 'r-down', errorType: 'SERVICE_UNAVAILABLE', errorCodes: ['OVERLOADED'] });
+    const unavailable = (res: ServerResponse) =>
+      send(res, 503, { requestId: 'r-down', errorType: 'SERVICE_UNAVAILABLE', errorCodes: ['OVERLOADED'] });
     steps = [unavailable, state('PENDING_REVIEW'), state('APPROVED')];
-    const pty = await startOnTerminal(['show', 'e-1', '--watch', '--interval', '1'], { env: env(), width: 300, height: 120 });
+    const pty = await startOnTerminal(['show', 'e-1', '--watch', '--interval', '1'], {
+      env: env(),
+      width: 300,
+      height: 120,
+    });
     try {
       // The first answer is a 503: said at once (no retries of the client's first), not after a blank wait.
-      await pty.waitFor(/check failed: the service is unavailable while fetching event "e-1" \(503 SERVICE_UNAVAILABLE: OVERLOADED, request r-down\); next check in 2 s/);
+      await pty.waitFor(
+        /check failed: the service is unavailable while fetching event "e-1" \(503 SERVICE_UNAVAILABLE: OVERLOADED, request r-down\); next check in 2 s/,
+      );
       expect(summaryAt).toHaveLength(1);
       await pty.waitFor(/reached APPROVED/);
       const { code, screen } = await pty.exited();
@@ -174,7 +233,10 @@ describe('fraudctl show --watch against a scripted server', () => {
     }
     // Off a terminal the first check is show's: its failure (after the client's retries) is the exit code.
     steps = [unavailable];
-    const script = await runCli(['show', 'e-1', '--watch', '--interval', '1', '--timeout', '2'], { env: env(), timeoutMs: 20_000 });
+    const script = await runCli(['show', 'e-1', '--watch', '--interval', '1', '--timeout', '2'], {
+      env: env(),
+      timeoutMs: 20_000,
+    });
     expect(script.code).toBe(6);
   });
 
@@ -183,7 +245,12 @@ describe('fraudctl show --watch against a scripted server', () => {
     steps = [state('PENDING_REVIEW'), drop, drop, drop, drop, state('DECLINED', 'chargeback')];
     const result = await runCli(['show', 'e-1', '--watch', '--interval', '1'], { env: env(), timeoutMs: 20_000 });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toMatch(new RegExp(`^${STAMP}  check failed: the connection to .* dropped while fetching event "e-1".*; next check in 2 s$`, 'm'));
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^${STAMP}  check failed: the connection to .* dropped while fetching event "e-1".*; next check in 2 s$`,
+        'm',
+      ),
+    );
     expect(lines(result.stdout).at(-1)).toMatch(/state PENDING_REVIEW → DECLINED · comments "chargeback"$/);
   });
 
@@ -197,7 +264,10 @@ describe('fraudctl show --watch against a scripted server', () => {
 
   it('--until matches states as set-state --state does: any case and separators', async () => {
     steps = [state('IN_REVIEW'), state('APPROVED')];
-    const result = await runCli(['show', 'e-1', '--watch', '--interval', '1', '--until', 'approved'], { env: env(), timeoutMs: 10_000 });
+    const result = await runCli(['show', 'e-1', '--watch', '--interval', '1', '--until', 'approved'], {
+      env: env(),
+      timeoutMs: 10_000,
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('watching e-1 every 1 s until APPROVED');
     expect(result.stderr).toContain('e-1 reached APPROVED');
@@ -217,14 +287,20 @@ describe('fraudctl show --watch against a scripted server', () => {
 
   it('--until STATE --force-state watches for a state this build does not know, as typed, past the final ones', async () => {
     steps = [state('APPROVED'), state('ON_HOLD')];
-    const result = await runCli(['show', 'e-1', '--watch', '--interval', '1', '--until', 'ON_HOLD', '--force-state'], { env: env(), timeoutMs: 10_000 });
+    const result = await runCli(['show', 'e-1', '--watch', '--interval', '1', '--until', 'ON_HOLD', '--force-state'], {
+      env: env(),
+      timeoutMs: 10_000,
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(lines(result.stdout).at(-1)).toMatch(/state APPROVED → ON_HOLD$/);
     expect(result.stderr).toContain('e-1 reached ON_HOLD');
   });
 
   it('the event gone (404) ends it with exit 4', async () => {
-    steps = [state('PENDING_REVIEW'), (res) => send(res, 404, { requestId: 'r', errorType: 'NOT_FOUND', errorCodes: ['EVENT_NOT_FOUND'] })];
+    steps = [
+      state('PENDING_REVIEW'),
+      (res) => send(res, 404, { requestId: 'r', errorType: 'NOT_FOUND', errorCodes: ['EVENT_NOT_FOUND'] }),
+    ];
     const result = await runCli(['show', 'e-1', '--watch', '--interval', '1'], { env: env() });
     expect(result.code).toBe(4);
   });

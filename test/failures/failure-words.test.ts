@@ -10,7 +10,11 @@ import { settingHints } from '../../src/profiles/setting-hints.js';
 const fromFile = settingHints('prod', { apiKey: 'credential-store', baseUrl: 'file' });
 const fromEnv = settingHints('prod', { apiKey: 'env', baseUrl: 'env' });
 
-type Row = [string, WordsContext, { keyRefused: string; notTheService: string; urlSetting: string; allowInsecureHttp: string }];
+type Row = [
+  string,
+  WordsContext,
+  { keyRefused: string; notTheService: string; urlSetting: string; allowInsecureHttp: string },
+];
 
 const TABLE: Row[] = [
   [
@@ -18,7 +22,8 @@ const TABLE: Row[] = [
     {},
     {
       keyRefused: 'check the key: run fraudctl login, or set FRAUDCTL_API_KEY',
-      notTheService: "check --base-url or the profile's URL (fraudctl config get base-url): it should be the service's base address",
+      notTheService:
+        "check --base-url or the profile's URL (fraudctl config get base-url): it should be the service's base address",
       urlSetting: '--base-url or the profile (fraudctl config list)',
       allowInsecureHttp: '--insecure-http or: fraudctl config set insecure-http true',
     },
@@ -28,7 +33,8 @@ const TABLE: Row[] = [
     { profile: 'sandbox' },
     {
       keyRefused: 'check the key: run fraudctl login, or set FRAUDCTL_API_KEY',
-      notTheService: "check --base-url or the profile's URL (fraudctl config get base-url): it should be the service's base address",
+      notTheService:
+        "check --base-url or the profile's URL (fraudctl config get base-url): it should be the service's base address",
       urlSetting: '--base-url or the profile (fraudctl config list)',
       allowInsecureHttp: '--insecure-http or: fraudctl config set insecure-http true',
     },
@@ -38,7 +44,8 @@ const TABLE: Row[] = [
     { profile: 'prod' },
     {
       keyRefused: 'check the key: run fraudctl login --profile prod, or set FRAUDCTL_API_KEY',
-      notTheService: "check --base-url or the profile's URL (fraudctl config get base-url --profile prod): it should be the service's base address",
+      notTheService:
+        "check --base-url or the profile's URL (fraudctl config get base-url --profile prod): it should be the service's base address",
       urlSetting: '--base-url or the profile (fraudctl config list)',
       allowInsecureHttp: '--insecure-http or: fraudctl config set insecure-http true --profile prod',
     },
@@ -68,12 +75,23 @@ const TABLE: Row[] = [
 describe('failureWords', () => {
   it.each(TABLE)('%s', (_name, context, expected) => {
     const words = failureWords(context);
-    expect({ keyRefused: words.keyRefused, notTheService: words.notTheService, urlSetting: words.urlSetting, allowInsecureHttp: words.allowInsecureHttp }).toEqual(expected);
+    expect({
+      keyRefused: words.keyRefused,
+      notTheService: words.notTheService,
+      urlSetting: words.urlSetting,
+      allowInsecureHttp: words.allowInsecureHttp,
+    }).toEqual(expected);
   });
 
   it('names the commands and options every hint points to', () => {
     const words = failureWords({ profile: 'prod' });
-    expect([words.urlOption, words.timeoutOption, words.stateHelp, words.showEvent('evt-1'), words.budgetSpent]).toEqual([
+    expect([
+      words.urlOption,
+      words.timeoutOption,
+      words.stateHelp,
+      words.showEvent('evt-1'),
+      words.budgetSpent,
+    ]).toEqual([
       '--base-url',
       '--timeout',
       'fraudctl set-state --help',

@@ -26,8 +26,24 @@ afterAll(async () => {
   await tmp.remove();
 });
 
-const env = () => cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: `${tmp.dir}/config`, XDG_DATA_HOME: `${tmp.dir}/data`, FRAUDCTL_BASE_URL: server.url, FRAUDCTL_API_KEY: 'k-test-0123456789' });
-const summary = (id: string, state: string) => ({ id, totalScore: 10, state, eventDate: '2026-11-20T09:14:03Z', amount: 1, currency: 'EUR', userEmail: 'a@example.com', comments: null });
+const env = () =>
+  cliEnv({
+    HOME: tmp.dir,
+    XDG_CONFIG_HOME: `${tmp.dir}/config`,
+    XDG_DATA_HOME: `${tmp.dir}/data`,
+    FRAUDCTL_BASE_URL: server.url,
+    FRAUDCTL_API_KEY: 'k-test-0123456789',
+  });
+const summary = (id: string, state: string) => ({
+  id,
+  totalScore: 10,
+  state,
+  eventDate: '2026-11-20T09:14:03Z',
+  amount: 1,
+  currency: 'EUR',
+  userEmail: 'a@example.com',
+  comments: null,
+});
 const sendJson = (res: ServerResponse, status: number, body: unknown) => {
   res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': 'req-1' });
   res.end(JSON.stringify(body));
@@ -63,14 +79,25 @@ beforeEach(() => {
   });
 });
 
-const lines = (stdout: string) => stdout.trimEnd().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+const lines = (stdout: string) =>
+  stdout
+    .trimEnd()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('an unreadable 2xx to a write is settled by reading the event back', () => {
   it('set-state for many events: a PATCH answered 200 text/html, the event read back in the new state: CHANGED, exit 0', async () => {
-    const result = await runCli(['set-state', 'h-1', 'h-2', 'h-3', '--state', 'approved', '--yes', '--json'], { env: env() });
+    const result = await runCli(['set-state', 'h-1', 'h-2', 'h-3', '--state', 'approved', '--yes', '--json'], {
+      env: env(),
+    });
     expect(result.code, result.stderr).toBe(0);
     // A result line is written when its id is settled: sorted, not in input order.
-    expect(lines(result.stdout).map((r) => [r.id, r.outcome]).sort()).toEqual([
+    expect(
+      lines(result.stdout)
+        .map((r) => [r.id, r.outcome])
+        .sort(),
+    ).toEqual([
       ['h-1', 'CHANGED'],
       ['h-2', 'CHANGED'],
       ['h-3', 'CHANGED'],
@@ -82,16 +109,22 @@ describe('an unreadable 2xx to a write is settled by reading the event back', ()
 
   it('only a read back that is not the service\'s either stops the run as "not the service", exit 1', async () => {
     onGet = (res, id, n) => (n === 1 ? sendJson(res, 200, summary(id, 'PENDING_REVIEW')) : html(res, 404));
-    const result = await runCli(['set-state', 'h-1', 'h-2', 'h-3', '--state', 'approved', '--yes', '--json', '--concurrency', '1'], { env: env() });
+    const result = await runCli(
+      ['set-state', 'h-1', 'h-2', 'h-3', '--state', 'approved', '--yes', '--json', '--concurrency', '1'],
+      { env: env() },
+    );
     expect(result.code, result.stderr).toBe(1);
-    expect(result.stderr).toMatch(/answered 404 with an HTML page titled "Portal".*that is not the fraud-screening service's answer/);
+    expect(result.stderr).toMatch(
+      /answered 404 with an HTML page titled "Portal".*that is not the fraud-screening service's answer/,
+    );
     expect(lines(result.stdout)[0]).toMatchObject({ id: 'h-1', outcome: 'FAILED' });
     expect(server.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
   });
 });
 
 describe('a 408 (request timeout) is transient everywhere: FAILED and exit 6, never refused', () => {
-  const timeout408 = (res: ServerResponse) => sendJson(res, 408, { requestId: 'r-408', errorType: 'REQUEST_TIMEOUT', errorCodes: ['REQUEST_TIMEOUT'] });
+  const timeout408 = (res: ServerResponse) =>
+    sendJson(res, 408, { requestId: 'r-408', errorType: 'REQUEST_TIMEOUT', errorCodes: ['REQUEST_TIMEOUT'] });
 
   it('set-state for many events: FAILED (not REFUSED), exit 6', async () => {
     onPatch = timeout408;
@@ -112,15 +145,23 @@ describe('a 408 (request timeout) is transient everywhere: FAILED and exit 6, ne
   it('show --watch: a 408 the retries do not settle is said, and the watch goes on to the final state', async () => {
     // The second check and its 3 retries (the default) are answered 408, as is a single 408 the
     // first retry settles (test/commands/set-state-408.test.ts); the check after them is answered.
-    onGet = (res, id, n) => (n >= 2 && n <= 5 ? timeout408(res) : sendJson(res, 200, summary(id, n === 1 ? 'PENDING_REVIEW' : 'APPROVED')));
-    const result = await runCli(['show', 'w-1', '--watch', '--interval', '1', '--json'], { env: env(), timeoutMs: 20_000 });
+    onGet = (res, id, n) =>
+      n >= 2 && n <= 5 ? timeout408(res) : sendJson(res, 200, summary(id, n === 1 ? 'PENDING_REVIEW' : 'APPROVED'));
+    const result = await runCli(['show', 'w-1', '--watch', '--interval', '1', '--json'], {
+      env: env(),
+      timeoutMs: 20_000,
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(/check failed: .*408/);
     expect(result.stderr).toContain('reached APPROVED');
   });
 
   it('review: an event whose load got a 408 is offered again (retry or skip), not counted as refused', () => {
-    const model = initialModel([{ id: 'e1' }, { id: 'e2' }], { claim: true, includeClaimed: false, includeDecided: false }, { width: 80, height: 24 });
+    const model = initialModel(
+      [{ id: 'e1' }, { id: 'e2' }],
+      { claim: true, includeClaimed: false, includeDecided: false },
+      { width: 80, height: 24 },
+    );
     const [started] = update(model, { type: 'start' });
     const [after] = update(started, { type: 'loadFailed', index: 0, failure: answered(408, 'request timeout', null) });
     expect(after.mode).toEqual({ name: 'loadFailed', message: 'request timeout' });
@@ -128,7 +169,7 @@ describe('a 408 (request timeout) is transient everywhere: FAILED and exit 6, ne
   });
 });
 
-describe('an answer that is not the service\'s stops a list of ids, as it stops a batch', () => {
+describe("an answer that is not the service's stops a list of ids, as it stops a batch", () => {
   it('show --from against a server answering 405 text/plain to everything: stops at once, no rows, exit 1', async () => {
     server.script((res) => {
       res.writeHead(405, { 'content-type': 'text/plain' });
@@ -152,7 +193,11 @@ describe('the action log says refused for the same failures everywhere (src/fail
     const many = `${tmp.dir}/many.log`;
     await runCli(['set-state', 'r-1', '--state', 'APPROVED', '--log', one], { env: env() });
     await runCli(['set-state', 'r-2', 'r-3', '--state', 'APPROVED', '--yes', '--log', many], { env: env() });
-    const outcomes = (file: string) => readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => (JSON.parse(l) as { outcome: string }).outcome);
+    const outcomes = (file: string) =>
+      readFileSync(file, 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { outcome: string }).outcome);
     expect(outcomes(one)).toEqual(['sending', 'refused']);
     // The 401 stops the run (PATCHes already under way still end): each outcome line says refused, as one event's does.
     const ended = outcomes(many).filter((o) => o !== 'sending');

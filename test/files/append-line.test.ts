@@ -14,34 +14,37 @@ afterAll(async () => {
 });
 
 describe('LineAppender', () => {
-  it.skipIf(!smallDisk.available).each([0, 100])(`cuts a line the full disk took only part of back off, so the file holds whole lines only (looked at every %i ms)${smallDisk.skipReason}`, (every) => {
-    disk?.remove();
-    disk = smallDisk.mount(64 * 1024);
-    // One page (4 KiB) free: the first line fills most of it, the second only partly fits.
-    disk.fill(4096);
-    const path = join(disk.path, 'lines');
-    const fd = openSync(path, 'a');
-    const lines = new LineAppender(fd, path, every);
-    try {
-      const first = `${'a'.repeat(3999)}\n`;
-      lines.append(first);
-      let thrown: unknown;
+  it.skipIf(!smallDisk.available).each([0, 100])(
+    `cuts a line the full disk took only part of back off, so the file holds whole lines only (looked at every %i ms)${smallDisk.skipReason}`,
+    (every) => {
+      disk?.remove();
+      disk = smallDisk.mount(64 * 1024);
+      // One page (4 KiB) free: the first line fills most of it, the second only partly fits.
+      disk.fill(4096);
+      const path = join(disk.path, 'lines');
+      const fd = openSync(path, 'a');
+      const lines = new LineAppender(fd, path, every);
       try {
-        lines.append(`${'b'.repeat(299)}\n`);
-      } catch (error) {
-        thrown = error;
+        const first = `${'a'.repeat(3999)}\n`;
+        lines.append(first);
+        let thrown: unknown;
+        try {
+          lines.append(`${'b'.repeat(299)}\n`);
+        } catch (error) {
+          thrown = error;
+        }
+        expect(thrown).toBeInstanceOf(FileWriteError);
+        expect((thrown as FileWriteError).message).toBe(`cannot write ${path}: no space left on its disk (ENOSPC)`);
+        expect(readFileSync(path, 'utf8')).toBe(first);
+        // Room again: the next line lands right after the last whole one.
+        disk.free();
+        lines.append('c\n');
+        expect(readFileSync(path, 'utf8')).toBe(`${first}c\n`);
+      } finally {
+        closeSync(fd);
       }
-      expect(thrown).toBeInstanceOf(FileWriteError);
-      expect((thrown as FileWriteError).message).toBe(`cannot write ${path}: no space left on its disk (ENOSPC)`);
-      expect(readFileSync(path, 'utf8')).toBe(first);
-      // Room again: the next line lands right after the last whole one.
-      disk.free();
-      lines.append('c\n');
-      expect(readFileSync(path, 'utf8')).toBe(`${first}c\n`);
-    } finally {
-      closeSync(fd);
-    }
-  });
+    },
+  );
 
   it('refuses to write to a file deleted since it was opened', () => {
     notUnderWine(UNDER_WINE.deletedWhileOpen);
@@ -50,7 +53,9 @@ describe('LineAppender', () => {
     const fd = openSync(path, 'a');
     try {
       rmSync(path);
-      expect(() => new LineAppender(fd, path).append('lost\n')).toThrow(expect.objectContaining({ code: 'DELETED', message: `${path} was deleted while fraudctl was writing it` }));
+      expect(() => new LineAppender(fd, path).append('lost\n')).toThrow(
+        expect.objectContaining({ code: 'DELETED', message: `${path} was deleted while fraudctl was writing it` }),
+      );
     } finally {
       closeSync(fd);
     }

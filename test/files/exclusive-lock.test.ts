@@ -4,7 +4,14 @@ import { writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { acquireLock, lockForOneWriter, LockBusyError, parseHolder, UNNAMED_GRACE_MS, type LockHolder } from '../../src/files/exclusive-lock.js';
+import {
+  acquireLock,
+  lockForOneWriter,
+  LockBusyError,
+  parseHolder,
+  UNNAMED_GRACE_MS,
+  type LockHolder,
+} from '../../src/files/exclusive-lock.js';
 import { smallDisk, type SmallDisk } from '../support/small-disk.js';
 import { notOnWindows, ON_WINDOWS, onWindows } from '../support/prerequisites.js';
 import { shellCommand } from '../../src/render/shell-command.js';
@@ -75,7 +82,11 @@ describe('acquireLock', () => {
   it('never takes a live holder’s lock, however long it has held it; says who holds it after the wait', () => {
     const { lock } = lockIn();
     const child = liveChild();
-    const text = JSON.stringify({ pid: child.pid, host: hostname(), since: new Date(Date.now() - 3_600_000).toISOString() });
+    const text = JSON.stringify({
+      pid: child.pid,
+      host: hostname(),
+      since: new Date(Date.now() - 3_600_000).toISOString(),
+    });
     writeFileSync(lock, text);
     const started = performance.now();
     const error = busy(() => acquireLock(lock, { waitMs: 200 }));
@@ -98,24 +109,36 @@ describe('acquireLock', () => {
     held.release();
   });
 
-  it.skipIf(process.platform !== 'linux' && !onWindows)('a live pid that started later than the holder is another process: the lock is taken', () => {
-    notOnWindows(ON_WINDOWS.procStart);
-    const { lock } = lockIn();
-    const child = liveChild();
-    writeFileSync(lock, JSON.stringify({ pid: child.pid, host: hostname(), start: String(Number(startOf(child.pid!)) - 1) }));
-    const taken: (LockHolder | null)[] = [];
-    acquireLock(lock, { onTakeover: (h) => taken.push(h) }).release();
-    expect(taken.map((h) => h?.pid)).toEqual([child.pid]);
-  });
+  it.skipIf(process.platform !== 'linux' && !onWindows)(
+    'a live pid that started later than the holder is another process: the lock is taken',
+    () => {
+      notOnWindows(ON_WINDOWS.procStart);
+      const { lock } = lockIn();
+      const child = liveChild();
+      writeFileSync(
+        lock,
+        JSON.stringify({ pid: child.pid, host: hostname(), start: String(Number(startOf(child.pid!)) - 1) }),
+      );
+      const taken: (LockHolder | null)[] = [];
+      acquireLock(lock, { onTakeover: (h) => taken.push(h) }).release();
+      expect(taken.map((h) => h?.pid)).toEqual([child.pid]);
+    },
+  );
 
-  it.skipIf(process.platform !== 'linux' && !onWindows)('a holder of an earlier boot is gone, even if its pid runs now', () => {
-    notOnWindows(ON_WINDOWS.procStart);
-    const { lock } = lockIn();
-    writeFileSync(lock, JSON.stringify({ pid: process.ppid, host: hostname(), boot: '00000000-0000-0000-0000-000000000000' }));
-    const taken: (LockHolder | null)[] = [];
-    acquireLock(lock, { onTakeover: (h) => taken.push(h) }).release();
-    expect(taken).toHaveLength(1);
-  });
+  it.skipIf(process.platform !== 'linux' && !onWindows)(
+    'a holder of an earlier boot is gone, even if its pid runs now',
+    () => {
+      notOnWindows(ON_WINDOWS.procStart);
+      const { lock } = lockIn();
+      writeFileSync(
+        lock,
+        JSON.stringify({ pid: process.ppid, host: hostname(), boot: '00000000-0000-0000-0000-000000000000' }),
+      );
+      const taken: (LockHolder | null)[] = [];
+      acquireLock(lock, { onTakeover: (h) => taken.push(h) }).release();
+      expect(taken).toHaveLength(1);
+    },
+  );
 
   it('a holder on another host cannot be checked: never taken', () => {
     const { lock } = lockIn();
@@ -124,14 +147,17 @@ describe('acquireLock', () => {
     expect(existsSync(lock)).toBe(true);
   });
 
-  it.skipIf(process.platform !== 'linux' && !onWindows)('a holder in another pid namespace (a container): never taken', () => {
-    notOnWindows(ON_WINDOWS.pidNamespace);
-    const { lock } = lockIn();
-    // A pid that is free here: in the holder's namespace it may well run.
-    writeFileSync(lock, JSON.stringify({ pid: deadPid(), host: hostname(), pidNs: otherNamespace() }));
-    expect(busy(() => acquireLock(lock, { waitMs: 20 })).kind).toBe('elsewhere');
-    expect(existsSync(lock)).toBe(true);
-  });
+  it.skipIf(process.platform !== 'linux' && !onWindows)(
+    'a holder in another pid namespace (a container): never taken',
+    () => {
+      notOnWindows(ON_WINDOWS.pidNamespace);
+      const { lock } = lockIn();
+      // A pid that is free here: in the holder's namespace it may well run.
+      writeFileSync(lock, JSON.stringify({ pid: deadPid(), host: hostname(), pidNs: otherNamespace() }));
+      expect(busy(() => acquireLock(lock, { waitMs: 20 })).kind).toBe('elsewhere');
+      expect(existsSync(lock)).toBe(true);
+    },
+  );
 
   it('a lock file naming nobody (its creator died before filling it) is taken after a short grace', () => {
     const { lock } = lockIn();
@@ -190,26 +216,32 @@ describe('lockForOneWriter', () => {
     writeFileSync(`${file}.lock`, JSON.stringify({ pid: child.pid, host: hostname() }));
     const notes: string[] = [];
     expect(() => lockForOneWriter(file, '--out', (l) => notes.push(l))).toThrow(
-      expect.objectContaining({ exitCode: 2, message: `${file} is being written by another fraudctl run (pid ${child.pid}): one run at a time may write it, and this one did nothing` }),
+      expect.objectContaining({
+        exitCode: 2,
+        message: `${file} is being written by another fraudctl run (pid ${child.pid}): one run at a time may write it, and this one did nothing`,
+      }),
     );
     expect(notes).toEqual([]);
   });
 
-  it.skipIf(process.platform !== 'linux' && !onWindows)('a holder in another pid namespace is said to be, not "pid 1"', () => {
-    notOnWindows(ON_WINDOWS.pidNamespace);
-    const { dir } = lockIn();
-    const file = join(dir, 'results.jsonl');
-    writeFileSync(`${file}.lock`, JSON.stringify({ pid: 1, host: hostname(), pidNs: otherNamespace() }));
-    expect(() => lockForOneWriter(file, '--out', () => {})).toThrow(
-      expect.objectContaining({
-        exitCode: 2,
-        message:
-          `${file} is being written by another fraudctl run (pid 1 in another pid namespace, such as a container): ` +
-          'one run at a time may write it, and this one did nothing',
-        hint: `if no fraudctl runs there any more: ${shellCommand(['rm', `${file}.lock`])}`,
-      }),
-    );
-  });
+  it.skipIf(process.platform !== 'linux' && !onWindows)(
+    'a holder in another pid namespace is said to be, not "pid 1"',
+    () => {
+      notOnWindows(ON_WINDOWS.pidNamespace);
+      const { dir } = lockIn();
+      const file = join(dir, 'results.jsonl');
+      writeFileSync(`${file}.lock`, JSON.stringify({ pid: 1, host: hostname(), pidNs: otherNamespace() }));
+      expect(() => lockForOneWriter(file, '--out', () => {})).toThrow(
+        expect.objectContaining({
+          exitCode: 2,
+          message:
+            `${file} is being written by another fraudctl run (pid 1 in another pid namespace, such as a container): ` +
+            'one run at a time may write it, and this one did nothing',
+          hint: `if no fraudctl runs there any more: ${shellCommand(['rm', `${file}.lock`])}`,
+        }),
+      );
+    },
+  );
 
   it('two names of one file (a symlink) share one lock', () => {
     notOnWindows(ON_WINDOWS.symlink);
@@ -219,7 +251,12 @@ describe('lockForOneWriter', () => {
     const link = join(dir, 'link.jsonl');
     symlinkSync(file, link);
     const held = lockForOneWriter(file, '--log', () => {})!;
-    expect(() => lockForOneWriter(link, '--log', () => {})).toThrow(expect.objectContaining({ exitCode: 2, message: `${link} is given to this command twice: give --log a file of its own` }));
+    expect(() => lockForOneWriter(link, '--log', () => {})).toThrow(
+      expect.objectContaining({
+        exitCode: 2,
+        message: `${link} is given to this command twice: give --log a file of its own`,
+      }),
+    );
     held.release();
     expect(readdirSync(dir).sort()).toEqual(['link.jsonl', 'log.jsonl']);
   });

@@ -13,7 +13,9 @@ describe('file errors in words', () => {
   it('EBUSY: another program has the file open; close it and try again', () => {
     const error = Object.assign(new Error('EBUSY: resource busy or locked'), { code: 'EBUSY' });
     expect(fileErrorCause(error)).toBe('another program has it open (EBUSY)');
-    expect(fileErrorHint(error, 'results')).toBe('close the program that has it open (an editor, a spreadsheet), then try again');
+    expect(fileErrorHint(error, 'results')).toBe(
+      'close the program that has it open (an editor, a spreadsheet), then try again',
+    );
   });
 
   it('a code without words stays the bare code', () => {
@@ -25,8 +27,18 @@ describe('fileFailure: one wording for every reader of a file', () => {
   it.each([
     ['a missing file', 'ENOENT', 'cannot read the log /data/a.log: no such file', 'give the --log files'],
     ['a directory', 'EISDIR', 'cannot read the log /data/a.log: it is a directory', 'give the --log files'],
-    ['a file it may not read', 'EACCES', 'cannot read the log /data/a.log: permission denied (EACCES)', `check who owns it and its mode: ${listFilesCommand(['/data/a.log'])}`],
-    ['an input/output error', 'EIO', 'cannot read the log /data/a.log: an input/output error from the disk (EIO)', `check the directory: ${listFilesCommand(['/data'])}`],
+    [
+      'a file it may not read',
+      'EACCES',
+      'cannot read the log /data/a.log: permission denied (EACCES)',
+      `check who owns it and its mode: ${listFilesCommand(['/data/a.log'])}`,
+    ],
+    [
+      'an input/output error',
+      'EIO',
+      'cannot read the log /data/a.log: an input/output error from the disk (EIO)',
+      `check the directory: ${listFilesCommand(['/data'])}`,
+    ],
   ])('%s', (_what, code, message, hint) => {
     const said = fileFailure('/data/a.log', { code }, 'log', 'give the --log files');
     expect(said.message).toBe(message);

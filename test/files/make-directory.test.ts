@@ -53,14 +53,19 @@ describe('makeDirectory', () => {
     expect(error.failedAt).toBe(join(root, 'plain'));
   });
 
-  it.skipIf(!smallDisk.available)(`a read-only file system: EROFS at the first level to make, not ENOENT${smallDisk.skipReason}`, () => {
-    disk = smallDisk.mount(64 * 1024);
-    disk.readOnly();
-    // What Node's own recursive mkdir says here, which named neither cause nor level:
-    expect(() => mkdirSync(join(disk!.path, 'x', 'y'), { recursive: true })).toThrow(expect.objectContaining({ code: 'ENOENT' }));
-    const error = failure(() => makeDirectory(join(disk!.path, 'x', 'y'), 0o700));
-    expect(error.code).toBe('EROFS');
-    expect(error.failedAt).toBe(join(disk.path, 'x'));
-    expect(error.existingParent).toBe(disk.path);
-  });
+  it.skipIf(!smallDisk.available)(
+    `a read-only file system: EROFS at the first level to make, not ENOENT${smallDisk.skipReason}`,
+    () => {
+      disk = smallDisk.mount(64 * 1024);
+      disk.readOnly();
+      // What Node's own recursive mkdir says here, which named neither cause nor level:
+      expect(() => mkdirSync(join(disk!.path, 'x', 'y'), { recursive: true })).toThrow(
+        expect.objectContaining({ code: 'ENOENT' }),
+      );
+      const error = failure(() => makeDirectory(join(disk!.path, 'x', 'y'), 0o700));
+      expect(error.code).toBe('EROFS');
+      expect(error.failedAt).toBe(join(disk.path, 'x'));
+      expect(error.existingParent).toBe(disk.path);
+    },
+  );
 });

@@ -18,14 +18,19 @@ describe('writeFully', () => {
     expect(readFileSync(path, 'utf8')).toBe('héllo\nworld');
   });
 
-  it.skipIf(!smallDisk.available)(`fails with ENOSPC on a full disk instead of a short write${smallDisk.skipReason}`, () => {
-    disk = smallDisk.mount(64 * 1024);
-    const fd = openSync(join(disk.path, 'big'), 'w');
-    try {
-      // 13 KB went as 4 KB on the nearly full disk of #24.6; here far more than fits.
-      expect(() => writeFully(fd, Buffer.alloc(256 * 1024, 0x61))).toThrow(expect.objectContaining({ code: 'ENOSPC' }));
-    } finally {
-      closeSync(fd);
-    }
-  });
+  it.skipIf(!smallDisk.available)(
+    `fails with ENOSPC on a full disk instead of a short write${smallDisk.skipReason}`,
+    () => {
+      disk = smallDisk.mount(64 * 1024);
+      const fd = openSync(join(disk.path, 'big'), 'w');
+      try {
+        // 13 KB went as 4 KB on the nearly full disk of #24.6; here far more than fits.
+        expect(() => writeFully(fd, Buffer.alloc(256 * 1024, 0x61))).toThrow(
+          expect.objectContaining({ code: 'ENOSPC' }),
+        );
+      } finally {
+        closeSync(fd);
+      }
+    },
+  );
 });

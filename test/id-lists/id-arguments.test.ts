@@ -17,7 +17,13 @@ afterAll(async () => {
   await server.close();
   await tmp.remove();
 });
-const env = () => cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: `${tmp.dir}/config`, FRAUDCTL_BASE_URL: server.url, FRAUDCTL_API_KEY: 'k-test-0123456789' });
+const env = () =>
+  cliEnv({
+    HOME: tmp.dir,
+    XDG_CONFIG_HOME: `${tmp.dir}/config`,
+    FRAUDCTL_BASE_URL: server.url,
+    FRAUDCTL_API_KEY: 'k-test-0123456789',
+  });
 
 describe('an empty event id', () => {
   it.each([

@@ -38,10 +38,14 @@ describe('where fraudctl keeps its files', () => {
     afterAll(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5 }));
 
     it('config set writes under XDG_CONFIG_HOME on this platform', async () => {
-      const result = await runCli(['config', 'set', 'timeout', '7'], { env: cliEnv({ HOME: dir, XDG_CONFIG_HOME: join(dir, 'elsewhere') }) });
+      const result = await runCli(['config', 'set', 'timeout', '7'], {
+        env: cliEnv({ HOME: dir, XDG_CONFIG_HOME: join(dir, 'elsewhere') }),
+      });
       expect(result.stderr).toContain('timeout set');
       expect(result.code).toBe(0);
-      expect(JSON.parse(readFileSync(join(dir, 'elsewhere', 'fraudctl', 'config.json'), 'utf8'))).toMatchObject({ profiles: { sandbox: { timeoutSeconds: 7 } } });
+      expect(JSON.parse(readFileSync(join(dir, 'elsewhere', 'fraudctl', 'config.json'), 'utf8'))).toMatchObject({
+        profiles: { sandbox: { timeoutSeconds: 7 } },
+      });
     });
   });
 });

@@ -41,7 +41,9 @@ describe('withFileLock', () => {
   it('a lock held on another host cannot be checked: never taken, and the hint says which file to remove', () => {
     const { lock } = lockPath();
     writeFileSync(lock, JSON.stringify({ pid: 4242, host: 'elsewhere.example', at: Date.now() }));
-    expect(() => withFileLock(lock, () => 'ran', 20)).toThrow('the config file is locked by another fraudctl (pid 4242 on host elsewhere.example): nothing was changed');
+    expect(() => withFileLock(lock, () => 'ran', 20)).toThrow(
+      'the config file is locked by another fraudctl (pid 4242 on host elsewhere.example): nothing was changed',
+    );
     try {
       withFileLock(lock, () => 'ran', 20);
     } catch (e) {
@@ -49,20 +51,24 @@ describe('withFileLock', () => {
     }
   });
 
-  it.skipIf(process.platform !== 'linux' && !onWindows)('held in another pid namespace: said so, not "pid 1"; never taken', () => {
-    notOnWindows(ON_WINDOWS.pidNamespace);
-    const { lock } = lockPath();
-    const otherNamespace = `pid:[${Number(/\d+/.exec(readlinkSync('/proc/self/ns/pid'))![0]) + 1}]`;
-    writeFileSync(lock, JSON.stringify({ pid: 1, host: hostname(), pidNs: otherNamespace }));
-    expect(() => withFileLock(lock, () => 'ran', 20)).toThrow(
-      expect.objectContaining({
-        message: 'the config file is locked by another fraudctl (pid 1 in another pid namespace, such as a container): ' +
-          'nothing was changed',
-        hint: `try again; if no fraudctl runs there any more: ${shellCommand(['rm', lock])}`,
-      }),
-    );
-    expect(existsSync(lock)).toBe(true);
-  });
+  it.skipIf(process.platform !== 'linux' && !onWindows)(
+    'held in another pid namespace: said so, not "pid 1"; never taken',
+    () => {
+      notOnWindows(ON_WINDOWS.pidNamespace);
+      const { lock } = lockPath();
+      const otherNamespace = `pid:[${Number(/\d+/.exec(readlinkSync('/proc/self/ns/pid'))![0]) + 1}]`;
+      writeFileSync(lock, JSON.stringify({ pid: 1, host: hostname(), pidNs: otherNamespace }));
+      expect(() => withFileLock(lock, () => 'ran', 20)).toThrow(
+        expect.objectContaining({
+          message:
+            'the config file is locked by another fraudctl (pid 1 in another pid namespace, such as a container): ' +
+            'nothing was changed',
+          hint: `try again; if no fraudctl runs there any more: ${shellCommand(['rm', lock])}`,
+        }),
+      );
+      expect(existsSync(lock)).toBe(true);
+    },
+  );
 
   it('takes over a lock whose owner on this host has died', () => {
     const { dir, lock } = lockPath();
@@ -79,7 +85,9 @@ describe('withFileLock', () => {
     const old = new Date(Date.now() - 60_000);
     utimesSync(lock, old, old);
     let ran = false;
-    expect(() => withFileLock(lock, () => (ran = true), 50)).toThrow(`the config file is locked by another fraudctl (pid ${process.ppid}): nothing was changed`);
+    expect(() => withFileLock(lock, () => (ran = true), 50)).toThrow(
+      `the config file is locked by another fraudctl (pid ${process.ppid}): nothing was changed`,
+    );
     expect(ran).toBe(false);
     expect(readFileSync(lock, 'utf8')).toBe(text);
   });
@@ -103,7 +111,9 @@ describe('withFileLock', () => {
       Date.now = realNow;
     }
     expect(error).toBeInstanceOf(CliError);
-    expect((error as CliError).message).toBe(`the config file is locked by another fraudctl (pid ${process.ppid}): nothing was changed`);
+    expect((error as CliError).message).toBe(
+      `the config file is locked by another fraudctl (pid ${process.ppid}): nothing was changed`,
+    );
   });
 
   describe.skipIf(!smallDisk.available)(`a full disk${smallDisk.skipReason}`, () => {
@@ -135,7 +145,10 @@ describe('withFileLock', () => {
     }
     expect(ran).toBe(false);
     expect(error).toBeInstanceOf(CliError);
-    expect(error).toMatchObject({ exitCode: 1, message: `the config file is locked by another fraudctl (pid ${process.ppid}): nothing was changed` });
+    expect(error).toMatchObject({
+      exitCode: 1,
+      message: `the config file is locked by another fraudctl (pid ${process.ppid}): nothing was changed`,
+    });
     expect((error as CliError).hint).toBe('try again once it has finished (it has held the lock for more than 0.03 s)');
     expect(existsSync(lock)).toBe(true);
   });

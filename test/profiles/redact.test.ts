@@ -37,7 +37,9 @@ describe('redactKey', () => {
 
 describe('redactKeyIn', () => {
   it('a one-letter key leaves the words around it whole (#24.15: "API [redacted]ey"), and goes where it stands alone', () => {
-    expect(redactKeyIn('the service did not accept the API key (401, request b4e51c32-cfa7)', 'e')).toBe('the service did not accept the API key (401, request b4e51c32-cfa7)');
+    expect(redactKeyIn('the service did not accept the API key (401, request b4e51c32-cfa7)', 'e')).toBe(
+      'the service did not accept the API key (401, request b4e51c32-cfa7)',
+    );
     expect(redactKeyIn('{"x-client-api-key":"e"} e', 'e')).toBe('{"x-client-api-key":"[redacted]"} [redacted]');
     expect(redactKeyIn('KEY_k_INVALID', 'k')).toBe('KEY_[redacted]_INVALID');
   });
@@ -59,10 +61,14 @@ describe('redactKeyIn', () => {
 
   it('never leaves a key standing alone in a text, for any key', () => {
     fc.assert(
-      fc.property(fc.stringMatching(/^[\x21-\x7e]{1,20}$/), fc.array(fc.constantFrom(' ', '"', ':', ',', '\n'), { minLength: 1, maxLength: 3 }), (key, gaps) => {
-        const text = `before${gaps.join('')}${key}${gaps.join('')}after`;
-        expect(redactKeyIn(text, key).split(/[\s":,]+/)).not.toContain(key);
-      }),
+      fc.property(
+        fc.stringMatching(/^[\x21-\x7e]{1,20}$/),
+        fc.array(fc.constantFrom(' ', '"', ':', ',', '\n'), { minLength: 1, maxLength: 3 }),
+        (key, gaps) => {
+          const text = `before${gaps.join('')}${key}${gaps.join('')}after`;
+          expect(redactKeyIn(text, key).split(/[\s":,]+/)).not.toContain(key);
+        },
+      ),
       { seed: 24_15 },
     );
   });

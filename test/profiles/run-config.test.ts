@@ -21,11 +21,17 @@ describe('config set/unset/use/delete --json', () => {
     const { json, note } = await config('set', 'base-url', 'http://127.0.0.1:9', '--profile', 'staging');
     expect(json).toMatchObject({ name: 'staging', baseUrl: 'http://127.0.0.1:9', timeoutSeconds: 30 });
     expect(note).toContain('base-url set to');
-    expect((await config('set', 'timeout', '12', '--profile', 'staging')).json).toMatchObject({ name: 'staging', timeoutSeconds: 12 });
+    expect((await config('set', 'timeout', '12', '--profile', 'staging')).json).toMatchObject({
+      name: 'staging',
+      timeoutSeconds: 12,
+    });
   });
 
   it('unset prints the profile without the setting', async () => {
-    expect((await config('unset', 'timeout', '--profile', 'staging')).json).toMatchObject({ name: 'staging', timeoutSeconds: 30 });
+    expect((await config('unset', 'timeout', '--profile', 'staging')).json).toMatchObject({
+      name: 'staging',
+      timeoutSeconds: 30,
+    });
   });
 
   it('use prints the profile now active', async () => {

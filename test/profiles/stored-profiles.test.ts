@@ -38,7 +38,20 @@ describe('listProfiles', () => {
   it('with no file, lists only the built-in sandbox, active', () => {
     const t = tempEnv();
     expect(listProfiles(t.env)).toEqual([
-      { name: 'sandbox', active: true, baseUrl: '(embedded sandbox)', apiKey: '(sandbox default)', keyStorage: 'sandbox-default', timeoutSeconds: 30, retries: 3, insecureHttp: false, analyst: null, reasons: [], requireReason: false, builtIn: true },
+      {
+        name: 'sandbox',
+        active: true,
+        baseUrl: '(embedded sandbox)',
+        apiKey: '(sandbox default)',
+        keyStorage: 'sandbox-default',
+        timeoutSeconds: 30,
+        retries: 3,
+        insecureHttp: false,
+        analyst: null,
+        reasons: [],
+        requireReason: false,
+        builtIn: true,
+      },
     ]);
     expect(existsSync(t.configDir)).toBe(false);
   });
@@ -46,9 +59,48 @@ describe('listProfiles', () => {
   it('lists the profiles by name, then sandbox, with keys redacted and defaults filled in', () => {
     const t = configured();
     expect(listProfiles(t.env)).toEqual([
-      { name: 'prod', active: true, baseUrl: 'https://fraud.example.com', apiKey: '****ABCD', keyStorage: 'file', timeoutSeconds: 10, retries: 1, insecureHttp: false, analyst: null, reasons: [], requireReason: false, builtIn: false },
-      { name: 'staging', active: false, baseUrl: 'https://staging.example.com', apiKey: '****7766', keyStorage: 'file', timeoutSeconds: 30, retries: 3, insecureHttp: false, analyst: null, reasons: [], requireReason: false, builtIn: false },
-      { name: 'sandbox', active: false, baseUrl: '(embedded sandbox)', apiKey: '(sandbox default)', keyStorage: 'sandbox-default', timeoutSeconds: 30, retries: 3, insecureHttp: false, analyst: null, reasons: [], requireReason: false, builtIn: true },
+      {
+        name: 'prod',
+        active: true,
+        baseUrl: 'https://fraud.example.com',
+        apiKey: '****ABCD',
+        keyStorage: 'file',
+        timeoutSeconds: 10,
+        retries: 1,
+        insecureHttp: false,
+        analyst: null,
+        reasons: [],
+        requireReason: false,
+        builtIn: false,
+      },
+      {
+        name: 'staging',
+        active: false,
+        baseUrl: 'https://staging.example.com',
+        apiKey: '****7766',
+        keyStorage: 'file',
+        timeoutSeconds: 30,
+        retries: 3,
+        insecureHttp: false,
+        analyst: null,
+        reasons: [],
+        requireReason: false,
+        builtIn: false,
+      },
+      {
+        name: 'sandbox',
+        active: false,
+        baseUrl: '(embedded sandbox)',
+        apiKey: '(sandbox default)',
+        keyStorage: 'sandbox-default',
+        timeoutSeconds: 30,
+        retries: 3,
+        insecureHttp: false,
+        analyst: null,
+        reasons: [],
+        requireReason: false,
+        builtIn: true,
+      },
     ]);
   });
 
@@ -56,7 +108,10 @@ describe('listProfiles', () => {
     const t = tempEnv();
     writeConfigFile(t.env, {
       profiles: {
-        stored: { baseUrl: 'https://fraud.example.com', credentialStore: { service: 'fraudctl', account: 'stored@https://fraud.example.com' } },
+        stored: {
+          baseUrl: 'https://fraud.example.com',
+          credentialStore: { service: 'fraudctl', account: 'stored@https://fraud.example.com' },
+        },
         filed: { baseUrl: 'https://fraud.example.com', apiKey: PROD_KEY },
         bare: { baseUrl: 'https://fraud.example.com' },
       },
@@ -80,7 +135,10 @@ describe('listProfiles', () => {
 
   it('marks the active profile as resolveSettings would: override > FRAUDCTL_PROFILE > activeProfile', () => {
     const t = configured({ FRAUDCTL_PROFILE: 'staging' });
-    const active = (override?: string) => listProfiles(t.env, override).filter((p) => p.active).map((p) => p.name);
+    const active = (override?: string) =>
+      listProfiles(t.env, override)
+        .filter((p) => p.active)
+        .map((p) => p.name);
     expect(active()).toEqual(['staging']);
     expect(active('sandbox')).toEqual(['sandbox']);
     expect(active()).toEqual([resolveSettings({}, t.env, readConfigFile(t.env)).profile]);
@@ -95,7 +153,7 @@ describe('listProfiles', () => {
 });
 
 describe('getSetting', () => {
-  it('gives a profile\'s settings, with defaults for what is not stored', () => {
+  it("gives a profile's settings, with defaults for what is not stored", () => {
     const t = configured();
     expect(getSetting(t.env, 'prod', 'base-url')).toBe('https://fraud.example.com');
     expect(getSetting(t.env, 'prod', 'timeout')).toBe('10');
@@ -123,17 +181,26 @@ describe('getSetting', () => {
 
   it('refuses an unknown profile and an unknown setting', () => {
     const t = configured();
-    expect(thrown(() => getSetting(t.env, 'gamma', 'timeout')).message).toBe('no profile "gamma" (known: prod, staging, sandbox)');
+    expect(thrown(() => getSetting(t.env, 'gamma', 'timeout')).message).toBe(
+      'no profile "gamma" (known: prod, staging, sandbox)',
+    );
     const error = thrown(() => getSetting(t.env, 'prod', 'colour' as SettingKey));
     expect(error).toBeInstanceOf(UsageError);
-    expect(error.message).toBe('unknown setting "colour" (known: base-url, timeout, retries, insecure-http, analyst, reasons, require-reason, api-key)');
+    expect(error.message).toBe(
+      'unknown setting "colour" (known: base-url, timeout, retries, insecure-http, analyst, reasons, require-reason, api-key)',
+    );
   });
 });
 
 describe('a new base URL for a profile with a stored key (keyMoveOf)', () => {
   it('is a move of the key only when the URL is another service; the same URL written otherwise, or no key, is none', () => {
     const t = configured();
-    expect(keyMoveOf(t.env, 'prod', 'https://eu.example.com/')).toEqual({ profile: 'prod', from: 'https://fraud.example.com', to: 'https://eu.example.com', keptIn: 'file' });
+    expect(keyMoveOf(t.env, 'prod', 'https://eu.example.com/')).toEqual({
+      profile: 'prod',
+      from: 'https://fraud.example.com',
+      to: 'https://eu.example.com',
+      keptIn: 'file',
+    });
     expect(keyMoveOf(t.env, 'prod', 'HTTPS://FRAUD.example.com:443/')).toBeNull();
     expect(keyMoveOf(t.env, 'fresh', 'https://eu.example.com')).toBeNull();
     expect(thrown(() => keyMoveOf(t.env, 'sandbox', 'https://eu.example.com'))).toBeInstanceOf(UsageError);
@@ -144,7 +211,13 @@ describe('a new base URL for a profile with a stored key (keyMoveOf)', () => {
     const t = configured();
     const move = keyMoveOf(t.env, 'prod', 'https://eu.example.com');
     // Another process moved prod meanwhile: the answer was about another URL.
-    setSetting(t.env, 'prod', 'base-url', 'https://fraud.example.com/v2', keyMoveOf(t.env, 'prod', 'https://fraud.example.com/v2'));
+    setSetting(
+      t.env,
+      'prod',
+      'base-url',
+      'https://fraud.example.com/v2',
+      keyMoveOf(t.env, 'prod', 'https://fraud.example.com/v2'),
+    );
     const error = thrown(() => setSetting(t.env, 'prod', 'base-url', 'https://eu.example.com', move));
     expect(error).toBeInstanceOf(CliError);
     expect(error.message).toBe('nothing was changed: profile "prod" was changed by another command meanwhile');
@@ -168,8 +241,16 @@ describe('setSetting', () => {
     const t = configured();
     setSetting(t.env, 'prod', 'timeout', '2.5');
     setSetting(t.env, 'prod', 'retries', '0');
-    expect(readConfigFile(t.env).profiles.prod).toEqual({ baseUrl: 'https://fraud.example.com', apiKey: PROD_KEY, timeoutSeconds: 2.5, retries: 0 });
-    expect(readConfigFile(t.env).profiles.staging).toEqual({ baseUrl: 'https://staging.example.com', apiKey: STAGING_KEY });
+    expect(readConfigFile(t.env).profiles.prod).toEqual({
+      baseUrl: 'https://fraud.example.com',
+      apiKey: PROD_KEY,
+      timeoutSeconds: 2.5,
+      retries: 0,
+    });
+    expect(readConfigFile(t.env).profiles.staging).toEqual({
+      baseUrl: 'https://staging.example.com',
+      apiKey: STAGING_KEY,
+    });
     expect(readConfigFile(t.env).activeProfile).toBe('prod');
   });
 
@@ -186,12 +267,25 @@ describe('setSetting', () => {
     const t = tempEnv();
     setSetting(t.env, 'sandbox', 'timeout', '7');
     setSetting(t.env, 'sandbox', 'retries', '4');
-    expect(resolveSettings({}, t.env, readConfigFile(t.env))).toMatchObject({ profile: 'sandbox', baseUrl: null, timeoutMs: 7_000, retries: 4 });
+    expect(resolveSettings({}, t.env, readConfigFile(t.env))).toMatchObject({
+      profile: 'sandbox',
+      baseUrl: null,
+      timeoutMs: 7_000,
+      retries: 4,
+    });
   });
 
   it.each([
-    ['base-url', 'not a url', 'base-url must be an absolute http:// or https:// URL, such as https://fraud.example.com (got "not a url")'],
-    ['base-url', 'https://u:p4ss@x.example.com', 'base-url must not contain a user name or password: the key is stored with fraudctl login (got "https://***@x.example.com")'],
+    [
+      'base-url',
+      'not a url',
+      'base-url must be an absolute http:// or https:// URL, such as https://fraud.example.com (got "not a url")',
+    ],
+    [
+      'base-url',
+      'https://u:p4ss@x.example.com',
+      'base-url must not contain a user name or password: the key is stored with fraudctl login (got "https://***@x.example.com")',
+    ],
     ['timeout', 'abc', 'timeout must be a positive number of seconds, at most 86400 (got "abc")'],
     ['timeout', '0', 'timeout must be a positive number of seconds, at most 86400 (got "0")'],
     ['retries', '11', 'retries must be a whole number from 0 to 10 (got "11")'],
@@ -220,7 +314,9 @@ describe('setSetting', () => {
     const t = tempEnv();
     const error = thrown(() => setSetting(t.env, 'prod', 'timout' as SettingKey, '3'));
     expect(error).toBeInstanceOf(UsageError);
-    expect(error.message).toBe('unknown setting "timout" (known: base-url, timeout, retries, insecure-http, analyst, reasons, require-reason)');
+    expect(error.message).toBe(
+      'unknown setting "timout" (known: base-url, timeout, retries, insecure-http, analyst, reasons, require-reason)',
+    );
   });
 
   it('refuses a base URL for the built-in sandbox profile', () => {
@@ -233,7 +329,9 @@ describe('setSetting', () => {
 
   it('refuses a profile name that cannot be one', () => {
     const t = tempEnv();
-    expect(thrown(() => setSetting(t.env, '../etc', 'timeout', '3')).message).toBe('profile name must be 1 to 64 letters, digits, _ or - (got "../etc")');
+    expect(thrown(() => setSetting(t.env, '../etc', 'timeout', '3')).message).toBe(
+      'profile name must be 1 to 64 letters, digits, _ or - (got "../etc")',
+    );
   });
 });
 
@@ -242,7 +340,11 @@ describe('unsetSetting', () => {
     const t = configured();
     unsetSetting(t.env, 'prod', 'timeout');
     expect(getSetting(t.env, 'prod', 'timeout')).toBe('30');
-    expect(readConfigFile(t.env).profiles.prod).toEqual({ baseUrl: 'https://fraud.example.com', apiKey: PROD_KEY, retries: 1 });
+    expect(readConfigFile(t.env).profiles.prod).toEqual({
+      baseUrl: 'https://fraud.example.com',
+      apiKey: PROD_KEY,
+      retries: 1,
+    });
   });
 
   it('forgets a stored key with api-key', () => {
@@ -304,7 +406,11 @@ describe('saveApiKey', () => {
     saveApiKey(t.env, 'prod', PROD_KEY, 'https://fraud.example.com/');
     expect(readConfigFile(t.env).profiles.prod).toEqual({ baseUrl: 'https://fraud.example.com', apiKey: PROD_KEY });
     expect(modeOf(t.configPath)).toBe(0o600);
-    expect(resolveSettings({ profile: 'prod' }, t.env, readConfigFile(t.env))).toMatchObject({ apiKey: PROD_KEY, apiKeySource: 'profile', baseUrl: 'https://fraud.example.com' });
+    expect(resolveSettings({ profile: 'prod' }, t.env, readConfigFile(t.env))).toMatchObject({
+      apiKey: PROD_KEY,
+      apiKeySource: 'profile',
+      baseUrl: 'https://fraud.example.com',
+    });
   });
 
   it('replaces the key of an existing profile and keeps its other settings; a 0644 file becomes 0600', () => {
@@ -312,15 +418,27 @@ describe('saveApiKey', () => {
     const t = configured();
     chmodSync(t.configPath, 0o644);
     saveApiKey(t.env, 'prod', 'rotated-key-000000001111');
-    expect(readConfigFile(t.env).profiles.prod).toEqual({ baseUrl: 'https://fraud.example.com', apiKey: 'rotated-key-000000001111', timeoutSeconds: 10, retries: 1 });
+    expect(readConfigFile(t.env).profiles.prod).toEqual({
+      baseUrl: 'https://fraud.example.com',
+      apiKey: 'rotated-key-000000001111',
+      timeoutSeconds: 10,
+      retries: 1,
+    });
     expect(modeOf(t.configPath)).toBe(0o600);
   });
 
   it('stores a key for the built-in sandbox, but not a URL', () => {
     const t = tempEnv();
     saveApiKey(t.env, 'sandbox', 'sandbox-own-key-1234');
-    expect(resolveSettings({}, t.env, readConfigFile(t.env))).toMatchObject({ profile: 'sandbox', apiKey: 'sandbox-own-key-1234', apiKeySource: 'profile', isSandbox: true });
-    expect(thrown(() => saveApiKey(t.env, 'sandbox', 'sandbox-own-key-1234', 'http://127.0.0.1:4010'))).toBeInstanceOf(UsageError);
+    expect(resolveSettings({}, t.env, readConfigFile(t.env))).toMatchObject({
+      profile: 'sandbox',
+      apiKey: 'sandbox-own-key-1234',
+      apiKeySource: 'profile',
+      isSandbox: true,
+    });
+    expect(thrown(() => saveApiKey(t.env, 'sandbox', 'sandbox-own-key-1234', 'http://127.0.0.1:4010'))).toBeInstanceOf(
+      UsageError,
+    );
   });
 
   it('refuses a key with spaces or line breaks without repeating it', () => {
@@ -334,7 +452,24 @@ describe('saveApiKey', () => {
 
 describe('the keys', () => {
   it('config set knows base-url, timeout, retries, insecure-http, analyst, reasons and require-reason; get and unset also api-key', () => {
-    expect(SETTING_KEYS).toEqual(['base-url', 'timeout', 'retries', 'insecure-http', 'analyst', 'reasons', 'require-reason']);
-    expect(CONFIG_KEYS).toEqual(['base-url', 'timeout', 'retries', 'insecure-http', 'analyst', 'reasons', 'require-reason', 'api-key']);
+    expect(SETTING_KEYS).toEqual([
+      'base-url',
+      'timeout',
+      'retries',
+      'insecure-http',
+      'analyst',
+      'reasons',
+      'require-reason',
+    ]);
+    expect(CONFIG_KEYS).toEqual([
+      'base-url',
+      'timeout',
+      'retries',
+      'insecure-http',
+      'analyst',
+      'reasons',
+      'require-reason',
+      'api-key',
+    ]);
   });
 });

@@ -26,7 +26,12 @@ export function tempEnv(extra: NodeJS.ProcessEnv = {}): TempEnv {
   const root = mkdtempSync(join(tmpdir(), 'fraudctl-profiles-'));
   made.push(root);
   const configDir = join(root, 'fraudctl');
-  return { env: { XDG_CONFIG_HOME: root, HOME: root, ...extra }, root, configDir, configPath: join(configDir, 'config.json') };
+  return {
+    env: { XDG_CONFIG_HOME: root, HOME: root, ...extra },
+    root,
+    configDir,
+    configPath: join(configDir, 'config.json'),
+  };
 }
 
 export function modeOf(path: string): number {
@@ -46,6 +51,12 @@ export function thrown(fn: () => unknown): Error & { exitCode?: number; hint?: s
 /** A config of `count` profiles, each with a URL and a key in the file: about 165 bytes a profile. */
 export function manyProfiles(count: number, tag: string): ConfigFile {
   const profiles: ConfigFile['profiles'] = {};
-  for (let i = 0; i < count; i++) profiles[`profile-${i}`] = { baseUrl: `https://fraud-${i}.example.com`, apiKey: `${tag}-key-${String(i).padStart(4, '0')}-0123456789abcdef`, timeoutSeconds: 30, retries: 3 };
+  for (let i = 0; i < count; i++)
+    profiles[`profile-${i}`] = {
+      baseUrl: `https://fraud-${i}.example.com`,
+      apiKey: `${tag}-key-${String(i).padStart(4, '0')}-0123456789abcdef`,
+      timeoutSeconds: 30,
+      retries: 3,
+    };
   return { activeProfile: 'profile-0', profiles };
 }

@@ -21,7 +21,31 @@ const runs = (numRuns: number) => ({ seed: SEED, numRuns });
 
 /** Any code point, a lone surrogate half, or one of the characters that matter most here. */
 const anyUnit = fc.oneof(
-  fc.constantFrom('\x1b', '\x9b', '\x9d', '\x85', '\x07', '\r', '\n', '\t', '\x00', '\x7f', '\u202e', '\u2066', '\u061c', '\u200f', '\u2028', '\ud800', '\udfff', '/', '.', '%', '\\', '?', '#'),
+  fc.constantFrom(
+    '\x1b',
+    '\x9b',
+    '\x9d',
+    '\x85',
+    '\x07',
+    '\r',
+    '\n',
+    '\t',
+    '\x00',
+    '\x7f',
+    '\u202e',
+    '\u2066',
+    '\u061c',
+    '\u200f',
+    '\u2028',
+    '\ud800',
+    '\udfff',
+    '/',
+    '.',
+    '%',
+    '\\',
+    '?',
+    '#',
+  ),
   fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
 );
 const anyString = fc.string({ unit: anyUnit, maxLength: 120 });
@@ -53,11 +77,15 @@ describe('terminalSafe', () => {
 describe('jsonForTerminal', () => {
   it('round-trips to the same value, with no active character on any line', () => {
     fc.assert(
-      fc.property(fc.oneof(hostileJson, fc.jsonValue({ maxDepth: 4, stringUnit: anyUnit })), fc.boolean(), (value, pretty) => {
-        const text = jsonForTerminal(value, pretty);
-        for (const line of text.split('\n')) expect(line).not.toMatch(FORBIDDEN);
-        expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(value)));
-      }),
+      fc.property(
+        fc.oneof(hostileJson, fc.jsonValue({ maxDepth: 4, stringUnit: anyUnit })),
+        fc.boolean(),
+        (value, pretty) => {
+          const text = jsonForTerminal(value, pretty);
+          for (const line of text.split('\n')) expect(line).not.toMatch(FORBIDDEN);
+          expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(value)));
+        },
+      ),
       runs(1000),
     );
   });
@@ -115,19 +143,52 @@ describe('the config loader', () => {
   };
 
   it('any text at all: a configuration or a clean usage error, never anything else', () => {
-    fc.assert(fc.property(fc.oneof(anyString, fc.string({ unit: 'binary', maxLength: 300 })), (text) => void load(text)), runs(300));
+    fc.assert(
+      fc.property(fc.oneof(anyString, fc.string({ unit: 'binary', maxLength: 300 })), (text) => void load(text)),
+      runs(300),
+    );
   });
 
   it('any JSON at all, and config-shaped JSON with values of every type', () => {
     const value = fc.oneof(hostileJson, fc.constant('sk-secret\u001b[31m key'));
-    const profile = fc.record({ baseUrl: value, apiKey: value, timeoutSeconds: value, retries: value, insecureHttp: value }, { requiredKeys: [] });
-    const shaped = fc.record({ activeProfile: value, profiles: fc.oneof(value, fc.dictionary(fc.oneof(hostileString, fc.constantFrom('prod', '__proto__', 'sandbox')), fc.oneof(profile, value), { maxKeys: 3 })) }, { requiredKeys: [] });
-    fc.assert(fc.property(fc.oneof(hostileJson, shaped), (v) => void load(JSON.stringify(v))), runs(500));
+    const profile = fc.record(
+      { baseUrl: value, apiKey: value, timeoutSeconds: value, retries: value, insecureHttp: value },
+      { requiredKeys: [] },
+    );
+    const shaped = fc.record(
+      {
+        activeProfile: value,
+        profiles: fc.oneof(
+          value,
+          fc.dictionary(
+            fc.oneof(hostileString, fc.constantFrom('prod', '__proto__', 'sandbox')),
+            fc.oneof(profile, value),
+            { maxKeys: 3 },
+          ),
+        ),
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(fc.oneof(hostileJson, shaped), (v) => void load(JSON.stringify(v))),
+      runs(500),
+    );
   });
 
   it('every truncation of a valid file: a configuration or a clean usage error', () => {
     const t = tempEnv();
-    writeConfigFile(t.env, { activeProfile: 'prod', profiles: Object.assign(Object.create(null) as Record<string, object>, { prod: { baseUrl: 'https://fraud.example.com', apiKey: 'sk-secret-0123456789', timeoutSeconds: 10, retries: 2, insecureHttp: false } }) });
+    writeConfigFile(t.env, {
+      activeProfile: 'prod',
+      profiles: Object.assign(Object.create(null) as Record<string, object>, {
+        prod: {
+          baseUrl: 'https://fraud.example.com',
+          apiKey: 'sk-secret-0123456789',
+          timeoutSeconds: 10,
+          retries: 2,
+          insecureHttp: false,
+        },
+      }),
+    });
     const full = JSON.stringify(readConfigFile(t.env), null, 2);
     for (let cut = 0; cut <= full.length; cut++) load(full.slice(0, cut));
   });
@@ -141,6 +202,8 @@ describe('the config loader', () => {
     expect(warnings).toEqual([]);
     chmodSync(t.configPath, 0o644);
     readConfigFile(t.env, { warn: (w) => warnings.push(w) });
-    expect(warnings).toEqual([`config file ${t.configPath} can be read by other users (mode 0644) and may hold API keys: chmod 600 ${t.configPath}`]);
+    expect(warnings).toEqual([
+      `config file ${t.configPath} can be read by other users (mode 0644) and may hold API keys: chmod 600 ${t.configPath}`,
+    ]);
   });
 });

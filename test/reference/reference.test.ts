@@ -17,15 +17,26 @@ import { describeNeeding } from '../support/prerequisites.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** `vitest -u` (npm run docs): the files are written, not compared. */
-const updating = () => (expect.getState().snapshotState as unknown as { _updateSnapshot: string })._updateSnapshot === 'all';
+const updating = () =>
+  (expect.getState().snapshotState as unknown as { _updateSnapshot: string })._updateSnapshot === 'all';
 
 /** What `fraudctl …path --help` prints, from the tree in this process, at 80 columns as off a terminal. */
 async function helpOf(path: string[]): Promise<string> {
   let text = '';
   const sink = { write: (s: string) => ((text += s), true), isTTY: false } as unknown as CliContext['stdout'];
-  const context: CliContext = { stdin: process.stdin, stdout: sink, stderr: sink, env: {}, debug: false, waitForShutdown: () => new Promise(() => {}), onStdoutClosed: () => () => {} };
+  const context: CliContext = {
+    stdin: process.stdin,
+    stdout: sink,
+    stderr: sink,
+    env: {},
+    debug: false,
+    waitForShutdown: () => new Promise(() => {}),
+    onStdoutClosed: () => () => {},
+  };
   const argv = [...path, '--help'];
-  await buildProgram(context, argv).parseAsync(argv, { from: 'user' }).catch(() => {});
+  await buildProgram(context, argv)
+    .parseAsync(argv, { from: 'user' })
+    .catch(() => {});
   return text;
 }
 
@@ -46,17 +57,22 @@ describe('the generated reference', async () => {
   });
 
   it('man/fraudctl.1 is as the command tree makes it (npm run docs)', async () => {
-    if (!updating()) expect(existsSync(`${ROOT}/man/fraudctl.1`), 'man/fraudctl.1 is missing: run npm run docs').toBe(true);
+    if (!updating())
+      expect(existsSync(`${ROOT}/man/fraudctl.1`), 'man/fraudctl.1 is missing: run npm run docs').toBe(true);
     await expect(await manPage(program, helpOf, TOPIC_TEXTS, VERSION)).toMatchFileSnapshot(`${ROOT}/man/fraudctl.1`);
   });
 });
 
 describeNeeding(['man'], 'man fraudctl', () => {
   it('renders the page without a warning: every command and topic in it', () => {
-    const result = spawnSync('man', ['--warnings', '-l', `${ROOT}/man/fraudctl.1`], { encoding: 'utf8', env: { PATH: process.env.PATH, MANWIDTH: '80', MANPAGER: 'cat', PAGER: 'cat', LANG: 'C.UTF-8' } });
+    const result = spawnSync('man', ['--warnings', '-l', `${ROOT}/man/fraudctl.1`], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, MANWIDTH: '80', MANPAGER: 'cat', PAGER: 'cat', LANG: 'C.UTF-8' },
+    });
     expect(result.status, result.stderr).toBe(0);
     expect(result.stderr).toBe('');
-    for (const heading of ['NAME', 'SYNOPSIS', 'COMMANDS', 'ENVIRONMENT', 'EXIT STATUS', 'FILES']) expect(result.stdout).toMatch(new RegExp(`^${heading}$`, 'm'));
+    for (const heading of ['NAME', 'SYNOPSIS', 'COMMANDS', 'ENVIRONMENT', 'EXIT STATUS', 'FILES'])
+      expect(result.stdout).toMatch(new RegExp(`^${heading}$`, 'm'));
     expect(result.stdout).toContain('fraudctl set-state');
     expect(result.stdout).toContain('FRAUDCTL_KEYRING_TIMEOUT');
   });

@@ -7,8 +7,20 @@ const D = 24 * H;
 
 describe('ages and deadlines', () => {
   it('an age in its largest whole unit (the list) and in two units (the review screen)', () => {
-    expect([10 * M, 45 * M + 59_999, 3 * H + 59 * M, 2 * D + 23 * H, -5 * M].map(compactAge)).toEqual(['10m', '45m', '3h', '2d', '0m']);
-    expect([45 * M, H, 3 * H + 59 * M, 2 * D + 3 * H + 10 * M, 2 * D + 30 * M].map((ms) => durationText(ms))).toEqual(['45m', '1h', '3h 59m', '2d 3h', '2d']);
+    expect([10 * M, 45 * M + 59_999, 3 * H + 59 * M, 2 * D + 23 * H, -5 * M].map(compactAge)).toEqual([
+      '10m',
+      '45m',
+      '3h',
+      '2d',
+      '0m',
+    ]);
+    expect([45 * M, H, 3 * H + 59 * M, 2 * D + 3 * H + 10 * M, 2 * D + 30 * M].map((ms) => durationText(ms))).toEqual([
+      '45m',
+      '1h',
+      '3h 59m',
+      '2d 3h',
+      '2d',
+    ]);
   });
 
   it('one form of a duration for the review screen (minutes) and report (seconds): two largest units, whole, a sign below zero, a dash for none', () => {
@@ -31,8 +43,15 @@ describe('ages and deadlines', () => {
   });
 
   it('--sla: whole days, hours and minutes in that order; anything else (or zero) is not a duration', () => {
-    expect(['4h', '30m', '2d', '1d12h', '1h30m'].map(parseDuration)).toEqual([4 * H, 30 * M, 2 * D, D + 12 * H, H + 30 * M]);
-    for (const bad of ['', '4', '4 hours', '1.5h', '0h', '-4h', 'h', '30m4h', '4H', '4h ', '1w']) expect(parseDuration(bad), bad).toBeNull();
+    expect(['4h', '30m', '2d', '1d12h', '1h30m'].map(parseDuration)).toEqual([
+      4 * H,
+      30 * M,
+      2 * D,
+      D + 12 * H,
+      H + 30 * M,
+    ]);
+    for (const bad of ['', '4', '4 hours', '1.5h', '0h', '-4h', 'h', '30m4h', '4H', '4h ', '1w'])
+      expect(parseDuration(bad), bad).toBeNull();
   });
 
   it('time left before the deadline, or overdue by how long', () => {

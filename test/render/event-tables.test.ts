@@ -96,7 +96,13 @@ function assessmentFixture(): RiskAssessment {
     actionType: 'REVIEW',
     totalRiskScore: 55,
     alerts: [
-      { ruleId: 'country-mismatch', name: 'Billing and shipping countries differ', severity: 'LOW', score: 10, description: 'DE vs NL' },
+      {
+        ruleId: 'country-mismatch',
+        name: 'Billing and shipping countries differ',
+        severity: 'LOW',
+        score: 10,
+        description: 'DE vs NL',
+      },
       { ruleId: 'new-account', name: 'New account', severity: 'HIGH', score: 35, description: 'created yesterday' },
       { ruleId: 'velocity', name: 'Orders per hour', severity: 'MEDIUM', score: 10, description: '4 orders in 1h' },
     ],
@@ -147,7 +153,9 @@ describe('renderEventSummary', () => {
     const shoes = items.split('\n').find((l) => l.includes('SKU-1'))!;
     expect(shoes).toMatch(/SKU-1 \/ Trail shoes +│ +2 │ +760\.00 EUR │ +820\.80 USD │ Shoe Co \(DE\) +│ shoes/);
     // No item currency: the number alone. No id: the name alone.
-    expect(items.split('\n').find((l) => l.includes('Gift wrap'))).toMatch(/│ Gift wrap +│ +1 │ +0\.00 │ +0\.00 USD │ – +│ – +│/);
+    expect(items.split('\n').find((l) => l.includes('Gift wrap'))).toMatch(
+      /│ Gift wrap +│ +1 │ +0\.00 │ +0\.00 USD │ – +│ – +│/,
+    );
     expect(items).not.toContain('other');
   });
 
@@ -168,7 +176,10 @@ describe('renderEventSummary', () => {
 
   it('copes with missing fields and missing, null or empty items', () => {
     for (const items of [undefined, null, []]) {
-      const text = renderEventSummary({ id: 'evt-2', totalScore: 10, ...(items === undefined ? {} : { items }) }, plain);
+      const text = renderEventSummary(
+        { id: 'evt-2', totalScore: 10, ...(items === undefined ? {} : { items }) },
+        plain,
+      );
       expect(row(text, 'id')).toContain('evt-2');
       expect(row(text, 'amount')).toMatch(/│ amount +│ – +│/);
       expect(text).toMatch(/no items$/);
@@ -213,7 +224,10 @@ describe('hostile text from the service', () => {
     const outputs = [
       renderEventSummary(hostileSummary, coloured),
       renderDecision({ ...decisionFixture(), actionType: hostileName, state: hugeName }, coloured),
-      renderRiskAssessment({ ...assessmentFixture(), alerts: [{ severity: OSC_TITLE, description: hostileName }] }, coloured),
+      renderRiskAssessment(
+        { ...assessmentFixture(), alerts: [{ severity: OSC_TITLE, description: hostileName }] },
+        coloured,
+      ),
       renderKeyValues({ [hostileName]: [{ [RLO]: CSI_8BIT }] }, coloured),
     ];
     for (const out of outputs) {
@@ -249,15 +263,22 @@ describe('renderDecision', () => {
   });
 
   it('says when nothing matched', () => {
-    const out = renderDecision({ ...decisionFixture(), actionType: 'APPROVE', ruleMatches: [], listMatches: [] }, plain);
+    const out = renderDecision(
+      { ...decisionFixture(), actionType: 'APPROVE', ruleMatches: [], listMatches: [] },
+      plain,
+    );
     expect(out).toContain('no rule matched');
     expect(out).toContain('no list matched');
   });
 
   it('has no escape sequence at colour level 0, and a coloured decision word at level 1', () => {
     expect(renderDecision(decisionFixture(), plain)).not.toContain('\x1b');
-    expect(renderDecision(decisionFixture(), coloured).split('\n')[0]).toMatch(/^\x1b\[31m(\x1b\[[0-9;]*m)*DECLINE\x1b\[/);
-    expect(renderDecision({ ...decisionFixture(), actionType: 'APPROVE' }, coloured)).toMatch(/^\x1b\[32m(\x1b\[[0-9;]*m)*APPROVE/);
+    expect(renderDecision(decisionFixture(), coloured).split('\n')[0]).toMatch(
+      /^\x1b\[31m(\x1b\[[0-9;]*m)*DECLINE\x1b\[/,
+    );
+    expect(renderDecision({ ...decisionFixture(), actionType: 'APPROVE' }, coloured)).toMatch(
+      /^\x1b\[32m(\x1b\[[0-9;]*m)*APPROVE/,
+    );
   });
 
   it('shows an unknown decision word plain, missing fields as dashes and extra fields under "Other fields"', () => {
@@ -291,7 +312,11 @@ describe('renderRiskAssessment', () => {
     const out = renderRiskAssessment(
       {
         ...assessmentFixture(),
-        alerts: ['legacy-alert', { ruleId: 'r1', score: 5, weight: 0.4 }, { name: 'only a name', severity: 'CRITICAL', score: 90 }],
+        alerts: [
+          'legacy-alert',
+          { ruleId: 'r1', score: 5, weight: 0.4 },
+          { name: 'only a name', severity: 'CRITICAL', score: 90 },
+        ],
       },
       plain,
     );
@@ -309,7 +334,11 @@ describe('renderRiskAssessment', () => {
     ['null', null, ['–']],
     ['a string', 'maintenance', ['maintenance']],
     ['an array of numbers', [1, 2], ['│ 0 │ 1     │', '│ 1 │ 2     │']],
-    ['an unknown shape', { eventId: 'x', findings: [{ a: 1 }, { b: 2 }] }, ['│ eventId │ x │', 'findings', '│ a │ b │', '│ 1 │ – │', '│ – │ 2 │']],
+    [
+      'an unknown shape',
+      { eventId: 'x', findings: [{ a: 1 }, { b: 2 }] },
+      ['│ eventId │ x │', 'findings', '│ a │ b │', '│ 1 │ – │', '│ – │ 2 │'],
+    ],
     ['an empty object', {}, ['(no fields)']],
   ])('shows %s without throwing', (_what, value, shown) => {
     const out = renderRiskAssessment(value, plain);
@@ -319,7 +348,17 @@ describe('renderRiskAssessment', () => {
 
 describe('renderKeyValues', () => {
   it('shows an object as rows, and a list of objects as a table of the union of their keys', () => {
-    const out = renderKeyValues({ requestId: 'req-1', state: 'ESCALATED', history: [{ at: 't1', state: 'A' }, { at: 't2', by: 'ana' }] }, plain);
+    const out = renderKeyValues(
+      {
+        requestId: 'req-1',
+        state: 'ESCALATED',
+        history: [
+          { at: 't1', state: 'A' },
+          { at: 't2', by: 'ana' },
+        ],
+      },
+      plain,
+    );
     expect(out).toMatch(/│ requestId │ req-1 +│/);
     expect(out).toMatch(/history\n.*\n│ at +│ state │ by +│/);
     expect(out).toMatch(/│ t2 +│ – +│ ana │/);

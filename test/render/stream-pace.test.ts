@@ -14,7 +14,11 @@ function slowStream() {
   return { stream, take: () => waiting.splice(0).forEach((callback) => callback()) };
 }
 
-const listeners = (stream: Writable) => ({ drain: stream.listenerCount('drain'), close: stream.listenerCount('close'), error: stream.listenerCount('error') });
+const listeners = (stream: Writable) => ({
+  drain: stream.listenerCount('drain'),
+  close: stream.listenerCount('close'),
+  error: stream.listenerCount('error'),
+});
 
 describe('drainedOrClosed', () => {
   it('waits for the reader to take what was written, and leaves no listener behind however often it waits', async () => {

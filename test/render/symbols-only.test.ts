@@ -17,7 +17,11 @@ const ALLOWED = new Set([join('render', 'symbols.ts'), join('commands', 'evaluat
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [join(dir, e.name)] : [],
+    e.isDirectory()
+      ? sources(join(dir, e.name))
+      : e.name.endsWith('.ts') && !e.name.endsWith('.d.ts')
+        ? [join(dir, e.name)]
+        : [],
   );
 }
 

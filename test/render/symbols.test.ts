@@ -40,7 +40,8 @@ describe('useSymbolsFor', () => {
   it('the ASCII set is ASCII', () => {
     useSymbolsFor({ LANG: 'C' }, 'linux');
     const { tableChars, chartMarks, ...marks } = sym;
-    for (const text of [...Object.values(marks), ...Object.values(tableChars), ...chartMarks]) expect(text).toMatch(/^[\x20-\x7e]+$/);
+    for (const text of [...Object.values(marks), ...Object.values(tableChars), ...chartMarks])
+      expect(text).toMatch(/^[\x20-\x7e]+$/);
     expect(symbolsFor(true)).toEqual(sym);
   });
 });

@@ -8,8 +8,14 @@ import { reviewCommand } from '../../src/commands/review.js';
 
 describe('the keys in review --help', () => {
   it('are every key on an event, in the table’s order, as the table names them', () => {
-    expect(keySummary()).toBe('a approve, d decline, e escalate, f confirm fraud, c comment, s skip, v view all, ? help, q quit');
-    expect(keySummary().split(', ').map((k) => k.split(' ')[0])).toEqual(bindingsFor('event').map((b) => b.shown));
+    expect(keySummary()).toBe(
+      'a approve, d decline, e escalate, f confirm fraud, c comment, s skip, v view all, ? help, q quit',
+    );
+    expect(
+      keySummary()
+        .split(', ')
+        .map((k) => k.split(' ')[0]),
+    ).toEqual(bindingsFor('event').map((b) => b.shown));
   });
 
   it('are what the command’s help prints', () => {
@@ -19,6 +25,8 @@ describe('the keys in review --help', () => {
     command.outputHelp();
     expect(help).toContain(`Keys: ${keySummary()}.\n`);
     // The reason keys: the numbers, Enter for none, Esc, and that require-reason needs one.
-    expect(help).toContain("After a decision key, the profile's reason codes for it (config set reasons): 1-9 the reason code by that number, Enter none, Esc back; with require-reason true a change of state needs one.\n");
+    expect(help).toContain(
+      "After a decision key, the profile's reason codes for it (config set reasons): 1-9 the reason code by that number, Enter none, Esc back; with require-reason true a change of state needs one.\n",
+    );
   });
 });

@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { answered } from '../support/call-failures.js';
 import { initialModel, type Current, type Model } from '../../src/review-queue/queue-model.js';
-import { advance, andThen, finish, leave, open, preceded, quit, withFatal } from '../../src/review-queue/queue-moves.js';
+import {
+  advance,
+  andThen,
+  finish,
+  leave,
+  open,
+  preceded,
+  quit,
+  withFatal,
+} from '../../src/review-queue/queue-moves.js';
 import { groupsOf } from '../../src/review-queue/queue-outcomes.js';
 import { startSending } from '../../src/review-queue/queue-sending.js';
 
@@ -21,18 +30,45 @@ function queue(ids: string[]): Model {
 }
 
 function onScreen(model: Model, id: string, claim: Current['claim'], seenState = 'IN_REVIEW'): Model {
-  const current: Current = { id, summary: { id, state: seenState }, assessment: null, assessmentProblem: null, seenState, seenComments: null, claim, decidedAs: null, notice: null };
+  const current: Current = {
+    id,
+    summary: { id, state: seenState },
+    assessment: null,
+    assessmentProblem: null,
+    seenState,
+    seenComments: null,
+    claim,
+    decidedAs: null,
+    notice: null,
+  };
   return { ...model, index: model.entries.findIndex((e) => e.id === id), current, mode: { name: 'keys' } };
 }
 
-const loaded = (state: string) => ({ kind: 'loaded' as const, summary: { state }, assessment: null, assessmentProblem: null });
+const loaded = (state: string) => ({
+  kind: 'loaded' as const,
+  summary: { state },
+  assessment: null,
+  assessmentProblem: null,
+});
 
 describe('the queue’s moves return [model, effects]', () => {
   it('leave: a held claim is given back, its log line first; the event gets its outcome', () => {
     const model = onScreen(queue(['e1']), 'e1', 'held');
     const [left, effects] = leave(model, 'givenBack', 'release');
     expect(effects).toEqual([
-      { type: 'log', entry: { eventId: 'e1', action: 'release', from: 'IN_REVIEW', to: 'PENDING_REVIEW', comments: null, requestId: null, outcome: 'sending', status: null } },
+      {
+        type: 'log',
+        entry: {
+          eventId: 'e1',
+          action: 'release',
+          from: 'IN_REVIEW',
+          to: 'PENDING_REVIEW',
+          comments: null,
+          requestId: null,
+          outcome: 'sending',
+          status: null,
+        },
+      },
       { type: 'release', id: 'e1', action: 'release' },
     ]);
     expect(left.current).toBeNull();
@@ -46,7 +82,21 @@ describe('the queue’s moves return [model, effects]', () => {
     expect(none).toEqual([]);
     expect([...claiming.abandoned]).toEqual([['e1', 'skip']]);
     const [, skipped] = leave(onScreen(queue(['e1']), 'e1', 'none', 'ESCALATED'), 'skipped', 'skip');
-    expect(skipped).toEqual([{ type: 'log', entry: { eventId: 'e1', action: 'skip', from: 'ESCALATED', to: null, comments: null, requestId: null, outcome: 'ok', status: null } }]);
+    expect(skipped).toEqual([
+      {
+        type: 'log',
+        entry: {
+          eventId: 'e1',
+          action: 'skip',
+          from: 'ESCALATED',
+          to: null,
+          comments: null,
+          requestId: null,
+          outcome: 'ok',
+          status: null,
+        },
+      },
+    ]);
     expect(leave(queue(['e1']), 'skipped', 'skip')).toEqual([queue(['e1']), []]);
   });
 
@@ -62,7 +112,14 @@ describe('the queue’s moves return [model, effects]', () => {
   });
 
   it('open: an event passed over gets its outcome and a note, and the next one is opened', () => {
-    const model = { ...queue(['done', 'e2']), index: 0, loads: new Map([[0, loaded('APPROVED')], [1, loaded('ESCALATED')]]) };
+    const model = {
+      ...queue(['done', 'e2']),
+      index: 0,
+      loads: new Map([
+        [0, loaded('APPROVED')],
+        [1, loaded('ESCALATED')],
+      ]),
+    };
     const [next, effects] = open(model);
     expect(effects).toEqual([]);
     expect(next.current?.id).toBe('e2');
@@ -85,7 +142,10 @@ describe('the queue’s moves return [model, effects]', () => {
   it('startSending: reads the event again first, or waits for the claim in flight', () => {
     const [sending, effects] = startSending(onScreen(queue(['e1']), 'e1', 'held'), 'approve', 'fine');
     expect(effects).toEqual([{ type: 'reread', id: 'e1' }]);
-    expect(sending.mode).toMatchObject({ name: 'sending', sending: { action: 'approve', steps: ['APPROVED'], phase: 'reread' } });
+    expect(sending.mode).toMatchObject({
+      name: 'sending',
+      sending: { action: 'approve', steps: ['APPROVED'], phase: 'reread' },
+    });
     const [waiting, none] = startSending(onScreen(queue(['e1']), 'e1', 'claiming', 'PENDING_REVIEW'), 'approve', null);
     expect(none).toEqual([]);
     expect(waiting.mode).toMatchObject({ sending: { phase: 'waitClaim' } });
@@ -96,7 +156,10 @@ describe('the queue’s moves return [model, effects]', () => {
     const load = { type: 'load' as const, index: 0, id: 'e1' };
     const claim = { type: 'claim' as const, id: 'e1' };
     const reread = { type: 'reread' as const, id: 'e1' };
-    const [, effects] = preceded([load], andThen([model, [claim]], (m) => [m, [reread]]));
+    const [, effects] = preceded(
+      [load],
+      andThen([model, [claim]], (m) => [m, [reread]]),
+    );
     expect(effects).toEqual([load, claim, reread]);
   });
 });

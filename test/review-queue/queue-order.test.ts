@@ -18,7 +18,9 @@ function countingClient(events: Record<string, Record<string, unknown>>) {
     getEvent: (id: string) => {
       calls.push(id);
       const body = events[id];
-      return body ? Promise.resolve({ status: 200, body, requestId: null }) : Promise.reject(new BadResponseError(`no answer for ${id}`));
+      return body
+        ? Promise.resolve({ status: 200, body, requestId: null })
+        : Promise.reject(new BadResponseError(`no answer for ${id}`));
     },
   } as unknown as ApiClient;
   return { client, calls };
@@ -31,7 +33,10 @@ describe('review --sort', () => {
   });
 
   it('age is the oldest eventDate first; amount the base amount where given; score the totalScore', () => {
-    expect(sortValue({ eventDate: '2026-11-20T00:00:00Z' }, 'age')! > sortValue({ eventDate: '2026-11-21T00:00:00Z' }, 'age')!).toBe(true);
+    expect(
+      sortValue({ eventDate: '2026-11-20T00:00:00Z' }, 'age')! >
+        sortValue({ eventDate: '2026-11-21T00:00:00Z' }, 'age')!,
+    ).toBe(true);
     expect(sortValue({ eventDate: 'soon' }, 'age')).toBeNull();
     expect(sortValue({ amount: 100, amountInBaseCurrency: 90 }, 'amount')).toBe(90);
     expect(sortValue({ amount: 100 }, 'amount')).toBe(100);
@@ -41,15 +46,31 @@ describe('review --sort', () => {
   it("a results file's scores are taken without a read; only the lines without one are read", async () => {
     const { client, calls } = countingClient({ plain: { totalScore: 60 } });
     const progress: [number, number][] = [];
-    const { entries } = await orderQueue([{ id: 'low', score: 30 }, { id: 'plain' }, { id: 'high', score: 90 }], 'score', client, (done, total) => progress.push([done, total]));
+    const { entries } = await orderQueue(
+      [{ id: 'low', score: 30 }, { id: 'plain' }, { id: 'high', score: 90 }],
+      'score',
+      client,
+      (done, total) => progress.push([done, total]),
+    );
     expect(ids(entries)).toEqual(['high', 'plain', 'low']);
     expect(calls).toEqual(['plain']);
-    expect(progress).toEqual([[0, 1], [1, 1]]);
+    expect(progress).toEqual([
+      [0, 1],
+      [1, 1],
+    ]);
   });
 
   it('an event that cannot be read goes to the end in the list order; the dates read are kept', async () => {
-    const { client, calls } = countingClient({ new: { eventDate: '2026-11-25T10:00:00Z' }, old: { eventDate: '2026-11-20T10:00:00Z' } });
-    const { entries, eventDates } = await orderQueue([{ id: 'gone-1' }, { id: 'new' }, { id: 'gone-2' }, { id: 'old', score: 99 }], 'age', client, () => {});
+    const { client, calls } = countingClient({
+      new: { eventDate: '2026-11-25T10:00:00Z' },
+      old: { eventDate: '2026-11-20T10:00:00Z' },
+    });
+    const { entries, eventDates } = await orderQueue(
+      [{ id: 'gone-1' }, { id: 'new' }, { id: 'gone-2' }, { id: 'old', score: 99 }],
+      'age',
+      client,
+      () => {},
+    );
     expect(ids(entries)).toEqual(['old', 'new', 'gone-1', 'gone-2']);
     expect(calls.sort()).toEqual(['gone-1', 'gone-2', 'new', 'old']);
     expect(eventDates.get('old')).toBe(Date.parse('2026-11-20T10:00:00Z'));

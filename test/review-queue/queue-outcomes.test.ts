@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { GROUP_ORDER, initialModel, type Model } from '../../src/review-queue/queue-model.js';
-import { detailsOf, groupsOf, withNotReached, withOutcome, withOutcomeReplaced } from '../../src/review-queue/queue-outcomes.js';
+import {
+  detailsOf,
+  groupsOf,
+  withNotReached,
+  withOutcome,
+  withOutcomeReplaced,
+} from '../../src/review-queue/queue-outcomes.js';
 import { withClaimsRechecked } from '../../src/review-queue/queue-summary.js';
 
 /*
@@ -74,7 +80,10 @@ describe('the outcome of each id → the summary’s groups', () => {
     const next = withOutcome(model, 'approved', 'e1');
     expect(model.outcomes.size).toBe(0);
     expect(next.outcomes.get('e1')).toEqual({ group: 'approved' });
-    expect(withOutcomeReplaced(next, 'otherState', 'e1', 'APPROVED').outcomes.get('e1')).toEqual({ group: 'otherState', detail: 'APPROVED' });
+    expect(withOutcomeReplaced(next, 'otherState', 'e1', 'APPROVED').outcomes.get('e1')).toEqual({
+      group: 'otherState',
+      detail: 'APPROVED',
+    });
     expect(next.outcomes.get('e1')).toEqual({ group: 'approved' });
   });
 
@@ -83,7 +92,13 @@ describe('the outcome of each id → the summary’s groups', () => {
     model = withOutcome(model, 'otherState', 'x', 'APPROVED');
     model = withOutcome(model, 'claimedElsewhere', 'o1');
     model = withOutcome(model, 'claimedElsewhere', 'o2');
-    const now = withClaimsRechecked(model, new Map([['o1', 'DECLINED'], ['o2', 'IN_REVIEW']]));
+    const now = withClaimsRechecked(
+      model,
+      new Map([
+        ['o1', 'DECLINED'],
+        ['o2', 'IN_REVIEW'],
+      ]),
+    );
     expect(groupsOf(now)).toMatchObject({ otherState: ['x', 'o1'], claimedElsewhere: ['o2'] });
     expect(detailsOf(now).get('o1')).toBe('DECLINED (changed since it was passed over)');
   });

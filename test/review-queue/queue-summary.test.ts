@@ -21,7 +21,9 @@ function ended(groups: Partial<Record<Group, string[]>>, details: [string, strin
   // The outcome of each id, as update() leaves it: its group, and why where the group alone does not say.
   const why = new Map(details);
   const outcomes = new Map(
-    (Object.entries(groups) as [Group, string[]][]).flatMap(([group, ids]) => ids.map((id) => [id, why.has(id) ? { group, detail: why.get(id)! } : { group }] as const)),
+    (Object.entries(groups) as [Group, string[]][]).flatMap(([group, ids]) =>
+      ids.map((id) => [id, why.has(id) ? { group, detail: why.get(id)! } : { group }] as const),
+    ),
   );
   return { ...model, quitting: 'quit', mode: { name: 'done' }, outcomes };
 }
@@ -29,7 +31,12 @@ function ended(groups: Partial<Record<Group, string[]>>, details: [string, strin
 describe('the session summary', () => {
   it('names the state each passed-over event was in, the invalid ids with the service’s answer, and the given-back event', () => {
     const model = ended(
-      { givenBack: ['ord-1'], notFound: ['ord-9'], invalidId: ['ord/1', 'ördér', 'a b'], otherState: ['evt-1', 'evt-2', 'ord-7'] },
+      {
+        givenBack: ['ord-1'],
+        notFound: ['ord-9'],
+        invalidId: ['ord/1', 'ördér', 'a b'],
+        otherState: ['evt-1', 'evt-2', 'ord-7'],
+      },
       [
         ['ord/1', '422 eventId:INVALID_FORMAT'],
         ['ördér', '422 eventId:INVALID_FORMAT'],
@@ -58,8 +65,13 @@ describe('the session summary', () => {
   });
 
   it('gives the command that gives back the events still claimed, with their ids, reaching the same service', () => {
-    const text = renderSessionSummary(ended({ stillClaimed: ['e1', 'e 3'] }), plain, 80, { logPath: null, serviceFlags: ['--base-url', 'https://fraud.example.com'] });
-    expect(text).toContain("\n  fraudctl set-state --base-url https://fraud.example.com e1 'e 3' --state PENDING_REVIEW --include-claimed");
+    const text = renderSessionSummary(ended({ stillClaimed: ['e1', 'e 3'] }), plain, 80, {
+      logPath: null,
+      serviceFlags: ['--base-url', 'https://fraud.example.com'],
+    });
+    expect(text).toContain(
+      "\n  fraudctl set-state --base-url https://fraud.example.com e1 'e 3' --state PENDING_REVIEW --include-claimed",
+    );
     expect(text).not.toContain(' ID ');
   });
 
@@ -74,7 +86,12 @@ describe('the overdue count of --sla', () => {
   const now = Date.parse('2026-11-25T12:00:00Z');
   const H = 3_600_000;
   const model = (): Model => {
-    const base = ended({ approved: ['old-done', 'new-done'], givenBack: ['old-back'], notReached: ['old-later'], otherState: ['old-elsewhere'] });
+    const base = ended({
+      approved: ['old-done', 'new-done'],
+      givenBack: ['old-back'],
+      notReached: ['old-later'],
+      otherState: ['old-elsewhere'],
+    });
     const dates: [string, number][] = [
       ['old-done', now - 48 * H],
       ['new-done', now - H],
@@ -103,7 +120,9 @@ describe('the overdue count of --sla', () => {
     expect(text).toMatch(/^ {2}overdue \(SLA 4h\) {2,}3 {2}1 decided, 2 left$/m);
     // The same decision answered when the event was 4 h 30 old is overdue.
     const late = { ...within, decidedAt: new Map([['mid-done', now - 30 * 60_000]]) };
-    expect(renderSessionSummary(late, plain, 80, { logPath: null, serviceFlags: [], sla: 4 * H, now })).toMatch(/^ {2}overdue \(SLA 4h\) {2,}4 {2}2 decided, 2 left$/m);
+    expect(renderSessionSummary(late, plain, 80, { logPath: null, serviceFlags: [], sla: 4 * H, now })).toMatch(
+      /^ {2}overdue \(SLA 4h\) {2,}4 {2}2 decided, 2 left$/m,
+    );
   });
 
   it('without --sla, no overdue line', () => {
@@ -114,7 +133,12 @@ describe('the overdue count of --sla', () => {
 describe('a long queue, a narrow terminal', () => {
   it('counts what was not reached, so the analyst’s own decisions stay in sight at 80×24; --all-ids lists them', () => {
     const rest = Array.from({ length: 1844 }, (_, i) => `ord-${157 + i}`);
-    const model = ended({ approved: ['ord-1', 'ord-2'], declined: ['ord-3'], givenBack: ['ord-156'], notReached: rest });
+    const model = ended({
+      approved: ['ord-1', 'ord-2'],
+      declined: ['ord-3'],
+      givenBack: ['ord-156'],
+      notReached: rest,
+    });
     const text = renderSessionSummary(model, plain, 80, { logPath: null, serviceFlags: [] });
     expect(text.split('\n')).toEqual([
       'Review session (quit): 1,848 events in the queue',
@@ -127,33 +151,47 @@ describe('a long queue, a narrow terminal', () => {
     for (const id of rest) expect(all).toContain(` ${id}`);
   });
 
-  it.each([60, 70, 80])('at %i columns every line of prose wraps at words; only a command is longer, whole on its line', (width) => {
-    const model = {
-      ...ended(
-        { approved: ['ord-1'], invalidId: ['ord/1'], otherState: ['ord-7'], claimedElsewhere: ['e2', 'e4'], stillClaimed: ['e9'] },
-        [['ord/1', '422 eventId:INVALID_FORMAT'], ['ord-7', 'ON_HOLD_FOR_THE_CHARGEBACK_TEAM_REVIEW']],
-      ),
-      logProblem: 'the disk is full (ENOSPC): no line could be written after line 41',
-    };
-    const options = { logPath: '/var/log/fraud/team-review.log', serviceFlags: ['--profile', 'night shift'] };
-    const lines = renderSessionSummary(model, plain, width, options).split('\n');
-    for (const line of lines) {
-      if (line.startsWith('  fraudctl ')) continue;
-      expect(displayWidth(line), line).toBeLessThanOrEqual(width);
-    }
-    // Words whole: each sentence, its lines joined again, reads as written (a break inside a word would not).
-    const joined = lines.filter((l) => !l.startsWith('  fraudctl ')).map((l) => l.trim()).join(' ');
-    for (const sentence of [
-      'To take them over (when the session that claimed them ended without giving them back):',
-      'These events are still IN_REVIEW under this session: give them back with',
-      'log: /var/log/fraud/team-review.log (the session ended here: the disk is full (ENOSPC): no line could be written after line 41; claims given back after that may be missing from it)',
-      'invalid id (422 eventId:INVALID_FORMAT)',
-      'in state ON_HOLD_FOR_THE_CHARGEBACK_TEAM_REVIEW',
-    ]) {
-      expect(joined, sentence).toContain(sentence);
-    }
-    const text = lines.join('\n');
-    expect(text).toContain("fraudctl review --profile 'night shift' --include-claimed e2 e4");
-  });
+  it.each([60, 70, 80])(
+    'at %i columns every line of prose wraps at words; only a command is longer, whole on its line',
+    (width) => {
+      const model = {
+        ...ended(
+          {
+            approved: ['ord-1'],
+            invalidId: ['ord/1'],
+            otherState: ['ord-7'],
+            claimedElsewhere: ['e2', 'e4'],
+            stillClaimed: ['e9'],
+          },
+          [
+            ['ord/1', '422 eventId:INVALID_FORMAT'],
+            ['ord-7', 'ON_HOLD_FOR_THE_CHARGEBACK_TEAM_REVIEW'],
+          ],
+        ),
+        logProblem: 'the disk is full (ENOSPC): no line could be written after line 41',
+      };
+      const options = { logPath: '/var/log/fraud/team-review.log', serviceFlags: ['--profile', 'night shift'] };
+      const lines = renderSessionSummary(model, plain, width, options).split('\n');
+      for (const line of lines) {
+        if (line.startsWith('  fraudctl ')) continue;
+        expect(displayWidth(line), line).toBeLessThanOrEqual(width);
+      }
+      // Words whole: each sentence, its lines joined again, reads as written (a break inside a word would not).
+      const joined = lines
+        .filter((l) => !l.startsWith('  fraudctl '))
+        .map((l) => l.trim())
+        .join(' ');
+      for (const sentence of [
+        'To take them over (when the session that claimed them ended without giving them back):',
+        'These events are still IN_REVIEW under this session: give them back with',
+        'log: /var/log/fraud/team-review.log (the session ended here: the disk is full (ENOSPC): no line could be written after line 41; claims given back after that may be missing from it)',
+        'invalid id (422 eventId:INVALID_FORMAT)',
+        'in state ON_HOLD_FOR_THE_CHARGEBACK_TEAM_REVIEW',
+      ]) {
+        expect(joined, sentence).toContain(sentence);
+      }
+      const text = lines.join('\n');
+      expect(text).toContain("fraudctl review --profile 'night shift' --include-claimed e2 e4");
+    },
+  );
 });
-

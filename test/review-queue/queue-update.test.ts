@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { answered, noAnswer, notTheService, proxyFailed } from '../support/call-failures.js';
-import { initialModel, type Effect, type Key, type Model, type Msg, type QueueOptions } from '../../src/review-queue/queue-model.js';
+import {
+  initialModel,
+  type Effect,
+  type Key,
+  type Model,
+  type Msg,
+  type QueueOptions,
+} from '../../src/review-queue/queue-model.js';
 import { stepsFor, update } from '../../src/review-queue/queue-update.js';
 import { detailsOf, groupsOf } from '../../src/review-queue/queue-outcomes.js';
 
@@ -15,7 +22,13 @@ function summary(id: string, state: string | null, comments: string | null = nul
   return { id, state, comments, totalScore: 30, items: [] };
 }
 
-const assessment = (id: string) => ({ eventId: id, actionType: 'REVIEW', totalRiskScore: 30, alerts: [], listMatches: [] });
+const assessment = (id: string) => ({
+  eventId: id,
+  actionType: 'REVIEW',
+  totalRiskScore: 30,
+  alerts: [],
+  listMatches: [],
+});
 
 /** A model driven by messages, keeping every effect it asked for. */
 class Driver {
@@ -45,7 +58,13 @@ class Driver {
   }
   loaded(index: number, state: string | null, comments: string | null = null): Effect[] {
     const id = this.model.entries[index]!.id;
-    return this.send({ type: 'loaded', index, summary: summary(id, state, comments), assessment: assessment(id), assessmentProblem: null });
+    return this.send({
+      type: 'loaded',
+      index,
+      summary: summary(id, state, comments),
+      assessment: assessment(id),
+      assessmentProblem: null,
+    });
   }
   /** Loads the event at the index as PENDING_REVIEW and lets its claim land. */
   open(index: number): void {
@@ -62,7 +81,8 @@ class Driver {
   }
 }
 
-const ofType = <T extends Effect['type']>(effects: Effect[], type: T) => effects.filter((e): e is Extract<Effect, { type: T }> => e.type === type);
+const ofType = <T extends Effect['type']>(effects: Effect[], type: T) =>
+  effects.filter((e): e is Extract<Effect, { type: T }> => e.type === type);
 
 describe('opening events', () => {
   it('fetches the first event and the next one at the start', () => {
@@ -195,7 +215,16 @@ describe('deciding', () => {
         id: 'e1',
         change: { state: 'DECLINED', comments: 'card stolen' },
         // Logged before it is sent (src/action-log/): not sent if the line cannot be written.
-        logged: { eventId: 'e1', action: 'decline', from: 'IN_REVIEW', to: 'DECLINED', comments: 'card stolen', requestId: null, outcome: 'sending', status: null },
+        logged: {
+          eventId: 'e1',
+          action: 'decline',
+          from: 'IN_REVIEW',
+          to: 'DECLINED',
+          comments: 'card stolen',
+          requestId: null,
+          outcome: 'sending',
+          status: null,
+        },
       },
     ]);
     d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'DECLINED', 'card stolen'), requestId: 'r2' });
@@ -209,12 +238,16 @@ describe('deciding', () => {
     d.key('a');
     d.type('   ');
     d.enter();
-    expect(ofType(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'a colleague’s note') }), 'patch')).toEqual([]);
+    expect(
+      ofType(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'a colleague’s note') }), 'patch'),
+    ).toEqual([]);
     // The comment changed since it was seen (a colleague wrote): not sent, shown instead.
     expect(d.model.current?.notice?.lines[0]).toMatch(/not sent/);
     d.key('a');
     d.enter();
-    expect(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'a colleague’s note') })).toEqual([expect.objectContaining({ type: 'patch', id: 'e1', change: { state: 'APPROVED' } })]);
+    expect(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'a colleague’s note') })).toEqual([
+      expect.objectContaining({ type: 'patch', id: 'e1', change: { state: 'APPROVED' } }),
+    ]);
   });
 
   it('a comment alone needs text, and keeps the event on screen', () => {
@@ -225,7 +258,9 @@ describe('deciding', () => {
     d.key('c');
     d.type('waiting for documents');
     d.enter();
-    expect(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') })).toEqual([expect.objectContaining({ type: 'patch', id: 'e1', change: { comments: 'waiting for documents' } })]);
+    expect(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') })).toEqual([
+      expect.objectContaining({ type: 'patch', id: 'e1', change: { comments: 'waiting for documents' } }),
+    ]);
     d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'waiting for documents'), requestId: 'r' });
     expect(d.model.current).toMatchObject({ id: 'e1', claim: 'held', seenComments: 'waiting for documents' });
     expect(groupsOf(d.model).commented).toEqual(['e1']);
@@ -292,7 +327,10 @@ describe('deciding', () => {
     expect(d.model.mode).toMatchObject({ name: 'comment', action: 'approve' });
     d.type('spoke to the police: released');
     d.enter();
-    const patch = ofType(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'DECLINED', 'DO NOT APPROVE: police case 7781') }), 'patch')[0]!;
+    const patch = ofType(
+      d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'DECLINED', 'DO NOT APPROVE: police case 7781') }),
+      'patch',
+    )[0]!;
     expect(patch.change.state).toBe('APPROVED');
     expect(d.effects.filter((e) => e.type === 'patch')).toHaveLength(1);
   });
@@ -321,7 +359,11 @@ describe('deciding', () => {
     d.type('same card');
     d.enter();
     expect(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'fraud ring (alice)') })).toEqual([
-      expect.objectContaining({ type: 'patch', id: 'e1', change: { state: 'DECLINED', comments: 'fraud ring (alice) | same card' } }),
+      expect.objectContaining({
+        type: 'patch',
+        id: 'e1',
+        change: { state: 'DECLINED', comments: 'fraud ring (alice) | same card' },
+      }),
     ]);
   });
 
@@ -329,13 +371,26 @@ describe('deciding', () => {
     const d = new Driver(['e1']);
     d.send({ type: 'start' });
     d.loaded(0, 'PENDING_REVIEW', 'DO NOT APPROVE: police case 7781');
-    d.send({ type: 'claimed', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'DO NOT APPROVE: police case 7781'), requestId: 'r' });
+    d.send({
+      type: 'claimed',
+      id: 'e1',
+      summary: summary('e1', 'IN_REVIEW', 'DO NOT APPROVE: police case 7781'),
+      requestId: 'r',
+    });
     d.key('c');
     d.type('customer called');
     d.enter();
-    const kept = ofType(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'DO NOT APPROVE: police case 7781') }), 'patch')[0]!;
+    const kept = ofType(
+      d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'DO NOT APPROVE: police case 7781') }),
+      'patch',
+    )[0]!;
     expect(kept.change).toEqual({ comments: 'DO NOT APPROVE: police case 7781 | customer called' });
-    d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'DO NOT APPROVE: police case 7781 | customer called'), requestId: 'r2' });
+    d.send({
+      type: 'patched',
+      id: 'e1',
+      summary: summary('e1', 'IN_REVIEW', 'DO NOT APPROVE: police case 7781 | customer called'),
+      requestId: 'r2',
+    });
     d.key('c');
     d.key('\t', { name: 'tab', sequence: '\t' });
     d.type('all clear');
@@ -354,7 +409,9 @@ describe('deciding', () => {
     d.send({ type: 'paste', text: 'y'.repeat(20) });
     expect(d.enter()).toEqual([]);
     expect(d.model.mode.name).toBe('comment');
-    expect(d.model.current?.notice?.lines[0]).toMatch(/^the comment is 4,013 characters long; the service takes at most 4,000 with the comment it keeps/);
+    expect(d.model.current?.notice?.lines[0]).toMatch(
+      /^the comment is 4,013 characters long; the service takes at most 4,000 with the comment it keeps/,
+    );
     const bare = new Driver(['e1']);
     bare.send({ type: 'start' });
     bare.loaded(0, 'ESCALATED');
@@ -373,9 +430,21 @@ describe('deciding', () => {
     d.key('f');
     d.type('chargeback');
     d.enter();
-    expect(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') })).toEqual([expect.objectContaining({ type: 'patch', id: 'e1', change: { state: 'DECLINED' }, logged: expect.objectContaining({ action: 'fraud', from: 'IN_REVIEW', to: 'DECLINED', comments: null }) })]);
+    expect(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') })).toEqual([
+      expect.objectContaining({
+        type: 'patch',
+        id: 'e1',
+        change: { state: 'DECLINED' },
+        logged: expect.objectContaining({ action: 'fraud', from: 'IN_REVIEW', to: 'DECLINED', comments: null }),
+      }),
+    ]);
     expect(d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'DECLINED'), requestId: 'r1' })).toContainEqual(
-      expect.objectContaining({ type: 'patch', id: 'e1', change: { state: 'FRAUD_CONFIRMED', comments: 'chargeback' }, logged: expect.objectContaining({ from: 'DECLINED', to: 'FRAUD_CONFIRMED', comments: 'chargeback' }) }),
+      expect.objectContaining({
+        type: 'patch',
+        id: 'e1',
+        change: { state: 'FRAUD_CONFIRMED', comments: 'chargeback' },
+        logged: expect.objectContaining({ from: 'DECLINED', to: 'FRAUD_CONFIRMED', comments: 'chargeback' }),
+      }),
     );
     d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'FRAUD_CONFIRMED', 'chargeback'), requestId: 'r2' });
     expect(groupsOf(d.model).fraudConfirmed).toEqual(['e1']);
@@ -388,7 +457,15 @@ describe('deciding', () => {
     d.key('e');
     d.enter();
     d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') });
-    d.send({ type: 'patchFailed', id: 'e1', failure: answered(422, 'the service rejected the request (422 VALIDATION_ERROR: INVALID_STATE_TRANSITION, request q)', 'q') });
+    d.send({
+      type: 'patchFailed',
+      id: 'e1',
+      failure: answered(
+        422,
+        'the service rejected the request (422 VALIDATION_ERROR: INVALID_STATE_TRANSITION, request q)',
+        'q',
+      ),
+    });
     expect(d.model.mode.name).toBe('keys');
     expect(d.model.current?.notice?.lines[1]).toContain('INVALID_STATE_TRANSITION');
     expect(d.logs().at(-1)).toBe('e1 escalate IN_REVIEW→ESCALATED refused');
@@ -420,10 +497,11 @@ describe('deciding', () => {
 });
 
 describe('reason codes after a decision key (the profile’s, config set reasons)', () => {
-  const codes = (text: string) => text.split(',').map((entry) => {
-    const [code, states] = entry.split(':');
-    return { code: code!, states: states === undefined ? null : states.split('+') };
-  });
+  const codes = (text: string) =>
+    text.split(',').map((entry) => {
+      const [code, states] = entry.split(':');
+      return { code: code!, states: states === undefined ? null : states.split('+') };
+    });
   function onFirst(reasons: string, required = false, comments: string | null = null): Driver {
     const d = new Driver(['e1', 'e2'], { reasons: { profile: 'team', codes: codes(reasons), required } });
     d.send({ type: 'start' });
@@ -435,17 +513,43 @@ describe('reason codes after a decision key (the profile’s, config set reasons
   it('confirming fraud in two steps: each step’s log line has the reason, the comment (reason at its head) goes with the last', () => {
     const d = onFirst('stolen-card:FRAUD_CONFIRMED,other:APPROVED');
     d.key('f');
-    expect(d.model.mode).toMatchObject({ name: 'reason', action: 'fraud', codes: ['stolen-card'], more: 0, required: false });
+    expect(d.model.mode).toMatchObject({
+      name: 'reason',
+      action: 'fraud',
+      codes: ['stolen-card'],
+      more: 0,
+      required: false,
+    });
     d.key('1');
     d.type('chargeback');
     d.enter();
     const first = ofType(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') }), 'patch')[0]!;
-    expect([first.change, first.logged.reason, first.logged.comments]).toEqual([{ state: 'DECLINED' }, 'stolen-card', null]);
-    const second = ofType(d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'DECLINED'), requestId: 'r1' }), 'patch')[0]!;
-    expect([second.change, second.logged.reason]).toEqual([{ state: 'FRAUD_CONFIRMED', comments: '[reason: stolen-card] chargeback' }, 'stolen-card']);
-    d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'FRAUD_CONFIRMED', '[reason: stolen-card] chargeback'), requestId: 'r2' });
-    const ok = ofType(d.effects, 'log').filter((e) => e.entry.action === 'fraud').map((e) => [e.entry.to, e.entry.reason]);
-    expect(ok).toEqual([['DECLINED', 'stolen-card'], ['FRAUD_CONFIRMED', 'stolen-card']]);
+    expect([first.change, first.logged.reason, first.logged.comments]).toEqual([
+      { state: 'DECLINED' },
+      'stolen-card',
+      null,
+    ]);
+    const second = ofType(
+      d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'DECLINED'), requestId: 'r1' }),
+      'patch',
+    )[0]!;
+    expect([second.change, second.logged.reason]).toEqual([
+      { state: 'FRAUD_CONFIRMED', comments: '[reason: stolen-card] chargeback' },
+      'stolen-card',
+    ]);
+    d.send({
+      type: 'patched',
+      id: 'e1',
+      summary: summary('e1', 'FRAUD_CONFIRMED', '[reason: stolen-card] chargeback'),
+      requestId: 'r2',
+    });
+    const ok = ofType(d.effects, 'log')
+      .filter((e) => e.entry.action === 'fraud')
+      .map((e) => [e.entry.to, e.entry.reason]);
+    expect(ok).toEqual([
+      ['DECLINED', 'stolen-card'],
+      ['FRAUD_CONFIRMED', 'stolen-card'],
+    ]);
   });
 
   it('Tab keeps the event’s comment: the reason heads the part added after it, as set-state --append-comment', () => {
@@ -455,7 +559,10 @@ describe('reason codes after a decision key (the profile’s, config set reasons
     d.key('\t', { name: 'tab', sequence: '\t' });
     d.type('confirmed');
     d.enter();
-    const patch = ofType(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'called the bank') }), 'patch')[0]!;
+    const patch = ofType(
+      d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'called the bank') }),
+      'patch',
+    )[0]!;
     expect(patch.change.comments).toBe('called the bank | [reason: stolen-card] confirmed');
   });
 
@@ -464,8 +571,14 @@ describe('reason codes after a decision key (the profile’s, config set reasons
     d.key('d');
     d.key('1');
     d.enter();
-    const patch = ofType(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'DO NOT APPROVE: police case 7781') }), 'patch')[0]!;
-    expect(patch.change).toEqual({ state: 'DECLINED', comments: 'DO NOT APPROVE: police case 7781 | [reason: stolen-card]' });
+    const patch = ofType(
+      d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'DO NOT APPROVE: police case 7781') }),
+      'patch',
+    )[0]!;
+    expect(patch.change).toEqual({
+      state: 'DECLINED',
+      comments: 'DO NOT APPROVE: police case 7781 | [reason: stolen-card]',
+    });
     expect(patch.logged.reason).toBe('stolen-card');
   });
 
@@ -477,8 +590,13 @@ describe('reason codes after a decision key (the profile’s, config set reasons
       d.key('1');
       for (let i = 0; i < tabs; i++) d.key('\t', { name: 'tab', sequence: '\t' });
       d.enter();
-      const patch = ofType(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'DO NOT APPROVE: police case 7781') }), 'patch')[0]!;
-      expect(patch.change, `${tabs} Tab`).toEqual({ comments: 'DO NOT APPROVE: police case 7781 | [reason: stolen-card]' });
+      const patch = ofType(
+        d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW', 'DO NOT APPROVE: police case 7781') }),
+        'patch',
+      )[0]!;
+      expect(patch.change, `${tabs} Tab`).toEqual({
+        comments: 'DO NOT APPROVE: police case 7781 | [reason: stolen-card]',
+      });
     }
   });
 
@@ -486,13 +604,20 @@ describe('reason codes after a decision key (the profile’s, config set reasons
     const d = onFirst('customer-confirmed:APPROVED', true);
     expect(d.key('d')).toEqual([]);
     expect(d.model.mode.name).toBe('keys');
-    expect(d.model.current?.notice?.lines).toEqual(['not sent: profile "team" requires a reason for a change of state, and has no code for DECLINED', "see the profile's codes: fraudctl config get reasons --profile team; how to add one: fraudctl help config"]);
+    expect(d.model.current?.notice?.lines).toEqual([
+      'not sent: profile "team" requires a reason for a change of state, and has no code for DECLINED',
+      "see the profile's codes: fraudctl config get reasons --profile team; how to add one: fraudctl help config",
+    ]);
   });
 
   it('at most 9 codes are offered by number, the rest counted; a digit past them does nothing', () => {
     const d = onFirst(Array.from({ length: 11 }, (_, i) => `c${i + 1}`).join(','));
     d.key('a');
-    expect(d.model.mode).toMatchObject({ name: 'reason', codes: ['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9'], more: 2 });
+    expect(d.model.mode).toMatchObject({
+      name: 'reason',
+      codes: ['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9'],
+      more: 2,
+    });
     d.key('0');
     expect(d.model.mode.name).toBe('reason');
     d.key('9');
@@ -517,7 +642,11 @@ describe('leaving and quitting', () => {
     d.send({ type: 'start' });
     d.loaded(0, 'PENDING_REVIEW');
     expect(ofType(d.key('s'), 'release')).toEqual([]);
-    expect(d.send({ type: 'claimed', id: 'e1', summary: null, requestId: 'late' })).toContainEqual({ type: 'release', id: 'e1', action: 'skip' });
+    expect(d.send({ type: 'claimed', id: 'e1', summary: null, requestId: 'late' })).toContainEqual({
+      type: 'release',
+      id: 'e1',
+      action: 'skip',
+    });
   });
 
   it('q gives the event back and ends; the rest is "not reached"', () => {
@@ -549,7 +678,9 @@ describe('leaving and quitting', () => {
     const d = new Driver(['e1']);
     d.send({ type: 'start' });
     d.open(0);
-    expect(ofType(d.send({ type: 'interrupt' }), 'release')).toEqual([{ type: 'release', id: 'e1', action: 'release' }]);
+    expect(ofType(d.send({ type: 'interrupt' }), 'release')).toEqual([
+      { type: 'release', id: 'e1', action: 'release' },
+    ]);
     expect(d.model.quitting).toBe('interrupt');
   });
 
@@ -604,7 +735,11 @@ describe('the log: every action the queue attempts has its line, whatever ends i
   const BLOCKED = answered(403, 'the service refused the key (403 FORBIDDEN: MERCHANT_BLOCKED)', 'k2');
   const DOWN = answered(503, 'the service is unavailable', 'u1');
   const NETWORK = noAnswer('the connection dropped');
-  const TRANSITION = answered(422, 'the service rejected the request (422 VALIDATION_ERROR: INVALID_STATE_TRANSITION)', 'v1');
+  const TRANSITION = answered(
+    422,
+    'the service rejected the request (422 VALIDATION_ERROR: INVALID_STATE_TRANSITION)',
+    'v1',
+  );
 
   /** A decision on e1 sent as far as the re-read before the PATCH. */
   function deciding(): Driver {
@@ -651,7 +786,9 @@ describe('the log: every action the queue attempts has its line, whatever ends i
     const d = deciding();
     d.send({ type: 'rereadFailed', id: 'e1', failure });
     expect(d.logs().slice(1)).toEqual([line]);
-    const entry = ofType(d.effects, 'log').filter((e) => e.entry.action === 'approve').at(-1)!.entry;
+    const entry = ofType(d.effects, 'log')
+      .filter((e) => e.entry.action === 'approve')
+      .at(-1)!.entry;
     expect(entry.comments).toBe('ok');
     expect(entry.message).toMatch(/^not sent: could not read the event again first/);
   });
@@ -699,7 +836,11 @@ describe('the log: every action the queue attempts has its line, whatever ends i
     d.loaded(1, 'PENDING_REVIEW');
     d.send({ type: 'claimFailed', id: 'e2', failure: BLOCKED });
     expect(d.model.fatal).toEqual({ message: BLOCKED.message, exitCode: 3 });
-    expect(d.logs()).toEqual(['e1 claim PENDING_REVIEW→IN_REVIEW ok', 'e1 skip IN_REVIEW→PENDING_REVIEW ok', 'e2 claim PENDING_REVIEW→IN_REVIEW refused']);
+    expect(d.logs()).toEqual([
+      'e1 claim PENDING_REVIEW→IN_REVIEW ok',
+      'e1 skip IN_REVIEW→PENDING_REVIEW ok',
+      'e2 claim PENDING_REVIEW→IN_REVIEW refused',
+    ]);
     // Its claim never happened: nothing to give back.
     expect(ofType(d.effects, 'release').map((e) => e.id)).toEqual(['e1']);
     expect(groupsOf(d.model)).toMatchObject({ skipped: ['e1'], leftUndecided: ['e2'], givenBack: [] });
@@ -707,25 +848,31 @@ describe('the log: every action the queue attempts has its line, whatever ends i
 });
 
 describe('a failure that stops a run ends the session, as it stops a batch', () => {
-  const FOREIGN = notTheService(405, 'GET /event/e1 answered 405 with text/plain: that is not the fraud-screening service\'s answer');
+  const FOREIGN = notTheService(
+    405,
+    "GET /event/e1 answered 405 with text/plain: that is not the fraud-screening service's answer",
+  );
   const PROXY = proxyFailed('the proxy 127.0.0.1:3128 (HTTPS_PROXY) asks for credentials');
 
   it.each([
-    ['an answer that is not the service\'s (405 text/plain)', FOREIGN, 1],
+    ["an answer that is not the service's (405 text/plain)", FOREIGN, 1],
     ['the proxy', PROXY, 1],
     ['a refused key (401)', answered(401, 'the service did not accept the API key'), 3],
-  ])('a load that meets %s: the session ends with its exit code, no event counted as refused', (_what, failure, exitCode) => {
-    const d = new Driver(['e1', 'e2', 'e3']);
-    d.send({ type: 'start' });
-    d.send({ type: 'loadFailed', index: 0, failure });
-    expect(d.model.mode.name).toBe('done');
-    expect(d.model.fatal).toMatchObject({ message: failure.message, exitCode });
-    expect(groupsOf(d.model)).toMatchObject({ refused: [], notReached: ['e1', 'e2', 'e3'] });
-    // Nothing more is fetched from it.
-    expect(ofType(d.effects, 'load').map((e) => e.id)).toEqual(['e1', 'e2']);
-  });
+  ])(
+    'a load that meets %s: the session ends with its exit code, no event counted as refused',
+    (_what, failure, exitCode) => {
+      const d = new Driver(['e1', 'e2', 'e3']);
+      d.send({ type: 'start' });
+      d.send({ type: 'loadFailed', index: 0, failure });
+      expect(d.model.mode.name).toBe('done');
+      expect(d.model.fatal).toMatchObject({ message: failure.message, exitCode });
+      expect(groupsOf(d.model)).toMatchObject({ refused: [], notReached: ['e1', 'e2', 'e3'] });
+      // Nothing more is fetched from it.
+      expect(ofType(d.effects, 'load').map((e) => e.id)).toEqual(['e1', 'e2']);
+    },
+  );
 
-  it('the hint of an answer that is not the service\'s goes with it (check the URL)', () => {
+  it("the hint of an answer that is not the service's goes with it (check the URL)", () => {
     const d = new Driver(['e1']);
     d.send({ type: 'start' });
     d.send({ type: 'loadFailed', index: 0, failure: FOREIGN });
@@ -734,11 +881,14 @@ describe('a failure that stops a run ends the session, as it stops a batch', () 
 
   it.each([
     ['the re-read before a decision', (d: Driver) => d.send({ type: 'rereadFailed', id: 'e1', failure: FOREIGN })],
-    ['the PATCH of a decision', (d: Driver) => {
-      d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') });
-      d.send({ type: 'patchFailed', id: 'e1', failure: FOREIGN });
-    }],
-  ])('%s meeting an answer that is not the service\'s: the claim is given back and the session ends', (_what, fail) => {
+    [
+      'the PATCH of a decision',
+      (d: Driver) => {
+        d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') });
+        d.send({ type: 'patchFailed', id: 'e1', failure: FOREIGN });
+      },
+    ],
+  ])("%s meeting an answer that is not the service's: the claim is given back and the session ends", (_what, fail) => {
     const d = new Driver(['e1', 'e2']);
     d.send({ type: 'start' });
     d.open(0);
@@ -752,7 +902,7 @@ describe('a failure that stops a run ends the session, as it stops a batch', () 
     expect(d.logs().filter((l) => l.includes('approve'))).toEqual(['e1 approve IN_REVIEW→APPROVED failed']);
   });
 
-  it('a claim meeting an answer that is not the service\'s: logged as failed, the session ends', () => {
+  it("a claim meeting an answer that is not the service's: logged as failed, the session ends", () => {
     const d = new Driver(['e1', 'e2']);
     d.send({ type: 'start' });
     d.loaded(0, 'PENDING_REVIEW');
@@ -831,7 +981,9 @@ describe('a paste is a message, never keys', () => {
     expect(d.model.mode.name).toBe('keys');
     expect(d.model.current).toMatchObject({ id: 'e1', claim: 'held' });
     expect(d.model.index).toBe(before.index);
-    expect(d.model.current?.notice?.lines).toEqual(['paste ignored: a paste is taken only as a comment (press a, d, e, f or c first)']);
+    expect(d.model.current?.notice?.lines).toEqual([
+      'paste ignored: a paste is taken only as a comment (press a, d, e, f or c first)',
+    ]);
   });
 
   it('on the comment line a paste is one line of text (line breaks and tabs as spaces), and nothing is sent before Enter', () => {
@@ -839,10 +991,20 @@ describe('a paste is a message, never keys', () => {
     d.key('e');
     d.type('note: ');
     expect(d.send({ type: 'paste', text: 'line one\r\nline two\n\tindented\r' })).toEqual([]);
-    expect(d.model.mode).toMatchObject({ name: 'comment', text: 'note: line one line two  indented ', action: 'escalate' });
+    expect(d.model.mode).toMatchObject({
+      name: 'comment',
+      text: 'note: line one line two  indented ',
+      action: 'escalate',
+    });
     expect(ofType(d.effects, 'reread')).toEqual([]);
     expect(d.enter()).toEqual([{ type: 'reread', id: 'e1' }]);
-    expect(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') })).toEqual([expect.objectContaining({ type: 'patch', id: 'e1', change: { state: 'ESCALATED', comments: 'note: line one line two  indented' } })]);
+    expect(d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') })).toEqual([
+      expect.objectContaining({
+        type: 'patch',
+        id: 'e1',
+        change: { state: 'ESCALATED', comments: 'note: line one line two  indented' },
+      }),
+    ]);
   });
 
   it('a paste on the comment line stops at the service’s limit', () => {
@@ -887,9 +1049,25 @@ describe('a window too small for the event and its keys', () => {
   function small(width: number, height: number): Driver {
     const d = new Driver(['e1', 'e2']);
     d.send({ type: 'start' });
-    const items = [1, 2, 3].map((i) => ({ itemId: `i${i}`, itemName: `Item ${i}`, itemQuantity: 1, itemPrice: 100 * i }));
-    const alerts = ['HIGH', 'MEDIUM', 'LOW'].map((severity, i) => ({ ruleId: `rule-${i}`, severity, score: 30 - i, description: 'a rule that fired' }));
-    d.send({ type: 'loaded', index: 0, summary: { ...summary('e1', 'PENDING_REVIEW'), amount: 1500, currency: 'EUR', items }, assessment: { ...assessment('e1'), alerts }, assessmentProblem: null });
+    const items = [1, 2, 3].map((i) => ({
+      itemId: `i${i}`,
+      itemName: `Item ${i}`,
+      itemQuantity: 1,
+      itemPrice: 100 * i,
+    }));
+    const alerts = ['HIGH', 'MEDIUM', 'LOW'].map((severity, i) => ({
+      ruleId: `rule-${i}`,
+      severity,
+      score: 30 - i,
+      description: 'a rule that fired',
+    }));
+    d.send({
+      type: 'loaded',
+      index: 0,
+      summary: { ...summary('e1', 'PENDING_REVIEW'), amount: 1500, currency: 'EUR', items },
+      assessment: { ...assessment('e1'), alerts },
+      assessmentProblem: null,
+    });
     d.send({ type: 'claimed', id: 'e1', summary: null, requestId: 'r' });
     d.send({ type: 'resize', width, height });
     return d;
@@ -930,8 +1108,17 @@ describe('a log that cannot be written: no action it cannot show, the session en
     d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'APPROVED'), requestId: 'r1' });
     d.open(1);
     const effects = d.key('s');
-    expect(effects.map((e) => (e.type === 'log' ? `log ${e.entry.action} ${e.entry.outcome}` : e.type))).toEqual(['log skip sending', 'release']);
-    expect(d.logs(true)).toEqual(['e1 claim PENDING_REVIEW→IN_REVIEW ok', 'e1 approve IN_REVIEW→APPROVED sending', 'e1 approve IN_REVIEW→APPROVED ok', 'e2 claim PENDING_REVIEW→IN_REVIEW ok', 'e2 skip IN_REVIEW→PENDING_REVIEW sending']);
+    expect(effects.map((e) => (e.type === 'log' ? `log ${e.entry.action} ${e.entry.outcome}` : e.type))).toEqual([
+      'log skip sending',
+      'release',
+    ]);
+    expect(d.logs(true)).toEqual([
+      'e1 claim PENDING_REVIEW→IN_REVIEW ok',
+      'e1 approve IN_REVIEW→APPROVED sending',
+      'e1 approve IN_REVIEW→APPROVED ok',
+      'e2 claim PENDING_REVIEW→IN_REVIEW ok',
+      'e2 skip IN_REVIEW→PENDING_REVIEW sending',
+    ]);
   });
 
   it('a decision whose line could not be written is not sent: the session ends with the problem, the event given back, listed as not sent', () => {

@@ -9,7 +9,15 @@ import { initialModel, type Model, type Msg } from '../../src/review-queue/queue
 import { renderSessionSummary } from '../../src/review-queue/queue-summary.js';
 import { update } from '../../src/review-queue/queue-update.js';
 import { view } from '../../src/review-queue/queue-view.js';
-import { ACTIVE_EXCEPT_NEWLINE, CLEAR_SCREEN, CSI_8BIT, hostileString, OSC_TITLE, RLO, SGR } from '../render/hostile-text.js';
+import {
+  ACTIVE_EXCEPT_NEWLINE,
+  CLEAR_SCREEN,
+  CSI_8BIT,
+  hostileString,
+  OSC_TITLE,
+  RLO,
+  SGR,
+} from '../render/hostile-text.js';
 
 /*
  * The screen as text, without a terminal: what it shows, and that it fits whatever the
@@ -37,8 +45,22 @@ function event(overrides: Record<string, unknown> = {}) {
     billingCountry: 'BE',
     comments: 'called the customer',
     items: [
-      { itemName: 'Mouse', itemQuantity: 2, itemPrice: 20, itemPriceInBaseCurrency: 18.4, itemCategory: 'accessories', itemCurrency: 'USD' },
-      { itemName: 'Laptop 14"', itemQuantity: 1, itemPrice: 1609, itemPriceInBaseCurrency: 1480.28, itemCategory: 'electronics', itemCurrency: 'USD' },
+      {
+        itemName: 'Mouse',
+        itemQuantity: 2,
+        itemPrice: 20,
+        itemPriceInBaseCurrency: 18.4,
+        itemCategory: 'accessories',
+        itemCurrency: 'USD',
+      },
+      {
+        itemName: 'Laptop 14"',
+        itemQuantity: 1,
+        itemPrice: 1609,
+        itemPriceInBaseCurrency: 1480.28,
+        itemCategory: 'electronics',
+        itemCurrency: 'USD',
+      },
     ],
     ...overrides,
   };
@@ -50,9 +72,21 @@ function assessment(overrides: Record<string, unknown> = {}) {
     actionType: 'REVIEW',
     totalRiskScore: 50,
     alerts: [
-      { ruleId: 'country_mismatch', name: 'Countries differ', severity: 'MEDIUM', score: 20, description: 'billing country BE is not shipping country NL' },
+      {
+        ruleId: 'country_mismatch',
+        name: 'Countries differ',
+        severity: 'MEDIUM',
+        score: 20,
+        description: 'billing country BE is not shipping country NL',
+      },
       { ruleId: 'new_account', name: 'New account', severity: 'HIGH', score: 20, description: 'account is 3 days old' },
-      { ruleId: 'high_amount', name: 'High amount', severity: 'MEDIUM', score: 30, description: 'amountInBaseCurrency 1517.08 is above 1000' },
+      {
+        ruleId: 'high_amount',
+        name: 'High amount',
+        severity: 'MEDIUM',
+        score: 30,
+        description: 'amountInBaseCurrency 1517.08 is above 1000',
+      },
     ],
     listMatches: [{ list: 'DENYLIST', field: 'userEmail', value: 'jane@example.com' }],
     ...overrides,
@@ -71,9 +105,27 @@ function showing(summary: Record<string, unknown>, risk: unknown, size = { width
     model = update(model, msg)[0];
   };
   send({ type: 'start' });
-  send({ type: 'loaded', index: 0, summary: { id: 'a', state: 'APPROVED' }, assessment: null, assessmentProblem: null });
-  send({ type: 'loaded', index: 1, summary: { id: 'b', state: 'DECLINED' }, assessment: null, assessmentProblem: null });
-  send({ type: 'loaded', index: 2, summary: { ...summary, state: 'PENDING_REVIEW' }, assessment: risk, assessmentProblem: null });
+  send({
+    type: 'loaded',
+    index: 0,
+    summary: { id: 'a', state: 'APPROVED' },
+    assessment: null,
+    assessmentProblem: null,
+  });
+  send({
+    type: 'loaded',
+    index: 1,
+    summary: { id: 'b', state: 'DECLINED' },
+    assessment: null,
+    assessmentProblem: null,
+  });
+  send({
+    type: 'loaded',
+    index: 2,
+    summary: { ...summary, state: 'PENDING_REVIEW' },
+    assessment: risk,
+    assessmentProblem: null,
+  });
   send({ type: 'claimed', id: ids[2]!, summary: summary as never, requestId: 'r' });
   return model;
 }
@@ -120,7 +172,13 @@ describe('the event screen', () => {
   });
 
   it('shows more alerts than fit as "+N more (v)"', () => {
-    const alerts = Array.from({ length: 40 }, (_, i) => ({ ruleId: `rule_${i}`, name: 'n', severity: 'LOW', score: i, description: 'd' }));
+    const alerts = Array.from({ length: 40 }, (_, i) => ({
+      ruleId: `rule_${i}`,
+      name: 'n',
+      severity: 'LOW',
+      score: i,
+      description: 'd',
+    }));
     const screen = view(showing(event(), assessment({ alerts })), 80, 24, plain);
     expectFits(screen, 80, 24);
     expect(screen).toMatch(/\+\d+ more \(v\)/);
@@ -148,14 +206,28 @@ describe('the event screen', () => {
     ] as const) {
       const screen = view(showing(event(), assessment()), w, h, plain);
       expectFits(screen, w, h);
-      expect(screen.replace(/\s+/g, ' ')).toMatch(/The window is too small for the event and its keys: make it at least \d+×\d+\. No decision is taken until then\./);
+      expect(screen.replace(/\s+/g, ' ')).toMatch(
+        /The window is too small for the event and its keys: make it at least \d+×\d+\. No decision is taken until then\./,
+      );
       expect(screen).not.toMatch(/approve|decline/);
       expect(screen.split('\n').at(-1)).toBe('q quit');
       // The size it names is one that shows the event, with every key.
       const [, nw, nh] = /at least (\d+)×(\d+)/.exec(screen.replace(/\s+/g, ' '))!.map(Number);
       const big = view(showing(event(), assessment()), nw!, nh!, plain);
       expect(big).not.toContain('too small');
-      for (const word of ['approve', 'decline', 'escalate', 'fraud', 'comment', 'skip', 'quit', 'score', 'Alerts (3)', 'new_account']) expect(big).toContain(word);
+      for (const word of [
+        'approve',
+        'decline',
+        'escalate',
+        'fraud',
+        'comment',
+        'skip',
+        'quit',
+        'score',
+        'Alerts (3)',
+        'new_account',
+      ])
+        expect(big).toContain(word);
     }
   });
 
@@ -163,9 +235,13 @@ describe('the event screen', () => {
     let model = showing(event(), assessment());
     model = update(model, { type: 'key', text: 'a', key: { name: 'a' } })[0];
     model = update(model, { type: 'key', text: 'x', key: { name: 'x' } })[0];
-    expect(view(model, 80, 24, plain)).toMatch(/replaces its comment: "called the customer" {2}· Tab: keep it, yours after it/);
+    expect(view(model, 80, 24, plain)).toMatch(
+      /replaces its comment: "called the customer" {2}· Tab: keep it, yours after it/,
+    );
     model = update(model, { type: 'key', text: '\t', key: { name: 'tab' } })[0];
-    expect(view(model, 80, 24, plain)).toMatch(/keeps its comment, yours after: "called the customer" {2}· Tab: replace it$/m);
+    expect(view(model, 80, 24, plain)).toMatch(
+      /keeps its comment, yours after: "called the customer" {2}· Tab: replace it$/m,
+    );
   });
 
   it('the comment line says what Enter sends: with nothing typed the comment stays, a reason goes after it', () => {
@@ -178,13 +254,21 @@ describe('the event screen', () => {
     expect(screen).toMatch(/^keeps its comment, the reason after it: "DO NOT APPROVE: police case 7781"$/m);
     expect(screen).toContain('Enter sends (empty: the reason, after its comment)');
     model = update(model, { type: 'key', text: 'x', key: { name: 'x' } })[0];
-    expect(view(model, 80, 24, plain)).toMatch(/^replaces its comment: "DO NOT APPROVE: police .*" {2}· Tab: keep it, yours after it$/m);
+    expect(view(model, 80, 24, plain)).toMatch(
+      /^replaces its comment: "DO NOT APPROVE: police .*" {2}· Tab: keep it, yours after it$/m,
+    );
     // A decision with nothing typed sends the state alone: the comment stays, and the screen says so.
     const plainDecision = update(base, { type: 'key', text: 'a', key: { name: 'a' } })[0];
     expect(view(plainDecision, 80, 24, plain)).toMatch(/^keeps its comment: "DO NOT APPROVE: police case 7781"/m);
     // A comment only keeps it by default.
-    const commentOnly = update(update(base, { type: 'key', text: 'c', key: { name: 'c' } })[0], { type: 'key', text: 'y', key: { name: 'y' } })[0];
-    expect(view(commentOnly, 80, 24, plain)).toMatch(/^keeps its comment, yours after: "DO NOT APPROVE: .*" {2}· Tab: replace it$/m);
+    const commentOnly = update(update(base, { type: 'key', text: 'c', key: { name: 'c' } })[0], {
+      type: 'key',
+      text: 'y',
+      key: { name: 'y' },
+    })[0];
+    expect(view(commentOnly, 80, 24, plain)).toMatch(
+      /^keeps its comment, yours after: "DO NOT APPROVE: .*" {2}· Tab: replace it$/m,
+    );
   });
 
   it('after a conflict at 80 columns, the colleague’s decision is shown whole, and the question before overturning it', () => {
@@ -210,7 +294,8 @@ describe('the event screen', () => {
   it('the comment line keeps the cursor in sight for a long comment', () => {
     let model = showing(event(), assessment());
     model = update(model, { type: 'key', text: 'a', key: { name: 'a' } })[0];
-    for (const ch of 'a fairly long comment that will not fit on one line of eighty columns at all, no') model = update(model, { type: 'key', text: ch, key: { name: ch } })[0];
+    for (const ch of 'a fairly long comment that will not fit on one line of eighty columns at all, no')
+      model = update(model, { type: 'key', text: ch, key: { name: ch } })[0];
     const screen = view(model, 80, 24, plain);
     expectFits(screen, 80, 24);
     expect(screen).toMatch(/no▏/);
@@ -224,14 +309,22 @@ describe('a hostile event', () => {
     const fields = event();
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(fields)) out[k] = typeof v === 'string' ? big(nasty + k) : v;
-    out.items = [{ itemName: big(nasty), itemQuantity: 1, itemPrice: 1, itemCategory: big(nasty), itemCurrency: big(nasty) }];
+    out.items = [
+      { itemName: big(nasty), itemQuantity: 1, itemPrice: 1, itemCategory: big(nasty), itemCurrency: big(nasty) },
+    ];
     out[big(nasty)] = big(nasty);
     return out;
   };
   const hostileAssessment = () =>
     assessment({
       actionType: big(nasty),
-      alerts: Array.from({ length: 5 }, () => ({ ruleId: big(nasty), name: big(nasty), severity: big(nasty), score: big(nasty), description: big(nasty) })),
+      alerts: Array.from({ length: 5 }, () => ({
+        ruleId: big(nasty),
+        name: big(nasty),
+        severity: big(nasty),
+        score: big(nasty),
+        description: big(nasty),
+      })),
       listMatches: [{ list: big(nasty), field: big(nasty), value: big(nasty) }],
     });
 
@@ -252,13 +345,22 @@ describe('a hostile event', () => {
 
   it('holds for any string the service could send (property)', () => {
     fc.assert(
-      fc.property(hostileString, hostileString, fc.integer({ min: 20, max: 200 }), fc.integer({ min: 4, max: 60 }), (a, b, w, h) => {
-        const summary = { ...event({ userName: a, userEmail: b, comments: a + b, shippingCountry: b }), id: a || 'x' };
-        const risk = assessment({ alerts: [{ ruleId: a, name: b, severity: b, score: 1, description: a }] });
-        const screen = view(showing(summary, risk, { width: w, height: h }), w, h, coloured);
-        expectFits(screen, Math.max(20, w), Math.max(4, h));
-        expect(screen.replace(SGR, '')).not.toMatch(ACTIVE_EXCEPT_NEWLINE);
-      }),
+      fc.property(
+        hostileString,
+        hostileString,
+        fc.integer({ min: 20, max: 200 }),
+        fc.integer({ min: 4, max: 60 }),
+        (a, b, w, h) => {
+          const summary = {
+            ...event({ userName: a, userEmail: b, comments: a + b, shippingCountry: b }),
+            id: a || 'x',
+          };
+          const risk = assessment({ alerts: [{ ruleId: a, name: b, severity: b, score: 1, description: a }] });
+          const screen = view(showing(summary, risk, { width: w, height: h }), w, h, coloured);
+          expectFits(screen, Math.max(20, w), Math.max(4, h));
+          expect(screen.replace(SGR, '')).not.toMatch(ACTIVE_EXCEPT_NEWLINE);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -266,7 +368,12 @@ describe('a hostile event', () => {
   it('the view of everything and the summary are made safe too', () => {
     let model = showing(hostileSummary(), hostileAssessment());
     model = update(model, { type: 'viewReady', id: model.current!.id, lines: [] })[0];
-    const summary = renderSessionSummary({ ...model, outcomes: new Map([[big(nasty), { group: 'skipped' as const }]]) }, plain, 80, { logPath: null, serviceFlags: [] });
+    const summary = renderSessionSummary(
+      { ...model, outcomes: new Map([[big(nasty), { group: 'skipped' as const }]]) },
+      plain,
+      80,
+      { logPath: null, serviceFlags: [] },
+    );
     expect(summary).not.toMatch(ACTIVE_EXCEPT_NEWLINE);
   });
 });
@@ -278,7 +385,8 @@ describe('the keymap drives the help screen', () => {
     const screen = view(model, 80, 24, plain);
     expectFits(screen, 80, 24);
     for (const binding of KEYMAP) expect(screen).toContain(binding.shown);
-    for (const binding of KEYMAP.filter((b) => b.contexts.includes('event'))) expect(screen).toContain(binding.help.slice(0, 40));
+    for (const binding of KEYMAP.filter((b) => b.contexts.includes('event')))
+      expect(screen).toContain(binding.help.slice(0, 40));
   });
 });
 
@@ -341,7 +449,9 @@ describe('the event age and --sla', () => {
     expect(view(withSla(3 * 86_400_000), 80, 24, plain, now)).toMatch(/· 2026-11-20 {2}· age 2d {2}· 1d left$/m);
     // Too long for the line even with the date short: on a line of its own, under the amount.
     expect(view(withSla(4 * 3_600_000), 80, 24, plain, now)).toMatch(/· age 2d\n {10}overdue by 1d 20h$/m);
-    expect(view(withSla(4 * 3_600_000), 120, 24, plain, now)).toMatch(/2026-11-20T22:41:17Z {2}· age 2d {2}· overdue by 1d 20h$/m);
+    expect(view(withSla(4 * 3_600_000), 120, 24, plain, now)).toMatch(
+      /2026-11-20T22:41:17Z {2}· age 2d {2}· overdue by 1d 20h$/m,
+    );
   });
 
   it('overdue in the decline colour', () => {

@@ -23,7 +23,16 @@ afterAll(() => tmp.remove());
 /** stdin a pipe (ids piped in), stdout a terminal. */
 function contextOn(platform: NodeJS.Platform): CliContext {
   const stdout = Object.assign(new PassThrough(), { isTTY: true, columns: 80, rows: 24 });
-  return { stdin: new PassThrough(), stdout, stderr: new PassThrough(), env: {}, platform, debug: false, waitForShutdown: () => new Promise(() => {}), onStdoutClosed: () => () => {} };
+  return {
+    stdin: new PassThrough(),
+    stdout,
+    stderr: new PassThrough(),
+    env: {},
+    platform,
+    debug: false,
+    waitForShutdown: () => new Promise(() => {}),
+    onStdoutClosed: () => () => {},
+  };
 }
 
 /** An opener that records what it is asked for, and fails for the devices named. */
@@ -32,7 +41,8 @@ function opener(failing: readonly string[]) {
   const fds: number[] = [];
   const open = ((path: string, flags: string) => {
     asked.push([path, flags]);
-    if (failing.includes(path)) throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' });
+    if (failing.includes(path))
+      throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' });
     const fd = openSync(join(tmp.dir, 'stand-in'), 'w');
     fds.push(fd);
     return fd;
@@ -57,7 +67,10 @@ describe('the terminal when stdin is not one', () => {
 
     const second = opener(['CONOUT$']);
     expect(openKeyStream(contextOn('win32'), second.open)).toEqual({ unavailable: 'CONOUT$', for: 'screen' });
-    expect(second.asked).toEqual([['CONIN$', 'r'], ['CONOUT$', 'w']]);
+    expect(second.asked).toEqual([
+      ['CONIN$', 'r'],
+      ['CONOUT$', 'w'],
+    ]);
     // CONIN$, opened, is closed again: nothing is left open on the way out.
     expect(second.fds.map(isOpen)).toEqual([false]);
   });
@@ -78,16 +91,21 @@ describe('the terminal when stdin is not one', () => {
   });
 
   // On Windows itself CONIN$ is the real console, which may open: the refusal is shown where it is only a name.
-  it.skipIf(process.platform === 'win32')(`review's error names the device that could not be opened: CONIN$ on Windows, not /dev/tty${process.platform === 'win32' ? ' (skipped: not on Windows: CONIN$ is the real console there)' : ''}`, async () => {
-    const refusal = async (platform: NodeJS.Platform) => {
-      const session = { context: contextOn(platform), globals: { input: true } } as unknown as Session;
-      const error = await runReview(session, ['evt_1'], { claim: false }).then(
-        () => null,
-        (e: unknown) => e,
+  it.skipIf(process.platform === 'win32')(
+    `review's error names the device that could not be opened: CONIN$ on Windows, not /dev/tty${process.platform === 'win32' ? ' (skipped: not on Windows: CONIN$ is the real console there)' : ''}`,
+    async () => {
+      const refusal = async (platform: NodeJS.Platform) => {
+        const session = { context: contextOn(platform), globals: { input: true } } as unknown as Session;
+        const error = await runReview(session, ['evt_1'], { claim: false }).then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(UsageError);
+        return (error as UsageError).message;
+      };
+      expect(await refusal('win32')).toBe(
+        'review needs a terminal to read keys from (stdin is not one, and CONIN$ cannot be opened)',
       );
-      expect(error).toBeInstanceOf(UsageError);
-      return (error as UsageError).message;
-    };
-    expect(await refusal('win32')).toBe('review needs a terminal to read keys from (stdin is not one, and CONIN$ cannot be opened)');
-  });
+    },
+  );
 });

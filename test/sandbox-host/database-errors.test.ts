@@ -39,12 +39,17 @@ describe('opening a sandbox database that cannot be used', () => {
     const dir = join(tmp.dir, 'junk', 'fraudctl');
     mkdirSync(dir, { recursive: true });
     const path = join(dir, 'sandbox.db');
-    writeFileSync(path, 'these are not the bytes of a SQLite database, but they are long enough to look like a header to nobody');
+    writeFileSync(
+      path,
+      'these are not the bytes of a SQLite database, but they are long enough to look like a header to nobody',
+    );
     const error = failure(() => openDatabase(path, { ownsDirectory: true }));
     const facts = { kind: 'database', fault: 'damaged', code: 'SQLITE_NOTADB', path, ownsDirectory: true };
     expect(error.facts).toEqual(facts);
     expect(error.message).toBe(`the sandbox database ${path} is damaged, or not a SQLite database (SQLITE_NOTADB)`);
-    expect(error.hint).toBe(`the sandbox starts empty once it is put aside: ${shellCommand(['mv', dir, `${dir}.old`])}`);
+    expect(error.hint).toBe(
+      `the sandbox starts empty once it is put aside: ${shellCommand(['mv', dir, `${dir}.old`])}`,
+    );
     // The message and hint are checked above on every platform; the hint is run by sh.
     notOnWindows(ON_WINDOWS.sh);
     execFileSync('sh', ['-c', error.hint!.slice(error.hint!.indexOf('mv '))]);
@@ -53,7 +58,7 @@ describe('opening a sandbox database that cannot be used', () => {
     expect(readFileSync(join(`${dir}.old`, 'sandbox.db'), 'utf8')).toMatch(/^these are not the bytes/);
   });
 
-  it('a file given with --db: the hint speaks of --db, not of a directory that is the user\'s', () => {
+  it("a file given with --db: the hint speaks of --db, not of a directory that is the user's", () => {
     const path = join(tmp.dir, 'mine.db');
     writeFileSync(path, 'x'.repeat(200));
     const error = failure(() => openDatabase(path, { ownsDirectory: false }));
@@ -71,10 +76,16 @@ describe('opening a sandbox database that cannot be used', () => {
     const error = failure(() => openDatabase(path, { ownsDirectory: true }));
     const facts = { kind: 'database', fault: 'newer-schema', version: SCHEMA_VERSION + 8, supported: SCHEMA_VERSION };
     expect(error.facts).toMatchObject(facts);
-    expect(error.message).toBe(`the sandbox database ${path} was made by a newer fraudctl (schema version ${SCHEMA_VERSION + 8}, newer than this fraudctl's ${SCHEMA_VERSION}): it was not changed`);
-    expect(error.hint).toBe(`use that fraudctl with it; the sandbox starts empty once it is put aside: ${shellCommand(['mv', dir, `${dir}.old`])}`);
+    expect(error.message).toBe(
+      `the sandbox database ${path} was made by a newer fraudctl (schema version ${SCHEMA_VERSION + 8}, newer than this fraudctl's ${SCHEMA_VERSION}): it was not changed`,
+    );
+    expect(error.hint).toBe(
+      `use that fraudctl with it; the sandbox starts empty once it is put aside: ${shellCommand(['mv', dir, `${dir}.old`])}`,
+    );
     const again = new Database(path);
-    expect((again.prepare('PRAGMA user_version').get() as { user_version: number }).user_version).toBe(SCHEMA_VERSION + 8);
+    expect((again.prepare('PRAGMA user_version').get() as { user_version: number }).user_version).toBe(
+      SCHEMA_VERSION + 8,
+    );
     again.close();
   });
 });

@@ -16,8 +16,21 @@ const tmp = tempDir();
 afterAll(() => tmp.remove());
 const A = 'merchant-a-key-0001';
 const B = 'merchant-b-key-0002';
-const twoMerchants = () => writeConfig({ merchants: [{ id: 'a', apiKey: A }, { id: 'b', apiKey: B }] });
-const review = (id: string, amount = 1200) => ({ id, amount, currency: 'EUR', billingCountry: 'DE', shippingCountry: 'FR', userEmail: `${id}@example.com` });
+const twoMerchants = () =>
+  writeConfig({
+    merchants: [
+      { id: 'a', apiKey: A },
+      { id: 'b', apiKey: B },
+    ],
+  });
+const review = (id: string, amount = 1200) => ({
+  id,
+  amount,
+  currency: 'EUR',
+  billingCountry: 'DE',
+  shippingCountry: 'FR',
+  userEmail: `${id}@example.com`,
+});
 
 describe('tenancy', () => {
   it('two merchants with colliding ids neither read, assess nor change each other’s events, on any endpoint', async () => {
@@ -26,7 +39,11 @@ describe('tenancy', () => {
       const first = await sb.call('POST', '/event', { key: A, body: review('same-id', 1200) });
       expect(first.status).toBe(201);
       // Before B has an event with that id: 404 everywhere, never A's data.
-      for (const [method, path, body] of [['GET', '/event/same-id'], ['GET', '/event/same-id/risk-assessment'], ['PATCH', '/event/same-id/state', { state: 'DECLINED', comments: 'b was here' }]] as const) {
+      for (const [method, path, body] of [
+        ['GET', '/event/same-id'],
+        ['GET', '/event/same-id/risk-assessment'],
+        ['PATCH', '/event/same-id/state', { state: 'DECLINED', comments: 'b was here' }],
+      ] as const) {
         const res = await sb.call(method, path, { key: B, ...(body ? { body } : {}) });
         expect(res.status, `${method} ${path}`).toBe(404);
         expect(res.text).not.toContain('1200');
@@ -34,10 +51,16 @@ describe('tenancy', () => {
       // A's exact payload from B is B's new event, not a replay of A's; a different one not a conflict.
       expect((await sb.call('POST', '/event', { key: B, body: review('same-id', 1200) })).status).toBe(201);
       expect((await sb.call('POST', '/event', { key: B, body: review('other-id', 7) })).status).toBe(201);
-      expect((await sb.call('PATCH', '/event/same-id/state', { key: B, body: { state: 'DECLINED', comments: 'b decides' } })).status).toBe(200);
+      expect(
+        (await sb.call('PATCH', '/event/same-id/state', { key: B, body: { state: 'DECLINED', comments: 'b decides' } }))
+          .status,
+      ).toBe(200);
       const aSees = (await sb.call('GET', '/event/same-id', { key: A })).json as EventSummary;
       expect(aSees).toMatchObject({ state: 'PENDING_REVIEW', comments: null });
-      expect((await sb.call('GET', '/event/same-id', { key: B })).json).toMatchObject({ state: 'DECLINED', comments: 'b decides' });
+      expect((await sb.call('GET', '/event/same-id', { key: B })).json).toMatchObject({
+        state: 'DECLINED',
+        comments: 'b decides',
+      });
       expect((await sb.call('GET', '/event/other-id', { key: A })).status).toBe(404);
       // A's replay still answers A's decision.
       expect((await sb.call('POST', '/event', { key: A, body: review('same-id', 1200) })).json).toEqual(first.json);
@@ -52,14 +75,22 @@ describe('concurrent state changes', () => {
     const dbPath = join(tmp.dir, 'patches.db');
     const sb = await startTestSandbox({ dbPath });
     try {
-      expect((await sb.call('POST', '/event', { body: review('contested') })).json).toMatchObject({ state: 'PENDING_REVIEW' });
+      expect((await sb.call('POST', '/event', { body: review('contested') })).json).toMatchObject({
+        state: 'PENDING_REVIEW',
+      });
       const states = Object.keys(TRANSITIONS) as KnownState[];
       const replies = await Promise.all(
-        Array.from({ length: 50 }, (_, i) => sb.call('PATCH', '/event/contested/state', { body: { state: states[i % states.length], comments: `reviewer ${i}` } })),
+        Array.from({ length: 50 }, (_, i) =>
+          sb.call('PATCH', '/event/contested/state', {
+            body: { state: states[i % states.length], comments: `reviewer ${i}` },
+          }),
+        ),
       );
       for (const r of replies) expect([200, 422], r.text).toContain(r.status);
       const db = new Database(dbPath, { readonly: true });
-      const history = db.prepare("SELECT from_state, to_state, comments FROM state_changes WHERE event_id = 'contested' ORDER BY seq").all() as { from_state: KnownState; to_state: KnownState; comments: string }[];
+      const history = db
+        .prepare("SELECT from_state, to_state, comments FROM state_changes WHERE event_id = 'contested' ORDER BY seq")
+        .all() as { from_state: KnownState; to_state: KnownState; comments: string }[];
       db.close();
       expect(history.length).toBe(replies.filter((r) => r.status === 200).length);
       let current: KnownState = 'PENDING_REVIEW';
@@ -98,7 +129,10 @@ describe('durability', () => {
           if (res.status === 201) acked.set(id, amount);
           // Mixed traffic: reads and state changes of events already acknowledged.
           if (i % 3 === 0) await send(first.url, 'GET', `/event/${id}`);
-          if (i % 5 === 0) await send(first.url, 'PATCH', `/event/${id}/state`, { body: { state: 'IN_REVIEW', comments: `soak ${i}` } });
+          if (i % 5 === 0)
+            await send(first.url, 'PATCH', `/event/${id}/state`, {
+              body: { state: 'IN_REVIEW', comments: `soak ${i}` },
+            });
         } catch {
           // The kill: this request's outcome is unknown, and the checks below allow either.
         }

@@ -22,7 +22,9 @@ describe('concurrent submissions', () => {
     const replies = await Promise.all(Array.from({ length: 20 }, () => race.call('POST', '/event', { body })));
     // Different payloads for one id: one wins, the rest conflict.
     const conflicting = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => race.call('POST', '/event', { body: { id: 'race-2', amount: i, currency: 'EUR' } })),
+      Array.from({ length: 20 }, (_, i) =>
+        race.call('POST', '/event', { body: { id: 'race-2', amount: i, currency: 'EUR' } }),
+      ),
     );
     await race.close();
 
@@ -33,14 +35,32 @@ describe('concurrent submissions', () => {
     expect(conflicting.filter((r) => r.status === 409)).toHaveLength(19);
 
     const db = new Database(dbPath, { readonly: true });
-    const rows = db.prepare('SELECT id, count(*) AS n FROM events GROUP BY id ORDER BY id').all() as { id: string; n: number }[];
+    const rows = db.prepare('SELECT id, count(*) AS n FROM events GROUP BY id ORDER BY id').all() as {
+      id: string;
+      n: number;
+    }[];
     db.close();
-    expect(rows.map(({ id, n }) => [id, n])).toEqual([['race-1', 1], ['race-2', 1]]);
+    expect(rows.map(({ id, n }) => [id, n])).toEqual([
+      ['race-1', 1],
+      ['race-2', 1],
+    ]);
   });
 });
 
 describe('fuzz: random payloads never get a 5xx', () => {
-  const fields = ['id', 'amount', 'currency', 'userEmail', 'userIp', 'userCreated', 'eventDate', 'billingCountry', 'items', 'comments', 'userEmial'];
+  const fields = [
+    'id',
+    'amount',
+    'currency',
+    'userEmail',
+    'userIp',
+    'userCreated',
+    'eventDate',
+    'billingCountry',
+    'items',
+    'comments',
+    'userEmial',
+  ];
   const anyValue = fc.oneof(
     fc.string(),
     fc.string({ unit: 'grapheme', maxLength: 40 }),
@@ -48,12 +68,32 @@ describe('fuzz: random payloads never get a 5xx', () => {
     fc.integer(),
     fc.boolean(),
     fc.constant(null),
-    fc.constantFrom('EUR', 'USD', 'XXX', '2026-11-22', '2026-11-22T10:00:00Z', '10.0.0.1', '::1', 'a@b.c', 'ord-1', 'DE'),
-    fc.array(fc.record({ itemQuantity: fc.oneof(fc.integer(), fc.string()), itemPrice: fc.oneof(fc.double(), fc.constant(null)) }, { requiredKeys: [] }), { maxLength: 3 }),
+    fc.constantFrom(
+      'EUR',
+      'USD',
+      'XXX',
+      '2026-11-22',
+      '2026-11-22T10:00:00Z',
+      '10.0.0.1',
+      '::1',
+      'a@b.c',
+      'ord-1',
+      'DE',
+    ),
+    fc.array(
+      fc.record(
+        { itemQuantity: fc.oneof(fc.integer(), fc.string()), itemPrice: fc.oneof(fc.double(), fc.constant(null)) },
+        { requiredKeys: [] },
+      ),
+      { maxLength: 3 },
+    ),
   );
   const payload = fc.oneof(
     fc.dictionary(fc.constantFrom(...fields), anyValue),
-    fc.record({ amount: fc.double({ min: 0, max: 1e13, noNaN: true }), currency: fc.constantFrom('EUR', 'USD', 'JPY') }, { requiredKeys: ['amount', 'currency'] }),
+    fc.record(
+      { amount: fc.double({ min: 0, max: 1e13, noNaN: true }), currency: fc.constantFrom('EUR', 'USD', 'JPY') },
+      { requiredKeys: ['amount', 'currency'] },
+    ),
     fc.jsonValue(),
   );
 
@@ -87,12 +127,21 @@ describe('fuzz: random payloads never get a 5xx', () => {
   it('random PATCH bodies get 200, 404 or 422', async () => {
     await sb.call('POST', '/event', { body: { id: 'fuzz-state', amount: 1200, currency: 'EUR' } });
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.jsonValue(), fc.record({ state: fc.oneof(fc.string(), fc.constantFrom('APPROVED', 'IN_REVIEW')), comments: fc.string() }, { requiredKeys: [] })), async (body) => {
-        const res = await sb.call('PATCH', '/event/fuzz-state/state', { body });
-        // 400: a body with a __proto__ key is refused as malformed (prototype poisoning).
-        expect([200, 400, 422], res.text).toContain(res.status);
-        expectShape(res.status === 200 ? 'summary' : 'error', res.json);
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.jsonValue(),
+          fc.record(
+            { state: fc.oneof(fc.string(), fc.constantFrom('APPROVED', 'IN_REVIEW')), comments: fc.string() },
+            { requiredKeys: [] },
+          ),
+        ),
+        async (body) => {
+          const res = await sb.call('PATCH', '/event/fuzz-state/state', { body });
+          // 400: a body with a __proto__ key is refused as malformed (prototype poisoning).
+          expect([200, 400, 422], res.text).toContain(res.status);
+          expectShape(res.status === 200 ? 'summary' : 'error', res.json);
+        },
+      ),
       { numRuns: 200 },
     );
   });

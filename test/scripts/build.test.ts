@@ -16,7 +16,10 @@ afterAll(() => rmSync(out, { recursive: true, force: true, maxRetries: 5 }));
 // esbuild's names and failed): a second build writes the same chunks as the one npm test made.
 it('the build runs here and writes the same code as dist/', async () => {
   await promisify(execFile)(process.execPath, ['scripts/build.mjs', '--outdir', out], { cwd: ROOT });
-  const code = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.js')).sort();
+  const code = (dir: string) =>
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.js'))
+      .sort();
   expect(code(out)).toEqual(code(DIST));
   expect(code(out).length).toBeGreaterThan(3);
   for (const file of code(out)) expect(readFileSync(join(out, file)), file).toEqual(readFileSync(join(DIST, file)));

@@ -31,42 +31,58 @@ function filesUnder(dir: string): string[] {
 
 const nodeHasCompileCache = typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function';
 /** The reason in the title of a test for the other kind of Node (skip-reporter.ts lists it). */
-const onlyOn = (withCache: boolean) => (withCache === nodeHasCompileCache ? '' : ` (skipped: not on this Node: ${withCache ? 'it has no compile cache (Node 22.1 and later have one)' : 'it has a compile cache'})`);
+const onlyOn = (withCache: boolean) =>
+  withCache === nodeHasCompileCache
+    ? ''
+    : ` (skipped: not on this Node: ${withCache ? 'it has no compile cache (Node 22.1 and later have one)' : 'it has a compile cache'})`;
 
 describe('the compile cache', () => {
-  it.runIf(nodeHasCompileCache)('is written under XDG_CACHE_HOME/fraudctl/compile-cache, and the next run gives the same output' + onlyOn(true), async () => {
-    const cache = tempDir();
-    const env = cliEnv({ XDG_CACHE_HOME: cache });
-    const first = await runCli(['completion', 'bash'], { env });
-    expect(first.code).toBe(0);
-    expect(filesUnder(join(cache, 'fraudctl', 'compile-cache')).length).toBeGreaterThan(0);
-    expect(await runCli(['completion', 'bash'], { env })).toMatchObject({ code: 0, stdout: first.stdout, stderr: '' });
-  });
+  it.runIf(nodeHasCompileCache)(
+    'is written under XDG_CACHE_HOME/fraudctl/compile-cache, and the next run gives the same output' + onlyOn(true),
+    async () => {
+      const cache = tempDir();
+      const env = cliEnv({ XDG_CACHE_HOME: cache });
+      const first = await runCli(['completion', 'bash'], { env });
+      expect(first.code).toBe(0);
+      expect(filesUnder(join(cache, 'fraudctl', 'compile-cache')).length).toBeGreaterThan(0);
+      expect(await runCli(['completion', 'bash'], { env })).toMatchObject({
+        code: 0,
+        stdout: first.stdout,
+        stderr: '',
+      });
+    },
+  );
 
-  it.runIf(nodeHasCompileCache)('holds one Node version: the first run on a version removes the others\' code' + onlyOn(true), async () => {
-    const cache = tempDir();
-    const versions = join(cache, 'fraudctl', 'compile-cache');
-    for (const old of ['20.19.0', '99.0.0']) {
-      mkdirSync(join(versions, old, 'abc123'), { recursive: true });
-      writeFileSync(join(versions, old, 'abc123', 'code'), 'old code');
-    }
-    expect((await runCli(['completion', 'bash'], { env: cliEnv({ XDG_CACHE_HOME: cache }) })).code).toBe(0);
-    expect(readdirSync(versions)).toEqual([process.versions.node]);
-    expect(filesUnder(join(versions, process.versions.node)).length).toBeGreaterThan(0);
-  });
+  it.runIf(nodeHasCompileCache)(
+    "holds one Node version: the first run on a version removes the others' code" + onlyOn(true),
+    async () => {
+      const cache = tempDir();
+      const versions = join(cache, 'fraudctl', 'compile-cache');
+      for (const old of ['20.19.0', '99.0.0']) {
+        mkdirSync(join(versions, old, 'abc123'), { recursive: true });
+        writeFileSync(join(versions, old, 'abc123', 'code'), 'old code');
+      }
+      expect((await runCli(['completion', 'bash'], { env: cliEnv({ XDG_CACHE_HOME: cache }) })).code).toBe(0);
+      expect(readdirSync(versions)).toEqual([process.versions.node]);
+      expect(filesUnder(join(versions, process.versions.node)).length).toBeGreaterThan(0);
+    },
+  );
 
-  it.runIf(nodeHasCompileCache)('falls back to HOME/.cache without XDG_CACHE_HOME, and is off with NODE_DISABLE_COMPILE_CACHE' + onlyOn(true), async () => {
-    notOnWindows(ON_WINDOWS.homeDefaults);
-    const home = tempDir();
-    const { XDG_CACHE_HOME: _shared, ...withoutCache } = cliEnv({ HOME: home });
-    expect((await runCli(['completion', 'bash'], { env: withoutCache })).code).toBe(0);
-    expect(filesUnder(join(home, '.cache', 'fraudctl', 'compile-cache')).length).toBeGreaterThan(0);
+  it.runIf(nodeHasCompileCache)(
+    'falls back to HOME/.cache without XDG_CACHE_HOME, and is off with NODE_DISABLE_COMPILE_CACHE' + onlyOn(true),
+    async () => {
+      notOnWindows(ON_WINDOWS.homeDefaults);
+      const home = tempDir();
+      const { XDG_CACHE_HOME: _shared, ...withoutCache } = cliEnv({ HOME: home });
+      expect((await runCli(['completion', 'bash'], { env: withoutCache })).code).toBe(0);
+      expect(filesUnder(join(home, '.cache', 'fraudctl', 'compile-cache')).length).toBeGreaterThan(0);
 
-    const off = tempDir();
-    const { XDG_CACHE_HOME: _also, ...disabled } = cliEnv({ HOME: off, NODE_DISABLE_COMPILE_CACHE: '1' });
-    expect((await runCli(['completion', 'bash'], { env: disabled })).code).toBe(0);
-    expect(existsSync(join(off, '.cache'))).toBe(false);
-  });
+      const off = tempDir();
+      const { XDG_CACHE_HOME: _also, ...disabled } = cliEnv({ HOME: off, NODE_DISABLE_COMPILE_CACHE: '1' });
+      expect((await runCli(['completion', 'bash'], { env: disabled })).code).toBe(0);
+      expect(existsSync(join(off, '.cache'))).toBe(false);
+    },
+  );
 
   it.runIf(!nodeHasCompileCache)('is not attempted on a Node without one (Node 20)' + onlyOn(false), async () => {
     const cache = tempDir();

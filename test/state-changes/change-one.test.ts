@@ -19,12 +19,22 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const summary = (id: string, state: string, comments: string | null = null) => ({ id, totalScore: 10, state, eventDate: '2026-11-20T09:14:03Z', amount: 1, currency: 'EUR', userEmail: 'a@example.com', comments });
+const summary = (id: string, state: string, comments: string | null = null) => ({
+  id,
+  totalScore: 10,
+  state,
+  eventDate: '2026-11-20T09:14:03Z',
+  amount: 1,
+  currency: 'EUR',
+  userEmail: 'a@example.com',
+  comments,
+});
 const sendJson = (res: ServerResponse, status: number, body: unknown, requestId = 'req-1') => {
   res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': requestId });
   res.end(JSON.stringify(body));
 };
-const shaped = (status: number, type: string) => (res: ServerResponse) => sendJson(res, status, { requestId: `r-${status}`, errorType: type, errorCodes: [type] });
+const shaped = (status: number, type: string) => (res: ServerResponse) =>
+  sendJson(res, status, { requestId: `r-${status}`, errorType: type, errorCodes: [type] });
 
 let state: string;
 let onGet: (res: ServerResponse, n: number) => void;
@@ -47,12 +57,25 @@ beforeEach(() => {
     }
     onGet(res, ++gets);
   });
-  client = new ApiClient({ baseUrl: server.url, apiKey: 'k-test-0123456789', describe: failureMessages(failureWords()), timeoutMs: 2_000, env: {}, retry: { maxRetries: 0 } });
+  client = new ApiClient({
+    baseUrl: server.url,
+    apiKey: 'k-test-0123456789',
+    describe: failureMessages(failureWords()),
+    timeoutMs: 2_000,
+    env: {},
+    retry: { maxRetries: 0 },
+  });
 });
 afterEach(() => client.close());
 
 const item: IdItem = { line: 1, column: 1, entry: { where: 'argument 1', id: 'e-1', problem: null } };
-const approve: BulkChange = { target: 'APPROVED', comments: null, commentMode: null, guard: { ifStates: null, force: false }, reason: null };
+const approve: BulkChange = {
+  target: 'APPROVED',
+  comments: null,
+  commentMode: null,
+  guard: { ifStates: null, force: false },
+  reason: null,
+};
 const work = (): ChangeWork => ({
   client,
   allowResend: () => {
@@ -74,9 +97,16 @@ describe('changeOne', () => {
     server.requests.length = 0;
   });
 
-  it('reads, then PATCHes: CHANGED with the PATCH\'s status and request id, logged before and after', async () => {
+  it("reads, then PATCHes: CHANGED with the PATCH's status and request id, logged before and after", async () => {
     const settled = await changeOne(item, approve, work(), 'change');
-    expect(settled?.result).toMatchObject({ id: 'e-1', from: 'PENDING_REVIEW', to: 'APPROVED', outcome: 'CHANGED', status: 200, requestId: 'req-patch' });
+    expect(settled?.result).toMatchObject({
+      id: 'e-1',
+      from: 'PENDING_REVIEW',
+      to: 'APPROVED',
+      outcome: 'CHANGED',
+      status: 200,
+      requestId: 'req-patch',
+    });
     expect(settled?.fatal).toBeUndefined();
     expect(logged.map((e) => e.outcome)).toEqual(['sending', 'ok']);
     expect(server.requests.map((r) => r.method)).toEqual(['GET', 'PATCH']);
@@ -95,7 +125,7 @@ describe('changeOne', () => {
     expect(patches()).toBe(0);
   });
 
-  it('the service\'s own 404 on the read: NOT_FOUND', async () => {
+  it("the service's own 404 on the read: NOT_FOUND", async () => {
     onGet = shaped(404, 'EVENT_NOT_FOUND');
     const settled = await changeOne(item, approve, work(), 'change');
     expect(settled?.result).toMatchObject({ outcome: 'NOT_FOUND', status: 404, reason: null });

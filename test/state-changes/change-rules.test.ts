@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { changedSince, changeWords, commentToSend, decideChange, replacesComment, stepsTo } from '../../src/state-changes/change-rules.js';
+import {
+  changedSince,
+  changeWords,
+  commentToSend,
+  decideChange,
+  replacesComment,
+  stepsTo,
+} from '../../src/state-changes/change-rules.js';
 
 const any = { ifStates: null, force: false };
 
@@ -16,15 +23,24 @@ describe('stepsTo: the PATCHes a change takes', () => {
 describe('changedSince: the re-read before a change', () => {
   it('null while state and comments are as seen, else what they are now', () => {
     expect(changedSince({ state: 'IN_REVIEW', comments: null }, { state: 'IN_REVIEW', comments: null })).toBeNull();
-    expect(changedSince({ state: 'IN_REVIEW', comments: null }, { state: 'IN_REVIEW', comments: 'x' })).toEqual({ state: 'IN_REVIEW', comments: 'x' });
-    expect(changedSince({ state: 'IN_REVIEW', comments: null }, { state: 'APPROVED', comments: null })).toEqual({ state: 'APPROVED', comments: null });
+    expect(changedSince({ state: 'IN_REVIEW', comments: null }, { state: 'IN_REVIEW', comments: 'x' })).toEqual({
+      state: 'IN_REVIEW',
+      comments: 'x',
+    });
+    expect(changedSince({ state: 'IN_REVIEW', comments: null }, { state: 'APPROVED', comments: null })).toEqual({
+      state: 'APPROVED',
+      comments: null,
+    });
   });
 });
 
 describe('decideChange: send, or pass over and why', () => {
   it('an event already in the target state is passed over, even with --force-state', () => {
     expect(decideChange('DECLINED', 'DECLINED', any)).toEqual({ send: false, why: 'already' });
-    expect(decideChange('DECLINED', 'DECLINED', { ifStates: null, force: true })).toEqual({ send: false, why: 'already' });
+    expect(decideChange('DECLINED', 'DECLINED', { ifStates: null, force: true })).toEqual({
+      send: false,
+      why: 'already',
+    });
   });
 
   it('--if-state: only events in one of the states listed', () => {
@@ -38,20 +54,34 @@ describe('decideChange: send, or pass over and why', () => {
     expect(decideChange('FRAUD_CONFIRMED', 'APPROVED', any)).toEqual({ send: false, why: 'not-allowed' });
     expect(decideChange('ON_HOLD', 'APPROVED', any)).toEqual({ send: false, why: 'unknown-state' });
     expect(decideChange(null, 'APPROVED', any)).toEqual({ send: false, why: 'unknown-state' });
-    expect(decideChange('ON_HOLD', 'APPROVED', { ifStates: null, force: true })).toEqual({ send: true, steps: ['APPROVED'] });
-    expect(decideChange('FRAUD_CONFIRMED', 'APPROVED', { ifStates: null, force: true })).toEqual({ send: true, steps: ['APPROVED'] });
+    expect(decideChange('ON_HOLD', 'APPROVED', { ifStates: null, force: true })).toEqual({
+      send: true,
+      steps: ['APPROVED'],
+    });
+    expect(decideChange('FRAUD_CONFIRMED', 'APPROVED', { ifStates: null, force: true })).toEqual({
+      send: true,
+      steps: ['APPROVED'],
+    });
   });
 
   it('confirming fraud from a review state is allowed through DECLINED', () => {
-    expect(decideChange('PENDING_REVIEW', 'FRAUD_CONFIRMED', any)).toEqual({ send: true, steps: ['DECLINED', 'FRAUD_CONFIRMED'] });
+    expect(decideChange('PENDING_REVIEW', 'FRAUD_CONFIRMED', any)).toEqual({
+      send: true,
+      steps: ['DECLINED', 'FRAUD_CONFIRMED'],
+    });
     expect(decideChange('DECLINED', 'FRAUD_CONFIRMED', any)).toEqual({ send: true, steps: ['FRAUD_CONFIRMED'] });
   });
 });
 
 describe('what changed, and the comment that is sent', () => {
   it('names each field that changed, the comment alone too', () => {
-    expect(changeWords({ state: 'IN_REVIEW', comments: null }, { state: 'IN_REVIEW', comments: 'call the bank' })).toEqual(['comment (none) → "call the bank"']);
-    expect(changeWords({ state: 'PENDING_REVIEW', comments: 'a' }, { state: 'DECLINED', comments: 'b' })).toEqual(['state PENDING_REVIEW → DECLINED', 'comment "a" → "b"']);
+    expect(
+      changeWords({ state: 'IN_REVIEW', comments: null }, { state: 'IN_REVIEW', comments: 'call the bank' }),
+    ).toEqual(['comment (none) → "call the bank"']);
+    expect(changeWords({ state: 'PENDING_REVIEW', comments: 'a' }, { state: 'DECLINED', comments: 'b' })).toEqual([
+      'state PENDING_REVIEW → DECLINED',
+      'comment "a" → "b"',
+    ]);
     expect(changeWords({ state: 'X', comments: null }, { state: 'X', comments: null })).toEqual([]);
   });
 

@@ -7,7 +7,12 @@ import { ChangeStats, changeSummaryText, planText } from '../../src/state-change
  * must read the same whatever that order was.
  */
 
-function result(id: string, outcome: ChangeResult['outcome'], from: string, reason: string | null = null): ChangeResult {
+function result(
+  id: string,
+  outcome: ChangeResult['outcome'],
+  from: string,
+  reason: string | null = null,
+): ChangeResult {
   const rest = { errorType: null, errorCodes: [], requestId: null, item: 1, where: 'argument 1', reasonCode: null };
   return { id, from, to: 'DECLINED', outcome, reason, status: null, ...rest } as ChangeResult;
 }
@@ -39,7 +44,15 @@ describe('the summary of a change of many events', () => {
   const summary = (outcomes: ChangeResult['outcome'][]) => {
     const stats = new ChangeStats();
     for (const [i, outcome] of outcomes.entries()) stats.add(result(`x${i}`, outcome, 'APPROVED'));
-    return changeSummaryText({ stats, target: 'DECLINED', stopped: null, results: null, retries: 0, throttled: 0, logProblem: null }).split('\n')[0];
+    return changeSummaryText({
+      stats,
+      target: 'DECLINED',
+      stopped: null,
+      results: null,
+      retries: 0,
+      throttled: 0,
+      logProblem: null,
+    }).split('\n')[0];
   };
   it('says "1 id" for one and "2 ids" for two', () => {
     expect(summary(['CHANGED'])).toMatch(/^Set-state done: 1 id in /);

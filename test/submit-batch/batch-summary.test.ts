@@ -34,7 +34,16 @@ const result = (line: number, column: number, outcome: LineResult['outcome'] = '
   attempts: 0,
   latencyMs: 0,
 });
-const facts = (stats: BatchStats): SummaryFacts => ({ stats, stopped: null, results: null, rejects: null, retries: 0, throttled: 0, resumed: false, serviceFlags: [] });
+const facts = (stats: BatchStats): SummaryFacts => ({
+  stats,
+  stopped: null,
+  results: null,
+  rejects: null,
+  retries: 0,
+  throttled: 0,
+  resumed: false,
+  serviceFlags: [],
+});
 const firstLine = (stats: BatchStats) => summaryText(facts(stats)).split('\n')[0];
 
 describe('batch summary', () => {
@@ -61,7 +70,9 @@ describe('batch summary', () => {
     const rejected = new StatsAt(5);
     rejected.add(result(1, 1), undefined);
     rejected.add(result(2, 1, 'REJECTED'), 'not JSON');
-    expect(withRejects(rejected)).toContain("\n             to send them again: fraudctl submit 'rejects file.jsonl' --profile prod\n");
+    expect(withRejects(rejected)).toContain(
+      "\n             to send them again: fraudctl submit 'rejects file.jsonl' --profile prod\n",
+    );
     // Stopped early: the rest of the input is in neither file, so the rejects are not all that is left.
     expect(withRejects(rejected, 'max-errors')).not.toContain('fraudctl submit');
     // An unknown outcome may have been stored: sending it again blindly could store it twice.
@@ -79,6 +90,11 @@ describe('batch summary', () => {
     stats.add(result(1, 4, 'REJECTED'), 'not a JSON object (number)');
     stats.add(result(3, 1, 'REJECTED'), 'not JSON');
     const problems = summaryText(facts(stats)).split('\n').slice(-4);
-    expect(problems).toEqual(['Events without a decision:', '  line 1 column 2: not a JSON object (number)', '  line 1 column 4: not a JSON object (number)', '  line 3: not JSON']);
+    expect(problems).toEqual([
+      'Events without a decision:',
+      '  line 1 column 2: not a JSON object (number)',
+      '  line 1 column 4: not a JSON object (number)',
+      '  line 3: not JSON',
+    ]);
   });
 });

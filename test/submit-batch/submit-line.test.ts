@@ -24,8 +24,15 @@ const sendJson = (res: ServerResponse, status: number, body: unknown) => {
   res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': 'req-1' });
   res.end(JSON.stringify(body));
 };
-const shaped = (status: number, type: string) => (res: ServerResponse) => sendJson(res, status, { requestId: `r-${status}`, errorType: type, errorCodes: [type] });
-const decision = (id: string) => ({ eventId: id, actionType: 'APPROVE', totalRiskScore: 12, alerts: [], listMatches: [] });
+const shaped = (status: number, type: string) => (res: ServerResponse) =>
+  sendJson(res, status, { requestId: `r-${status}`, errorType: type, errorCodes: [type] });
+const decision = (id: string) => ({
+  eventId: id,
+  actionType: 'APPROVE',
+  totalRiskScore: 12,
+  alerts: [],
+  listMatches: [],
+});
 
 /** Whether the scripted service holds the event. */
 let stored: boolean;
@@ -41,16 +48,30 @@ beforeEach(() => {
   };
   server.script((res, req, recorded) => {
     if (req.method === 'POST') return onPost(res, req, ++posts);
-    if (recorded.url.endsWith('/risk-assessment')) return stored ? sendJson(res, 200, decision('s-1')) : shaped(404, 'EVENT_NOT_FOUND')(res);
+    if (recorded.url.endsWith('/risk-assessment'))
+      return stored ? sendJson(res, 200, decision('s-1')) : shaped(404, 'EVENT_NOT_FOUND')(res);
     if (stored) sendJson(res, 200, { id: 's-1', totalScore: 12, state: 'APPROVED' });
     else shaped(404, 'EVENT_NOT_FOUND')(res);
   });
-  client = new ApiClient({ baseUrl: server.url, apiKey: 'k-test-0123456789', describe: failureMessages(failureWords()), timeoutMs: 2_000, env: {}, retry: { maxRetries: 0 } });
+  client = new ApiClient({
+    baseUrl: server.url,
+    apiKey: 'k-test-0123456789',
+    describe: failureMessages(failureWords()),
+    timeoutMs: 2_000,
+    env: {},
+    retry: { maxRetries: 0 },
+  });
 });
 afterEach(() => client.close());
 
 const work = (): LineWork => ({ client, allowResubmit: () => 1, maxResubmits: 2, aborted: () => false });
-const record = (text: string): InputRecord => ({ line: 1, column: 1, text, bytes: Buffer.byteLength(text), truncated: false });
+const record = (text: string): InputRecord => ({
+  line: 1,
+  column: 1,
+  text,
+  bytes: Buffer.byteLength(text),
+  truncated: false,
+});
 
 async function submit(text = '{"id":"s-1","amount":1}', verifyFirst = false) {
   const prepared = prepareLine(record(text), 1024 * 1024);
@@ -62,7 +83,14 @@ const methods = () => server.requests.map((r) => `${r.method} ${r.url}`);
 describe('submitLine', () => {
   it('a line the service decides: DECIDED with the action and score, one POST', async () => {
     const outcome = await submit();
-    expect(outcome?.result).toMatchObject({ id: 's-1', outcome: 'DECIDED', status: 201, actionType: 'APPROVE', totalRiskScore: 12, attempts: 1 });
+    expect(outcome?.result).toMatchObject({
+      id: 's-1',
+      outcome: 'DECIDED',
+      status: 201,
+      actionType: 'APPROVE',
+      totalRiskScore: 12,
+      attempts: 1,
+    });
     expect(methods()).toEqual(['POST /event']);
   });
 
@@ -107,7 +135,7 @@ describe('submitLine', () => {
     expect(methods()).toEqual(['POST /event', 'GET /event/s-1', 'GET /event/s-1/risk-assessment']);
   });
 
-  it('an unreadable 2xx to the POST, the event not stored (the service\'s 404): sent again, then DECIDED', async () => {
+  it("an unreadable 2xx to the POST, the event not stored (the service's 404): sent again, then DECIDED", async () => {
     onPost = (res, _req, n) => {
       if (n === 1) {
         res.writeHead(200, { 'content-type': 'text/html' });

@@ -22,7 +22,9 @@ export function makeEvent(prefix: string, n: number): Record<string, unknown> {
     userIp: `198.51.100.${n % 250}`,
     billingCountry: COUNTRIES[n % 5],
     shippingCountry: COUNTRIES[(n * 3) % 5],
-    items: [{ itemId: `sku-${n % 17}`, itemName: 'Thing', itemQuantity: 1 + (n % 3), itemPrice: 10, itemCategory: 'books' }],
+    items: [
+      { itemId: `sku-${n % 17}`, itemName: 'Thing', itemQuantity: 1 + (n % 3), itemPrice: 10, itemCategory: 'books' },
+    ],
   };
 }
 
@@ -39,7 +41,10 @@ export function readResults(path: string): ResultLine[] {
 }
 
 /** A results file's header (null when it has none) and its results, of any command; `sending` records left out. */
-export function readResultsFile(path: string): { header: Record<string, unknown> | null; results: Record<string, unknown>[] } {
+export function readResultsFile(path: string): {
+  header: Record<string, unknown> | null;
+  results: Record<string, unknown>[];
+} {
   const values = readFileSync(path, 'utf8')
     .split('\n')
     .filter((l) => l !== '')
@@ -79,6 +84,12 @@ export function batchWorkspace(prefix: string) {
       return p;
     },
     envFor: (url: string, key: string): NodeJS.ProcessEnv =>
-      cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'config'), XDG_DATA_HOME: join(tmp.dir, 'data'), FRAUDCTL_BASE_URL: url, FRAUDCTL_API_KEY: key }),
+      cliEnv({
+        HOME: tmp.dir,
+        XDG_CONFIG_HOME: join(tmp.dir, 'config'),
+        XDG_DATA_HOME: join(tmp.dir, 'data'),
+        FRAUDCTL_BASE_URL: url,
+        FRAUDCTL_API_KEY: key,
+      }),
   };
 }

@@ -12,7 +12,13 @@ import type { CallFailure } from '../../src/review-queue/queue-model.js';
 const operation = (write: boolean) => ({ method: write ? ('PATCH' as const) : ('GET' as const), eventId: 'e1' });
 
 /** The service answered `status` in its error shape (to a read, or to a write). */
-export function answered(status: number, message: string, requestId: string | null = null, codes: string[] = [], write = false): CallFailure {
+export function answered(
+  status: number,
+  message: string,
+  requestId: string | null = null,
+  codes: string[] = [],
+  write = false,
+): CallFailure {
   const error = new ApiError(message, status, null, codes, requestId);
   error.operation = operation(write);
   return failureOf(error);

@@ -27,7 +27,11 @@ export interface TestPki {
 
 const DAY = 24 * 60 * 60 * 1000;
 
-async function serverCert(ca: Pem, names: { dns?: string[]; ips?: string[] }, validity: { from: Date; to: Date }): Promise<Pem> {
+async function serverCert(
+  ca: Pem,
+  names: { dns?: string[]; ips?: string[] },
+  validity: { from: Date; to: Date },
+): Promise<Pem> {
   const cn = names.dns?.[0] ?? names.ips?.[0] ?? 'server';
   const made = await generate([{ name: 'commonName', value: cn }], {
     keyType: 'ec',
@@ -39,7 +43,13 @@ async function serverCert(ca: Pem, names: { dns?: string[]; ips?: string[] }, va
       { name: 'basicConstraints', cA: false },
       { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
       { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: [...(names.dns ?? []).map((value) => ({ type: 2 as const, value })), ...(names.ips ?? []).map((ip) => ({ type: 7 as const, ip }))] },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          ...(names.dns ?? []).map((value) => ({ type: 2 as const, value })),
+          ...(names.ips ?? []).map((ip) => ({ type: 7 as const, ip })),
+        ],
+      },
     ],
   });
   return { key: made.private, cert: made.cert };
@@ -63,7 +73,11 @@ export async function makeTestPki(dir: string): Promise<TestPki> {
   const valid = { from: new Date(now - DAY), to: new Date(now + 30 * DAY) };
   const [localhost, expired, otherName] = await Promise.all([
     serverCert(ca, { dns: ['localhost'], ips: ['127.0.0.1'] }, valid),
-    serverCert(ca, { dns: ['localhost'], ips: ['127.0.0.1'] }, { from: new Date(now - 60 * DAY), to: new Date(now - 30 * DAY) }),
+    serverCert(
+      ca,
+      { dns: ['localhost'], ips: ['127.0.0.1'] },
+      { from: new Date(now - 60 * DAY), to: new Date(now - 30 * DAY) },
+    ),
     serverCert(ca, { dns: ['fraud.other.example'] }, valid),
   ]);
   return { ca, caFile, localhost, expired, otherName };

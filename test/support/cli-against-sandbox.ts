@@ -29,12 +29,15 @@ export interface CliSandboxes<N extends string> {
  * Several sandboxes for the file, started side by side before its tests and closed after them.
  * The options may be made from the test's directory (a database file there: `dbPath`).
  */
-export function useCli<N extends string>(sandboxes: Record<N, Partial<SandboxOptions>> | ((dir: string) => Record<N, Partial<SandboxOptions>>)): CliSandboxes<N> {
+export function useCli<N extends string>(
+  sandboxes: Record<N, Partial<SandboxOptions>> | ((dir: string) => Record<N, Partial<SandboxOptions>>),
+): CliSandboxes<N> {
   const tmp = tempDir('fraudctl-cli-');
   const options = typeof sandboxes === 'function' ? sandboxes(tmp.dir) : sandboxes;
   const names = Object.keys(options) as N[];
   const started = Object.fromEntries(names.map((name) => [name, {} as TestSandbox])) as Record<N, TestSandbox>;
-  const env = (extra: Record<string, string> = {}) => cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: `${tmp.dir}/config`, XDG_DATA_HOME: `${tmp.dir}/data`, ...extra });
+  const env = (extra: Record<string, string> = {}) =>
+    cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: `${tmp.dir}/config`, XDG_DATA_HOME: `${tmp.dir}/data`, ...extra });
   beforeAll(async () => {
     const running = await Promise.all(names.map((name) => startTestSandbox(options[name])));
     names.forEach((name, i) => Object.assign(started[name], running[i]));
@@ -48,7 +51,11 @@ export function useCli<N extends string>(sandboxes: Record<N, Partial<SandboxOpt
     dir: tmp.dir,
     env,
     run: (args, { input, env: extra, timeoutMs } = {}) =>
-      runCli(args, { env: env(extra), ...(input !== undefined ? { input } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) }),
+      runCli(args, {
+        env: env(extra),
+        ...(input !== undefined ? { input } : {}),
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      }),
   };
 }
 
@@ -63,12 +70,14 @@ export interface CliHarness {
 export function useSandboxForCli(): CliHarness {
   const cli = useCli({ sb: {} });
   const sb = cli.sandboxes.sb;
-  const env = (extra: Record<string, string> = {}) => cli.env({ FRAUDCTL_BASE_URL: sb.url, FRAUDCTL_API_KEY: DEMO_KEY, ...extra });
+  const env = (extra: Record<string, string> = {}) =>
+    cli.env({ FRAUDCTL_BASE_URL: sb.url, FRAUDCTL_API_KEY: DEMO_KEY, ...extra });
   return {
     sb,
     dir: cli.dir,
     env,
-    run: (args, options = {}) => runCli(args, { env: env(options.env), ...(options.input !== undefined ? { input: options.input } : {}) }),
+    run: (args, options = {}) =>
+      runCli(args, { env: env(options.env), ...(options.input !== undefined ? { input: options.input } : {}) }),
   };
 }
 

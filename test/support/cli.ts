@@ -28,7 +28,8 @@ export function nodeWarnings(stderr: string): string[] {
 
 function failOnWarnings(args: readonly string[], result: CliResult): CliResult {
   const warnings = nodeWarnings(result.stderr);
-  if (warnings.length > 0) throw new Error(`fraudctl ${args.join(' ')} printed a Node warning: ${warnings.join(' | ')}`);
+  if (warnings.length > 0)
+    throw new Error(`fraudctl ${args.join(' ')} printed a Node warning: ${warnings.join(' | ')}`);
   return result;
 }
 
@@ -42,14 +43,24 @@ const SHARED_CACHE = join(tmpdir(), `fraudctl-test-cache-${process.getuid?.() ??
  * Node options of the harness for the processes under test, none unless it sets them: the
  * Windows job under Wine preloads a shim of its own in each (.ci/windows, .ci/wine/keep-alive.mjs).
  */
-const HARNESS_NODE_OPTIONS = process.env.FRAUDCTL_TEST_NODE_OPTIONS ? { NODE_OPTIONS: process.env.FRAUDCTL_TEST_NODE_OPTIONS } : {};
+const HARNESS_NODE_OPTIONS = process.env.FRAUDCTL_TEST_NODE_OPTIONS
+  ? { NODE_OPTIONS: process.env.FRAUDCTL_TEST_NODE_OPTIONS }
+  : {};
 
 export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   // Hints in POSIX sh on every platform (the suite's expectations are written in it); the tests of
   // the PowerShell and cmd.exe dialects set FRAUDCTL_SHELL, or remove it to have the shell found.
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, NO_COLOR: '1', XDG_CACHE_HOME: SHARED_CACHE, FRAUDCTL_SHELL: 'sh', ...HARNESS_NODE_OPTIONS, ...extra };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    NO_COLOR: '1',
+    XDG_CACHE_HOME: SHARED_CACHE,
+    FRAUDCTL_SHELL: 'sh',
+    ...HARNESS_NODE_OPTIONS,
+    ...extra,
+  };
   // A test's own preload (clock-step.ts, peak-memory.ts) comes on top of the harness's.
-  if (HARNESS_NODE_OPTIONS.NODE_OPTIONS && extra.NODE_OPTIONS) env.NODE_OPTIONS = `${HARNESS_NODE_OPTIONS.NODE_OPTIONS} ${extra.NODE_OPTIONS}`;
+  if (HARNESS_NODE_OPTIONS.NODE_OPTIONS && extra.NODE_OPTIONS)
+    env.NODE_OPTIONS = `${HARNESS_NODE_OPTIONS.NODE_OPTIONS} ${extra.NODE_OPTIONS}`;
   return env;
 }
 
@@ -61,12 +72,20 @@ export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 const WINE_DID_NOT_START = 0xc0000142;
 const underWine = process.platform === 'win32' && process.env.FRAUDCTL_TEST_UNDER_WINE === '1';
 
-export async function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string | Buffer; timeoutMs?: number } = {}): Promise<CliResult> {
+export async function runCli(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; input?: string | Buffer; timeoutMs?: number } = {},
+): Promise<CliResult> {
   const result = await runCliOnce(args, options);
-  return underWine && result.code === WINE_DID_NOT_START && result.stdout === '' && result.stderr === '' ? runCliOnce(args, options) : result;
+  return underWine && result.code === WINE_DID_NOT_START && result.stdout === '' && result.stderr === ''
+    ? runCliOnce(args, options)
+    : result;
 }
 
-function runCliOnce(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string | Buffer; timeoutMs?: number }): Promise<CliResult> {
+function runCliOnce(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; input?: string | Buffer; timeoutMs?: number },
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { env: options.env ?? cliEnv() });
     let stdout = '';
@@ -143,7 +162,10 @@ export interface RunningCli {
  * Starts `fraudctl …` and returns at once, for tests that signal or kill it mid-run.
  * `keepStdinOpen`: stdin is left open for the test to write to and end.
  */
-export function startCli(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; keepStdinOpen?: boolean } = {}): RunningCli {
+export function startCli(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; input?: string; keepStdinOpen?: boolean } = {},
+): RunningCli {
   const child = spawn(process.execPath, [BIN, ...args], { env: options.env ?? cliEnv() });
   let stdout = '';
   let stderr = '';

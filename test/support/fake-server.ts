@@ -39,7 +39,12 @@ export async function startFakeServer(): Promise<FakeServer> {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const recorded: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const recorded: RecordedRequest = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       const index = requests.length;
       requests.push(recorded);
       const handler = handlers[Math.min(index, handlers.length - 1)] ?? json(500, { errorType: 'UNSCRIPTED' });

@@ -121,7 +121,9 @@ export async function startFakeProxy(status: number, reason: string): Promise<Ru
         log += `${head.slice(0, head.indexOf('\r\n'))}\n`;
         head = head.slice(head.indexOf('\r\n\r\n') + 4);
         const body = `<html><body>${status} ${reason}</body></html>`;
-        socket.write(`HTTP/1.1 ${status} ${reason}\r\n${status === 407 ? 'Proxy-Authenticate: Basic realm="corp"\r\n' : ''}Content-Type: text/html\r\nContent-Length: ${body.length}\r\nConnection: keep-alive\r\n\r\n${body}`);
+        socket.write(
+          `HTTP/1.1 ${status} ${reason}\r\n${status === 407 ? 'Proxy-Authenticate: Basic realm="corp"\r\n' : ''}Content-Type: text/html\r\nContent-Length: ${body.length}\r\nConnection: keep-alive\r\n\r\n${body}`,
+        );
       }
     });
   });

@@ -60,7 +60,8 @@ function watchStrayWrites(): () => string[] {
     process.stdout.write = keep('process.stdout') as typeof process.stdout.write;
     process.stderr.write = keep('process.stderr') as typeof process.stderr.write;
     for (const name of ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const) {
-      console[name] = (...values: unknown[]) => void strayWrites.push(`console.${name}: ${values.map(String).join(' ')}`);
+      console[name] = (...values: unknown[]) =>
+        void strayWrites.push(`console.${name}: ${values.map(String).join(' ')}`);
     }
   }
   return () => {
@@ -129,6 +130,7 @@ export function useSandboxInProcess(): InProcessCli {
     dir: cli.dir,
     env,
     run: (args, { env: extra, ...options } = {}) => runInProcess(args, env(extra), options),
-    runProcess: (args, { env: extra, input } = {}) => runCli(args, { env: env(extra), ...(input !== undefined ? { input } : {}) }),
+    runProcess: (args, { env: extra, input } = {}) =>
+      runCli(args, { env: env(extra), ...(input !== undefined ? { input } : {}) }),
   };
 }

@@ -24,7 +24,8 @@ beforeAll(async () => {
 });
 afterAll(() => Promise.all([plain.close(), faulty.close()]));
 
-const call = (server: PlainServer, method: string, path: string, options: Parameters<typeof send>[3] = {}) => send(server.url, method, path, { key: KEY, ...options });
+const call = (server: PlainServer, method: string, path: string, options: Parameters<typeof send>[3] = {}) =>
+  send(server.url, method, path, { key: KEY, ...options });
 
 /** The decision, the summary and the risk assessment of `event`, each checked against its schema. */
 async function expectContractAnswers(event: Record<string, unknown>): Promise<void> {
@@ -54,7 +55,9 @@ describe('the plain event server answers what the contract allows', () => {
   });
 
   it('an event whose eventDate the contract does not allow is refused in the error shape, or summarised without it', async () => {
-    const posted = await call(plain, 'POST', '/event', { body: { id: 'c-date', amount: 10, eventDate: '20 Nov 2026, 9:14' } });
+    const posted = await call(plain, 'POST', '/event', {
+      body: { id: 'c-date', amount: 10, eventDate: '20 Nov 2026, 9:14' },
+    });
     if (posted.status === 201) {
       const summary = await call(plain, 'GET', '/event/c-date');
       expectShape('summary', summary.json);
@@ -71,9 +74,25 @@ describe('the plain event server answers what the contract allows', () => {
     ['an id that does not decode', 'GET', '/event/%E0%A4%A', {}, 400, 'BAD_REQUEST', ['BAD_URL']],
     ['a body that is not JSON', 'POST', '/event', { rawBody: '{"id":' }, 400, 'BAD_REQUEST', ['MALFORMED_JSON']],
     ['a body that is not an object', 'POST', '/event', { body: [1, 2] }, 400, 'BAD_REQUEST', ['NOT_AN_OBJECT']],
-    ['a body over 1 MiB', 'POST', '/event', { rawBody: JSON.stringify({ amount: 1, pad: 'x'.repeat(1024 * 1024) }) }, 413, 'PAYLOAD_TOO_LARGE', ['BODY_TOO_LARGE']],
+    [
+      'a body over 1 MiB',
+      'POST',
+      '/event',
+      { rawBody: JSON.stringify({ amount: 1, pad: 'x'.repeat(1024 * 1024) }) },
+      413,
+      'PAYLOAD_TOO_LARGE',
+      ['BODY_TOO_LARGE'],
+    ],
     ['no amount', 'POST', '/event', { body: { id: 'c-none' } }, 422, 'VALIDATION_ERROR', ['amount:REQUIRED']],
-    ['a throttled first POST', 'POST', '/event', { body: { id: 'throttled-1', amount: 1 } }, 503, 'SERVICE_UNAVAILABLE', ['OVERLOADED']],
+    [
+      'a throttled first POST',
+      'POST',
+      '/event',
+      { body: { id: 'throttled-1', amount: 1 } },
+      503,
+      'SERVICE_UNAVAILABLE',
+      ['OVERLOADED'],
+    ],
   ] as const)('%s: %s %s is the error shape', async (_name, method, path, options, status, errorType, codes) => {
     expectError(await call(plain, method, path, options), status, errorType, [...codes]);
   });

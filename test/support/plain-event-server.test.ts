@@ -24,7 +24,12 @@ interface Answer {
   json: Record<string, unknown>;
 }
 
-async function call(server: PlainServer, method: 'GET' | 'POST', path: string, options: { body?: unknown; rawBody?: string; key?: string | null } = {}): Promise<Answer> {
+async function call(
+  server: PlainServer,
+  method: 'GET' | 'POST',
+  path: string,
+  options: { body?: unknown; rawBody?: string; key?: string | null } = {},
+): Promise<Answer> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   const key = options.key === undefined ? 'plain-key' : options.key;
   if (key !== null) headers['x-client-api-key'] = key;
@@ -41,7 +46,14 @@ describe('plain event server', () => {
     const server = await start();
     const first = await call(server, 'POST', '/event', { body: event('p-1') });
     expect(first.status).toBe(201);
-    expect(first.json).toEqual({ id: 'p-1', actionType: 'APPROVE', totalRiskScore: 5, state: 'APPROVED', ruleMatches: [], listMatches: [] });
+    expect(first.json).toEqual({
+      id: 'p-1',
+      actionType: 'APPROVE',
+      totalRiskScore: 5,
+      state: 'APPROVED',
+      ruleMatches: [],
+      listMatches: [],
+    });
     expect(first.headers['x-request-id']).toEqual(expect.any(String));
     const second = await call(server, 'POST', '/event', { body: event('p-1') });
     expect(second.status).toBe(201);
@@ -51,8 +63,16 @@ describe('plain event server', () => {
 
   it('decides by amount, and gives an event without id an id of its own', async () => {
     const server = await start();
-    expect((await call(server, 'POST', '/event', { body: event('p-rev', 500) })).json).toMatchObject({ actionType: 'REVIEW', totalRiskScore: 50, state: 'PENDING' });
-    expect((await call(server, 'POST', '/event', { body: event('p-dec', 1000) })).json).toMatchObject({ actionType: 'DECLINE', totalRiskScore: 90, state: 'DECLINED' });
+    expect((await call(server, 'POST', '/event', { body: event('p-rev', 500) })).json).toMatchObject({
+      actionType: 'REVIEW',
+      totalRiskScore: 50,
+      state: 'PENDING',
+    });
+    expect((await call(server, 'POST', '/event', { body: event('p-dec', 1000) })).json).toMatchObject({
+      actionType: 'DECLINE',
+      totalRiskScore: 90,
+      state: 'DECLINED',
+    });
     const anonymous = await call(server, 'POST', '/event', { body: { amount: 1, currency: 'EUR' } });
     expect(anonymous.status).toBe(201);
     expect(server.stored.get(anonymous.json.id as string)).toBe(1);
@@ -73,10 +93,21 @@ describe('plain event server', () => {
 
   it('answers 401 in the error shape without the right key, on every route', async () => {
     const server = await start();
-    for (const [method, path] of [['POST', '/event'], ['GET', '/event/p-1'], ['GET', '/event/p-1/risk-assessment']] as const) {
-      const missing = await call(server, method, path, { key: null, ...(method === 'POST' ? { body: event('p-1') } : {}) });
+    for (const [method, path] of [
+      ['POST', '/event'],
+      ['GET', '/event/p-1'],
+      ['GET', '/event/p-1/risk-assessment'],
+    ] as const) {
+      const missing = await call(server, method, path, {
+        key: null,
+        ...(method === 'POST' ? { body: event('p-1') } : {}),
+      });
       expect(missing.status).toBe(401);
-      expect(missing.json).toEqual({ requestId: missing.headers['x-request-id'], errorType: 'UNAUTHORIZED', errorCodes: ['API_KEY_MISSING'] });
+      expect(missing.json).toEqual({
+        requestId: missing.headers['x-request-id'],
+        errorType: 'UNAUTHORIZED',
+        errorCodes: ['API_KEY_MISSING'],
+      });
       expect((await call(server, method, path, { key: 'wrong' })).status).toBe(401);
     }
     expect(server.processed()).toBe(0);
@@ -90,14 +121,27 @@ describe('plain event server', () => {
     expect(summary.json).toMatchObject({ id: 'a.b:c', totalScore: 50, state: 'PENDING', amount: 700, currency: 'EUR' });
     const assessment = await call(server, 'GET', '/event/a.b%3Ac/risk-assessment', { key: 'other-key' });
     expect(assessment.status).toBe(200);
-    expect(assessment.json).toEqual({ eventId: 'a.b:c', actionType: 'REVIEW', totalRiskScore: 50, alerts: [], listMatches: [] });
+    expect(assessment.json).toEqual({
+      eventId: 'a.b:c',
+      actionType: 'REVIEW',
+      totalRiskScore: 50,
+      alerts: [],
+      listMatches: [],
+    });
 
     await call(server, 'POST', '/event', { body: event('.', 10), key: 'other-key' });
-    expect((await call(server, 'GET', '/event/%2E/risk-assessment', { key: 'other-key' })).json).toMatchObject({ eventId: '.', actionType: 'APPROVE' });
+    expect((await call(server, 'GET', '/event/%2E/risk-assessment', { key: 'other-key' })).json).toMatchObject({
+      eventId: '.',
+      actionType: 'APPROVE',
+    });
 
     const missing = await call(server, 'GET', '/event/never/risk-assessment', { key: 'other-key' });
     expect(missing.status).toBe(404);
-    expect(missing.json).toEqual({ requestId: missing.headers['x-request-id'], errorType: 'NOT_FOUND', errorCodes: ['EVENT_NOT_FOUND'] });
+    expect(missing.json).toEqual({
+      requestId: missing.headers['x-request-id'],
+      errorType: 'NOT_FOUND',
+      errorCodes: ['EVENT_NOT_FOUND'],
+    });
     expect((await call(server, 'GET', '/event/never', { key: 'other-key' })).status).toBe(404);
   });
 
@@ -120,7 +164,11 @@ describe('plain event server', () => {
     const server = await start({ faults: { timeoutAfter: 1 } });
     const answer = await call(server, 'POST', '/event', { body: event('t-after') });
     expect(answer.status).toBe(504);
-    expect(answer.json).toEqual({ requestId: answer.headers['x-request-id'], errorType: 'SCORING_TIMEOUT', errorCodes: ['SCORING_TIMEOUT'] });
+    expect(answer.json).toEqual({
+      requestId: answer.headers['x-request-id'],
+      errorType: 'SCORING_TIMEOUT',
+      errorCodes: ['SCORING_TIMEOUT'],
+    });
     expect(server.stored.get('t-after')).toBe(1);
     expect(server.faults.timeoutAfter).toBe(1);
   });
@@ -142,10 +190,17 @@ describe('plain event server', () => {
   it('draws the same faults per event id for the same seed, in any order and at any concurrency, in the shares asked for', async () => {
     const faults = { unavailable: 0.2, resetBefore: 0.1, resetAfter: 0.1, timeoutAfter: 0.1 };
     const ids = Array.from({ length: 200 }, (_, i) => `s-${i}`);
-    const outcome = (answer: Promise<Answer>) => answer.then((a) => String(a.status), () => 'reset');
+    const outcome = (answer: Promise<Answer>) =>
+      answer.then(
+        (a) => String(a.status),
+        () => 'reset',
+      );
     /** Per id: what two POSTs, then a GET of the summary, got. */
     const requestsOf = async (server: PlainServer, id: string): Promise<[string, string[]]> => {
-      const got = [await outcome(call(server, 'POST', '/event', { body: event(id) })), await outcome(call(server, 'POST', '/event', { body: event(id) }))];
+      const got = [
+        await outcome(call(server, 'POST', '/event', { body: event(id) })),
+        await outcome(call(server, 'POST', '/event', { body: event(id) })),
+      ];
       got.push(await outcome(call(server, 'GET', `/event/${id}`)));
       return [id, got];
     };
@@ -182,7 +237,12 @@ describe('plain event server', () => {
     const proxied = await start({ htmlNotFound: true, without: ['summary'] });
     await call(proxied, 'POST', '/event', { body: event('h-1') });
     for (const path of ['/event/h-1', '/event/nope/risk-assessment']) {
-      const res = await agent.request({ origin: proxied.url, path, method: 'GET', headers: { 'x-client-api-key': 'plain-key' } });
+      const res = await agent.request({
+        origin: proxied.url,
+        path,
+        method: 'GET',
+        headers: { 'x-client-api-key': 'plain-key' },
+      });
       expect(res.statusCode).toBe(404);
       expect(res.headers['content-type']).toBe('text/html');
       expect(await res.body.text()).toContain('<title>404 Not Found</title>');

@@ -111,14 +111,23 @@ const FAULT_ORDER: PlainFaultKind[] = ['unavailable', 'resetBefore', 'resetAfter
 
 /** The deterministic rule: amount >= 1000 DECLINE 90, >= 500 REVIEW 50, else APPROVE 5. */
 function decide(id: string, amount: number): StoredEvent['decision'] {
-  const [actionType, totalRiskScore] = amount >= 1000 ? ['DECLINE', 90] : amount >= 500 ? ['REVIEW', 50] : ['APPROVE', 5];
+  const [actionType, totalRiskScore] =
+    amount >= 1000 ? ['DECLINE', 90] : amount >= 500 ? ['REVIEW', 50] : ['APPROVE', 5];
   const state = actionType === 'APPROVE' ? 'APPROVED' : actionType === 'DECLINE' ? 'DECLINED' : 'PENDING';
-  return { id, actionType: actionType as string, totalRiskScore: totalRiskScore as number, state, ruleMatches: [], listMatches: [] };
+  return {
+    id,
+    actionType: actionType as string,
+    totalRiskScore: totalRiskScore as number,
+    state,
+    ruleMatches: [],
+    listMatches: [],
+  };
 }
 
 const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 /** A string in the shape the contract gives the field (`pattern`), else null: what the service would not send is not echoed. */
-const shaped = (value: unknown, pattern: RegExp): string | null => (typeof value === 'string' && pattern.test(value) ? value : null);
+const shaped = (value: unknown, pattern: RegExp): string | null =>
+  typeof value === 'string' && pattern.test(value) ? value : null;
 
 /** Every field of the contract's summary (EventSummarySchema); the text ones as POSTed, null where none was; items are not kept. */
 function summaryOf({ payload, decision }: StoredEvent): Record<string, unknown> {
@@ -168,9 +177,11 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
     timeoutAfter: options.faults?.timeoutAfter ?? 0,
   };
   for (const [kind, share] of Object.entries(shares)) {
-    if (!(share >= 0 && share <= 1)) throw new RangeError(`faults.${kind} must be a share between 0 and 1, not ${share}`);
+    if (!(share >= 0 && share <= 1))
+      throw new RangeError(`faults.${kind} must be a share between 0 and 1, not ${share}`);
   }
-  if (FAULT_ORDER.reduce((sum, kind) => sum + shares[kind], 0) > 1) throw new RangeError('the fault shares add up to more than 1');
+  if (FAULT_ORDER.reduce((sum, kind) => sum + shares[kind], 0) > 1)
+    throw new RangeError('the fault shares add up to more than 1');
   const draws = seededDraws(options.seed ?? 1);
   const latencyMs = options.latencyMs ?? 0;
   let release = () => {};
@@ -222,10 +233,20 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
       });
       res.end(text);
     };
-    const sendError = (status: number, errorType: string, errorCodes: string[], headers: Record<string, string> = {}) => {
+    const sendError = (
+      status: number,
+      errorType: string,
+      errorCodes: string[],
+      headers: Record<string, string> = {},
+    ) => {
       if (status === 404 && options.htmlNotFound) {
-        const page = '<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head><body><center><h1>404 Not Found</h1></center><hr><center>nginx</center></body></html>\n';
-        res.writeHead(404, { 'content-type': 'text/html', 'content-length': String(Buffer.byteLength(page)), 'x-request-id': requestId });
+        const page =
+          '<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head><body><center><h1>404 Not Found</h1></center><hr><center>nginx</center></body></html>\n';
+        res.writeHead(404, {
+          'content-type': 'text/html',
+          'content-length': String(Buffer.byteLength(page)),
+          'x-request-id': requestId,
+        });
         res.end(page);
         return;
       }
@@ -253,10 +274,15 @@ export async function startPlainEventServer(options: PlainServerOptions = {}): P
         ? 'post'
         : req.method === 'GET' && segments[0] === 'event' && segments.length === 2 && segments[1] !== ''
           ? 'summary'
-          : req.method === 'GET' && segments[0] === 'event' && segments.length === 3 && segments[1] !== '' && segments[2] === 'risk-assessment'
+          : req.method === 'GET' &&
+              segments[0] === 'event' &&
+              segments.length === 3 &&
+              segments[1] !== '' &&
+              segments[2] === 'risk-assessment'
             ? 'assessment'
             : null;
-    const route = routeFound !== null && routeFound !== 'post' && options.without?.includes(routeFound) ? null : routeFound;
+    const route =
+      routeFound !== null && routeFound !== 'post' && options.without?.includes(routeFound) ? null : routeFound;
 
     const given = req.headers['x-client-api-key'];
     if (typeof given !== 'string' || given === '') return sendError(401, 'UNAUTHORIZED', ['API_KEY_MISSING']);

@@ -61,12 +61,16 @@ const verdicts = new Map<string, string | null>();
 function cannotRun(name: ProgramName): string | null {
   let verdict = verdicts.get(name);
   // All of them are POSIX programs: none is on a Windows PATH (bash and man have ports, not these tests' kind).
-  if (verdict === undefined && onWindows) verdicts.set(name, (verdict = `${WINDOWS_SKIP}needs ${name}, a POSIX program (${PROGRAMS[name].from})`));
+  if (verdict === undefined && onWindows)
+    verdicts.set(name, (verdict = `${WINDOWS_SKIP}needs ${name}, a POSIX program (${PROGRAMS[name].from})`));
   if (verdict === undefined) {
     const program: Program = PROGRAMS[name];
     const result = spawnSync(name, program.probe, { stdio: 'ignore', timeout: 10_000 });
-    const ran = result.error === undefined && (result.status === 0 || (program.anyStatus === true && result.status !== null));
-    verdict = ran ? null : `needs ${name} (${program.from}): ${result.error ? ((result.error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found on PATH' : result.error.message) : `\`${name} ${program.probe.join(' ')}\` exited ${result.status ?? result.signal}`}`;
+    const ran =
+      result.error === undefined && (result.status === 0 || (program.anyStatus === true && result.status !== null));
+    verdict = ran
+      ? null
+      : `needs ${name} (${program.from}): ${result.error ? ((result.error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found on PATH' : result.error.message) : `\`${name} ${program.probe.join(' ')}\` exited ${result.status ?? result.signal}`}`;
     verdicts.set(name, verdict);
   }
   return verdict;
@@ -87,7 +91,8 @@ export function missing(...names: ProgramName[]): string | null {
  */
 export function skipTest(why: string): never {
   const expected = onWindows && (why.startsWith(WINDOWS_SKIP) || (underWine && why.startsWith(WINE_SKIP)));
-  if (requireAll && !expected) throw new Error(`${why} (FRAUDCTL_REQUIRE_ALL_TESTS=1: CI installs every program a test needs)`);
+  if (requireAll && !expected)
+    throw new Error(`${why} (FRAUDCTL_REQUIRE_ALL_TESTS=1: CI installs every program a test needs)`);
   const test = TestRunner.getCurrentTest();
   if (!test?.context) throw new Error(`${why} (and no test is running to skip: call it from a test or beforeEach)`);
   return test.context.skip(why) as never;
@@ -108,12 +113,14 @@ export function notUnderWine(why: string): void {
 
 /** The reasons a test cannot run on Windows, in one wording each (for notOnWindows). */
 export const ON_WINDOWS = {
-  signal: 'sends a signal to a child (Ctrl-C, a hang-up): on Windows another process cannot, kill() ends it at once (TerminateProcess)',
+  signal:
+    'sends a signal to a child (Ctrl-C, a hang-up): on Windows another process cannot, kill() ends it at once (TerminateProcess)',
   modes: 'POSIX file modes: Windows has none (Node reports 0666 for every writable file)',
   fifo: 'a FIFO (mkfifo): Windows has no FIFOs in the file system',
   sh: 'runs a command line in POSIX sh',
   symlink: 'symbolic links: making one on Windows needs administrator rights or Developer Mode',
-  homeDefaults: 'the POSIX default under HOME; on Windows it is %APPDATA% or %LOCALAPPDATA% (test/paths/xdg-paths.test.ts)',
+  homeDefaults:
+    'the POSIX default under HOME; on Windows it is %APPDATA% or %LOCALAPPDATA% (test/paths/xdg-paths.test.ts)',
   procStart: "a process's start time and the boot id, read from /proc: Linux only",
   pidNamespace: "a process's pid namespace (/proc/self/ns/pid): Linux only",
 } as const;

@@ -86,12 +86,49 @@ export async function startProgramOnTerminal(argv: readonly string[], options: P
   // env -i: exactly the test's environment; the pane stays (remain-on-exit) so its last screen can be read.
   // The shell outlives a Ctrl-C (C-c) sent to the program's process group, as a user's shell
   // does, to write the program's exit status: a trap (not an ignored signal) is not inherited.
-  const command = ['trap', ':', 'INT;', 'env', '-i', ...env, ...argv.map(quote), ...(options.stdinFile ? ['<', quote(options.stdinFile)] : []), ';', 'echo', '$?', '>', quote(`${statusFile}.tmp`), '&&', 'mv', quote(`${statusFile}.tmp`), quote(statusFile)].join(' ');
-  const tmux = (...a: string[]) => run('tmux', ['-S', socket, ...a], { env: { PATH: process.env.PATH, TERM: 'xterm-256color' } });
+  const command = [
+    'trap',
+    ':',
+    'INT;',
+    'env',
+    '-i',
+    ...env,
+    ...argv.map(quote),
+    ...(options.stdinFile ? ['<', quote(options.stdinFile)] : []),
+    ';',
+    'echo',
+    '$?',
+    '>',
+    quote(`${statusFile}.tmp`),
+    '&&',
+    'mv',
+    quote(`${statusFile}.tmp`),
+    quote(statusFile),
+  ].join(' ');
+  const tmux = (...a: string[]) =>
+    run('tmux', ['-S', socket, ...a], { env: { PATH: process.env.PATH, TERM: 'xterm-256color' } });
   // remain-on-exit in the same tmux command, so that even a program that ends at once keeps its pane and exit status.
   // The pipe is set up in the same command list, before tmux reads the first byte of the program's output.
-  const record = options.recordTo !== undefined ? [';', 'pipe-pane', '-o', '-t', 'pty', `cat >> ${quote(options.recordTo)}`] : [];
-  await tmux('new-session', '-d', '-x', String(width), '-y', String(height), '-s', 'pty', `sh -c ${quote(command)}`, ';', 'set-option', '-t', 'pty', 'remain-on-exit', 'on', ...record);
+  const record =
+    options.recordTo !== undefined ? [';', 'pipe-pane', '-o', '-t', 'pty', `cat >> ${quote(options.recordTo)}`] : [];
+  await tmux(
+    'new-session',
+    '-d',
+    '-x',
+    String(width),
+    '-y',
+    String(height),
+    '-s',
+    'pty',
+    `sh -c ${quote(command)}`,
+    ';',
+    'set-option',
+    '-t',
+    'pty',
+    'remain-on-exit',
+    'on',
+    ...record,
+  );
   let killed = false;
 
   // With history (-S -): when the program ends, tmux's "Pane is dead" line scrolls the screen up by one.
@@ -125,12 +162,15 @@ export async function startProgramOnTerminal(argv: readonly string[], options: P
   return {
     screen: (withHistory) => screen(withHistory),
     waitFor: (pattern, what) =>
-      poll(async () => {
-        const text = await screen();
-        const warnings = nodeWarnings(text);
-        if (warnings.length > 0) throw new Error(`Node warning on the terminal: ${warnings.join(' | ')}`);
-        return (typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text)) ? text : undefined;
-      }, what ?? `${String(pattern)}`),
+      poll(
+        async () => {
+          const text = await screen();
+          const warnings = nodeWarnings(text);
+          if (warnings.length > 0) throw new Error(`Node warning on the terminal: ${warnings.join(' | ')}`);
+          return (typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text)) ? text : undefined;
+        },
+        what ?? `${String(pattern)}`,
+      ),
     send: async (...keys) => {
       await tmux('send-keys', '-t', 'pty', ...keys);
     },
@@ -168,7 +208,11 @@ export async function startProgramOnTerminal(argv: readonly string[], options: P
       if (killed) return;
       killed = true;
       await tmux('kill-server').catch(() => {});
-      await Promise.all([rm(statusFile, { force: true }), rm(`${statusFile}.tmp`, { force: true }), rm(socket, { force: true })]);
+      await Promise.all([
+        rm(statusFile, { force: true }),
+        rm(`${statusFile}.tmp`, { force: true }),
+        rm(socket, { force: true }),
+      ]);
     },
   };
 }

@@ -29,7 +29,10 @@ export interface RawOptions {
   noBody?: boolean;
 }
 
-function parse(raw: Buffer, noBody = false): { status: number; headers: Record<string, string>; body: Buffer; complete: boolean } | undefined {
+function parse(
+  raw: Buffer,
+  noBody = false,
+): { status: number; headers: Record<string, string>; body: Buffer; complete: boolean } | undefined {
   // An interim answer (100 Continue) comes first when the request asked for one: skip it.
   while (/^HTTP\/1\.1 1\d\d /.test(raw.subarray(0, 13).toString('latin1'))) {
     const interimEnd = raw.indexOf('\r\n\r\n');
@@ -46,10 +49,19 @@ function parse(raw: Buffer, noBody = false): { status: number; headers: Record<s
   }
   const body = raw.subarray(end + 4);
   const length = noBody ? 0 : headers['content-length'] === undefined ? Infinity : Number(headers['content-length']);
-  return { status: Number(statusLine!.split(' ')[1]), headers, body: body.subarray(0, length), complete: body.length >= length };
+  return {
+    status: Number(statusLine!.split(' ')[1]),
+    headers,
+    body: body.subarray(0, length),
+    complete: body.length >= length,
+  };
 }
 
-export function rawExchange(port: number, pieces: readonly (string | Buffer)[], options: RawOptions = {}): Promise<RawReply> {
+export function rawExchange(
+  port: number,
+  pieces: readonly (string | Buffer)[],
+  options: RawOptions = {},
+): Promise<RawReply> {
   const { pauseMs = 0, timeoutMs = 10_000, closeWaitMs = 500, noBody = false } = options;
   return new Promise((resolve, reject) => {
     const socket: Socket = connect({ host: '127.0.0.1', port });

@@ -24,20 +24,36 @@ export interface Reply {
 export interface TestSandbox {
   url: string;
   sandbox: RunningSandbox;
-  call(method: string, path: string, options?: { key?: string | null; body?: unknown; rawBody?: string; contentType?: string | null; headers?: Record<string, string> }): Promise<Reply>;
+  call(
+    method: string,
+    path: string,
+    options?: {
+      key?: string | null;
+      body?: unknown;
+      rawBody?: string;
+      contentType?: string | null;
+      headers?: Record<string, string>;
+    },
+  ): Promise<Reply>;
   close(): Promise<void>;
 }
 
 const agent = new Agent({ keepAliveTimeout: 1000, connections: 64 });
 
-export async function send(url: string, method: string, path: string, options: Parameters<TestSandbox['call']>[2] = {}): Promise<Reply> {
+export async function send(
+  url: string,
+  method: string,
+  path: string,
+  options: Parameters<TestSandbox['call']>[2] = {},
+): Promise<Reply> {
   const headers: Record<string, string> = { ...options.headers };
   const key = options.key === undefined ? DEMO_KEY : options.key;
   if (key !== null) headers['x-client-api-key'] = key;
   let body: string | null = null;
   if (options.rawBody !== undefined) body = options.rawBody;
   else if (options.body !== undefined) body = JSON.stringify(options.body);
-  if (body !== null && options.contentType !== null) headers['content-type'] = options.contentType ?? 'application/json';
+  if (body !== null && options.contentType !== null)
+    headers['content-type'] = options.contentType ?? 'application/json';
   const res = await request(url + path, { method: method as 'GET', headers, body, dispatcher: agent });
   const text = await res.body.text();
   let json: unknown;
@@ -98,7 +114,10 @@ export function stateChangesIn(dbPath: string, ids: readonly string[]): Map<stri
   const conn = new Database(dbPath, { readonly: true });
   try {
     const counts = new Map(ids.map((id) => [id, 0]));
-    for (const [id, n] of conn.prepare('SELECT event_id, count(*) FROM state_changes GROUP BY event_id').raw().all() as [string, number][]) {
+    for (const [id, n] of conn
+      .prepare('SELECT event_id, count(*) FROM state_changes GROUP BY event_id')
+      .raw()
+      .all() as [string, number][]) {
       if (counts.has(id)) counts.set(id, n);
     }
     return counts;

@@ -6,7 +6,12 @@ import { need } from './prerequisites.js';
  * Runs fraudctl on a real pseudo-terminal (util-linux `script`), answering prompts as they
  * appear. `steps` are [text to wait for, keys to send].
  */
-export function onTerminal(args: string[], steps: [RegExp, string][], env: NodeJS.ProcessEnv, size: { columns: number; rows: number } = { columns: 80, rows: 24 }): Promise<{ code: number | null; screen: string }> {
+export function onTerminal(
+  args: string[],
+  steps: [RegExp, string][],
+  env: NodeJS.ProcessEnv,
+  size: { columns: number; rows: number } = { columns: 80, rows: 24 },
+): Promise<{ code: number | null; screen: string }> {
   need('script');
   // The terminal's size is set inside it, so the program sees exactly these columns.
   const command = `stty cols ${size.columns} rows ${size.rows}; exec ${[process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')}`;
@@ -33,4 +38,3 @@ export function onTerminal(args: string[], steps: [RegExp, string][], env: NodeJ
     });
   });
 }
-

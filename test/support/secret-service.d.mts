@@ -9,7 +9,10 @@ export interface ToolResult {
 }
 
 /** HOME, XDG_CONFIG_HOME, XDG_DATA_HOME, XDG_STATE_HOME, XDG_RUNTIME_DIR (and PATH) under one directory. */
-export type HomeEnv = Record<'PATH' | 'HOME' | 'XDG_CONFIG_HOME' | 'XDG_DATA_HOME' | 'XDG_STATE_HOME' | 'XDG_RUNTIME_DIR', string>;
+export type HomeEnv = Record<
+  'PATH' | 'HOME' | 'XDG_CONFIG_HOME' | 'XDG_DATA_HOME' | 'XDG_STATE_HOME' | 'XDG_RUNTIME_DIR',
+  string
+>;
 
 export interface SecretService {
   /** The home, with DBUS_SESSION_BUS_ADDRESS of the private bus. */

@@ -60,7 +60,10 @@ export function startSecretService(dir, { display } = {}) {
   const home = privateHome(dir);
   return new Promise((resolve, reject) => {
     const sessionEnv = { ...home, KEYRING_PASSWORD, ...(display ? { DISPLAY: display } : {}) };
-    const child = spawn('dbus-run-session', ['--', 'sh', '-c', SESSION_SCRIPT], { env: sessionEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('dbus-run-session', ['--', 'sh', '-c', SESSION_SCRIPT], {
+      env: sessionEnv,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     // Its stdin only keeps it alive; a session that already ended is not an error when it is closed.
@@ -71,7 +74,11 @@ export function startSecretService(dir, { display } = {}) {
     }, 10_000);
     child.on('error', (error) => {
       clearTimeout(timer);
-      reject(new Error(`cannot start dbus-run-session (${error.message}): install dbus, gnome-keyring and libsecret-tools (apt-get install dbus gnome-keyring libsecret-tools)`));
+      reject(
+        new Error(
+          `cannot start dbus-run-session (${error.message}): install dbus, gnome-keyring and libsecret-tools (apt-get install dbus gnome-keyring libsecret-tools)`,
+        ),
+      );
     });
     const exited = new Promise((done) => child.once('exit', done));
     child.once('exit', (code) => {
@@ -89,16 +96,50 @@ export function startSecretService(dir, { display } = {}) {
         env,
         home,
         secretTool: (args, input) => run('secret-tool', args, env, input),
-        lock: () => run('dbus-send', ['--session', '--dest=org.freedesktop.secrets', '--print-reply', '/org/freedesktop/secrets', 'org.freedesktop.Secret.Service.Lock', `array:objpath:${COLLECTION}`], env),
+        lock: () =>
+          run(
+            'dbus-send',
+            [
+              '--session',
+              '--dest=org.freedesktop.secrets',
+              '--print-reply',
+              '/org/freedesktop/secrets',
+              'org.freedesktop.Secret.Service.Lock',
+              `array:objpath:${COLLECTION}`,
+            ],
+            env,
+          ),
         // The daemon left dbus-run-session's tree when it forked: the bus knows which process owns the name.
         keyringPid: async () => {
-          const reply = await run('dbus-send', ['--session', '--dest=org.freedesktop.DBus', '--print-reply', '/org/freedesktop/DBus', 'org.freedesktop.DBus.GetConnectionUnixProcessID', 'string:org.freedesktop.secrets'], env);
+          const reply = await run(
+            'dbus-send',
+            [
+              '--session',
+              '--dest=org.freedesktop.DBus',
+              '--print-reply',
+              '/org/freedesktop/DBus',
+              'org.freedesktop.DBus.GetConnectionUnixProcessID',
+              'string:org.freedesktop.secrets',
+            ],
+            env,
+          );
           const m = /uint32 (\d+)/.exec(reply.stdout);
           if (!m) throw new Error(`no process owns org.freedesktop.secrets on the private bus: ${reply.stderr}`);
           return Number(m[1]);
         },
         hasOwner: async (name) => {
-          const reply = await run('dbus-send', ['--session', '--dest=org.freedesktop.DBus', '--print-reply', '/org/freedesktop/DBus', 'org.freedesktop.DBus.NameHasOwner', `string:${name}`], env);
+          const reply = await run(
+            'dbus-send',
+            [
+              '--session',
+              '--dest=org.freedesktop.DBus',
+              '--print-reply',
+              '/org/freedesktop/DBus',
+              'org.freedesktop.DBus.NameHasOwner',
+              `string:${name}`,
+            ],
+            env,
+          );
           return /boolean true/.test(reply.stdout);
         },
         stop: async () => {

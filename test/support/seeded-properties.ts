@@ -14,5 +14,6 @@ import fc from 'fast-check';
 const DEFAULT_SEED = 19;
 const given = process.env.FRAUDCTL_PROPERTY_SEED;
 const seed = given === undefined || given === '' ? DEFAULT_SEED : Number(given);
-if (!Number.isSafeInteger(seed)) throw new Error(`FRAUDCTL_PROPERTY_SEED is a whole number, not ${JSON.stringify(given)}`);
+if (!Number.isSafeInteger(seed))
+  throw new Error(`FRAUDCTL_PROPERTY_SEED is a whole number, not ${JSON.stringify(given)}`);
 fc.configureGlobal({ seed });

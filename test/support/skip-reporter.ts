@@ -26,21 +26,34 @@ export default class SkipReporter implements Reporter {
         const result = test.result();
         if (result.state !== 'skipped') continue;
         // A reason given at run time (skipTest), or in the title at collection (small-disk.ts).
-        const why = result.note ?? /\(skipped: ((?:needs|not on Windows|not under Wine|not on this Node|only on Windows|not as root)[^()]*(?:\([^()]*\)[^()]*)*)\)/.exec(test.fullName)?.[1];
-        if (why && EXPECTED_ON_WINDOWS.test(why)) onWindows.push(`  ${file} > ${test.fullName.replace(/ \(skipped: .*\)$/, '')}: ${why}`);
-        else if (why && OTHER_NODE.test(why)) otherNode.push(`  ${file} > ${test.fullName.replace(/ \(skipped: .*\)$/, '')}: ${why}`);
+        const why =
+          result.note ??
+          /\(skipped: ((?:needs|not on Windows|not under Wine|not on this Node|only on Windows|not as root)[^()]*(?:\([^()]*\)[^()]*)*)\)/.exec(
+            test.fullName,
+          )?.[1];
+        if (why && EXPECTED_ON_WINDOWS.test(why))
+          onWindows.push(`  ${file} > ${test.fullName.replace(/ \(skipped: .*\)$/, '')}: ${why}`);
+        else if (why && OTHER_NODE.test(why))
+          otherNode.push(`  ${file} > ${test.fullName.replace(/ \(skipped: .*\)$/, '')}: ${why}`);
         else if (why?.startsWith('needs ')) byReason.set(why, (byReason.get(why) ?? 0) + 1);
         else unexplained.push(`  ${file} > ${test.fullName}${why ? `: ${why}` : ''}`);
       }
     }
     const out: string[] = [];
-    if (onWindows.length > 0) out.push(`Skipped on Windows, by name (they need what Windows or Wine does not have; the Linux runs cover them):\n${onWindows.join('\n')}`);
+    if (onWindows.length > 0)
+      out.push(
+        `Skipped on Windows, by name (they need what Windows or Wine does not have; the Linux runs cover them):\n${onWindows.join('\n')}`,
+      );
     if (byReason.size > 0) {
       const lines = [...byReason].map(([why, n]) => `  ${n} test${n === 1 ? '' : 's'}: ${why}`);
-      out.push(`Skipped because a program could not run here (install it to run them; FRAUDCTL_REQUIRE_ALL_TESTS=1 makes these failures):\n${lines.join('\n')}`);
+      out.push(
+        `Skipped because a program could not run here (install it to run them; FRAUDCTL_REQUIRE_ALL_TESTS=1 makes these failures):\n${lines.join('\n')}`,
+      );
     }
-    if (otherNode.length > 0) out.push(`Skipped as tests for another Node release, platform or user:\n${otherNode.join('\n')}`);
-    if (unexplained.length > 0) out.push(`Skipped without a reason given (${unexplained.length}):\n${unexplained.join('\n')}`);
+    if (otherNode.length > 0)
+      out.push(`Skipped as tests for another Node release, platform or user:\n${otherNode.join('\n')}`);
+    if (unexplained.length > 0)
+      out.push(`Skipped without a reason given (${unexplained.length}):\n${unexplained.join('\n')}`);
     if (out.length > 0) process.stdout.write(`\n${out.join('\n\n')}\n`);
   }
 }

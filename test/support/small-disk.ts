@@ -46,7 +46,12 @@ const reason = probe();
 export const smallDisk = {
   available: reason === null || (requireAll && !onWindows),
   /** ' (skipped: needs …)' (' (skipped: not on Windows: …)' there) for a test's title, or ''. */
-  skipReason: reason === null ? '' : onWindows ? ` (skipped: ${WINDOWS_SKIP}a small disk of its own is a tmpfs mount, Linux only)` : ` (skipped: needs a small disk: ${reason})`,
+  skipReason:
+    reason === null
+      ? ''
+      : onWindows
+        ? ` (skipped: ${WINDOWS_SKIP}a small disk of its own is a tmpfs mount, Linux only)`
+        : ` (skipped: needs a small disk: ${reason})`,
   mount(bytes: number): SmallDisk {
     const path = mkdtempSync(join(tmpdir(), 'fraudctl-disk-'));
     execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${bytes},mode=0700`, 'tmpfs', path]);

@@ -30,7 +30,10 @@ const NOT_FOUND_PAGE = `<!DOCTYPE HTML>
 </html>
 `;
 
-const unsupportedPage = (method: string) => NOT_FOUND_PAGE.replace('Error code: 404', 'Error code: 501').replace('File not found.', `Unsupported method ('${method}')`).replace('404 - Nothing matches the given URI.', '501 - Server does not support this operation.');
+const unsupportedPage = (method: string) =>
+  NOT_FOUND_PAGE.replace('Error code: 404', 'Error code: 501')
+    .replace('File not found.', `Unsupported method ('${method}')`)
+    .replace('404 - Nothing matches the given URI.', '501 - Server does not support this operation.');
 
 export async function startStaticFileServer(
   files: Record<string, string> = { '/index.html': '<html><title>Files</title></html>' },
@@ -49,12 +52,18 @@ export async function startStaticFileServer(
       }
       if (options.unsupportedMethods && req.method !== 'GET' && req.method !== 'HEAD') {
         const page = unsupportedPage(req.method ?? '');
-        res.writeHead(501, { 'content-type': 'text/html;charset=utf-8', 'content-length': String(Buffer.byteLength(page)) });
+        res.writeHead(501, {
+          'content-type': 'text/html;charset=utf-8',
+          'content-length': String(Buffer.byteLength(page)),
+        });
         res.end(page);
         return;
       }
       // Without unsupportedMethods, a POST gets a 404 here, as many static servers give.
-      res.writeHead(404, { 'content-type': 'text/html;charset=utf-8', 'content-length': String(Buffer.byteLength(NOT_FOUND_PAGE)) });
+      res.writeHead(404, {
+        'content-type': 'text/html;charset=utf-8',
+        'content-length': String(Buffer.byteLength(NOT_FOUND_PAGE)),
+      });
       res.end(NOT_FOUND_PAGE);
     });
   });

@@ -16,7 +16,9 @@ export interface VirtualDisplay {
 
 export function startXvfb(): Promise<VirtualDisplay> {
   return new Promise((resolve, reject) => {
-    const child = spawn('Xvfb', ['-displayfd', '3', '-nolisten', 'tcp'], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+    const child = spawn('Xvfb', ['-displayfd', '3', '-nolisten', 'tcp'], {
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+    });
     const exited = new Promise((done) => child.once('exit', done));
     let stderr = '';
     let number = '';

@@ -51,11 +51,43 @@ const byName = (r: Report) => Object.fromEntries(r.analysts.map((a) => [a.analys
 
 /** A log written by the real writer, each line at the time given (the review queue's lines for Cy). */
 async function handBuiltLog(path: string): Promise<void> {
-  const times = ['2026-11-20T10:00:00Z', '2026-11-20T10:00:01Z', '2026-11-20T10:02:00Z', '2026-11-20T10:02:01Z', '2026-11-21T09:50:00Z', '2026-11-21T09:50:01Z', '2026-11-21T10:00:00Z', '2026-11-21T10:00:01Z', '2026-11-21T11:00:00Z'];
+  const times = [
+    '2026-11-20T10:00:00Z',
+    '2026-11-20T10:00:01Z',
+    '2026-11-20T10:02:00Z',
+    '2026-11-20T10:02:01Z',
+    '2026-11-21T09:50:00Z',
+    '2026-11-21T09:50:01Z',
+    '2026-11-21T10:00:00Z',
+    '2026-11-21T10:00:01Z',
+    '2026-11-21T11:00:00Z',
+  ];
   let i = 0;
-  const context: LogContext = { analyst: 'Cy', host: 'desk-3', profile: 'prod', service: cli.sb.url, version: '0.0.0', session: 'session-of-cy' };
+  const context: LogContext = {
+    analyst: 'Cy',
+    host: 'desk-3',
+    profile: 'prod',
+    service: cli.sb.url,
+    version: '0.0.0',
+    session: 'session-of-cy',
+  };
   const log = await openSessionLog(path, context, undefined, () => new Date(times[i++]!));
-  const line = (eventId: string, action: LogEntry['action'], from: string, to: string, outcome: LogEntry['outcome']): LogEntry => ({ eventId, action, from, to, comments: null, requestId: outcome === 'ok' ? 'r' : null, outcome, status: null });
+  const line = (
+    eventId: string,
+    action: LogEntry['action'],
+    from: string,
+    to: string,
+    outcome: LogEntry['outcome'],
+  ): LogEntry => ({
+    eventId,
+    action,
+    from,
+    to,
+    comments: null,
+    requestId: outcome === 'ok' ? 'r' : null,
+    outcome,
+    status: null,
+  });
   // rp-c1: claimed 10:00:01, approved 10:02:01 (2 min); rp-c2: claimed 09:50:01 the next day, declined 10:00:01 (10 min).
   for (const entry of [
     line('rp-c1', 'claim', 'PENDING_REVIEW', 'IN_REVIEW', 'sending'),
@@ -73,7 +105,10 @@ async function handBuiltLog(path: string): Promise<void> {
   }
   await log.close();
   // The states the decisions set, so that none of Cy's is overturned.
-  for (const [id, state] of [['rp-c1', 'APPROVED'], ['rp-c2', 'DECLINED']] as const) {
+  for (const [id, state] of [
+    ['rp-c1', 'APPROVED'],
+    ['rp-c2', 'DECLINED'],
+  ] as const) {
     expect((await cli.sb.call('PATCH', `/event/${id}/state`, { body: { state } })).status).toBe(200);
   }
 }
@@ -91,13 +126,38 @@ async function twoSessionsLog(path: string): Promise<void> {
   ] as const;
   for (const session of ['session-1', 'session-2']) {
     const mine = decisions.filter((d) => d[1] === session);
-    const times = mine.flatMap(([, , claimed, took]) => [claimed, claimed, new Date(Date.parse(claimed) + took).toISOString(), new Date(Date.parse(claimed) + took).toISOString()]);
+    const times = mine.flatMap(([, , claimed, took]) => [
+      claimed,
+      claimed,
+      new Date(Date.parse(claimed) + took).toISOString(),
+      new Date(Date.parse(claimed) + took).toISOString(),
+    ]);
     let i = 0;
-    const context: LogContext = { analyst: 'Dee', host: 'desk-4', profile: 'prod', service: cli.sb.url, version: '0.0.0', session };
+    const context: LogContext = {
+      analyst: 'Dee',
+      host: 'desk-4',
+      profile: 'prod',
+      service: cli.sb.url,
+      version: '0.0.0',
+      session,
+    };
     const log = await openSessionLog(path, context, undefined, () => new Date(times[i++]!));
     for (const [id] of mine) {
-      for (const [action, from, to] of [['claim', 'PENDING_REVIEW', 'IN_REVIEW'], ['approve', 'IN_REVIEW', 'APPROVED']] as const) {
-        for (const outcome of ['sending', 'ok'] as const) await log.append({ eventId: id, action, from, to, comments: null, requestId: outcome === 'ok' ? 'r' : null, outcome, status: null });
+      for (const [action, from, to] of [
+        ['claim', 'PENDING_REVIEW', 'IN_REVIEW'],
+        ['approve', 'IN_REVIEW', 'APPROVED'],
+      ] as const) {
+        for (const outcome of ['sending', 'ok'] as const)
+          await log.append({
+            eventId: id,
+            action,
+            from,
+            to,
+            comments: null,
+            requestId: outcome === 'ok' ? 'r' : null,
+            outcome,
+            status: null,
+          });
       }
     }
     await log.close();
@@ -139,9 +199,29 @@ describe('fraudctl report --log', () => {
     expect(r.lines).toEqual({ read: 8 + 9, unreadable: 0, unverified: 0 });
     const a = byName(r);
     expect(Object.keys(a)).toEqual(['Ann Lee', 'Bob Ray', 'Cy']);
-    expect(a['Ann Lee']).toMatchObject({ decisions: 2, byKind: { approve: 0, decline: 2, escalate: 0, fraud: 0 }, byReason: { 'stolen-card': 1, none: 1 }, overturned: 0, unchecked: 0, unknownOutcome: 0, timeToDecision: { count: 0, medianSeconds: null } });
-    expect(a['Bob Ray']).toMatchObject({ decisions: 2, byKind: { approve: 2, decline: 0 }, overturned: 1, unchecked: 0 });
-    expect(a.Cy).toMatchObject({ decisions: 2, byKind: { approve: 1, decline: 1, escalate: 0 }, unknownOutcome: 1, overturned: 0, timeToDecision: { count: 2, medianSeconds: 120, p90Seconds: 600 }, pastSla: null });
+    expect(a['Ann Lee']).toMatchObject({
+      decisions: 2,
+      byKind: { approve: 0, decline: 2, escalate: 0, fraud: 0 },
+      byReason: { 'stolen-card': 1, none: 1 },
+      overturned: 0,
+      unchecked: 0,
+      unknownOutcome: 0,
+      timeToDecision: { count: 0, medianSeconds: null },
+    });
+    expect(a['Bob Ray']).toMatchObject({
+      decisions: 2,
+      byKind: { approve: 2, decline: 0 },
+      overturned: 1,
+      unchecked: 0,
+    });
+    expect(a.Cy).toMatchObject({
+      decisions: 2,
+      byKind: { approve: 1, decline: 1, escalate: 0 },
+      unknownOutcome: 1,
+      overturned: 0,
+      timeToDecision: { count: 2, medianSeconds: 120, p90Seconds: 600 },
+      pastSla: null,
+    });
     // Ages: rp-c1 2 h (08:00 → 10:02:01), rp-c2 2 days: the median by nearest rank is the lower.
     expect(a.Cy!.ageAtDecision).toMatchObject({ count: 2, medianSeconds: 2 * 3600 + 121 });
   });
@@ -149,7 +229,12 @@ describe('fraudctl report --log', () => {
   it('--since/--until select decisions by their time; --sla counts those made past it', async () => {
     await teamDay();
     const day = byName(await report(['--log', cyLog, '--since', '2026-11-21', '--until', '2026-11-21']));
-    expect(day.Cy).toMatchObject({ decisions: 1, byKind: { decline: 1, approve: 0 }, unknownOutcome: 1, timeToDecision: { count: 1, medianSeconds: 600 } });
+    expect(day.Cy).toMatchObject({
+      decisions: 1,
+      byKind: { decline: 1, approve: 0 },
+      unknownOutcome: 1,
+      timeToDecision: { count: 1, medianSeconds: 600 },
+    });
     const before = byName(await report(['--log', cyLog, '--until', '2026-11-21T00:00Z']));
     expect(before.Cy).toMatchObject({ decisions: 1, byKind: { approve: 1, decline: 0 }, unknownOutcome: 0 });
     expect(byName(await report(['--log', teamLog, '--since', '2030-01-01']))).toEqual({});
@@ -163,12 +248,28 @@ describe('fraudctl report --log', () => {
     const table = await cli.run(['report', '--log', teamLog, cyLog, '--sla', '4h']);
     expect(table.code, table.stderr).toBe(0);
     const rows = table.stdout.split('\n');
-    const cells = (line: string) => line.split(/[│|]/).map((c) => c.trim()).filter((c) => c !== '');
+    const cells = (line: string) =>
+      line
+        .split(/[│|]/)
+        .map((c) => c.trim())
+        .filter((c) => c !== '');
     // Two tables: the decisions by kind, then the times, unknown outcomes and what was overturned.
     const heads = rows.filter((l) => l.includes('analyst'));
     expect(cells(heads[0]!)).toEqual(['analyst', 'decisions', 'approve', 'decline', 'escalate', 'fraud', 'set-state']);
-    expect(cells(heads[1]!)).toEqual(['analyst', 'unknown outcome', 'to decision median', 'p90', 'age median', 'past SLA 4h', 'overturned']);
-    const row = (name: string) => rows.filter((l) => l.includes(name)).slice(0, 2).flatMap((l) => cells(l).slice(1));
+    expect(cells(heads[1]!)).toEqual([
+      'analyst',
+      'unknown outcome',
+      'to decision median',
+      'p90',
+      'age median',
+      'past SLA 4h',
+      'overturned',
+    ]);
+    const row = (name: string) =>
+      rows
+        .filter((l) => l.includes(name))
+        .slice(0, 2)
+        .flatMap((l) => cells(l).slice(1));
     expect(row('Bob Ray')).toEqual(['2', '2', '0', '0', '0', '0', '0', '–', '–', expect.any(String), '2', '1']);
     expect(row('Cy').slice(0, 9)).toEqual(['2', '1', '1', '0', '0', '0', '1', '2m', '10m']);
     expect(table.stdout).toContain('6 decisions in 2 logs');
@@ -178,7 +279,9 @@ describe('fraudctl report --log', () => {
     const csv = await cli.run(['report', '--log', teamLog, cyLog, '--csv']);
     expect(csv.code, csv.stderr).toBe(0);
     const records = csv.stdout.split('\r\n');
-    expect(records[0]).toBe('"analyst","decisions","approve","decline","escalate","fraud","reason:none","reason:stolen-card","unknown outcome","time to decision median (s)","time to decision p90 (s)","age at decision median (s)","past sla","overturned","unchecked","unverified"');
+    expect(records[0]).toBe(
+      '"analyst","decisions","approve","decline","escalate","fraud","reason:none","reason:stolen-card","unknown outcome","time to decision median (s)","time to decision p90 (s)","age at decision median (s)","past sla","overturned","unchecked","unverified"',
+    );
     // Bob's age at decision is from eventDate to now (the run's time): a number of seconds.
     expect(records[2]).toMatch(/^"Bob Ray",2,2,0,0,0,2,0,0,"","",\d+,"",1,0,0$/);
     expect(records[3]).toBe('"Cy",2,1,1,0,0,2,0,1,120,600,7321,"",0,0,0');
@@ -196,13 +299,18 @@ describe('fraudctl report --log', () => {
     expect(noted.stderr.match(/note: 1 line is not a log line/g)).toHaveLength(1);
     expect(noted.stderr).toContain(`fraudctl log verify ${messy} says which`);
     // The cut last line is a crash's: named apart, not as tampering.
-    expect(noted.stderr).toContain(`note: 1 line is what a crash leaves (cut short, or NUL bytes), skipped: ${messy}:2\n`);
+    expect(noted.stderr).toContain(
+      `note: 1 line is what a crash leaves (cut short, or NUL bytes), skipped: ${messy}:2\n`,
+    );
     expect((JSON.parse(noted.stdout) as Report).lines).toEqual({ read: 11, unreadable: 2, unverified: 1 });
   });
 
   it('on a terminal: a bar chart of decisions per hour (UTC), empty hours between shown without a bar', async () => {
     await teamDay();
-    const { code, stdout: screen } = await cli.run(['report', '--log', cyLog], { env: { LANG: 'en_US.UTF-8' }, columns: 120 });
+    const { code, stdout: screen } = await cli.run(['report', '--log', cyLog], {
+      env: { LANG: 'en_US.UTF-8' },
+      columns: 120,
+    });
     expect(code, screen).toBe(0);
     expect(screen).toContain('decisions per hour (UTC)');
     expect(screen).toContain(`2026-11-20 10:00  ${'█'.repeat(50)} 1`);
@@ -217,7 +325,10 @@ describe('fraudctl report --log', () => {
     await twoSessionsLog(deeLog);
     expect((await cli.run(['log', 'verify', deeLog])).code).toBe(0);
     // Cy: 2 min and 10 min; Dee (two sessions): 30 s, 3 min, 20 min, 2 h. The longest bar (2) is 50 wide.
-    const { code, stdout: screen } = await cli.run(['report', '--log', cyLog, deeLog, '--log', teamLog], { env: { LANG: 'en_US.UTF-8' }, columns: 120 });
+    const { code, stdout: screen } = await cli.run(['report', '--log', cyLog, deeLog, '--log', teamLog], {
+      env: { LANG: 'en_US.UTF-8' },
+      columns: 120,
+    });
     expect(code, screen).toBe(0);
     const lines = screen.split(/\r?\n/).map((l) => l.trimEnd());
     const at = lines.indexOf('time from claim to decision');
@@ -238,22 +349,45 @@ describe('fraudctl report --log', () => {
     expect(ascii.stdout).toContain(`1m-5m       ${'#'.repeat(50)} 2`);
     expect(ascii.stdout).not.toContain('█');
     // Not in --json or --csv, nor off a terminal.
-    for (const flag of ['--json', '--csv']) expect((await cli.run(['report', '--log', cyLog, deeLog, flag])).stdout).not.toContain('claim to decision');
+    for (const flag of ['--json', '--csv'])
+      expect((await cli.run(['report', '--log', cyLog, deeLog, flag])).stdout).not.toContain('claim to decision');
     expect((await cli.run(['report', '--log', cyLog, deeLog])).stdout).not.toContain('time from claim');
   });
 
-  it.each([80, 120])('on a %i-column terminal the tables fit, every head and figure whole (none cut with …)', async (columns) => {
-    await teamDay();
-    const { code, stdout, stderr } = await cli.run(['report', '--log', teamLog, cyLog, '--sla', '4h'], { env: { LANG: 'en_US.UTF-8' }, columns });
-    expect(code, stderr).toBe(0);
-    const lines = stdout.split('\n');
-    expect(Math.max(...lines.map((l) => [...l].length)), stdout).toBeLessThanOrEqual(columns);
-    expect(stdout).not.toContain('…');
-    const tableText = lines.filter((l) => l.startsWith('│')).join(' ');
-    for (const word of ['analyst', 'decisions', 'approve', 'decline', 'escalate', 'fraud', 'set-state', 'unknown', 'outcome', 'median', 'p90', 'SLA', 'overturned', 'Ann Lee', 'Bob Ray']) {
-      expect(tableText, stdout).toContain(word);
-    }
-  });
+  it.each([80, 120])(
+    'on a %i-column terminal the tables fit, every head and figure whole (none cut with …)',
+    async (columns) => {
+      await teamDay();
+      const { code, stdout, stderr } = await cli.run(['report', '--log', teamLog, cyLog, '--sla', '4h'], {
+        env: { LANG: 'en_US.UTF-8' },
+        columns,
+      });
+      expect(code, stderr).toBe(0);
+      const lines = stdout.split('\n');
+      expect(Math.max(...lines.map((l) => [...l].length)), stdout).toBeLessThanOrEqual(columns);
+      expect(stdout).not.toContain('…');
+      const tableText = lines.filter((l) => l.startsWith('│')).join(' ');
+      for (const word of [
+        'analyst',
+        'decisions',
+        'approve',
+        'decline',
+        'escalate',
+        'fraud',
+        'set-state',
+        'unknown',
+        'outcome',
+        'median',
+        'p90',
+        'SLA',
+        'overturned',
+        'Ann Lee',
+        'Bob Ray',
+      ]) {
+        expect(tableText, stdout).toContain(word);
+      }
+    },
+  );
 
   it('bad input is exit 2 naming it, before anything is read', async () => {
     for (const [args, words] of [

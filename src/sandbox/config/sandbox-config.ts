@@ -109,14 +109,21 @@ export function loadSandboxConfig(file: string | undefined, env: NodeJS.ProcessE
     }
     config = { ...config, ...(parsed as Partial<SandboxConfig>) };
   }
-  return { config: checkSandboxConfig(config, file ?? 'built-in defaults'), merchants: resolveMerchants(config, file, env), source: file ?? 'built-in defaults' };
+  return {
+    config: checkSandboxConfig(config, file ?? 'built-in defaults'),
+    merchants: resolveMerchants(config, file, env),
+    source: file ?? 'built-in defaults',
+  };
 }
 
 export function checkSandboxConfig(config: SandboxConfig, source: string): SandboxConfig {
   const first = Value.Errors(SandboxConfigSchema, config).First();
   if (first) {
     const where = first.path || '/';
-    throw inputError(`sandbox config (${source}) ${where}: ${first.message}`, 'print the defaults with `fraudctl sandbox default-config` and compare');
+    throw inputError(
+      `sandbox config (${source}) ${where}: ${first.message}`,
+      'print the defaults with `fraudctl sandbox default-config` and compare',
+    );
   }
   if (config.rates[config.baseCurrency] === undefined) {
     throw inputError(`sandbox config (${source}): base currency ${config.baseCurrency} has no entry in rates`);
@@ -159,6 +166,12 @@ function resolveMerchants(config: SandboxConfig, source: string | undefined, env
     const hex = digest.toString('hex');
     if (seen.has(hex)) throw inputError(`sandbox config: two merchants share one API key (merchant ${m.id})`);
     seen.add(hex);
-    return { id: m.id, name: m.name ?? m.id, blocked: m.blocked ?? false, keyDigest: digest, usesWellKnownKey: key === WELL_KNOWN_SANDBOX_KEY };
+    return {
+      id: m.id,
+      name: m.name ?? m.id,
+      blocked: m.blocked ?? false,
+      keyDigest: digest,
+      usesWellKnownKey: key === WELL_KNOWN_SANDBOX_KEY,
+    };
   });
 }

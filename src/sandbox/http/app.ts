@@ -85,7 +85,14 @@ export async function buildSandboxApp(options: SandboxAppOptions): Promise<Fasti
 
   installSocketReplies(app.server);
 
-  for (const schema of [EventSummarySchema, ErrorResponseSchema, EventPayloadSchema, DecisionSchema, RiskAssessmentSchema, StateChangeSchema]) {
+  for (const schema of [
+    EventSummarySchema,
+    ErrorResponseSchema,
+    EventPayloadSchema,
+    DecisionSchema,
+    RiskAssessmentSchema,
+    StateChangeSchema,
+  ]) {
     app.addSchema(schema);
   }
   await app.register(swagger, {
@@ -94,12 +101,15 @@ export async function buildSandboxApp(options: SandboxAppOptions): Promise<Fasti
       info: {
         title: 'Fraud-screening event service (fraudctl sandbox)',
         version: 'v1',
-        description: 'Screens transaction events and answers APPROVE, REVIEW or DECLINE with a risk score, rule matches and list matches.',
+        description:
+          'Screens transaction events and answers APPROVE, REVIEW or DECLINE with a risk score, rule matches and list matches.',
       },
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-CLIENT-API-KEY' } } },
       security: [{ apiKey: [] }],
     },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
   });
 
   // Only JSON bodies: application/json, text/json and application/*+json; anything else is 415.
@@ -160,13 +170,25 @@ export async function buildSandboxApp(options: SandboxAppOptions): Promise<Fasti
 
   app.get<{ Params: { eventId: string } }>(
     '/event/:eventId',
-    { schema: { summary: 'Event details and decision state', params: eventIdParams, response: { 200: { $ref: 'EventSummary#' }, ...errorResponses } } },
+    {
+      schema: {
+        summary: 'Event details and decision state',
+        params: eventIdParams,
+        response: { 200: { $ref: 'EventSummary#' }, ...errorResponses },
+      },
+    },
     async (request) => service.summary(request.merchantId, request.params.eventId),
   );
 
   app.get<{ Params: { eventId: string } }>(
     '/event/:eventId/risk-assessment',
-    { schema: { summary: 'Risk alerts of an event', params: eventIdParams, response: { 200: { $ref: 'RiskAssessment#' }, ...errorResponses } } },
+    {
+      schema: {
+        summary: 'Risk alerts of an event',
+        params: eventIdParams,
+        response: { 200: { $ref: 'RiskAssessment#' }, ...errorResponses },
+      },
+    },
     async (request) => service.riskAssessment(request.merchantId, request.params.eventId),
   );
 
@@ -184,7 +206,9 @@ export async function buildSandboxApp(options: SandboxAppOptions): Promise<Fasti
     async (request) => {
       service.checkId(request.params.eventId);
       const schemaCodes = request.validationError
-        ? fieldCodes(request.validationError.validation ?? []).map((c) => (c === 'body:EMPTY' ? 'body:STATE_OR_COMMENTS_REQUIRED' : c))
+        ? fieldCodes(request.validationError.validation ?? []).map((c) =>
+            c === 'body:EMPTY' ? 'body:STATE_OR_COMMENTS_REQUIRED' : c,
+          )
         : [];
       // A NUL or unpaired surrogate would not read back as sent (src/contract/text.ts).
       const codes = [...new Set([...schemaCodes, ...unsafeTextCodes(request.body)])];

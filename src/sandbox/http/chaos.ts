@@ -36,13 +36,32 @@ export interface ChaosSpec {
 }
 
 type Fault = 'unavailable' | 'timeoutAfter' | 'resetBefore' | 'resetAfter';
-const FAULT_KEYS: Record<string, Fault> = { '503': 'unavailable', '504': 'timeoutAfter', 'reset-before': 'resetBefore', 'reset-after': 'resetAfter' };
+const FAULT_KEYS: Record<string, Fault> = {
+  '503': 'unavailable',
+  '504': 'timeoutAfter',
+  'reset-before': 'resetBefore',
+  'reset-after': 'resetAfter',
+};
 
 export function parseChaosSpec(spec: string): ChaosSpec {
-  const chaos: ChaosSpec = { unavailable: 0, timeoutAfter: 0, resetBefore: 0, resetAfter: 0, latencyMs: [0, 0], retryAfterSeconds: 1, seed: null };
+  const chaos: ChaosSpec = {
+    unavailable: 0,
+    timeoutAfter: 0,
+    resetBefore: 0,
+    resetAfter: 0,
+    latencyMs: [0, 0],
+    retryAfterSeconds: 1,
+    seed: null,
+  };
   const bad = (what: string) =>
-    inputError(`--chaos: ${what}`, 'e.g. --chaos 503=0.1,504=0.05,reset-before=0.02,reset-after=0.02,latency=10-50,seed=42');
-  for (const part of spec.split(',').map((p) => p.trim()).filter(Boolean)) {
+    inputError(
+      `--chaos: ${what}`,
+      'e.g. --chaos 503=0.1,504=0.05,reset-before=0.02,reset-after=0.02,latency=10-50,seed=42',
+    );
+  for (const part of spec
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [key, value, ...rest] = part.split('=');
     if (key === undefined || value === undefined || rest.length > 0) throw bad(`"${part}" is not key=value`);
     const fault = FAULT_KEYS[key];
@@ -62,7 +81,8 @@ export function parseChaosSpec(spec: string): ChaosSpec {
       chaos.retryAfterSeconds = Number(value);
     } else if (key === 'seed') {
       // A safe integer, so that the seed in the hashed key is the one written (1e21 would not be).
-      if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw bad(`seed takes a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, not "${value}"`);
+      if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)))
+        throw bad(`seed takes a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, not "${value}"`);
       chaos.seed = Number(value);
     } else {
       throw bad(`unknown fault "${key}" (known: 503, 504, reset-before, reset-after, latency, retry-after, seed)`);
@@ -82,8 +102,16 @@ declare module 'fastify' {
 
 /** What makes two requests "the same" for seeded draws; JSON so that no id can pose as another part. */
 function requestIdentity(request: FastifyRequest): string {
-  const id = request.method === 'POST' ? (request.body as { id?: unknown } | undefined)?.id : (request.params as { eventId?: unknown }).eventId;
-  return JSON.stringify([request.method, request.routeOptions.url, request.merchantId, typeof id === 'string' ? id : null]);
+  const id =
+    request.method === 'POST'
+      ? (request.body as { id?: unknown } | undefined)?.id
+      : (request.params as { eventId?: unknown }).eventId;
+  return JSON.stringify([
+    request.method,
+    request.routeOptions.url,
+    request.merchantId,
+    typeof id === 'string' ? id : null,
+  ]);
 }
 
 export function installChaos(app: FastifyInstance, chaos: ChaosSpec): void {

@@ -7,8 +7,17 @@ export function errorBody(request: FastifyRequest, status: ErrorStatus, codes: s
   return { requestId: request.id, errorType: ERROR_TYPES[status], errorCodes: codes };
 }
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, status: ErrorStatus, codes: string[], headers: Record<string, string> = {}) {
-  return reply.code(status).headers({ ...headers, 'x-request-id': request.id }).send(errorBody(request, status, codes));
+export function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: ErrorStatus,
+  codes: string[],
+  headers: Record<string, string> = {},
+) {
+  return reply
+    .code(status)
+    .headers({ ...headers, 'x-request-id': request.id })
+    .send(errorBody(request, status, codes));
 }
 
 /** Fastify's own failures (body parsing, limits, bad URLs) in the service's error shape. */

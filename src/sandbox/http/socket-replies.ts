@@ -41,7 +41,13 @@ export interface HttpTimeouts {
  * 408 by Node's header timer; the idle timer cannot tell it from a keep-alive connection at rest
  * and would close it without a word.
  */
-export const DEFAULT_TIMEOUTS: HttpTimeouts = { headersMs: 20_000, requestMs: 300_000, idleMs: 30_000, checkEveryMs: 5_000, keepAliveMs: 72_000 };
+export const DEFAULT_TIMEOUTS: HttpTimeouts = {
+  headersMs: 20_000,
+  requestMs: 300_000,
+  idleMs: 30_000,
+  checkEveryMs: 5_000,
+  keepAliveMs: 72_000,
+};
 
 function rawErrorResponse(status: ErrorStatus, code: string): string {
   const requestId = randomUUID();
@@ -55,7 +61,10 @@ function rawErrorResponse(status: ErrorStatus, code: string): string {
   );
 }
 
-type HttpSocket = Duplex & { _httpMessage?: ServerResponse | null; parser?: { incoming?: IncomingMessage | null } | null };
+type HttpSocket = Duplex & {
+  _httpMessage?: ServerResponse | null;
+  parser?: { incoming?: IncomingMessage | null } | null;
+};
 
 /** Writes one error answer unless an answer has begun on this socket, then closes it. */
 function answerAndClose(socket: HttpSocket, status: ErrorStatus, code: string): void {
@@ -88,7 +97,9 @@ export function clientErrorReply(error: Error & { code?: string }, socket: Socke
 /** CONNECT and the idle limit, on the server Fastify created. */
 export function installSocketReplies(server: Server): void {
   // CONNECT asks for a tunnel, which this service does not offer; Node hands it over only here.
-  server.on('connect', (_request: IncomingMessage, socket: Duplex) => answerAndClose(socket, 400, 'METHOD_UNSUPPORTED'));
+  server.on('connect', (_request: IncomingMessage, socket: Duplex) =>
+    answerAndClose(socket, 400, 'METHOD_UNSUPPORTED'),
+  );
   server.on('timeout', (socket: HttpSocket) => {
     const incoming = socket.parser?.incoming;
     if (incoming && !incoming.complete) {

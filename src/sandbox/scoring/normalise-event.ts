@@ -49,19 +49,26 @@ export function valueErrors(body: unknown, config: SandboxConfig): string[] {
   if (typeof b.userCreated === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(b.userCreated)) {
     const ms = Date.parse(`${b.userCreated}T00:00:00Z`);
     // Date.parse rolls 2024-02-30 over to March; a real calendar date reads back the same.
-    if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== b.userCreated) codes.push('userCreated:INVALID_FORMAT');
+    if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== b.userCreated)
+      codes.push('userCreated:INVALID_FORMAT');
   }
   if (Array.isArray(b.items)) {
     b.items.forEach((item: unknown, i) => {
       const c = typeof item === 'object' && item !== null ? (item as Record<string, unknown>).itemCurrency : undefined;
-      if (c != null && c !== b.currency && !currencyKnown(c)) codes.push(`items[${i}].itemCurrency:UNSUPPORTED_CURRENCY`);
+      if (c != null && c !== b.currency && !currencyKnown(c))
+        codes.push(`items[${i}].itemCurrency:UNSUPPORTED_CURRENCY`);
     });
   }
   return codes;
 }
 
 /** From a payload that passed the schema and valueErrors to what is stored and scored. */
-export function normaliseEvent(payload: EventPayload, id: string, receivedAt: number, config: SandboxConfig): NormalisedEvent {
+export function normaliseEvent(
+  payload: EventPayload,
+  id: string,
+  receivedAt: number,
+  config: SandboxConfig,
+): NormalisedEvent {
   const rate = (currency: string) => config.rates[currency]!;
   const eventMs = Math.floor((payload.eventDate != null ? Date.parse(payload.eventDate) : receivedAt) / 1000) * 1000;
   const createdMs = payload.userCreated != null ? Date.parse(`${payload.userCreated}T00:00:00Z`) : null;

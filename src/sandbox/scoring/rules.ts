@@ -53,7 +53,12 @@ function checkVelocityUses(node: unknown, ruleId: string): void {
     if (op === 'velocity') {
       const [field, seconds, atMost, ...rest] = Array.isArray(args) ? (args as unknown[]) : [];
       const positive = (n: unknown) => Number.isInteger(n) && (n as number) > 0;
-      if (!(VELOCITY_FIELDS as readonly unknown[]).includes(field) || !positive(seconds) || (atMost !== undefined && !positive(atMost)) || rest.length > 0) {
+      if (
+        !(VELOCITY_FIELDS as readonly unknown[]).includes(field) ||
+        !positive(seconds) ||
+        (atMost !== undefined && !positive(atMost)) ||
+        rest.length > 0
+      ) {
         throw inputError(
           `rule ${ruleId}: velocity takes [field, seconds, atMost?] with field one of ${VELOCITY_FIELDS.join(', ')} and seconds (and atMost) positive integers`,
         );
@@ -90,7 +95,8 @@ export function velocityUses(rules: readonly CompiledRule[]): VelocityUse[] {
   return [...uses.values()];
 }
 
-export const velocityKey = (field: VelocityField, seconds: number, atMost: number): string => `${field} ${seconds} ${atMost}`;
+export const velocityKey = (field: VelocityField, seconds: number, atMost: number): string =>
+  `${field} ${seconds} ${atMost}`;
 
 export function compileRules(rules: readonly RuleConfig[]): CompiledRule[] {
   const engine = createEngine();
@@ -102,9 +108,15 @@ export function compileRules(rules: readonly RuleConfig[]): CompiledRule[] {
       try {
         fn = engine.build(config.when as never) as (data: unknown) => unknown;
       } catch (e) {
-        throw inputError(`rule ${config.id}: its "when" is not a JsonLogic expression this sandbox knows: ${(e as Error).message}`);
+        throw inputError(
+          `rule ${config.id}: its "when" is not a JsonLogic expression this sandbox knows: ${(e as Error).message}`,
+        );
       }
-      return { config, test: (context: RuleContext) => Boolean(fn(context)), describe: compileDescription(config.description) };
+      return {
+        config,
+        test: (context: RuleContext) => Boolean(fn(context)),
+        describe: compileDescription(config.description),
+      };
     });
 }
 
@@ -123,7 +135,10 @@ function compileDescription(template: string): (facts: Facts) => string {
   const parts: (string | Placeholder)[] = [];
   let end = 0;
   for (const match of template.matchAll(/\{([A-Za-z0-9_]+)(?::(\d))?\}/g)) {
-    parts.push(template.slice(end, match.index), { name: match[1]!, decimals: match[2] === undefined ? undefined : Number(match[2]) });
+    parts.push(template.slice(end, match.index), {
+      name: match[1]!,
+      decimals: match[2] === undefined ? undefined : Number(match[2]),
+    });
     end = match.index + match[0].length;
   }
   parts.push(template.slice(end));

@@ -23,17 +23,29 @@ function matchList(list: 'ALLOWLIST' | 'DENYLIST', entries: readonly ListEntry[]
   for (const entry of entries) {
     const value = facts[entry.field];
     if (typeof value !== 'string') continue;
-    const same = entry.field === 'userEmail' ? value.toLowerCase() === entry.value.toLowerCase() : value === entry.value;
+    const same =
+      entry.field === 'userEmail' ? value.toLowerCase() === entry.value.toLowerCase() : value === entry.value;
     if (same) matches.push({ list, field: entry.field, value });
   }
   return matches;
 }
 
-export function screen(facts: Facts, rules: readonly CompiledRule[], config: SandboxConfig, velocity: VelocityLookup): Screening {
+export function screen(
+  facts: Facts,
+  rules: readonly CompiledRule[],
+  config: SandboxConfig,
+  velocity: VelocityLookup,
+): Screening {
   const alerts = evaluateRules(rules, facts, velocity);
   const deny = matchList('DENYLIST', config.denylist, facts);
   const allow = matchList('ALLOWLIST', config.allowlist, facts);
-  let score = Math.min(100, Math.max(0, alerts.reduce((sum, a) => sum + a.score, 0)));
+  let score = Math.min(
+    100,
+    Math.max(
+      0,
+      alerts.reduce((sum, a) => sum + a.score, 0),
+    ),
+  );
   let actionType: ActionType =
     score >= config.thresholds.decline ? 'DECLINE' : score >= config.thresholds.review ? 'REVIEW' : 'APPROVE';
   if (deny.length > 0) {

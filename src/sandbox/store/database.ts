@@ -136,7 +136,9 @@ function openOrThrow(path: string, options: OpenOptions): OpenDatabase {
 }
 
 function setUp(db: SqliteDatabase, path: string, inMemory: boolean): void {
-  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;');
+  db.exec(
+    'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;',
+  );
   // An older version's -wal/-shm may have been 0644; new ones take the database file's 0600.
   if (!inMemory) tightenSidecars(path);
   migrate(db);

@@ -86,9 +86,12 @@ export class EventStore {
     this.summaryStmt = prepare('SELECT state, comments, summary_json FROM events WHERE merchant_id = ? AND id = ?');
     this.assessmentStmt = prepare('SELECT decision_json, assessment_json FROM events WHERE merchant_id = ? AND id = ?');
     // raw: the count as a one-element array, without a row object per call (libsql ignores pluck).
-    const velocity = (column: string) => (db.prepare<unknown[]>(`SELECT ${velocityCount(column)}`) as { raw(): Statement }).raw();
+    const velocity = (column: string) =>
+      (db.prepare<unknown[]>(`SELECT ${velocityCount(column)}`) as { raw(): Statement }).raw();
     this.velocityStmts = { userEmail: velocity('user_email'), userIp: velocity('user_ip') };
-    this.updateStateStmt = prepare('UPDATE events SET state = ?, comments = ?, updated_at = ? WHERE merchant_id = ? AND id = ?');
+    this.updateStateStmt = prepare(
+      'UPDATE events SET state = ?, comments = ?, updated_at = ? WHERE merchant_id = ? AND id = ?',
+    );
     this.recordChangeStmt = prepare(
       'INSERT INTO state_changes (merchant_id, event_id, from_state, to_state, comments, changed_at) VALUES (?, ?, ?, ?, ?, ?)',
     );
@@ -117,13 +120,20 @@ export class EventStore {
   }
 
   findSummary(merchantId: string, id: string): SummaryRow | undefined {
-    const row = this.summaryStmt.get(merchantId, id) as { state: string; comments: string | null; summary_json: string } | undefined;
+    const row = this.summaryStmt.get(merchantId, id) as
+      { state: string; comments: string | null; summary_json: string } | undefined;
     return row && { state: row.state, comments: row.comments, summary: JSON.parse(row.summary_json) as StoredSummary };
   }
 
   findAssessment(merchantId: string, id: string): AssessmentRow | undefined {
-    const row = this.assessmentStmt.get(merchantId, id) as { decision_json: string; assessment_json: string } | undefined;
-    return row && { decision: JSON.parse(row.decision_json) as Decision, assessment: JSON.parse(row.assessment_json) as AssessmentRow['assessment'] };
+    const row = this.assessmentStmt.get(merchantId, id) as
+      { decision_json: string; assessment_json: string } | undefined;
+    return (
+      row && {
+        decision: JSON.parse(row.decision_json) as Decision,
+        assessment: JSON.parse(row.assessment_json) as AssessmentRow['assessment'],
+      }
+    );
   }
 
   /** Stores a new event; throws DuplicateEventError when (merchant, id) exists already. */
@@ -132,8 +142,19 @@ export class EventStore {
     const now = new Date().toISOString();
     try {
       this.insertStmt.run(
-        e.merchantId, e.id, e.payloadHash, e.eventTs, e.userEmail, e.userIp, e.state, e.comments,
-        JSON.stringify(e.summary), JSON.stringify(e.decision), JSON.stringify(e.assessment), now, now,
+        e.merchantId,
+        e.id,
+        e.payloadHash,
+        e.eventTs,
+        e.userEmail,
+        e.userIp,
+        e.state,
+        e.comments,
+        JSON.stringify(e.summary),
+        JSON.stringify(e.decision),
+        JSON.stringify(e.assessment),
+        now,
+        now,
       );
     } catch (err) {
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new DuplicateEventError(e.id);
@@ -142,7 +163,14 @@ export class EventStore {
   }
 
   /** Events of this merchant with this field value within `seconds` before `eventTs`, counted up to `atMost`. */
-  countRecent(merchantId: string, field: VelocityField, value: string, eventTs: number, seconds: number, atMost: number): number {
+  countRecent(
+    merchantId: string,
+    field: VelocityField,
+    value: string,
+    eventTs: number,
+    seconds: number,
+    atMost: number,
+  ): number {
     return (this.velocityStmts[field].get(merchantId, value, eventTs - seconds, eventTs, atMost) as [number])[0];
   }
 
@@ -151,10 +179,14 @@ export class EventStore {
    * than a count itself (bench:sandbox), and the rules ask all their questions of most events.
    * The counts come back in the order of `uses`; a field without a value counts 0.
    */
-  velocityCounter(uses: readonly VelocityUse[]): (merchantId: string, values: Readonly<Record<string, unknown>>, eventTs: number) => number[] {
+  velocityCounter(
+    uses: readonly VelocityUse[],
+  ): (merchantId: string, values: Readonly<Record<string, unknown>>, eventTs: number) => number[] {
     if (uses.length === 0) return () => [];
     let statement = (
-      this.db.prepare<unknown[]>(`SELECT ${uses.map((u) => velocityCount(VELOCITY_COLUMNS[u.field])).join(', ')}`) as { raw(): Statement }
+      this.db.prepare<unknown[]>(`SELECT ${uses.map((u) => velocityCount(VELOCITY_COLUMNS[u.field])).join(', ')}`) as {
+        raw(): Statement;
+      }
     ).raw();
     this.releasers.push(() => (statement = CLOSED));
     return (merchantId, values, eventTs) => {
@@ -168,7 +200,14 @@ export class EventStore {
   }
 
   /** Sets state and comments and records the change; both land in the same commit. */
-  changeState(merchantId: string, id: string, from: string, to: string, comments: string | null, newComments: string | null): void {
+  changeState(
+    merchantId: string,
+    id: string,
+    from: string,
+    to: string,
+    comments: string | null,
+    newComments: string | null,
+  ): void {
     this.openBatch();
     const now = new Date().toISOString();
     this.updateStateStmt.run(to, comments, now, merchantId, id);

@@ -56,7 +56,10 @@ export function* detectLayout(hints: LayoutHints): LayoutDetection {
     seenBytes += chunk.length;
     return true;
   }
-  const batch = (format: InputFormat): Detected => ({ layout: { kind: 'batch', format }, rest: seen.filter((c) => c.length > 0) });
+  const batch = (format: InputFormat): Detected => ({
+    layout: { kind: 'batch', format },
+    rest: seen.filter((c) => c.length > 0),
+  });
 
   // A UTF-8 byte order mark is dropped (first chunks could be shorter than it).
   while (seenBytes < 3 && (yield* more()));
@@ -88,7 +91,10 @@ export function* detectLayout(hints: LayoutHints): LayoutDetection {
     else if (seenBytes > SINGLE_MAX_BYTES || !(yield* more())) break;
   }
   if (nl >= 0) {
-    const parts = nc === c ? [seen[c]!.subarray(at, nl)] : [seen[c]!.subarray(at), ...seen.slice(c + 1, nc), seen[nc]!.subarray(0, nl)];
+    const parts =
+      nc === c
+        ? [seen[c]!.subarray(at, nl)]
+        : [seen[c]!.subarray(at), ...seen.slice(c + 1, nc), seen[nc]!.subarray(0, nl)];
     if (isJson(Buffer.concat(parts).toString('utf8'))) {
       // JSON on its own: a batch if another non-blank line follows.
       let rc = nc;

@@ -61,7 +61,7 @@ export class Grammar {
       case Expect.CommaOrClose: {
         const inArray = this.arrays[this.arrays.length - 1]!;
         if (token === TokenType.COMMA) return this.next(inArray ? Expect.Value : Expect.Key);
-        return (token === (inArray ? TokenType.RIGHT_BRACKET : TokenType.RIGHT_BRACE)) && this.close();
+        return token === (inArray ? TokenType.RIGHT_BRACKET : TokenType.RIGHT_BRACE) && this.close();
       }
     }
   }

@@ -10,7 +10,11 @@ import { Gathered, record, textOf, type InputRecord } from './records.js';
  */
 
 /** JSON Lines: split on \n, one trailing \r dropped, blank lines skipped but counted. */
-export async function* lineRecords(input: ChunkReader, maxRecordBytes: number, release: () => void): AsyncGenerator<InputRecord> {
+export async function* lineRecords(
+  input: ChunkReader,
+  maxRecordBytes: number,
+  release: () => void,
+): AsyncGenerator<InputRecord> {
   // A line that runs over the end of a chunk: its bytes so far, whether any is not whitespace, its last byte.
   const pending = new Gathered();
   let pendingContent = false;

@@ -48,7 +48,8 @@ export class LineCursor {
     // small), counted back in bytes, exact for numbers and literals (ASCII) and most strings.
     if (offset < this.columnAt) return Math.max(1, this.columnChars + 1 - (this.columnAt - offset));
     const { segment, segmentAt } = this;
-    for (let i = Math.max(0, this.columnAt - segmentAt), end = offset - segmentAt; i < end; i++) if ((segment[i]! & 0xc0) !== 0x80) this.columnChars++;
+    for (let i = Math.max(0, this.columnAt - segmentAt), end = offset - segmentAt; i < end; i++)
+      if ((segment[i]! & 0xc0) !== 0x80) this.columnChars++;
     this.columnAt = offset;
     return this.columnChars + 1;
   }

@@ -39,7 +39,6 @@ export interface OpenOptions {
   resumable?: boolean;
 }
 
-
 const MiB = 1024 * 1024;
 const DEFAULT_MAX_RECORD_BYTES = MiB;
 const FILE_CHUNK_BYTES = 256 * 1024;
@@ -53,7 +52,11 @@ const BATCH_NAME = /\.(jsonl|ndjson)(\.gz)?$/i;
  * stdin; a CliError (exit FAILURE) when the input cannot be read or decompressed while peeking
  * at its start.
  */
-export async function openInput(source: string, context: Pick<CliContext, 'stdin'>, options: OpenOptions): Promise<SingleInput | BatchInput> {
+export async function openInput(
+  source: string,
+  context: Pick<CliContext, 'stdin'>,
+  options: OpenOptions,
+): Promise<SingleInput | BatchInput> {
   const maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
   const raw = await openRaw(source, context);
   const name = raw.name;
@@ -113,7 +116,11 @@ export async function openInput(source: string, context: Pick<CliContext, 'stdin
         } catch (e) {
           if (closed) return null;
           if (e instanceof CliError) throw e;
-          throw new CliError(`${name} is not valid gzip data: ${(e as Error).message}`, ExitCode.FAILURE, 'the data is damaged or cut short (gzip -t checks a file)');
+          throw new CliError(
+            `${name} is not valid gzip data: ${(e as Error).message}`,
+            ExitCode.FAILURE,
+            'the data is damaged or cut short (gzip -t checks a file)',
+          );
         }
       });
     }
@@ -127,7 +134,10 @@ export async function openInput(source: string, context: Pick<CliContext, 'stdin
     return {
       kind: 'batch',
       format: mode.format,
-      records: mode.format === 'values' ? valueRecords(input, name, maxRecordBytes, close, options.resumable === true) : lineRecords(input, maxRecordBytes, close),
+      records:
+        mode.format === 'values'
+          ? valueRecords(input, name, maxRecordBytes, close, options.resumable === true)
+          : lineRecords(input, maxRecordBytes, close),
       bytesRead: () => rawBytes,
       totalBytes: raw.totalBytes,
       countRecords: () => (countable && !closed ? countLines(source, counting) : Promise.resolve(null)),
@@ -152,7 +162,10 @@ interface RawInput {
 async function openRaw(source: string, context: Pick<CliContext, 'stdin'>): Promise<RawInput> {
   if (source === '-') {
     if (context.stdin.isTTY) {
-      throw new UsageError('reading events from stdin, but stdin is a terminal', 'pipe the events in (fraudctl submit - < events.jsonl) or give a file');
+      throw new UsageError(
+        'reading events from stdin, but stdin is a terminal',
+        'pipe the events in (fraudctl submit - < events.jsonl) or give a file',
+      );
     }
     return { stream: context.stdin, name: 'stdin', isFile: false, totalBytes: null };
   }
@@ -166,11 +179,20 @@ async function openRaw(source: string, context: Pick<CliContext, 'stdin'>): Prom
     const stat = await handle.stat();
     if (stat.isDirectory()) {
       const { message } = fileFailure(source, { code: 'EISDIR' }, 'file of events');
-      throw new UsageError(message, 'give a file (JSON Lines, a JSON array or JSON values, optionally gzip), or - for stdin');
+      throw new UsageError(
+        message,
+        'give a file (JSON Lines, a JSON array or JSON values, optionally gzip), or - for stdin',
+      );
     }
     const isFile = stat.isFile();
     // autoClose off: the input's close() closes the handle, whether or not the stream got to its end.
-    return { stream: handle.createReadStream({ highWaterMark: FILE_CHUNK_BYTES, autoClose: false }), handle, name: source, isFile, totalBytes: isFile ? stat.size : null };
+    return {
+      stream: handle.createReadStream({ highWaterMark: FILE_CHUNK_BYTES, autoClose: false }),
+      handle,
+      name: source,
+      isFile,
+      totalBytes: isFile ? stat.size : null,
+    };
   } catch (e) {
     await handle.close().catch(() => {});
     throw e instanceof UsageError ? e : openFailure(source, e);
@@ -195,7 +217,6 @@ function describe(e: unknown): string {
 function destroy(stream: NodeJS.ReadableStream): void {
   (stream as Partial<Readable>).destroy?.();
 }
-
 
 /** Lines holding anything but whitespace, by a streaming scan of the file (null if it cannot be read to the end). */
 /** The layout, from as much of the start as it takes; what was looked at is put back, a byte order mark excepted. */

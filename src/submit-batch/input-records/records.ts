@@ -100,7 +100,14 @@ export function textOf(chunk: Buffer, from: number, to: number): { text: string;
   return { text: wholeCharacters(chunk.subarray(from, from + KEEP_BYTES)).toString('utf8'), truncated: true };
 }
 
-export function record(line: number, text: string, bytes: number, truncated: boolean, problem: InputRecord['problem'], column = 1): InputRecord {
+export function record(
+  line: number,
+  text: string,
+  bytes: number,
+  truncated: boolean,
+  problem: InputRecord['problem'],
+  column = 1,
+): InputRecord {
   const r: InputRecord = { line, column, text, bytes, truncated };
   if (problem !== undefined) r.problem = problem;
   return r;
@@ -139,4 +146,3 @@ export class Gathered {
     return { text, truncated };
   }
 }
-

@@ -43,7 +43,8 @@ export function tooLarge(start: Start, kept: Buffer, bytes: number, cutAt: numbe
  * when it ended within one piece of input (the two differ only by escapes).
  */
 export function topTooLarge(start: Start, token: TokenType, value: unknown, bytes: number, cutAt: number): InputRecord {
-  const text = token === TokenType.STRING ? JSON.stringify((value as string).slice(0, Math.floor(cutAt / 8))).slice(0, -1) : '';
+  const text =
+    token === TokenType.STRING ? JSON.stringify((value as string).slice(0, Math.floor(cutAt / 8))).slice(0, -1) : '';
   return record(start.line, text, bytes, true, 'too large', start.column);
 }
 

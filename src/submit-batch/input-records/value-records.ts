@@ -31,7 +31,13 @@ interface Broken {
 }
 
 /** Values, each a record, read as the class below says; the input released at the end or an early stop. */
-export async function* valueRecords(input: ChunkReader, name: string, maxRecordBytes: number, release: () => void, resumable: boolean): AsyncGenerator<InputRecord> {
+export async function* valueRecords(
+  input: ChunkReader,
+  name: string,
+  maxRecordBytes: number,
+  release: () => void,
+  resumable: boolean,
+): AsyncGenerator<InputRecord> {
   const scanner = new ValueScanner(name, maxRecordBytes, resumable);
   try {
     for (let chunk = await input.next(); chunk !== null; chunk = await input.next()) {
@@ -87,13 +93,15 @@ class ValueScanner {
     resumable: boolean,
   ) {
     this.cutAt = cutFor(maxRecordBytes);
-    this.again = resumable ? 'run the same command again with --resume (it skips what was done)' : 'run the same command again';
+    this.again = resumable
+      ? 'run the same command again with --resume (it skips what was done)'
+      : 'run the same command again';
     this.syntax = this.newSyntax();
   }
 
   /** Reads a chunk of input, line by line; complete records go to `ready`. */
   write(chunk: Buffer): void {
-    for (let i = 0; i < chunk.length; ) {
+    for (let i = 0; i < chunk.length;) {
       const nl = chunk.indexOf(NL, i);
       const end = nl < 0 ? chunk.length : nl + 1;
       this.at.next(chunk.subarray(i, end));
@@ -106,7 +114,11 @@ class ValueScanner {
   end(): CliError | null {
     const broken = this.broken;
     if (broken) {
-      return new CliError(`${this.name}: not JSON ${broken.detail}, and no later line starts a value at column ${broken.start.column}: stopped there`, ExitCode.FAILURE, `fix the input there, then ${this.again}`);
+      return new CliError(
+        `${this.name}: not JSON ${broken.detail}, and no later line starts a value at column ${broken.start.column}: stopped there`,
+        ExitCode.FAILURE,
+        `fix the input there, then ${this.again}`,
+      );
     }
     // Cut short inside a value (or the array): nothing can tell where the rest would be.
     if (this.skipping) this.open = { offset: 0, line: this.skipping.record.line, column: this.skipping.record.column };
@@ -114,8 +126,16 @@ class ValueScanner {
     const open = this.open;
     const depth = this.syntax.grammar.depth;
     if (whole && open === null) return null;
-    const where = open ? `a value that starts at line ${open.line} column ${open.column}` : depth > 0 ? 'a JSON array' : 'a value';
-    return new CliError(`${this.name} ends inside ${where}`, ExitCode.FAILURE, `the input may be cut short: complete it, then ${this.again}`);
+    const where = open
+      ? `a value that starts at line ${open.line} column ${open.column}`
+      : depth > 0
+        ? 'a JSON array'
+        : 'a value';
+    return new CliError(
+      `${this.name} ends inside ${where}`,
+      ExitCode.FAILURE,
+      `the input may be cut short: complete it, then ${this.again}`,
+    );
   }
 
   /** One line, or the piece of one in this chunk. */
@@ -134,7 +154,14 @@ class ValueScanner {
       this.broken = null;
       const { text, truncated } = this.gathered.take(this.gathered.bytes);
       const trimmed = text.trimEnd();
-      const r = record(broken.start.line, trimmed, Buffer.byteLength(trimmed), truncated, 'not JSON', broken.start.column);
+      const r = record(
+        broken.start.line,
+        trimmed,
+        Buffer.byteLength(trimmed),
+        truncated,
+        'not JSON',
+        broken.start.column,
+      );
       r.detail = broken.detail;
       this.ready.push(r);
       this.restart(this.at.segmentAt, broken.list);
@@ -169,7 +196,12 @@ class ValueScanner {
     const { list } = this;
     if (partial) {
       // A string or number at the top still open at the end of a write: too large once it has run past the cut.
-      if (depth === list && this.writtenEnd - offset > this.cutAt && (token === TokenType.STRING || token === TokenType.NUMBER)) this.skipTopValue(offset, token, value);
+      if (
+        depth === list &&
+        this.writtenEnd - offset > this.cutAt &&
+        (token === TokenType.STRING || token === TokenType.NUMBER)
+      )
+        this.skipTopValue(offset, token, value);
       return;
     }
     if (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET) {
@@ -185,7 +217,11 @@ class ValueScanner {
       const text = JSON.stringify(value);
       const start = this.at.startAt(offset);
       const bytes = Buffer.byteLength(text);
-      this.ready.push(bytes > this.cutAt ? topTooLarge(start, token, value, bytes, this.cutAt) : record(start.line, text, bytes, false, undefined, start.column));
+      this.ready.push(
+        bytes > this.cutAt
+          ? topTooLarge(start, token, value, bytes, this.cutAt)
+          : record(start.line, text, bytes, false, undefined, start.column),
+      );
     }
   }
 
@@ -239,7 +275,11 @@ class ValueScanner {
   private skipTopValue(offset: number, token: TokenType, value: unknown): void {
     const start = this.at.startAt(offset);
     const end = new ValueEnd(token === TokenType.STRING ? 'string' : 'atom');
-    this.skipping = { record: topTooLarge(start, token, value, this.writtenEnd - offset, this.cutAt), end, list: this.list };
+    this.skipping = {
+      record: topTooLarge(start, token, value, this.writtenEnd - offset, this.cutAt),
+      end,
+      list: this.list,
+    };
   }
 
   /** Looks for the skipped value's end in this piece of a line; past it, the grammar starts again. Its index, or -1. */
@@ -266,7 +306,11 @@ class ValueScanner {
       this.gathered.take(0);
     }
     this.gathered.add(this.at.segment, this.from, this.at.segment.length);
-    this.broken = { start, detail: `at line ${this.at.line} column ${this.at.columnOf(offset)}: ${what}`, list: this.list };
+    this.broken = {
+      start,
+      detail: `at line ${this.at.line} column ${this.at.columnOf(offset)}: ${what}`,
+      list: this.list,
+    };
     this.open = null;
   }
 
@@ -275,10 +319,16 @@ class ValueScanner {
     const at = tokenizerErrorAt(e);
     if (at !== null) {
       const offset = this.writtenAt + at;
-      return { offset, what: `unexpected ${JSON.stringify(String.fromCharCode(this.at.segment[offset - this.at.segmentAt] ?? 0x20))}` };
+      return {
+        offset,
+        what: `unexpected ${JSON.stringify(String.fromCharCode(this.at.segment[offset - this.at.segmentAt] ?? 0x20))}`,
+      };
     }
     const token = e instanceof GrammarError ? e.token : this.syntax.last();
-    return { offset: token ? this.base + token.offset : this.at.segmentAt, what: token ? `unexpected ${JSON.stringify(token.value)}` : (e as Error).message };
+    return {
+      offset: token ? this.base + token.offset : this.at.segmentAt,
+      what: token ? `unexpected ${JSON.stringify(token.value)}` : (e as Error).message,
+    };
   }
 
   /** True when this piece of a line opens a value at the broken value's column: reading starts again here. */
@@ -291,7 +341,8 @@ class ValueScanner {
       this.indent += segment.length;
       return false;
     }
-    const found = this.indent + first === b.start.column - 1 && (segment[first] === OPEN_BRACE || segment[first] === OPEN_BRACKET);
+    const found =
+      this.indent + first === b.start.column - 1 && (segment[first] === OPEN_BRACE || segment[first] === OPEN_BRACKET);
     this.indent = -1;
     return found;
   }

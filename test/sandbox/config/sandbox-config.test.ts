@@ -36,12 +36,38 @@ describe('loadSandboxConfig', () => {
     ['not JSON', 'not json', /is not valid JSON/],
     ['an array', [], /must be a JSON object/],
     ['an unknown key', { rulez: [] }, /rulez/],
-    ['a rule with a bad severity', { rules: [{ ...defaultSandboxConfig().rules[0], severity: 'EXTREME' }] }, /\/rules\/0\/severity/],
-    ['a base currency without a rate', { baseCurrency: 'CHF', rates: { EUR: 1 } }, /base currency CHF has no entry in rates/],
+    [
+      'a rule with a bad severity',
+      { rules: [{ ...defaultSandboxConfig().rules[0], severity: 'EXTREME' }] },
+      /\/rules\/0\/severity/,
+    ],
+    [
+      'a base currency without a rate',
+      { baseCurrency: 'CHF', rates: { EUR: 1 } },
+      /base currency CHF has no entry in rates/,
+    ],
     ['review above decline', { thresholds: { review: 80, decline: 70 } }, /thresholds.review/],
     ['a merchant without a key', { merchants: [{ id: 'm1' }] }, /merchant m1 has no key/],
-    ['two merchants with one key', { merchants: [{ id: 'a', apiKey: 'same-key-123' }, { id: 'b', apiKey: 'same-key-123' }] }, /share one API key/],
-    ['two merchants with one id', { merchants: [{ id: 'shop', apiKey: 'shop-key-aaaa' }, { id: 'shop', apiKey: 'shop-key-bbbb' }] }, /merchant id shop appears twice/],
+    [
+      'two merchants with one key',
+      {
+        merchants: [
+          { id: 'a', apiKey: 'same-key-123' },
+          { id: 'b', apiKey: 'same-key-123' },
+        ],
+      },
+      /share one API key/,
+    ],
+    [
+      'two merchants with one id',
+      {
+        merchants: [
+          { id: 'shop', apiKey: 'shop-key-aaaa' },
+          { id: 'shop', apiKey: 'shop-key-bbbb' },
+        ],
+      },
+      /merchant id shop appears twice/,
+    ],
   ])('refuses a config that is %s, saying what is wrong', (name, content, message) => {
     const path = typeof content === 'string' && isAbsolute(content) ? content : file(`${name}.json`, content);
     let error: unknown;

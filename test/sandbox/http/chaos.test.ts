@@ -78,7 +78,9 @@ describe('--chaos', () => {
     expect(parseChaosSpec('seed=007').seed).toBe(7);
     expect(parseChaosSpec(`seed=${Number.MAX_SAFE_INTEGER}`).seed).toBe(Number.MAX_SAFE_INTEGER);
     for (const seed of ['x', '-1', '1.5', '1e3', '', ' ', `${Number.MAX_SAFE_INTEGER + 1}`]) {
-      expect(() => parseChaosSpec(`seed=${seed}`), seed).toThrow(/seed takes a whole number from 0 to 9007199254740991/);
+      expect(() => parseChaosSpec(`seed=${seed}`), seed).toThrow(
+        /seed takes a whole number from 0 to 9007199254740991/,
+      );
     }
     expect(() => parseChaosSpec('503=2')).toThrow(/503 takes a share between 0 and 1/);
     expect(() => parseChaosSpec('502=0.1')).toThrow(/unknown fault "502"/);
@@ -91,20 +93,29 @@ describe('--chaos', () => {
 describe('--chaos seed=N', () => {
   const CHAOS = '503=0.2,504=0.15,reset-before=0.15,reset-after=0.15';
   const ids = Array.from({ length: 150 }, (_, i) => `seeded-${i}`);
-  const outcome = (reply: Promise<Reply>) => reply.then((r) => String(r.status), () => 'dropped');
+  const outcome = (reply: Promise<Reply>) =>
+    reply.then(
+      (r) => String(r.status),
+      () => 'dropped',
+    );
 
   /** Per id: what three POSTs of it, then a GET of its risk assessment, got, in that order. */
   async function requestsOf(sb: TestSandbox, id: string): Promise<[string, string[]]> {
     const got: string[] = [];
-    for (let i = 0; i < 3; i++) got.push(await outcome(sb.call('POST', '/event', { body: { id, amount: 10, currency: 'EUR' } })));
+    for (let i = 0; i < 3; i++)
+      got.push(await outcome(sb.call('POST', '/event', { body: { id, amount: 10, currency: 'EUR' } })));
     got.push(await outcome(sb.call('GET', `/event/${id}/risk-assessment`)));
     return [id, got];
   }
 
-  async function outcomesUnder(chaos: string, order: 'one at a time' | 'reversed, all at once'): Promise<Map<string, string[]>> {
+  async function outcomesUnder(
+    chaos: string,
+    order: 'one at a time' | 'reversed, all at once',
+  ): Promise<Map<string, string[]>> {
     const sb = await startTestSandbox({ chaos });
     try {
-      if (order === 'reversed, all at once') return new Map(await Promise.all([...ids].reverse().map((id) => requestsOf(sb, id))));
+      if (order === 'reversed, all at once')
+        return new Map(await Promise.all([...ids].reverse().map((id) => requestsOf(sb, id))));
       const entries: [string, string[]][] = [];
       for (const id of ids) entries.push(await requestsOf(sb, id));
       return new Map(entries);
@@ -119,7 +130,9 @@ describe('--chaos seed=N', () => {
     expect(reversedAtOnce).toEqual(inOrder);
     // Faults did happen, of every kind the client can tell apart, and after a 504 or a reset
     // after the work the next POST is a replay (200): the draws follow each id's own history.
-    expect([...new Set([...inOrder.values()].flat())]).toEqual(expect.arrayContaining(['200', '201', '503', '504', 'dropped']));
+    expect([...new Set([...inOrder.values()].flat())]).toEqual(
+      expect.arrayContaining(['200', '201', '503', '504', 'dropped']),
+    );
     const otherSeed = await outcomesUnder(`${CHAOS},seed=43`, 'one at a time');
     const differing = ids.filter((id) => otherSeed.get(id)!.join() !== inOrder.get(id)!.join());
     expect(differing.length).toBeGreaterThan(ids.length / 3);
@@ -129,7 +142,8 @@ describe('--chaos seed=N', () => {
     const run = async () => {
       const sb = await startTestSandbox({ chaos: '503=0.3,reset-before=0.2,seed=5' });
       const got: string[] = [];
-      for (let i = 0; i < 40; i++) got.push(await outcome(sb.call('POST', '/event', { body: { amount: 10, currency: 'EUR' } })));
+      for (let i = 0; i < 40; i++)
+        got.push(await outcome(sb.call('POST', '/event', { body: { amount: 10, currency: 'EUR' } })));
       await sb.close();
       return got;
     };

@@ -28,9 +28,19 @@ let reader: InstanceType<typeof Database>;
 const unexpected: Error[] = [];
 
 beforeAll(async () => {
-  const configFile = writeConfig({ merchants: [{ id: 'demo', apiKey: KEYS.demo }, { id: 'other', apiKey: KEYS.other }] });
+  const configFile = writeConfig({
+    merchants: [
+      { id: 'demo', apiKey: KEYS.demo },
+      { id: 'other', apiKey: KEYS.other },
+    ],
+  });
   const dbPath = join(tmp.dir, 'fuzz.db');
-  sb = await startTestSandbox({ configFile, dbPath, onUnexpectedError: (e) => unexpected.push(e), timeouts: { idleMs: 2_000, headersMs: 1_000, checkEveryMs: 100 } });
+  sb = await startTestSandbox({
+    configFile,
+    dbPath,
+    onUnexpectedError: (e) => unexpected.push(e),
+    timeouts: { idleMs: 2_000, headersMs: 1_000, checkEveryMs: 100 },
+  });
   reader = new Database(dbPath, { readonly: true });
 });
 afterAll(async () => {
@@ -40,7 +50,9 @@ afterAll(async () => {
 });
 
 function storeCounts(): { events: number; changes: number } {
-  return reader.prepare('SELECT (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM state_changes) AS changes').get() as { events: number; changes: number };
+  return reader
+    .prepare('SELECT (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM state_changes) AS changes')
+    .get() as { events: number; changes: number };
 }
 
 /** What one request may do to the store: a refused one nothing at all. */
@@ -57,7 +69,11 @@ describe('sandbox fuzz', () => {
     await fc.assert(
       fc.asyncProperty(requestArb, async (r) => {
         const before = storeCounts();
-        const reply = await rawExchange(sb.sandbox.port, [requestBytes(r)], { closeWaitMs: 0, timeoutMs: 10_000, noBody: r.method === 'HEAD' });
+        const reply = await rawExchange(sb.sandbox.port, [requestBytes(r)], {
+          closeWaitMs: 0,
+          timeoutMs: 10_000,
+          noBody: r.method === 'HEAD',
+        });
         const after = storeCounts();
         const what = `${r.label} → ${reply.status} ${reply.body.slice(0, 200)}`;
         expect(reply.status, `no answer to ${r.label}`).not.toBeNull();
@@ -70,7 +86,10 @@ describe('sandbox fuzz', () => {
           expect(validateError(reply.json), what).toBe(true);
           expect((reply.json as { requestId: string }).requestId, what).toBe(reply.headers['x-request-id']);
         }
-        expect(allowedChange(r, status), `${what}: store went from ${JSON.stringify(before)} to ${JSON.stringify(after)}`).toContainEqual({
+        expect(
+          allowedChange(r, status),
+          `${what}: store went from ${JSON.stringify(before)} to ${JSON.stringify(after)}`,
+        ).toContainEqual({
           events: after.events - before.events,
           changes: after.changes - before.changes,
         });
@@ -79,7 +98,8 @@ describe('sandbox fuzz', () => {
     );
     expect(unexpected).toEqual([]);
     // The mix reached the routes and not only the door: creations, reads, changes and refusals.
-    for (const status of [200, 201, 400, 401, 404, 415, 422]) expect(statuses.get(status) ?? 0, `status ${status} in ${JSON.stringify([...statuses])}`).toBeGreaterThan(0);
+    for (const status of [200, 201, 400, 401, 404, 415, 422])
+      expect(statuses.get(status) ?? 0, `status ${status} in ${JSON.stringify([...statuses])}`).toBeGreaterThan(0);
     console.log(`fuzz: ${RUNS} requests, seed ${SEED}, statuses ${JSON.stringify(Object.fromEntries(statuses))}`);
   }, 600_000);
 });

@@ -41,17 +41,49 @@ function expectShapedError(reply: RawReply, status: number, errorType: string, c
 describe('requests the HTTP parser refuses', () => {
   it.each([
     ['an unknown method', head(['FOO /event HTTP/1.1', 'host: x', KEY]), 'METHOD_UNSUPPORTED'],
-    ['duplicate Content-Length', head(['POST /event HTTP/1.1', 'host: x', KEY, 'content-type: application/json', 'content-length: 2', 'content-length: 3']) + '{}', 'MALFORMED_REQUEST'],
-    ['Content-Length with Transfer-Encoding', head(['POST /event HTTP/1.1', 'host: x', KEY, 'content-length: 2', 'transfer-encoding: chunked']) + '{}', 'MALFORMED_REQUEST'],
-    ['a control character in a header', head(['GET /event/a HTTP/1.1', 'host: x', `${KEY}\u0001x`]), 'MALFORMED_REQUEST'],
-    ['raw non-ASCII bytes in the path', Buffer.concat([Buffer.from('GET /event/'), Buffer.from([0xc3, 0xa9, 0xff]), Buffer.from(` HTTP/1.1\r\nhost: x\r\n${KEY}\r\n\r\n`)]), 'MALFORMED_REQUEST'],
+    [
+      'duplicate Content-Length',
+      head([
+        'POST /event HTTP/1.1',
+        'host: x',
+        KEY,
+        'content-type: application/json',
+        'content-length: 2',
+        'content-length: 3',
+      ]) + '{}',
+      'MALFORMED_REQUEST',
+    ],
+    [
+      'Content-Length with Transfer-Encoding',
+      head(['POST /event HTTP/1.1', 'host: x', KEY, 'content-length: 2', 'transfer-encoding: chunked']) + '{}',
+      'MALFORMED_REQUEST',
+    ],
+    [
+      'a control character in a header',
+      head(['GET /event/a HTTP/1.1', 'host: x', `${KEY}\u0001x`]),
+      'MALFORMED_REQUEST',
+    ],
+    [
+      'raw non-ASCII bytes in the path',
+      Buffer.concat([
+        Buffer.from('GET /event/'),
+        Buffer.from([0xc3, 0xa9, 0xff]),
+        Buffer.from(` HTTP/1.1\r\nhost: x\r\n${KEY}\r\n\r\n`),
+      ]),
+      'MALFORMED_REQUEST',
+    ],
     ['a request line that is not HTTP', 'GET /event/a HTTQ/1.1\r\n\r\n', 'MALFORMED_REQUEST'],
   ])('answers %s with 400 in the error shape and closes', async (_name, request, code) => {
     expectShapedError(await rawExchange(port(), [request]), 400, 'BAD_REQUEST', code);
   });
 
   it('answers CONNECT, which it does not tunnel, with 400 METHOD_UNSUPPORTED instead of hanging up', async () => {
-    expectShapedError(await rawExchange(port(), [head(['CONNECT example.com:443 HTTP/1.1', 'host: example.com:443'])]), 400, 'BAD_REQUEST', 'METHOD_UNSUPPORTED');
+    expectShapedError(
+      await rawExchange(port(), [head(['CONNECT example.com:443 HTTP/1.1', 'host: example.com:443'])]),
+      400,
+      'BAD_REQUEST',
+      'METHOD_UNSUPPORTED',
+    );
   });
 
   it('answers a request head over 16 KiB (a 20,000-character id) with 431 in the error shape', async () => {
@@ -60,7 +92,9 @@ describe('requests the HTTP parser refuses', () => {
   });
 
   it('still answers an id that fits in the head but not in 128 characters with 422 eventId:INVALID_FORMAT', async () => {
-    const reply = await rawExchange(port(), [head([`GET /event/${'a'.repeat(10_000)} HTTP/1.1`, 'host: x', KEY, 'connection: close'])]);
+    const reply = await rawExchange(port(), [
+      head([`GET /event/${'a'.repeat(10_000)} HTTP/1.1`, 'host: x', KEY, 'connection: close']),
+    ]);
     expect(reply.status).toBe(422);
     expect(reply.json).toMatchObject({ errorCodes: ['eventId:INVALID_FORMAT'] });
   });
@@ -73,7 +107,9 @@ describe('slow and stalled clients', () => {
   });
 
   it('answers 408 when the body stops arriving (Content-Length 100, 10 bytes sent), and closes', async () => {
-    const request = head(['POST /event HTTP/1.1', 'host: x', KEY, 'content-type: application/json', 'content-length: 100']) + '{"amount":';
+    const request =
+      head(['POST /event HTTP/1.1', 'host: x', KEY, 'content-type: application/json', 'content-length: 100']) +
+      '{"amount":';
     const reply = await rawExchange(port(), [request], { timeoutMs: 5_000 });
     expectShapedError(reply, 408, 'REQUEST_TIMEOUT', 'REQUEST_TIMEOUT');
     expect(reply.elapsedMs).toBeLessThan(2_900);
@@ -81,7 +117,16 @@ describe('slow and stalled clients', () => {
 
   it('answers 408 to a body that trickles in for longer than the whole-request limit', async () => {
     const body = '{"id":"trickle-1","amount":10,"currency":"EUR"}';
-    const pieces = [head(['POST /event HTTP/1.1', 'host: x', KEY, 'content-type: application/json', `content-length: ${body.length}`]), ...body.split('')];
+    const pieces = [
+      head([
+        'POST /event HTTP/1.1',
+        'host: x',
+        KEY,
+        'content-type: application/json',
+        `content-length: ${body.length}`,
+      ]),
+      ...body.split(''),
+    ];
     // One byte every 100 ms (never idle for 1 s): 4.7 s in all, over the 3 s limit.
     const reply = await rawExchange(port(), pieces, { pauseMs: 100, timeoutMs: 5_000 });
     expectShapedError(reply, 408, 'REQUEST_TIMEOUT', 'REQUEST_TIMEOUT');
@@ -90,7 +135,16 @@ describe('slow and stalled clients', () => {
 
   it('serves a slow client that keeps sending within the limits', async () => {
     const body = '{"id":"slow-1","amount":10,"currency":"EUR"}';
-    const pieces = [head(['POST /event HTTP/1.1', 'host: x', KEY, 'content-type: application/json', `content-length: ${body.length}`, 'connection: close'])];
+    const pieces = [
+      head([
+        'POST /event HTTP/1.1',
+        'host: x',
+        KEY,
+        'content-type: application/json',
+        `content-length: ${body.length}`,
+        'connection: close',
+      ]),
+    ];
     for (let i = 0; i < body.length; i += 10) pieces.push(body.slice(i, i + 10));
     // Six pieces 200 ms apart: never idle for 1 s, done in 1 s of the 3 s allowed.
     const reply = await rawExchange(port(), pieces, { pauseMs: 200 });
@@ -98,7 +152,9 @@ describe('slow and stalled clients', () => {
   });
 
   it('closes a keep-alive connection left idle, without an unasked-for answer', async () => {
-    const reply = await rawExchange(port(), [head(['GET /event/nope HTTP/1.1', 'host: x', KEY])], { closeWaitMs: 3_000 });
+    const reply = await rawExchange(port(), [head(['GET /event/nope HTTP/1.1', 'host: x', KEY])], {
+      closeWaitMs: 3_000,
+    });
     expect(reply.status).toBe(404);
     expect(reply.closed).toBe(true);
   });

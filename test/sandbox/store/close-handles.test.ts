@@ -31,7 +31,13 @@ describe('closing a sandbox database', () => {
     const dir = join(tmp.dir, 'served');
     const path = join(dir, 'sandbox.db');
     const sandbox = await startSandbox({ port: 0, dbPath: path, dbInOwnDirectory: true, env: {} });
-    expect((await send(sandbox.url, 'POST', '/event', { body: { id: 'held-1', amount: 10, currency: 'EUR', userEmail: 'a@example.com' } })).status).toBe(201);
+    expect(
+      (
+        await send(sandbox.url, 'POST', '/event', {
+          body: { id: 'held-1', amount: 10, currency: 'EUR', userEmail: 'a@example.com' },
+        })
+      ).status,
+    ).toBe(201);
     expect((await send(sandbox.url, 'GET', '/event/held-1')).status).toBe(200);
     await sandbox.close();
     await collectGarbage();
@@ -43,22 +49,27 @@ describe('closing a sandbox database', () => {
     expect(sandbox.dbPath).toBe(path); // held to the end
   });
 
-  it.skipIf(!smallDisk.available)(`on a full disk: the checkpoint's error is thrown, every file is let go all the same, and nothing is lost${smallDisk.skipReason}`, async () => {
-    disk = smallDisk.mount(4 << 20);
-    const path = join(disk.path, 'sandbox.db');
-    const db = openDatabase(path);
-    // 1 MiB goes into the WAL; the checkpoint at close would grow the database by as much, and only 0.5 MiB is left.
-    disk.fill(1536 << 10);
-    db.db.exec('CREATE TABLE kept(x); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10) INSERT INTO kept SELECT randomblob(100000) FROM n');
-    // Each file open (the database once or twice: the checkpoint worker may hold it too), so the count after can fail.
-    expect(openOn(path).map((n) => (n ?? 0) >= 1)).toEqual([true, true, true]);
-    await expect(db.close()).rejects.toMatchObject({ code: 'SQLITE_FULL' });
-    await collectGarbage();
-    expect(openOn(path)).toEqual([0, 0, 0]);
-    disk.free();
-    const again = openDatabase(path);
-    expect((again.db.prepare('SELECT count(*) AS n FROM kept').get() as { n: number }).n).toBe(10);
-    await again.close();
-    expect(db.db.open).toBe(false); // held to the end
-  });
+  it.skipIf(!smallDisk.available)(
+    `on a full disk: the checkpoint's error is thrown, every file is let go all the same, and nothing is lost${smallDisk.skipReason}`,
+    async () => {
+      disk = smallDisk.mount(4 << 20);
+      const path = join(disk.path, 'sandbox.db');
+      const db = openDatabase(path);
+      // 1 MiB goes into the WAL; the checkpoint at close would grow the database by as much, and only 0.5 MiB is left.
+      disk.fill(1536 << 10);
+      db.db.exec(
+        'CREATE TABLE kept(x); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10) INSERT INTO kept SELECT randomblob(100000) FROM n',
+      );
+      // Each file open (the database once or twice: the checkpoint worker may hold it too), so the count after can fail.
+      expect(openOn(path).map((n) => (n ?? 0) >= 1)).toEqual([true, true, true]);
+      await expect(db.close()).rejects.toMatchObject({ code: 'SQLITE_FULL' });
+      await collectGarbage();
+      expect(openOn(path)).toEqual([0, 0, 0]);
+      disk.free();
+      const again = openDatabase(path);
+      expect((again.db.prepare('SELECT count(*) AS n FROM kept').get() as { n: number }).n).toBe(10);
+      await again.close();
+      expect(db.db.open).toBe(false); // held to the end
+    },
+  );
 });

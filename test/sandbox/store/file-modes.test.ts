@@ -17,7 +17,9 @@ const mode = (path: string) => statSync(path).mode & 0o777;
 async function storeOneEvent(dbPath: string, dbInOwnDirectory: boolean): Promise<Record<string, number>> {
   const sandbox = await startSandbox({ port: 0, dbPath, dbInOwnDirectory, env: {} });
   try {
-    const res = await send(sandbox.url, 'POST', '/event', { body: { id: 'mode-1', amount: 1, currency: 'EUR', userName: 'Ada' } });
+    const res = await send(sandbox.url, 'POST', '/event', {
+      body: { id: 'mode-1', amount: 1, currency: 'EUR', userName: 'Ada' },
+    });
     expect(res.status).toBe(201);
     // Looked at while it runs: -wal and -shm exist only until close.
     return { db: mode(dbPath), wal: mode(`${dbPath}-wal`), shm: mode(`${dbPath}-shm`) };

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { detectLayout, SINGLE_MAX_BYTES, type Detected, type LayoutHints } from '../../../src/submit-batch/input-records/detect-layout.js';
+import {
+  detectLayout,
+  SINGLE_MAX_BYTES,
+  type Detected,
+  type LayoutHints,
+} from '../../../src/submit-batch/input-records/detect-layout.js';
 
 /** Runs a detection over these chunks: what it decided, and the chunks it did not ask for. */
 const detect = (chunks: readonly Buffer[], hints: LayoutHints): Detected & { unread: Buffer[] } => {
@@ -35,7 +40,12 @@ describe('detectLayout: every layout it recognises, whatever the chunks', () => 
     ['only whitespace', 'single', ' \n\t\r\n', plain],
     ['a byte order mark and an object', 'single', `${BOM}{\n "id": "é"\n}`, plain],
     ['a string at the top', 'single', '"just text"\n', plain],
-    ['a pretty-printed object with a syntax error, then another value', 'single', '{\n  "id": "a",\n}\n{"id":"b"}', plain],
+    [
+      'a pretty-printed object with a syntax error, then another value',
+      'single',
+      '{\n  "id": "a",\n}\n{"id":"b"}',
+      plain,
+    ],
     ['broken JSON on one line', 'single', '{"id": "a"\n', plain],
     ['two numbers on one line (the second not known ended)', 'single', '1 2', plain],
     ['one object nested 100,000 levels deep', 'single', `${deep(100_000)}\n`, plain],
@@ -86,7 +96,10 @@ describe('detectLayout: every layout it recognises, whatever the chunks', () => 
     ['JSON Lines: the start of a second line', ['{"id":"a"}\n', '{', '"id":"b"}\n'], 'jsonl'],
     ['an array: its bracket', [' \n', '[', '{"id":"a"}]'], 'values'],
   ])('asks for no more input than it needs (%s), so a stream that pauses there is decided', (_what, chunks, format) => {
-    const { layout, unread } = detect(chunks.map((c) => Buffer.from(c)), plain);
+    const { layout, unread } = detect(
+      chunks.map((c) => Buffer.from(c)),
+      plain,
+    );
     expect(layout).toEqual({ kind: 'batch', format });
     expect(unread.map(String)).toEqual([chunks[2]]);
   });

@@ -6,7 +6,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { KEEP_BYTES, openInput as openInputOf, type BatchInput, type InputRecord, type SingleInput } from '../../../src/submit-batch/input-records/open-input.js';
+import {
+  KEEP_BYTES,
+  openInput as openInputOf,
+  type BatchInput,
+  type InputRecord,
+  type SingleInput,
+} from '../../../src/submit-batch/input-records/open-input.js';
 import { CliError, ExitCode, UsageError } from '../../../src/errors/cli-error.js';
 import { descriptorsOn as fdsOn } from '../../support/open-files.js';
 import { notOnWindows, ON_WINDOWS, onWindows } from '../../support/prerequisites.js';
@@ -34,7 +40,8 @@ const file = (name: string, content: string | Buffer) => {
 };
 
 type Stdin = PassThrough & { isTTY: boolean };
-const newStdin = (options?: { highWaterMark: number }): Stdin => Object.assign(new PassThrough(options), { isTTY: false });
+const newStdin = (options?: { highWaterMark: number }): Stdin =>
+  Object.assign(new PassThrough(options), { isTTY: false });
 /** Unused stdin, for inputs read from a file. */
 const noStdin = { stdin: newStdin() };
 /** stdin holding `content`, delivered in chunks of `size` bytes. */
@@ -58,20 +65,27 @@ async function all(input: SingleInput | BatchInput): Promise<InputRecord[]> {
 /** Records as [line, text, problem], the problem null when there is none. */
 const brief = (records: InputRecord[]) => records.map((r) => [r.line, r.text, r.problem ?? null]);
 /** The records of `content` read from a file named `name`, and from stdin in chunks of each size: all must agree. */
-async function readEverywhere(name: string, content: string | Buffer, options: { maxRecordBytes?: number; sizes?: number[] } = {}): Promise<InputRecord[]> {
+async function readEverywhere(
+  name: string,
+  content: string | Buffer,
+  options: { maxRecordBytes?: number; sizes?: number[] } = {},
+): Promise<InputRecord[]> {
   const open = { batch: false, ...(options.maxRecordBytes ? { maxRecordBytes: options.maxRecordBytes } : {}) };
   const fromFile = await all(await openInput(file(name, content), noStdin, open));
   for (const size of options.sizes ?? [1, 3, 7]) {
-    expect(await all(await openInput('-', stdinOf(content, size), { ...open, batch: name.endsWith('.jsonl') }))).toEqual(fromFile);
+    expect(
+      await all(await openInput('-', stdinOf(content, size), { ...open, batch: name.endsWith('.jsonl') })),
+    ).toEqual(fromFile);
   }
   return fromFile;
 }
-const errorOf = (promise: Promise<unknown>) => promise.then(
-  () => {
-    throw new Error('expected a failure');
-  },
-  (e: unknown) => e as Error,
-);
+const errorOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (e: unknown) => e as Error,
+  );
 async function expectReleased(path: string) {
   for (let i = 0; i < 50 && (fdsOn(path) ?? 0) > 0; i++) await sleep(10);
   expect(fdsOn(path) ?? 0).toBe(0);
@@ -92,12 +106,27 @@ describe('openInput: one event or a batch', () => {
     ['a JSON array in a .jsonl file', 'list.jsonl', '[{"id":"a"}]', 'values'],
     ['two pretty-printed objects, as jq prints them', 'jq.json', '{\n  "id": "a"\n}\n{\n  "id": "b"\n}\n', 'values'],
     ['two objects on one line', 'two.json', '{"id":"a"} {"id":"b"}', 'values'],
-    ['a pretty-printed object with a syntax error (one event: its own error message)', 'bad.json', '{\n  "id": "a",\n}\n{"id":"b"}', 'single'],
+    [
+      'a pretty-printed object with a syntax error (one event: its own error message)',
+      'bad.json',
+      '{\n  "id": "a",\n}\n{"id":"b"}',
+      'single',
+    ],
     ['an empty file', 'empty.json', '', 'single'],
     ['a file of whitespace', 'blank.json', ' \n\t\r\n', 'single'],
     // Deep nesting: the grammar holds one flag per level (grammar.ts), its time linear in the depth.
-    ['one object nested 20,000 levels deep', 'deep.json', `{"id":"deep","x":${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}}\n`, 'single'],
-    ['two objects on one line, the first nested 20,000 levels deep', 'deep2.json', `{"x":${'['.repeat(20_000)}${']'.repeat(20_000)}} {"id":"b"}\n`, 'values'],
+    [
+      'one object nested 20,000 levels deep',
+      'deep.json',
+      `{"id":"deep","x":${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}}\n`,
+      'single',
+    ],
+    [
+      'two objects on one line, the first nested 20,000 levels deep',
+      'deep2.json',
+      `{"x":${'['.repeat(20_000)}${']'.repeat(20_000)}} {"id":"b"}\n`,
+      'values',
+    ],
   ])('%s → %s', async (_what, name, content, expected) => {
     const input = await openInput(file(name, content), noStdin, { batch: false });
     if (input.kind === 'batch') input.close();
@@ -106,7 +135,9 @@ describe('openInput: one event or a batch', () => {
   });
 
   it('a batch option makes even one object a batch, and an empty input a batch of nothing', async () => {
-    expect(brief(await all(await openInput(file('one.json', '{"id":"a"}'), noStdin, { batch: true })))).toEqual([[1, '{"id":"a"}', null]]);
+    expect(brief(await all(await openInput(file('one.json', '{"id":"a"}'), noStdin, { batch: true })))).toEqual([
+      [1, '{"id":"a"}', null],
+    ]);
     expect(await all(await openInput(file('empty.json', ''), noStdin, { batch: true }))).toEqual([]);
     expect(await all(await openInput('-', stdinOf(' \n'), { batch: true }))).toEqual([]);
   });
@@ -118,7 +149,10 @@ describe('openInput: one event or a batch', () => {
   });
 
   it('drops a byte order mark, even one split over chunks', async () => {
-    expect(await openInput(file('bom.json', '\ufeff{\n "id": "é"\n}'), noStdin, { batch: false })).toEqual({ kind: 'single', text: '{\n "id": "é"\n}' });
+    expect(await openInput(file('bom.json', '\ufeff{\n "id": "é"\n}'), noStdin, { batch: false })).toEqual({
+      kind: 'single',
+      text: '{\n "id": "é"\n}',
+    });
     expect(brief(await all(await openInput('-', stdinOf('\ufeff{"a":1}\n{"a":2}\n', 1), { batch: false })))).toEqual([
       [1, '{"a":1}', null],
       [2, '{"a":2}', null],
@@ -138,11 +172,17 @@ describe('openInput: one event or a batch', () => {
     const text = '{\n  "id": "a",\n  "amount": 1\n}\n';
     const input = asBatch(await openInput(file('one.json', text), noStdin, { batch: true }));
     expect(input.format).toBe('values');
-    expect(await all(input)).toEqual([{ line: 1, column: 1, text: text.trim(), bytes: text.length - 1, truncated: false }]);
+    expect(await all(input)).toEqual([
+      { line: 1, column: 1, text: text.trim(), bytes: text.length - 1, truncated: false },
+    ]);
   });
 
   it.each([
-    ['no such file', () => join(dir, 'missing.jsonl'), /^cannot read the file of events .*missing\.jsonl: no such file$/],
+    [
+      'no such file',
+      () => join(dir, 'missing.jsonl'),
+      /^cannot read the file of events .*missing\.jsonl: no such file$/,
+    ],
     ['a directory', () => dir, /^cannot read the file of events .*: it is a directory$/],
     // Windows says a path through a file does not exist (ENOENT), where POSIX says ENOTDIR.
     [
@@ -161,18 +201,23 @@ describe('openInput: one event or a batch', () => {
   });
 
   const asRoot = process.getuid?.() === 0;
-  it.skipIf(asRoot)(`an unreadable file: a usage error with the code${asRoot ? ' (skipped: not as root: no file mode keeps root out)' : ''}`, async () => {
-    notOnWindows(ON_WINDOWS.modes);
-    const path = file('secret.jsonl', '{}\n');
-    chmodSync(path, 0o200);
-    const error = await errorOf(openInput(path, noStdin, { batch: false }));
-    expect(error).toBeInstanceOf(UsageError);
-    expect(error.message).toMatch(/^cannot read the file of events .*secret\.jsonl: permission denied \(EACCES\)$/);
-    expect((error as UsageError).hint).toMatch(/^check who owns it and its mode: ls -l .*secret\.jsonl/);
-  });
+  it.skipIf(asRoot)(
+    `an unreadable file: a usage error with the code${asRoot ? ' (skipped: not as root: no file mode keeps root out)' : ''}`,
+    async () => {
+      notOnWindows(ON_WINDOWS.modes);
+      const path = file('secret.jsonl', '{}\n');
+      chmodSync(path, 0o200);
+      const error = await errorOf(openInput(path, noStdin, { batch: false }));
+      expect(error).toBeInstanceOf(UsageError);
+      expect(error.message).toMatch(/^cannot read the file of events .*secret\.jsonl: permission denied \(EACCES\)$/);
+      expect((error as UsageError).hint).toMatch(/^check who owns it and its mode: ls -l .*secret\.jsonl/);
+    },
+  );
 
   it('stdin that is a terminal: a usage error saying how to pipe events in', async () => {
-    const error = await errorOf(openInput('-', { stdin: Object.assign(new PassThrough(), { isTTY: true }) }, { batch: false }));
+    const error = await errorOf(
+      openInput('-', { stdin: Object.assign(new PassThrough(), { isTTY: true }) }, { batch: false }),
+    );
     expect(error).toBeInstanceOf(UsageError);
     expect(error.message).toBe('reading events from stdin, but stdin is a terminal');
     expect((error as UsageError).hint).toBe('pipe the events in (fraudctl submit - < events.jsonl) or give a file');
@@ -192,16 +237,26 @@ describe('JSON Lines', () => {
 
   it('agrees with a plain split for any lines in any chunk sizes', async () => {
     // (Objects: a first line starting with `[` would make it an array.)
-    const line = fc.oneof(fc.jsonValue().map((v) => JSON.stringify({ v })), fc.constantFrom('', ' ', '\t', 'not json', '{"é":"日本 🚀"}', ' {"b":[1]}\t'));
+    const line = fc.oneof(
+      fc.jsonValue().map((v) => JSON.stringify({ v })),
+      fc.constantFrom('', ' ', '\t', 'not json', '{"é":"日本 🚀"}', ' {"b":[1]}\t'),
+    );
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(line, fc.constantFrom('\n', '\r\n')), { maxLength: 20 }), fc.integer({ min: 1, max: 40 }), async (lines, size) => {
-        // A first line of JSON, as JSON Lines given by a batch option start (else they would be read as values).
-        const content = `{}\n${lines.map(([text, end]) => text + end).join('')}`;
-        const expected = [[1, '{}', null], ...lines.map(([text], i) => [i + 2, text, null]).filter(([, text]) => (text as string).trim() !== '')];
-        const records = await all(await openInput('-', stdinOf(content, size), { batch: true }));
-        expect(brief(records)).toEqual(expected);
-        for (const r of records) expect(r.bytes).toBe(Buffer.byteLength(r.text));
-      }),
+      fc.asyncProperty(
+        fc.array(fc.tuple(line, fc.constantFrom('\n', '\r\n')), { maxLength: 20 }),
+        fc.integer({ min: 1, max: 40 }),
+        async (lines, size) => {
+          // A first line of JSON, as JSON Lines given by a batch option start (else they would be read as values).
+          const content = `{}\n${lines.map(([text, end]) => text + end).join('')}`;
+          const expected = [
+            [1, '{}', null],
+            ...lines.map(([text], i) => [i + 2, text, null]).filter(([, text]) => (text as string).trim() !== ''),
+          ];
+          const records = await all(await openInput('-', stdinOf(content, size), { batch: true }));
+          expect(brief(records)).toEqual(expected);
+          for (const r of records) expect(r.bytes).toBe(Buffer.byteLength(r.text));
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -234,20 +289,28 @@ describe('JSON Lines', () => {
     const text = '{"name":"Zoë 🚀 日本"}\n{"name":"ß"}\n';
     const records = await all(await openInput('-', stdinOf(text, 1), { batch: true }));
     expect(records.map((r) => JSON.parse(r.text) as unknown)).toEqual([{ name: 'Zoë 🚀 日本' }, { name: 'ß' }]);
-    expect(records.map((r) => r.bytes)).toEqual([Buffer.byteLength('{"name":"Zoë 🚀 日本"}'), Buffer.byteLength('{"name":"ß"}')]);
+    expect(records.map((r) => r.bytes)).toEqual([
+      Buffer.byteLength('{"name":"Zoë 🚀 日本"}'),
+      Buffer.byteLength('{"name":"ß"}'),
+    ]);
   });
 
   it('reads gzip from a file or stdin, recognised by its bytes, not its name', async () => {
     const gz = gzipSync('{"a":1}\n\n{"a":"ü"}\n');
     const path = file('events.data', gz);
-    for (const input of [await openInput(path, noStdin, { batch: false }), await openInput('-', stdinOf(gz, 7), { batch: false })]) {
+    for (const input of [
+      await openInput(path, noStdin, { batch: false }),
+      await openInput('-', stdinOf(gz, 7), { batch: false }),
+    ]) {
       expect(brief(await all(input))).toEqual([
         [1, '{"a":1}', null],
         [3, '{"a":"ü"}', null],
       ]);
     }
     // A .gz name that is not gzip is read as it is.
-    expect(brief(await all(await openInput(file('plain.jsonl.gz', '{"a":1}\n'), noStdin, { batch: false })))).toEqual([[1, '{"a":1}', null]]);
+    expect(brief(await all(await openInput(file('plain.jsonl.gz', '{"a":1}\n'), noStdin, { batch: false })))).toEqual([
+      [1, '{"a":1}', null],
+    ]);
   });
 
   it('gives the raw input size and how much of it was read', async () => {
@@ -261,7 +324,9 @@ describe('JSON Lines', () => {
   });
 
   it('corrupt gzip part of the way: records so far, then a CliError naming the input', async () => {
-    const lines = Array.from({ length: 30_000 }, (_, i) => JSON.stringify({ i, r: ((i * 2654435761) % 4294967296).toString(36) })).join('\n');
+    const lines = Array.from({ length: 30_000 }, (_, i) =>
+      JSON.stringify({ i, r: ((i * 2654435761) % 4294967296).toString(36) }),
+    ).join('\n');
     const gz = gzipSync(lines);
     const broken = Buffer.from(gz);
     broken.fill(0x55, gz.length >> 1, (gz.length >> 1) + 64);
@@ -285,7 +350,11 @@ describe('JSON Lines', () => {
       expect(error.message).toMatch(why);
     }
     // Corrupt from the start: found while peeking, so openInput itself fails.
-    const early = await errorOf(openInput('-', stdinOf(Buffer.from([0x1f, 0x8b, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09])), { batch: false }));
+    const early = await errorOf(
+      openInput('-', stdinOf(Buffer.from([0x1f, 0x8b, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09])), {
+        batch: false,
+      }),
+    );
     expect(early).toBeInstanceOf(CliError);
     expect(early.message).toMatch(/^stdin is not valid gzip data: /);
   });
@@ -295,7 +364,9 @@ describe('JSON Lines', () => {
     const input = asBatch(await openInput(file('c.jsonl', content), noStdin, { batch: false }));
     expect(await input.countRecords()).toBe(3);
     expect(await all(input)).toHaveLength(3);
-    expect(await asBatch(await openInput(file('ends.jsonl', '{}\n{}\n\n'), noStdin, { batch: false })).countRecords()).toBe(2);
+    expect(
+      await asBatch(await openInput(file('ends.jsonl', '{}\n{}\n\n'), noStdin, { batch: false })).countRecords(),
+    ).toBe(2);
     for (const other of [
       await openInput(file('c.jsonl.gz', gzipSync('{"a":1}\n')), noStdin, { batch: false }),
       await openInput('-', stdinOf('{"a":1}\n{"a":2}\n'), { batch: false }),
@@ -383,7 +454,10 @@ describe('JSON values: an array, one value over many lines, values one after ano
   });
 
   it('reads values one after another as jq prints them, each named by the line and column where it starts', async () => {
-    const jq = `${events.slice(0, 3).map((e) => JSON.stringify(e, null, 2)).join('\n')}\n`;
+    const jq = `${events
+      .slice(0, 3)
+      .map((e) => JSON.stringify(e, null, 2))
+      .join('\n')}\n`;
     const records = await readEverywhere('jq.json', jq);
     expect(records.map((r) => JSON.parse(r.text) as unknown)).toEqual(events.slice(0, 3));
     expect(records.map((r) => [r.line, r.column])).toEqual([
@@ -404,14 +478,22 @@ describe('JSON values: an array, one value over many lines, values one after ano
 
   it('agrees with JSON.parse for any values, spacing and chunk size', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.jsonValue(), { minLength: 2, maxLength: 8 }), fc.constantFrom(undefined, 1, 2, '\t'), fc.integer({ min: 1, max: 50 }), async (values, space, size) => {
-        const events = values.map((v) => ({ v }));
-        const text = events.map((e) => JSON.stringify(e, null, space)).join('\n');
-        const records = await all(await openInput('-', stdinOf(text, size), { batch: true }));
-        expect(records.map((r) => [JSON.parse(r.text) as unknown, r.problem])).toEqual(events.map((e) => [JSON.parse(JSON.stringify(e)) as unknown, undefined]));
-        const lines = text.split('\n');
-        for (const r of records) expect(lines[r.line - 1]!.slice(r.column - 1).startsWith(r.text.split('\n')[0]!)).toBe(true);
-      }),
+      fc.asyncProperty(
+        fc.array(fc.jsonValue(), { minLength: 2, maxLength: 8 }),
+        fc.constantFrom(undefined, 1, 2, '\t'),
+        fc.integer({ min: 1, max: 50 }),
+        async (values, space, size) => {
+          const events = values.map((v) => ({ v }));
+          const text = events.map((e) => JSON.stringify(e, null, space)).join('\n');
+          const records = await all(await openInput('-', stdinOf(text, size), { batch: true }));
+          expect(records.map((r) => [JSON.parse(r.text) as unknown, r.problem])).toEqual(
+            events.map((e) => [JSON.parse(JSON.stringify(e)) as unknown, undefined]),
+          );
+          const lines = text.split('\n');
+          for (const r of records)
+            expect(lines[r.line - 1]!.slice(r.column - 1).startsWith(r.text.split('\n')[0]!)).toBe(true);
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -439,7 +521,10 @@ describe('JSON values: an array, one value over many lines, values one after ano
   it('a broken value with no later value start: the records before it, then an error saying where it broke', async () => {
     for (const [content, message] of [
       // (Pretty-printed, or the first line alone would make it JSON Lines.)
-      ['{\n"a":1}\n{"b":2,}\n', /^stdin: not JSON at line 3 column 8: unexpected "}", and no later line starts a value at column 1/],
+      [
+        '{\n"a":1}\n{"b":2,}\n',
+        /^stdin: not JSON at line 3 column 8: unexpected "}", and no later line starts a value at column 1/,
+      ],
       ['[{"a":1}, {"b":}, {"c":3}]', /^stdin: not JSON at line 1 column 16: unexpected "}"/],
       ['{\n"a":1}\n{"b":tru}\n', /^stdin: not JSON at line 3 column 9: unexpected "}"/],
     ] as const) {
@@ -495,7 +580,9 @@ describe('JSON values: an array, one value over many lines, values one after ano
   it('reads gzip values fed in tiny chunks', async () => {
     const records = await all(await openInput('-', stdinOf(gzipSync('[{"a":"ü"},{"b":2}]'), 3), { batch: false }));
     expect(records.map((r) => r.text)).toEqual(['{"a":"ü"}', '{"b":2}']);
-    const jq = await all(await openInput('-', stdinOf(gzipSync('{\n  "a": 1\n}\n{\n  "b": 2\n}\n'), 3), { batch: false }));
+    const jq = await all(
+      await openInput('-', stdinOf(gzipSync('{\n  "a": 1\n}\n{\n  "b": 2\n}\n'), 3), { batch: false }),
+    );
     expect(placed(jq)).toEqual([
       [1, 1, '{\n  "a": 1\n}', null],
       [4, 1, '{\n  "b": 2\n}', null],
@@ -516,19 +603,35 @@ describe('a value over the limit, outside JSON Lines', () => {
         yield bytes.subarray(i, i + size);
       }
     }
-    return { stdin: Object.assign(Readable.from(chunks(), { objectMode: false }), { isTTY: false }) as unknown as Stdin };
+    return {
+      stdin: Object.assign(Readable.from(chunks(), { objectMode: false }), { isTTY: false }) as unknown as Stdin,
+    };
   };
   /** The records of `content` from a file, and from stdin in chunks of each size: all must agree. */
-  const readChunked = async (name: string, content: string, maxRecordBytes: number, sizes = [1, 3, 7, 64]): Promise<InputRecord[]> => {
+  const readChunked = async (
+    name: string,
+    content: string,
+    maxRecordBytes: number,
+    sizes = [1, 3, 7, 64],
+  ): Promise<InputRecord[]> => {
     const fromFile = await all(await openInput(file(name, content), noStdin, { batch: false, maxRecordBytes }));
-    for (const size of sizes) expect(await all(await openInput('-', trickled(content, size), { batch: false, maxRecordBytes }))).toEqual(fromFile);
+    for (const size of sizes)
+      expect(await all(await openInput('-', trickled(content, size), { batch: false, maxRecordBytes }))).toEqual(
+        fromFile,
+      );
     return fromFile;
   };
   /** Records as [line, column, text, problem, bytes, id]. */
-  const seen = (records: InputRecord[]) => records.map((r) => [r.line, r.column, r.text, r.problem ?? null, r.bytes, r.id ?? null]);
+  const seen = (records: InputRecord[]) =>
+    records.map((r) => [r.line, r.column, r.text, r.problem ?? null, r.bytes, r.id ?? null]);
   // Brackets, braces and quotes inside strings, escaped quotes and backslashes: where the value
   // ends is found by following its strings, not by counting every bracket.
-  const tricky = { id: 'big-1', note: 'a ] b } c [ d { e "quoted" f \\ g \\" h', more: [1, { x: ']}"[{' }, [[]]], tail: 'z'.repeat(300) };
+  const tricky = {
+    id: 'big-1',
+    note: 'a ] b } c [ d { e "quoted" f \\ g \\" h',
+    more: [1, { x: ']}"[{' }, [[]]],
+    tail: 'z'.repeat(300),
+  };
   const big = JSON.stringify(tricky);
 
   it('is skipped to its end, unparsed: its first bytes kept, its id read from them, the values after it read as before, whatever the chunks', async () => {
@@ -561,7 +664,12 @@ describe('a value over the limit, outside JSON Lines', () => {
   });
 
   it('a string or number at the top over the limit is too large as well, and what follows is read', async () => {
-    const records = await all(await openInput('-', trickled(`["${'s'.repeat(500)}", ${'9'.repeat(500)}, {"id":"after"}]`, 16), { batch: false, maxRecordBytes: 64 }));
+    const records = await all(
+      await openInput('-', trickled(`["${'s'.repeat(500)}", ${'9'.repeat(500)}, {"id":"after"}]`, 16), {
+        batch: false,
+        maxRecordBytes: 64,
+      }),
+    );
     expect(records.map((r) => [r.problem ?? null, r.truncated])).toEqual([
       ['too large', true],
       ['too large', true],
@@ -572,7 +680,10 @@ describe('a value over the limit, outside JSON Lines', () => {
   });
 
   it('an input that ends inside the skipped value is cut short, saying where the value started', async () => {
-    const input = await openInput('-', trickled(`[{"id":"ok"},\n {"id":"cut","s":"${'x'.repeat(300)}`, 7), { batch: false, maxRecordBytes: 64 });
+    const input = await openInput('-', trickled(`[{"id":"ok"},\n {"id":"cut","s":"${'x'.repeat(300)}`, 7), {
+      batch: false,
+      maxRecordBytes: 64,
+    });
     const error = await errorOf(all(input));
     expect(error).toBeInstanceOf(CliError);
     expect((error as CliError).message).toBe('stdin ends inside a value that starts at line 2 column 2');
@@ -595,18 +706,25 @@ describe('a value nested very deep', () => {
     ['one of values one after another', (v: string) => `${v} {"id":"b"}\n`, 'values'],
     ['a line of JSON Lines', (v: string) => `${v}\n{"id":"b"}\n`, 'jsonl'],
     ['one event', (v: string) => `${v}\n`, 'single'],
-  ])('200,000 levels deep, as %s: read whole, with what follows, in time linear in the depth (under 5 s)', async (_what, wrap, layout) => {
-    const value = deep(200_000);
-    const started = performance.now();
-    const input = await openInput(file('deep.json', wrap(value)), noStdin, { batch: false, maxRecordBytes: 4 * 1024 * 1024 });
-    if (layout === 'single') expect(input).toEqual({ kind: 'single', text: `${value}\n` });
-    else {
-      expect(asBatch(input).format).toBe(layout);
-      expect((await all(input)).map((r) => [r.text, r.problem ?? null])).toEqual([
-        [value, null],
-        ['{"id":"b"}', null],
-      ]);
-    }
-    expect(performance.now() - started).toBeLessThan(5000);
-  }, 120_000);
+  ])(
+    '200,000 levels deep, as %s: read whole, with what follows, in time linear in the depth (under 5 s)',
+    async (_what, wrap, layout) => {
+      const value = deep(200_000);
+      const started = performance.now();
+      const input = await openInput(file('deep.json', wrap(value)), noStdin, {
+        batch: false,
+        maxRecordBytes: 4 * 1024 * 1024,
+      });
+      if (layout === 'single') expect(input).toEqual({ kind: 'single', text: `${value}\n` });
+      else {
+        expect(asBatch(input).format).toBe(layout);
+        expect((await all(input)).map((r) => [r.text, r.problem ?? null])).toEqual([
+          [value, null],
+          ['{"id":"b"}', null],
+        ]);
+      }
+      expect(performance.now() - started).toBeLessThan(5000);
+    },
+    120_000,
+  );
 });
