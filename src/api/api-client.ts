@@ -201,9 +201,7 @@ export class ApiClient {
    * service's (doctor looks at it raw): status, headers, body text and round-trip time.
    * A failure to get any answer is the usual NetworkError, with its message and hint.
    */
-  async probe(
-    path: string,
-  ): Promise<{
+  async probe(path: string): Promise<{
     status: number;
     headers: Record<string, string | string[] | undefined>;
     text: string;
