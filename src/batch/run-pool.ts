@@ -11,16 +11,16 @@ import { BatchControl } from './batch-control.js';
 import { createProgress, type Progress, type ProgressView } from './batch-progress.js';
 import { count } from '../render/counts.js';
 import { drainedOrClosed } from '../render/stream-pace.js';
+import { markClosed } from '../results-file/header.js';
+import { LineFile } from '../results-file/line-file.js';
 import {
-  LineFile,
-  markClosed,
   MAX_LINES_IN_PROGRESS,
   prepareResume,
-  sendingText,
   type PriorRun,
   type RecordedResult,
   type ResultReader,
-} from './results-file.js';
+} from '../results-file/prior-run.js';
+import { sendingText } from '../results-file/sending.js';
 import { capYoungGeneration } from './young-generation.js';
 
 /*
@@ -137,7 +137,7 @@ export interface PoolOptions {
   out: string | null;
   resume: boolean;
   quiet: boolean;
-  /** The results file's first line (results-file.ts headerText): which run wrote it, for a later --resume. */
+  /** The results file's first line (src/results-file/header.ts headerText): which run wrote it, for a later --resume. */
   header?: string;
 }
 

@@ -46,15 +46,15 @@ interface RowWriter {
 
 async function rowWriter(session: Session, format: ListFormat, first: readonly IdListEntry[]): Promise<RowWriter> {
   if (format === 'json') {
-    const { listJsonLine } = await import('../render/event-list-json.js');
+    const { listJsonLine } = await import('./event-list-json.js');
     return { header: () => '', row: (row) => `${listJsonLine(row)}\n` };
   }
   if (format === 'csv') {
-    const { csvHeader, csvRow } = await import('../render/event-list-csv.js');
+    const { csvHeader, csvRow } = await import('./event-list-csv.js');
     return { header: csvHeader, row: csvRow };
   }
   const output = await session.output();
-  const { createListTable, idText } = await import('../render/event-list.js');
+  const { createListTable, idText } = await import('./event-list.js');
   const table = createListTable(
     output.style,
     output.columns,

@@ -5,6 +5,7 @@ import { Parser, type CsvError } from 'csv-parse';
 import { parse as parseCsv } from 'csv-parse/sync';
 import type { CliContext } from '../process/cli-context.js';
 import { UsageError } from '../errors/cli-error.js';
+import { lineKind } from '../results-file/read-results.js';
 import { checkIdArguments, isEventId, splitIds } from './id-arguments.js';
 import { sym } from '../render/symbols.js';
 import { terminalSafe } from '../render/terminal-text.js';
@@ -214,28 +215,24 @@ async function* csvEntries(
 
 /** One line of a results file as an entry, or null when the selection leaves it out. */
 function resultsEntry(text: string, where: string, selection: ResultsSelection): IdListEntry | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
+  const line = lineKind(text);
+  if (line.kind === 'not-json')
     return {
       where,
       id: null,
       problem: 'not JSON (a results file holds one JSON object per line)',
       problemCode: 'NOT_JSON',
     };
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
+  if (line.kind === 'not-an-object')
     return { where, id: null, problem: 'not a JSON object', problemCode: 'NOT_AN_OBJECT' };
-  const record = value as {
+  // The run's own records (its header, first; a `sending` record before a send) name no event.
+  if (line.kind === 'run-record') return null;
+  const record = line.value as {
     id?: unknown;
     outcome?: unknown;
     actionType?: unknown;
-    fraudctl?: unknown;
     totalRiskScore?: unknown;
   };
-  // The run's own records (its header, first; a `sending` record before a send) name no event.
-  if (record.fraudctl !== undefined) return null;
   const decided = record.outcome === undefined ? typeof record.actionType === 'string' : record.outcome === 'DECIDED';
   if (selection === 'review' && !(decided && record.actionType === 'REVIEW')) return null;
   if (selection === 'decided' && !decided) return null;

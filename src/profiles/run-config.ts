@@ -78,7 +78,7 @@ export async function listConfig(session: Session): Promise<void> {
   const profiles = listProfiles(session.context.env, session.globals.profile);
   const output = await session.output();
   if (output.json) return output.printJson(profiles.map(profileJson));
-  const { renderProfiles } = await import('../render/profile-table.js');
+  const { renderProfiles } = await import('./profile-table.js');
   output.print(renderProfiles(profiles, output.style));
 }
 

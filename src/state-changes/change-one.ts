@@ -16,7 +16,8 @@ import {
   type Seen,
   type SkipReason,
 } from './change-rules.js';
-import { HAS_COMMENT, type ChangeResult } from './change-result.js';
+import type { ChangeResult } from '../results-file/change-result.js';
+import { HAS_COMMENT } from './change-lines.js';
 import { commentTooLong, MAX_COMMENT_LENGTH } from '../contract/limits.js';
 import { sym } from '../render/symbols.js';
 

@@ -5,7 +5,8 @@ import type { PoolStats, StopReason } from '../batch/run-pool.js';
 import { ExitCode, type ExitCodeValue } from '../errors/cli-error.js';
 import { worse } from '../event-lists/event-row.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
-import { HAS_COMMENT, type ChangeOutcome, type ChangeResult } from './change-result.js';
+import type { ChangeOutcome, ChangeResult } from '../results-file/change-result.js';
+import { HAS_COMMENT } from './change-lines.js';
 import { sym } from '../render/symbols.js';
 
 /*

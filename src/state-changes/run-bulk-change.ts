@@ -1,8 +1,12 @@
 import { poolRuntime, runPool, type PoolJob, type PoolRun, type PoolRuntime, type Settled } from '../batch/run-pool.js';
 import { count } from '../render/counts.js';
 import { endOfRun } from '../batch/end-of-run.js';
-import { headerText, LineFile, refuseMissing } from '../batch/results-file.js';
-import { bindResume, serviceOf } from '../batch/run-binding.js';
+import { formatChangeResult, readChangeResult, type ChangeResult } from '../results-file/change-result.js';
+import { headerText } from '../results-file/header.js';
+import { LineFile } from '../results-file/line-file.js';
+import { refuseMissing } from '../results-file/prior-run.js';
+import { serviceOf } from '../profiles/service-name.js';
+import { bindResume } from '../results-file/run-binding.js';
 import { FileWriteError } from '../files/append-line.js';
 import { KNOWN_STATES } from '../contract/states.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
@@ -14,7 +18,7 @@ import { logContextOf } from '../action-log/log-context.js';
 import { lockForOneWriter } from '../files/exclusive-lock.js';
 import type { Session } from '../session.js';
 import { changeOne, unnamed, type BulkChange, type ChangeWork, type IdItem, type PlannedItem } from './change-one.js';
-import { changeLine, formatChangeResult, planLines, readChangeResult, type ChangeResult } from './change-result.js';
+import { changeLine, planLines } from './change-lines.js';
 import { changeSummaryJson, changeSummaryText, ChangeStats, planText } from './change-summary.js';
 import { refuseLongComment } from './set-state.js';
 import { checkedReason, withReason } from './reasons.js';
@@ -200,7 +204,7 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
         ...(options.reason !== null ? ['reason'] : []),
       ]);
       const bound = options.resume
-        ? await bindResume(session, options.out, run, given, showOption, readChangeResult)
+        ? await bindResume(session.context, options.out, run, given, showOption, readChangeResult)
         : { options: typed, header: headerText(run) };
       intent = bound.options;
       header = bound.header;

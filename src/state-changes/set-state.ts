@@ -297,7 +297,7 @@ async function showDryRun(
   );
   if (output.json) output.printJson(request);
   else {
-    const { renderDryRun } = await import('../render/request-preview.js');
+    const { renderDryRun } = await import('./dry-run-view.js');
     output.print(renderDryRun(request, output.style));
   }
   const refused = refusedTransition(seen.state, state);

@@ -1,6 +1,6 @@
 import type { ProgressView } from '../batch/batch-progress.js';
 import { count as grouped } from '../render/counts.js';
-import type { LineResult, Outcome } from './line-result.js';
+import type { LineResult, Outcome } from '../results-file/submit-result.js';
 import { sym } from '../render/symbols.js';
 
 /*

@@ -1,6 +1,8 @@
 import { existsSync, fstatSync, statSync, type Stats } from 'node:fs';
 import { resolve } from 'node:path';
-import { boundedLines, LineFile, type PriorRun } from '../batch/results-file.js';
+import { LineFile } from '../results-file/line-file.js';
+import { boundedLines } from '../results-file/lines.js';
+import type { PriorRun } from '../results-file/prior-run.js';
 import { UsageError } from '../errors/cli-error.js';
 import { rewriteForResume } from '../files/rewrite-for-resume.js';
 import { MAX_BODY_BYTES } from '../contract/limits.js';

@@ -3,8 +3,11 @@ import { terminalSafe } from '../render/terminal-text.js';
 import type { Session } from '../session.js';
 import { MAX_BODY_BYTES } from '../contract/limits.js';
 import { count } from '../render/counts.js';
-import { headerText, type LineFile } from '../batch/results-file.js';
-import { bindResume, serviceOf } from '../batch/run-binding.js';
+import { headerText } from '../results-file/header.js';
+import type { LineFile } from '../results-file/line-file.js';
+import { serviceOf } from '../profiles/service-name.js';
+import { bindResume } from '../results-file/run-binding.js';
+import { formatResult, readLineResult, type LineResult } from '../results-file/submit-result.js';
 import { resolve } from 'node:path';
 import { lockForOneWriter, type HeldLock } from '../files/exclusive-lock.js';
 import { checkRejectsPath, openRejects } from './rejects-file.js';
@@ -13,7 +16,6 @@ import { poolRuntime, runPool, type PoolJob, type Settled } from '../batch/run-p
 import { BatchStats } from './batch-stats.js';
 import { summaryJson, summaryText } from './batch-summary.js';
 import type { BatchInput, InputRecord } from './input-records/records.js';
-import { formatResult, readLineResult, type LineResult } from './line-result.js';
 import { lineId, prepareLine, submitLine, type LineWork } from './submit-line.js';
 
 /*
@@ -71,7 +73,7 @@ export async function runBatch(session: Session, input: BatchInput, batchOptions
     const show = (_key: string, value: unknown) =>
       value === null ? 'no --rejects' : `--rejects ${terminalSafe(String(value))}`;
     const bound = options.resume
-      ? await bindResume(session, options.out, intent, given, show, readLineResult).catch(closeAndThrow)
+      ? await bindResume(session.context, options.out, intent, given, show, readLineResult).catch(closeAndThrow)
       : { options: intent.options, header: headerText(intent) };
     header = bound.header;
     const rejects = bound.options.rejects as string | null;

@@ -7,7 +7,7 @@ import { canBeInPath } from '../contract/paths.js';
 import { stateIn } from '../contract/states.js';
 import type { Settled } from '../batch/run-pool.js';
 import type { InputRecord } from './input-records/records.js';
-import type { LineResult } from './line-result.js';
+import type { LineResult } from '../results-file/submit-result.js';
 
 /*
  * One line of a batch, from its text to its result. The rules that keep a batch from losing or
@@ -45,7 +45,7 @@ export type LineOutcome = Settled<LineResult>;
 export interface LineToSend {
   text: string;
   id: string | null;
-  /** What the results line records of the payload for `evaluate` (line-result.ts). */
+  /** What the results line records of the payload for `evaluate` (src/results-file/submit-result.ts). */
   recorded?: Pick<LineResult, 'eventDate' | 'amount' | 'currency'>;
 }
 

@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createProgress } from '../../src/batch/batch-progress.js';
 import { BatchStats } from '../../src/submit-batch/batch-stats.js';
-import type { LineResult } from '../../src/submit-batch/line-result.js';
+import type { LineResult } from '../../src/results-file/submit-result.js';
 
 const decided = (line: number, actionType: string): LineResult => ({
   line,

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogEntry } from '../../src/action-log/action-log.js';
-import type { ChangeResult } from '../../src/state-changes/change-result.js';
+import type { ChangeResult } from '../../src/results-file/change-result.js';
 import { cliEnv, runCli } from '../support/cli.js';
 import { DEMO_KEY, send, startTestSandbox, stateChangesIn, tempDir, type TestSandbox } from '../support/sandbox.js';
 import { smallDisk, type SmallDisk } from '../support/small-disk.js';

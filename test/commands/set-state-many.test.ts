@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/contract/index.js';
-import type { ChangeResult } from '../../src/state-changes/change-result.js';
+import type { ChangeResult } from '../../src/results-file/change-result.js';
 import { runCli, startCli } from '../support/cli.js';
 import { useCli } from '../support/cli-against-sandbox.js';
 import { readResultsFile } from '../support/batch-events.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChangeResult } from '../../src/state-changes/change-result.js';
+import type { ChangeResult } from '../../src/results-file/change-result.js';
 import { ChangeStats, changeSummaryText, planText } from '../../src/state-changes/change-summary.js';
 
 /*

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BatchStats } from '../../src/submit-batch/batch-stats.js';
 import { summaryJson, summaryText, type SummaryFacts } from '../../src/submit-batch/batch-summary.js';
-import type { LineResult } from '../../src/submit-batch/line-result.js';
+import type { LineResult } from '../../src/results-file/submit-result.js';
 
 /*
  * The batch's closing account: counts of events (not the input's lines), a rate only over a

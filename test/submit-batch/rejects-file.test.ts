@@ -1,8 +1,9 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { headerText, prepareResume } from '../../src/batch/results-file.js';
-import { formatResult, readLineResult, type LineResult } from '../../src/submit-batch/line-result.js';
+import { headerText } from '../../src/results-file/header.js';
+import { prepareResume } from '../../src/results-file/prior-run.js';
+import { formatResult, readLineResult, type LineResult } from '../../src/results-file/submit-result.js';
 import { openRejects } from '../../src/submit-batch/rejects-file.js';
 import { tempDir } from '../support/sandbox.js';
 import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
-import type { LineResult } from '../../src/submit-batch/line-result.js';
+import type { LineResult } from '../../src/results-file/submit-result.js';
 import { cliEnv } from './cli.js';
 import { tempDir } from './sandbox.js';
 

@@ -1,9 +1,9 @@
 import { ACTION_TYPES, type ActionType } from '../../contract/decision.js';
 import { UsageError } from '../../errors/cli-error.js';
-import { boundedLines, isHeaderObject, MAX_RESULT_LINE_BYTES, resultObject } from '../../batch/results-file.js';
+import { readResults } from '../../results-file/read-results.js';
+import { parseResult } from '../../results-file/submit-result.js';
 import { readIdList } from '../../id-lists/id-list.js';
 import { terminalSafe, truncate } from '../../render/terminal-text.js';
-import { parseResult } from '../../submit-batch/line-result.js';
 import type { CliContext } from '../../process/cli-context.js';
 import { openInput } from './input-files.js';
 
@@ -75,23 +75,20 @@ export class EventSources {
   /** One results file of `submit --out`. */
   async readResultsFile(path: string): Promise<void> {
     await (await openInput(path, 'a results file of fraudctl submit --out')).close();
-    let first = true;
-    for await (const { text, lineNo, ended } of boundedLines(path, MAX_RESULT_LINE_BYTES)) {
-      const where = `${path}:${lineNo}`;
-      if (first) {
-        first = false;
-        const header = resultObject(text.replace(/^\uFEFF/, ''));
-        if (header && isHeaderObject(header)) {
-          if (header.command !== 'submit') {
-            throw new UsageError(
-              `${path} is the results file of fraudctl ${terminalSafe(String(header.command))}, not of submit`,
-              'evaluate reads submit --out files; give other ids with --from FILE',
-            );
-          }
-          continue;
+    for await (const line of readResults(path, { byteOrderMark: 'look-past', header: 'as-found' })) {
+      if (line.kind === 'header') {
+        if (line.header.command !== 'submit') {
+          throw new UsageError(
+            `${path} is the results file of fraudctl ${terminalSafe(String(line.header.command))}, not of submit`,
+            'evaluate reads submit --out files; give other ids with --from FILE',
+          );
         }
+        continue;
       }
-      if (text.trim() === '') continue;
+      // Marked before an event without an id was sent: its result is a line of its own.
+      if (line.kind === 'sending') continue;
+      const { text, lineNo, ended } = line;
+      const where = `${path}:${lineNo}`;
       if (!ended) {
         this.counts.cutOff++;
         continue;

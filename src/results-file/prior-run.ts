@@ -1,20 +1,15 @@
-import { closeSync, constants, copyFileSync, existsSync, fstatSync, fsyncSync, openSync, readSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import { UsageError } from '../errors/cli-error.js';
-import { FileWriteError, LineAppender } from '../files/append-line.js';
 import { rewriteForResume } from '../files/rewrite-for-resume.js';
-import { writeFully } from '../files/write-fully.js';
-import { stripByteOrderMarkCommand } from '../render/shell-command.js';
-import { jsonForTerminal, terminalSafe } from '../render/terminal-text.js';
+import { isHeaderObject, type RunHeader } from './header.js';
+import { resultObject } from './lines.js';
+import { readResults, type ResultsReading } from './read-results.js';
+import { sendingText } from './sending.js';
 
 /*
- * The results file (--out) of any job on the pool, and the side files a job keeps (submit's
- * --rejects). Each line is written with one write(2) as soon as its result is known, so a run
- * killed at any moment (even SIGKILL) leaves every finished line on disk and at worst one
- * cut-off last line, which resume drops. A write that fails (a full disk) is cut back, so the
- * file holds whole lines only and resume works once there is room; a file deleted while the run
- * writes it is noticed and written back (LineFile.write). What a result line holds is the job's:
- * the pool reads back only what resume needs of it (RecordedResult), through the job's reader.
+ * What --resume reads back of an earlier run's results file (PriorRun), and the rewrite that
+ * leaves in it only the lines that stay settled (prepareResume). What a result line holds is
+ * the job's: resume reads only what it needs of it (RecordedResult), through the job's reader.
  */
 
 /** What resume needs of one line of a results file, whatever the job. */
@@ -41,19 +36,6 @@ export interface RecordedResult {
 
 /** A job's reader of its own result lines: undefined for a line that is not one of its results. */
 export type ResultReader = (text: string) => RecordedResult | undefined;
-
-/** A line of a results file as the JSON object it should be, or undefined (not JSON, not an object): each job's reader starts here. */
-export function resultObject(text: string): Record<string, unknown> | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
-}
 
 /**
  * The most lines one batch has taken and not yet recorded: those sending (at most
@@ -135,162 +117,8 @@ class PositionOffsets {
   }
 }
 
-/**
- * The first line of every results file: which run wrote it. A JSON object, so that `jq` over
- * the file still reads every line; `"fraudctl":"results"` marks it, and no result has that
- * field. `service` is where the run sent its requests (a URL, never the key), `options` what
- * decided what was sent: a --resume that differs in any of them is refused, one that leaves an
- * option out takes it from here. `closed` turns true (rewritten in place, same length) when the
- * run ends with every item it took recorded, so that a resume knows that nothing was left in
- * flight; a run killed with `kill -9` leaves it false. `marksSends`: before each send that
- * nothing can check afterwards (an event without an id), the run wrote a `sending` record
- * (sendingText), so such an item without one was never sent; absent in older files, and false
- * in a file resumed from one that was left unclosed without them.
- */
-export interface RunHeader {
-  fraudctl: 'results';
-  version: 1;
-  command: string;
-  service: string;
-  options: Record<string, unknown>;
-  marksSends?: boolean;
-  closed: boolean;
-}
-
-export const HEADER_VERSION = 1;
-
-/** The header line as written (without the newline): `closed` last, false, so that marking it closed keeps the length. */
-export function headerText(header: Omit<RunHeader, 'fraudctl' | 'version' | 'closed'>): string {
-  const { command, service, options, marksSends = true } = header;
-  const line = { fraudctl: 'results', version: HEADER_VERSION, command, service, options, marksSends, closed: false };
-  return jsonForTerminal(line, false);
-}
-
-/**
- * The record written before an item is sent that nothing could check afterwards (an event
- * without an id): the run may have sent the item once this is on disk, and had not before. Like
- * the header, a `fraudctl` line that is no result: `jq 'select(.fraudctl | not)'` skips both.
- */
-export function sendingText(line: number, column: number): string {
-  return `{"fraudctl":"sending","line":${line},"column":${column}}`;
-}
-
-/** The item a `sending` record names, or undefined for any other line. */
-function sendingRecord(text: string): { line: number; column: number } | undefined {
-  if (!text.startsWith('{"fraudctl":"sending"')) return undefined;
-  const value = resultObject(text);
-  const { line, column } = (value ?? {}) as { line?: unknown; column?: unknown };
-  if (!Number.isSafeInteger(line) || !Number.isSafeInteger(column)) return undefined;
-  return { line: line as number, column: column as number };
-}
-
-const CLOSED_FALSE = '"closed":false}';
-const CLOSED_TRUE = '"closed":true }';
-
-/** True for a line that is a results file's header (whatever it holds). */
-export function isHeaderObject(value: Record<string, unknown>): boolean {
-  return value.fraudctl === 'results';
-}
-
-/** A header line read back, or a UsageError saying what is wrong with it. */
-function parseHeader(path: string, text: string): RunHeader {
-  const value = resultObject(text);
-  const h = value as Partial<RunHeader> | undefined;
-  if (!h || !isHeaderObject(h as Record<string, unknown>))
-    throw new UsageError(`${path} line 1 is not a fraudctl results header`);
-  if (h.version !== HEADER_VERSION) {
-    throw new UsageError(
-      `${path} was written by another version of fraudctl (results format ${terminalSafe(String(h.version))}; this one reads ${HEADER_VERSION})`,
-      'resume it with the fraudctl that wrote it, or give a new --out without --resume',
-    );
-  }
-  if (
-    typeof h.command !== 'string' ||
-    typeof h.service !== 'string' ||
-    typeof h.options !== 'object' ||
-    h.options === null ||
-    typeof h.closed !== 'boolean'
-  ) {
-    throw new UsageError(
-      `${path} line 1: the run's header is damaged (command, service, options or closed missing)`,
-      'give a new --out without --resume',
-    );
-  }
-  return h as RunHeader;
-}
-
-/** The longest line a results file can hold: a result names an event id of at most 1 MiB (escaped, up to 6 bytes a character), or a header a 4,000-character comment. */
-export const MAX_RESULT_LINE_BYTES = 8 * 1024 * 1024;
-
-/**
- * The lines of a file, read in 64 KiB chunks: the readline module holds a line of any length,
- * so a hand-edited file with a huge region without newlines would take all memory and crash; a
- * line over `maxBytes` is a UsageError naming it. `ended`: the line ended with a newline (a
- * line cut off by a crash has none).
- */
-export async function* boundedLines(
-  path: string,
-  maxBytes: number,
-): AsyncGenerator<{ text: string; lineNo: number; ended: boolean }> {
-  const handle = await open(path, 'r');
-  try {
-    const chunk = Buffer.alloc(64 * 1024);
-    let pieces: Buffer[] = [];
-    let held = 0;
-    let lineNo = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
-      if (bytesRead === 0) break;
-      let from = 0;
-      for (;;) {
-        const nl = chunk.indexOf(0x0a, from);
-        const end = nl === -1 || nl >= bytesRead ? bytesRead : nl;
-        held += end - from;
-        if (held > maxBytes)
-          throw new UsageError(
-            `${path} line ${lineNo + 1} is longer than any result (over ${maxBytes / 1024 / 1024} MiB without a line break): the file was not written by fraudctl, or was damaged`,
-            'give a new --out without --resume',
-          );
-        if (end === bytesRead) {
-          // The line goes on in the next chunk: keep a copy of this part (the chunk is reused).
-          pieces.push(Buffer.from(chunk.subarray(from, end)));
-          break;
-        }
-        lineNo++;
-        // A line within one chunk (nearly all) is decoded where it is, without a copy.
-        const text =
-          pieces.length === 0
-            ? chunk.toString('utf8', from, end)
-            : Buffer.concat([...pieces, chunk.subarray(from, end)]).toString('utf8');
-        yield { text, lineNo, ended: true };
-        pieces = [];
-        held = 0;
-        from = end + 1;
-      }
-    }
-    if (held > 0) yield { text: Buffer.concat(pieces).toString('utf8'), lineNo: lineNo + 1, ended: false };
-  } finally {
-    await handle.close();
-  }
-}
-
-/** The first line of a results file, parsed: its header, or null for a file written before headers (or empty). */
-export async function readRunHeader(path: string): Promise<RunHeader | null> {
-  for await (const { text } of boundedLines(path, MAX_RESULT_LINE_BYTES)) {
-    if (text.startsWith('\uFEFF')) throw bomError(path);
-    const value = resultObject(text);
-    if (value && isHeaderObject(value)) return parseHeader(path, text);
-    return null;
-  }
-  return null;
-}
-
-function bomError(path: string): UsageError {
-  return new UsageError(
-    `${path} starts with a byte order mark (U+FEFF), which fraudctl never writes: an editor saved the file`,
-    `remove it: ${stripByteOrderMarkCommand(path)}`,
-  );
-}
+/** The lines of a file this run rewrote (no byte order mark, its header checked already), as they are. */
+const AS_FOUND: ResultsReading = { byteOrderMark: 'look-past', header: 'as-found' };
 
 /** What an earlier run of the same batch left in the results file. */
 export class PriorRun {
@@ -368,8 +196,8 @@ export class PriorRun {
    */
   async strayLine(): Promise<number | undefined> {
     if (this.path === null) return undefined;
-    for await (const { text, lineNo } of boundedLines(this.path, MAX_RESULT_LINE_BYTES)) {
-      const result = this.read(text);
+    for await (const { kind, text, lineNo } of readResults(this.path, AS_FOUND)) {
+      const result = kind === 'line' ? this.read(text) : undefined;
       if (result?.settled && !this.reachedPositions.has(result.line, result.column)) return lineNo;
     }
     return undefined;
@@ -434,22 +262,17 @@ export async function prepareResume(
       write(line);
     };
     if (header !== null) keep(`${header}\n`);
-    for await (const { text, lineNo, ended } of boundedLines(path, MAX_RESULT_LINE_BYTES)) {
-      if (lineNo === 1 && text.startsWith('\uFEFF')) throw bomError(path);
-      if (text.trim() === '') continue;
-      if (pendingBad !== undefined) throw notOurs(path, pendingBad);
-      if (lineNo === 1) {
-        const value = resultObject(text);
-        if (value && isHeaderObject(value)) {
-          prior.header = parseHeader(path, text);
-          continue;
-        }
-      }
-      const sending = sendingRecord(text);
-      if (sending) {
-        marked.push(sending);
+    for await (const line of readResults(path, { byteOrderMark: 'refuse', header: 'checked' })) {
+      if (line.kind === 'header') {
+        prior.header = line.header;
         continue;
       }
+      if (pendingBad !== undefined) throw notOurs(path, pendingBad);
+      if (line.kind === 'sending') {
+        marked.push({ line: line.line, column: line.column });
+        continue;
+      }
+      const { text, lineNo, ended } = line;
       const result = read(text);
       // Only a last line cut off by a crash (no line break after it) may be unreadable.
       if (!result) {
@@ -513,8 +336,8 @@ export function refuseMissing(path: string): void {
 
 /** The first line of the file holding a result for the same input position (a second one was found: the message names both). */
 async function firstLineFor(path: string, read: ResultReader, twice: RecordedResult): Promise<number> {
-  for await (const { text, lineNo } of boundedLines(path, MAX_RESULT_LINE_BYTES)) {
-    const r = read(text);
+  for await (const { kind, text, lineNo } of readResults(path, AS_FOUND)) {
+    const r = kind === 'line' ? read(text) : undefined;
     if (r && r.line === twice.line && r.column === twice.column) return lineNo;
   }
   return 0; // cannot happen: the second one was read from this file
@@ -525,104 +348,4 @@ function notOurs(path: string, line: number): UsageError {
     `${path} line ${line} is not a fraudctl result: not resuming from it`,
     'give --out the results file of the run to resume, or a new file without --resume',
   );
-}
-
-/**
- * Marks the run's header closed (every item it took recorded): the header's last bytes are
- * rewritten in place, the same length, through a descriptor without O_APPEND (Linux appends a
- * pwrite on an O_APPEND one wherever it is aimed).
- */
-export function markClosed(path: string, header: string): void {
-  const fd = openSync(path, 'r+');
-  try {
-    if (!fstatSync(fd).isFile()) return;
-    const head = Buffer.alloc(Buffer.byteLength(header));
-    readSync(fd, head, 0, head.length, 0);
-    // Only the header this run wrote: never a file someone replaced meanwhile.
-    if (head.toString('utf8') !== header || !header.endsWith(CLOSED_FALSE)) return;
-    writeFully(fd, CLOSED_TRUE, head.length - CLOSED_TRUE.length);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** A file written one line at a time, each line one write(2). */
-export class LineFile {
-  /** Looked at every 100 ms, not at each line: a batch writes thousands a second (append-line.ts). */
-  private readonly lines: LineAppender;
-
-  private constructor(
-    readonly path: string,
-    private readonly fd: number,
-  ) {
-    this.lines = new LineAppender(fd, path, 100);
-  }
-
-  /**
-   * Opens for appending (resume) or creates it. A new results file never replaces an
-   * existing one: that could be the record of a run someone meant to resume.
-   */
-  static open(path: string, mode: 'append' | 'create' | 'replace', what: string): LineFile {
-    try {
-      return new LineFile(path, openSync(path, mode === 'append' ? 'a' : mode === 'create' ? 'wx' : 'w', 0o600));
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST')
-        throw new UsageError(
-          `${path} already exists`,
-          `add --resume to continue the run that wrote it, or remove it, or choose another ${what}`,
-        );
-      if (code === 'ENOENT') throw new UsageError(`cannot create ${path}: no such directory`);
-      if (code === 'EISDIR') throw new UsageError(`${path} is a directory`);
-      throw new UsageError(`cannot write ${path}: ${code ?? (e as Error).message}`);
-    }
-  }
-
-  /**
-   * Fails as open(path, 'create') would for a file that exists, without creating it: a run that
-   * asks a question before it writes (a bulk change's plan) says so before the question.
-   */
-  static refuseExisting(path: string, what: string): void {
-    if (existsSync(path))
-      throw new UsageError(
-        `${path} already exists`,
-        `add --resume to continue the run that wrote it, or remove it, or choose another ${what}`,
-      );
-  }
-
-  /**
-   * Adds a line whole or not at all (src/files/append-line.ts); throws a FileWriteError naming
-   * the file (a full disk, the file deleted). A file deleted while open still holds its lines
-   * until it is closed: they are copied back to its path (never over a file made there since),
-   * so that --resume has them.
-   */
-  write(line: string): void {
-    try {
-      this.lines.append(`${line}\n`);
-    } catch (error) {
-      if (error instanceof FileWriteError && error.deleted) throw this.writtenBack();
-      throw error;
-    }
-  }
-
-  private writtenBack(): FileWriteError {
-    try {
-      // Linux: the open file, by its descriptor; elsewhere this fails and the loss is reported.
-      copyFileSync(`/proc/self/fd/${this.fd}`, this.path, constants.COPYFILE_EXCL);
-      return new FileWriteError(this.path, 'DELETED', 'deleted', {
-        writtenBack: true,
-        words: `what it held up to then was written back to ${this.path}`,
-      });
-    } catch (e) {
-      return new FileWriteError(this.path, 'DELETED', 'deleted', {
-        writtenBack: false,
-        words: `what it held could not be written back (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}) and is lost`,
-      });
-    }
-  }
-
-  close(): void {
-    closeSync(this.fd);
-  }
 }

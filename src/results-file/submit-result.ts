@@ -1,4 +1,5 @@
-import { resultObject, type RecordedResult } from '../batch/results-file.js';
+import { resultObject } from './lines.js';
+import type { RecordedResult } from './prior-run.js';
 import { jsonForTerminal } from '../render/terminal-text.js';
 
 /*

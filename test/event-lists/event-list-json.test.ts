@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EventRow } from '../../src/event-lists/event-row.js';
-import { listJsonLine } from '../../src/render/event-list-json.js';
-import { ACTIVE_EXCEPT_NEWLINE, RLO } from './hostile-text.js';
+import { listJsonLine } from '../../src/event-lists/event-list-json.js';
+import { ACTIVE_EXCEPT_NEWLINE, RLO } from '../render/hostile-text.js';
 
 const notFound = (id: string): EventRow => ({
   kind: 'not-found',

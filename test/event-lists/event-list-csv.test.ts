@@ -2,8 +2,8 @@ import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { EventRow } from '../../src/event-lists/event-row.js';
-import { csvHeader, csvRow } from '../../src/render/event-list-csv.js';
-import { ACTIVE_EXCEPT_NEWLINE, hostileString } from './hostile-text.js';
+import { csvHeader, csvRow } from '../../src/event-lists/event-list-csv.js';
+import { ACTIVE_EXCEPT_NEWLINE, hostileString } from '../render/hostile-text.js';
 
 const found = (fields: Record<string, unknown>): EventRow => ({
   kind: 'found',

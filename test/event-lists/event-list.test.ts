@@ -3,7 +3,7 @@ import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 import type { EventRow } from '../../src/event-lists/event-row.js';
 import { createStyle } from '../../src/render/colours.js';
-import { createListTable, listLayout } from '../../src/render/event-list.js';
+import { createListTable, listLayout } from '../../src/event-lists/event-list.js';
 import {
   ACTIVE_EXCEPT_NEWLINE,
   CLEAR_SCREEN,
@@ -12,7 +12,7 @@ import {
   SGR,
   hostileJson,
   hostileString,
-} from './hostile-text.js';
+} from '../render/hostile-text.js';
 
 const plain = createStyle(0);
 const coloured = createStyle(1);

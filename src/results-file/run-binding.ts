@@ -1,17 +1,17 @@
 import { isDeepStrictEqual } from 'node:util';
 import { UsageError } from '../errors/cli-error.js';
-import { defaultSandboxDb } from '../paths/xdg-paths.js';
-import { normalisedBaseUrl } from '../profiles/values.js';
 import { terminalSafe } from '../render/terminal-text.js';
-import type { Session } from '../session.js';
-import { boundedLines, headerText, MAX_RESULT_LINE_BYTES, readRunHeader, type ResultReader } from './results-file.js';
+import type { CliContext } from '../process/cli-context.js';
+import { headerText } from './header.js';
+import type { ResultReader } from './prior-run.js';
+import { readResults, readRunHeader } from './read-results.js';
 
 /*
  * What binds a results file to the run that wrote it, so that --resume continues that run and
  * no other: the service it sent to (the URL, never the key) and the options that decided what
  * was sent (set-state: the state, comment, --if-state, --force-state; submit: --rejects, the
  * file its lines without a decision go to). They are the header, the first line of the results
- * file (results-file.ts). A resume that differs in any of them is refused before anything is
+ * file (header.ts). A resume that differs in any of them is refused before anything is
  * read or sent (exit 2), naming the difference; an option the resume leaves out is taken from
  * the record, and said so on stderr. A file written before headers existed cannot be checked:
  * it is resumed as before, with a warning (refusing it would leave an interrupted batch no way
@@ -26,14 +26,6 @@ export interface RunIntent {
   options: Record<string, unknown>;
 }
 
-/** The service a session talks to, as a header records it: the base URL (normalised), or the embedded sandbox and its database. */
-export async function serviceOf(session: Session): Promise<string> {
-  const { baseUrl } = await session.settings();
-  if (baseUrl === null) return `embedded sandbox (${defaultSandboxDb(session.context.env)})`;
-  // The one normalisation of a profile's URL (case of scheme and host, default port, trailing slash).
-  return normalisedBaseUrl(baseUrl);
-}
-
 /**
  * For --resume: checks the results file's header against this run and returns the options to
  * use (those given, and those taken from the record), with this run's header. `given`: the
@@ -41,14 +33,14 @@ export async function serviceOf(session: Session): Promise<string> {
  * (`--state DECLINED`, `no --comments`).
  */
 export async function bindResume(
-  session: Session,
+  context: Pick<CliContext, 'stderr'>,
   out: string,
   intent: RunIntent,
   given: ReadonlySet<string>,
   show: (key: string, value: unknown) => string,
   read: ResultReader,
 ): Promise<{ options: Record<string, unknown>; header: string }> {
-  const stderr = session.context.stderr;
+  const stderr = context.stderr;
   let recorded;
   try {
     recorded = await readRunHeader(out);
@@ -110,9 +102,9 @@ export async function bindResume(
 
 /** Whether any result of the file may have had an effect at its service: one settled, or failed in a way that may have been stored. */
 async function anythingDone(path: string, read: ResultReader): Promise<boolean> {
-  for await (const { text, lineNo } of boundedLines(path, MAX_RESULT_LINE_BYTES)) {
-    if (lineNo === 1) continue; // the header
-    const result = read(text);
+  for await (const line of readResults(path, { byteOrderMark: 'refuse', header: 'as-found' })) {
+    if (line.kind !== 'line') continue; // the header, a send marked
+    const result = read(line.text);
     if (result && (result.settled || result.unsure)) return true;
   }
   return false;

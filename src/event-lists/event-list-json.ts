@@ -1,5 +1,5 @@
-import type { EventRow } from '../event-lists/event-row.js';
-import { jsonForTerminal } from './terminal-text.js';
+import type { EventRow } from './event-row.js';
+import { jsonForTerminal } from '../render/terminal-text.js';
 
 /*
  * Many events as JSON Lines (`show --from … --json`): a line per id. Apart from the table

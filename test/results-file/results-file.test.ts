@@ -1,15 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { formatResult, readLineResult, type LineResult } from '../../src/submit-batch/line-result.js';
-import {
-  headerText,
-  LineFile,
-  markClosed,
-  MAX_LINES_IN_PROGRESS,
-  prepareResume,
-  sendingText,
-} from '../../src/batch/results-file.js';
+import { formatResult, readLineResult, type LineResult } from '../../src/results-file/submit-result.js';
+import { headerText, markClosed } from '../../src/results-file/header.js';
+import { LineFile } from '../../src/results-file/line-file.js';
+import { MAX_LINES_IN_PROGRESS, prepareResume } from '../../src/results-file/prior-run.js';
+import { sendingText } from '../../src/results-file/sending.js';
 import { MAX_CONCURRENCY } from '../../src/commands/number-options.js';
 import { UsageError } from '../../src/errors/cli-error.js';
 import { tempDir } from '../support/sandbox.js';

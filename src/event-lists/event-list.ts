@@ -1,12 +1,12 @@
 import stringWidth from 'string-width';
-import { breakToWidth, cutToWidth } from './display-width.js';
-import type { EventRow } from '../event-lists/event-row.js';
-import { createStyle, type Style } from './colours.js';
-import { money } from './cells.js';
-import { isFields } from './records.js';
-import { jsonForTerminal, terminalSafe } from './terminal-text.js';
-import { sym } from './symbols.js';
-import { ageMs, compactAge } from './ages.js';
+import { breakToWidth, cutToWidth } from '../render/display-width.js';
+import type { EventRow } from './event-row.js';
+import { createStyle, type Style } from '../render/colours.js';
+import { money } from '../render/cells.js';
+import { isFields } from '../render/records.js';
+import { jsonForTerminal, terminalSafe } from '../render/terminal-text.js';
+import { sym } from '../render/symbols.js';
+import { ageMs, compactAge } from '../render/ages.js';
 
 /*
  * Many events, one row each (`show ID ID…`, `show --from`): a compact table that streams, so

@@ -1,9 +1,9 @@
 import { stringify, type Cast, type Options } from 'csv-stringify/sync';
 import { EVENT_ID_PATTERN } from '../contract/limits.js';
-import type { EventRow } from '../event-lists/event-row.js';
+import type { EventRow } from './event-row.js';
 import { listValues } from './event-list.js';
-import { isFields } from './records.js';
-import { terminalSafe } from './terminal-text.js';
+import { isFields } from '../render/records.js';
+import { terminalSafe } from '../render/terminal-text.js';
 
 /*
  * The list as CSV for spreadsheets (`show --csv`): RFC 4180 (CRLF line ends, fields with a
