@@ -4,7 +4,7 @@ import type { CliContext } from './process/cli-context.js';
 import { sandboxCommand } from './commands/sandbox.js';
 import { submitCommand } from './commands/submit.js';
 import { showCommand } from './commands/show.js';
-import { alertsCommand } from './commands/alerts.js';
+import { alertsCommand } from './commands/alerts/command.js';
 import { setStateCommand } from './commands/set-state.js';
 import { reviewCommand } from './commands/review.js';
 import { loginCommand } from './commands/login.js';

@@ -7,7 +7,7 @@ import { submitCommand } from '../../src/commands/submit.js';
 import { setStateCommand, type SetStateWork } from '../../src/commands/set-state.js';
 import { showCommand, type ShowWork } from '../../src/commands/show.js';
 import { reviewCommand } from '../../src/commands/review.js';
-import { alertsCommand } from '../../src/commands/alerts.js';
+import { alertsCommand } from '../../src/commands/alerts/command.js';
 
 /*
  * The command files' one job, tested in-process (as gh's NewCmdX(f, runF) is): argv → the work's
@@ -298,8 +298,13 @@ describe('review: argv → ReviewOptions', () => {
 });
 
 describe('alerts: one id', () => {
-  it('asks the work for the id given', async () => {
-    expect(await parse<[string]>(alertsCommand, ['alerts', 'ord-1'])).toEqual([['ord-1']]);
+  it('asks the work for the id given, and the global --json', async () => {
+    expect(await parse<[unknown]>(alertsCommand, ['alerts', 'ord-1'])).toStrictEqual([
+      [{ eventId: 'ord-1', json: false, noColor: false }],
+    ]);
+    expect(await parse<[unknown]>(alertsCommand, ['--json', 'alerts', 'ord-1'])).toStrictEqual([
+      [{ eventId: 'ord-1', json: true, noColor: false }],
+    ]);
   });
 
   it('an empty id or none is refused before any work', async () => {

@@ -1,0 +1,63 @@
+import { PassThrough } from 'node:stream';
+import { onTestFinished } from 'vitest';
+import type { CliContext } from '../../src/process/cli-context.js';
+import type { ApiClient } from '../../src/api/api-client.js';
+import type { EnvFacts, OutputStream } from '../../src/commands/room-deps.js';
+import { Session } from '../../src/session.js';
+import { DEMO_KEY } from './sandbox.js';
+
+/*
+ * The dependencies a command's run(options, deps) takes, as a test builds them: streams that keep
+ * what is written (a terminal of some width, or not), the environment facts of the case, and the
+ * service's client for a real sandbox on port 0 (closed when the test ends).
+ */
+
+export interface Written {
+  stdout: string;
+  stderr: string;
+}
+
+export interface PrintingDeps {
+  written: Written;
+  stdout: OutputStream;
+  stderr: OutputStream;
+  env: EnvFacts;
+}
+
+export function printingDeps(options: { tty?: boolean; columns?: number; env?: EnvFacts } = {}): PrintingDeps {
+  const written: Written = { stdout: '', stderr: '' };
+  const tty = options.tty ?? false;
+  const columns = tty ? (options.columns ?? 100) : null;
+  return {
+    written,
+    stdout: { write: (t) => void (written.stdout += t), isTTY: tty, columns },
+    stderr: { write: (t) => void (written.stderr += t), isTTY: false, columns: null },
+    env: options.env ?? {},
+  };
+}
+
+/** A context that takes nothing and keeps nothing: for a Session whose output is not looked at. */
+export function quietContext(env: NodeJS.ProcessEnv = {}): CliContext {
+  return {
+    stdin: new PassThrough(),
+    stdout: new PassThrough(),
+    stderr: new PassThrough(),
+    env,
+    debug: false,
+    waitForShutdown: () => new Promise<NodeJS.Signals>(() => {}),
+    onStdoutClosed: () => () => {},
+  };
+}
+
+/** A session for the service at `url` with the demo key, closed when the test ends. */
+export function sessionFor(url: string): Session {
+  const session = new Session(quietContext(), {}, { profile: 'test', baseUrl: url, apiKey: DEMO_KEY });
+  onTestFinished(() => session.close());
+  return session;
+}
+
+/** The service's client for the sandbox at `url`, made when asked for (as the real deps make it). */
+export function clientFor(url: string): () => Promise<ApiClient> {
+  const session = sessionFor(url);
+  return () => session.client();
+}
