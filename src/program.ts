@@ -12,7 +12,7 @@ import { logoutCommand } from './commands/logout.js';
 import { configCommand } from './commands/config.js';
 import { completionCommand } from './commands/completion.js';
 import { doctorCommand } from './commands/doctor.js';
-import { logCommand } from './commands/log.js';
+import { logCommand } from './commands/log/command.js';
 import { historyCommand } from './commands/history.js';
 import { reportCommand } from './commands/report.js';
 import { evaluateCommand } from './commands/evaluate/command.js';

@@ -8,6 +8,7 @@ import { setStateCommand, type SetStateWork } from '../../src/commands/set-state
 import { showCommand, type ShowWork } from '../../src/commands/show.js';
 import { reviewCommand } from '../../src/commands/review.js';
 import { alertsCommand } from '../../src/commands/alerts/command.js';
+import { logCommand } from '../../src/commands/log/command.js';
 
 /*
  * The command files' one job, tested in-process (as gh's NewCmdX(f, runF) is): argv → the work's
@@ -310,5 +311,24 @@ describe('alerts: one id', () => {
   it('an empty id or none is refused before any work', async () => {
     await expect(parse(alertsCommand, ['alerts', ''])).rejects.toThrow(UsageError);
     await expect(parse(alertsCommand, ['alerts'])).rejects.toThrow(/missing required argument 'eventId'/);
+  });
+});
+
+describe('log verify: argv → LogVerifyOptions', () => {
+  const hash = 'AB'.repeat(32);
+
+  it('the files in order; --expect in lower case; the global --json', async () => {
+    expect(await parse<[unknown]>(logCommand, ['log', 'verify', 'a.log.1', 'a.log'])).toStrictEqual([
+      [{ files: ['a.log.1', 'a.log'], expect: null, json: false, noColor: false }],
+    ]);
+    expect(await parse<[unknown]>(logCommand, ['--json', 'log', 'verify', 'a.log', '--expect', hash])).toStrictEqual([
+      [{ files: ['a.log'], expect: 'ab'.repeat(32), json: true, noColor: false }],
+    ]);
+  });
+
+  it('an --expect that is not a hash is refused before any work', async () => {
+    await expect(parse(logCommand, ['log', 'verify', 'a.log', '--expect', 'abc'])).rejects.toThrow(
+      new UsageError('--expect takes a line\'s hash, 64 hex digits, as log verify prints it (got "abc")'),
+    );
   });
 });
