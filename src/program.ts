@@ -13,7 +13,7 @@ import { configCommand } from './commands/config.js';
 import { completionCommand } from './commands/completion.js';
 import { doctorCommand } from './commands/doctor.js';
 import { logCommand } from './commands/log/command.js';
-import { historyCommand } from './commands/history.js';
+import { historyCommand } from './commands/history/command.js';
 import { reportCommand } from './commands/report.js';
 import { evaluateCommand } from './commands/evaluate/command.js';
 import { completeCommand } from './commands/complete.js';

@@ -9,6 +9,7 @@ import { showCommand, type ShowWork } from '../../src/commands/show.js';
 import { reviewCommand } from '../../src/commands/review.js';
 import { alertsCommand } from '../../src/commands/alerts/command.js';
 import { logCommand } from '../../src/commands/log/command.js';
+import { historyCommand } from '../../src/commands/history/command.js';
 
 /*
  * The command files' one job, tested in-process (as gh's NewCmdX(f, runF) is): argv → the work's
@@ -330,5 +331,22 @@ describe('log verify: argv → LogVerifyOptions', () => {
     await expect(parse(logCommand, ['log', 'verify', 'a.log', '--expect', 'abc'])).rejects.toThrow(
       new UsageError('--expect takes a line\'s hash, 64 hex digits, as log verify prints it (got "abc")'),
     );
+  });
+});
+
+describe('history: argv → HistoryOptions', () => {
+  it('the id, every --log file in order (several after one, or repeated), --include-unverified, --json', async () => {
+    expect(await parse<[unknown]>(historyCommand, ['history', 'ord-1', '--log', 'a.log', 'b.log'])).toStrictEqual([
+      [{ eventId: 'ord-1', logs: ['a.log', 'b.log'], includeUnverified: false, json: false, noColor: false }],
+    ]);
+    const argv = ['--json', 'history', 'ord-1', '--log', 'a.log', '--log', 'b.log', '--include-unverified'];
+    expect(await parse<[unknown]>(historyCommand, argv)).toStrictEqual([
+      [{ eventId: 'ord-1', logs: ['a.log', 'b.log'], includeUnverified: true, json: true, noColor: false }],
+    ]);
+  });
+
+  it('an empty id, or no --log, is refused before any work', async () => {
+    await expect(parse(historyCommand, ['history', '', '--log', 'a.log'])).rejects.toThrow(UsageError);
+    await expect(parse(historyCommand, ['history', 'ord-1'])).rejects.toThrow(/required option '--log <files...>'/);
   });
 });

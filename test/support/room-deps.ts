@@ -4,6 +4,7 @@ import type { CliContext } from '../../src/process/cli-context.js';
 import type { ApiClient } from '../../src/api/api-client.js';
 import type { EnvFacts, OutputStream } from '../../src/commands/room-deps.js';
 import { Session } from '../../src/session.js';
+import { CliError } from '../../src/errors/cli-error.js';
 import { DEMO_KEY } from './sandbox.js';
 
 /*
@@ -60,4 +61,29 @@ export function sessionFor(url: string): Session {
 export function clientFor(url: string): () => Promise<ApiClient> {
   const session = sessionFor(url);
   return () => session.client();
+}
+
+export interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * A command's run(options, deps), ended as main ends it: a CliError's message (and hint) on
+ * stderr after what the run wrote there, and its exit code. Any other error fails the test.
+ */
+export async function ran(work: Promise<void>, deps: PrintingDeps): Promise<Ran> {
+  try {
+    await work;
+    return { code: 0, ...deps.written };
+  } catch (error) {
+    if (!(error instanceof CliError)) throw error;
+    const hint = error.hint ? `\n${error.hint}` : '';
+    return {
+      code: error.exitCode,
+      stdout: deps.written.stdout,
+      stderr: `${deps.written.stderr}error: ${error.message}${hint}\n`,
+    };
+  }
 }
