@@ -14,7 +14,7 @@ import { completionCommand } from './commands/completion.js';
 import { doctorCommand } from './commands/doctor.js';
 import { logCommand } from './commands/log/command.js';
 import { historyCommand } from './commands/history/command.js';
-import { reportCommand } from './commands/report.js';
+import { reportCommand } from './commands/report/command.js';
 import { evaluateCommand } from './commands/evaluate/command.js';
 import { completeCommand } from './commands/complete.js';
 import { helpCommand } from './commands/help.js';

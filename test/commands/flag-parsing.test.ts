@@ -10,6 +10,7 @@ import { reviewCommand } from '../../src/commands/review.js';
 import { alertsCommand } from '../../src/commands/alerts/command.js';
 import { logCommand } from '../../src/commands/log/command.js';
 import { historyCommand } from '../../src/commands/history/command.js';
+import { reportCommand } from '../../src/commands/report/command.js';
 
 /*
  * The command files' one job, tested in-process (as gh's NewCmdX(f, runF) is): argv → the work's
@@ -348,5 +349,59 @@ describe('history: argv → HistoryOptions', () => {
   it('an empty id, or no --log, is refused before any work', async () => {
     await expect(parse(historyCommand, ['history', '', '--log', 'a.log'])).rejects.toThrow(UsageError);
     await expect(parse(historyCommand, ['history', 'ord-1'])).rejects.toThrow(/required option '--log <files...>'/);
+  });
+});
+
+describe('report: argv → ReportOptions', () => {
+  it('--log alone: the defaults (concurrency 8, a read deadline of 300 s, a table)', async () => {
+    expect(await parse<[unknown]>(reportCommand, ['report', '--log', 'a.log', 'b.log'])).toStrictEqual([
+      [
+        {
+          files: ['a.log', 'b.log'],
+          since: null,
+          until: null,
+          slaMs: null,
+          format: 'table',
+          concurrency: 8,
+          includeUnverified: false,
+          readDeadlineSeconds: 300,
+          noColor: false,
+        },
+      ],
+    ]);
+  });
+
+  it('every option bound once: a date alone as --until is through that day; --csv; the global --json', async () => {
+    const argv = ['report', '--log', 'a.log', '--since', '2026-11-24', '--until', '2026-11-24', '--sla', '1d12h'];
+    const more = ['--concurrency', '3', '--read-deadline', '60', '--include-unverified', '--csv'];
+    expect(await parse<[unknown]>(reportCommand, [...argv, ...more])).toStrictEqual([
+      [
+        {
+          files: ['a.log'],
+          since: Date.parse('2026-11-24T00:00:00Z'),
+          until: Date.parse('2026-11-25T00:00:00Z'),
+          slaMs: 36 * 3_600_000,
+          format: 'csv',
+          concurrency: 3,
+          includeUnverified: true,
+          readDeadlineSeconds: 60,
+          noColor: false,
+        },
+      ],
+    ]);
+    const [json] = await parseOne<[{ format: string }]>(reportCommand, ['--json', 'report', '--log', 'a.log']);
+    expect(json.format).toBe('json');
+  });
+
+  it('--json with --csv, or a --since not before --until, is refused before any work', async () => {
+    await expect(parse(reportCommand, ['--json', 'report', '--log', 'a', '--csv'])).rejects.toThrow(
+      new UsageError('--json and --csv: one or the other'),
+    );
+    const argv = ['report', '--log', 'a', '--since', '2026-11-25', '--until', '2026-11-24'];
+    await expect(parse(reportCommand, argv)).rejects.toMatchObject({
+      exitCode: 2,
+      message: '--since is not before --until: nothing could be counted',
+      hint: 'give a --since earlier than --until',
+    });
   });
 });
