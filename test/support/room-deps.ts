@@ -50,17 +50,20 @@ export function quietContext(env: NodeJS.ProcessEnv = {}): CliContext {
   };
 }
 
-/** A session for the service at `url` with the demo key, closed when the test ends. */
-export function sessionFor(url: string): Session {
-  const session = new Session(quietContext(), {}, { profile: 'test', baseUrl: url, apiKey: DEMO_KEY });
+/** A session for the service at `url` with the demo key (and a --timeout, when given), closed when the test ends. */
+export function sessionFor(url: string, globals: { timeout?: number } = {}): Session {
+  const session = new Session(quietContext(), globals, { profile: 'test', baseUrl: url, apiKey: DEMO_KEY });
   onTestFinished(() => session.close());
   return session;
 }
 
-/** The service's client for the sandbox at `url`, made when asked for (as the real deps make it). */
-export function clientFor(url: string): () => Promise<ApiClient> {
-  const session = sessionFor(url);
-  return () => session.client();
+/** The service's client for the sandbox at `url`, made when asked for (as the real deps make it, with its signal). */
+export function clientFor(
+  url: string,
+  globals: { timeout?: number } = {},
+): (options?: { signal: AbortSignal }) => Promise<ApiClient> {
+  const session = sessionFor(url, globals);
+  return (options) => session.client(options);
 }
 
 export interface Ran {
