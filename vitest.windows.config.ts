@@ -24,7 +24,7 @@ const slowUnderWine = [
   'test/commands/config-concurrency.test.ts', // 32
   'test/events/watch-event.test.ts', // 32
   'test/commands/one-writer.test.ts', // 31
-  'test/team-report/report.test.ts', // 31
+  'test/commands/report.test.ts', // 31
   'test/sandbox/durability.test.ts', // 27
   'test/commands/reasons.test.ts', // 27
   'test/support/prerequisites.test.ts', // 25 (a vitest of its own, started twice)

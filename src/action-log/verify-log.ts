@@ -1,13 +1,9 @@
-import { statSync } from 'node:fs';
-import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
-import { errorCode, fileFailure } from '../files/file-errors.js';
 import { terminalSafe } from '../render/terminal-text.js';
-import type { Session } from '../session.js';
 import { ChainWalker, continuesOf, fileLines, GENESIS, lineHash, type BreakKind, type Continues } from './log-chain.js';
 
 /*
- * `fraudctl log verify FILE…`: walks each log's hash chain (log-chain.ts's ChainWalker) and names
- * every break, one break for one change: a line edited (its own hash no longer matches; for a
+ * The verifier `fraudctl log verify FILE…` asks (src/commands/log/ prints its verdicts): walks
+ * each log's hash chain (log-chain.ts's ChainWalker) and names every break, one break for one change: a line edited (its own hash no longer matches; for a
  * line of an older build, the next line holds the hash of another text), lines removed (the
  * next line says a higher number), a pair swapped or a line moved (its `prev` is the hash of a
  * line elsewhere), lines inserted (a later line links over them), a line copied from another
@@ -342,14 +338,8 @@ function mergeRuns(breaks: LogBreak[], lines: number): LogBreak[] {
   return out.sort((a, b) => a.line - b.line);
 }
 
-/** What holds before the first break: the chained lines, and any unchained ones at the start. */
-function intactBefore(verdict: LogVerdict): string {
-  const bad = verdict.firstBad ?? verdict.lines + 1;
-  return bad > 1 ? ` (${range(1, bad - 1)} intact)` : '';
-}
-
 /** Whether `later` joins the file given before it (`earlier`), when a line of it says it continues one. */
-async function joinOf(earlier: LogVerdict | null, later: LogVerdict): Promise<LogVerdict['join']> {
+export async function joinOf(earlier: LogVerdict | null, later: LogVerdict): Promise<LogVerdict['join']> {
   if (later.continues.length === 0) return null;
   const first = later.continues[0]!;
   if (earlier === null) {
@@ -395,121 +385,8 @@ async function joinOf(earlier: LogVerdict | null, later: LogVerdict): Promise<Lo
   return { kind: 'joins', line: first.at, problem: `joins ${old}: line ${first.at} continues from line ${first.line}` };
 }
 
-/** The words for a file's verdict on stdout. */
-function verdictText(v: LogVerdict): string[] {
-  const name = terminalSafe(v.file);
-  if (v.intact) {
-    const hash = v.lastHash ? ` (last line's hash ${v.lastHash})` : '';
-    const out = [`${name}: ${plural(v.lines, 'line', 'lines')} intact${hash}`];
-    if (v.join !== null) out.push(`${name}: ${v.join.problem}`);
-    return out;
-  }
-  if (v.breaks.length === 1) return [`${name}: NOT INTACT: ${v.problem}${intactBefore(v)}`];
-  const head = `${name}: NOT INTACT: ${v.breaks.length} breaks in ${plural(v.lines, 'line', 'lines')}`;
-  return [head + intactBefore(v), ...v.breaks.map((b) => `  ${b.problem}`)];
-}
-
-const HASH = /^[0-9a-f]{64}$/;
-const HINT = 'give log verify the --log files to check';
-
-/** `fraudctl log verify FILE…`: a line per file on stdout (or --json); exit 1 when any is not intact. */
-export async function verifyLogs(
-  session: Session,
-  files: readonly string[],
-  options: { expect?: string } = {},
-): Promise<void> {
-  const expect = options.expect?.toLowerCase();
-  if (expect !== undefined && !HASH.test(expect)) {
-    throw new UsageError(
-      `--expect takes a line's hash, 64 hex digits, as log verify prints it (got ` +
-        `${JSON.stringify(terminalSafe(options.expect!))})`,
-    );
-  }
-  for (const file of files) {
-    let stat;
-    try {
-      stat = statSync(file);
-    } catch (error) {
-      const { message, hint } = fileFailure(file, error, 'log', 'give log verify the --log files to check');
-      throw new UsageError(message, hint);
-    }
-    if (stat.isDirectory()) {
-      const { message, hint } = fileFailure(
-        file,
-        { code: 'EISDIR' },
-        'log',
-        'give log verify the --log files to check',
-      );
-      throw new UsageError(message, hint);
-    }
-    if (!stat.isFile()) {
-      const what = `${terminalSafe(file)} is not a regular file (a FIFO or a device has no end to check)`;
-      throw new UsageError(what, HINT);
-    }
-  }
-  const output = await session.output();
-  const verdicts: LogVerdict[] = [];
-  for (const file of files) {
-    let verdict: LogVerdict;
-    try {
-      verdict = await verifyLog(file, expect === undefined ? {} : { expect });
-    } catch (error) {
-      if (errorCode(error) === 'ENOTREG') throw new UsageError(`${terminalSafe(file)} is not a regular file`, HINT);
-      throw new CliError(`cannot read ${terminalSafe(file)}: ${errorCode(error)}`, ExitCode.FAILURE);
-    }
-    verdicts.push(verdict);
-  }
-  for (const [i, v] of verdicts.entries()) {
-    v.join = await joinOf(i > 0 ? verdicts[i - 1]! : null, v);
-    if (v.join !== null && (v.join.kind === 'gap' || v.join.kind === 'unjoined')) {
-      addBreak(v, { line: v.join.line, kind: v.join.kind, problem: v.join.problem });
-    }
-  }
-  const notes = new Map<LogVerdict, string>();
-  if (expect !== undefined) {
-    const at = verdicts.findIndex((v) => v.expected?.line != null);
-    if (at === -1) {
-      const last = verdicts[verdicts.length - 1]!;
-      const where = verdicts.length === 1 ? 'is not in it' : 'is in none of the files';
-      const problem =
-        `the expected line (hash ${expect}) ${where}: lines were removed from the end (it ends at ` +
-        `line ${last.lines} now), or that line was edited`;
-      // Placed after the last line, where the lines removed from the end were: every line there is counted intact.
-      addBreak(last, { line: last.lines + 1, kind: 'removed', problem });
-    } else {
-      const v = verdicts[at]!;
-      const line = v.expected!.line!;
-      const added = v.lines - line + verdicts.slice(at + 1).reduce((sum, later) => sum + later.lines, 0);
-      v.expected!.added = added;
-      const grown = `${plural(added, 'line was', 'lines were')} added after it since`;
-      const since = added === 0 ? 'nothing was added after it' : grown;
-      notes.set(v, `${terminalSafe(v.file)}: the expected line is line ${line}, as it was; ${since}`);
-    }
-  }
-  if (output.json) output.printJson(verdicts);
-  else {
-    for (const v of verdicts) {
-      for (const text of verdictText(v)) output.print(text);
-      const note = notes.get(v);
-      if (note !== undefined) output.print(note);
-    }
-  }
-  const broken = verdicts.filter((v) => !v.intact);
-  if (broken.length > 0) {
-    const where = (v: LogVerdict) =>
-      v.breaks.length === 1 ? `line ${v.firstBad}` : `${v.breaks.length} breaks, the first at line ${v.firstBad}`;
-    throw new CliError(
-      broken.length === 1 && verdicts.length === 1
-        ? `${terminalSafe(broken[0]!.file)} is not intact (${where(broken[0]!)})`
-        : `${broken.length} of ${verdicts.length} logs are not intact: ` +
-            `${broken.map((v) => `${terminalSafe(v.file)} (${where(v)})`).join(', ')}`,
-      ExitCode.FAILURE,
-    );
-  }
-}
-
 /** A break found by looking beyond the file (its join, --expect), in its place among the others. */
-function addBreak(v: LogVerdict, found: LogBreak): void {
+export function addBreak(v: LogVerdict, found: LogBreak): void {
   v.breaks = [...v.breaks, found].sort((a, b) => a.line - b.line);
   const first = v.breaks[0]!;
   Object.assign(v, { intact: false, firstBad: first.line, kind: first.kind, problem: first.problem });

@@ -8,7 +8,7 @@ import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { terminalSafe } from '../render/terminal-text.js';
 
 /*
- * The work behind submit, show and alerts: one call to the service each, then either the
+ * The work behind submit and show: one call to the service each, then either the
  * service's JSON (--json) or the rendered tables.
  */
 
@@ -18,7 +18,7 @@ export interface SubmitOptions extends Omit<BatchOptions, 'source' | 'json'> {
   batch: boolean;
 }
 
-type Renderer = 'renderDecision' | 'renderEventSummary' | 'renderRiskAssessment';
+type Renderer = 'renderDecision' | 'renderEventSummary';
 
 async function callAndShow(
   session: Session,
@@ -126,6 +126,3 @@ async function submitAndShow(
 
 export const showEvent = (session: Session, eventId: string) =>
   callAndShow(session, (client) => client.getEvent(eventId), 'renderEventSummary');
-
-export const showAlerts = (session: Session, eventId: string) =>
-  callAndShow(session, (client) => client.getRiskAssessment(eventId), 'renderRiskAssessment');

@@ -4,13 +4,17 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GENESIS, lineHash, sealLine } from '../../src/action-log/log-chain.js';
 import { verifyLog } from '../../src/action-log/verify-log.js';
+import { run } from '../../src/commands/log/run.js';
+import { CliError } from '../../src/errors/cli-error.js';
 import { runCli, cliEnv } from '../support/cli.js';
+import { printingDeps } from '../support/room-deps.js';
 import { notOnWindows } from '../support/prerequisites.js';
 import { tempDir } from '../support/sandbox.js';
 
 /*
- * `fraudctl log verify`: every break named once, worded as what it looks like; --expect; files
- * given in order and how they join; what is not a regular file. Logs are made here as the writer
+ * `fraudctl log verify`: every break named once, worded as what it looks like (the verifier, then
+ * the command's run(options, deps) in-process); --expect; files given in order and how they join;
+ * what is not a regular file; once as a process, for argv → exit code. Logs are made here as the writer
  * makes them (sealed or, as an older build wrote them, not), then changed as a person or a
  * fault would change them.
  */
@@ -179,10 +183,33 @@ function chainOn(lines: string[], count: number): string[] {
   return lines;
 }
 
-const env = () => cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'config') });
-const verify = (args: string[]) => runCli(['log', 'verify', ...args], { env: env() });
+interface Verified {
+  code: number;
+  stdout: string;
+  /** The failure's message and hint, as main says them on stderr ('' when none). */
+  error: string;
+  hint?: string | undefined;
+}
 
-describe('fraudctl log verify, as a process', () => {
+/** `log verify` through its run(options, deps): what it printed, and the failure it ended with. */
+async function verify(args: string[]): Promise<Verified> {
+  const at = args.indexOf('--expect');
+  const expected = at === -1 ? null : args[at + 1]!.toLowerCase();
+  const files = args.filter((a, i) => a !== '--json' && a !== '--expect' && (at === -1 || i !== at + 1));
+  const deps = printingDeps();
+  try {
+    await run({ files, expect: expected, json: args.includes('--json'), noColor: false }, deps);
+    expect(deps.written.stderr).toBe('');
+    return { code: 0, stdout: deps.written.stdout, error: '' };
+  } catch (error) {
+    if (!(error instanceof CliError)) throw error;
+    return { code: error.exitCode, stdout: deps.written.stdout, error: error.message, hint: error.hint };
+  }
+}
+
+const env = () => cliEnv({ HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, 'config') });
+
+describe('log verify: run(options, deps)', () => {
   it('names every break under a count, exit 1; --json gives every break', async () => {
     const lines = chained(12);
     lines[2] = lines[2]!.replace('alice', 'bob');
@@ -195,7 +222,7 @@ describe('fraudctl log verify, as a process', () => {
         '  line 3 was edited: its own hash does not match its text\n' +
         '  lines 8 and 9 are out of order (swapped): line 8 was written after line 9\n',
     );
-    expect(result.stderr).toBe(`error: ${path} is not intact (2 breaks, the first at line 3)\n`);
+    expect(result.error).toBe(`${path} is not intact (2 breaks, the first at line 3)`);
     const json = await verify([path, '--json']);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject([
@@ -215,10 +242,10 @@ describe('fraudctl log verify, as a process', () => {
     const whole = await verify([file(lines.slice(0, 8))]);
     expect(whole.stdout).toBe(`${join(tmp.dir, `log-${files}.log`)}: 8 lines intact (last line's hash ${kept})\n`);
     const same = await verify([file(lines.slice(0, 8)), '--expect', kept]);
-    expect(same.code, same.stderr).toBe(0);
+    expect(same.code, same.error).toBe(0);
     expect(same.stdout).toContain(`: the expected line is line 8, as it was; nothing was added after it\n`);
     const grown = await verify([file(lines), '--expect', kept.toUpperCase()]);
-    expect(grown.code, grown.stderr).toBe(0);
+    expect(grown.code, grown.error).toBe(0);
     expect(grown.stdout).toContain(`: the expected line is line 8, as it was; 2 lines were added after it since\n`);
     const shortened = file(lines.slice(0, 6));
     const gone = await verify([shortened, '--expect', kept]);
@@ -227,12 +254,7 @@ describe('fraudctl log verify, as a process', () => {
       `${shortened}: NOT INTACT: the expected line (hash ${kept}) is not in it: lines ` +
         `were removed from the end (it ends at line 6 now), or that line was edited (lines 1-6 intact)\n`,
     );
-    expect(gone.stderr).toBe(`error: ${shortened} is not intact (line 7)\n`);
-    const bad = await verify([shortened, '--expect', 'abc']);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toBe(
-      'error: --expect takes a line\'s hash, 64 hex digits, as log verify prints it (got "abc")\n',
-    );
+    expect(gone.error).toBe(`${shortened} is not intact (line 7)`);
   });
 
   it('files in order: one continuing another joins it, or the lines lost between are named; alone: said', async () => {
@@ -272,10 +294,35 @@ describe('fraudctl log verify, as a process', () => {
     for (const path of [fifo, '/dev/zero']) {
       const result = await verify([path]);
       expect(result.code, path).toBe(2);
-      expect(result.stderr).toBe(
-        `error: ${path} is not a regular file (a FIFO or a device has no end to ` +
-          `check)\ngive log verify the --log files to check\n`,
-      );
+      expect(result.error).toBe(`${path} is not a regular file (a FIFO or a device has no end to check)`);
+      expect(result.hint).toBe('give log verify the --log files to check');
+      expect(result.stdout).toBe('');
     }
+  });
+});
+
+describe('fraudctl log verify, as a process: argv → exit code', () => {
+  const fraudctl = (args: string[]) => runCli(['log', 'verify', ...args], { env: env() });
+
+  it('0 intact, 1 a break (said on stderr), 2 a bad --expect or what is not a file, before any is read', async () => {
+    const lines = chained(3);
+    const whole = file(lines);
+    expect(await fraudctl([whole])).toMatchObject({ code: 0, stderr: '' });
+    const edited = file([lines[0]!, lines[1]!.replace('alice', 'bob'), lines[2]!]);
+    expect(await fraudctl([edited])).toMatchObject({
+      code: 1,
+      stderr: `error: ${edited} is not intact (line 2)\n`,
+    });
+    const bad = await fraudctl([whole, '--expect', 'abc']);
+    expect(bad).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: 'error: --expect takes a line\'s hash, 64 hex digits, as log verify prints it (got "abc")\n',
+    });
+    const missing = join(tmp.dir, 'no-such.log');
+    const absent = await fraudctl([whole, missing]);
+    expect(absent.code).toBe(2);
+    expect(absent.stdout).toBe('');
+    expect(absent.stderr).toMatch(/^error: .*no-such\.log/);
   });
 });

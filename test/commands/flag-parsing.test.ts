@@ -7,7 +7,10 @@ import { submitCommand } from '../../src/commands/submit.js';
 import { setStateCommand, type SetStateWork } from '../../src/commands/set-state.js';
 import { showCommand, type ShowWork } from '../../src/commands/show.js';
 import { reviewCommand } from '../../src/commands/review.js';
-import { alertsCommand } from '../../src/commands/alerts.js';
+import { alertsCommand } from '../../src/commands/alerts/command.js';
+import { logCommand } from '../../src/commands/log/command.js';
+import { historyCommand } from '../../src/commands/history/command.js';
+import { reportCommand } from '../../src/commands/report/command.js';
 
 /*
  * The command files' one job, tested in-process (as gh's NewCmdX(f, runF) is): argv → the work's
@@ -298,12 +301,107 @@ describe('review: argv → ReviewOptions', () => {
 });
 
 describe('alerts: one id', () => {
-  it('asks the work for the id given', async () => {
-    expect(await parse<[string]>(alertsCommand, ['alerts', 'ord-1'])).toEqual([['ord-1']]);
+  it('asks the work for the id given, and the global --json', async () => {
+    expect(await parse<[unknown]>(alertsCommand, ['alerts', 'ord-1'])).toStrictEqual([
+      [{ eventId: 'ord-1', json: false, noColor: false }],
+    ]);
+    expect(await parse<[unknown]>(alertsCommand, ['--json', 'alerts', 'ord-1'])).toStrictEqual([
+      [{ eventId: 'ord-1', json: true, noColor: false }],
+    ]);
   });
 
   it('an empty id or none is refused before any work', async () => {
     await expect(parse(alertsCommand, ['alerts', ''])).rejects.toThrow(UsageError);
     await expect(parse(alertsCommand, ['alerts'])).rejects.toThrow(/missing required argument 'eventId'/);
+  });
+});
+
+describe('log verify: argv → LogVerifyOptions', () => {
+  const hash = 'AB'.repeat(32);
+
+  it('the files in order; --expect in lower case; the global --json', async () => {
+    expect(await parse<[unknown]>(logCommand, ['log', 'verify', 'a.log.1', 'a.log'])).toStrictEqual([
+      [{ files: ['a.log.1', 'a.log'], expect: null, json: false, noColor: false }],
+    ]);
+    expect(await parse<[unknown]>(logCommand, ['--json', 'log', 'verify', 'a.log', '--expect', hash])).toStrictEqual([
+      [{ files: ['a.log'], expect: 'ab'.repeat(32), json: true, noColor: false }],
+    ]);
+  });
+
+  it('an --expect that is not a hash is refused before any work', async () => {
+    await expect(parse(logCommand, ['log', 'verify', 'a.log', '--expect', 'abc'])).rejects.toThrow(
+      new UsageError('--expect takes a line\'s hash, 64 hex digits, as log verify prints it (got "abc")'),
+    );
+  });
+});
+
+describe('history: argv → HistoryOptions', () => {
+  it('the id, every --log file in order (several after one, or repeated), --include-unverified, --json', async () => {
+    expect(await parse<[unknown]>(historyCommand, ['history', 'ord-1', '--log', 'a.log', 'b.log'])).toStrictEqual([
+      [{ eventId: 'ord-1', logs: ['a.log', 'b.log'], includeUnverified: false, json: false, noColor: false }],
+    ]);
+    const argv = ['--json', 'history', 'ord-1', '--log', 'a.log', '--log', 'b.log', '--include-unverified'];
+    expect(await parse<[unknown]>(historyCommand, argv)).toStrictEqual([
+      [{ eventId: 'ord-1', logs: ['a.log', 'b.log'], includeUnverified: true, json: true, noColor: false }],
+    ]);
+  });
+
+  it('an empty id, or no --log, is refused before any work', async () => {
+    await expect(parse(historyCommand, ['history', '', '--log', 'a.log'])).rejects.toThrow(UsageError);
+    await expect(parse(historyCommand, ['history', 'ord-1'])).rejects.toThrow(/required option '--log <files...>'/);
+  });
+});
+
+describe('report: argv → ReportOptions', () => {
+  it('--log alone: the defaults (concurrency 8, a read deadline of 300 s, a table)', async () => {
+    expect(await parse<[unknown]>(reportCommand, ['report', '--log', 'a.log', 'b.log'])).toStrictEqual([
+      [
+        {
+          files: ['a.log', 'b.log'],
+          since: null,
+          until: null,
+          slaMs: null,
+          format: 'table',
+          concurrency: 8,
+          includeUnverified: false,
+          readDeadlineSeconds: 300,
+          noColor: false,
+        },
+      ],
+    ]);
+  });
+
+  it('every option bound once: a date alone as --until is through that day; --csv; the global --json', async () => {
+    const argv = ['report', '--log', 'a.log', '--since', '2026-11-24', '--until', '2026-11-24', '--sla', '1d12h'];
+    const more = ['--concurrency', '3', '--read-deadline', '60', '--include-unverified', '--csv'];
+    expect(await parse<[unknown]>(reportCommand, [...argv, ...more])).toStrictEqual([
+      [
+        {
+          files: ['a.log'],
+          since: Date.parse('2026-11-24T00:00:00Z'),
+          until: Date.parse('2026-11-25T00:00:00Z'),
+          slaMs: 36 * 3_600_000,
+          format: 'csv',
+          concurrency: 3,
+          includeUnverified: true,
+          readDeadlineSeconds: 60,
+          noColor: false,
+        },
+      ],
+    ]);
+    const [json] = await parseOne<[{ format: string }]>(reportCommand, ['--json', 'report', '--log', 'a.log']);
+    expect(json.format).toBe('json');
+  });
+
+  it('--json with --csv, or a --since not before --until, is refused before any work', async () => {
+    await expect(parse(reportCommand, ['--json', 'report', '--log', 'a', '--csv'])).rejects.toThrow(
+      new UsageError('--json and --csv: one or the other'),
+    );
+    const argv = ['report', '--log', 'a', '--since', '2026-11-25', '--until', '2026-11-24'];
+    await expect(parse(reportCommand, argv)).rejects.toMatchObject({
+      exitCode: 2,
+      message: '--since is not before --until: nothing could be counted',
+      hint: 'give a --since earlier than --until',
+    });
   });
 });

@@ -5,9 +5,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliEnv } from '../support/cli.js';
 import { runInProcess, useSandboxInProcess } from '../support/in-process-cli.js';
+import { historyAt } from '../support/history-run.js';
 
 /*
- * Run in-process (main, its streams and exit code) against the sandbox: `fraudctl history ID --log FILE…` tells
+ * history's run(options, deps) against the sandbox on port 0 (and main in-process, for what the
+ * composition decides: the service a run reads, a missing --log): `fraudctl history ID --log FILE…` tells
  * one event's story from logs written by real runs (two profiles with different analysts, a
  * one-event set-state and a bulk one, in two files), in time order, then its state now (one GET);
  * --json; an id in no log; a torn or garbage line named in a note; a `sending` with no outcome;
@@ -15,6 +17,7 @@ import { runInProcess, useSandboxInProcess } from '../support/in-process-cli.js'
  */
 
 const cli = useSandboxInProcess();
+const history = (...args: Parameters<ReturnType<typeof historyAt>>) => historyAt(cli.sb.url)(...args);
 let n = 0;
 async function pending(prefix: string): Promise<string> {
   const id = `${prefix}-${++n}`;
@@ -64,11 +67,11 @@ describe('history ID --log FILE…', () => {
   it('both analysts’ actions across two logs, in time order whatever the order of the files, each sending joined with its outcome; other events skipped; then the state and comment now', async () => {
     const { id, other, a, b } = await teamLogs();
     const host = hostname();
-    for (const args of [
-      ['--log', b, '--log', a],
-      ['--log', a, b],
+    for (const logs of [
+      [b, a],
+      [a, b],
     ]) {
-      const result = await cli.run(['history', id, ...args]);
+      const result = await history(id, logs);
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toBe('');
       const lines = actionLines(result.stdout);
@@ -89,7 +92,7 @@ describe('history ID --log FILE…', () => {
 
   it('--json: one object {id, actions, now}; each action says who, what, from and to, the comment, the reason, the outcome and where it was read', async () => {
     const { id, a, b } = await teamLogs();
-    const result = await cli.run(['history', id, '--log', a, '--log', b, '--json']);
+    const result = await history(id, [a, b], { json: true });
     expect(result.code, result.stderr).toBe(0);
     const value = JSON.parse(result.stdout) as {
       id: string;
@@ -135,14 +138,14 @@ describe('history ID --log FILE…', () => {
   it('an id in no log: says so, and shows the event now (exit 0); an id the service does not have either: exit 4', async () => {
     const { a, b } = await teamLogs();
     const untouched = await pending('untouched');
-    const result = await cli.run(['history', untouched, '--log', a, b]);
+    const result = await history(untouched, [a, b]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe(`${untouched}: no action in ${a}, ${b}\nnow: PENDING_REVIEW  · comment: (none)\n`);
-    const json = JSON.parse((await cli.run(['history', untouched, '--log', a, '--json'])).stdout) as {
+    const json = JSON.parse((await history(untouched, [a], { json: true })).stdout) as {
       actions: unknown[];
     };
     expect(json.actions).toEqual([]);
-    expect((await cli.run(['history', 'no-such-event', '--log', a])).code).toBe(4);
+    expect((await history('no-such-event', [a])).code).toBe(4);
   });
 
   it('a torn line and a garbage line: named in one note (file:line) and skipped, the rest still read; a sending with no outcome after it is "outcome unknown"', async () => {
@@ -158,13 +161,13 @@ describe('history ID --log FILE…', () => {
     appendFileSync(torn, bLines[0]!.slice(0, 40));
     const garbage = bLines.length + 1;
     // The garbage line and the copied line break the chain: named, and no story without --include-unverified.
-    const refused = await cli.run(['history', id, '--log', a, torn]);
+    const refused = await history(id, [a, torn]);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toContain(
       `  ${torn}:${garbage} edited: line ${garbage} is not a JSON object: edited or cut\n`,
     );
-    const result = await cli.run(['history', id, '--log', a, torn, '--include-unverified']);
+    const result = await history(id, [a, torn], { includeUnverified: true });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain(
       `note: 1 line is what a crash leaves (cut short, or NUL bytes), skipped: ${torn}:${garbage + 2}\n`,
@@ -195,13 +198,13 @@ describe('history ID --log FILE…', () => {
 
   it('a log that cannot be read (missing, a directory): exit 2 naming it, before the service is asked (none listens here)', async () => {
     const { id, a } = await teamLogs();
-    const nowhere = { FRAUDCTL_BASE_URL: 'http://127.0.0.1:9' };
-    const missing = await cli.run(['history', id, '--log', a, join(cli.dir, 'nope.log')], { env: nowhere });
+    const nowhere = historyAt('http://127.0.0.1:9');
+    const missing = await nowhere(id, [a, join(cli.dir, 'nope.log')]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe(
       `error: cannot read the log ${join(cli.dir, 'nope.log')}: no such file\ngive --log the files that review --log and set-state --log wrote\n`,
     );
-    const directory = await cli.run(['history', id, '--log', cli.dir], { env: nowhere });
+    const directory = await nowhere(id, [cli.dir]);
     expect(directory.code).toBe(2);
     expect(directory.stderr).toContain(`cannot read the log ${cli.dir}: it is a directory`);
     const none = await cli.run(['history', id]);
@@ -220,10 +223,23 @@ describe('history ID --log FILE…', () => {
       first.replace('"comments":"call the bank"', '"comments":"call \\u001b[31mthe bank\\u001b]0;pwned\\u0007"'),
     );
     writeFileSync(hostile, `${line}\n`);
-    const result = await cli.run(['history', id, '--log', hostile]);
+    const result = await history(id, [hostile]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).not.toContain('\u001b');
     expect(result.stdout).not.toContain('\u0007');
     expect(result.stdout).toContain('comment: call ');
+  });
+});
+
+describe('fraudctl history: argv → exit code', () => {
+  it('in-process through main: --log repeated and several after one, the same story as run tells; a 404 exit 4', async () => {
+    const { id, a, b } = await teamLogs();
+    const told = await history(id, [b, a]);
+    const result = await cli.run(['history', id, '--log', b, '--log', a]);
+    expect(result).toEqual({ code: 0, stdout: told.stdout, stderr: '' });
+    expect((await cli.run(['history', id, '--log', b, a])).stdout).toBe(told.stdout);
+    const gone = await cli.run(['history', 'no-such-event', '--log', a]);
+    expect(gone.code).toBe(4);
+    expect(gone.stderr).toMatch(/^error: no event "no-such-event"/);
   });
 });

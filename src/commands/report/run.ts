@@ -1,17 +1,18 @@
 import { statSync } from 'node:fs';
-import type { ApiClient } from '../api/api-client.js';
-import { LineChecks } from '../action-log/line-trust.js';
-import { abortOnShutdown } from '../process/cli-context.js';
-import { stateIn } from '../contract/states.js';
-import { CliError, ExitCode, UsageError, type ExitCodeValue } from '../errors/cli-error.js';
-import { errorCode, fileFailure } from '../files/file-errors.js';
-import { classifyFailure } from '../failures/failure-kind.js';
-import { count, plural } from '../render/counts.js';
-import { shellCommand } from '../render/shell-command.js';
-import { terminalSafe } from '../render/terminal-text.js';
-import type { Session } from '../session.js';
+import { LineChecks } from '../../action-log/line-trust.js';
+import { abortOnShutdown } from '../../process/cli-context.js';
+import { stateIn } from '../../contract/states.js';
+import { CliError, ExitCode, UsageError, type ExitCodeValue } from '../../errors/cli-error.js';
+import { errorCode, fileFailure } from '../../files/file-errors.js';
+import { classifyFailure } from '../../failures/failure-kind.js';
+import { count, plural } from '../../render/counts.js';
+import { shellCommand } from '../../render/shell-command.js';
+import { terminalSafe } from '../../render/terminal-text.js';
+import { outputOf } from '../room-deps.js';
+import type { ReportDeps } from './deps.js';
+import type { ReportOptions } from './options.js';
 import { LogReadError, readLogRecords } from './log-records.js';
-import { reportCsv, reportJson, reportText, type OtherService, type ReportFacts } from './report-render.js';
+import { reportCsv, reportJson, reportText, type OtherService, type ReportFacts } from './render.js';
 import { analystFigures, TeamTally, type EventNow } from './team-tally.js';
 
 /*
@@ -31,26 +32,13 @@ import { analystFigures, TeamTally, type EventNow } from './team-tally.js';
  * are left out of the figures, and said apart: how many, at which service, and the command that
  * counts them there. Lines of an older build name no service: they are taken as this run's.
  *
- * The reads: each decided event once, `concurrency` at a time, through the session's client (the
+ * The reads: each decided event once, `concurrency` at a time, through the client of deps.ts (the
  * embedded sandbox when nothing is configured), within one deadline for all of them
  * (--read-deadline). A failure every read would meet (a refused key, not the service) ends the
  * report (src/failures/); reads that keep failing (as many in a row as run at once: a service
  * down or hanging) end the reading early. The figures are printed either way, then an event not
  * read makes the exit non-zero, saying how many and why: overturned and age leave those out.
  */
-
-export interface ReportOptions {
-  files: readonly string[];
-  since: number | null;
-  until: number | null;
-  slaMs: number | null;
-  format: 'table' | 'json' | 'csv';
-  concurrency: number;
-  /** Read on past lines that break the chain, saying so. */
-  includeUnverified: boolean;
-  /** The most all the reads of events now may take together, in seconds. */
-  readDeadlineSeconds: number;
-}
 
 const GIVE_LOGS = 'give report the --log files that review and set-state wrote';
 
@@ -81,10 +69,10 @@ function slaFlag(ms: number): string {
 
 /** This report's command line with `extra` flags, for a hint (the service flags of this run kept). */
 function reportCommand(
-  session: Session,
+  deps: Pick<ReportDeps, 'serviceFlags'>,
   options: ReportOptions,
   extra: readonly string[],
-  flags = session.serviceFlags(),
+  flags = deps.serviceFlags,
 ): string {
   const iso = (ms: number) => new Date(ms).toISOString();
   return shellCommand([
@@ -121,7 +109,7 @@ const KIND_WORDS: Readonly<Record<string, string>> = {
   refused: 'refused',
 };
 
-async function readEventsNow(session: Session, options: ReportOptions, ids: readonly string[]): Promise<EventsNow> {
+async function readEventsNow(deps: ReportDeps, options: ReportOptions, ids: readonly string[]): Promise<EventsNow> {
   const states: (string | null)[] = new Array<string | null>(ids.length);
   const dates = new Float64Array(ids.length).fill(NaN);
   const done = new Uint8Array(ids.length);
@@ -131,8 +119,8 @@ async function readEventsNow(session: Session, options: ReportOptions, ids: read
   const controller = new AbortController();
   // Made once, before the reads: concurrent first calls would each start an embedded sandbox. The
   // signal ends the reads in flight at the deadline (the client destroys its pool).
-  const client: ApiClient = await session.client({ signal: controller.signal });
-  const shutdown = abortOnShutdown(session.context, controller);
+  const client = await deps.client({ signal: controller.signal });
+  const shutdown = abortOnShutdown(deps, controller);
   const end = (why: 'deadline' | 'failing') => {
     stop ??= why;
     controller.abort();
@@ -200,8 +188,8 @@ async function readEventsNow(session: Session, options: ReportOptions, ids: read
     const longer = options.readDeadlineSeconds * 4;
     hint =
       stop === 'deadline'
-        ? `give the reads longer: ${reportCommand(session, options, ['--read-deadline', String(longer)])}`
-        : `check the service: ${shellCommand(['fraudctl', 'doctor', ...session.serviceFlags()])}`;
+        ? `give the reads longer: ${reportCommand(deps, options, ['--read-deadline', String(longer)])}`
+        : `check the service: ${shellCommand(['fraudctl', 'doctor', ...deps.serviceFlags])}`;
   }
   const codes = new Set([...failed.values()].map((f) => f.exitCode));
   if (unasked > 0) codes.add(ExitCode.UNAVAILABLE);
@@ -220,9 +208,9 @@ async function readEventsNow(session: Session, options: ReportOptions, ids: read
   };
 }
 
-export async function runReport(session: Session, options: ReportOptions): Promise<void> {
+export async function run(options: ReportOptions, deps: ReportDeps): Promise<void> {
   for (const file of options.files) checkReadable(file);
-  const here = sameService((await session.settings()).baseUrl);
+  const here = sameService(await deps.serviceUrl());
   const tally = new TeamTally(options.since ?? -Infinity, options.until ?? Infinity);
   /** Other services' records, each in a tally of its own: to say how many decisions were left out. */
   const elsewhere = new Map<string | null, { tally: TeamTally; lines: number; profiles: Set<string> }>();
@@ -254,7 +242,7 @@ export async function runReport(session: Session, options: ReportOptions): Promi
     );
   }
   tally.finish();
-  const output = await session.output();
+  const output = outputOf(deps, { json: options.format === 'json', noColor: options.noColor });
   for (const note of checks.notes()) output.note(note);
   const unreadable = [...read.unreadable.values()].reduce((sum, n) => sum + n, 0);
   if (checks.unverified > 0 && !options.includeUnverified) {
@@ -262,7 +250,7 @@ export async function runReport(session: Session, options: ReportOptions): Promi
     throw checks.refusal(
       'report',
       shellCommand(['fraudctl', 'log', 'verify', ...checks.unverifiedFiles()]),
-      reportCommand(session, options, ['--include-unverified']),
+      reportCommand(deps, options, ['--include-unverified']),
     );
   }
   if (unreadable > 0) {
@@ -277,14 +265,14 @@ export async function runReport(session: Session, options: ReportOptions): Promi
     other.tally.finish();
     const profiles = [...other.profiles].sort();
     // The profile the lines name, if there is one, reaches that service again.
-    const again = profiles.length === 1 ? reportCommand(session, options, [], ['--profile', profiles[0]!]) : null;
+    const again = profiles.length === 1 ? reportCommand(deps, options, [], ['--profile', profiles[0]!]) : null;
     return { service, profiles, lines: other.lines, decisions: other.tally.decisions, command: again };
   });
   if (options.format !== 'table') {
     for (const o of others) output.note(otherServiceNote(o, here));
     if (options.includeUnverified && checks.unverified > 0) output.note(checks.includedNote());
   }
-  const now = tally.events.length > 0 ? await readEventsNow(session, options, tally.events) : null;
+  const now = tally.events.length > 0 ? await readEventsNow(deps, options, tally.events) : null;
   const facts: ReportFacts = {
     files: options.files,
     service: here,

@@ -1,18 +1,20 @@
 import { Command, Option } from 'commander';
-import type { CliContext } from '../process/cli-context.js';
-import { UsageError } from '../errors/cli-error.js';
-import { withSession } from '../session.js';
-import { parseSla, parseTimeBound } from '../team-report/report-input.js';
-import type { ReportOptions } from '../team-report/run-report.js';
-import { concurrencyOption, wholeNumber } from './number-options.js';
+import type { CliContext } from '../../process/cli-context.js';
+import { UsageError } from '../../errors/cli-error.js';
+import { withSession } from '../../session.js';
+import { concurrencyOption, wholeNumber } from '../number-options.js';
+import { parseSla, parseTimeBound, type ReportOptions } from './options.js';
+
+export type { ReportOptions } from './options.js';
 
 /** The default of --read-deadline: 5 minutes for the reads of all decided events. */
 const READ_DEADLINE_SECONDS = 300;
 
 /*
- * `report`: argv → the options of the team report (src/team-report/run-report.ts); the flags
- * parsed strictly here (a bad --since, --until or --sla is exit 2 naming it), then the work,
- * loaded when it runs. `run` is injectable so the flag parsing is tested in-process.
+ * `report`: argv → one ReportOptions value, the flags parsed strictly here (a bad --since,
+ * --until or --sla is exit 2 naming it); then the work (run.ts), import()ed when it runs, with
+ * its deps built from the process and the session (deps.ts). `run` is injectable so the flag
+ * parsing is tested in-process.
  */
 
 interface ReportFlags {
@@ -32,8 +34,8 @@ export function reportCommand(context: CliContext, run?: ReportRun): Command {
   const runWork: ReportRun =
     run ??
     (async (command, options) => {
-      const { runReport } = await import('../team-report/run-report.js');
-      return withSession(context, command, (session) => runReport(session, options));
+      const [{ run: report }, { reportDeps }] = await Promise.all([import('./run.js'), import('./deps.js')]);
+      return withSession(context, command, (session) => report(options, reportDeps(context, session)));
     });
   return new Command('report')
     .description(
@@ -117,7 +119,8 @@ The log's fields: fraudctl help log.
 `,
     )
     .action(async (flags: ReportFlags, command: Command) => {
-      const json = Boolean(command.optsWithGlobals<{ json?: boolean }>().json);
+      const globals = command.optsWithGlobals<{ json?: boolean; color?: boolean }>();
+      const json = Boolean(globals.json);
       if (json && flags.csv) throw new UsageError('--json and --csv: one or the other');
       if (flags.since !== undefined && flags.until !== undefined && flags.since >= flags.until)
         throw new UsageError(
@@ -133,6 +136,7 @@ The log's fields: fraudctl help log.
         concurrency: flags.concurrency,
         includeUnverified: flags.includeUnverified === true,
         readDeadlineSeconds: flags.readDeadline,
+        noColor: globals.color === false,
       });
     });
 }

@@ -5,9 +5,10 @@ import { openSessionLog, type LogContext } from '../../src/action-log/action-log
 import { closedPort } from '../support/listen.js';
 import { useSandboxInProcess } from '../support/in-process-cli.js';
 import { shellWord } from '../../src/render/shell-command.js';
+import { historyAt } from '../support/history-run.js';
 
 /*
- * `history` run in-process against the sandbox, over logs written by real set-state runs: a line
+ * `history`'s run(options, deps) against the sandbox on port 0, over logs written by real set-state runs: a line
  * that breaks the log's hash chain is named and the story is not told as fact (exit 1), unless
  * --include-unverified, when its actions are marked; and when the event cannot be read now (not
  * found, the service down), the story from the logs is told all the same, then why "now" is
@@ -20,6 +21,7 @@ const q = (path: string) => shellWord(path, 'sh');
 const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const cli = useSandboxInProcess();
+const history = (...args: Parameters<ReturnType<typeof historyAt>>) => historyAt(cli.sb.url)(...args);
 let n = 0;
 
 async function story(): Promise<{ id: string; log: string }> {
@@ -53,7 +55,7 @@ describe('history believes only lines whose hash chain holds', () => {
     // Line 2: the outcome of the escalation; its comment rewritten.
     lines[1] = lines[1]!.replace('"comments":"call the bank"', '"comments":"customer confirmed"');
     writeFileSync(log, lines.join('\n'));
-    const refused = await cli.run(['history', id, '--log', log]);
+    const refused = await history(id, [log]);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toMatch(
@@ -65,12 +67,12 @@ describe('history believes only lines whose hash chain holds', () => {
         `fraudctl history ${id} --log ${q(log)} --include-unverified\n`,
     );
 
-    const told = await cli.run(['history', id, '--log', log, '--include-unverified']);
+    const told = await history(id, [log], { includeUnverified: true });
     expect(told.code, told.stderr).toBe(0);
     expect(told.stderr).toContain('note: the story includes 1 unverified line (');
     const marked = told.stdout.split('\n').filter((l) => l.includes('UNVERIFIED'));
     expect(marked).toHaveLength(1);
-    const json = await cli.run(['history', id, '--log', log, '--include-unverified', '--json']);
+    const json = await history(id, [log], { includeUnverified: true, json: true });
     const actions = (JSON.parse(json.stdout) as { actions: { unverified: string | null }[] }).actions;
     expect(actions.filter((a) => a.unverified !== null)).toHaveLength(1);
     expect(actions.find((a) => a.unverified !== null)!.unverified).toMatch(/^line [23] (edited|unlinked)$/);
@@ -108,7 +110,7 @@ describe('history when the event cannot be read now', () => {
         });
     }
     await writer.close();
-    const result = await cli.run(['history', id, '--log', log]);
+    const result = await history(id, [log]);
     expect(result.code).toBe(4);
     expect(result.stdout).toContain(`${id}: 2 actions in ${log}`);
     expect(result.stdout).toContain('    comment: stolen card\n');
@@ -120,12 +122,12 @@ describe('history when the event cannot be read now', () => {
 
   it('the service down: the story all the same, exit 6; --json has now: null', async () => {
     const { id, log } = await story();
-    const down = { FRAUDCTL_BASE_URL: `http://127.0.0.1:${await closedPort()}` };
-    const result = await cli.run(['history', id, '--log', log], { env: down });
+    const down = historyAt(`http://127.0.0.1:${await closedPort()}`);
+    const result = await down(id, [log]);
     expect(result.code, result.stderr).toBe(6);
     expect(result.stdout).toContain(`${id}: 2 actions in ${log}`);
     expect(result.stdout).toContain('now: not read from http://127.0.0.1:');
-    const json = await cli.run(['history', id, '--log', log, '--json'], { env: down });
+    const json = await down(id, [log], { json: true });
     expect(json.code).toBe(6);
     const value = JSON.parse(json.stdout) as { actions: unknown[]; now: unknown };
     expect(value.actions).toHaveLength(2);

@@ -2,10 +2,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openSessionLog, type LogContext, type LogEntry } from '../../src/action-log/action-log.js';
+import { parseSla, parseTimeBound } from '../../src/commands/report/options.js';
 import { useSandboxInProcess } from '../support/in-process-cli.js';
+import { reportAt } from '../support/report-run.js';
 
 /*
- * `fraudctl report` run in-process (main, its streams and exit code) against the sandbox, over
+ * `fraudctl report`'s run(options, deps) against the sandbox on port 0 (and main in-process for
+ * argv → exit code and the locale's marks), over
  * logs written by real runs (two profiles with their own analyst, a one-id and a bulk set-state
  * --log) and a log written by the real log writer with set times (the review queue's claim →
  * decision, a sending without its outcome), then read now by GET for overturned decisions and
@@ -13,6 +16,9 @@ import { useSandboxInProcess } from '../support/in-process-cli.js';
  */
 
 const cli = useSandboxInProcess();
+const reportRun = (...args: Parameters<ReturnType<typeof reportAt>>) => reportAt(cli.sb.url)(...args);
+const since = (value: string) => parseTimeBound('--since', value);
+const until = (value: string) => parseTimeBound('--until', value);
 
 async function event(id: string, eventDate: string): Promise<void> {
   const posted = await cli.sb.call('POST', '/event', { body: { id, amount: 1500, currency: 'EUR', eventDate } });
@@ -42,8 +48,8 @@ interface Report {
   analysts: Figures[];
 }
 
-async function report(args: string[]): Promise<Report> {
-  const result = await cli.run(['report', ...args, '--json']);
+async function report(options: Parameters<typeof reportRun>[0]): Promise<Report> {
+  const result = await reportRun({ ...options, format: 'json' });
   expect(result.code, result.stderr).toBe(0);
   return JSON.parse(result.stdout) as Report;
 }
@@ -195,7 +201,7 @@ describe('fraudctl report --log', () => {
 
   it('--json: decisions per analyst by kind and reason, a later change by another analyst counted as overturned, claim → decision times, unknown outcomes', async () => {
     await teamDay();
-    const r = await report(['--log', teamLog, cyLog]);
+    const r = await report({ files: [teamLog, cyLog] });
     expect(r.lines).toEqual({ read: 8 + 9, unreadable: 0, unverified: 0 });
     const a = byName(r);
     expect(Object.keys(a)).toEqual(['Ann Lee', 'Bob Ray', 'Cy']);
@@ -228,24 +234,24 @@ describe('fraudctl report --log', () => {
 
   it('--since/--until select decisions by their time; --sla counts those made past it', async () => {
     await teamDay();
-    const day = byName(await report(['--log', cyLog, '--since', '2026-11-21', '--until', '2026-11-21']));
+    const day = byName(await report({ files: [cyLog], since: since('2026-11-21'), until: until('2026-11-21') }));
     expect(day.Cy).toMatchObject({
       decisions: 1,
       byKind: { decline: 1, approve: 0 },
       unknownOutcome: 1,
       timeToDecision: { count: 1, medianSeconds: 600 },
     });
-    const before = byName(await report(['--log', cyLog, '--until', '2026-11-21T00:00Z']));
+    const before = byName(await report({ files: [cyLog], until: until('2026-11-21T00:00Z') }));
     expect(before.Cy).toMatchObject({ decisions: 1, byKind: { approve: 1, decline: 0 }, unknownOutcome: 0 });
-    expect(byName(await report(['--log', teamLog, '--since', '2030-01-01']))).toEqual({});
-    const sla = byName(await report(['--log', cyLog, '--sla', '4h']));
+    expect(byName(await report({ files: [teamLog], since: since('2030-01-01') }))).toEqual({});
+    const sla = byName(await report({ files: [cyLog], slaMs: parseSla('4h') }));
     expect(sla.Cy!.pastSla).toBe(1);
-    expect(byName(await report(['--log', cyLog, '--sla', '3d'])).Cy!.pastSla).toBe(0);
+    expect(byName(await report({ files: [cyLog], slaMs: parseSla('3d') })).Cy!.pastSla).toBe(0);
   });
 
   it('the table names each analyst with their figures; --csv is one RFC 4180 row per analyst; an unreadable line is one note on stderr', async () => {
     await teamDay();
-    const table = await cli.run(['report', '--log', teamLog, cyLog, '--sla', '4h']);
+    const table = await reportRun({ files: [teamLog, cyLog], slaMs: parseSla('4h') });
     expect(table.code, table.stderr).toBe(0);
     const rows = table.stdout.split('\n');
     const cells = (line: string) =>
@@ -276,7 +282,7 @@ describe('fraudctl report --log', () => {
     // The chart is for a terminal only.
     expect(table.stdout).not.toContain('decisions per hour');
 
-    const csv = await cli.run(['report', '--log', teamLog, cyLog, '--csv']);
+    const csv = await reportRun({ files: [teamLog, cyLog], format: 'csv' });
     expect(csv.code, csv.stderr).toBe(0);
     const records = csv.stdout.split('\r\n');
     expect(records[0]).toBe(
@@ -289,12 +295,12 @@ describe('fraudctl report --log', () => {
 
     const messy = join(cli.dir, 'messy.log');
     writeFileSync(messy, 'not json\n{"cut":');
-    // A line that is not JSON breaks the chain: named, and nothing counted (log-trust.test.ts has more).
-    const refused = await cli.run(['report', '--log', messy, cyLog, '--json']);
+    // A line that is not JSON breaks the chain: named, and nothing counted (report-trust.test.ts has more).
+    const refused = await reportRun({ files: [messy, cyLog], format: 'json' });
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toContain(`  ${messy}:1 edited: line 1 is not a JSON object: edited or cut\n`);
-    const noted = await cli.run(['report', '--log', messy, cyLog, '--json', '--include-unverified']);
+    const noted = await reportRun({ files: [messy, cyLog], format: 'json', includeUnverified: true });
     expect(noted.code, noted.stderr).toBe(0);
     expect(noted.stderr.match(/note: 1 line is not a log line/g)).toHaveLength(1);
     expect(noted.stderr).toContain(`fraudctl log verify ${messy} says which`);
@@ -307,10 +313,7 @@ describe('fraudctl report --log', () => {
 
   it('on a terminal: a bar chart of decisions per hour (UTC), empty hours between shown without a bar', async () => {
     await teamDay();
-    const { code, stdout: screen } = await cli.run(['report', '--log', cyLog], {
-      env: { LANG: 'en_US.UTF-8' },
-      columns: 120,
-    });
+    const { code, stdout: screen } = await reportRun({ files: [cyLog] }, { columns: 120 });
     expect(code, screen).toBe(0);
     expect(screen).toContain('decisions per hour (UTC)');
     expect(screen).toContain(`2026-11-20 10:00  ${'█'.repeat(50)} 1`);
@@ -325,10 +328,7 @@ describe('fraudctl report --log', () => {
     await twoSessionsLog(deeLog);
     expect((await cli.run(['log', 'verify', deeLog])).code).toBe(0);
     // Cy: 2 min and 10 min; Dee (two sessions): 30 s, 3 min, 20 min, 2 h. The longest bar (2) is 50 wide.
-    const { code, stdout: screen } = await cli.run(['report', '--log', cyLog, deeLog, '--log', teamLog], {
-      env: { LANG: 'en_US.UTF-8' },
-      columns: 120,
-    });
+    const { code, stdout: screen } = await reportRun({ files: [cyLog, deeLog, teamLog] }, { columns: 120 });
     expect(code, screen).toBe(0);
     const lines = screen.split(/\r?\n/).map((l) => l.trimEnd());
     const at = lines.indexOf('time from claim to decision');
@@ -349,19 +349,16 @@ describe('fraudctl report --log', () => {
     expect(ascii.stdout).toContain(`1m-5m       ${'#'.repeat(50)} 2`);
     expect(ascii.stdout).not.toContain('█');
     // Not in --json or --csv, nor off a terminal.
-    for (const flag of ['--json', '--csv'])
-      expect((await cli.run(['report', '--log', cyLog, deeLog, flag])).stdout).not.toContain('claim to decision');
-    expect((await cli.run(['report', '--log', cyLog, deeLog])).stdout).not.toContain('time from claim');
+    for (const format of ['json', 'csv'] as const)
+      expect((await reportRun({ files: [cyLog, deeLog], format })).stdout).not.toContain('claim to decision');
+    expect((await reportRun({ files: [cyLog, deeLog] })).stdout).not.toContain('time from claim');
   });
 
   it.each([80, 120])(
     'on a %i-column terminal the tables fit, every head and figure whole (none cut with …)',
     async (columns) => {
       await teamDay();
-      const { code, stdout, stderr } = await cli.run(['report', '--log', teamLog, cyLog, '--sla', '4h'], {
-        env: { LANG: 'en_US.UTF-8' },
-        columns,
-      });
+      const { code, stdout, stderr } = await reportRun({ files: [teamLog, cyLog], slaMs: parseSla('4h') }, { columns });
       expect(code, stderr).toBe(0);
       const lines = stdout.split('\n');
       expect(Math.max(...lines.map((l) => [...l].length)), stdout).toBeLessThanOrEqual(columns);
@@ -389,7 +386,14 @@ describe('fraudctl report --log', () => {
     },
   );
 
-  it('bad input is exit 2 naming it, before anything is read', async () => {
+  it('argv → exit code, in-process through main: the table run prints; bad input is exit 2 naming it, before anything is read', async () => {
+    await teamDay();
+    const told = await reportRun({ files: [teamLog, cyLog], slaMs: parseSla('4h') });
+    const table = await cli.run(['report', '--log', teamLog, '--log', cyLog, '--sla', '4h']);
+    expect(table.code, table.stderr).toBe(0);
+    // The same figures (Bob's age at decision runs to the run's now: a few seconds apart).
+    const aged = (text: string) => text.replace(/\d+[dhms](?: \d+[hms])?/g, 'T');
+    expect(aged(table.stdout)).toBe(aged(told.stdout));
     for (const [args, words] of [
       [['--since', 'yesterday'], /--since.*not an ISO date or time/],
       [['--until', '2026-02-30'], /--until.*not an ISO date or time/],

@@ -1,13 +1,29 @@
 import { Command } from 'commander';
-import type { CliContext } from '../process/cli-context.js';
-import { withSession } from '../session.js';
+import type { CliContext } from '../../process/cli-context.js';
+import { UsageError } from '../../errors/cli-error.js';
+import { terminalSafe } from '../../render/terminal-text.js';
+import type { LogVerifyOptions } from './options.js';
+
+export type { LogVerifyOptions } from './options.js';
 
 /*
- * `fraudctl log …`: the action logs that review --log and set-state --log write. `verify`
- * checks each file's hash chain (src/action-log/verify-log.ts).
+ * `fraudctl log …`: the action logs that review --log and set-state --log write. `verify`: argv →
+ * one LogVerifyOptions value (--expect checked here); then the work (run.ts, which checks each
+ * file's hash chain with src/action-log/verify-log.ts), import()ed when it runs, with the deps
+ * built from the process (deps.ts). `run` is injectable: a test checks argv → options alone.
  */
 
-export function logCommand(context: CliContext): Command {
+export type LogVerifyRun = (command: Command, options: LogVerifyOptions) => Promise<void>;
+
+const HASH = /^[0-9a-f]{64}$/;
+
+export function logCommand(context: CliContext, run?: LogVerifyRun): Command {
+  const runWork: LogVerifyRun =
+    run ??
+    (async (_command, options) => {
+      const [{ run: verify }, { logVerifyDeps }] = await Promise.all([import('./run.js'), import('./deps.js')]);
+      return verify(options, logVerifyDeps(context));
+    });
   const log = new Command('log').description('check the action logs (--log) of review and set-state').addHelpText(
     'before',
     `Examples:
@@ -52,10 +68,21 @@ line is gone; 2 for a file that cannot be read or is not a regular file (a FIFO,
 a device). What a whole chain proves, and what it does not: fraudctl help log.
 `,
     )
-    .action(async (files: string[], options: { expect?: string }, command: Command) => {
-      const { verifyLogs } = await import('../action-log/verify-log.js');
-      const given = options.expect === undefined ? {} : { expect: options.expect };
-      await withSession(context, command, (session) => verifyLogs(session, files, given));
+    .action(async (files: string[], flags: { expect?: string }, command: Command) => {
+      const expect = flags.expect?.toLowerCase();
+      if (expect !== undefined && !HASH.test(expect)) {
+        throw new UsageError(
+          `--expect takes a line's hash, 64 hex digits, as log verify prints it (got ` +
+            `${JSON.stringify(terminalSafe(flags.expect!))})`,
+        );
+      }
+      const globals = command.optsWithGlobals<{ json?: boolean; color?: boolean }>();
+      await runWork(command, {
+        files,
+        expect: expect ?? null,
+        json: globals.json === true,
+        noColor: globals.color === false,
+      });
     });
   return log;
 }

@@ -1,12 +1,27 @@
 import { InvalidArgumentError } from 'commander';
-import { parseDuration } from '../render/ages.js';
+import { parseDuration } from '../../render/ages.js';
 
 /*
- * The values `fraudctl report` takes from its flags: `--since`/`--until` (ISO 8601 dates or
+ * What `report` is asked, as one typed value (command.ts makes it from argv, run.ts does it), and
+ * the values it takes from its flags: `--since`/`--until` (ISO 8601 dates or
  * date-times) and `--sla` (a duration: `30m`, `4h`, `2d`). Parsed strictly, by hand: Date.parse
  * takes `2026-02-30` and `Nov 25` and makes a time of both, and a report filtered on a time the
  * user did not mean is wrong without a word; the forms are two regular expressions.
  */
+
+export interface ReportOptions {
+  files: readonly string[];
+  since: number | null;
+  until: number | null;
+  slaMs: number | null;
+  format: 'table' | 'json' | 'csv';
+  concurrency: number;
+  /** Read on past lines that break the chain, saying so. */
+  includeUnverified: boolean;
+  /** The most all the reads of events now may take together, in seconds. */
+  readDeadlineSeconds: number;
+  noColor: boolean;
+}
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})?$/i;

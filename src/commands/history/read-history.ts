@@ -1,5 +1,5 @@
-import type { LineChecks } from '../action-log/line-trust.js';
-import { logFileLines, logLineFields } from '../action-log/read-log.js';
+import type { LineChecks } from '../../action-log/line-trust.js';
+import { logFileLines, logLineFields } from '../../action-log/read-log.js';
 
 /*
  * One event's actions, read from the action logs (`--log` of review and set-state,

@@ -1,11 +1,11 @@
 import { stringify, type Options } from 'csv-stringify/sync';
-import type { Style } from '../render/colours.js';
-import { durationText } from '../render/ages.js';
-import { count } from '../render/counts.js';
-import { displayWidth, wrapToWidth } from '../render/display-width.js';
-import { createTable, joinBlocks, tableText } from '../render/tables.js';
-import { sym } from '../render/symbols.js';
-import { terminalSafe } from '../render/terminal-text.js';
+import type { Style } from '../../render/colours.js';
+import { durationText } from '../../render/ages.js';
+import { count } from '../../render/counts.js';
+import { displayWidth, wrapToWidth } from '../../render/display-width.js';
+import { createTable, joinBlocks, tableText } from '../../render/tables.js';
+import { sym } from '../../render/symbols.js';
+import { terminalSafe } from '../../render/terminal-text.js';
 import type { AnalystFigures, Spread, TeamTally } from './team-tally.js';
 
 /*

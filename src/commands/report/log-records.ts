@@ -1,5 +1,5 @@
-import { logFileLines, logLineFields } from '../action-log/read-log.js';
-import type { LineChecks } from '../action-log/line-trust.js';
+import { logFileLines, logLineFields } from '../../action-log/read-log.js';
+import type { LineChecks } from '../../action-log/line-trust.js';
 
 /*
  * The lines of action logs (src/action-log/) as `fraudctl report` needs them: who, when, at which

@@ -1,15 +1,27 @@
 import { Command } from 'commander';
-import type { CliContext } from '../process/cli-context.js';
-import { withSession } from '../session.js';
-import { checkIdArguments } from '../id-lists/id-arguments.js';
+import type { CliContext } from '../../process/cli-context.js';
+import { withSession } from '../../session.js';
+import { checkIdArguments } from '../../id-lists/id-arguments.js';
+import type { HistoryOptions } from './options.js';
+
+export type { HistoryOptions } from './options.js';
 
 /*
- * `history ID --log FILE…`: one event's story from the action logs, then its state now
- * (src/event-history/). --log takes several files at once or repeated; the work is loaded when
- * it runs.
+ * `history ID --log FILE…`: argv → one HistoryOptions value (--log takes several files at once or
+ * repeated); then one event's story from the action logs and its state now (run.ts), import()ed
+ * when it runs, with its deps built from the process and the session (deps.ts). `run` is
+ * injectable: a test checks argv → options without doing the work.
  */
 
-export function historyCommand(context: CliContext): Command {
+export type HistoryRun = (command: Command, options: HistoryOptions) => Promise<void>;
+
+export function historyCommand(context: CliContext, run?: HistoryRun): Command {
+  const runWork: HistoryRun =
+    run ??
+    (async (command, options) => {
+      const [{ run: history }, { historyDeps }] = await Promise.all([import('./run.js'), import('./deps.js')]);
+      return withSession(context, command, (session) => history(options, historyDeps(context, session)));
+    });
   return new Command('history')
     .description(
       'the story of one event: every action the --log files record on it (who, what, from and to, comment, reason, outcome) in time order, then its state now',
@@ -58,8 +70,13 @@ is exit 2, before the service is asked. --json: {id, actions: [...], now} (now: 
     )
     .action(async (eventId: string, flags: { log: string[]; includeUnverified?: boolean }, command: Command) => {
       checkIdArguments([eventId]);
-      const { showHistory } = await import('../event-history/show-history.js');
-      const options = { includeUnverified: flags.includeUnverified === true };
-      await withSession(context, command, (session) => showHistory(session, eventId, flags.log, options));
+      const globals = command.optsWithGlobals<{ json?: boolean; color?: boolean }>();
+      await runWork(command, {
+        eventId,
+        logs: flags.log,
+        includeUnverified: flags.includeUnverified === true,
+        json: globals.json === true,
+        noColor: globals.color === false,
+      });
     });
 }

@@ -2,7 +2,7 @@ import type { LogRecord } from './log-records.js';
 
 /*
  * The figures of `fraudctl report`, from log records and what a GET of each decided event says
- * now. Pure: the work (run-report.ts) reads the files and the events; this decides what counts.
+ * now. Pure: the work (run.ts) reads the files and the events; this decides what counts.
  *
  * - A decision is an `ok` line of approve, decline, escalate, fraud or set-state. A decision
  *   sent in two steps (fraud from a state that cannot go to FRAUD_CONFIRMED at once: DECLINED,

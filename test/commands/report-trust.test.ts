@@ -8,10 +8,11 @@ import { runInProcess } from '../support/in-process-cli.js';
 import { listen } from '../support/listen.js';
 import { DEMO_KEY } from '../support/sandbox.js';
 import { shellWord } from '../../src/render/shell-command.js';
+import { reportAt } from '../support/report-run.js';
 
 /*
- * What `report` believes and compares, run in-process against two real sandboxes (prod and
- * staging, each with the demo key) over logs written by real set-state runs: a decision is only
+ * What `report` believes and compares, through its run(options, deps) against two real sandboxes
+ * (prod and staging, each with the demo key; the hints' commands run in-process through main) over logs written by real set-state runs: a decision is only
  * compared with the state at the service its line names (a staging run in the prod team's log
  * is left out, and said); a line that breaks the log's hash chain stops the report, named, unless
  * --include-unverified, when every output says how many such lines it counted; reads of the
@@ -36,6 +37,10 @@ const env = (extra: Record<string, string> = {}) =>
   });
 const run = (args: string[], options: { columns?: number; env?: Record<string, string> } = {}) =>
   runInProcess(args, env(options.env), options.columns === undefined ? {} : { columns: options.columns });
+
+/** The report as a run with --profile prod (or staging) makes it: that service, and the flag in its hints. */
+const reportAs = (profile: 'prod' | 'staging') =>
+  reportAt(cli.sandboxes[profile].url, { serviceFlags: ['--profile', profile] });
 
 async function ok(args: string[]): Promise<void> {
   const result = await run(args);
@@ -115,7 +120,7 @@ describe('report compares a decision only with the service its line names', () =
     const staging = cli.sandboxes.staging.url;
     const prod = cli.sandboxes.prod.url;
 
-    const json = await run(['report', '--log', log, '--json', '--profile', 'prod']);
+    const json = await reportAs('prod')({ files: [log], format: 'json' });
     expect(json.code, json.stderr).toBe(0);
     const r = JSON.parse(json.stdout) as Report;
     expect(r.service).toBe(prod);
@@ -135,14 +140,14 @@ describe('report compares a decision only with the service its line names', () =
     expect(s.analysts).toMatchObject([{ analyst: 'Alice', decisions: 1, overturned: 0, byKind: { decline: 1 } }]);
     expect(s.otherServices).toEqual([{ service: prod, profiles: ['bob', 'prod'], lines: 6, decisions: 3 }]);
 
-    const table = await run(['report', '--log', log, '--profile', 'prod']);
+    const table = await reportAs('prod')({ files: [log] });
     expect(table.code, table.stderr).toBe(0);
     expect(table.stdout).toContain('3 decisions in');
     expect(table.stdout).toContain(
       `left out: 1 decision (2 lines) at ${staging} (profile staging), not at ${prod} which this run reads`,
     );
 
-    const csv = await run(['report', '--log', log, '--csv', '--profile', 'prod']);
+    const csv = await reportAs('prod')({ files: [log], format: 'csv' });
     expect(csv.code, csv.stderr).toBe(0);
     expect(csv.stdout.split('\r\n')[1]).toMatch(/^"Alice",2,2,0,/);
     expect(csv.stderr).toContain(`note: left out: 1 decision (2 lines) at ${staging}`);
@@ -165,7 +170,7 @@ describe('report believes only lines whose hash chain holds', () => {
     // Bob's decline of another log's event, copied in after line 4.
     const copied = readFileSync(other, 'utf8').split('\n')[5]!;
     editLine(log, 4, (line) => `${line}\n${copied}`);
-    const result = await run(['report', '--log', log, '--profile', 'prod']);
+    const result = await reportAs('prod')({ files: [log] });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     // The edit is seen on the line itself where lines carry their own hash, else by the line after it.
@@ -190,13 +195,13 @@ describe('report believes only lines whose hash chain holds', () => {
     expect(included.code, included.stderr).toBe(0);
     // Counted, as the lines say now (a decision of Bob's more), and said to be unverified.
     expect(included.stdout).toContain(`the figures include ${unverified} unverified lines (`);
-    const json = await run(['report', '--log', log, '--profile', 'prod', '--include-unverified', '--json']);
+    const json = await reportAs('prod')({ files: [log], includeUnverified: true, format: 'json' });
     const r = JSON.parse(json.stdout) as Report;
     expect(r.unverified).toMatchObject({ lines: unverified });
     expect(r.unverified!.note).toMatch(new RegExp(`^the figures include ${unverified} unverified lines`));
     expect(r.lines.unverified).toBe(unverified);
     expect(r.analysts.find((a) => a.analyst === 'Bob')!.decisions).toBeGreaterThan(1);
-    const csv = await run(['report', '--log', log, '--profile', 'prod', '--include-unverified', '--csv']);
+    const csv = await reportAs('prod')({ files: [log], includeUnverified: true, format: 'csv' });
     expect(csv.stderr).toContain(`note: the figures include ${unverified} unverified lines`);
     const rows = csv.stdout.split('\r\n').filter((row) => row !== '');
     expect(rows[0]!.endsWith('"unchecked","unverified"')).toBe(true);
@@ -211,10 +216,10 @@ describe('report believes only lines whose hash chain holds', () => {
       .slice(0, 2)
       .map((line) => line.replace(/,"line":.*\}$/, '}'));
     writeFileSync(log, `${unchained.join('\n')}\n`);
-    const result = await run(['report', '--log', log, '--profile', 'prod']);
+    const result = await reportAs('prod')({ files: [log] });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`  ${log}:1-2 unchained: written by a fraudctl that did not chain its log lines`);
-    const included = await run(['report', '--log', log, '--profile', 'prod', '--include-unverified', '--json']);
+    const included = await reportAs('prod')({ files: [log], includeUnverified: true, format: 'json' });
     expect(included.code, included.stderr).toBe(0);
     expect((JSON.parse(included.stdout) as Report).unverified).toMatchObject({ lines: 2, byKind: { unchained: 2 } });
   });
@@ -222,7 +227,7 @@ describe('report believes only lines whose hash chain holds', () => {
   it('CR LF line endings and no final line feed are not tampering: read, with a note', async () => {
     const { log } = await teamLog('windows.log');
     writeFileSync(log, readFileSync(log, 'utf8').trimEnd().replaceAll('\n', '\r\n'));
-    const result = await run(['report', '--log', log, '--profile', 'prod', '--json']);
+    const result = await reportAs('prod')({ files: [log], format: 'json' });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain(
       `note: ${log} has 5 lines ending in CR LF (saved with Windows line endings): the chain holds; read as they are\n`,
@@ -271,9 +276,7 @@ describe('report when the events cannot be read now', () => {
     const hanging = await listen(() => {});
     const log = await logAt(hanging.url, 'hanging.log', 40);
     const started = performance.now();
-    const result = await run(['report', '--log', log, '--json', '--timeout', '1', '--concurrency', '4'], {
-      env: { FRAUDCTL_BASE_URL: hanging.url },
-    });
+    const result = await reportAt(hanging.url, { timeout: 1 })({ files: [log], format: 'json', concurrency: 4 });
     const took = performance.now() - started;
     expect(result.code, result.stderr).toBe(6);
     // One round of four timeouts, not ten rounds of them.
@@ -307,9 +310,7 @@ describe('report when the events cannot be read now', () => {
     });
     const log = await logAt(slow.url, 'slow.log', 40);
     const started = performance.now();
-    const result = await run(['report', '--log', log, '--read-deadline', '2', '--concurrency', '40'], {
-      env: { FRAUDCTL_BASE_URL: slow.url },
-    });
+    const result = await reportAt(slow.url)({ files: [log], readDeadlineSeconds: 2, concurrency: 40 });
     expect(performance.now() - started).toBeLessThan(6_000);
     expect(result.code, result.stderr).toBe(6);
     expect(result.stderr).toMatch(
