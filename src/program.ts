@@ -8,7 +8,7 @@ import { alertsCommand } from './commands/alerts.js';
 import { setStateCommand } from './commands/set-state.js';
 import { reviewCommand } from './commands/review.js';
 import { loginCommand } from './commands/login.js';
-import { logoutCommand } from './commands/logout.js';
+import { logoutCommand } from './commands/logout/command.js';
 import { configCommand } from './commands/config.js';
 import { completionCommand } from './commands/completion.js';
 import { doctorCommand } from './commands/doctor.js';

@@ -8,6 +8,7 @@ import { setStateCommand, type SetStateWork } from '../../src/commands/set-state
 import { showCommand, type ShowWork } from '../../src/commands/show.js';
 import { reviewCommand } from '../../src/commands/review.js';
 import { alertsCommand } from '../../src/commands/alerts.js';
+import { logoutCommand } from '../../src/commands/logout/command.js';
 
 /*
  * The command files' one job, tested in-process (as gh's NewCmdX(f, runF) is): argv → the work's
@@ -42,6 +43,35 @@ async function parse<T>(make: (context: CliContext, run: never) => Command, argv
   root.addCommand(sub.exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {} }));
   await root.parseAsync(argv, { from: 'user' });
   return asked;
+}
+
+/**
+ * For a command in a room of its own (src/commands/NAME/): argv → the one options value its run
+ * was asked, under a root with program.ts's global flags that the rooms read.
+ */
+async function parseRoom<T>(
+  make: (context: CliContext, run: (options: T) => Promise<void>) => Command,
+  argv: string[],
+) {
+  const asked: T[] = [];
+  const quiet = { writeOut: () => {}, writeErr: () => {} };
+  const root = new Command('fraudctl')
+    .option('--base-url <url>')
+    .option('--profile <name>')
+    .option('--json')
+    .option('--no-color')
+    .option('--no-input')
+    .option('--insecure-http')
+    .exitOverride()
+    .configureOutput(quiet);
+  root.addCommand(
+    make(context(), async (options) => void asked.push(options))
+      .exitOverride()
+      .configureOutput(quiet),
+  );
+  await root.parseAsync(argv, { from: 'user' });
+  expect(asked).toHaveLength(1);
+  return asked[0]!;
 }
 
 /** What the one run of the work was asked. */
@@ -305,5 +335,13 @@ describe('alerts: one id', () => {
   it('an empty id or none is refused before any work', async () => {
     await expect(parse(alertsCommand, ['alerts', ''])).rejects.toThrow(UsageError);
     await expect(parse(alertsCommand, ['alerts'])).rejects.toThrow(/missing required argument 'eventId'/);
+  });
+});
+
+describe('logout: argv → LogoutOptions', () => {
+  it('the active profile, or the one --profile names', async () => {
+    expect(await parseRoom(logoutCommand, ['logout'])).toStrictEqual({ profile: null });
+    expect(await parseRoom(logoutCommand, ['--profile', 'prod', 'logout'])).toStrictEqual({ profile: 'prod' });
+    expect(await parseRoom(logoutCommand, ['logout', '--profile', 'prod'])).toStrictEqual({ profile: 'prod' });
   });
 });
