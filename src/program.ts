@@ -7,7 +7,7 @@ import { showCommand } from './commands/show.js';
 import { alertsCommand } from './commands/alerts.js';
 import { setStateCommand } from './commands/set-state.js';
 import { reviewCommand } from './commands/review.js';
-import { loginCommand } from './commands/login.js';
+import { loginCommand } from './commands/login/command.js';
 import { logoutCommand } from './commands/logout/command.js';
 import { configCommand } from './commands/config.js';
 import { completionCommand } from './commands/completion.js';

@@ -9,6 +9,7 @@ import { showCommand, type ShowWork } from '../../src/commands/show.js';
 import { reviewCommand } from '../../src/commands/review.js';
 import { alertsCommand } from '../../src/commands/alerts.js';
 import { logoutCommand } from '../../src/commands/logout/command.js';
+import { loginCommand } from '../../src/commands/login/command.js';
 
 /*
  * The command files' one job, tested in-process (as gh's NewCmdX(f, runF) is): argv → the work's
@@ -50,7 +51,7 @@ async function parse<T>(make: (context: CliContext, run: never) => Command, argv
  * was asked, under a root with program.ts's global flags that the rooms read.
  */
 async function parseRoom<T>(
-  make: (context: CliContext, run: (options: T) => Promise<void>) => Command,
+  make: (context: CliContext, run: (command: Command, options: T) => Promise<void>) => Command,
   argv: string[],
 ) {
   const asked: T[] = [];
@@ -65,7 +66,7 @@ async function parseRoom<T>(
     .exitOverride()
     .configureOutput(quiet);
   root.addCommand(
-    make(context(), async (options) => void asked.push(options))
+    make(context(), async (_command, options) => void asked.push(options))
       .exitOverride()
       .configureOutput(quiet),
   );
@@ -343,5 +344,30 @@ describe('logout: argv → LogoutOptions', () => {
     expect(await parseRoom(logoutCommand, ['logout'])).toStrictEqual({ profile: null });
     expect(await parseRoom(logoutCommand, ['--profile', 'prod', 'logout'])).toStrictEqual({ profile: 'prod' });
     expect(await parseRoom(logoutCommand, ['logout', '--profile', 'prod'])).toStrictEqual({ profile: 'prod' });
+  });
+});
+
+describe('login: argv → LoginOptions', () => {
+  it('the default profile, its own URL, the credential store', async () => {
+    expect(await parseRoom(loginCommand, ['login'])).toStrictEqual({
+      profile: null,
+      baseUrl: null,
+      insecureHttp: false,
+      insecureStorage: false,
+    });
+  });
+
+  it('the global flags that choose the profile and its service, and --insecure-storage', async () => {
+    const argv = ['--profile', 'prod', 'login', '--base-url', 'http://10.0.0.5:8787', '--insecure-http'];
+    expect(await parseRoom(loginCommand, [...argv, '--insecure-storage'])).toStrictEqual({
+      profile: 'prod',
+      baseUrl: 'http://10.0.0.5:8787',
+      insecureHttp: true,
+      insecureStorage: true,
+    });
+  });
+
+  it('an empty --base-url is no URL given (the profile keeps its own)', async () => {
+    expect(await parseRoom(loginCommand, ['login', '--base-url', ''])).toMatchObject({ baseUrl: null });
   });
 });

@@ -11,12 +11,12 @@ export type { LogoutOptions } from './options.js';
  * options in-process without doing the work.
  */
 
-export type LogoutRun = (options: LogoutOptions) => Promise<void>;
+export type LogoutRun = (command: Command, options: LogoutOptions) => Promise<void>;
 
 export function logoutCommand(context: CliContext, run?: LogoutRun): Command {
   const runWork: LogoutRun =
     run ??
-    (async (options) => {
+    (async (_command, options) => {
       const [{ run: logout }, { logoutDeps }] = await Promise.all([import('./run.js'), import('./deps.js')]);
       return logout(options, logoutDeps(context));
     });
@@ -31,6 +31,6 @@ export function logoutCommand(context: CliContext, run?: LogoutRun): Command {
     )
     .action(async (_options: unknown, command: Command) => {
       const { profile } = command.optsWithGlobals<GlobalOptions>();
-      return runWork({ profile: profile ?? null });
+      return runWork(command, { profile: profile ?? null });
     });
 }
