@@ -9,7 +9,7 @@ import { setStateCommand } from './commands/set-state.js';
 import { reviewCommand } from './commands/review.js';
 import { loginCommand } from './commands/login/command.js';
 import { logoutCommand } from './commands/logout/command.js';
-import { configCommand } from './commands/config.js';
+import { configCommand } from './commands/config/command.js';
 import { completionCommand } from './commands/completion.js';
 import { doctorCommand } from './commands/doctor.js';
 import { logCommand } from './commands/log.js';

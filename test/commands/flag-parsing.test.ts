@@ -10,6 +10,7 @@ import { reviewCommand } from '../../src/commands/review.js';
 import { alertsCommand } from '../../src/commands/alerts.js';
 import { logoutCommand } from '../../src/commands/logout/command.js';
 import { loginCommand } from '../../src/commands/login/command.js';
+import { configCommand } from '../../src/commands/config/command.js';
 
 /*
  * The command files' one job, tested in-process (as gh's NewCmdX(f, runF) is): argv → the work's
@@ -65,11 +66,10 @@ async function parseRoom<T>(
     .option('--insecure-http')
     .exitOverride()
     .configureOutput(quiet);
-  root.addCommand(
-    make(context(), async (_command, options) => void asked.push(options))
-      .exitOverride()
-      .configureOutput(quiet),
-  );
+  const sub = make(context(), async (_command, options) => void asked.push(options));
+  // A command's own sub-commands (config's verbs) too: an error is thrown, not an exit.
+  for (const command of [sub, ...sub.commands]) command.exitOverride().configureOutput(quiet);
+  root.addCommand(sub);
   await root.parseAsync(argv, { from: 'user' });
   expect(asked).toHaveLength(1);
   return asked[0]!;
@@ -369,5 +369,53 @@ describe('login: argv → LoginOptions', () => {
 
   it('an empty --base-url is no URL given (the profile keeps its own)', async () => {
     expect(await parseRoom(loginCommand, ['login', '--base-url', ''])).toMatchObject({ baseUrl: null });
+  });
+});
+
+describe('config: argv → ConfigOptions', () => {
+  const globals = { profile: null, json: false, noColor: false };
+
+  it('each verb and its arguments, with the global --profile, --json and --no-color', async () => {
+    expect(await parseRoom(configCommand, ['config', 'list'])).toStrictEqual({ verb: 'list', ...globals });
+    expect(await parseRoom(configCommand, ['--json', '--no-color', 'config', 'get', 'api-key'])).toStrictEqual({
+      verb: 'get',
+      key: 'api-key',
+      profile: null,
+      json: true,
+      noColor: true,
+    });
+    expect(
+      await parseRoom(configCommand, ['config', 'set', 'base-url', 'https://x.example', '--profile', 'p', '-y']),
+    ).toStrictEqual({ verb: 'set', key: 'base-url', value: 'https://x.example', yes: true, ...globals, profile: 'p' });
+    expect(await parseRoom(configCommand, ['config', 'set', 'timeout', '10'])).toStrictEqual({
+      verb: 'set',
+      key: 'timeout',
+      value: '10',
+      yes: false,
+      ...globals,
+    });
+    expect(await parseRoom(configCommand, ['config', 'unset', 'retries'])).toStrictEqual({
+      verb: 'unset',
+      key: 'retries',
+      ...globals,
+    });
+    expect(await parseRoom(configCommand, ['config', 'use', 'prod'])).toStrictEqual({
+      verb: 'use',
+      name: 'prod',
+      ...globals,
+    });
+    expect(await parseRoom(configCommand, ['config', 'delete', 'old', '--yes'])).toStrictEqual({
+      verb: 'delete',
+      name: 'old',
+      yes: true,
+      ...globals,
+    });
+  });
+
+  it('a key that is not a setting, and the API key as an argument, are refused before any work', async () => {
+    await expect(parseRoom(configCommand, ['config', 'get', 'colour'])).rejects.toThrow(/Allowed choices are/);
+    await expect(parseRoom(configCommand, ['config', 'set', 'api-key', 'abc123'])).rejects.toThrow(
+      /run fraudctl login --profile NAME/,
+    );
   });
 });
