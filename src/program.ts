@@ -11,7 +11,7 @@ import { loginCommand } from './commands/login/command.js';
 import { logoutCommand } from './commands/logout/command.js';
 import { configCommand } from './commands/config/command.js';
 import { completionCommand } from './commands/completion.js';
-import { doctorCommand } from './commands/doctor.js';
+import { doctorCommand } from './commands/doctor/command.js';
 import { logCommand } from './commands/log.js';
 import { historyCommand } from './commands/history.js';
 import { reportCommand } from './commands/report.js';

@@ -11,6 +11,7 @@ import { alertsCommand } from '../../src/commands/alerts.js';
 import { logoutCommand } from '../../src/commands/logout/command.js';
 import { loginCommand } from '../../src/commands/login/command.js';
 import { configCommand } from '../../src/commands/config/command.js';
+import { doctorCommand } from '../../src/commands/doctor/command.js';
 
 /*
  * The command files' one job, tested in-process (as gh's NewCmdX(f, runF) is): argv → the work's
@@ -417,5 +418,15 @@ describe('config: argv → ConfigOptions', () => {
     await expect(parseRoom(configCommand, ['config', 'set', 'api-key', 'abc123'])).rejects.toThrow(
       /run fraudctl login --profile NAME/,
     );
+  });
+});
+
+describe('doctor: argv → DoctorOptions', () => {
+  it('the global --json and --no-color; the flags choosing the settings reach it as its session', async () => {
+    expect(await parseRoom(doctorCommand, ['doctor'])).toStrictEqual({ json: false, noColor: false });
+    expect(await parseRoom(doctorCommand, ['--profile', 'p', 'doctor', '--json', '--no-color'])).toStrictEqual({
+      json: true,
+      noColor: true,
+    });
   });
 });
