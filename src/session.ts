@@ -4,7 +4,7 @@ import { CliError } from './errors/cli-error.js';
 import { ApiClient, type ApiClientOptions } from './api/api-client.js';
 import { requireApiKey, resolveSettings, type Settings } from './profiles/settings.js';
 import { readConfigFile } from './profiles/config-file.js';
-import { readStoredKey } from './credentials/credential-store.js';
+import { readStoredKey, type CredentialStore } from './credentials/credential-store.js';
 import { settingHints } from './profiles/setting-hints.js';
 import { failureWords } from './failures/failure-words.js';
 import { failureMessages } from './failures/failure-messages.js';
@@ -52,6 +52,8 @@ export class Session {
     readonly context: CliContext,
     readonly globals: GlobalOptions,
     private readonly settingsOverride?: Pick<Settings, 'profile' | 'baseUrl' | 'apiKey'> & { insecureHttp?: boolean },
+    /** Where a stored key is read from: the system's store unless a test gives its own. */
+    private readonly openStore?: () => Promise<CredentialStore>,
   ) {}
 
   /**
@@ -61,7 +63,7 @@ export class Session {
   withSettingsOverride(
     override: Pick<Settings, 'profile' | 'baseUrl' | 'apiKey'> & { insecureHttp?: boolean },
   ): Session {
-    return new Session(this.context, this.globals, override);
+    return new Session(this.context, this.globals, override, this.openStore);
   }
 
   get json(): boolean {
@@ -131,7 +133,7 @@ export class Session {
     if (settings.apiKey !== null && settings.apiKey !== '') return settings.apiKey;
     if (settings.apiKeySource === 'credential-store' && settings.credentialAccount !== null) {
       const account = settings.credentialAccount;
-      this.storedKey ??= readStoredKey(settings.profile, account, this.context.env);
+      this.storedKey ??= readStoredKey(settings.profile, account, this.context.env, this.openStore);
       return this.storedKey;
     }
     return requireApiKey(settings);

@@ -78,10 +78,10 @@ describe('layering (dependency-cruiser, .dependency-cruiser.mjs)', () => {
       file('src/batch/pool.ts', "import { withSession } from '../session.js';\nexport const pool = withSession;\n");
       file('src/batch/run.ts', "import type { Session } from '../session.js';\nexport type Run = Session;\n");
       file('src/paths/up.ts', "import { main } from '../main.js';\nexport const up = main;\n");
-      // A folder cycle that is known (src/credentials ↔ src/profiles) passes; a new one (src/files ↔ src/errors) does not.
+      // A folder cycle that is known (src/state-changes ↔ src/profiles) passes; a new one (src/files ↔ src/errors) does not.
       file('src/profiles/a.ts', "export const a = 'a';\n");
-      file('src/credentials/store.ts', "import { a } from '../profiles/a.js';\nexport const store = a;\n");
-      file('src/profiles/b.ts', "import { store } from '../credentials/store.js';\nexport const b = store;\n");
+      file('src/state-changes/store.ts', "import { a } from '../profiles/a.js';\nexport const store = a;\n");
+      file('src/profiles/b.ts', "import { store } from '../state-changes/store.js';\nexport const b = store;\n");
       file('src/files/write.ts', `${cliError}export const write = CliError;\n`);
       file('src/errors/file-error.ts', "import { write } from '../files/write.js';\nexport const fileError = write;\n");
       const found = await newViolations(['src'], fixture);

@@ -201,12 +201,17 @@ function reason(error: unknown, key?: string): string {
  * goes wrong is one line saying where the key should be, why it could not be read, and the way
  * out, exit 3; never another key in its place.
  */
-export async function readStoredKey(profile: string, account: string, env: NodeJS.ProcessEnv): Promise<string> {
+export async function readStoredKey(
+  profile: string,
+  account: string,
+  env: NodeJS.ProcessEnv,
+  open: () => Promise<CredentialStore> = () => openCredentialStore(keyringTimeoutMs(env)),
+): Promise<string> {
   const where = `${credentialStoreName()} (entry ${quote(CREDENTIAL_SERVICE)}, account ${quote(account)})`;
   const login = `fraudctl login --profile ${profile}`;
   let key: string | null;
   try {
-    key = await (await openCredentialStore(keyringTimeoutMs(env))).get(account);
+    key = await (await open()).get(account);
   } catch (error) {
     if (!(error instanceof CredentialStoreError)) throw error;
     // Not "blocked": D-Bus's NoReply text says "the message bus security policy blocked the reply".

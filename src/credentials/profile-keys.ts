@@ -57,11 +57,23 @@ export interface KeyToSave {
   insecureStorage: boolean;
 }
 
+/**
+ * Opens the credential store: the system's (systemCredentialStore), or a test's own. A store that
+ * cannot be used throws a CredentialStoreError saying why.
+ */
+export type OpenCredentialStore = () => Promise<CredentialStore>;
+
+/** The operating system's store, with the time limit FRAUDCTL_KEYRING_TIMEOUT gives its calls. */
+export const systemCredentialStore =
+  (env: NodeJS.ProcessEnv): OpenCredentialStore =>
+  () =>
+    openCredentialStore(keyringTimeoutMs(env));
+
 type StoreOpening = { store: CredentialStore } | { unusable: string };
 
-async function openStore(env: NodeJS.ProcessEnv): Promise<StoreOpening> {
+async function openStore(open: OpenCredentialStore): Promise<StoreOpening> {
   try {
-    return { store: await openCredentialStore(keyringTimeoutMs(env)) };
+    return { store: await open() };
   } catch (error) {
     if (error instanceof CredentialStoreError) return { unusable: error.why };
     throw error;
@@ -83,11 +95,15 @@ function insecureLogin(toSave: KeyToSave): string {
 }
 
 /** Keeps a login's key, already checked against the service, in one place: the parts below, in the order they run. */
-export async function saveProfileKey(env: NodeJS.ProcessEnv, toSave: KeyToSave): Promise<SavedKey> {
+export async function saveProfileKey(
+  env: NodeJS.ProcessEnv,
+  toSave: KeyToSave,
+  open: OpenCredentialStore = systemCredentialStore(env),
+): Promise<SavedKey> {
   const { profile, insecureStorage } = toSave;
   const previousEntry = ownProfile(readConfigFile(env).profiles, profile)?.credentialStore?.account;
   // The store is opened when the key goes there, or when it must leave it.
-  const opening: StoreOpening | null = !insecureStorage || previousEntry !== undefined ? await openStore(env) : null;
+  const opening: StoreOpening | null = !insecureStorage || previousEntry !== undefined ? await openStore(open) : null;
   const store = opening && 'store' in opening ? opening.store : null;
   const account = credentialAccount(profile, toSave.baseUrl);
   const placed =
@@ -233,7 +249,11 @@ export interface ForgottenKey {
  * here (or whose store does not answer in time) is an error (exit 3), and the profile is left
  * as it was.
  */
-export async function forgetProfileKey(env: NodeJS.ProcessEnv, profile: string): Promise<ForgottenKey> {
+export async function forgetProfileKey(
+  env: NodeJS.ProcessEnv,
+  profile: string,
+  open: OpenCredentialStore = systemCredentialStore(env),
+): Promise<ForgottenKey> {
   const stored = ownProfile(readConfigFile(env).profiles, profile);
   if (stored?.credentialStore === undefined) {
     // unsetSetting also says "no profile" (exit 2) when the profile does not exist at all.
@@ -247,7 +267,7 @@ export async function forgetProfileKey(env: NodeJS.ProcessEnv, profile: string):
       ExitCode.AUTH,
       `run fraudctl logout --profile ${profile} where the store can be reached and answers (the desktop session, the keyring unlocked)`,
     );
-  const opening = await openStore(env);
+  const opening = await openStore(open);
   if ('unusable' in opening) throw cannot(opening.unusable);
   let entryWasThere: boolean;
   try {

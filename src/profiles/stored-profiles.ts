@@ -28,7 +28,7 @@ import {
 } from './values.js';
 
 /*
- * The profiles as the config file stores them, for `fraudctl config …` (run-config.ts) and the
+ * The profiles as the config file stores them, for `fraudctl config …` (src/commands/config/) and the
  * saving half of `login`: list, read, change, delete, make active, record a key, each a read of
  * the file or a change under its lock (mode 0600). Everything returns data or text; printing is
  * the caller's.

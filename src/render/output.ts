@@ -19,7 +19,10 @@ export interface Output {
   note(text: string): void;
 }
 
-export function createOutput(context: CliContext, options: { json: boolean; noColorFlag: boolean }): Output {
+export function createOutput(
+  context: Pick<CliContext, 'stdout' | 'stderr' | 'env'>,
+  options: { json: boolean; noColorFlag: boolean },
+): Output {
   const columns = context.stdout.isTTY ? context.stdout.columns || 80 : null;
   const style = createStyle(
     colourLevel({ flagNoColor: options.noColorFlag, env: context.env, isTTY: Boolean(context.stdout.isTTY) }),

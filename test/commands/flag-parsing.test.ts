@@ -11,6 +11,10 @@ import { alertsCommand } from '../../src/commands/alerts/command.js';
 import { logCommand } from '../../src/commands/log/command.js';
 import { historyCommand } from '../../src/commands/history/command.js';
 import { reportCommand } from '../../src/commands/report/command.js';
+import { logoutCommand } from '../../src/commands/logout/command.js';
+import { loginCommand } from '../../src/commands/login/command.js';
+import { configCommand } from '../../src/commands/config/command.js';
+import { doctorCommand } from '../../src/commands/doctor/command.js';
 
 /*
  * The command files' one job, tested in-process (as gh's NewCmdX(f, runF) is): argv → the work's
@@ -45,6 +49,34 @@ async function parse<T>(make: (context: CliContext, run: never) => Command, argv
   root.addCommand(sub.exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {} }));
   await root.parseAsync(argv, { from: 'user' });
   return asked;
+}
+
+/**
+ * For a command in a room of its own (src/commands/NAME/): argv → the one options value its run
+ * was asked, under a root with program.ts's global flags that the rooms read.
+ */
+async function parseRoom<T>(
+  make: (context: CliContext, run: (command: Command, options: T) => Promise<void>) => Command,
+  argv: string[],
+) {
+  const asked: T[] = [];
+  const quiet = { writeOut: () => {}, writeErr: () => {} };
+  const root = new Command('fraudctl')
+    .option('--base-url <url>')
+    .option('--profile <name>')
+    .option('--json')
+    .option('--no-color')
+    .option('--no-input')
+    .option('--insecure-http')
+    .exitOverride()
+    .configureOutput(quiet);
+  const sub = make(context(), async (_command, options) => void asked.push(options));
+  // A command's own sub-commands (config's verbs) too: an error is thrown, not an exit.
+  for (const command of [sub, ...sub.commands]) command.exitOverride().configureOutput(quiet);
+  root.addCommand(sub);
+  await root.parseAsync(argv, { from: 'user' });
+  expect(asked).toHaveLength(1);
+  return asked[0]!;
 }
 
 /** What the one run of the work was asked. */
@@ -402,6 +434,97 @@ describe('report: argv → ReportOptions', () => {
       exitCode: 2,
       message: '--since is not before --until: nothing could be counted',
       hint: 'give a --since earlier than --until',
+    });
+  });
+});
+
+describe('logout: argv → LogoutOptions', () => {
+  it('the active profile, or the one --profile names', async () => {
+    expect(await parseRoom(logoutCommand, ['logout'])).toStrictEqual({ profile: null });
+    expect(await parseRoom(logoutCommand, ['--profile', 'prod', 'logout'])).toStrictEqual({ profile: 'prod' });
+    expect(await parseRoom(logoutCommand, ['logout', '--profile', 'prod'])).toStrictEqual({ profile: 'prod' });
+  });
+});
+
+describe('login: argv → LoginOptions', () => {
+  it('the default profile, its own URL, the credential store', async () => {
+    expect(await parseRoom(loginCommand, ['login'])).toStrictEqual({
+      profile: null,
+      baseUrl: null,
+      insecureHttp: false,
+      insecureStorage: false,
+    });
+  });
+
+  it('the global flags that choose the profile and its service, and --insecure-storage', async () => {
+    const argv = ['--profile', 'prod', 'login', '--base-url', 'http://10.0.0.5:8787', '--insecure-http'];
+    expect(await parseRoom(loginCommand, [...argv, '--insecure-storage'])).toStrictEqual({
+      profile: 'prod',
+      baseUrl: 'http://10.0.0.5:8787',
+      insecureHttp: true,
+      insecureStorage: true,
+    });
+  });
+
+  it('an empty --base-url is no URL given (the profile keeps its own)', async () => {
+    expect(await parseRoom(loginCommand, ['login', '--base-url', ''])).toMatchObject({ baseUrl: null });
+  });
+});
+
+describe('config: argv → ConfigOptions', () => {
+  const globals = { profile: null, json: false, noColor: false };
+
+  it('each verb and its arguments, with the global --profile, --json and --no-color', async () => {
+    expect(await parseRoom(configCommand, ['config', 'list'])).toStrictEqual({ verb: 'list', ...globals });
+    expect(await parseRoom(configCommand, ['--json', '--no-color', 'config', 'get', 'api-key'])).toStrictEqual({
+      verb: 'get',
+      key: 'api-key',
+      profile: null,
+      json: true,
+      noColor: true,
+    });
+    expect(
+      await parseRoom(configCommand, ['config', 'set', 'base-url', 'https://x.example', '--profile', 'p', '-y']),
+    ).toStrictEqual({ verb: 'set', key: 'base-url', value: 'https://x.example', yes: true, ...globals, profile: 'p' });
+    expect(await parseRoom(configCommand, ['config', 'set', 'timeout', '10'])).toStrictEqual({
+      verb: 'set',
+      key: 'timeout',
+      value: '10',
+      yes: false,
+      ...globals,
+    });
+    expect(await parseRoom(configCommand, ['config', 'unset', 'retries'])).toStrictEqual({
+      verb: 'unset',
+      key: 'retries',
+      ...globals,
+    });
+    expect(await parseRoom(configCommand, ['config', 'use', 'prod'])).toStrictEqual({
+      verb: 'use',
+      name: 'prod',
+      ...globals,
+    });
+    expect(await parseRoom(configCommand, ['config', 'delete', 'old', '--yes'])).toStrictEqual({
+      verb: 'delete',
+      name: 'old',
+      yes: true,
+      ...globals,
+    });
+  });
+
+  it('a key that is not a setting, and the API key as an argument, are refused before any work', async () => {
+    await expect(parseRoom(configCommand, ['config', 'get', 'colour'])).rejects.toThrow(/Allowed choices are/);
+    await expect(parseRoom(configCommand, ['config', 'set', 'api-key', 'abc123'])).rejects.toThrow(
+      /run fraudctl login --profile NAME/,
+    );
+  });
+});
+
+describe('doctor: argv → DoctorOptions', () => {
+  it('the global --json and --no-color; the flags choosing the settings reach it as its session', async () => {
+    expect(await parseRoom(doctorCommand, ['doctor'])).toStrictEqual({ json: false, noColor: false });
+    expect(await parseRoom(doctorCommand, ['--profile', 'p', 'doctor', '--json', '--no-color'])).toStrictEqual({
+      json: true,
+      noColor: true,
     });
   });
 });

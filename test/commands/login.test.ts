@@ -11,7 +11,8 @@ import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
  * login that may reach for the OS credential store runs as a process: the store's library finds
  * the session bus in the environment of the process it runs in, not in the run's (a test process
  * on a desktop would otherwise store the test's key in the developer's keyring). The prompts on
- * a terminal run in a real one.
+ * a terminal run in a real one. login's and logout's work, with a store of the test's own, is in
+ * login/run.test.ts and logout/run.test.ts.
  */
 const cli = useSandboxInProcess();
 /** No key or URL from the environment: only what login stored. */
@@ -168,19 +169,6 @@ describe('login: making the profile the one in use, and logout', () => {
     }[];
     return list.find((p) => p.active)?.name;
   };
-
-  it('without a terminal, says how to use the new profile and leaves the active one as it was', async () => {
-    const before = await activeProfile();
-    const result = await cli.runProcess(['login', '--profile', 'second', '--base-url', cli.sb.url], {
-      input: DEMO_KEY,
-      env: bare,
-    });
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain(
-      `The active profile is still "${before}": to use "second", run fraudctl config use second, or add --profile second to a command`,
-    );
-    expect(await activeProfile()).toBe(before);
-  });
 
   it('on a terminal, asks whether to make the new profile the active one', async () => {
     const { code, screen } = await onTerminal(

@@ -3,16 +3,16 @@ import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { isIP, connect as tcpConnect } from 'node:net';
 import { connect as tlsConnect, type PeerCertificate } from 'node:tls';
-import type { ApiClient } from '../api/api-client.js';
-import { proxyFor } from '../api/proxy.js';
-import { CliError } from '../errors/cli-error.js';
-import { answerKind, callFailure } from '../failures/failure-kind.js';
-import { eventPath } from '../contract/paths.js';
-import { MODES_NOT_CHECKED_ON_WINDOWS, configFilePath, configPermissionProblems } from '../profiles/config-file.js';
-import type { SettingSource } from '../profiles/settings.js';
-import type { SettingHints } from '../profiles/setting-hints.js';
-import { terminalSafe, truncate } from '../render/terminal-text.js';
-import { sym } from '../render/symbols.js';
+import type { ApiClient } from '../../api/api-client.js';
+import { proxyFor } from '../../api/proxy.js';
+import { CliError } from '../../errors/cli-error.js';
+import { answerKind, callFailure } from '../../failures/failure-kind.js';
+import { eventPath } from '../../contract/paths.js';
+import { MODES_NOT_CHECKED_ON_WINDOWS, configFilePath, configPermissionProblems } from '../../profiles/config-file.js';
+import type { SettingSource } from '../../profiles/settings.js';
+import type { SettingHints } from '../../profiles/setting-hints.js';
+import { terminalSafe, truncate } from '../../render/terminal-text.js';
+import { sym } from '../../render/symbols.js';
 
 /*
  * The checks of `fraudctl doctor`, each a small function returning a result the renderer prints

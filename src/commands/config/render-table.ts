@@ -1,9 +1,9 @@
 import Table from 'cli-table3';
-import type { ProfileListing } from './stored-profiles.js';
-import type { Style } from '../render/colours.js';
-import { sym } from '../render/symbols.js';
-import { terminalSafe } from '../render/terminal-text.js';
-import { tableText } from '../render/tables.js';
+import type { ProfileListing } from '../../profiles/stored-profiles.js';
+import type { Style } from '../../render/colours.js';
+import { sym } from '../../render/symbols.js';
+import { terminalSafe } from '../../render/terminal-text.js';
+import { tableText } from '../../render/tables.js';
 
 /**
  * `fraudctl config list`: one row a profile, the active one marked; keys arrive redacted, and

@@ -1,9 +1,26 @@
 import { Command } from 'commander';
-import type { CliContext } from '../process/cli-context.js';
-import { withSession } from '../session.js';
-import { login } from '../login/login.js';
+import type { CliContext } from '../../process/cli-context.js';
+import type { GlobalOptions } from '../../session.js';
+import type { LoginOptions } from './options.js';
 
-export function loginCommand(context: CliContext): Command {
+export type { LoginOptions } from './options.js';
+
+/*
+ * `login`: argv → one LoginOptions value; then the work (run.ts), import()ed when it runs, with
+ * its dependencies built from the process and the global flags (deps.ts). `run` is injectable,
+ * so a test checks argv → options in-process without doing the work.
+ */
+
+export type LoginRun = (command: Command, options: LoginOptions) => Promise<void>;
+
+export function loginCommand(context: CliContext, run?: LoginRun): Command {
+  const runWork: LoginRun =
+    run ??
+    (async (command, options) => {
+      const [{ run: login }, { loginDeps }] = await Promise.all([import('./run.js'), import('./deps.js')]);
+      // The key's check takes this run's --timeout, --debug and --no-input too.
+      return login(options, loginDeps(context, command.optsWithGlobals<GlobalOptions>()));
+    });
   return new Command('login')
     .description('store an API key for a profile, after checking it against the service')
     .option(
@@ -28,9 +45,13 @@ The built-in profile "sandbox" (the embedded sandbox, used when nothing is confi
 login: it uses its demo merchant's key, the public default or FRAUDCTL_SANDBOX_KEY when set.
 `,
     )
-    .action(async (options: { insecureStorage?: boolean }, command: Command) => {
-      await withSession(context, command, (session) =>
-        login(session, { insecureStorage: options.insecureStorage === true }),
-      );
+    .action(async (flags: { insecureStorage?: boolean }, command: Command) => {
+      const globals = command.optsWithGlobals<GlobalOptions>();
+      return runWork(command, {
+        profile: globals.profile ?? null,
+        baseUrl: globals.baseUrl || null,
+        insecureHttp: globals.insecureHttp === true,
+        insecureStorage: flags.insecureStorage === true,
+      });
     });
 }

@@ -1,19 +1,47 @@
 import { Argument, Command, InvalidArgumentError } from 'commander';
-import type { CliContext } from '../process/cli-context.js';
-import { withSession } from '../session.js';
-import { deleteConfig, getConfig, listConfig, setConfig, unsetConfig, useConfig } from '../profiles/run-config.js';
+import type { CliContext } from '../../process/cli-context.js';
+import type { GlobalOptions } from '../../session.js';
+import type { ConfigKey, SettingKey } from '../../profiles/stored-profiles.js';
+import type { ConfigOptions, ConfigVerb } from './options.js';
+
+export type { ConfigOptions } from './options.js';
 
 /*
  * `fraudctl config …`: profiles (base URL, timeout, retries; keys come from `login`).
  * The profile acted on is --profile, else FRAUDCTL_PROFILE, else the active one. A profile's
  * stored key goes only to its URL: a new base-url moves it, asked for or with --yes.
+ * Each verb: argv → one ConfigOptions value; then the work (run.ts), import()ed when it runs,
+ * with its dependencies built from the process (deps.ts). `run` is injectable, so a test checks
+ * argv → options in-process without doing the work.
  */
 
-const KEYS = ['base-url', 'timeout', 'retries', 'insecure-http', 'analyst', 'reasons', 'require-reason', 'api-key'];
-/** What `config set` takes: not the key, which never travels in argv. */
-const SETTABLE = KEYS.filter((k) => k !== 'api-key');
+export type ConfigRun = (command: Command, options: ConfigOptions) => Promise<void>;
 
-export function configCommand(context: CliContext): Command {
+// As stored-profiles.ts's CONFIG_KEYS, written out: the command tree loads no settings code to be built.
+const KEYS = [
+  'base-url',
+  'timeout',
+  'retries',
+  'insecure-http',
+  'analyst',
+  'reasons',
+  'require-reason',
+  'api-key',
+] as const satisfies readonly ConfigKey[];
+/** What `config set` takes: not the key, which never travels in argv. */
+const SETTABLE: readonly string[] = KEYS.filter((k) => k !== 'api-key');
+
+export function configCommand(context: CliContext, run?: ConfigRun): Command {
+  const runWork: ConfigRun =
+    run ??
+    (async (command, options) => {
+      const [{ run: config }, { configDeps }] = await Promise.all([import('./run.js'), import('./deps.js')]);
+      return config(options, configDeps(context, command.optsWithGlobals<GlobalOptions>()));
+    });
+  const verb = (command: Command, what: ConfigVerb) => {
+    const { profile, json, color } = command.optsWithGlobals<GlobalOptions>();
+    return runWork(command, { ...what, profile: profile ?? null, json: json === true, noColor: color === false });
+  };
   const config = new Command('config')
     .description('list and change profiles: service URL, timeout, retries')
     .addHelpText(
@@ -32,7 +60,7 @@ export function configCommand(context: CliContext): Command {
     .description('list the profiles (keys redacted), marking the active one')
     .addHelpText('before', 'Examples:\n  $ fraudctl config list\n  $ fraudctl config list --json\n')
     .action(async (_options: unknown, command: Command) => {
-      await withSession(context, command, (session) => listConfig(session));
+      await verb(command, { verb: 'list' });
     });
   config
     .command('get')
@@ -42,8 +70,8 @@ export function configCommand(context: CliContext): Command {
       'Examples:\n  $ fraudctl config get base-url --profile prod\n  $ fraudctl config get api-key                  # redacted: ****3f9a\n',
     )
     .addArgument(new Argument('<key>').choices(KEYS))
-    .action(async (key: string, _options: unknown, command: Command) => {
-      await withSession(context, command, (session) => getConfig(session, key));
+    .action(async (key: ConfigKey, _options: unknown, command: Command) => {
+      await verb(command, { verb: 'get', key });
     });
   config
     .command('set')
@@ -67,8 +95,8 @@ export function configCommand(context: CliContext): Command {
       }),
     )
     .argument('<value>')
-    .action(async (key: string, value: string, options: { yes?: boolean }, command: Command) => {
-      await withSession(context, command, (session) => setConfig(session, key, value, { yes: options.yes === true }));
+    .action(async (key: SettingKey, value: string, options: { yes?: boolean }, command: Command) => {
+      await verb(command, { verb: 'set', key, value, yes: options.yes === true });
     });
   config
     .command('unset')
@@ -78,8 +106,8 @@ export function configCommand(context: CliContext): Command {
       'Examples:\n  $ fraudctl config unset timeout --profile prod   # back to the default (30 s)\n  $ fraudctl config unset api-key --profile prod   # forget the key, as fraudctl logout does\n',
     )
     .addArgument(new Argument('<key>').choices(KEYS))
-    .action(async (key: string, _options: unknown, command: Command) => {
-      await withSession(context, command, (session) => unsetConfig(session, key));
+    .action(async (key: ConfigKey, _options: unknown, command: Command) => {
+      await verb(command, { verb: 'unset', key });
     });
   config
     .command('use')
@@ -90,7 +118,7 @@ export function configCommand(context: CliContext): Command {
     )
     .argument('<profile>')
     .action(async (profile: string, _options: unknown, command: Command) => {
-      await withSession(context, command, (session) => useConfig(session, profile));
+      await verb(command, { verb: 'use', name: profile });
     });
   config
     .command('delete')
@@ -102,7 +130,7 @@ export function configCommand(context: CliContext): Command {
     )
     .argument('<profile>')
     .action(async (profile: string, options: { yes?: boolean }, command: Command) => {
-      await withSession(context, command, (session) => deleteConfig(session, profile, { yes: options.yes === true }));
+      await verb(command, { verb: 'delete', name: profile, yes: options.yes === true });
     });
   return config;
 }

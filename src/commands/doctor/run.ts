@@ -1,13 +1,12 @@
-import { newProbeId } from '../login/probe-id.js';
-import { proxyFor } from '../api/proxy.js';
-import { CliError, ExitCode } from '../errors/cli-error.js';
-import { credentialStoreName } from '../credentials/credential-store.js';
-import { redactKey, redactKeyIn } from '../profiles/redact.js';
-import type { Settings } from '../profiles/settings.js';
-import { keyHint, settingHints, type SettingHints } from '../profiles/setting-hints.js';
-import type { Style } from '../render/colours.js';
-import { terminalSafe } from '../render/terminal-text.js';
-import type { Session } from '../session.js';
+import { newProbeId } from '../../login/probe-id.js';
+import type { ApiClient } from '../../api/api-client.js';
+import { proxyFor } from '../../api/proxy.js';
+import { CliError, ExitCode } from '../../errors/cli-error.js';
+import { redactKey, redactKeyIn } from '../../profiles/redact.js';
+import { createOutput } from '../../render/output.js';
+import type { Settings } from '../../profiles/settings.js';
+import { keyHint, settingHints, type SettingHints } from '../../profiles/setting-hints.js';
+import { terminalSafe } from '../../render/terminal-text.js';
 import {
   configFileChecks,
   dnsCheck,
@@ -19,7 +18,9 @@ import {
   tlsCheck,
   type CheckResult,
 } from './checks.js';
-import { sym } from '../render/symbols.js';
+import type { DoctorDeps } from './deps.js';
+import type { DoctorOptions } from './options.js';
+import { renderChecks } from './render.js';
 
 /*
  * `fraudctl doctor`: is the set-up working? One line per check, ✓ or ✗ with what to do, as
@@ -36,6 +37,7 @@ function settingsChecks(
   env: NodeJS.ProcessEnv,
   key: string | null,
   keyError: CliError | null,
+  storeName: string,
 ): CheckResult[] {
   const s = settings.sources;
   const checks: CheckResult[] = [
@@ -77,7 +79,7 @@ function settingsChecks(
       settings.apiKeySource === 'sandbox-default'
         ? "the sandbox's key"
         : s.apiKey === 'credential-store'
-          ? `from ${credentialStoreName()}`
+          ? `from ${storeName}`
           : sourceWords(s.apiKey, 'FRAUDCTL_API_KEY');
     checks.push({ check: 'api-key', title: 'API key', status: 'pass', detail: `${redactKey(key)} (${source})` });
   }
@@ -136,15 +138,15 @@ async function networkChecks(url: URL, env: NodeJS.ProcessEnv, hints: SettingHin
   return checks;
 }
 
-export async function runDoctor(session: Session): Promise<void> {
-  const output = await session.output();
-  const { env } = session.context;
+export async function run(options: DoctorOptions, deps: DoctorDeps): Promise<void> {
+  const output = createOutput(deps, { json: options.json, noColorFlag: options.noColor });
+  const { env } = deps;
   const checks: CheckResult[] = [];
   let settings: Settings | null = null;
   /** The key sent to the service, which a server may echo back in what the checks quote of it. */
   let sent: string | null = null;
   try {
-    settings = await session.settings();
+    settings = await deps.settings();
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
     checks.push(...configFileChecks(env));
@@ -164,20 +166,20 @@ export async function runDoctor(session: Session): Promise<void> {
     if (settings.keyRefusal !== undefined) keyError = settings.keyRefusal;
     else if (settings.apiKeySource === 'credential-store') {
       try {
-        key = await session.apiKey();
+        key = await deps.apiKey();
       } catch (error) {
         if (!(error instanceof CliError)) throw error;
         keyError = error;
       }
     }
-    checks.push(...settingsChecks(settings, env, key, keyError));
+    checks.push(...settingsChecks(settings, env, key, keyError, deps.storeName));
     const hints = settingHints(settings.profile, settings.sources);
     if (settings.baseUrl !== null) checks.push(...(await networkChecks(new URL(settings.baseUrl), env, hints)));
     const reachable = !checks.some((c) => ['dns', 'connect', 'tls'].includes(c.check) && c.status === 'fail');
-    let client: Awaited<ReturnType<Session['client']>> | null = null;
+    let client: ApiClient | null = null;
     if (reachable && key) {
       try {
-        client = await session.client();
+        client = await deps.client();
       } catch (error) {
         // The client refuses to be made for this URL (plain http:// to another machine): say so, as a check.
         if (!(error instanceof CliError)) throw error;
@@ -205,7 +207,7 @@ export async function runDoctor(session: Session): Promise<void> {
   const shown = checks.map((c) => withoutKey(c, sent));
   const failed = shown.filter((c) => c.status === 'fail');
   if (output.json) output.printJson({ ok: failed.length === 0, sandbox: settings?.baseUrl === null, checks: shown });
-  else output.print(render(shown, output.style));
+  else output.print(renderChecks(shown, output.style));
   if (failed.length > 0) {
     throw new CliError(
       `${failed.length} of ${checks.length} checks failed: ${failed.map((c) => c.title).join(', ')}`,
@@ -217,22 +219,4 @@ export async function runDoctor(session: Session): Promise<void> {
 function withoutKey(c: CheckResult, key: string | null): CheckResult {
   const hint = c.hint !== undefined ? { hint: redactKeyIn(c.hint, key) } : {};
   return { ...c, detail: redactKeyIn(c.detail, key), ...hint };
-}
-
-const marks = () => ({ pass: sym.pass, fail: sym.fail, skip: sym.dash, info: sym.bullet });
-
-function render(checks: CheckResult[], style: Style): string {
-  const width = Math.max(...checks.map((c) => c.title.length));
-  return checks
-    .map((c) => {
-      const mark =
-        c.status === 'pass'
-          ? style.approve(marks().pass)
-          : c.status === 'fail'
-            ? style.decline(marks().fail)
-            : style.dim(marks()[c.status]);
-      const line = `${mark} ${c.title.padEnd(width)}  ${c.detail}`;
-      return c.hint ? `${line}\n  ${' '.repeat(width)}  ${style.dim(`${sym.arrow} ${c.hint}`)}` : line;
-    })
-    .join('\n');
 }

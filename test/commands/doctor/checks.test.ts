@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { configFileChecks } from '../../src/doctor/checks.js';
-import { tempEnv } from '../profiles/temp-env.js';
+import { configFileChecks } from '../../../src/commands/doctor/checks.js';
+import { tempEnv } from '../../profiles/temp-env.js';
 
 /*
  * doctor's config checks on each platform, in-process: the platform is a parameter, so the

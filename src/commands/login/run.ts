@@ -1,18 +1,16 @@
-import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
-import type { Session } from '../session.js';
-import { readAllStdin } from '../process/cli-context.js';
-import type { ApiError } from '../api/api-error.js';
-import { classifyFailure } from '../failures/failure-kind.js';
-import { newProbeId } from './probe-id.js';
-import { failureWords } from '../failures/failure-words.js';
-import { failureMessages } from '../failures/failure-messages.js';
-import { checkTransportResolving } from '../api/transport.js';
-import { shellOverrides, urlHint } from '../profiles/setting-hints.js';
-import { configFilePath, readConfigFile } from '../profiles/config-file.js';
-import { useProfile } from '../profiles/stored-profiles.js';
-import { redactKey } from '../profiles/redact.js';
-import { terminalSafe } from '../render/terminal-text.js';
-import { activeProfileName, envValue, profileActedOn } from '../profiles/settings.js';
+import { CliError, ExitCode, UsageError } from '../../errors/cli-error.js';
+import { readAllStdin } from '../../process/cli-context.js';
+import type { ApiError } from '../../api/api-error.js';
+import { classifyFailure } from '../../failures/failure-kind.js';
+import { newProbeId } from '../../login/probe-id.js';
+import { failureWords } from '../../failures/failure-words.js';
+import { failureMessages } from '../../failures/failure-messages.js';
+import { checkTransportResolving } from '../../api/transport.js';
+import { shellOverrides, urlHint } from '../../profiles/setting-hints.js';
+import { configFilePath, readConfigFile } from '../../profiles/config-file.js';
+import { useProfile } from '../../profiles/stored-profiles.js';
+import { terminalSafe } from '../../render/terminal-text.js';
+import { activeProfileName, envValue, profileActedOn } from '../../profiles/settings.js';
 import {
   SANDBOX_PROFILE,
   checkBaseUrl,
@@ -21,11 +19,13 @@ import {
   quote,
   sameServiceUrl,
   showUrl,
-} from '../profiles/values.js';
-import { shellCommand } from '../render/shell-command.js';
-import { credentialStoreName } from '../credentials/credential-store.js';
-import { saveProfileKey } from '../credentials/profile-keys.js';
-import { sym } from '../render/symbols.js';
+} from '../../profiles/values.js';
+import { shellCommand } from '../../render/shell-command.js';
+import { saveProfileKey } from '../../credentials/profile-keys.js';
+import { sym } from '../../render/symbols.js';
+import type { LoginDeps } from './deps.js';
+import type { LoginOptions } from './options.js';
+import { renderLoggedIn } from './render.js';
 
 /*
  * `fraudctl login`: read a key without it touching argv (hidden prompt, or stdin when piped),
@@ -38,40 +38,33 @@ import { sym } from '../render/symbols.js';
  * FRAUDCTL_BASE_URL, and a profile that moves is said as old → new.
  */
 
-export interface LoginOptions {
-  /** --insecure-storage: keep the key in the config file even when a credential store is usable. */
-  insecureStorage?: boolean;
-}
-
 /** The key, from a hidden prompt that names the profile and the service it is for, or from stdin. */
-async function readKey(session: Session, profile: string, baseUrl: string | undefined): Promise<string> {
-  const { context } = session;
-  if (session.canPrompt) {
+async function readKey(deps: LoginDeps, profile: string, baseUrl: string | undefined): Promise<string> {
+  if (deps.canPrompt) {
     const service = baseUrl === undefined ? 'the embedded sandbox' : terminalSafe(baseUrl);
-    return (
-      await (await session.prompter()).secret(`API key for profile "${terminalSafe(profile)}" (${service})`)
-    ).trim();
+    return (await (await deps.prompter()).secret(`API key for profile "${terminalSafe(profile)}" (${service})`)).trim();
   }
-  if (context.stdin.isTTY)
+  if (deps.stdin.isTTY)
     throw new UsageError(
       'login needs the key: run it on a terminal, or pipe the key on stdin',
       'e.g. pass show fraud/key | fraudctl login --profile prod',
     );
-  return (await readAllStdin(context)).trim();
+  return (await readAllStdin(deps)).trim();
 }
 
-export async function login(session: Session, options: LoginOptions = {}): Promise<void> {
-  const { context, globals } = session;
-  const profile = profileActedOn(globals.profile, context.env, 'default');
-  const profiles = readConfigFile(context.env, {
-    warn: (message) => context.stderr.write(`warning: ${message}\n`),
+export async function run(options: LoginOptions, deps: LoginDeps): Promise<void> {
+  const { env } = deps;
+  const note = (text: string) => deps.stderr.write(`${text}\n`);
+  const profile = profileActedOn(options.profile ?? undefined, env, 'default');
+  const profiles = readConfigFile(env, {
+    warn: (message) => deps.stderr.write(`warning: ${message}\n`),
   }).profiles;
   const existing = ownProfile(profiles, profile);
   // A profile's URL is set or changed only by an explicit --base-url, never by FRAUDCTL_BASE_URL
   // (as `gh auth login` takes its host from --hostname, not GH_HOST): a variable exported for
   // other commands must not silently move a profile, or create one for the wrong service.
-  const newBaseUrl = globals.baseUrl || undefined;
-  const fromShell = envValue(context.env, 'FRAUDCTL_BASE_URL');
+  const newBaseUrl = options.baseUrl ?? undefined;
+  const fromShell = envValue(env, 'FRAUDCTL_BASE_URL');
   if (profile === SANDBOX_PROFILE && newBaseUrl !== undefined) {
     throw new UsageError(
       'the built-in sandbox profile has no URL to set',
@@ -94,7 +87,6 @@ export async function login(session: Session, options: LoginOptions = {}): Promi
       `give it: fraudctl login --profile ${profile} --base-url https://${sym.ellipsis}`,
     );
   }
-  const output = await session.output();
   if (
     newBaseUrl === undefined &&
     fromShell !== undefined &&
@@ -105,28 +97,27 @@ export async function login(session: Session, options: LoginOptions = {}): Promi
       ownUrl === undefined
         ? 'the embedded sandbox'
         : `its own URL, ${terminalSafe(normalisedBaseUrl(ownUrl))} (to change it, give --base-url)`;
-    output.note(
+    note(
       `note: FRAUDCTL_BASE_URL=${showUrl(fromShell)} is not used by login: profile ${quote(profile)} is logged in at ${own}`,
     );
   }
   // Refused before the key is asked for: it would travel in clear text.
-  const insecureHttp = globals.insecureHttp === true || existing?.insecureHttp === true;
+  const insecureHttp = options.insecureHttp || existing?.insecureHttp === true;
   const whereUrl = urlHint(profile, newBaseUrl !== undefined ? 'flag' : 'file');
   if (baseUrl !== undefined)
     await checkTransportResolving(
       baseUrl,
       insecureHttp,
       failureMessages({ ...failureWords({ profile }), urlSetting: whereUrl }),
-      context.env,
+      env,
     );
 
-  const key = await readKey(session, profile, baseUrl);
+  const key = await readKey(deps, profile, baseUrl);
   if (key === '') throw new UsageError('no API key was given: nothing was saved');
   if (/\s/.test(key)) throw new UsageError('an API key has no spaces or line breaks: nothing was saved');
 
   // Check against the profile being logged into (it may not exist yet, so build its settings here).
-  const probeSession = session.withSettingsOverride({ profile, baseUrl: baseUrl ?? null, apiKey: key, insecureHttp });
-  const client = await probeSession.client();
+  const client = await deps.probe({ profile, baseUrl: baseUrl ?? null, apiKey: key, insecureHttp });
   try {
     await client.getEvent(newProbeId());
     // An event that cannot exist was "found": whatever answered is not the service.
@@ -158,69 +149,63 @@ export async function login(session: Session, options: LoginOptions = {}): Promi
       throw error;
     }
   } finally {
-    await probeSession.close();
+    await client.close();
   }
   // --insecure-http given at login is kept in the profile: later commands go to the same URL.
   // The URL as the profile will hold it (no trailing slash): part of the store entry's name.
   const entryUrl = baseUrl === undefined ? null : normalisedBaseUrl(baseUrl);
-  const insecureStorage = options.insecureStorage === true;
-  const saved = await saveProfileKey(context.env, {
+  const insecureStorage = options.insecureStorage;
+  const saved = await saveProfileKey(
+    env,
+    {
+      profile,
+      key,
+      ...(newBaseUrl !== undefined ? { newBaseUrl } : {}),
+      baseUrl: entryUrl,
+      insecureHttp: options.insecureHttp,
+      insecureStorage,
+    },
+    deps.credentialStore,
+  );
+  const { storeNote, loggedIn } = renderLoggedIn(saved, {
     profile,
     key,
-    ...(newBaseUrl !== undefined ? { newBaseUrl } : {}),
-    baseUrl: entryUrl,
-    insecureHttp: globals.insecureHttp === true,
+    configFile: configFilePath(env),
+    storeName: deps.storeName,
     insecureStorage,
+    ownUrl,
+    newBaseUrl,
+    baseUrl,
   });
-  const file = `${configFilePath(context.env)} (mode 0600)`;
-  if (saved.storeUnusable)
-    output.note(
-      `note: no credential store is usable here (${saved.storeUnusable}): the key is kept in ${file} instead`,
-    );
-  if (saved.warning) output.note(`warning: ${saved.warning}`);
-  const where =
-    saved.place === 'credential-store'
-      ? credentialStoreName()
-      : insecureStorage
-        ? `${file}, as --insecure-storage asks`
-        : file;
-  // A profile that moves is said as old → new.
-  const moved =
-    newBaseUrl !== undefined && ownUrl !== undefined && !sameServiceUrl(newBaseUrl, ownUrl)
-      ? `${terminalSafe(normalisedBaseUrl(ownUrl))} ${sym.arrow} `
-      : '';
-  output.note(
-    `Logged in: profile "${profile}" (${moved}${baseUrl === undefined ? 'embedded sandbox' : terminalSafe(normalisedBaseUrl(baseUrl))}) now uses key ${redactKey(key)}, saved in ${where}`,
-  );
-  await offerToActivate(session, profile);
-  const overridden = shellOverrides(context.env, {
+  for (const line of [...storeNote, loggedIn]) note(line);
+  await offerToActivate(deps, profile);
+  const overridden = shellOverrides(env, {
     profile,
     baseUrl: baseUrl === undefined ? null : normalisedBaseUrl(baseUrl),
     apiKey: true,
   });
-  if (overridden !== undefined) output.note(overridden);
+  if (overridden !== undefined) note(overridden);
 }
 
 /**
  * A profile just logged into is not yet the one commands use unless it is the active one:
  * on a terminal, ask whether to make it so; otherwise say how.
  */
-async function offerToActivate(session: Session, profile: string): Promise<void> {
-  const { context } = session;
+async function offerToActivate(deps: LoginDeps, profile: string): Promise<void> {
+  const note = (text: string) => deps.stderr.write(`${text}\n`);
   // The profile the config file makes active (FRAUDCTL_PROFILE is one shell's choice, not the setting to change).
-  const { FRAUDCTL_PROFILE: _fromShell, ...envWithoutShellChoice } = context.env;
-  const active = activeProfileName(envWithoutShellChoice, readConfigFile(context.env));
+  const { FRAUDCTL_PROFILE: _fromShell, ...envWithoutShellChoice } = deps.env;
+  const active = activeProfileName(envWithoutShellChoice, readConfigFile(deps.env));
   if (active === profile) return;
-  const output = await session.output();
   if (
-    session.canPrompt &&
-    (await (await session.prompter()).confirm(`Make "${profile}" the active profile (instead of "${active}")?`, true))
+    deps.canPrompt &&
+    (await (await deps.prompter()).confirm(`Make "${profile}" the active profile (instead of "${active}")?`, true))
   ) {
-    useProfile(context.env, profile);
-    output.note(`"${profile}" is now the active profile`);
+    useProfile(deps.env, profile);
+    note(`"${profile}" is now the active profile`);
     return;
   }
-  output.note(
+  note(
     `The active profile is still "${active}": to use "${profile}", run fraudctl config use ${profile}, or add --profile ${profile} to a command`,
   );
 }
