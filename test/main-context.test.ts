@@ -33,7 +33,8 @@ describe('main and the context it is given', () => {
 
   it('a run in the C locale, with hints for PowerShell, leaves the marks and the dialect as they were', async () => {
     const before = { arrow: sym.arrow, shell: currentShell() };
-    expect(before).toEqual({ arrow: '→', shell: 'sh' });
+    // The suite's own: UTF-8 marks, and the platform's shell (sh; cmd.exe on Windows), not PowerShell.
+    expect(before).toEqual({ arrow: '→', shell: process.platform === 'win32' ? 'cmd' : 'sh' });
     const shellEnv = env({ LANG: 'C', FRAUDCTL_SHELL: 'powershell' });
     // The runs themselves used them: ASCII borders, PowerShell's way to remove a variable.
     expect((await runInProcess(['config', 'list'], shellEnv)).stdout).toMatch(/^\+-+\+/);
