@@ -33,8 +33,9 @@ describe('main and the context it is given', () => {
 
   it('a run in the C locale, with hints for PowerShell, leaves the marks and the dialect as they were', async () => {
     const before = { arrow: sym.arrow, shell: currentShell() };
-    // The suite's own: UTF-8 marks, and the platform's shell (sh; cmd.exe on Windows), not PowerShell.
-    expect(before).toEqual({ arrow: '→', shell: process.platform === 'win32' ? 'cmd' : 'sh' });
+    // Whatever the worker had (sh, or cmd.exe on Windows), not what the run chooses.
+    expect(before.arrow).not.toBe('->');
+    expect(before.shell).not.toBe('powershell');
     const shellEnv = env({ LANG: 'C', FRAUDCTL_SHELL: 'powershell' });
     // The runs themselves used them: ASCII borders, PowerShell's way to remove a variable.
     expect((await runInProcess(['config', 'list'], shellEnv)).stdout).toMatch(/^\+-+\+/);
