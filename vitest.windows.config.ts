@@ -52,6 +52,8 @@ export default mergeConfig(
       // A process under Wine starts in about a second: tests that start several take longer.
       testTimeout: 60_000,
       hookTimeout: 60_000,
+      // Two under Wine: a node.exe start there is CPU-bound, and a third worker was not measured.
+      maxWorkers: 2,
     },
   }),
 );
