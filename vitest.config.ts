@@ -18,7 +18,7 @@ export default defineConfig({
     // (test/support/seeded-properties.ts).
     // The run's end lists tests skipped because a program they drive cannot run here.
     reporters: ['default', './test/support/skip-reporter.ts'],
-    setupFiles: ['test/support/no-warnings.ts', 'test/support/seeded-properties.ts'],
+    setupFiles: ['test/support/no-warnings.ts', 'test/support/seeded-properties.ts', 'test/support/sh-hints.ts'],
     execArgv: ['--expose-gc'],
   },
 });

@@ -1,18 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createStyle } from '../../src/render/colours.js';
 import { initialModel, type Group, type Model } from '../../src/review-queue/queue-model.js';
 import { renderSessionSummary } from '../../src/review-queue/queue-summary.js';
 import { displayWidth } from '../../src/render/display-width.js';
-import { currentShell, useShell, type ShellDialect } from '../../src/render/shell-command.js';
-
-// The commands below are written for sh: the file says so rather than take whatever dialect the
-// worker has (cmd.exe on Windows unless a run before it chose otherwise), and gives it back.
-let workerShell: ShellDialect;
-beforeAll(() => {
-  workerShell = currentShell();
-  useShell('sh');
-});
-afterAll(() => useShell(workerShell));
 
 /*
  * The session summary: each passed-over id under why it was passed over, each id once, and the
