@@ -13,6 +13,12 @@ const slowUnderWine = [
   // Seconds each took under Wine (two workers, the machine shared): the whole suite took 593 s.
   'test/commands/submit-batch-faults.test.ts', // 135 s
   'test/commands/echoed-key.test.ts', // 39 (redaction is the same code on every platform)
+  // Same code on every platform, measured under Wine at 6faaba3 (whole CI then: 604 s):
+  'test/docs.test.ts', // 8.8 (the docs' text)
+  'test/commands/evaluate/process.test.ts', // 8.7 (evaluate's exit codes; its work runs in-process here)
+  'test/properties/untrusted-input.test.ts', // 7.5 (property runs of the sanitisers)
+  'test/sandbox/http/raw-http.test.ts', // 7.1 (the sandbox's HTTP edges)
+  'test/sandbox/http/fuzz.test.ts', // 5.8 (the sandbox under random requests)
   'test/commands/sandbox.test.ts', // 56
   'test/commands/submit-batch.test.ts', // 49
   'test/event-lists/show-list.test.ts', // 47
