@@ -12,7 +12,7 @@ import type { AnalystFigures, Spread, TeamTally } from './team-tally.js';
  * `fraudctl report` as a person reads it (tables fitted to the terminal; on a terminal only, bar
  * charts of the time from claim to decision and of decisions per hour), as one JSON object, or as CSV for a spreadsheet (one
  * row per analyst; RFC 4180 by csv-stringify, formulas escaped, as `show --csv`:
- * render/event-list-csv.ts). Analyst names and reasons come from the logs: terminal-safe text.
+ * src/event-lists/event-list-csv.ts). Analyst names and reasons come from the logs: terminal-safe text.
  */
 
 export interface OtherService {
