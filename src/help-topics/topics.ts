@@ -297,22 +297,26 @@ positive rate count knowable outcomes only; recall counts all reported fraud.
 A rate of nothing (precision with nothing flagged) is null, never 0. Amounts
 are in the service's base currency (amountInBaseCurrency).
 
-Reading. A results line that records the decision, score, ruleIds, eventDate
-and amountInBaseCurrency needs no request. Any other (an older fraudctl, an
-answer without the base amount, a --from id) is read: GET /event/{id} for the
+Reading. A results line records the decision, score, ruleIds, eventDate, and
+the amount and currency sent (the POST's answer has no base amount). A line in
+the service's base currency needs no request: --base-currency CODE gives it,
+else one event's summary says it (one GET for the run). Any other (another
+currency, an older fraudctl, a --from id) is read: GET /event/{id} for the
 amount and date, the risk assessment for the decision and rules (only what is
-missing; --concurrency at once). An event that cannot be read is counted in
-events.unread, by kind, and the run exits 4 (not found) or 6 (unavailable)
-after the report; a refused key stops at once (exit 3). An event named by two
-files counts once. --maturity 90d leaves out events younger than that.
+missing; --concurrency at once); events.read says how many. An event that
+cannot be read is counted in events.unread, by kind, and the run exits 4 (not
+found) or 6 (unavailable) after the report; a refused key stops at once (exit
+3). An event named by two files counts once. --maturity 90d leaves out events
+younger than that.
 
 --json is one object:
   complete     false when some events could not be read
   events       evaluated, fraud, noFraudReported, unknowable, young,
-               notDecided, repeated, cutOff, unread {count, byKind, events
+               notDecided, repeated, read, cutOff, unread {count, byKind, events
                [{id, where, reason}]}, labelsWithoutResult {count, ids}
   outcomes     file, rows, fraud, read (fraud-when, label, listed), idColumn
   maturityDays, thresholds {review, decline}
+  baseCurrency {code, from ("option", or "event" with its id)}, or null
   summary      events, fraud, fraudRate, fraudDeclined, fraudInReview,
                fraudLetThrough, declinedNotReported ({count, amount} each:
                the good customers declined are at most that many),
@@ -330,18 +334,20 @@ files counts once. --maturity 90d leaves out events younger than that.
                "current" ("review", "decline" or null)}]
   overTime     with --by day|week (UTC; weeks from Monday): {by, periods
                [{start, events, APPROVE, REVIEW, DECLINE, fraud, fraudRate}]}
-  replay       with --rules FILE, else null: {candidate, events, unread,
+  replay       with --rules FILE, else null: {candidate, payloads ("files"
+               or "service"), events, unread,
                changed, velocityNote, shift {"REVIEW": {"DECLINE": {"count",
                "fraud", "legit", "unknown", "amount"}}, ...}, today and
                candidateFigures {decisions, summary, rules, sweep}: the
                replayed events' figures, as decided and under the candidate}
 
 Replay (--rules FILE, the sandbox's format: fraudctl sandbox default-config):
-each event is read (GET /event/{id}: the payload as the service normalised
-it) and screened by the sandbox's engine, in date order; velocity rules count
-the evaluated events before each, as of its date: events the files do not
-hold cannot be counted. The configuration in force replays to no shift on
-events it screened in date order.
+each event's payload is taken from --events FILE (the files submit read,
+matched by id; no request) or else read (GET /event/{id}: the payload as the
+service normalised it), and screened by the sandbox's engine; velocity rules
+count the evaluated events before each in date order, as of its date: events
+the files do not hold cannot be counted. The configuration in force replays
+to no shift on events it screened in date order (submit --concurrency 1).
 
 --csv FIGURE prints one of decisions, rules, sweep, over-time, shift, with
 the same names as columns. --html FILE writes the same figures as one file.

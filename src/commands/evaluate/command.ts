@@ -6,6 +6,7 @@ import { withSession } from '../../session.js';
 import { concurrencyOption } from '../number-options.js';
 import {
   CSV_FIGURES,
+  parseCurrency,
   parseFraudWhen,
   parseMaturity,
   parseThresholds,
@@ -40,6 +41,8 @@ interface EvaluateFlags {
   csv?: CsvFigure;
   html?: string;
   rules?: string;
+  events?: string[];
+  baseCurrency?: string;
   concurrency: number;
 }
 
@@ -52,14 +55,16 @@ const EXAMPLES = `Examples:
   $ fraudctl evaluate results.jsonl --labels chargebacks.csv --csv sweep > sweep.csv
   $ fraudctl evaluate results.jsonl --labels chargebacks.csv --html report.html
   $ fraudctl sandbox default-config > candidate.json   # edit its rules and thresholds, then:
-  $ fraudctl evaluate results.jsonl --labels chargebacks.csv --rules candidate.json
+  $ fraudctl evaluate results.jsonl --labels chargebacks.csv --rules candidate.json --events orders.jsonl
 `;
 
 const AFTER = `
 Inputs: results files of submit --out (a line records the decision, score, rules matched,
-date, amount: nothing is read for it; a line of an older fraudctl, or whose amount in the base
-currency the answer lacked, is read from the service: GET /event and its risk assessment),
-and ids of --from (each read). The outcomes file (--labels) is CSV with a header or JSON Lines:
+date, amount and currency: nothing is read for it when the currency is the service's base
+currency, which --base-currency gives or one event's summary says; a line in another currency,
+or of an older fraudctl, is read from the service: GET /event and its risk assessment), and ids
+of --from (each read). A replay (--rules) screens the payloads of --events, the files submit
+read; without them each event is read (GET /event). The outcomes file (--labels) is CSV with a header or JSON Lines:
 its id column is id, eventId, event_id or order_id (or --id-column); a label column (label, or
 --label-column) says fraud/legit (1/0, true/false); --fraud-when COLUMN=VALUES says which rows
 are fraud (a dispute reason code); else every row lists a fraud. An event not listed has no
@@ -119,6 +124,18 @@ export function evaluateCommand(context: CliContext, run?: EvaluateRun): Command
       '--rules <file>',
       'replay the events under this candidate configuration (fraudctl sandbox default-config to start from)',
     )
+    .addOption(
+      new Option(
+        '--events <file>',
+        'with --rules: the events as submitted (a file submit read), screened without reading any; repeatable',
+      ).argParser((file: string, previous: string[] = []) => [...previous, file]),
+    )
+    .addOption(
+      new Option(
+        '--base-currency <code>',
+        "the service's base currency: a line's amount in it needs no read (default: one event's summary says)",
+      ).argParser(parseCurrency),
+    )
     .addOption(concurrencyOption('events read at once, when some must be read (at most 256)').default(8))
     .addHelpText('before', EXAMPLES)
     .addHelpText('after', AFTER)
@@ -134,6 +151,11 @@ export function evaluateCommand(context: CliContext, run?: EvaluateRun): Command
         throw new UsageError('--csv over-time needs --by day or --by week');
       if (flags.csv === 'shift' && flags.rules === undefined)
         throw new UsageError('--csv shift needs --rules FILE: the candidate to replay');
+      if (flags.events !== undefined && flags.rules === undefined)
+        throw new UsageError(
+          '--events gives the payloads a replay screens: it needs --rules FILE',
+          'e.g. fraudctl evaluate results.jsonl --labels chargebacks.csv --rules candidate.json --events orders.jsonl',
+        );
       return runWork(command, {
         results,
         from: flags.from ?? null,
@@ -149,7 +171,9 @@ export function evaluateCommand(context: CliContext, run?: EvaluateRun): Command
         format: globals.json ? 'json' : flags.csv ? 'csv' : 'terminal',
         csvFigure: flags.csv ?? null,
         html: flags.html ?? null,
+        baseCurrency: flags.baseCurrency ?? null,
         rules: flags.rules ?? null,
+        events: flags.events ?? [],
         concurrency: flags.concurrency,
         noColor: globals.color === false,
       });

@@ -49,6 +49,7 @@ export function evaluateDeps(context: CliContext, session: Session): EvaluateDep
       ([, v]) => v !== undefined,
     ),
   );
+  let client: Promise<EventReader> | undefined;
   return {
     stdout: stream(context.stdout),
     stderr: stream(context.stderr),
@@ -58,6 +59,7 @@ export function evaluateDeps(context: CliContext, session: Session): EvaluateDep
     env,
     platform: context.platform ?? process.platform,
     now: () => Date.now(),
-    events: (connections) => session.client({ connections }),
+    // One client for the run: learning the base currency, reading events and a replay share it.
+    events: (connections) => (client ??= session.client({ connections })),
   };
 }

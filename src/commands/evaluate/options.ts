@@ -41,8 +41,12 @@ export interface EvaluateOptions {
   csvFigure: CsvFigure | null;
   /** Also write the report as one HTML file. */
   html: string | null;
+  /** The service's base currency (--base-currency): a line's amount in it is its base amount, nothing read. */
+  baseCurrency: string | null;
   /** A candidate configuration (sandbox format) to replay the events under. */
   rules: string | null;
+  /** The events as submitted (--events: submit's input files): the payloads a replay screens, none read. */
+  events: string[];
   /** Events read at once, for lines that lack what evaluation needs and for --from ids. */
   concurrency: number;
   noColor: boolean;
@@ -67,6 +71,13 @@ export function parseFraudWhen(value: string, previous: OutcomeMapping['fraudWhe
   if (at < 1 || column === '' || values.length === 0)
     throw new InvalidArgumentError('give COLUMN=VALUE[,VALUE...], e.g. reason=fraudulent');
   return [...previous, { column, values }];
+}
+
+/** `--base-currency eur`: an ISO 4217 code, upper-cased. */
+export function parseCurrency(value: string): string {
+  const code = value.trim().toUpperCase();
+  if (!/^[A-Z]{3}$/.test(code)) throw new InvalidArgumentError('give an ISO 4217 code, e.g. EUR');
+  return code;
 }
 
 /** `--thresholds 30,70`: the service's review and decline thresholds. */

@@ -10,10 +10,12 @@ import { openInput } from './input-files.js';
 /*
  * The screened events, from submit's results files (and ids of --from): a line that holds all
  * evaluation needs (decision, score, rules matched, amount in the base currency, date) is an
- * event at once, streamed to the figures; any other (an older file, an answer without the base
- * amount, a bare id) is kept to be read from the service. Each event is counted once, whichever
- * files name it. A line that is not a submit result makes the whole input wrong: one line
- * naming it, before any figure.
+ * event at once, streamed to the figures; any other (an older file, a bare id) is kept to be read
+ * from the service. The contract's POST answer has no base amount, so a line records the amount
+ * and currency sent: in the base currency that amount is the base amount (BaseCurrency below),
+ * and only events in another currency are read. Each event is counted once, whichever files name
+ * it. A line that is not a submit result makes the whole input wrong: one line naming it, before
+ * any figure.
  */
 
 /** What a results line tells of an event; null for what must be read. */
@@ -50,6 +52,42 @@ const dateOf = (value: unknown): number | null => {
   return Number.isNaN(ms) ? null : ms;
 };
 
+/** Where the base currency came from: --base-currency, or one event's summary (its baseCurrency). */
+export type BaseCurrencySource = { code: string; from: 'option' } | { code: string; from: 'event'; id: string };
+
+/** Reads done to learn the base currency before giving up (each a GET of one event that failed). */
+const LEARN_ATTEMPTS = 3;
+
+/**
+ * The service's base currency, given (--base-currency) or learned once: the summary of the first
+ * event that needs it says it (one GET for the whole run, not one per event). When that read
+ * fails (the event is gone), the next such line tries, a few times; then the lines are read.
+ */
+export class BaseCurrency {
+  private source: BaseCurrencySource | null;
+  private attempts = 0;
+
+  constructor(
+    given: string | null,
+    private readonly learn: (id: string) => Promise<string | null>,
+  ) {
+    this.source = given === null ? null : { code: given, from: 'option' };
+  }
+
+  get known(): BaseCurrencySource | null {
+    return this.source;
+  }
+
+  async of(id: string): Promise<string | null> {
+    if (this.source === null && this.attempts < LEARN_ATTEMPTS) {
+      this.attempts++;
+      const code = await this.learn(id);
+      if (code !== null) this.source = { code, from: 'event', id };
+    }
+    return this.source?.code ?? null;
+  }
+}
+
 export class EventSources {
   readonly counts: ResultsCounts = { lines: 0, notDecided: 0, repeated: 0, cutOff: 0 };
   /** Events to read from the service, in input order. */
@@ -61,13 +99,27 @@ export class EventSources {
   constructor(
     private readonly claim: (id: string) => boolean,
     private readonly onComplete: (facts: CompleteFacts) => void,
+    private readonly base: BaseCurrency = new BaseCurrency(null, async () => null),
   ) {}
 
-  private take(facts: KnownFacts): void {
+  /** Synchronous but for the one read that learns the base currency (a million lines, one microtask each, add up). */
+  private take(facts: KnownFacts, sent: { amount: number; currency: string } | null = null): Promise<void> | undefined {
     if (!this.claim(facts.id)) {
       this.counts.repeated++;
-      return;
+      return undefined;
     }
+    if (facts.amount === null && sent !== null) {
+      const known = this.base.known;
+      if (known === null)
+        return this.base.of(facts.id).then((code) => this.settle(facts, code === sent.currency ? sent : null));
+      if (known.code === sent.currency) facts.amount = sent.amount;
+    }
+    this.settle(facts, null);
+    return undefined;
+  }
+
+  private settle(facts: KnownFacts, sent: { amount: number } | null): void {
+    if (sent !== null) facts.amount = sent.amount;
     if (isComplete(facts)) this.onComplete(facts);
     else this.toRead.push(facts);
   }
@@ -105,17 +157,23 @@ export class EventSources {
         this.counts.notDecided++;
         continue;
       }
-      this.take({
-        id: result.id,
-        where,
-        actionType: actionOf(result.actionType),
-        score: typeof result.totalRiskScore === 'number' ? result.totalRiskScore : null,
-        ruleIds: Array.isArray(result.ruleIds)
-          ? result.ruleIds.filter((r): r is string => typeof r === 'string')
+      const learning = this.take(
+        {
+          id: result.id,
+          where,
+          actionType: actionOf(result.actionType),
+          score: typeof result.totalRiskScore === 'number' ? result.totalRiskScore : null,
+          ruleIds: Array.isArray(result.ruleIds)
+            ? result.ruleIds.filter((r): r is string => typeof r === 'string')
+            : null,
+          amount: typeof result.amountInBaseCurrency === 'number' ? result.amountInBaseCurrency : null,
+          date: dateOf(result.eventDate),
+        },
+        typeof result.amount === 'number' && typeof result.currency === 'string'
+          ? { amount: result.amount, currency: result.currency }
           : null,
-        amount: typeof result.amountInBaseCurrency === 'number' ? result.amountInBaseCurrency : null,
-        date: dateOf(result.eventDate),
-      });
+      );
+      if (learning) await learning;
     }
   }
 

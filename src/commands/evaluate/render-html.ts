@@ -175,7 +175,7 @@ export async function htmlReport(report: EvaluationReport): Promise<string> {
   parts.push(
     `<p>${num(e.evaluated)} events evaluated · fraud reported ${num(e.fraud)} (${pct(s.fraudRate)}) · ` +
       `no fraud reported ${num(e.noFraudReported)} · declined without a report (unknowable) ${num(e.unknowable)}. ` +
-      'Amounts in the base currency.</p>',
+      `Amounts in ${report.baseCurrency ? escapeHtml(report.baseCurrency.code) : 'the base currency'}.</p>`,
   );
   const leftOut = [
     e.young > 0 ? `${num(e.young)} younger than ${report.maturityDays} days` : null,

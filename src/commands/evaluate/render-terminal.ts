@@ -88,8 +88,10 @@ export function renderTerminal(
       `fraud reported ${count(events.fraud)} (${percent(summary.fraudRate, style)}) ${sym.dot} ` +
       `no fraud reported ${count(events.noFraudReported)} ${sym.dot} ` +
       `declined, unknowable ${count(events.unknowable)} ` +
-      `${sym.dot} amounts in the base currency`,
+      `${sym.dot} amounts in ${report.baseCurrency ? safe(report.baseCurrency.code) : 'the base currency'}`,
   );
+  if (events.read > 0)
+    out.push(`read from the service: ${plural(events.read, 'event', 'events')} (what their lines did not record)`);
   const leftOut = [
     events.young > 0
       ? `${count(events.young)} younger than ${report.maturityDays} days (--maturity: their chargebacks may still come)`
@@ -295,7 +297,11 @@ export function renderTerminal(
     );
     if (r.unread > 0)
       out.push(
-        style.decline(`${plural(r.unread, 'event', 'events')} could not be read or scored, and are not replayed`),
+        style.decline(
+          r.payloads === 'files'
+            ? `${plural(r.unread, 'event', 'events')} not in the --events files (or not scorable), and not replayed`
+            : `${plural(r.unread, 'event', 'events')} could not be read or scored, and are not replayed`,
+        ),
       );
     const shift = shiftRows(r.shift).map(({ from, to, cell }) => [
       `${style.action(from, from)} ${sym.arrow} ${style.action(to, to)}`,

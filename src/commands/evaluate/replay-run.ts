@@ -6,6 +6,8 @@ import { normaliseEvent } from '../../sandbox/scoring/normalise-event.js';
 import { compileRules, velocityUses, type CompiledRule, type VelocityField } from '../../sandbox/scoring/rules.js';
 import { screen } from '../../sandbox/scoring/screen.js';
 import type { EventPayload } from '../../contract/event-payload.js';
+import { UsageError } from '../../errors/cli-error.js';
+import { openInput } from '../../submit-batch/input-records/open-input.js';
 import type { EvaluateDeps } from './deps.js';
 import type { EvaluateOptions } from './options.js';
 import type { EvaluatedEvent } from './figures/evaluated-event.js';
@@ -15,18 +17,20 @@ import { FigureTallies } from './report.js';
 /*
  * --rules FILE: the evaluated events screened again by the sandbox's own engine under a
  * candidate configuration (the sandbox's format: rules, lists, thresholds, rates). A results line
- * holds no payload, so each event is read (GET /event/{id}: its summary holds every field the
- * payload had, as the service normalised it) and rebuilt as a payload. Events go in date order
- * (input order within a second), a window of them read at once, so a million cost the memory of
- * the window and the velocity counts: velocity is counted over the evaluated events before each,
- * within the rules' longest window: events the files do not hold cannot be counted.
+ * holds no payload: with --events (the files submit read) the payloads are read from them, else
+ * each event is read (GET /event/{id}: its summary holds every field the payload had, as the
+ * service normalised it). Velocity is counted over the evaluated events before each in date order
+ * (input order within a second), within the rules' longest window: events the files do not hold
+ * cannot be counted. Read from the service, events go in date order a window at a time; from
+ * files, in the files' order, each event's velocity counted from an index of every event's date
+ * built by a first pass (two reads of the files, and the memory of two strings an event).
  */
 
 export interface PreparedReplay {
   add(event: EvaluatedEvent): void;
   finish(
-    deps: Pick<EvaluateDeps, 'events' | 'stderr'>,
-    options: Pick<EvaluateOptions, 'concurrency' | 'thresholds'>,
+    deps: Pick<EvaluateDeps, 'events' | 'stderr' | 'stdin'>,
+    options: Pick<EvaluateOptions, 'concurrency' | 'thresholds' | 'events'>,
   ): Promise<ReplayReport>;
 }
 
@@ -66,7 +70,10 @@ export async function prepareReplay(file: string): Promise<PreparedReplay> {
   const events: EvaluatedEvent[] = [];
   return {
     add: (event) => void events.push(event),
-    finish: (deps, options) => replay(file, config, rules, events, deps, options),
+    finish: (deps, options) =>
+      options.events.length > 0
+        ? replayFromFiles(file, config, rules, events, options.events, deps, options)
+        : replay(file, config, rules, events, deps, options),
   };
 }
 
@@ -127,20 +134,165 @@ async function replay(
       });
     });
   }
-  const velocityRules = rules
-    .filter((r) => JSON.stringify(r.config.when).includes('"velocity"'))
-    .map((r) => r.config.id);
   return {
     candidate: file,
+    payloads: 'service',
     events: shift.events,
     unread,
     changed: shift.changed,
     shift: shift.shift,
-    velocityNote:
-      velocityRules.length === 0
-        ? 'no velocity rule'
-        : `velocity (${velocityRules.join(', ')}) counted over the ${count(shift.events)} events replayed, ` +
-          'in date order: events the files do not hold cannot be counted',
+    velocityNote: velocityNote(rules, shift.events),
+    today: today.figures(thresholds),
+    candidateFigures: candidate.figures(config.thresholds),
+  };
+}
+
+function velocityNote(rules: readonly CompiledRule[], replayed: number): string {
+  const velocityRules = rules
+    .filter((r) => JSON.stringify(r.config.when).includes('"velocity"'))
+    .map((r) => r.config.id);
+  return velocityRules.length === 0
+    ? 'no velocity rule'
+    : `velocity (${velocityRules.join(', ')}) counted over the ${count(replayed)} events replayed, ` +
+        'in date order: events the files do not hold cannot be counted';
+}
+
+/** A payload of an events file, as a plain object with an id; null for anything else. */
+function payloadOf(text: string): Record<string, unknown> | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  return typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    typeof (value as { id?: unknown }).id === 'string'
+    ? (value as Record<string, unknown>)
+    : null;
+}
+
+/** Each payload of the --events files, in order, with its file and line for a message. */
+async function* payloads(
+  files: readonly string[],
+  deps: Pick<EvaluateDeps, 'stdin'>,
+): AsyncGenerator<Record<string, unknown> | null> {
+  for (const path of files) {
+    const input = await openInput(path, deps, { batch: true });
+    if (input.kind !== 'batch') throw new UsageError(`${path} holds no events`);
+    try {
+      for await (const record of input.records) yield record.problem ? null : payloadOf(record.text);
+    } finally {
+      input.close();
+    }
+  }
+}
+
+/** The first index in `ranks` (ascending) whose event is not before `ts` seconds. */
+function firstFrom(ranks: Int32Array | number[], length: number, tsByRank: Float64Array, ts: number): number {
+  let lo = 0;
+  let hi = length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (tsByRank[ranks[mid]!]! < ts) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The position of `rank` in `ranks` (ascending; it is there). */
+function positionOf(ranks: Int32Array | number[], length: number, rank: number): number {
+  let lo = 0;
+  let hi = length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ranks[mid]! < rank) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+async function replayFromFiles(
+  file: string,
+  config: SandboxConfig,
+  rules: CompiledRule[],
+  events: EvaluatedEvent[],
+  files: readonly string[],
+  deps: Pick<EvaluateDeps, 'stdin'>,
+  { thresholds }: Pick<EvaluateOptions, 'thresholds'>,
+): Promise<ReplayReport> {
+  const fields = [...new Set(velocityUses(rules).map((u) => u.field))];
+  const indexOf = new Map<string, number>();
+  events.forEach((e, i) => indexOf.set(e.id, i));
+  // Each event's place in date order (input order within a second), and its time by place.
+  const order = events.map((e, i) => i).sort((a, b) => events[a]!.date - events[b]!.date || a - b);
+  const rankOf = new Int32Array(events.length);
+  const tsByRank = new Float64Array(events.length);
+  order.forEach((i, rank) => {
+    rankOf[i] = rank;
+    tsByRank[rank] = Math.floor(events[i]!.date / 1000);
+  });
+
+  // First pass: which events the files hold (the first payload of an id), and by velocity field
+  // and value the places of the events that share it.
+  const found = new Uint8Array(events.length);
+  const byValue = fields.map(() => new Map<string, number[]>());
+  const factsFor = (payload: Record<string, unknown>, i: number) => factsOf(payload, events[i]!, config);
+  for await (const payload of payloads(files, deps)) {
+    const i = payload === null ? undefined : indexOf.get(payload.id as string);
+    if (i === undefined || found[i]) continue;
+    const facts = factsFor(payload!, i);
+    if (!facts) continue;
+    found[i] = 1;
+    fields.forEach((field, f) => {
+      const value = facts[field];
+      if (typeof value !== 'string') return;
+      const ranks = byValue[f]!.get(value);
+      if (ranks) ranks.push(rankOf[i]!);
+      else byValue[f]!.set(value, [rankOf[i]!]);
+    });
+  }
+  for (const values of byValue) for (const ranks of values.values()) ranks.sort((a, b) => a - b);
+
+  const shift = new ShiftTally();
+  const today = new FigureTallies();
+  const candidate = new FigureTallies(config.rules.filter((r) => r.enabled !== false).map((r) => r.id));
+  const done = new Uint8Array(events.length);
+  for await (const payload of payloads(files, deps)) {
+    const i = payload === null ? undefined : indexOf.get(payload.id as string);
+    if (i === undefined || !found[i] || done[i]) continue;
+    const facts = factsFor(payload!, i);
+    if (!facts) continue;
+    done[i] = 1;
+    const event = events[i]!;
+    const rank = rankOf[i]!;
+    const ts = tsByRank[rank]!;
+    // The events sharing the value before this one in date order, within the window: as many as
+    // a replay in date order would have counted.
+    const screened = screen(facts, rules, config, (field, value, seconds, atMost) => {
+      const ranks = byValue[fields.indexOf(field)]?.get(value);
+      if (!ranks) return 0;
+      const before = positionOf(ranks, ranks.length, rank);
+      return Math.min(atMost, before - firstFrom(ranks, before, tsByRank, ts - seconds));
+    });
+    shift.add(event, screened.actionType);
+    today.add(event);
+    candidate.add({
+      ...event,
+      actionType: screened.actionType,
+      score: screened.totalRiskScore,
+      ruleIds: screened.alerts.map((a) => a.ruleId),
+    });
+  }
+  return {
+    candidate: file,
+    payloads: 'files',
+    events: shift.events,
+    unread: events.length - shift.events,
+    changed: shift.changed,
+    shift: shift.shift,
+    velocityNote: velocityNote(rules, shift.events),
     today: today.figures(thresholds),
     candidateFigures: candidate.figures(config.thresholds),
   };
@@ -150,7 +302,7 @@ async function replay(
  * The facts a rule reads, from the event's summary as a payload; null when the candidate cannot
  * score it (a currency it has no rate for).
  */
-function factsOf(summary: Record<string, unknown>, event: EvaluatedEvent, config: SandboxConfig) {
+function factsOf(summary: Record<string, unknown>, event: Pick<EvaluatedEvent, 'id' | 'date'>, config: SandboxConfig) {
   if (
     typeof summary.amount !== 'number' ||
     typeof summary.currency !== 'string' ||

@@ -6,7 +6,7 @@ import { SweepTally, type SweepPoint, type Thresholds } from './figures/sweep.js
 import { TimeTally, type Period, type PeriodFigure } from './figures/over-time.js';
 import type { ReplayReport } from './figures/replay.js';
 import { FRAUD_BIT, LISTED_BIT, SEEN_BIT, type Outcomes } from './read-outcomes.js';
-import type { CompleteFacts, ResultsCounts } from './read-results.js';
+import type { BaseCurrencySource, CompleteFacts, ResultsCounts } from './read-results.js';
 import type { Unread } from './read-events.js';
 
 /*
@@ -28,6 +28,8 @@ export interface EvaluationReport {
     young: number;
     notDecided: number;
     repeated: number;
+    /** Events read from the service for what their lines lacked (0: none was read). */
+    read: number;
     cutOff: number;
     unread: {
       count: number;
@@ -39,6 +41,8 @@ export interface EvaluationReport {
   };
   outcomes: { file: string; rows: number; fraud: number; read: Outcomes['mode']; idColumn: string };
   maturityDays: number | null;
+  /** The service's base currency, every amount's: given (--base-currency) or said by one event's summary. */
+  baseCurrency: BaseCurrencySource | null;
   thresholds: Thresholds;
   summary: MatrixSummary;
   decisions: DecisionMatrix;
@@ -115,6 +119,7 @@ export class ReportTally {
     counts: ResultsCounts,
     unread: readonly Unread[],
     replay: ReplayReport | null,
+    reading: { baseCurrency: BaseCurrencySource | null; read: number } = { baseCurrency: null, read: 0 },
   ): EvaluationReport {
     const figures = this.tallies.figures(this.options.thresholds);
     const { decisions, summary } = figures;
@@ -132,6 +137,7 @@ export class ReportTally {
         young: this.young,
         notDecided: counts.notDecided,
         repeated: counts.repeated,
+        read: reading.read,
         cutOff: counts.cutOff,
         unread: {
           count: unread.length,
@@ -148,6 +154,7 @@ export class ReportTally {
         idColumn: this.outcomes.idColumn,
       },
       maturityDays: this.options.maturityMs === null ? null : this.options.maturityMs / 86_400_000,
+      baseCurrency: reading.baseCurrency,
       thresholds: this.options.thresholds,
       summary,
       decisions,

@@ -4,7 +4,8 @@ import type { EvaluateDeps } from './deps.js';
 import type { EvaluateOptions } from './options.js';
 import { openInput } from './input-files.js';
 import { claim, readOutcomes } from './read-outcomes.js';
-import { EventSources } from './read-results.js';
+import { BaseCurrency, EventSources } from './read-results.js';
+import { classifyFailure } from '../../failures/failure-kind.js';
 import { readEvents } from './read-events.js';
 import { ReportTally, type EvaluationReport } from './report.js';
 import { renderTerminal } from './render-terminal.js';
@@ -30,15 +31,30 @@ export async function run(options: EvaluateOptions, deps: EvaluateDeps): Promise
     { ...options, now: deps.now() },
     replay ? (event) => replay.add(event) : undefined,
   );
+  const base = new BaseCurrency(options.baseCurrency, async (id) => {
+    try {
+      const { body } = await (await deps.events(options.concurrency)).getEvent(id);
+      const code = (body as { baseCurrency?: unknown }).baseCurrency;
+      return typeof code === 'string' && /^[A-Z]{3}$/.test(code) ? code : null;
+    } catch (error) {
+      const failure = classifyFailure(error);
+      if (failure.stopsRun) throw failure.error;
+      return null;
+    }
+  });
   const sources = new EventSources(
     (id) => claim(outcomes, id),
     (facts) => tally.add(facts),
+    base,
   );
   for (const file of options.results) await sources.readResultsFile(file);
   if (options.from !== null) await sources.readIds(options.from, deps);
   const unread = await readEvents(sources.toRead, deps, options.concurrency, (facts) => tally.add(facts));
   const replayed = replay ? await replay.finish(deps, options) : null;
-  const report = tally.report(options.labels, sources.counts, unread, replayed);
+  const report = tally.report(options.labels, sources.counts, unread, replayed, {
+    baseCurrency: base.known,
+    read: sources.toRead.length,
+  });
   await render(report, options, deps);
   if (unread.length > 0) {
     const worst = unread.reduce<ExitCodeValue>(

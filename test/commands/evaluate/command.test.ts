@@ -49,7 +49,9 @@ describe('evaluate: argv → EvaluateOptions', () => {
         format: 'terminal',
         csvFigure: null,
         html: null,
+        baseCurrency: null,
         rules: null,
+        events: [],
         concurrency: 8,
         noColor: false,
       },
@@ -83,10 +85,16 @@ describe('evaluate: argv → EvaluateOptions', () => {
       'r.html',
       '--rules',
       'c.json',
+      '--events',
+      'monday.jsonl',
+      '--events',
+      'tuesday.jsonl.gz',
+      '--base-currency',
+      'eur',
       '--concurrency',
       '32',
     ]);
-    expect(asked[0]).toEqual({
+    expect(asked[0]).toStrictEqual({
       results: [],
       from: 'ids.txt',
       labels: 'd.csv',
@@ -104,7 +112,9 @@ describe('evaluate: argv → EvaluateOptions', () => {
       format: 'json',
       csvFigure: null,
       html: 'r.html',
+      baseCurrency: 'EUR',
       rules: 'c.json',
+      events: ['monday.jsonl', 'tuesday.jsonl.gz'],
       concurrency: 32,
       noColor: true,
     });
@@ -127,6 +137,7 @@ describe('evaluate: argv → EvaluateOptions', () => {
     [['--thresholds', '30'], /give REVIEW,DECLINE/],
     [['--fraud-when', 'reason'], /give COLUMN=VALUE/],
     [['--concurrency', '0'], /the concurrency is a whole number from 1 to 256/],
+    [['--base-currency', 'euro'], /give an ISO 4217 code, e.g. EUR/],
   ])('refuses %j before any work', async (extra, message) => {
     await expect(parse(['evaluate', 'r.jsonl', '--labels', 'l.csv', ...extra])).rejects.toThrow(CommanderError);
     await expect(parse(['evaluate', 'r.jsonl', '--labels', 'l.csv', ...extra])).rejects.toThrow(message);
@@ -145,6 +156,9 @@ describe('evaluate: argv → EvaluateOptions', () => {
     );
     await expect(parse(['evaluate', 'r.jsonl', '--labels', 'l.csv', '--csv', 'shift'])).rejects.toThrow(
       '--csv shift needs --rules FILE',
+    );
+    await expect(parse(['evaluate', 'r.jsonl', '--labels', 'l.csv', '--events', 'orders.jsonl'])).rejects.toThrow(
+      '--events gives the payloads a replay screens: it needs --rules FILE',
     );
   });
 });

@@ -21,6 +21,8 @@ export interface TestDeps extends EvaluateDeps {
   written: Written;
   /** How many clients were asked for (0: nothing was read). */
   clientsMade: number;
+  /** The requests the clients sent, by call. */
+  reads: { getEvent: number; getRiskAssessment: number };
   close(): Promise<void>;
 }
 
@@ -36,6 +38,7 @@ export function testDeps(
   const deps: TestDeps = {
     written,
     clientsMade: 0,
+    reads: { getEvent: 0, getRiskAssessment: 0 },
     stdout: { write: (t) => void (written.stdout += t), isTTY: tty, columns },
     stderr: { write: (t) => void (written.stderr += t), isTTY: tty, columns },
     stdin: new PassThrough(),
@@ -56,7 +59,11 @@ export function testDeps(
       };
       const session = new Session(context, {}, { profile: 'test', baseUrl: options.service, apiKey: DEMO_KEY });
       sessions.push(session);
-      return session.client({ connections });
+      const client = await session.client({ connections });
+      return {
+        getEvent: (id) => (deps.reads.getEvent++, client.getEvent(id)),
+        getRiskAssessment: (id) => (deps.reads.getRiskAssessment++, client.getRiskAssessment(id)),
+      };
     },
     close: async () => {
       await Promise.all(sessions.map((s) => s.close()));
@@ -76,7 +83,9 @@ export function options(overrides: Partial<EvaluateOptions> & Pick<EvaluateOptio
     format: 'json',
     csvFigure: null,
     html: null,
+    baseCurrency: null,
     rules: null,
+    events: [],
     concurrency: 4,
     noColor: false,
     ...overrides,

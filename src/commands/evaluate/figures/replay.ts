@@ -32,9 +32,11 @@ export interface CandidateFigures {
 export interface ReplayReport {
   /** The candidate configuration's file. */
   candidate: string;
+  /** Where the payloads came from: --events files, or each event read from the service. */
+  payloads: 'files' | 'service';
   /** Events replayed: every evaluated event that could be read. */
   events: number;
-  /** Evaluated events that could not be read (or scored): left out of the replay. */
+  /** Evaluated events that could not be read (or scored; with --events, not in the files): left out of the replay. */
   unread: number;
   /** Events whose decision changes. */
   changed: number;

@@ -1,0 +1,141 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { run } from '../../../src/commands/evaluate/run.js';
+import type { EvaluationReport } from '../../../src/commands/evaluate/report.js';
+import { defaultSandboxConfig } from '../../../src/sandbox/config/sandbox-config.js';
+import { useSandboxInProcess } from '../../support/in-process-cli.js';
+import { options, testDeps } from './evaluate-harness.js';
+
+/*
+ * What a results file of today's submit lets evaluate do without the service: submit run
+ * in-process against a real sandbox on port 0 writes the file; evaluate reads it with a client
+ * that counts every request it sends.
+ */
+
+const cli = useSandboxInProcess();
+
+/** A day of orders, most in the base currency (EUR), some in USD; an address bursts (velocity). */
+const orders = (prefix: string) =>
+  Array.from({ length: 30 }, (_, i) => ({
+    id: `${prefix}-${i + 1}`,
+    eventDate: new Date(Date.parse('2026-08-03T09:00:00Z') + i * 90_000).toISOString(),
+    amount: [35, 620, 1450, 7200, 90][i % 5],
+    currency: i % 6 === 5 ? 'USD' : 'EUR',
+    userEmail: i % 3 === 0 ? `burst-${prefix}@example.com` : `buyer${i}-${prefix}@example.com`,
+    billingCountry: 'DE',
+    shippingCountry: i % 4 === 0 ? 'FR' : 'DE',
+  }));
+
+/** Sent one at a time (in date order): the service counts velocity over the events it holds on arrival. */
+async function submitted(prefix: string): Promise<{ events: string; results: string; count: number }> {
+  const events = join(cli.dir, `${prefix}-events.jsonl`);
+  const results = join(cli.dir, `${prefix}-results.jsonl`);
+  const all = orders(prefix);
+  writeFileSync(events, all.map((o) => JSON.stringify(o)).join('\n') + '\n');
+  const r = await cli.run(['submit', events, '--out', results, '--concurrency', '1', '--quiet']);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  return { events, results, count: all.length };
+}
+
+const labels = (prefix: string) => {
+  const path = join(cli.dir, `${prefix}-labels.csv`);
+  writeFileSync(path, `id,label\n${prefix}-3,fraud\n${prefix}-4,fraud\n`);
+  return path;
+};
+
+async function evaluate(o: Parameters<typeof options>[0]) {
+  const d = testDeps({ service: cli.sb.url });
+  try {
+    await run(options(o), d);
+  } finally {
+    await d.close();
+  }
+  return { report: JSON.parse(d.written.stdout) as EvaluationReport, reads: d.reads };
+}
+
+describe('evaluate on what submit wrote', () => {
+  it('reads one event for the base currency, then only the events in another currency', async () => {
+    const { results, count } = await submitted('base');
+    const usd = orders('base').filter((o) => o.currency === 'USD').length;
+    const { report, reads } = await evaluate({ results: [results], labels: labels('base') });
+    expect(report.complete).toBe(true);
+    expect(report.events.evaluated).toBe(count);
+    // One summary says EUR; each USD event is read for its amount in EUR (a GET, no assessment).
+    expect(report.baseCurrency).toEqual({ code: 'EUR', from: 'event', id: 'base-1' });
+    expect(reads).toEqual({ getEvent: 1 + usd, getRiskAssessment: 0 });
+    expect(report.events.read).toBe(usd);
+    // The amounts are the service's: the sum of every event's amountInBaseCurrency.
+    let total = 0;
+    for (const o of orders('base'))
+      total += (
+        (await cli.sb.call('GET', `/event/${o.id}`)).json as {
+          amountInBaseCurrency: number;
+        }
+      ).amountInBaseCurrency;
+    const sum = Object.values(report.decisions).reduce(
+      (s, c) => s + c.fraudAmount + c.legitAmount + c.unknownAmount,
+      0,
+    );
+    expect(sum).toBeCloseTo(total, 2);
+  });
+
+  it('with --base-currency: no request at all for the lines in it', async () => {
+    const { results } = await submitted('given');
+    const eurOnly = readFileSync(results, 'utf8')
+      .split('\n')
+      .filter((l) => !l.includes('"currency":"USD"'))
+      .join('\n');
+    writeFileSync(results, eurOnly);
+    const { report, reads } = await evaluate({ results: [results], labels: labels('given'), baseCurrency: 'EUR' });
+    expect(reads).toEqual({ getEvent: 0, getRiskAssessment: 0 });
+    expect(report.baseCurrency).toEqual({ code: 'EUR', from: 'option' });
+    expect(report.events.read).toBe(0);
+    expect(report.events.evaluated).toBe(orders('given').filter((o) => o.currency === 'EUR').length);
+  });
+
+  it('a base currency that is not the lines’: each of them is read (the amounts are never taken as is)', async () => {
+    const { results, count } = await submitted('other');
+    const { report, reads } = await evaluate({ results: [results], labels: labels('other'), baseCurrency: 'GBP' });
+    expect(reads.getEvent).toBe(count);
+    expect(report.events.read).toBe(count);
+  });
+
+  it('--rules with --events: the payloads from the file submit read, no request; the config in force shifts nothing', async () => {
+    const { events, results, count } = await submitted('replay');
+    const config = join(cli.dir, 'today.json');
+    writeFileSync(config, JSON.stringify(defaultSandboxConfig()));
+    const { report, reads } = await evaluate({
+      results: [results],
+      labels: labels('replay'),
+      baseCurrency: 'EUR',
+      rules: config,
+      events: [events],
+    });
+    // The USD events are read for their base amount; the replay reads nothing.
+    expect(reads.getEvent).toBe(orders('replay').filter((o) => o.currency === 'USD').length);
+    expect(report.replay).toMatchObject({ payloads: 'files', events: count, unread: 0, changed: 0 });
+    expect(report.rules.find((r) => r.rule === 'email_velocity')?.hits).toBeGreaterThan(0);
+    expect(report.replay!.candidateFigures.decisions).toEqual(report.replay!.today.decisions);
+  });
+
+  it('--events files and the service give the same replay; an event not in the files is counted, not replayed', async () => {
+    const { events, results } = await submitted('same');
+    const candidate = defaultSandboxConfig();
+    candidate.thresholds.review = 15;
+    const config = join(cli.dir, 'candidate.json');
+    writeFileSync(config, JSON.stringify(candidate));
+    const base = { results: [results], labels: labels('same'), baseCurrency: 'EUR', rules: config };
+    const fromService = (await evaluate(base)).report.replay!;
+    const fromFiles = (await evaluate({ ...base, events: [events] })).report.replay!;
+    expect(fromFiles.changed).toBeGreaterThan(0);
+    expect({ ...fromFiles, payloads: 'service' }).toEqual(fromService);
+
+    const lines = readFileSync(events, 'utf8').trimEnd().split('\n');
+    const short = join(cli.dir, 'short.jsonl');
+    writeFileSync(short, lines.slice(1).join('\n') + '\n');
+    const { report } = await evaluate({ ...base, events: [short] });
+    expect(report.replay).toMatchObject({ payloads: 'files', events: lines.length - 1, unread: 1 });
+  });
+});
