@@ -182,7 +182,8 @@ export class EventSources {
     if (path !== '-') await (await openInput(path, 'a list of event ids')).close();
     for await (const entry of readIdList({ args: [], from: path, results: 'decided' }, context)) {
       if (entry.id === null) throw new UsageError(`${entry.where}: ${entry.problem ?? 'no id'}`);
-      this.take({
+      // Nothing sent is known of an id: no base currency to learn, so never a promise.
+      void this.take({
         id: entry.id,
         where: entry.where,
         actionType: null,
