@@ -101,6 +101,8 @@ interface How {
   serviceFlags?: string[];
   /** The service's key: the sandbox's demo key unless told. */
   apiKey?: string;
+  /** The clock the queue's ages, deadlines and summary are drawn by: the wall clock unless told. */
+  now?: () => number;
   /** The screen's size: 80×24 unless told. */
   width?: number;
   height?: number;
@@ -124,7 +126,7 @@ export function reviewAt(service: string, how: How = {}) {
     const deps: ReviewDeps = {
       ...printing,
       stdin,
-      now: () => Date.now(),
+      now: how.now ?? (() => Date.now()),
       waitForShutdown: () => new Promise<NodeJS.Signals>(() => {}),
       onStdoutClosed: () => () => {},
       terminal: () => opened,

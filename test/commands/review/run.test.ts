@@ -3,6 +3,7 @@ import { useSandboxInProcess } from '../../support/in-process-cli.js';
 import { startFakeServer, text, type FakeServer } from '../../support/fake-server.js';
 import { startPlainEventServer, type PlainServer } from '../../support/plain-event-server.js';
 import { reviewAt } from '../../support/review-run.js';
+import { inReview, postInReview } from '../../support/event-fixtures.js';
 
 /*
  * `review` in-process: what it does where no real terminal is needed — refused off a terminal and
@@ -10,6 +11,8 @@ import { reviewAt } from '../../support/review-run.js';
  * themselves (through run, on a screen of the test's own: the summary and the failure that ended
  * them). The keys on a real terminal are tested on tmux (test/commands/review*.test.ts).
  */
+
+const HOUR = 60 * 60 * 1000;
 
 const cli = useSandboxInProcess();
 let servers: (FakeServer | PlainServer)[] = [];
@@ -106,5 +109,38 @@ describe('the summary against a service with states this build does not know', (
     expect(screen).toMatch(/^ {2}in state DECLINED {2,}1 {2}odd-3$/m);
     expect(screen).not.toContain('already handled');
     expect(terminal.restored).toBe(true);
+  });
+});
+
+describe('review --sla on a clock of its own', () => {
+  it('each screen says the time left as of that clock, and the summary counts the overdue decided', async () => {
+    // Whole seconds: the service keeps an eventDate to the second.
+    const now = Math.floor(Date.now() / 1000) * 1000;
+    const ago = (ms: number) => new Date(now - ms).toISOString();
+    for (const [id, msAgo] of [
+      ['clock-2d', 2 * 24 * HOUR],
+      ['clock-1h', HOUR],
+    ] as const)
+      await postInReview(cli.sb, inReview(id, { eventDate: ago(msAgo), userEmail: `${id}@example.com` }));
+    // The clock stands still: the time left is exact, not less the seconds the test has taken.
+    const review = reviewAt(cli.sb.url, { now: () => now });
+    const { screen, ended } = review({ ids: ['clock-2d', 'clock-1h'], slaMs: 4 * HOUR });
+    const first = await screen.waitFor(/^1\/2 {2}clock-2d .*claimed by you/m);
+    expect(first).toMatch(/age 2d\b/);
+    expect(first).toMatch(/overdue by 1d 20h\b/);
+    screen.send('a');
+    await screen.waitFor(/approve · comment/);
+    screen.send('return');
+    const second = await screen.waitFor(/^2\/2 {2}clock-1h .*claimed by you/m);
+    expect(second).toMatch(/age 1h\b/);
+    expect(second).toMatch(/ 3h left\b/);
+    expect(second).not.toContain('overdue');
+    screen.send('q');
+    const { code, stdout } = await ended;
+    expect(code, stdout).toBe(0);
+    expect(stdout).toMatch(/^ {2}approved {2,}1 {2}clock-2d$/m);
+    expect(stdout).toMatch(/^ {2}given back {2,}1 {2}clock-1h$/m);
+    expect(stdout).toMatch(/^ {2}overdue \(SLA 4h\) {2,}1 {2}1 decided, 0 left$/m);
+    expect(screen.restored).toBe(true);
   });
 });
