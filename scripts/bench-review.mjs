@@ -148,7 +148,7 @@ async function session(url, ids, prefetch) {
     keys: { start: (cb) => ((onKey = cb), () => {}) },
     screen: { size: () => ({ width: 80, height: 24 }), draw: () => {}, onResize: () => () => {} },
     style,
-    runEffect: (effect) => runEffect(effect, { client, log: null, style }),
+    runEffect: (effect) => runEffect(effect, { client, log: null, style, now: Date.now }),
     onFrame(m) {
       const current = m.current;
       if (pressedAt !== null && current && current.id === waitingFor) {

@@ -6,7 +6,7 @@ import { submitCommand } from './commands/submit.js';
 import { showCommand } from './commands/show.js';
 import { alertsCommand } from './commands/alerts/command.js';
 import { setStateCommand } from './commands/set-state.js';
-import { reviewCommand } from './commands/review.js';
+import { reviewCommand } from './commands/review/command.js';
 import { loginCommand } from './commands/login/command.js';
 import { logoutCommand } from './commands/logout/command.js';
 import { configCommand } from './commands/config/command.js';

@@ -16,10 +16,15 @@ import { FileWriteError } from '../files/append-line.js';
  * (src/action-log/): the message is then `logFailed`, naming what was not sent.
  */
 
+/** The calls of the service's client the queue makes: an event, its risk assessment, a change of state. */
+export type QueueClient = Pick<ApiClient, 'getEvent' | 'getRiskAssessment' | 'changeState'>;
+
 export interface EffectServices {
-  client: ApiClient;
+  client: QueueClient;
   log: SessionLog | null;
   style: Style;
+  /** The time now (ms since the epoch): when a change was made, for the summary's overdue count. */
+  now(): number;
 }
 
 /** A failed call as the queue keeps it: its kind and what follows, decided by src/failures/. */
@@ -44,7 +49,7 @@ function fieldsOf(response: ApiResponse): Fields | null {
   return isFields(response.body) ? response.body : null;
 }
 
-async function load(client: ApiClient, index: number, id: string): Promise<Msg> {
+async function load(client: QueueClient, index: number, id: string): Promise<Msg> {
   // Both at once; the summary decides whether the event can be shown at all.
   const [summary, assessment] = await Promise.allSettled([client.getEvent(id), client.getRiskAssessment(id)]);
   if (summary.status === 'rejected') return { type: 'loadFailed', index, failure: failureOf(summary.reason) };
@@ -66,7 +71,7 @@ async function load(client: ApiClient, index: number, id: string): Promise<Msg> 
  * event has is allowed), so a PATCH alone cannot tell a claim from taking a colleague's. What the
  * read leaves open is the moment between it and the PATCH (docs/review.md: no compare-and-set).
  */
-async function claim(client: ApiClient, log: SessionLog | null, id: string): Promise<Msg> {
+async function claim(client: QueueClient, log: SessionLog | null, id: string): Promise<Msg> {
   try {
     const fresh = fieldsOf(await client.getEvent(id));
     if (fresh && fresh.state !== 'PENDING_REVIEW') return { type: 'claimLost', id, summary: fresh };
@@ -135,7 +140,7 @@ export async function runEffect(effect: Effect, services: EffectServices): Promi
           id: effect.id,
           summary: fieldsOf(response),
           requestId: response.requestId,
-          at: Date.now(),
+          at: services.now(),
         };
       } catch (error) {
         return { type: 'patchFailed', id: effect.id, failure: failureOf(error) };

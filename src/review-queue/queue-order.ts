@@ -60,7 +60,7 @@ export interface OrderResult {
 export async function orderQueue(
   inputs: readonly SortInput[],
   key: SortKey,
-  client: ApiClient,
+  client: Pick<ApiClient, 'getEvent'>,
   progress: (done: number, total: number) => void,
   stop?: Promise<unknown>,
 ): Promise<OrderResult> {

@@ -58,7 +58,7 @@ export function terminalDevices(platform: NodeJS.Platform): { keys: string; scre
  * Windows' devices on any platform), `open` fs.openSync but for tests.
  */
 export function openKeyStream(
-  context: CliContext,
+  context: Pick<CliContext, 'stdin' | 'platform'>,
   open: typeof openSync = openSync,
 ): OpenedKeys | { unavailable: string; for: 'keys' | 'screen' } {
   const stdin = context.stdin as KeyStream;
@@ -88,7 +88,7 @@ export function openKeyStream(
   };
 }
 
-export function openTerminal(context: CliContext, keyStream: OpenedKeys): Terminal {
+export function openTerminal(context: Pick<CliContext, 'stdout'>, keyStream: OpenedKeys): Terminal {
   const out = keyStream.screen ?? (context.stdout as ScreenStream);
   const input = keyStream.stream;
   let entered = false;

@@ -6,7 +6,7 @@ import { UsageError } from '../../src/errors/cli-error.js';
 import { submitCommand } from '../../src/commands/submit.js';
 import { setStateCommand, type SetStateWork } from '../../src/commands/set-state.js';
 import { showCommand, type ShowWork } from '../../src/commands/show.js';
-import { reviewCommand } from '../../src/commands/review.js';
+import { reviewCommand } from '../../src/commands/review/command.js';
 import { alertsCommand } from '../../src/commands/alerts/command.js';
 import { logCommand } from '../../src/commands/log/command.js';
 import { historyCommand } from '../../src/commands/history/command.js';
@@ -301,34 +301,66 @@ describe('show: one, a list, or a watch', () => {
 });
 
 describe('review: argv → ReviewOptions', () => {
-  it('ids and options as run-review takes them; claiming on unless --no-claim', async () => {
-    expect(await parse<[string[], unknown]>(reviewCommand, ['review', 'a', 'b'])).toEqual([
-      [['a', 'b'], { claim: true }],
-    ]);
-    const [ids, options] = await parseOne<[string[], unknown]>(reviewCommand, [
-      'review',
-      '--from',
-      'r.jsonl',
-      '--all-decisions',
-      '--no-claim',
-      '--include-claimed',
-      '--include-decided',
-      '--log',
-      'l',
-    ]);
-    expect(ids).toEqual([]);
-    expect(options).toEqual({
+  const defaults = {
+    ids: [],
+    from: null,
+    allDecisions: false,
+    claim: true,
+    includeClaimed: false,
+    includeDecided: false,
+    log: null,
+    sort: null,
+    slaMs: null,
+    allIds: false,
+    noInput: false,
+    noColor: false,
+  };
+
+  it('ids alone: claiming on, the order of the list, no SLA, no log', async () => {
+    expect(await parseRoom(reviewCommand, ['review', 'a', 'b'])).toStrictEqual({ ...defaults, ids: ['a', 'b'] });
+  });
+
+  it('every flag bound to its own field, --sla in ms, the globals --no-input and --no-color', async () => {
+    expect(
+      await parseRoom(reviewCommand, [
+        '--no-input',
+        '--no-color',
+        'review',
+        '--from',
+        'r.jsonl',
+        '--all-decisions',
+        '--no-claim',
+        '--include-claimed',
+        '--include-decided',
+        '--log',
+        'l',
+        '--sort',
+        'score',
+        '--sla',
+        '1d12h',
+        '--all-ids',
+      ]),
+    ).toStrictEqual({
+      ids: [],
       from: 'r.jsonl',
       allDecisions: true,
       claim: false,
       includeClaimed: true,
       includeDecided: true,
       log: 'l',
+      sort: 'score',
+      slaMs: 36 * 60 * 60 * 1000,
+      allIds: true,
+      noInput: true,
+      noColor: true,
     });
   });
 
-  it('an empty id is refused before any work', async () => {
-    await expect(parse(reviewCommand, ['review', ''])).rejects.toThrow(UsageError);
+  it('a bad --sort or --sla, or an empty id, is refused before any work, saying what is wrong', async () => {
+    const refused = (argv: string[]) => expect(parseRoom(reviewCommand, argv)).rejects;
+    await refused(['review', '']).toThrow(UsageError);
+    await refused(['review', 'a', '--sort', 'size']).toThrow(/^--sort "size" is not an order: use age, score, amount$/);
+    await refused(['review', 'a', '--sla', '0h']).toThrow(/^--sla "0h" is not a duration: give whole days/);
   });
 });
 

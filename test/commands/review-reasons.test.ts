@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/contract/index.js';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
+import { runInProcess } from '../support/in-process-cli.js';
 import { startOnTerminal, type Pty } from '../support/pty.js';
 import { inReview, postInReview } from '../support/event-fixtures.js';
 
@@ -28,7 +29,8 @@ async function profile(name: string, options: { required?: boolean } = {}): Prom
     ['config', 'set', 'reasons', CODES, '--profile', name],
     ...(options.required ? [['config', 'set', 'require-reason', 'true', '--profile', name]] : []),
   ]) {
-    const set = await cli.run(args);
+    // In this process: setting a profile needs no process of its own.
+    const set = await runInProcess(args, cli.env());
     expect(set.code, set.stderr).toBe(0);
   }
 }
@@ -109,7 +111,7 @@ describe('review: reason codes by key', () => {
         .filter((l) => l.action === 'claim')
         .every((l) => l.reason === null),
     ).toBe(true);
-    const verified = await cli.run(['log', 'verify', log]);
+    const verified = await runInProcess(['log', 'verify', log], cli.env());
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
   });
 

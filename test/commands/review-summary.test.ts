@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/contract/index.js';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
-import { startPlainEventServer, type PlainServer } from '../support/plain-event-server.js';
 import { startOnTerminal, type Pty } from '../support/pty.js';
 import { startTestSandbox, writeConfig, type TestSandbox } from '../support/sandbox.js';
 import { listen } from '../support/listen.js';
@@ -100,37 +99,6 @@ describe('the summary of a review session', () => {
     expect(summary).toMatch(/^ {2}claimed by others {2,}1 {2}stale-still$/m);
     // The hint (wrapped by the 80-column terminal) names only the one still claimed.
     expect(summary.replace(/\n/g, '').trimEnd()).toMatch(/--include-claimed stale-still$/);
-  });
-
-  describe('against a service with states this build does not know', () => {
-    let plain: PlainServer;
-    afterAll(() => plain?.close());
-
-    it('says the state each event was in, as the service spelled it', async () => {
-      plain = await startPlainEventServer({ key: 'plain-key' });
-      // This service leaves an event to review in PENDING, and one it declines in DECLINED.
-      for (const [id, amount] of [
-        ['odd-1', 600],
-        ['odd-2', 700],
-        ['odd-3', 5000],
-      ] as const) {
-        const res = await fetch(`${plain.url}/event`, {
-          method: 'POST',
-          headers: { 'x-client-api-key': 'plain-key', 'content-type': 'application/json' },
-          body: JSON.stringify({ id, amount, currency: 'EUR' }),
-        });
-        expect(res.status).toBe(201);
-      }
-      const pty = await terminal(
-        ['review', 'odd-1', 'odd-2', 'odd-3', '--base-url', plain.url],
-        cli.env({ FRAUDCTL_API_KEY: 'plain-key' }),
-      );
-      const { code, screen } = await pty.exited();
-      expect(code).toBe(0);
-      expect(screen).toMatch(/^ {2}in state PENDING {2,}2 {2}odd-1 {2}odd-2$/m);
-      expect(screen).toMatch(/^ {2}in state DECLINED {2,}1 {2}odd-3$/m);
-      expect(screen).not.toContain('already handled');
-    });
   });
 });
 

@@ -390,14 +390,3 @@ describe('fraudctl review of a hostile event', () => {
     },
   );
 });
-
-describe('fraudctl review without a terminal', () => {
-  it('exits 2 at once and points to set-state', async () => {
-    const started = Date.now();
-    const result = await cli.run(['review', 'ord-1']);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^error: review needs a terminal/m);
-    expect(result.stderr).toContain('fraudctl set-state');
-    expect(Date.now() - started).toBeLessThan(5_000);
-  });
-});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bindingsFor, keySummary } from '../../src/review-queue/keymap.js';
-import { reviewCommand } from '../../src/commands/review.js';
+import { reviewCommand } from '../../src/commands/review/command.js';
 
 /*
  * `review --help` names the keys from the one table of keys.

@@ -4,9 +4,11 @@ import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CliContext } from '../../src/process/cli-context.js';
 import { UsageError } from '../../src/errors/cli-error.js';
-import { runReview } from '../../src/review-queue/run-review.js';
+import { run } from '../../src/commands/review/run.js';
+import { reviewDeps } from '../../src/commands/review/deps.js';
 import { openKeyStream } from '../../src/review-queue/terminal-screen.js';
-import type { Session } from '../../src/session.js';
+import { Session } from '../../src/session.js';
+import { reviewOptions } from '../support/review-run.js';
 import { tempDir } from '../support/sandbox.js';
 
 /*
@@ -95,11 +97,15 @@ describe('the terminal when stdin is not one', () => {
     `review's error names the device that could not be opened: CONIN$ on Windows, not /dev/tty${process.platform === 'win32' ? ' (skipped: not on Windows: CONIN$ is the real console there)' : ''}`,
     async () => {
       const refusal = async (platform: NodeJS.Platform) => {
-        const session = { context: contextOn(platform), globals: { input: true } } as unknown as Session;
-        const error = await runReview(session, ['evt_1'], { claim: false }).then(
-          () => null,
-          (e: unknown) => e,
-        );
+        // The real deps (review's own opening of the devices), made from this context.
+        const context = contextOn(platform);
+        const session = new Session(context, {});
+        const error = await run(reviewOptions({ ids: ['evt_1'], claim: false }), reviewDeps(context, session))
+          .then(
+            () => null,
+            (e: unknown) => e,
+          )
+          .finally(() => session.close());
         expect(error).toBeInstanceOf(UsageError);
         return (error as UsageError).message;
       };

@@ -1,19 +1,39 @@
 import { Command } from 'commander';
-import type { CliContext } from '../process/cli-context.js';
-import { withSession } from '../session.js';
-import { checkIdArguments } from '../id-lists/id-arguments.js';
-import type { ReviewOptions } from '../review-queue/run-review.js';
-import { keySummary, reasonKeySummary } from '../review-queue/keymap.js';
+import type { CliContext } from '../../process/cli-context.js';
+import { withSession } from '../../session.js';
+import { checkIdArguments } from '../../id-lists/id-arguments.js';
+import { keySummary, reasonKeySummary } from '../../review-queue/keymap.js';
+import { parseSla, parseSort, type ReviewOptions } from './options.js';
 
-/** Runs the queue for the ids and options parsed; replaced in tests (the flag parsing is tested in-process). */
-export type ReviewRun = (command: Command, ids: string[], options: ReviewOptions) => Promise<void>;
+export type { ReviewOptions } from './options.js';
+
+/*
+ * `review`: argv → one ReviewOptions value, every flag bound once here and its value checked
+ * (a bad --sort or --sla is exit 2 before anything is read); then the work (run.ts), import()ed
+ * when it runs, with its dependencies built from the process and the session (deps.ts). `run`
+ * is injectable, so a test checks argv → options in-process without doing the work.
+ */
+
+export type ReviewRun = (command: Command, options: ReviewOptions) => Promise<void>;
+
+interface ReviewFlags {
+  from?: string;
+  allDecisions?: boolean;
+  claim: boolean;
+  includeClaimed?: boolean;
+  includeDecided?: boolean;
+  log?: string;
+  sort?: string;
+  sla?: string;
+  allIds?: boolean;
+}
 
 export function reviewCommand(context: CliContext, run?: ReviewRun): Command {
   const runWork: ReviewRun =
     run ??
-    (async (command, ids, options) => {
-      const { runReview } = await import('../review-queue/run-review.js');
-      await withSession(context, command, (session) => runReview(session, ids, options));
+    (async (command, options) => {
+      const [{ run: review }, { reviewDeps }] = await Promise.all([import('./run.js'), import('./deps.js')]);
+      return withSession(context, command, (session) => review(options, reviewDeps(context, session)));
     });
   return new Command('review')
     .description('work a queue of events in REVIEW on the terminal: one screen per event, one key per decision')
@@ -57,8 +77,25 @@ export function reviewCommand(context: CliContext, run?: ReviewRun): Command {
         'A window too small for every key takes none but q until it is resized.\n' +
         'Without a terminal it exits 2: scripts use fraudctl set-state.\n',
     )
-    .action(async (ids: string[], options: ReviewOptions, command: Command) => {
+    .action(async (ids: string[], flags: ReviewFlags, command: Command) => {
       checkIdArguments(ids);
-      await runWork(command, ids, options);
+      const globals = command.optsWithGlobals<{ color?: boolean; input?: boolean }>();
+      // The values first: a mistyped one is a usage error whatever else is wrong (no terminal included).
+      const sort = flags.sort === undefined ? null : parseSort(flags.sort);
+      const slaMs = flags.sla === undefined ? null : parseSla(flags.sla);
+      await runWork(command, {
+        ids,
+        from: flags.from ?? null,
+        allDecisions: flags.allDecisions === true,
+        claim: flags.claim,
+        includeClaimed: flags.includeClaimed === true,
+        includeDecided: flags.includeDecided === true,
+        log: flags.log ?? null,
+        sort,
+        slaMs,
+        allIds: flags.allIds === true,
+        noInput: globals.input === false,
+        noColor: globals.color === false,
+      });
     });
 }
