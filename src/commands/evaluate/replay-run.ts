@@ -69,7 +69,9 @@ export async function prepareReplay(file: string): Promise<PreparedReplay> {
   const rules = compileRules(config.rules);
   const events: EvaluatedEvent[] = [];
   return {
-    add: (event) => void events.push(event),
+    // Only what a figure reads: a million events' `where` strings are a tenth of the memory.
+    add: ({ id, actionType, score, ruleIds, amount, date, fraud }) =>
+      void events.push({ id, actionType, score, ruleIds, amount, date, fraud }),
     finish: (deps, options) =>
       options.events.length > 0
         ? replayFromFiles(file, config, rules, events, options.events, deps, options)
