@@ -1,4 +1,3 @@
-import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { CliContext } from '../../process/cli-context.js';
 import type { ApiClientOptions } from '../../api/api-client.js';
 import type { Session } from '../../session.js';
@@ -39,10 +38,20 @@ export function showDeps(context: CliContext, session: Session): ShowDeps {
     },
     client: (options) => session.client(options),
     waitForShutdown: () => context.waitForShutdown(),
-    clock: {
-      now: () => Date.now(),
-      // An abort ends the wait early (the rejection is that): the watch then sees its signal.
-      sleep: (ms, signal) => sleepFor(ms, undefined, { signal }).catch(() => {}),
-    },
+    clock: { now: () => Date.now(), sleep },
   };
+}
+
+/** The wait between checks: `ms`, or less when `signal` aborts (the watch then sees it); its timer cleared either way. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const end = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', end);
+      resolve();
+    };
+    const timer = setTimeout(end, ms);
+    signal.addEventListener('abort', end, { once: true });
+  });
 }
