@@ -2,11 +2,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer } from '../support/fake-server.js';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
-import { cliEnv, startCli, type RunningCli } from '../support/cli.js';
+import { startCli, type RunningCli } from '../support/cli.js';
 import { inReview, postInReview } from '../support/event-fixtures.js';
 import { Command } from 'commander';
 import { printingDeps, quietContext, ran, sessionFor, type Ran } from '../support/room-deps.js';
-import { runInProcess } from '../support/in-process-cli.js';
 import { run } from '../../src/commands/show/run.js';
 import type { ShowDeps } from '../../src/commands/show/deps.js';
 import { showCommand } from '../../src/commands/show/command.js';
@@ -69,6 +68,13 @@ function steppedClock(start = Date.parse('2026-12-04T12:00:00Z')) {
   };
 }
 
+/** `fraudctl ARGV` parsed by show's command, whose run is `work`. */
+async function parsed(argv: string[], work: (options: ShowOptions) => Promise<void>): Promise<void> {
+  const root = new Command('fraudctl').option('--json').option('--no-color').exitOverride();
+  root.addCommand(showCommand(quietContext(), (_command, options) => work(options)).exitOverride());
+  await root.parseAsync(argv, { from: 'user' });
+}
+
 interface Watching {
   written: { stdout: string; stderr: string };
   clock: ReturnType<typeof steppedClock>;
@@ -80,10 +86,14 @@ interface Watching {
   step(): Promise<void>;
 }
 
-/** `show ID --watch` through run, for the service at `url`, with the streams and clock the test gives. */
+/**
+ * `show ID --watch` through run, for the service at `url`, with the streams and clock the test
+ * gives: the options given, or those the command makes of `argv` (fraudctl's, program.ts's
+ * global flags before the command's), which it may refuse before the run.
+ */
 function watching(
   url: string,
-  options: Partial<ShowWatchOptions> & { eventId: string },
+  asked: (Partial<ShowWatchOptions> & { eventId: string }) | string[],
   how: { timeout?: number; terminal?: boolean } = {},
 ): Watching {
   const print = printingDeps(how.terminal ? { tty: true, columns: 300 } : {});
@@ -99,15 +109,10 @@ function watching(
     waitForShutdown: () => new Promise(() => {}),
     clock,
   };
-  const watch: ShowWatchOptions = {
-    form: 'watch',
-    intervalSeconds: 1,
-    until: null,
-    json: false,
-    noColor: false,
-    ...options,
-  };
-  const done = ran(run(watch, deps), print);
+  const work = Array.isArray(asked)
+    ? parsed(asked, (options) => run(options, deps))
+    : run({ form: 'watch', intervalSeconds: 1, until: null, json: false, noColor: false, ...asked }, deps);
+  const done = ran(work, print);
   const settled = () => Promise.race([clock.asleep(), done.then(() => {})]).finally(() => clock.reset());
   return {
     written: print.written,
@@ -119,17 +124,6 @@ function watching(
       return settled();
     },
   };
-}
-
-/** The options `fraudctl ARGV` asks of show's run (the command's parsing, as program.ts's root gives it). */
-async function optionsOf(argv: string[]): Promise<ShowWatchOptions> {
-  const asked: ShowOptions[] = [];
-  const root = new Command('fraudctl').option('--json').option('--no-color').exitOverride();
-  root.addCommand(showCommand(quietContext(), async (_command, options) => void asked.push(options)).exitOverride());
-  await root.parseAsync(argv, { from: 'user' });
-  expect(asked).toHaveLength(1);
-  expect(asked[0]!.form).toBe('watch');
-  return asked[0] as ShowWatchOptions;
 }
 
 describe('fraudctl show --watch against the sandbox', () => {
@@ -385,8 +379,9 @@ describe('fraudctl show --watch against a scripted server', () => {
 
   it('--until matches states as set-state --state does: any case and separators', async () => {
     steps = [state('IN_REVIEW'), state('APPROVED')];
-    const options = await optionsOf(['show', 'e-1', '--watch', '--interval', '1', '--until', 'approved']);
-    const result = await toTheEnd(watching(server.url, options));
+    const result = await toTheEnd(
+      watching(server.url, ['show', 'e-1', '--watch', '--interval', '1', '--until', 'approved']),
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('watching e-1 every 1 s until APPROVED');
     expect(result.stderr).toContain('e-1 reached APPROVED');
@@ -397,8 +392,7 @@ describe('fraudctl show --watch against a scripted server', () => {
   it('--until with a typo is a usage error with the nearest state (exit 2), and nothing is sent', async () => {
     steps = [state('PENDING_REVIEW')];
     const before = server.requests.length;
-    const env = cliEnv({ HOME: cli.dir, FRAUDCTL_BASE_URL: server.url, FRAUDCTL_API_KEY: 'k-test-0123456789' });
-    const result = await runInProcess(['show', 'e-1', '--watch', '--until', 'aproved'], env);
+    const result = await watching(server.url, ['show', 'e-1', '--watch', '--until', 'aproved']).done;
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^error: unknown state "aproved": did you mean APPROVED\?$/m);
     expect(result.stderr).toContain('to watch for a state this build does not know, add --force-state');
