@@ -3,7 +3,7 @@ import { VERSION } from './process/version.js';
 import type { CliContext } from './process/cli-context.js';
 import { sandboxCommand } from './commands/sandbox.js';
 import { submitCommand } from './commands/submit.js';
-import { showCommand } from './commands/show.js';
+import { showCommand } from './commands/show/command.js';
 import { alertsCommand } from './commands/alerts/command.js';
 import { setStateCommand } from './commands/set-state.js';
 import { reviewCommand } from './commands/review/command.js';

@@ -34,6 +34,9 @@ export interface GlobalOptions {
   insecureHttp?: boolean;
 }
 
+/** What the call that makes the client may set: the pool, a job's say over its calls, its abort, and (a test's) the waits between attempts. */
+export type SessionClientOptions = Pick<ApiClientOptions, 'connections' | 'control' | 'signal' | 'sleep'>;
+
 interface EmbeddedSandbox {
   close(): Promise<void>;
 }
@@ -156,7 +159,7 @@ export class Session {
    * pacing, abort) configures it, so only the call that makes the client may pass it: a second
    * call with options is a bug (they would be dropped), and throws.
    */
-  client(batch?: Pick<ApiClientOptions, 'connections' | 'control' | 'signal'>): Promise<ApiClient> {
+  client(batch?: SessionClientOptions): Promise<ApiClient> {
     if (this.clientPromise) {
       if (batch !== undefined)
         return Promise.reject(
@@ -172,7 +175,7 @@ export class Session {
     return this.clientPromise;
   }
 
-  private async makeClient(batch?: Pick<ApiClientOptions, 'connections' | 'control' | 'signal'>): Promise<ApiClient> {
+  private async makeClient(batch?: SessionClientOptions): Promise<ApiClient> {
     const settings = await this.settings();
     // The key first: a key that cannot be read starts no sandbox.
     const apiKey = await this.apiKey();

@@ -72,7 +72,7 @@ function problemRow(entry: IdListEntry): EventRow {
 
 /** GET the event (and its risk assessment) for one entry of the list; never rejects for a failure of the service. */
 export async function fetchRow(
-  client: ApiClient,
+  client: Pick<ApiClient, 'getEvent' | 'getRiskAssessment'>,
   entry: IdListEntry,
   options: FetchOptions,
 ): Promise<EventRow | FatalRow | InterruptedRow> {

@@ -3,7 +3,9 @@ import { pMapIterable } from 'p-map';
 import { CliError, ExitCode } from '../errors/cli-error.js';
 import { readIdList, type IdListEntry } from '../id-lists/id-list.js';
 import { abortOnShutdown } from '../process/cli-context.js';
-import type { Session } from '../session.js';
+import type { CliContext } from '../process/cli-context.js';
+import type { ApiClient } from '../api/api-client.js';
+import type { Output } from '../render/output.js';
 import { fetchRow, type EventRow } from './event-row.js';
 import { count } from '../render/counts.js';
 import { drainedOrClosed } from '../render/stream-pace.js';
@@ -37,6 +39,20 @@ export interface ShowListOptions {
   concurrency: number;
 }
 
+/** What the list takes from outside (src/commands/show/deps.ts builds it for a run). */
+export interface ShowListDeps {
+  /** The process's streams: stdin for --from -, stdout's back-pressure and height, stderr's progress line. */
+  streams: Pick<CliContext, 'stdin' | 'stdout' | 'stderr'>;
+  /** The table's style and width (the terminal's; null off one). */
+  output: Pick<Output, 'style' | 'columns'>;
+  /** The client: a pool of `connections`, every request ended by `signal` (Ctrl-C). */
+  client(options: {
+    connections: number;
+    signal: AbortSignal;
+  }): Promise<Pick<ApiClient, 'getEvent' | 'getRiskAssessment'>>;
+  waitForShutdown(): Promise<NodeJS.Signals>;
+}
+
 interface RowWriter {
   /** The text of one row, newline included; the header goes before the first. */
   row(row: EventRow): string;
@@ -44,7 +60,11 @@ interface RowWriter {
   header(): string;
 }
 
-async function rowWriter(session: Session, format: ListFormat, first: readonly IdListEntry[]): Promise<RowWriter> {
+async function rowWriter(
+  output: ShowListDeps['output'],
+  format: ListFormat,
+  first: readonly IdListEntry[],
+): Promise<RowWriter> {
   if (format === 'json') {
     const { listJsonLine } = await import('./event-list-json.js');
     return { header: () => '', row: (row) => `${listJsonLine(row)}\n` };
@@ -53,7 +73,6 @@ async function rowWriter(session: Session, format: ListFormat, first: readonly I
     const { csvHeader, csvRow } = await import('./event-list-csv.js');
     return { header: csvHeader, row: csvRow };
   }
-  const output = await session.output();
   const { createListTable, idText } = await import('./event-list.js');
   const table = createListTable(
     output.style,
@@ -142,17 +161,17 @@ async function quietOrNext<T>(read: Promise<T>, ms: number): Promise<T | null> {
   }
 }
 
-export async function showList(session: Session, options: ShowListOptions): Promise<void> {
-  const { context } = session;
+export async function showList(deps: ShowListDeps, options: ShowListOptions): Promise<void> {
+  const context = deps.streams;
   const { stdout } = context;
   const abort = new AbortController();
   // Every request in flight listens for the abort (Ctrl-C): two per id for the table and CSV.
   setMaxListeners(2 * options.concurrency + 16, abort.signal);
-  const client = await session.client({ connections: options.concurrency, signal: abort.signal });
+  const client = await deps.client({ connections: options.concurrency, signal: abort.signal });
   const counts = new ListCounts();
   const progress = createProgressLine(context.stderr, { stdoutIsTerminal: Boolean(stdout.isTTY) });
 
-  const shutdown = abortOnShutdown(context, abort);
+  const shutdown = abortOnShutdown(deps, abort);
   // A reader that goes away (`| head`) ends the process at once and quietly (main.ts).
   let headerWritten = false;
   const write = async (text: string) => {
@@ -171,7 +190,7 @@ export async function showList(session: Session, options: ShowListOptions): Prom
     // no answer is waited for), so that the rows after them line up too; ids that come slowly
     // end the read-ahead early (QUIET_MS), so the first rows are not held back.
     const ahead = await readAhead(entries, options.format === 'table' ? stdout.rows || SCREENFUL : 0);
-    const writer = await rowWriter(session, options.format, ahead.first);
+    const writer = await rowWriter(deps.output, options.format, ahead.first);
     const rows = pMapIterable(ahead.all, (entry) => fetchRow(client, entry, fetchOptions), {
       concurrency: options.concurrency,
       backpressure: options.concurrency * 2,

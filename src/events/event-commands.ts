@@ -1,4 +1,4 @@
-import type { ApiClient, ApiResponse } from '../api/api-client.js';
+import type { ApiClient } from '../api/api-client.js';
 import type { Session } from '../session.js';
 import type { BatchOptions } from '../submit-batch/run-submit-batch.js';
 import { parseEvent } from './event-input.js';
@@ -8,28 +8,14 @@ import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { terminalSafe } from '../render/terminal-text.js';
 
 /*
- * The work behind submit and show: one call to the service each, then either the
- * service's JSON (--json) or the rendered tables.
+ * The work behind submit: one call to the service, then either the service's JSON (--json) or
+ * the rendered tables. (show's is its room's: src/commands/show/.)
  */
 
 /** What `submit` is asked (commands/submit.ts maps argv to it): a batch's options, and whether one was asked for. */
 export interface SubmitOptions extends Omit<BatchOptions, 'source' | 'json'> {
   /** A batch option was given: the input is a batch whatever it holds (otherwise its content decides). */
   batch: boolean;
-}
-
-type Renderer = 'renderDecision' | 'renderEventSummary';
-
-async function callAndShow(
-  session: Session,
-  call: (client: ApiClient) => Promise<ApiResponse>,
-  renderer: Renderer,
-): Promise<void> {
-  const { body } = await call(await session.client());
-  const output = await session.output();
-  if (output.json) return output.printJson(body);
-  const tables = await import('../render/event-tables.js');
-  output.print(tables[renderer](body, output.style));
 }
 
 /** One event: its decision as tables (or JSON). Many: a batch (src/submit-batch). */
@@ -123,6 +109,3 @@ async function submitAndShow(
     tables.renderDecision(existed && stateNow !== null ? { ...fields, state: stateNow } : body, output.style),
   );
 }
-
-export const showEvent = (session: Session, eventId: string) =>
-  callAndShow(session, (client) => client.getEvent(eventId), 'renderEventSummary');

@@ -2,12 +2,8 @@ import type { ApiClient, RequestControl } from '../api/api-client.js';
 import { classifyFailure } from '../failures/failure-kind.js';
 import { isKnownState, KNOWN_STATES, TRANSITIONS, type KnownState } from '../contract/states.js';
 import { CliError, ExitCode } from '../errors/cli-error.js';
-import { changed, renderWatchChange, renderWatchStart, timestamp, type Watched } from '../render/event-changes.js';
-import { renderEventSummary } from '../render/event-tables.js';
-import { jsonForTerminal, terminalSafe } from '../render/terminal-text.js';
-import type { Session } from '../session.js';
-import type { Output } from '../render/output.js';
-import { setTimeout as sleepFor } from 'node:timers/promises';
+import type { Watched } from '../render/event-changes.js';
+import { terminalSafe } from '../render/terminal-text.js';
 import { abortOnShutdown } from '../process/cli-context.js';
 
 /*
@@ -29,18 +25,58 @@ import { abortOnShutdown } from '../process/cli-context.js';
  *   check is; the summary comes with the first check that succeeds.
  * - --json: the summary as one JSON line at the start and each time state or comments change
  *   (the decision is not fetched: the line is the service's summary, which has none).
+ *
+ * The loop and what ends it are here; how each check is said is the command's (a WatchView:
+ * src/commands/show/render-watch.ts). The waits go through WatchDeps.sleep, so a test steps them.
  */
 
 export interface WatchOptions {
   intervalSeconds: number;
   /** Stop at this state instead of at any final state. */
   until: string | null;
+  /** Each check also reads the decision (the table shows it; --json prints the summary alone). */
+  withDecision: boolean;
+  /** Off a terminal the first check is show's, with the client's retries; on one its first failure is said at once. */
+  patient: boolean;
+}
+
+/** The watch's time: its waits between checks go through here, so that a test steps them instead of waiting. */
+export interface WatchClock {
+  /** The wall clock (ms since the epoch), for the lines' timestamps. */
+  now(): number;
+  /** Resolves after `ms`, or at once when `signal` aborts; never rejects. */
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+}
+
+/** What a check reads of the service's client. */
+export type EventReader = Pick<ApiClient, 'getEvent' | 'getRiskAssessment'>;
+
+export interface WatchDeps {
+  /** The client, made with the watch's say over its calls (retries, Retry-After) and its abort. */
+  client(options: { control: RequestControl; signal: AbortSignal }): Promise<EventReader>;
+  sleep: WatchClock['sleep'];
+  /** Ctrl-C, SIGTERM or a hang-up (src/process/cli-context.ts). */
+  waitForShutdown(): Promise<NodeJS.Signals>;
+}
+
+/** How the watch is said (the command's rendering): what it was at each check, and its notes. */
+export interface WatchView {
+  /** The first check that succeeded: the summary. */
+  first(now: Snapshot): void;
+  /** The first check did not end the watch: it goes on, said so. */
+  watching(): void;
+  /** A later check: its change shown, if there is one. */
+  next(before: Snapshot, now: Snapshot): void;
+  /** The watch is over at this check (`why`, safe text): at the first, nothing was watched. */
+  over(why: string, atFirst: boolean): void;
+  /** A check failed (after the client's retries); the next one is in `delayMs`. */
+  failed(error: unknown, delayMs: number): void;
 }
 
 const FINAL_STATES: ReadonlySet<string> = new Set(['APPROVED', 'DECLINED', 'FRAUD_CONFIRMED']);
 const MAX_BACKOFF_MS = 60_000;
 
-interface Snapshot extends Watched {
+export interface Snapshot extends Watched {
   summary: unknown;
 }
 
@@ -129,7 +165,7 @@ class CheckPacing {
 }
 
 /** One check: the summary, and (for the table) the decision. */
-async function check(client: ApiClient, eventId: string, withDecision: boolean): Promise<Snapshot> {
+async function check(client: EventReader, eventId: string, withDecision: boolean): Promise<Snapshot> {
   const { body: summary } = await client.getEvent(eventId);
   const fields = (typeof summary === 'object' && summary !== null ? summary : {}) as Record<string, unknown>;
   const decision = withDecision
@@ -138,70 +174,21 @@ async function check(client: ApiClient, eventId: string, withDecision: boolean):
   return { summary, state: fields.state, decision, comments: fields.comments };
 }
 
-/** What the watch prints: the summary, the changes, and its notes on stderr. */
-function watchView(output: Output, id: string, options: WatchOptions) {
-  const show = (before: Snapshot | null, now: Snapshot) => {
-    if (output.json) return output.print(jsonForTerminal(now.summary, false));
-    if (before === null)
-      return output.print(
-        `${renderEventSummary(now.summary, output.style)}\n\n${renderWatchStart(new Date(), now, output.style, output.columns)}`,
-      );
-    output.print(renderWatchChange(new Date(), before, now, output.style, output.columns));
-  };
-  return {
-    /** The first summary: shown, and whether there is anything to watch. */
-    begin(first: Snapshot): boolean {
-      show(null, first);
-      const over = reason(first.state, options.until);
-      if (over) {
-        output.note(`${id} ${over}: nothing to watch`);
-        return false;
-      }
-      const dead = unreachable(id, first.state, options.until, 'is');
-      if (dead) throw dead;
-      const target = options.until !== null ? options.until : 'APPROVED, DECLINED or FRAUD_CONFIRMED';
-      output.note(`watching ${id} every ${options.intervalSeconds} s until ${terminalSafe(target)} (Ctrl-C to stop)`);
-      if (options.until !== null && !isKnownState(options.until))
-        output.note(`${terminalSafe(options.until)} is not a state this build knows; watching for it all the same`);
-      return true;
-    },
-    /** A later check: the change shown, if any; true when the watch is over. */
-    next(last: Snapshot, now: Snapshot): boolean {
-      const wasChanged = output.json
-        ? !sameJson(last.state, now.state) || !sameJson(last.comments, now.comments)
-        : changed(last, now);
-      if (wasChanged) show(last, now);
-      const over = reason(now.state, options.until);
-      if (over) {
-        output.note(`${id} ${over}`);
-        return true;
-      }
-      const ended = unreachable(id, now.state, options.until, 'reached');
-      if (ended) throw ended;
-      return false;
-    },
-    failed(error: unknown, delayMs: number): void {
-      // "check failed", not "no answer": a 503 is an answer (and may say how long to wait).
-      output.note(
-        `${output.style.dim(timestamp(new Date()))}  check failed: ${(error as Error).message}; next check in ${Math.ceil(delayMs / 1000)} s`,
-      );
-    },
-  };
-}
-
-export async function watchEvent(session: Session, eventId: string, options: WatchOptions): Promise<void> {
-  const { context } = session;
-  const output = await session.output();
+export async function watchEvent(
+  deps: WatchDeps,
+  eventId: string,
+  options: WatchOptions,
+  view: WatchView,
+): Promise<void> {
   const abort = new AbortController();
   // On a terminal the first check gives up at its first failure, so that it is said at once.
-  const patient = context.stderr.isTTY !== true;
+  const { patient } = options;
   const pacing = new CheckPacing(patient);
-  const client = await session.client({ control: pacing.control(), signal: abort.signal });
+  const client = await deps.client({ control: pacing.control(), signal: abort.signal });
   const id = terminalSafe(eventId);
-  const view = watchView(output, id, options);
   const stopped = () => new CliError(`stopped watching ${id}`, ExitCode.INTERRUPTED);
   // A reader that goes away (`| head`) ends the process at once and quietly (main.ts).
-  const shutdown = abortOnShutdown(context, abort);
+  const shutdown = abortOnShutdown(deps, abort);
   try {
     const intervalMs = options.intervalSeconds * 1000;
     let failures = 0;
@@ -210,13 +197,13 @@ export async function watchEvent(session: Session, eventId: string, options: Wat
     for (let first = true; ; first = false) {
       if (!first) {
         pacing.started = true;
-        // Ends early (rejecting, caught) when the watch is stopped; leaves no timer behind.
-        await sleepFor(delay, undefined, { signal: abort.signal }).catch(() => {});
+        // Ends early when the watch is stopped; leaves no timer behind.
+        await deps.sleep(delay, abort.signal);
         if (abort.signal.aborted) throw stopped();
       }
       let now: Snapshot;
       try {
-        now = await check(client, eventId, !output.json);
+        now = await check(client, eventId, options.withDecision);
       } catch (error) {
         if (first ? shutdown.interrupted : abort.signal.aborted) throw stopped();
         // The watch ends when nothing will change (the key, the id or the URL is wrong), or off a terminal at the first check, as `show` would.
@@ -229,18 +216,17 @@ export async function watchEvent(session: Session, eventId: string, options: Wat
       failures = 0;
       delay = intervalMs;
       pacing.retryAfterMs = 0;
-      if (last === null) {
-        last = now;
-        if (!view.begin(now)) return;
-        continue;
-      }
-      const over = view.next(last, now);
+      const atFirst = last === null;
+      if (last === null) view.first(now);
+      else view.next(last, now);
       last = now;
-      if (over) return;
+      const over = reason(now.state, options.until);
+      if (over) return view.over(over, atFirst);
+      const dead = unreachable(id, now.state, options.until, atFirst ? 'is' : 'reached');
+      if (dead) throw dead;
+      if (atFirst) view.watching();
     }
   } finally {
     shutdown.done();
   }
 }
-
-const sameJson = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);

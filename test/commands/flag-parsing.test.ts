@@ -5,7 +5,7 @@ import type { CliContext } from '../../src/process/cli-context.js';
 import { UsageError } from '../../src/errors/cli-error.js';
 import { submitCommand } from '../../src/commands/submit.js';
 import { setStateCommand, type SetStateWork } from '../../src/commands/set-state.js';
-import { showCommand, type ShowWork } from '../../src/commands/show.js';
+import { showCommand, type ShowOptions } from '../../src/commands/show/command.js';
 import { reviewCommand } from '../../src/commands/review/command.js';
 import { alertsCommand } from '../../src/commands/alerts/command.js';
 import { logCommand } from '../../src/commands/log/command.js';
@@ -249,41 +249,60 @@ describe('set-state: one or many, decided in the command', () => {
   });
 });
 
-describe('show: one, a list, or a watch', () => {
+describe('show: argv → ShowOptions (one, a list, or a watch)', () => {
+  const show = (argv: string[]) => parseRoom<ShowOptions>(showCommand, argv);
+  const list = { form: 'list', from: null, format: 'table', concurrency: 8, noColor: false } as const;
+
   it('one id is the one-event form; --csv, --from or two ids a list with concurrency 8 by default', async () => {
-    expect(await parse<[ShowWork]>(showCommand, ['show', 'ord-1'])).toEqual([[{ form: 'one', id: 'ord-1' }]]);
-    expect(await parse<[ShowWork]>(showCommand, ['show', 'a', 'b'])).toEqual([
-      [{ form: 'list', options: { ids: ['a', 'b'], from: undefined, format: 'table', concurrency: 8 } }],
-    ]);
-    expect(await parse<[ShowWork]>(showCommand, ['--json', 'show', '--from', 'f', '--concurrency', '3'])).toEqual([
-      [{ form: 'list', options: { ids: [], from: 'f', format: 'json', concurrency: 3 } }],
-    ]);
-    expect(await parse<[ShowWork]>(showCommand, ['show', 'a', '--csv'])).toEqual([
-      [{ form: 'list', options: { ids: ['a'], from: undefined, format: 'csv', concurrency: 8 } }],
-    ]);
+    expect(await show(['show', 'ord-1'])).toStrictEqual({ form: 'one', eventId: 'ord-1', json: false, noColor: false });
+    expect(await show(['--json', '--no-color', 'show', 'ord-1'])).toStrictEqual({
+      form: 'one',
+      eventId: 'ord-1',
+      json: true,
+      noColor: true,
+    });
+    expect(await show(['show', 'a', 'b'])).toStrictEqual({ ...list, ids: ['a', 'b'] });
+    expect(await show(['--json', 'show', '--from', 'f', '--concurrency', '3'])).toStrictEqual({
+      ...list,
+      ids: [],
+      from: 'f',
+      format: 'json',
+      concurrency: 3,
+    });
+    expect(await show(['--no-color', 'show', 'a', '--csv'])).toStrictEqual({
+      ...list,
+      ids: ['a'],
+      format: 'csv',
+      noColor: true,
+    });
   });
 
   it('ids pasted as one argument ("ord-1, ord-2; ord-3") are that many ids: a list, not one malformed id', async () => {
-    expect(await parse<[ShowWork]>(showCommand, ['show', 'ord-1, ord-2; ord-3'])).toEqual([
-      [
-        {
-          form: 'list',
-          options: { ids: ['ord-1', 'ord-2', 'ord-3'], from: undefined, format: 'table', concurrency: 8 },
-        },
-      ],
-    ]);
+    expect(await show(['show', 'ord-1, ord-2; ord-3'])).toStrictEqual({ ...list, ids: ['ord-1', 'ord-2', 'ord-3'] });
     // A separator around one id leaves one id: the one-event form.
-    expect(await parse<[ShowWork]>(showCommand, ['show', ' "ord-1", '])).toEqual([[{ form: 'one', id: 'ord-1' }]]);
-    await expect(parse(showCommand, ['show', ' , '])).rejects.toThrow(/^the event id is empty: it names no event/);
+    expect(await show(['show', ' "ord-1", '])).toStrictEqual({
+      form: 'one',
+      eventId: 'ord-1',
+      json: false,
+      noColor: false,
+    });
+    await expect(show(['show', ' , '])).rejects.toThrow(/^the event id is empty: it names no event/);
   });
 
-  it('--watch: interval 5 by default, --until matched to a known state', async () => {
-    expect(await parse<[ShowWork]>(showCommand, ['show', 'a', '--watch'])).toEqual([
-      [{ form: 'watch', id: 'a', options: { intervalSeconds: 5, until: null } }],
-    ]);
-    expect(
-      await parse<[ShowWork]>(showCommand, ['show', 'a', '--watch', '--interval', '30', '--until', 'in-review']),
-    ).toEqual([[{ form: 'watch', id: 'a', options: { intervalSeconds: 30, until: 'IN_REVIEW' } }]]);
+  it('--watch: interval 5 by default, --until matched to a known state, --force-state as typed', async () => {
+    const watch = { form: 'watch', eventId: 'a', json: false, noColor: false } as const;
+    expect(await show(['show', 'a', '--watch'])).toStrictEqual({ ...watch, intervalSeconds: 5, until: null });
+    expect(await show(['--json', 'show', 'a', '--watch', '--interval', '30', '--until', 'in-review'])).toStrictEqual({
+      ...watch,
+      json: true,
+      intervalSeconds: 30,
+      until: 'IN_REVIEW',
+    });
+    expect(await show(['show', 'a', '--watch', '--until', 'On_Hold', '--force-state'])).toStrictEqual({
+      ...watch,
+      intervalSeconds: 5,
+      until: 'On_Hold',
+    });
   });
 
   it('refuses the combinations, a typed default included', async () => {
@@ -297,6 +316,7 @@ describe('show: one, a list, or a watch', () => {
     await refused(['show', 'a', '--interval', '5'], /^--interval goes with --watch$/);
     await refused(['show', 'a', '--until', 'approved'], /^--until goes with --watch$/);
     await refused(['show', 'a', '--watch', '--force-state'], /^--force-state goes with --until$/);
+    await refused(['show', 'a', '--watch', '--interval', '0.5'], /the interval is a number of seconds, at least 1/);
   });
 });
 

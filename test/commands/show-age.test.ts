@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import { useSandboxInProcess } from '../support/in-process-cli.js';
-import { onTerminal } from '../support/script-terminal.js';
 import { inReview, postInReview } from '../support/event-fixtures.js';
 import { withoutEscapes } from '../support/terminal-controls.js';
 
@@ -29,14 +28,9 @@ describe('show many ids: the age column', () => {
   beforeAll(postAll);
 
   it('on a 160-column terminal: an age column, each row with its event age', async () => {
-    const { code, screen } = await onTerminal(['show', ...events.map(([id]) => id)], [], cli.env(), {
-      columns: 160,
-      rows: 24,
-    });
+    const { code, stdout: screen } = await cli.run(['show', ...events.map(([id]) => id)], { columns: 160 });
     expect(code, screen).toBe(0);
-    const lines = withoutEscapes(screen)
-      .split(/\r?\n/)
-      .map((l) => l.replace(/\r/g, ''));
+    const lines = withoutEscapes(screen).split('\n');
     const header = lines.find((l) => l.startsWith('id '));
     expect(header, screen).toMatch(/\bage\b/);
     for (const [id, , age] of events)

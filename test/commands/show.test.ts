@@ -2,6 +2,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { TERMINAL_CONTROLS } from '../support/cli-against-sandbox.js';
 import { useSandboxInProcess } from '../support/in-process-cli.js';
 import { useServer } from '../support/listen.js';
+import { clientFor, printingDeps, quietContext, ran } from '../support/room-deps.js';
+import { run } from '../../src/commands/show/run.js';
+import type { ShowDeps } from '../../src/commands/show/deps.js';
 
 const cli = useSandboxInProcess();
 
@@ -33,7 +36,15 @@ describe('fraudctl show', () => {
   });
 
   it('exits 4 for an event that does not exist', async () => {
-    const result = await cli.runProcess(['show', 'no-such-event']);
+    const print = printingDeps();
+    const deps: ShowDeps = {
+      ...print,
+      streams: quietContext(),
+      client: clientFor(cli.sb.url),
+      waitForShutdown: () => new Promise(() => {}),
+      clock: { now: () => 0, sleep: () => Promise.reject(new Error('show ID never waits')) },
+    };
+    const result = await ran(run({ form: 'one', eventId: 'no-such-event', json: false, noColor: false }, deps), print);
     expect(result.code).toBe(4);
     expect(result.stderr).toMatch(
       /^error: no event "no-such-event" \(404 NOT_FOUND: EVENT_NOT_FOUND, request [0-9a-f-]+\)$/m,

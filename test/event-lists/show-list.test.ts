@@ -7,7 +7,9 @@ import { useSandboxInProcess } from '../support/in-process-cli.js';
 import { makeEvent, readResults } from '../support/batch-events.js';
 import { startCli } from '../support/cli.js';
 import { runInProcess } from '../support/in-process.js';
-import { showList, type ShowListOptions } from '../../src/event-lists/show-list.js';
+import { run } from '../../src/commands/show/run.js';
+import { showDeps } from '../../src/commands/show/deps.js';
+import type { ShowListOptions } from '../../src/commands/show/options.js';
 
 /*
  * `fraudctl show` with many ids, as a process against the real sandbox: rows in input order,
@@ -23,8 +25,11 @@ const file = (name: string, content: string) => {
   return path;
 };
 
-/** `show` for many ids, in-process against the sandbox. */
-const showInProcess = (options: ShowListOptions) => runInProcess(cli.sb.url, (session) => showList(session, options));
+/** `show` for many ids, in-process against the sandbox: the room's run with the deps a run builds. */
+const showInProcess = (options: Omit<ShowListOptions, 'form' | 'noColor'>) =>
+  runInProcess(cli.sb.url, (session) =>
+    run({ form: 'list', noColor: false, ...options }, showDeps(session.context, session)),
+  );
 
 /** 500 id lines: 485 stored events, 14 unknown ids, and one malformed id, mixed; with comments and blank lines between. */
 const STORED = 485;
@@ -204,7 +209,7 @@ describe('fraudctl show with many ids', () => {
     // What show --csv wrote reads back as its ids, whatever the file is called.
     const exported = await showInProcess({
       ids: ['sl-3', 'sl-4, sl-5'],
-      from: undefined,
+      from: null,
       format: 'csv',
       concurrency: 4,
     });

@@ -1,18 +1,22 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { CliContext } from '../process/cli-context.js';
-import { UsageError } from '../errors/cli-error.js';
-import { withSession, type GlobalOptions } from '../session.js';
-import { showEvent } from '../events/event-commands.js';
-import { stateFromTyped } from '../state-changes/state-names.js';
-import { concurrencyOption, givenOnCommandLine } from './number-options.js';
-import { idArguments } from '../id-lists/id-arguments.js';
-import type { WatchOptions } from '../events/watch-event.js';
-import type { ShowListOptions } from '../event-lists/show-list.js';
+import type { CliContext } from '../../process/cli-context.js';
+import { UsageError } from '../../errors/cli-error.js';
+import { withSession, type GlobalOptions } from '../../session.js';
+import { stateFromTyped } from '../../state-changes/state-names.js';
+import { concurrencyOption, givenOnCommandLine } from '../number-options.js';
+import { idArguments } from '../../id-lists/id-arguments.js';
+import { run as show } from './run.js';
+import { showDeps } from './deps.js';
+import type { ShowOptions } from './options.js';
+
+export type { ShowOptions } from './options.js';
 
 /*
- * `show`: argv → one of three works (one event, a watch of one, a list of many), decided here,
- * with the flag combinations checked; then the work. `run` is injectable so the flag parsing is
- * tested in-process.
+ * `show`: argv → one ShowOptions value, one of three forms (one event, a watch of one, a list of
+ * many), decided here with the flag combinations checked; then the work (run.ts), with its
+ * dependencies built from the process and the session (deps.ts). run.ts is loaded with the
+ * command, not import()ed: `show ID` is the start-up to keep short (the watch's and the list's
+ * code is import()ed by run.ts). `run` is injectable, so a test checks argv → options in-process.
  */
 
 /** The flags as commander gives them. */
@@ -26,14 +30,8 @@ interface ShowFlags {
   forceState?: boolean;
 }
 
-/** What the command asks of the work. */
-export type ShowWork =
-  | { form: 'one'; id: string }
-  | { form: 'watch'; id: string; options: WatchOptions }
-  | { form: 'list'; options: ShowListOptions };
-
 /** Runs the work; replaced in tests. */
-export type ShowRun = (command: Command, work: ShowWork) => Promise<void>;
+export type ShowRun = (command: Command, options: ShowOptions) => Promise<void>;
 
 function interval(value: string): number {
   const n = Number(value);
@@ -71,16 +69,7 @@ function mode(
 export function showCommand(context: CliContext, run?: ShowRun): Command {
   const runWork: ShowRun =
     run ??
-    (async (command, work) => {
-      // One event's work is loaded with the command (show ID is the start-up to keep short); the others when they run.
-      if (work.form === 'one') return withSession(context, command, (session) => showEvent(session, work.id));
-      if (work.form === 'watch') {
-        const { watchEvent } = await import('../events/watch-event.js');
-        return withSession(context, command, (session) => watchEvent(session, work.id, work.options));
-      }
-      const { showList } = await import('../event-lists/show-list.js');
-      return withSession(context, command, (session) => showList(session, work.options));
-    });
+    ((command, options) => withSession(context, command, (session) => show(options, showDeps(context, session))));
   return new Command('show')
     .description(
       'show events: one in full, many as a table (or JSON Lines, CSV), or watch one until its review is done',
@@ -127,23 +116,24 @@ service calls malformed, an input line without an id), otherwise the code of the
     )
     .action(async (typed: string[], flags: ShowFlags, command: Command) => {
       const ids = idArguments(typed);
-      const json = command.optsWithGlobals<GlobalOptions>().json === true;
+      const globals = command.optsWithGlobals<GlobalOptions>();
+      const json = globals.json === true;
+      const noColor = globals.color === false;
       const form = mode(ids, flags, (name) => givenOnCommandLine(command, name), json);
-      if (form === 'one') return runWork(command, { form, id: ids[0]! });
+      if (form === 'one') return runWork(command, { form, eventId: ids[0]!, json, noColor });
       if (form === 'watch') {
         // The same words as set-state --state: any case and separators, a typo refused with a suggestion.
         const until =
           flags.until === undefined ? null : stateFromTyped(flags.until, flags.forceState === true, 'watch for');
-        return runWork(command, { form, id: ids[0]!, options: { intervalSeconds: flags.interval, until } });
+        return runWork(command, { form, eventId: ids[0]!, intervalSeconds: flags.interval, until, json, noColor });
       }
       return runWork(command, {
         form,
-        options: {
-          ids,
-          from: flags.from,
-          format: json ? 'json' : flags.csv ? 'csv' : 'table',
-          concurrency: flags.concurrency,
-        },
+        ids,
+        from: flags.from ?? null,
+        format: json ? 'json' : flags.csv ? 'csv' : 'table',
+        concurrency: flags.concurrency,
+        noColor,
       });
     });
 }
