@@ -28,7 +28,6 @@ const slowUnderWine = [
   'test/commands/history.test.ts', // 36
   'test/commands/team-log.test.ts', // 34
   'test/commands/config-concurrency.test.ts', // 32
-  'test/events/watch-event.test.ts', // 32
   'test/commands/one-writer.test.ts', // 31
   'test/commands/report.test.ts', // 31
   'test/sandbox/durability.test.ts', // 27

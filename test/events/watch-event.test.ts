@@ -10,6 +10,7 @@ import { run } from '../../src/commands/show/run.js';
 import type { ShowDeps } from '../../src/commands/show/deps.js';
 import { showCommand } from '../../src/commands/show/command.js';
 import type { ShowOptions, ShowWatchOptions } from '../../src/commands/show/options.js';
+import { describeNotOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 
 /*
  * `fraudctl show ID --watch`, in-process through the room's run: against the sandbox, the event
@@ -238,7 +239,7 @@ describe('fraudctl show --watch against the sandbox', () => {
   });
 });
 
-describe('fraudctl show --watch, signals (a process)', () => {
+describeNotOnWindows(ON_WINDOWS.signal, 'fraudctl show --watch, signals (a process)', () => {
   const watch = (args: string[]): RunningCli =>
     startCli(['show', ...args, '--watch', '--interval', '1'], { env: cli.env() });
 
