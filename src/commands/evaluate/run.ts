@@ -24,6 +24,7 @@ export async function run(options: EvaluateOptions, deps: EvaluateDeps): Promise
   for (const file of options.results) await (await openInput(file, 'a results file of fraudctl submit --out')).close();
   if (options.from !== null && options.from !== '-')
     await (await openInput(options.from, 'a list of event ids')).close();
+  for (const file of options.events) await (await openInput(file, 'an events file of --events')).close();
   const outcomes = await readOutcomes(options.labels, options.mapping);
   const replay = options.rules === null ? null : await (await import('./replay-run.js')).prepareReplay(options.rules);
   const tally = new ReportTally(

@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../../src/commands/evaluate/run.js';
+import { UsageError } from '../../../src/errors/cli-error.js';
 import type { EvaluationReport } from '../../../src/commands/evaluate/report.js';
 import { defaultSandboxConfig } from '../../../src/sandbox/config/sandbox-config.js';
 import { useSandboxInProcess } from '../../support/in-process-cli.js';
@@ -137,5 +138,22 @@ describe('evaluate on what submit wrote', () => {
     writeFileSync(short, lines.slice(1).join('\n') + '\n');
     const { report } = await evaluate({ ...base, events: [short] });
     expect(report.replay).toMatchObject({ payloads: 'files', events: lines.length - 1, unread: 1 });
+  });
+
+  it('an --events file that is not there: one line naming it (exit 2) before anything is read or printed', async () => {
+    const { results } = await submitted('gone');
+    const config = join(cli.dir, 'today.json');
+    writeFileSync(config, JSON.stringify(defaultSandboxConfig()));
+    const d = testDeps({ service: cli.sb.url });
+    const missing = join(cli.dir, 'no-such-events.jsonl');
+    const error = await run(
+      options({ results: [results], labels: labels('gone'), rules: config, events: [missing] }),
+      d,
+    ).catch((e: unknown) => e);
+    await d.close();
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).message).toBe(`no such file: ${missing} (an events file of --events)`);
+    expect(d.reads).toEqual({ getEvent: 0, getRiskAssessment: 0 });
+    expect(d.written.stdout).toBe('');
   });
 });
