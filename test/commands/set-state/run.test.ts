@@ -38,13 +38,14 @@ const many = (ids: string[], overrides: Partial<ManyEventsOptions> = {}): ManyEv
   ...overrides,
 });
 
-/** A prompter that gives the answers in order, and keeps each question. */
+/** A prompter that gives the answers in order (a function: what it resolves to, once it has run), and keeps each question. */
 function answering(answers: unknown[]): Prompter & { asked: string[] } {
   const asked: string[] = [];
-  const next = (message: string) => {
+  const next = async (message: string) => {
     asked.push(message);
     if (answers.length === 0) throw new Error(`not expected: ${message}`);
-    return Promise.resolve(answers.shift());
+    const answer = answers.shift();
+    return typeof answer === 'function' ? ((await (answer as () => Promise<unknown>)()) as never) : answer;
   };
   return {
     asked,
@@ -161,6 +162,25 @@ describe('set-state: run(options, deps) for one event', () => {
     ]);
     expect(result.stdout).toBe(`${id}  PENDING_REVIEW → APPROVED  comment recorded\n`);
     expect(await summaryOf(id)).toMatchObject({ state: 'APPROVED', comments: 'verified by phone' });
+  });
+
+  it('a colleague decides while the confirmation is up: what changed is said, the question asked again; no sends nothing', async () => {
+    const id = await reviewEvent();
+    const colleague = async () => {
+      await cli.sb.call('PATCH', `/event/${id}/state`, { body: { state: 'DECLINED' } });
+      return true;
+    };
+    const prompter = answering(['', colleague, false]);
+    const d = deps({ prompter });
+    const result = await ran(run(one(id, { state: 'approved' }), d), d);
+    expect(result.code).toBe(130);
+    expect(prompter.asked).toEqual([
+      'Comments (optional)',
+      `Change ${id}: PENDING_REVIEW → APPROVED?`,
+      `Change ${id}: DECLINED → APPROVED?`,
+    ]);
+    expect(result.stderr).toContain(`${id} changed since you read it: state PENDING_REVIEW → DECLINED\n`);
+    expect((await summaryOf(id)).state).toBe('DECLINED');
   });
 
   it('with a person to ask who says no: exit 130, nothing changed', async () => {
