@@ -5,7 +5,7 @@ import { sandboxCommand } from './commands/sandbox.js';
 import { submitCommand } from './commands/submit.js';
 import { showCommand } from './commands/show/command.js';
 import { alertsCommand } from './commands/alerts/command.js';
-import { setStateCommand } from './commands/set-state.js';
+import { setStateCommand } from './commands/set-state/command.js';
 import { reviewCommand } from './commands/review/command.js';
 import { loginCommand } from './commands/login/command.js';
 import { logoutCommand } from './commands/logout/command.js';

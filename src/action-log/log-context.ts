@@ -15,6 +15,9 @@ import type { LogContext, LogEntry } from './action-log.js';
  * is declared, not authenticated: the API key is the merchant's, not a person's (SECURITY.md).
  */
 
+/** The settings a log's lines are named by. */
+export type LogSettings = Pick<Settings, 'analyst' | 'profile' | 'baseUrl' | 'sources'>;
+
 /** The OS user's name; `unknown` where the system has none for this uid (a container's). */
 function osUser(): string {
   try {
@@ -31,7 +34,7 @@ function osUser(): string {
  * the sandbox; the analyst and reason codes still come from the profile, but where the change
  * went did not.
  */
-function profileWords(settings: Settings, env: NodeJS.ProcessEnv): string {
+function profileWords(settings: LogSettings, env: NodeJS.ProcessEnv): string {
   const source = settings.sources.baseUrl;
   if ((source !== 'flag' && source !== 'env') || settings.baseUrl === null) return settings.profile;
   let own: string | undefined;
@@ -45,12 +48,17 @@ function profileWords(settings: Settings, env: NodeJS.ProcessEnv): string {
   return source === 'flag' ? '(--base-url)' : '(FRAUDCTL_BASE_URL)';
 }
 
+/** A session's log context: review's (set-state builds it from the settings, logContextFor). */
 export async function logContextOf(session: Session): Promise<LogContext> {
-  const settings = await session.settings();
+  return logContextFor(await session.settings(), session.context.env);
+}
+
+/** Who, where and which build, from the run's settings and the environment (the config file's place). */
+export function logContextFor(settings: LogSettings, env: NodeJS.ProcessEnv): LogContext {
   return {
     analyst: settings.analyst ?? osUser(),
     host: hostname(),
-    profile: profileWords(settings, session.context.env),
+    profile: profileWords(settings, env),
     service: settings.baseUrl,
     version: VERSION,
     // The Web Crypto global: no module to load for it.

@@ -1,9 +1,8 @@
 import { failureFields } from '../api/api-error.js';
 import { classifyFailure, saidNo } from '../failures/failure-kind.js';
 import { CliError, ExitCode } from '../errors/cli-error.js';
-import type { Session } from '../session.js';
-import { openSessionLog, type LogEntry } from './action-log.js';
-import { actionForChange, logContextOf } from './log-context.js';
+import { openSessionLog, type LogContext, type LogEntry } from './action-log.js';
+import { actionForChange } from './log-context.js';
 
 /*
  * `set-state ID --log FILE`: one event's change, logged as a change of many is: a
@@ -30,8 +29,12 @@ export interface ChangeLog {
 }
 
 /** Opens the log (before the event is read: a file it cannot write is said before anything happens). */
-export async function openChangeLog(session: Session, path: string): Promise<ChangeLog> {
-  const log = await openSessionLog(path, await logContextOf(session), (line) => session.context.stderr.write(line));
+export async function openChangeLog(
+  path: string,
+  context: LogContext,
+  note: (line: string) => void,
+): Promise<ChangeLog> {
+  const log = await openSessionLog(path, context, note);
   let closed: Promise<void> | null = null;
   const close = () => (closed ??= log.close());
   return {

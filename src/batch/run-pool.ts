@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { rmSync } from 'node:fs';
 import { Semaphore } from 'async-mutex';
-import type { ApiClient } from '../api/api-client.js';
+import type { ApiClient, ApiClientOptions } from '../api/api-client.js';
 import type { CliContext } from '../process/cli-context.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { FileWriteError } from '../files/append-line.js';
@@ -164,8 +164,19 @@ export interface PoolRun {
   resumed: boolean;
 }
 
+/** What the pool's client is made with: its connections, the pool's pace and retry budget, the abort of a second Ctrl-C. */
+export type PoolClientOptions = Pick<ApiClientOptions, 'connections' | 'control' | 'signal'>;
+
 export async function poolRuntime(
   session: Session,
+  options: { concurrency: number; rate: number | null },
+): Promise<PoolRuntime> {
+  return poolRuntimeWith((clientOptions) => session.client(clientOptions), options);
+}
+
+/** The pool's runtime, its client made by `client` (a job that takes narrow deps, not a Session). */
+export async function poolRuntimeWith(
+  client: (options: PoolClientOptions) => Promise<ApiClient>,
   options: { concurrency: number; rate: number | null },
 ): Promise<PoolRuntime> {
   const control = new BatchControl(options.rate, options.concurrency);
@@ -173,8 +184,11 @@ export async function poolRuntime(
   // Every item waiting to retry listens for the abort (second Ctrl-C); requests in flight end
   // through the client, which listens once (api-client.ts).
   setMaxListeners(MAX_LINES_IN_PROGRESS + 16, abort.signal);
-  const client = await session.client({ connections: options.concurrency, control, signal: abort.signal });
-  return { client, control, abort };
+  return {
+    client: await client({ connections: options.concurrency, control, signal: abort.signal }),
+    control,
+    abort,
+  };
 }
 
 /** Why the run stopped taking items, and what goes with it. The first reason stays, but an abort overrides an interrupt. */

@@ -1,30 +1,39 @@
-import { poolRuntime, runPool, type PoolJob, type PoolRun, type PoolRuntime, type Settled } from '../batch/run-pool.js';
+import {
+  poolRuntimeWith,
+  runPool,
+  type PoolClientOptions,
+  type PoolJob,
+  type PoolRun,
+  type PoolRuntime,
+  type Settled,
+} from '../batch/run-pool.js';
 import { count } from '../render/counts.js';
 import { endOfRun } from '../batch/end-of-run.js';
 import { formatChangeResult, readChangeResult, type ChangeResult } from '../results-file/change-result.js';
 import { headerText } from '../results-file/header.js';
 import { LineFile } from '../results-file/line-file.js';
 import { refuseMissing } from '../results-file/prior-run.js';
-import { serviceOf } from '../profiles/service-name.js';
 import { bindResume } from '../results-file/run-binding.js';
 import { FileWriteError } from '../files/append-line.js';
 import { KNOWN_STATES } from '../contract/states.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { readIdList } from '../id-lists/id-list.js';
 import { jsonForTerminal, terminalSafe } from '../render/terminal-text.js';
-import type { LogEntry } from '../action-log/action-log.js';
+import type { LogContext, LogEntry } from '../action-log/action-log.js';
 import { openSessionLog, type SessionLog } from '../action-log/action-log.js';
-import { logContextOf } from '../action-log/log-context.js';
 import { lockForOneWriter } from '../files/exclusive-lock.js';
-import type { Session } from '../session.js';
+import type { ApiClient } from '../api/api-client.js';
+import type { CliContext } from '../process/cli-context.js';
+import type { Prompter } from '../prompter/prompter.js';
+import type { Settings } from '../profiles/settings.js';
 import { changeOne, unnamed, type BulkChange, type ChangeWork, type IdItem, type PlannedItem } from './change-one.js';
 import { changeLine, planLines } from './change-lines.js';
 import { changeSummaryJson, changeSummaryText, ChangeStats, planText } from './change-summary.js';
 import { refuseLongComment } from './set-state.js';
 import { checkedReason, withReason } from './reasons.js';
 import { matchState, stateFromTyped } from './state-names.js';
-
 import { claimHolders, claimWords, type ClaimHolder } from './claim-holders.js';
+
 /*
  * `set-state` for many events: the ids (arguments, --from FILE or -, a submit --out results
  * file) go through the pool (src/batch/) twice at most. On a terminal without --yes, a first
@@ -32,13 +41,14 @@ import { claimHolders, claimWords, type ClaimHolder } from './claim-holders.js';
  * skipped and why); then one question, default no; then the change pass, which reads each event
  * again just before its PATCH (change-one.ts). With --yes there is one pass; --dry-run is the
  * first pass alone, with a line per id. Off a terminal, without --yes or --dry-run, nothing is
- * read: a usage error says what to add.
+ * read: a usage error says what to add. It takes narrow deps (BulkDeps), never a Session.
  */
 
-/** What many-id `set-state` is asked (commands/set-state.ts maps argv to it and checks the flag combinations). */
+/** What many-id `set-state` is asked (src/commands/set-state/ maps argv to it and checks the flag combinations). */
 export interface BulkOptions {
   ids: readonly string[];
-  from?: string | undefined;
+  /** --from FILE, or - for stdin; null: the ids of the arguments only. */
+  from: string | null;
   /** --state as typed; null: not given (only a --resume may leave it out: it is then the record's). */
   state: string | null;
   /** --comments as given; an empty one is never sent. */
@@ -57,7 +67,26 @@ export interface BulkOptions {
   /** --reason CODE as typed (checked against the profile and --state; reasons.ts); null: none. */
   reason: string | null;
   /** --include-claimed: change events IN_REVIEW (held in a review session) too; otherwise each is CLAIMED. */
-  includeClaimed?: boolean;
+  includeClaimed: boolean;
+  /** --json: a JSON line per id, and the summary as JSON. */
+  json: boolean;
+}
+
+/** All that a change of many events takes from outside; the room's deps.ts builds the real ones. */
+export interface BulkDeps {
+  /** The process the pool runs in: stdin (--from -), stdout and stderr, Ctrl-C, stdout's reader gone. */
+  context: CliContext;
+  /** A terminal on both ends, and no --no-input: the plan is shown and one question asked. */
+  canPrompt: boolean;
+  prompter(): Promise<Prompter>;
+  settings(): Promise<Pick<Settings, 'profile' | 'reasons' | 'requireReason' | 'retries'>>;
+  /** The service as a results file's header records it (profiles/service-name.ts). */
+  service(): Promise<string>;
+  /** The pool's client, made once with the pool's pace, retry budget and abort. */
+  client(options: PoolClientOptions): Promise<ApiClient>;
+  /** Who and where the --log lines name (action-log/log-context.ts). */
+  logContext(): Promise<LogContext>;
+  now(): number;
 }
 
 /** An option of a bulk change as it would be typed, for the messages of a resume. */
@@ -103,18 +132,18 @@ export function parseIfState(typed: string, force: boolean): string[] {
 }
 
 /** The ids as pool items, numbered in input order; `stopReading` ends the reading, even while an id is awaited. */
-async function* idItems(session: Session, options: BulkOptions, stopReading: AbortSignal): AsyncGenerator<IdItem> {
+async function* idItems(deps: BulkDeps, options: BulkOptions, stopReading: AbortSignal): AsyncGenerator<IdItem> {
   let n = 0;
   for await (const entry of readIdList(
-    { args: options.ids, from: options.from, results: 'every', signal: stopReading },
-    session.context,
+    { args: options.ids, from: options.from ?? undefined, results: 'every', signal: stopReading },
+    deps.context,
   )) {
     yield { line: ++n, column: 1, entry };
   }
 }
 
 function job(
-  session: Session,
+  deps: BulkDeps,
   options: BulkOptions,
   change: BulkChange,
   work: ChangeWork,
@@ -125,7 +154,7 @@ function job(
   after: (settled: Settled<ChangeResult> | undefined) => Settled<ChangeResult> | undefined = (settled) => settled,
 ): PoolJob<IdItem, ChangeResult> {
   const stopReading = new AbortController();
-  const items = idItems(session, options, stopReading.signal);
+  const items = idItems(deps, options, stopReading.signal);
   return {
     unit: 'ids',
     inFlight: 'the ids in flight',
@@ -148,7 +177,7 @@ function job(
     // A dry run's plan is printed in columns; the change pass prints each line as it is settled.
     ...(printing
       ? {
-          stdoutLine: session.json
+          stdoutLine: options.json
             ? formatChangeResult
             : mode === 'plan'
               ? planLines(change.target, options.ids)
@@ -162,16 +191,16 @@ function job(
  * Who holds each event IN_REVIEW, in words: the --log the team shares is read once, at the first
  * event found claimed (most runs meet none), and only the events it last put IN_REVIEW are kept.
  */
-function claimWordsFrom(logPath: string | null): (id: string) => Promise<string> {
+function claimWordsFrom(logPath: string | null, now: () => number): (id: string) => Promise<string> {
   let holders: Promise<ReadonlyMap<string, ClaimHolder>> | null = null;
   return async (id) => {
     holders ??= logPath === null ? Promise.resolve(new Map()) : claimHolders(logPath);
-    return claimWords((await holders).get(id), logPath, Date.now());
+    return claimWords((await holders).get(id), logPath, now());
   };
 }
 
-export async function bulkSetState(session: Session, options: BulkOptions): Promise<void> {
-  const context = session.context;
+export async function bulkSetState(options: BulkOptions, deps: BulkDeps): Promise<void> {
+  const context = deps.context;
   // What is sent, as the results file's header records it; a --resume must match the record.
   const typed = {
     state: options.state === null ? null : stateFromTyped(options.state, options.force, 'send'),
@@ -194,7 +223,7 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
     let intent: Record<string, unknown> = typed;
     let header: string | undefined;
     if (options.out) {
-      const run = { command: 'set-state', service: await serviceOf(session), options: typed };
+      const run = { command: 'set-state', service: await deps.service(), options: typed };
       const given = new Set([
         ...(options.state !== null ? ['state'] : []),
         ...(options.comments !== null ? ['comments'] : []),
@@ -204,7 +233,7 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
         ...(options.reason !== null ? ['reason'] : []),
       ]);
       const bound = options.resume
-        ? await bindResume(session.context, options.out, run, given, showOption, readChangeResult)
+        ? await bindResume(context, options.out, run, given, showOption, readChangeResult)
         : { options: typed, header: headerText(run) };
       intent = bound.options;
       header = bound.header;
@@ -215,7 +244,7 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
         'set-state for many events needs --state',
         `e.g. --state declined --comments "fraud ring"; states: ${KNOWN_STATES.join(', ')}`,
       );
-    const settings = await session.settings();
+    const settings = await deps.settings();
     // Before anything is read or sent: a code of the profile's, for this state (or none, unless the profile requires one).
     const reason = checkedReason(
       { profile: settings.profile, reasons: settings.reasons, requireReason: settings.requireReason },
@@ -232,9 +261,9 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
       commentMode: (intent.commentMode as 'append' | 'replace' | null | undefined) ?? null,
       guard: { ifStates: intent.ifState as string[] | null, force: intent.forceState === true },
       includeClaimed: options.includeClaimed === true,
-      claimWords: claimWordsFrom(options.log),
+      claimWords: claimWordsFrom(options.log, () => deps.now()),
     };
-    if (confirm && !session.canPrompt) {
+    if (confirm && !deps.canPrompt) {
       throw new UsageError(
         'set-state for many events asks for a confirmation, and there is no terminal to ask on (or --no-input)',
         'add --yes, or --dry-run to see the plan',
@@ -245,15 +274,17 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
     // The second Ctrl-C, which aborts what is in flight, also ends a wait for a FIFO's reader.
     const logAbort = new AbortController();
     if (options.log !== null && !options.dryRun) {
-      const logContext = await logContextOf(session);
-      log = await openSessionLog(options.log, logContext, note, undefined, { signal: logAbort.signal });
+      log = await openSessionLog(options.log, await deps.logContext(), note, undefined, { signal: logAbort.signal });
     }
-    const runtime = await poolRuntime(session, { concurrency: options.concurrency, rate: null });
+    const runtime = await poolRuntimeWith((clientOptions) => deps.client(clientOptions), {
+      concurrency: options.concurrency,
+      rate: null,
+    });
     runtime.abort.signal.addEventListener('abort', () => logAbort.abort(), { once: true });
     const work: ChangeWork = {
       client: runtime.client,
       allowResend: (kind) => runtime.control.allowRetry(kind),
-      maxResends: (await session.settings()).retries,
+      maxResends: settings.retries,
       aborted: () => runtime.abort.signal.aborted,
       planned: null,
       log: async (entry: LogEntry) => {
@@ -276,11 +307,11 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
         : settled;
 
     if (options.dryRun || confirm) {
-      const planned = await plan(session, runtime, options, change, work);
+      const planned = await plan(deps, runtime, options, change, work);
       if (planned === null) return;
       work.planned = planned.items;
       const go = await (
-        await session.prompter()
+        await deps.prompter()
       ).confirm(`Change ${count(planned.count)} events to ${terminalSafe(change.target)}?`, false);
       if (!go) throw new CliError('cancelled: nothing was changed', ExitCode.INTERRUPTED);
     }
@@ -289,7 +320,7 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
     const run = await runPool(
       context,
       runtime,
-      job(session, options, change, work, 'change', stats, () => {}, options.out === null, stopOnLogFailure),
+      job(deps, options, change, work, 'change', stats, () => {}, options.out === null, stopOnLogFailure),
       {
         maxErrors: null,
         out: options.out,
@@ -298,7 +329,7 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
         ...(header !== undefined ? { header } : {}),
       },
     );
-    finish(session, options, change, stats, run, logFailure?.message ?? null);
+    finish(deps, options, change, stats, run, logFailure?.message ?? null);
   } finally {
     try {
       await log?.close();
@@ -314,7 +345,7 @@ export async function bulkSetState(session: Session, options: BulkOptions): Prom
  * (--dry-run, nothing to change): the exit is then the plan's.
  */
 async function plan(
-  session: Session,
+  deps: BulkDeps,
   runtime: PoolRuntime,
   options: BulkOptions,
   change: BulkChange,
@@ -330,27 +361,27 @@ async function plan(
   };
   // The plan's lines go to stdout with --dry-run only; a confirmation shows the plan alone.
   const run = await runPool(
-    session.context,
+    deps.context,
     runtime,
-    job(session, options, change, work, 'plan', stats, remember, options.dryRun),
+    job(deps, options, change, work, 'plan', stats, remember, options.dryRun),
     { maxErrors: null, out: null, resume: false, quiet: false },
   );
   if (run.stopped || run.fatal || run.inputError) {
-    finish(session, options, change, stats, run, null);
+    finish(deps, options, change, stats, run, null);
     return null;
   }
-  session.context.stderr.write(`${planText(stats, change.target)}\n`);
+  deps.context.stderr.write(`${planText(stats, change.target)}\n`);
   if (options.dryRun) {
-    if (session.json)
-      session.context.stderr.write(
+    if (options.json)
+      deps.context.stderr.write(
         `${jsonForTerminal(changeSummaryJson({ stats, target: change.target, stopped: null, results: null, retries: run.retries, throttled: run.throttled, logProblem: null }), true)}\n`,
       );
-    session.context.stderr.write('Dry run: nothing was changed.\n');
+    deps.context.stderr.write('Dry run: nothing was changed.\n');
     exitWith(stats, options, null, 'plan');
     return null;
   }
   if (stats.outcomes.PLANNED === 0) {
-    session.context.stderr.write('Nothing to change.\n');
+    deps.context.stderr.write('Nothing to change.\n');
     exitWith(stats, options, null, 'plan');
     return null;
   }
@@ -358,7 +389,7 @@ async function plan(
 }
 
 function finish(
-  session: Session,
+  deps: BulkDeps,
   options: BulkOptions,
   change: BulkChange,
   stats: ChangeStats,
@@ -374,14 +405,14 @@ function finish(
     throttled: run.throttled,
     logProblem,
   };
-  endOfRun(session.context, run, {
+  endOfRun(deps.context, run, {
     unit: 'ids',
     stopped: 'the change',
     unwrittenWere: 'done',
     resumeFinds: 'what was done',
     done: stats.done,
     out: options.out,
-    json: session.json,
+    json: options.json,
     showSummary: true,
     summaryJson: () => changeSummaryJson(facts),
     summaryText: () => changeSummaryText(facts),

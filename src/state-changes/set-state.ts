@@ -1,10 +1,9 @@
 import { commentTooLong, MAX_COMMENT_LENGTH } from '../contract/limits.js';
-import { KNOWN_STATES, TRANSITIONS, isKnownState, stateIn } from '../contract/states.js';
+import { KNOWN_STATES, TRANSITIONS, isKnownState } from '../contract/states.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { callFailure } from '../failures/failure-kind.js';
-import type { Session } from '../session.js';
-import type { ApiClient } from '../api/api-client.js';
-import type { Output } from '../render/output.js';
+import type { ApiClient, RequestPreview } from '../api/api-client.js';
+import type { Settings } from '../profiles/settings.js';
 import type { Prompter } from '../prompter/prompter.js';
 import { matchState, stateFromTyped } from './state-names.js';
 import { terminalSafe } from '../render/terminal-text.js';
@@ -26,15 +25,17 @@ import type { ChangeLog } from '../action-log/logged-change.js';
  * terminal, without either, nothing is sent. --dry-run reads the same and shows the request,
  * then the refusal the real run would meet (a transition the known rules do not allow: exit 5).
  * In named parts: the flags (askedByFlags), the terminal's questions (completedOnTerminal), the
- * dry run (showDryRun), the confirmation and re-read (confirmedAndReread), the line (changedLine).
+ * dry run's request (dryRunOf), the confirmation and re-read (confirmedAndReread). What it comes to
+ * (the change sent and the answer, or the request a dry run would send) is returned: the command's
+ * room (src/commands/set-state/) prints it. It takes narrow deps (OneChangeDeps), never a Session.
  */
 
-/** What one-event `set-state` is asked (commands/set-state.ts maps argv to it; --append-comment and --replace-comment are not both set). */
-export interface SetStateOptions {
-  /** --state as typed (matched to a known state here), or undefined: asked on a terminal. */
-  state: string | undefined;
-  /** --comments as given, or undefined: asked on a terminal. */
-  comments: string | undefined;
+/** What one-event `set-state` is asked (src/commands/set-state/ maps argv to it; --append-comment and --replace-comment are not both set). */
+export interface OneChangeOptions {
+  /** --state as typed (matched to a known state here), or null: asked on a terminal. */
+  state: string | null;
+  /** --comments as given, or null: asked on a terminal. */
+  comments: string | null;
   dryRun: boolean;
   yes: boolean;
   /** Send --state as typed, even when this build does not know it. */
@@ -45,13 +46,58 @@ export interface SetStateOptions {
   appendComment: boolean;
   /** --comments on an event that has a comment: replace it. */
   replaceComment: boolean;
-  /** --log FILE: the change logged before it is sent, and its outcome after (src/action-log/). */
-  log: string | undefined;
-  /** --reason CODE: one of the profile's codes (reasons.ts), at the head of the comment and in the log; undefined: none. */
-  reason: string | undefined;
+  /** --log FILE: the change logged before it is sent, and its outcome after (src/action-log/); null: none. */
+  log: string | null;
+  /** --reason CODE: one of the profile's codes (reasons.ts), at the head of the comment and in the log; null: none. */
+  reason: string | null;
   /** --include-claimed: change an event IN_REVIEW (claimed in a review session) without asking. */
-  includeClaimed?: boolean;
+  includeClaimed: boolean;
 }
+
+/** The settings one event's change reads: the reason codes, and what a dry run's request shows. */
+export type ChangeSettings = Pick<
+  Settings,
+  'profile' | 'reasons' | 'requireReason' | 'baseUrl' | 'apiKey' | 'apiKeySource'
+>;
+
+/** All that one event's change takes from outside; the room's deps.ts builds the real ones. */
+export interface OneChangeDeps {
+  /** Notes, and what changed while the person was asked: stderr. */
+  stderr: { write(text: string): void };
+  /** A terminal on both ends, and no --no-input: what is missing is asked, and the change confirmed. */
+  canPrompt: boolean;
+  prompter(): Promise<Prompter>;
+  settings(): Promise<ChangeSettings>;
+  /** The service's client, made at the first read (a key read, the embedded sandbox started). */
+  client(): Promise<Pick<ApiClient, 'getEvent' | 'changeState'>>;
+  /** The global flags a hint's command repeats (the service's, --timeout, --json, --no-input), as typed. */
+  hintFlags: readonly string[];
+  /** The flags that chose the service, for a hint to `show` the same event. */
+  serviceFlags: readonly string[];
+  /** Opens the --log file (action-log/logged-change.ts) before anything is read. */
+  openLog(path: string): Promise<ChangeLog>;
+  now(): number;
+}
+
+/** What one event's change came to: the change sent and the service's answer, or the request a dry run showed. */
+export type OneChangeOutcome =
+  | {
+      kind: 'sent';
+      eventId: string;
+      /** The state asked for; undefined: only a comment. */
+      state: string | undefined;
+      /** The state read just before the PATCH. */
+      before: string | null;
+      /** The service's body (undefined after a 204). */
+      body: unknown;
+      comment: Comment | undefined;
+    }
+  | {
+      kind: 'dry-run';
+      request: RequestPreview;
+      /** What the real run would meet, thrown once the request is shown (a refused transition, the read's failure); null: none. */
+      failure: unknown;
+    };
 
 const OTHER = Symbol('other');
 const KEEP = Symbol('keep');
@@ -106,24 +152,25 @@ type RunAgain = (extra: readonly string[]) => string;
  * The command as it was run, every option of the change kept (a hint that dropped --reason would
  * fail under require-reason, or send the code as plain text), with `extra` added; safe to print.
  */
-function commandAgain(session: Session, eventId: string, options: SetStateOptions, extra: readonly string[]): string {
-  const { timeout } = session.globals;
+function commandAgain(
+  deps: OneChangeDeps,
+  eventId: string,
+  options: OneChangeOptions,
+  extra: readonly string[],
+): string {
   const given = options.comments;
-  const comments = given !== undefined && given.trim() !== '' ? ['--comments', given] : [];
+  const comments = given !== null && given.trim() !== '' ? ['--comments', given] : [];
   const words = [
     'fraudctl',
-    ...session.serviceFlags(),
-    ...(timeout !== undefined ? ['--timeout', String(timeout)] : []),
-    ...(session.json ? ['--json'] : []),
-    ...(session.globals.input === false ? ['--no-input'] : []),
+    ...deps.hintFlags,
     'set-state',
     eventId,
-    ...(options.state !== undefined ? ['--state', options.state] : []),
+    ...(options.state !== null ? ['--state', options.state] : []),
     ...comments,
-    ...(options.reason !== undefined ? ['--reason', options.reason] : []),
+    ...(options.reason !== null ? ['--reason', options.reason] : []),
     ...(options.forceState ? ['--force-state'] : []),
     ...(options.includeClaimed ? ['--include-claimed'] : []),
-    ...(options.log !== undefined ? ['--log', options.log] : []),
+    ...(options.log !== null ? ['--log', options.log] : []),
     ...(options.verbose ? ['--verbose'] : []),
     ...(options.yes ? ['--yes'] : []),
     ...extra,
@@ -136,7 +183,7 @@ function commandAgain(session: Session, eventId: string, options: SetStateOption
  * otherwise as chosen (flag), asked (terminal), or refused (off a terminal, nothing sent).
  */
 async function commentFor(
-  session: Session,
+  deps: OneChangeDeps,
   eventId: string,
   comments: string,
   seen: Seen,
@@ -150,7 +197,7 @@ async function commentFor(
   if (choice !== null) keep = choice === 'append';
   else if (ask) {
     keep = await (
-      await session.prompter()
+      await deps.prompter()
     ).confirm(
       `${terminalSafe(eventId)} has a comment: "${terminalSafe(existing)}". Keep it (yours is added after it; n replaces it)?`,
       true,
@@ -181,36 +228,38 @@ interface Asked {
 }
 
 /** The flags checked and made canonical, before anything is read or sent; usage errors for what cannot be asked for. */
-function askedByFlags(session: Session, options: SetStateOptions): Asked {
-  let { state, comments } = options;
+function askedByFlags(deps: OneChangeDeps, options: OneChangeOptions): Asked {
+  let state = options.state ?? undefined;
+  let comments = options.comments ?? undefined;
+  const reason = options.reason ?? undefined;
   const choice: CommentChoice = options.appendComment ? 'append' : options.replaceComment ? 'replace' : null;
   // An empty comment is never sent: the service replaces the event's comment with it, which would
   // erase a colleague's note.
   if (comments !== undefined && comments.trim() === '') {
     comments = undefined;
-    if (state === undefined && options.reason === undefined)
+    if (state === undefined && reason === undefined)
       throw new UsageError(
         'nothing to change: the comment is empty and there is no --state',
         'an empty comment is never sent, so that it cannot erase the comment the event has',
       );
-    session.context.stderr.write('note: the empty --comments is not sent (it would erase the comment the event has)\n');
+    deps.stderr.write('note: the empty --comments is not sent (it would erase the comment the event has)\n');
   }
   if (state !== undefined) state = stateFromTyped(state, options.forceState === true, 'send');
   // Before anything is sent: the service would refuse it (422 comments:TOO_LONG).
   if (comments !== undefined) refuseLongComment(comments);
-  const prompting = session.canPrompt;
-  if (!prompting && state === undefined && comments === undefined && options.reason === undefined) {
+  const prompting = deps.canPrompt;
+  if (!prompting && state === undefined && comments === undefined && reason === undefined) {
     throw new UsageError(
       'set-state needs --state (or --comments) when it cannot prompt',
       `pass e.g. --state APPROVED --comments "checked with the customer"; states: ${KNOWN_STATES.join(', ')}`,
     );
   }
-  if (choice !== null && comments === undefined && options.reason === undefined && !prompting)
+  if (choice !== null && comments === undefined && reason === undefined && !prompting)
     throw new UsageError(
       `--${choice}-comment goes with --comments`,
       'e.g. --comments "customer called" --append-comment',
     );
-  return { state, comments, choice, reason: options.reason };
+  return { state, comments, choice, reason };
 }
 
 /**
@@ -219,16 +268,16 @@ function askedByFlags(session: Session, options: SetStateOptions): Asked {
  * put at the head of the comment (reasons.ts).
  */
 async function completedOnTerminal(
-  session: Session,
+  deps: OneChangeDeps,
   asked: Asked,
   seen: Seen,
   rules: ReasonRules,
   force: boolean,
 ): Promise<Asked> {
   let { state, comments } = asked;
-  if (session.canPrompt) {
-    const prompter = await session.prompter();
-    const say = (line: string) => session.context.stderr.write(line);
+  if (deps.canPrompt) {
+    const prompter = await deps.prompter();
+    const say = (line: string) => deps.stderr.write(line);
     if (state === undefined) state = await askState(prompter, seen.state, force, say);
     if (comments === undefined) {
       const has =
@@ -249,7 +298,7 @@ async function completedOnTerminal(
 }
 
 /** The comment to send and what it does to the one the event has: kept, replaced, or neither. */
-type Comment = Awaited<ReturnType<typeof commentFor>>;
+export type Comment = Awaited<ReturnType<typeof commentFor>>;
 
 /** The PATCH body: the state and the comment, each only when there is one. */
 function changeBody(state: string | undefined, comment: Comment | undefined): { state?: string; comments?: string } {
@@ -270,20 +319,19 @@ export function refusedTransition(from: string | null, to: string | undefined): 
 
 /**
  * --dry-run: the request the real run would send, after the same read (the comment it keeps is
- * known); then, when the real run would be refused (a transition the known rules do not allow),
+ * known); and, when the real run would be refused (a transition the known rules do not allow),
  * the refusal with the exit code the service's answer would give. Nothing is sent.
  */
-async function showDryRun(
-  session: Session,
-  output: Output,
+async function dryRunOf(
+  deps: OneChangeDeps,
   eventId: string,
   state: string | undefined,
   comment: Comment | undefined,
   seen: Seen,
-): Promise<void> {
+): Promise<{ request: RequestPreview; refusal: CliError | null }> {
   const [{ previewRequest, eventPath }, settings] = await Promise.all([
     import('../api/api-client.js'),
-    session.settings(),
+    deps.settings(),
   ]);
   // A key in the credential store is shown redacted, as any key in a preview.
   const key = settings.apiKey ?? (settings.apiKeySource === 'credential-store' ? '[redacted]' : null);
@@ -295,19 +343,16 @@ async function showDryRun(
     changeBody(state, comment),
     settings.profile,
   );
-  if (output.json) output.printJson(request);
-  else {
-    const { renderDryRun } = await import('./dry-run-view.js');
-    output.print(renderDryRun(request, output.style));
-  }
   const refused = refusedTransition(seen.state, state);
-  if (refused !== null) {
-    throw new CliError(
-      `the real run would be refused: ${terminalSafe(eventId)} is ${terminalSafe(seen.state ?? '?')}, and ${refused}`,
-      ExitCode.REJECTED,
-      "the transitions are the sandbox's (fraudctl set-state --help lists them); a real service may differ",
-    );
-  }
+  const refusal =
+    refused === null
+      ? null
+      : new CliError(
+          `the real run would be refused: ${terminalSafe(eventId)} is ${terminalSafe(seen.state ?? '?')}, and ${refused}`,
+          ExitCode.REJECTED,
+          "the transitions are the sandbox's (fraudctl set-state --help lists them); a real service may differ",
+        );
+  return { request, refusal };
 }
 
 /**
@@ -317,20 +362,20 @@ async function showDryRun(
  * (exit 1) unless --include-claimed says to go on.
  */
 async function refuseClaimed(
-  session: Session,
+  deps: OneChangeDeps,
   eventId: string,
   seen: Seen,
   state: string | undefined,
-  options: SetStateOptions,
+  options: OneChangeOptions,
   again: RunAgain,
 ): Promise<void> {
   if (seen.state !== 'IN_REVIEW' || state === undefined || state === 'IN_REVIEW') return;
   if (options.includeClaimed === true) return;
   const { claimHolders, claimWords } = await import('./claim-holders.js');
-  const holder = options.log !== undefined ? (await claimHolders(options.log)).get(eventId) : undefined;
-  const words = `${terminalSafe(eventId)} is IN_REVIEW, ${claimWords(holder, options.log ?? null, Date.now())}`;
-  if (session.canPrompt && !options.yes) {
-    session.context.stderr.write(`${words}\n`);
+  const holder = options.log !== null ? (await claimHolders(options.log)).get(eventId) : undefined;
+  const words = `${terminalSafe(eventId)} is IN_REVIEW, ${claimWords(holder, options.log, deps.now())}`;
+  if (deps.canPrompt && !options.yes) {
+    deps.stderr.write(`${words}\n`);
     return;
   }
   const hint = `to change it all the same: ${again(['--include-claimed'])}`;
@@ -355,8 +400,8 @@ function risky(seen: Seen, state: string | undefined, comment: Comment | undefin
  * now and the comment to send.
  */
 async function confirmedAndReread(
-  session: Session,
-  client: ApiClient,
+  deps: OneChangeDeps,
+  client: Pick<ApiClient, 'getEvent'>,
   eventId: string,
   asked: Asked,
   first: Seen,
@@ -365,9 +410,9 @@ async function confirmedAndReread(
 ): Promise<{ seen: Seen; comment: Comment | undefined }> {
   const { state, comments, choice } = asked;
   let seen = first;
-  const ask = session.canPrompt;
+  const ask = deps.canPrompt;
   let comment =
-    comments === undefined ? undefined : await commentFor(session, eventId, comments, seen, choice, ask, again);
+    comments === undefined ? undefined : await commentFor(deps, eventId, comments, seen, choice, ask, again);
   let conflicted = false;
   for (;;) {
     if (confirming) {
@@ -381,7 +426,7 @@ async function confirmedAndReread(
           : ` with comment "${terminalSafe(comments!)}"${comment.kept !== null ? ` after "${terminalSafe(comment.kept)}"` : comment.replaced !== null ? ` replacing "${terminalSafe(comment.replaced)}"` : ''}`;
       // After a change by someone else, Enter does not overrule them, nor a risky change: the default is no.
       const yes = !conflicted && !risky(seen, state, comment);
-      const go = await (await session.prompter()).confirm(`Change ${terminalSafe(eventId)}: ${arrow}${note}?`, yes);
+      const go = await (await deps.prompter()).confirm(`Change ${terminalSafe(eventId)}: ${arrow}${note}?`, yes);
       if (!go) throw new CliError('cancelled: nothing was changed', ExitCode.INTERRUPTED);
     }
     const now = seenIn((await client.getEvent(eventId)).body);
@@ -391,59 +436,35 @@ async function confirmedAndReread(
       throw new CliError(
         `CONFLICT: ${terminalSafe(eventId)} changed since it was read (${what}): nothing was sent`,
         ExitCode.FAILURE,
-        `see it with ${shellCommand(['fraudctl', ...session.serviceFlags(), 'show', eventId])}, then decide again`,
+        `see it with ${shellCommand(['fraudctl', ...deps.serviceFlags, 'show', eventId])}, then decide again`,
       );
     }
-    session.context.stderr.write(`${terminalSafe(eventId)} changed since you read it: ${what}\n`);
+    deps.stderr.write(`${terminalSafe(eventId)} changed since you read it: ${what}\n`);
     seen = now;
     conflicted = true;
-    if (comments !== undefined) comment = await commentFor(session, eventId, comments, seen, choice, true, again);
+    if (comments !== undefined) comment = await commentFor(deps, eventId, comments, seen, choice, true, again);
   }
 }
 
-/** One line of what changed (`ord-1002  IN_REVIEW → ESCALATED  comment recorded`), from the state read just before. */
-function changedLine(
+export async function setState(
   eventId: string,
-  state: string | undefined,
-  before: string | null,
-  reply: unknown,
-  comment: Comment | undefined,
-): string {
-  const after = stateIn(reply) ?? state ?? before;
-  const was = before ?? '?';
-  const move =
-    state === undefined || after === was
-      ? `${terminalSafe(after ?? was)}${state !== undefined ? ' (unchanged)' : ''}`
-      : `${terminalSafe(was)} ${sym.arrow} ${terminalSafe(after ?? state)}`;
-  const recorded =
-    comment === undefined
-      ? ''
-      : comment.kept !== null
-        ? '  comment added after the one it had'
-        : comment.replaced !== null
-          ? '  comment recorded (replacing the one it had)'
-          : '  comment recorded';
-  return `${terminalSafe(eventId)}  ${move}${recorded}`;
-}
-
-export async function setState(session: Session, eventId: string, options: SetStateOptions): Promise<void> {
-  const flags = askedByFlags(session, options);
-  const again: RunAgain = (extra) => commandAgain(session, eventId, options, extra);
-  const settings = await session.settings();
+  options: OneChangeOptions,
+  deps: OneChangeDeps,
+): Promise<OneChangeOutcome> {
+  const flags = askedByFlags(deps, options);
+  const again: RunAgain = (extra) => commandAgain(deps, eventId, options, extra);
+  const settings = await deps.settings();
   const rules: ReasonRules = {
     profile: settings.profile,
     reasons: settings.reasons,
     requireReason: settings.requireReason,
   };
   // A reason that cannot be sent is said before anything is read, when the state will not be asked.
-  if (flags.state !== undefined || !session.canPrompt) checkedReason(rules, flags.reason, flags.state);
+  if (flags.state !== undefined || !deps.canPrompt) checkedReason(rules, flags.reason, flags.state);
   // Opened before the event is read: a log it cannot write is said before anything happens (a dry run sends nothing to log).
-  const log =
-    !options.dryRun && options.log !== undefined
-      ? await (await import('../action-log/logged-change.js')).openChangeLog(session, options.log)
-      : null;
+  const log = !options.dryRun && options.log !== null ? await deps.openLog(options.log) : null;
   try {
-    await readAskAndSend(session, eventId, options, flags, rules, log, again);
+    return await readAskAndSend(deps, eventId, options, flags, rules, log, again);
   } finally {
     // Whatever stopped it before the change (a usage error, a no, a conflict): the file is
     // closed, not left to the collector.
@@ -451,18 +472,17 @@ export async function setState(session: Session, eventId: string, options: SetSt
   }
 }
 
-/** The event read, what is missing asked, then the change sent (logged first with --log), and what changed printed. */
+/** The event read, what is missing asked, then the change sent (logged first with --log). */
 async function readAskAndSend(
-  session: Session,
+  deps: OneChangeDeps,
   eventId: string,
-  options: SetStateOptions,
+  options: OneChangeOptions,
   flags: Asked,
   rules: ReasonRules,
   log: ChangeLog | null,
   again: RunAgain,
-): Promise<void> {
-  const output = await session.output();
-  const client = await session.client();
+): Promise<OneChangeOutcome> {
+  const client = await deps.client();
   // What the event was when read: the choices, the comment it has, and what a re-read compares with.
   const read = await client.getEvent(eventId).then(
     (reply) => ({ seen: seenIn(reply.body), refused: undefined }),
@@ -476,19 +496,18 @@ async function readAskAndSend(
     },
   );
   const { seen } = read;
-  const asked = await completedOnTerminal(session, flags, seen, rules, options.forceState);
-  if (!options.dryRun) await refuseClaimed(session, eventId, seen, asked.state, options, again);
+  const asked = await completedOnTerminal(deps, flags, seen, rules, options.forceState);
+  if (!options.dryRun) await refuseClaimed(deps, eventId, seen, asked.state, options, again);
   if (options.dryRun) {
     const { comments, choice } = asked;
-    const ask = session.canPrompt;
+    const ask = deps.canPrompt;
     const comment =
-      comments === undefined ? undefined : await commentFor(session, eventId, comments, seen, choice, ask, again);
-    await showDryRun(session, output, eventId, asked.state, comment, seen);
-    if (read.refused) throw read.refused;
-    return;
+      comments === undefined ? undefined : await commentFor(deps, eventId, comments, seen, choice, ask, again);
+    const { request, refusal } = await dryRunOf(deps, eventId, asked.state, comment, seen);
+    return { kind: 'dry-run', request, failure: refusal ?? read.refused ?? null };
   }
-  const confirming = session.canPrompt && !options.yes;
-  const { seen: sent, comment } = await confirmedAndReread(session, client, eventId, asked, seen, confirming, again);
+  const confirming = deps.canPrompt && !options.yes;
+  const { seen: sent, comment } = await confirmedAndReread(deps, client, eventId, asked, seen, confirming, again);
   const change = changeBody(asked.state, comment);
   const reply = log
     ? await log.send(
@@ -496,15 +515,5 @@ async function readAskAndSend(
         () => client.changeState(eventId, change),
       )
     : await client.changeState(eventId, change);
-  if (output.json) {
-    if (reply.body !== undefined) output.printJson(reply.body);
-    return;
-  }
-  if (options.verbose) {
-    // A service may answer 204 with no body: show the summary as it now stands.
-    const summary = reply.body ?? (await client.getEvent(eventId)).body;
-    const { renderEventSummary } = await import('../render/event-tables.js');
-    return output.print(renderEventSummary(summary, output.style));
-  }
-  output.print(changedLine(eventId, asked.state, sent.state, reply.body, comment));
+  return { kind: 'sent', eventId, state: asked.state, before: sent.state, body: reply.body, comment };
 }

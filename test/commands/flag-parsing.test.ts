@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { CliContext } from '../../src/process/cli-context.js';
 import { UsageError } from '../../src/errors/cli-error.js';
 import { submitCommand } from '../../src/commands/submit.js';
-import { setStateCommand, type SetStateWork } from '../../src/commands/set-state.js';
+import { setStateCommand } from '../../src/commands/set-state/command.js';
 import { showCommand, type ShowOptions } from '../../src/commands/show/command.js';
 import { reviewCommand } from '../../src/commands/review/command.js';
 import { alertsCommand } from '../../src/commands/alerts/command.js';
@@ -146,83 +146,67 @@ describe('submit: argv → SubmitOptions', () => {
   });
 });
 
-describe('set-state: one or many, decided in the command', () => {
-  it('one id: the one-event options, every flag a boolean', async () => {
-    const [work] = await parseOne<[SetStateWork]>(setStateCommand, [
-      'set-state',
-      'ord-1',
-      '--state',
-      'approved',
-      '--comments',
-      'ok',
-      '--append-comment',
-      '--dry-run',
+describe('set-state: argv → SetStateOptions, one or many, decided in the command', () => {
+  const one = {
+    ...{ form: 'one', eventId: 'ord-1', state: null, comments: null, dryRun: false, yes: false, forceState: false },
+    ...{ verbose: false, appendComment: false, replaceComment: false, log: null, reason: null },
+    ...{ includeClaimed: false, json: false, noColor: false },
+  };
+  const many = {
+    ...{ form: 'many', ids: ['a', 'b'], from: null, state: 'declined', comments: null, commentMode: null },
+    ...{ ifState: null, force: false, dryRun: false, yes: false, out: null, resume: false, concurrency: 8 },
+    ...{ log: null, reason: null, includeClaimed: false, json: false },
+  };
+
+  it('one id: the one-event options, every flag bound once (a boolean, or null when not given)', async () => {
+    expect(await parseRoom(setStateCommand, ['set-state', 'ord-1'])).toStrictEqual(one);
+    const all = await parseRoom(setStateCommand, [
+      ...['--json', '--no-color', 'set-state', 'ord-1', '--state', 'approved', '--comments', 'ok'],
+      ...['--append-comment', '--dry-run', '--yes', '--force-state', '--verbose', '--log', 'team.log'],
+      ...['--reason', 'stolen-card', '--include-claimed'],
     ]);
-    expect(work).toEqual({
-      form: 'one',
-      id: 'ord-1',
-      options: {
-        ...{ state: 'approved', comments: 'ok', dryRun: true, yes: false, forceState: false, verbose: false },
-        ...{ appendComment: true, replaceComment: false, includeClaimed: false },
-      },
+    expect(all).toStrictEqual({
+      ...one,
+      ...{ state: 'approved', comments: 'ok', dryRun: true, yes: true, forceState: true, verbose: true },
+      ...{ appendComment: true, log: 'team.log', reason: 'stolen-card', includeClaimed: true },
+      ...{ json: true, noColor: true },
     });
+    const replace = await parseRoom(setStateCommand, ['set-state', 'ord-1', '--comments', 'x', '--replace-comment']);
+    expect(replace).toStrictEqual({ ...one, comments: 'x', replaceComment: true });
   });
 
   it('two ids, or one with a many option (even --concurrency 8, the default, typed): many, concurrency 8 by default; --log alone stays one', async () => {
-    const [two] = await parseOne<[SetStateWork]>(setStateCommand, ['set-state', 'a', 'b', '--state', 'declined']);
-    expect(two).toEqual({
-      form: 'many',
-      options: {
-        ...{ ids: ['a', 'b'], from: undefined, state: 'declined', comments: null, commentMode: null, ifState: null },
-        ...{
-          force: false,
-          dryRun: false,
-          yes: false,
-          out: null,
-          resume: false,
-          concurrency: 8,
-          log: null,
-          reason: null,
-        },
-        includeClaimed: false,
-      },
+    expect(await parseRoom(setStateCommand, ['set-state', 'a', 'b', '--state', 'declined'])).toStrictEqual(many);
+    expect(await parseRoom(setStateCommand, ['set-state', 'a b,c', '--state', 'declined'])).toStrictEqual({
+      ...many,
+      ids: ['a', 'b', 'c'],
     });
-    const [pasted] = await parseOne<[SetStateWork]>(setStateCommand, ['set-state', 'a b,c', '--state', 'declined']);
-    expect(pasted).toMatchObject({ form: 'many', options: { ids: ['a', 'b', 'c'] } });
-    const [logged] = await parseOne<[SetStateWork]>(setStateCommand, [
-      'set-state',
-      'a',
-      '--state',
-      'declined',
-      '--log',
-      'team.log',
+    expect(
+      await parseRoom(setStateCommand, ['set-state', 'a', '--state', 'declined', '--log', 'team.log']),
+    ).toStrictEqual({ ...one, eventId: 'a', state: 'declined', log: 'team.log' });
+    expect(
+      await parseRoom(setStateCommand, ['set-state', 'a', '--state', 'declined', '--concurrency', '8']),
+    ).toStrictEqual({ ...many, ids: ['a'] });
+    const from = await parseRoom(setStateCommand, [
+      ...['--json', 'set-state', '--from', '-', '--state', 'x', '--comments', 'c', '--replace-comment'],
+      ...['--if-state', 'review', '--force-state', '--yes', '--out', 'o.jsonl', '--resume', '--concurrency', '3'],
+      ...['--log', 'team.log', '--reason', 'ring', '--include-claimed'],
     ]);
-    expect(logged).toMatchObject({ form: 'one', options: { log: 'team.log' } });
-    const [typed] = await parseOne<[SetStateWork]>(setStateCommand, [
-      'set-state',
-      'a',
-      '--state',
-      'declined',
-      '--concurrency',
-      '8',
-    ]);
-    expect(typed.form).toBe('many');
-    const [from] = await parseOne<[SetStateWork]>(setStateCommand, [
-      'set-state',
-      '--from',
-      '-',
-      '--state',
-      'x',
-      '--comments',
-      'c',
-      '--replace-comment',
-      '--if-state',
-      'review',
-    ]);
-    expect(from).toMatchObject({
-      form: 'many',
-      options: { ids: [], from: '-', commentMode: 'replace', ifState: 'review' },
+    expect(from).toStrictEqual({
+      ...many,
+      ...{ ids: [], from: '-', state: 'x', comments: 'c', commentMode: 'replace', ifState: 'review', force: true },
+      ...{ yes: true, out: 'o.jsonl', resume: true, concurrency: 3, log: 'team.log', reason: 'ring' },
+      ...{ includeClaimed: true, json: true },
     });
+    expect(await parseRoom(setStateCommand, ['set-state', 'a', 'b', '--state', 's', '--dry-run'])).toStrictEqual({
+      ...many,
+      state: 's',
+      dryRun: true,
+    });
+    // A --resume may leave --state out: the results file records it.
+    expect(
+      await parseRoom(setStateCommand, ['set-state', 'a', 'b', '--out', 'o', '--resume', '--append-comment']),
+    ).toStrictEqual({ ...many, state: null, out: 'o', resume: true, commentMode: 'append' });
   });
 
   it('refuses the combinations before any work', async () => {

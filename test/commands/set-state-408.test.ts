@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/contract/index.js';
-import { useSandboxForCli } from '../support/cli-against-sandbox.js';
+import { useSandboxInProcess } from '../support/in-process-cli.js';
 import { useServer } from '../support/listen.js';
 import { inReview, postInReview } from '../support/event-fixtures.js';
 
@@ -10,10 +10,10 @@ import { inReview, postInReview } from '../support/event-fixtures.js';
  * same request may go through when sent again (src/failures/ says "unavailable", like a 503).
  * The real sandbox answers 408 only to a client that stalls, so a pass-through in front of it
  * answers the first PATCH 408, as a proxy or a load balancer on a slow link does, and forwards
- * every other request to the sandbox.
+ * every other request to the sandbox. fraudctl runs in-process (main()).
  */
 
-const cli = useSandboxForCli();
+const cli = useSandboxInProcess();
 let patchesSeen = 0;
 const front = useServer((req, res) => {
   const chunks: Buffer[] = [];

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogEntry } from '../../src/action-log/action-log.js';
 import type { ChangeResult } from '../../src/results-file/change-result.js';
-import { cliEnv, runCli } from '../support/cli.js';
+import { cliEnv } from '../support/cli.js';
+import { runInProcess } from '../support/in-process-cli.js';
 import { DEMO_KEY, send, startTestSandbox, stateChangesIn, tempDir, type TestSandbox } from '../support/sandbox.js';
 import { smallDisk, type SmallDisk } from '../support/small-disk.js';
 
@@ -11,7 +12,7 @@ import { smallDisk, type SmallDisk } from '../support/small-disk.js';
  * `set-state` for many events when its files cannot be written: the
  * audit --log on a full disk (a real tmpfs) stops the run, and no change is made that the log
  * does not show; --resume without a results file is refused before anything is read. Changes
- * are counted in the sandbox's own state_changes table.
+ * are counted in the sandbox's own state_changes table. fraudctl runs in-process (main()).
  */
 
 const tmp = tempDir('fraudctl-bulk-disk-');
@@ -81,7 +82,7 @@ describe('set-state --log on a full disk', () => {
         '--concurrency',
         '4',
       ];
-      const first = await runCli(args, { env: env(), timeoutMs: 60_000 });
+      const first = await runInProcess(args, env());
       expect(first.code, first.stderr).toBe(1);
       expect(first.stderr).toContain(`error: cannot write ${log}: no space left on its disk (ENOSPC)`);
       expect(first.stderr).toMatch(/Set-state stopped: \d+ ids/);
@@ -103,7 +104,7 @@ describe('set-state --log on a full disk', () => {
       expect(results.filter((r) => r.outcome === 'CHANGED' && !sending.has(r.id!))).toEqual([]);
 
       disk.free();
-      const second = await runCli([...args, '--resume'], { env: env(), timeoutMs: 60_000 });
+      const second = await runInProcess([...args, '--resume'], env());
       expect(second.code, second.stderr).toBe(0);
       expect([...changesOf(ids).values()].filter((n) => n !== 1)).toEqual([]);
       const all = readLog(log);
@@ -116,9 +117,10 @@ describe('set-state --resume without a results file', () => {
   it('is a usage error (exit 2) before anything is read or changed', async () => {
     const ids = await pending('noresume', 2);
     const out = join(tmp.dir, 'never.jsonl');
-    const result = await runCli(['set-state', ...ids, '--state', 'escalated', '--yes', '--out', out, '--resume'], {
-      env: env(),
-    });
+    const result = await runInProcess(
+      ['set-state', ...ids, '--state', 'escalated', '--yes', '--out', out, '--resume'],
+      env(),
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(`error: no results file ${out} to resume\nrun without --resume to start\n`);
     expect([...changesOf(ids).values()]).toEqual([0, 0]);
@@ -138,7 +140,7 @@ describe('set-state --out on a full disk', () => {
       const input = join(tmp.dir, 'outfull-ids.txt');
       writeFileSync(input, `${ids.join('\n')}\n`);
       const args = ['set-state', '--from', input, '--state', 'escalated', '--yes', '--out', out, '--concurrency', '4'];
-      const first = await runCli(args, { env: env(), timeoutMs: 60_000 });
+      const first = await runInProcess(args, env());
       expect(first.code, first.stderr).toBe(1);
       expect(first.stderr).toContain(`error: cannot write ${out}: no space left on its disk (ENOSPC)`);
       expect(first.stderr).toMatch(/Set-state stopped: \d+ ids/);
@@ -147,7 +149,7 @@ describe('set-state --out on a full disk', () => {
       for (const line of text.slice(0, -1).split('\n')) expect(() => JSON.parse(line) as unknown, line).not.toThrow();
 
       disk.free();
-      const second = await runCli([...args, '--resume'], { env: env(), timeoutMs: 60_000 });
+      const second = await runInProcess([...args, '--resume'], env());
       expect(second.code, second.stderr).toBe(0);
       expect([...changesOf(ids).values()].filter((n) => n !== 1)).toEqual([]);
       // One line per id, after the run's header.

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/contract/index.js';
 import type { ChangeResult } from '../../src/results-file/change-result.js';
 import { runCli, startCli } from '../support/cli.js';
+import { runInProcess } from '../support/in-process-cli.js';
 import { useCli } from '../support/cli-against-sandbox.js';
 import { readResultsFile } from '../support/batch-events.js';
 import { startOnTerminal } from '../support/pty.js';
@@ -13,12 +14,13 @@ import { useServer } from '../support/listen.js';
 import { inReview, postInReview } from '../support/event-fixtures.js';
 
 /*
- * `set-state` for many events, as processes against the real sandbox: the guard, the
+ * `set-state` for many events, as fraudctl runs it against the real sandbox: the guard, the
  * plan and its confirmation in a real terminal, --dry-run and --yes, results and resume after
  * kill -9, a change made by someone else between plan and PATCH, seeded faults, unknown and
  * malformed ids, a state this build does not know, and a URL that is not the service. The
  * sandboxes keep their database in a file, so that every state change they recorded (the
- * state_changes table) can be counted: nothing sent by --dry-run, nothing changed twice.
+ * state_changes table) can be counted: nothing sent by --dry-run, nothing changed twice. A run
+ * is in-process (main()) unless it needs a process: a terminal, a signal, kill -9, stdin left open.
  */
 
 const cli = useCli((dir) => ({
@@ -36,7 +38,7 @@ const slowDb = join(cli.dir, 'slow.db');
 
 const env = (url: string, extra: Record<string, string> = {}) =>
   cli.env({ FRAUDCTL_BASE_URL: url, FRAUDCTL_API_KEY: DEMO_KEY, ...extra });
-const run = (args: string[], url = sb.url) => runCli(args, { env: env(url), timeoutMs: 60_000 });
+const run = (args: string[], url = sb.url) => runInProcess(args, env(url));
 let fileNo = 0;
 const file = (name: string, content = '') => {
   const path = join(cli.dir, `${++fileNo}-${name}`);
@@ -192,9 +194,10 @@ describe('set-state for many events: the guard, a result per id, exit codes', ()
   it('a refused key stops at once: exit 3, one line, nothing changed', async () => {
     const ids = await pending(sb.url, 'badkey', 3);
     const before = [...changesOf(db, ids).values()];
-    const result = await runCli(['set-state', ...ids, '--state', 'declined', '--yes', '--concurrency', '1'], {
-      env: env(sb.url, { FRAUDCTL_API_KEY: 'wrong-key' }),
-    });
+    const result = await runInProcess(
+      ['set-state', ...ids, '--state', 'declined', '--yes', '--concurrency', '1'],
+      env(sb.url, { FRAUDCTL_API_KEY: 'wrong-key' }),
+    );
     expect(result.code).toBe(3);
     expect(result.stderr.split('\n').filter((l) => l.startsWith('error: '))).toEqual([
       expect.stringMatching(/^error: the service did not accept the API key/),
@@ -521,16 +524,10 @@ describe('set-state for many events: interrupted, faults, servers that are not t
       `${ids.map((id) => JSON.stringify({ id, amount: 1500, currency: 'EUR' })).join('\n')}\n`,
     );
     const submitted = file('chaos-submitted.jsonl');
-    let created = await runCli(['submit', events, '--out', submitted, '-q'], {
-      env: env(chaos.url),
-      timeoutMs: 60_000,
-    });
+    let created = await runInProcess(['submit', events, '--out', submitted, '-q'], env(chaos.url));
     // A line whose every attempt met a fault is FAILED: --resume settles it.
     if (created.code !== 0)
-      created = await runCli(['submit', events, '--out', submitted, '-q', '--resume'], {
-        env: env(chaos.url),
-        timeoutMs: 60_000,
-      });
+      created = await runInProcess(['submit', events, '--out', submitted, '-q', '--resume'], env(chaos.url));
     expect(created.code, created.stderr).toBe(0);
     const out = file('chaos.jsonl');
     const log = file('chaos-log.jsonl');

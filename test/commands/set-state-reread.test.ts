@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, type CliResult } from '../support/cli.js';
 import { notOnWindows } from '../support/prerequisites.js';
 import type { EventSummary } from '../../src/contract/index.js';
-import { useSandboxForCli } from '../support/cli-against-sandbox.js';
+import { useSandboxInProcess } from '../support/in-process-cli.js';
 import { startOnTerminal, type Pty } from '../support/pty.js';
 import { send } from '../support/sandbox.js';
 import { useServer } from '../support/listen.js';
@@ -14,10 +14,12 @@ import { inReview, postInReview } from '../support/event-fixtures.js';
 /*
  * One-event set-state sends what the person saw: the event is read again just before the PATCH
  * (a colleague's decision or note in between is said, and asked about again, or a CONFLICT off a
- * terminal), and a comment never silently replaces the one the event has.
+ * terminal), and a comment never silently replaces the one the event has. Runs off a terminal
+ * are in-process (main() against a sandbox on port 0); terminals and the hints run in sh are
+ * processes.
  */
 
-const cli = useSandboxForCli();
+const cli = useSandboxInProcess();
 let opened: Pty[] = [];
 afterEach(async () => {
   await Promise.all(opened.map((p) => p.kill()));

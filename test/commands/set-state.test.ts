@@ -1,12 +1,17 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/contract/index.js';
-import { useSandboxForCli } from '../support/cli-against-sandbox.js';
+import { useSandboxInProcess } from '../support/in-process-cli.js';
 import { onTerminal } from '../support/script-terminal.js';
 import { useServer } from '../support/listen.js';
 import { inReview, postInReview } from '../support/event-fixtures.js';
 
-const cli = useSandboxForCli();
+/*
+ * One-event set-state as fraudctl runs it (argv → output and exit code), in-process through
+ * main() against a real sandbox on port 0; the questions on a real terminal (script) as processes.
+ */
+
+const cli = useSandboxInProcess();
 let n = 0;
 const reviewEvent = () => postInReview(cli.sb, inReview(`ss-${++n}`));
 const stateOf = async (id: string) => ((await cli.sb.call('GET', `/event/${id}`)).json as EventSummary).state;

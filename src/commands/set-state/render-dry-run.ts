@@ -1,6 +1,6 @@
-import type { RequestPreview } from '../api/api-client.js';
-import type { Style } from '../render/colours.js';
-import { jsonForTerminal, terminalSafe } from '../render/terminal-text.js';
+import type { RequestPreview } from '../../api/api-client.js';
+import type { Style } from '../../render/colours.js';
+import { jsonForTerminal, terminalSafe } from '../../render/terminal-text.js';
 
 /**
  * A request that --dry-run did not send: the method and the URL (the path alone on the embedded

@@ -1,26 +1,30 @@
 import { Command } from 'commander';
-import type { CliContext } from '../process/cli-context.js';
-import { KNOWN_STATES, TRANSITIONS } from '../contract/states.js';
-import { UsageError } from '../errors/cli-error.js';
-import { withSession } from '../session.js';
-import { idArguments } from '../id-lists/id-arguments.js';
-import { concurrencyOption, givenOnCommandLine } from './number-options.js';
-import type { SetStateOptions } from '../state-changes/set-state.js';
-import type { BulkOptions } from '../state-changes/run-bulk-change.js';
-import { sym } from '../render/symbols.js';
+import type { CliContext } from '../../process/cli-context.js';
+import { KNOWN_STATES, TRANSITIONS } from '../../contract/states.js';
+import { UsageError } from '../../errors/cli-error.js';
+import { withSession } from '../../session.js';
+import { idArguments } from '../../id-lists/id-arguments.js';
+import { concurrencyOption, givenOnCommandLine } from '../number-options.js';
+import { sym } from '../../render/symbols.js';
+import type { SetStateOptions } from './options.js';
+
+export type { SetStateOptions } from './options.js';
 
 const transitions = KNOWN_STATES.map(
   (s) => `  ${s.padEnd(16)}${sym.arrow} ${TRANSITIONS[s].join(', ') || '(final)'}`,
 ).join('\n');
 
 /*
- * `set-state`: argv → the options of one event (state-changes/set-state.ts) or of many
- * (run-bulk-change.ts), decided here, with the flag combinations checked; then the work, loaded
- * when it runs. `run` is injectable so the flag parsing is tested in-process.
+ * `set-state`: argv → one SetStateOptions value, of one event or of many (decided here, with the
+ * flag combinations checked before any work); then the work (run.ts), import()ed when it runs,
+ * with its dependencies built from the process and the session (deps.ts). `run` is injectable,
+ * so a test checks argv → options in-process without doing the work.
  */
 
 /** The flags as commander gives them. */
-interface SetStateFlags extends Partial<Pick<SetStateOptions, 'state' | 'comments'>> {
+interface SetStateFlags {
+  state?: string;
+  comments?: string;
   dryRun?: boolean;
   yes?: boolean;
   forceState?: boolean;
@@ -37,12 +41,8 @@ interface SetStateFlags extends Partial<Pick<SetStateOptions, 'state' | 'comment
   includeClaimed?: boolean;
 }
 
-/** What the command asks of the work: one event or many. */
-export type SetStateWork =
-  { form: 'one'; id: string; options: SetStateOptions } | { form: 'many'; options: BulkOptions };
-
 /** Runs the work; replaced in tests. */
-export type SetStateRun = (command: Command, work: SetStateWork) => Promise<void>;
+export type SetStateRun = (command: Command, options: SetStateOptions) => Promise<void>;
 
 /** The options that make a run one of many events. */
 const MANY_FLAGS = ['from', 'ifState', 'out', 'resume', 'concurrency'] as const;
@@ -50,14 +50,9 @@ const MANY_FLAGS = ['from', 'ifState', 'out', 'resume', 'concurrency'] as const;
 export function setStateCommand(context: CliContext, run?: SetStateRun): Command {
   const runWork: SetStateRun =
     run ??
-    (async (command, work) => {
-      // The work is loaded when it runs: its modules stay off every other command's start-up.
-      if (work.form === 'one') {
-        const { setState } = await import('../state-changes/set-state.js');
-        return withSession(context, command, (session) => setState(session, work.id, work.options));
-      }
-      const { bulkSetState } = await import('../state-changes/run-bulk-change.js');
-      return withSession(context, command, (session) => bulkSetState(session, work.options));
+    (async (command, options) => {
+      const [{ run: setState }, { setStateDeps }] = await Promise.all([import('./run.js'), import('./deps.js')]);
+      return withSession(context, command, (session) => setState(options, setStateDeps(context, session)));
     });
   return new Command('set-state')
     .description(
@@ -152,6 +147,8 @@ ${transitions}
     )
     .action(async (typed: string[], flags: SetStateFlags, command: Command) => {
       const ids = idArguments(typed);
+      const globals = command.optsWithGlobals<{ json?: boolean; color?: boolean }>();
+      const json = globals.json === true;
       const many = ids.length > 1 || MANY_FLAGS.some((name) => givenOnCommandLine(command, name));
       if (!many) {
         if (ids.length === 0)
@@ -164,20 +161,23 @@ ${transitions}
             '--append-comment and --replace-comment cannot be used together',
             "keep the event's comment (--append-comment) or replace it (--replace-comment)",
           );
-        const options: SetStateOptions = {
-          state: flags.state,
-          comments: flags.comments,
+        return runWork(command, {
+          form: 'one',
+          eventId: ids[0]!,
+          state: flags.state ?? null,
+          comments: flags.comments ?? null,
           dryRun: flags.dryRun === true,
           yes: flags.yes === true,
           forceState: flags.forceState === true,
           verbose: flags.verbose === true,
           appendComment: flags.appendComment === true,
           replaceComment: flags.replaceComment === true,
-          log: flags.log,
-          reason: flags.reason,
+          log: flags.log ?? null,
+          reason: flags.reason ?? null,
           includeClaimed: flags.includeClaimed === true,
-        };
-        return runWork(command, { form: 'one', id: ids[0]!, options });
+          json,
+          noColor: globals.color === false,
+        });
       }
       if (flags.verbose) throw new UsageError('--verbose is for one event: many events print a line each');
       if (flags.appendComment && flags.replaceComment)
@@ -202,23 +202,22 @@ ${transitions}
         );
       return runWork(command, {
         form: 'many',
-        options: {
-          ids,
-          from: flags.from,
-          state: flags.state ?? null,
-          comments: flags.comments ?? null,
-          commentMode,
-          ifState: flags.ifState ?? null,
-          force: flags.forceState === true,
-          dryRun: flags.dryRun === true,
-          yes: flags.yes === true,
-          out: flags.out ?? null,
-          resume: flags.resume === true,
-          concurrency: flags.concurrency,
-          log: flags.log ?? null,
-          reason: flags.reason ?? null,
-          includeClaimed: flags.includeClaimed === true,
-        },
+        ids,
+        from: flags.from ?? null,
+        state: flags.state ?? null,
+        comments: flags.comments ?? null,
+        commentMode,
+        ifState: flags.ifState ?? null,
+        force: flags.forceState === true,
+        dryRun: flags.dryRun === true,
+        yes: flags.yes === true,
+        out: flags.out ?? null,
+        resume: flags.resume === true,
+        concurrency: flags.concurrency,
+        log: flags.log ?? null,
+        reason: flags.reason ?? null,
+        includeClaimed: flags.includeClaimed === true,
+        json,
       });
     });
 }
