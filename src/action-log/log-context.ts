@@ -2,7 +2,6 @@ import { hostname, userInfo } from 'node:os';
 import { readConfigFile } from '../profiles/config-file.js';
 import type { Settings } from '../profiles/settings.js';
 import { ownProfile, SANDBOX_PROFILE, sameServiceUrl } from '../profiles/values.js';
-import type { Session } from '../session.js';
 import { VERSION } from '../process/version.js';
 import type { LogContext, LogEntry } from './action-log.js';
 
@@ -46,11 +45,6 @@ function profileWords(settings: LogSettings, env: NodeJS.ProcessEnv): string {
   }
   if (sameServiceUrl(own, settings.baseUrl)) return settings.profile;
   return source === 'flag' ? '(--base-url)' : '(FRAUDCTL_BASE_URL)';
-}
-
-/** A session's log context: review's (set-state builds it from the settings, logContextFor). */
-export async function logContextOf(session: Session): Promise<LogContext> {
-  return logContextFor(await session.settings(), session.context.env);
 }
 
 /** Who, where and which build, from the run's settings and the environment (the config file's place). */

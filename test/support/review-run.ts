@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import type { ReviewOptions } from '../../src/commands/review/options.js';
 import type { OpenedTerminal, ReviewDeps } from '../../src/commands/review/deps.js';
 import { run } from '../../src/commands/review/run.js';
-import { logContextOf } from '../../src/action-log/log-context.js';
+import { logContextFor } from '../../src/action-log/log-context.js';
 import type { Key } from '../../src/review-queue/queue-model.js';
 import { onTestFinished } from 'vitest';
 import { Session } from '../../src/session.js';
@@ -132,7 +132,7 @@ export function reviewAt(service: string, how: How = {}) {
       terminal: () => opened,
       client: () => session.client(),
       reasons: async () => ({ profile: 'test', codes: [], required: false }),
-      logContext: () => logContextOf(session),
+      logContext: async () => logContextFor(await session.settings(), session.context.env),
       serviceFlags: how.serviceFlags ?? [],
     };
     return { screen, ended: ran(run(reviewOptions(options), deps), printing) };

@@ -1,7 +1,7 @@
 import type { CliContext } from '../../process/cli-context.js';
 import type { Session } from '../../session.js';
 import type { LogContext } from '../../action-log/action-log.js';
-import { logContextOf } from '../../action-log/log-context.js';
+import { logContextFor } from '../../action-log/log-context.js';
 import type { QueueClient } from '../../review-queue/queue-effects.js';
 import type { ReasonChoices } from '../../review-queue/queue-model.js';
 import { openKeyStream, openTerminal, type Terminal } from '../../review-queue/terminal-screen.js';
@@ -69,7 +69,7 @@ export function reviewDeps(context: CliContext, session: Session): ReviewDeps {
       return { profile: settings.profile, codes: settings.reasons, required: settings.requireReason };
     },
     // The adapter to action-log's reader of the session (shared with set-state): only the log's context passes.
-    logContext: () => logContextOf(session),
+    logContext: async () => logContextFor(await session.settings(), context.env),
     serviceFlags: session.serviceFlags(),
   };
 }
