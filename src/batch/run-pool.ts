@@ -1,12 +1,11 @@
 import { setMaxListeners } from 'node:events';
 import { rmSync } from 'node:fs';
 import { Semaphore } from 'async-mutex';
-import type { ApiClient } from '../api/api-client.js';
+import type { ApiClient, ApiClientOptions } from '../api/api-client.js';
 import type { CliContext } from '../process/cli-context.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { FileWriteError } from '../files/append-line.js';
 import { terminalSafe } from '../render/terminal-text.js';
-import type { Session } from '../session.js';
 import { BatchControl } from './batch-control.js';
 import { createProgress, type Progress, type ProgressView } from './batch-progress.js';
 import { count } from '../render/counts.js';
@@ -164,8 +163,19 @@ export interface PoolRun {
   resumed: boolean;
 }
 
+/** The client's options a pool sets: its connections, the pacing and retry slots, the abort at a second Ctrl-C. */
+export type PoolClientOptions = Pick<ApiClientOptions, 'connections' | 'control' | 'signal'>;
+
+/** Where the pool's client comes from: made once, with the pool's options (a Session is one). */
+export interface PoolClientSource {
+  client(options: PoolClientOptions): Promise<ApiClient>;
+}
+
+/** What the pool takes of the process: the streams (progress, results on stdout) and the signal hooks. */
+export type PoolStreams = Pick<CliContext, 'stdout' | 'stderr' | 'waitForShutdown' | 'onStdoutClosed'>;
+
 export async function poolRuntime(
-  session: Session,
+  source: PoolClientSource,
   options: { concurrency: number; rate: number | null },
 ): Promise<PoolRuntime> {
   const control = new BatchControl(options.rate, options.concurrency);
@@ -173,7 +183,7 @@ export async function poolRuntime(
   // Every item waiting to retry listens for the abort (second Ctrl-C); requests in flight end
   // through the client, which listens once (api-client.ts).
   setMaxListeners(MAX_LINES_IN_PROGRESS + 16, abort.signal);
-  const client = await session.client({ connections: options.concurrency, control, signal: abort.signal });
+  const client = await source.client({ connections: options.concurrency, control, signal: abort.signal });
   return { client, control, abort };
 }
 
@@ -208,7 +218,7 @@ class StdoutResults {
   private readonly release: () => void;
 
   constructor(
-    private readonly context: CliContext,
+    private readonly context: Pick<PoolStreams, 'stdout' | 'onStdoutClosed'>,
     active: boolean,
     onClosed: () => void,
   ) {
@@ -270,7 +280,7 @@ async function openResults<I extends ItemPosition, R>(job: PoolJob<I, R>, option
  * the run's).
  */
 function stopsOnShutdown(
-  context: CliContext,
+  context: Pick<PoolStreams, 'waitForShutdown'>,
   stops: Stops,
   progress: Progress,
   abort: AbortController,
@@ -404,7 +414,7 @@ async function strayResults(prior: PriorRun, unit: string, out: string): Promise
 }
 
 export async function runPool<I extends ItemPosition, R>(
-  context: CliContext,
+  context: PoolStreams,
   runtime: PoolRuntime,
   job: PoolJob<I, R>,
   options: PoolOptions,
