@@ -10,6 +10,7 @@ import { serviceOf } from '../../src/profiles/service-name.js';
 import { makeLines, readResultsFile } from '../support/batch-events.js';
 import { useSandboxInProcess } from '../support/in-process-cli.js';
 import { ran, sessionFor, type PrintingDeps } from '../support/room-deps.js';
+import { listen } from '../support/listen.js';
 
 /*
  * submit's work through run(options, deps) against a real sandbox on port 0, with deps the test
@@ -53,13 +54,19 @@ function sink(): Writable & { text: string } {
   return stream;
 }
 
-/** The real deps' shape: the session of a sandbox on port 0 behind every client and setting; stdin holds `input`. */
-function deps(input = ''): SubmitDeps & PrintingDeps {
+/**
+ * The real deps' shape: the session of a sandbox on port 0 (or of `url`) behind every client and
+ * setting; stdin holds `input`; a Ctrl-C comes when `shutdown` resolves (never, unless given).
+ */
+function deps(
+  input = '',
+  { url = cli.sb.url, shutdown = new Promise<never>(() => {}) }: { url?: string; shutdown?: Promise<unknown> } = {},
+): SubmitDeps & PrintingDeps {
   const out = sink();
   const err = sink();
   const stdin = new PassThrough();
   stdin.end(input);
-  const session = sessionFor(cli.sb.url);
+  const session = sessionFor(url);
   return {
     get written() {
       return { stdout: out.text, stderr: err.text };
@@ -71,7 +78,7 @@ function deps(input = ''): SubmitDeps & PrintingDeps {
       stdin,
       stdout: out,
       stderr: err,
-      waitForShutdown: () => new Promise(() => {}),
+      waitForShutdown: () => shutdown.then(() => 'SIGINT' as const),
       onStdoutClosed: () => () => {},
     },
     client: (o) => session.client(o),
@@ -111,6 +118,30 @@ describe('submit: run(options, deps), one event', () => {
     expect(result.code).toBe(5);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^error: .*422 VALIDATION_ERROR: .*amount:REQUIRED/);
+  });
+});
+
+describe('submit: run(options, deps), a Ctrl-C while the event is on its way', () => {
+  it('ends at once, exit 130: the event may or may not be stored, and the command that checks it', async () => {
+    let arrived!: () => void;
+    const atServer = new Promise<void>((resolve) => (arrived = resolve));
+    // A service that takes the event and never answers: the Ctrl-C comes while it is on its way.
+    const silent = await listen((req) => {
+      req.resume();
+      req.on('end', arrived);
+    });
+    const d = deps(JSON.stringify({ id: 'run-int-1', amount: 10, currency: 'EUR' }), {
+      url: silent.url,
+      shutdown: atServer,
+    });
+    const result = await ran(run(options({}), d), d);
+    expect(result).toStrictEqual({
+      code: 130,
+      stdout: '',
+      stderr:
+        'error: interrupted: the event was sent, or about to be, and may or may not have been stored\n' +
+        'check with: fraudctl show run-int-1\n',
+    });
   });
 });
 
