@@ -23,7 +23,7 @@ import { lineId, prepareLine, submitLine, type LineWork } from './submit-line.js
  * without a request. With --rejects, every line without a decision is also kept as it was.
  */
 
-/** What a batch is asked (commands/submit.ts checks the flag combinations: --resume has --out). */
+/** What a batch is asked (src/commands/submit/command.ts checks the flag combinations: --resume has --out). */
 export interface BatchOptions {
   concurrency: number;
   /** Attempts per second across the batch, or null for no cap. */
