@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { VERSION } from './process/version.js';
 import type { CliContext } from './process/cli-context.js';
 import { sandboxCommand } from './commands/sandbox.js';
-import { submitCommand } from './commands/submit.js';
+import { submitCommand } from './commands/submit/command.js';
 import { showCommand } from './commands/show/command.js';
 import { alertsCommand } from './commands/alerts/command.js';
 import { setStateCommand } from './commands/set-state/command.js';

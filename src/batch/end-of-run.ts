@@ -34,7 +34,7 @@ export interface RunEnding {
 const one = (unit: string) => unit.replace(/s$/, '');
 
 /** Prints the summary and throws the run's own failure, if it had one; returns when the job's own counts are what is left to say. */
-export function endOfRun(context: CliContext, run: PoolRun, ending: RunEnding): void {
+export function endOfRun(context: Pick<CliContext, 'stdout' | 'stderr'>, run: PoolRun, ending: RunEnding): void {
   const { unit } = ending;
   if (run.stopped === 'output-closed') {
     throw new CliError(

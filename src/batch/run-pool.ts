@@ -6,7 +6,6 @@ import type { CliContext } from '../process/cli-context.js';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { FileWriteError } from '../files/append-line.js';
 import { terminalSafe } from '../render/terminal-text.js';
-import type { Session } from '../session.js';
 import { BatchControl } from './batch-control.js';
 import { createProgress, type Progress, type ProgressView } from './batch-progress.js';
 import { count } from '../render/counts.js';
@@ -164,19 +163,19 @@ export interface PoolRun {
   resumed: boolean;
 }
 
-/** What the pool's client is made with: its connections, the pool's pace and retry budget, the abort of a second Ctrl-C. */
+/** The client's options a pool sets: its connections, the pacing and retry slots, the abort at a second Ctrl-C. */
 export type PoolClientOptions = Pick<ApiClientOptions, 'connections' | 'control' | 'signal'>;
 
-export async function poolRuntime(
-  session: Session,
-  options: { concurrency: number; rate: number | null },
-): Promise<PoolRuntime> {
-  return poolRuntimeWith((clientOptions) => session.client(clientOptions), options);
+/** Where the pool's client comes from: made once, with the pool's options (a Session is one). */
+export interface PoolClientSource {
+  client(options: PoolClientOptions): Promise<ApiClient>;
 }
 
-/** The pool's runtime, its client made by `client` (a job that takes narrow deps, not a Session). */
-export async function poolRuntimeWith(
-  client: (options: PoolClientOptions) => Promise<ApiClient>,
+/** What the pool takes of the process: the streams (progress, results on stdout) and the signal hooks. */
+export type PoolStreams = Pick<CliContext, 'stdout' | 'stderr' | 'waitForShutdown' | 'onStdoutClosed'>;
+
+export async function poolRuntime(
+  source: PoolClientSource,
   options: { concurrency: number; rate: number | null },
 ): Promise<PoolRuntime> {
   const control = new BatchControl(options.rate, options.concurrency);
@@ -184,11 +183,8 @@ export async function poolRuntimeWith(
   // Every item waiting to retry listens for the abort (second Ctrl-C); requests in flight end
   // through the client, which listens once (api-client.ts).
   setMaxListeners(MAX_LINES_IN_PROGRESS + 16, abort.signal);
-  return {
-    client: await client({ connections: options.concurrency, control, signal: abort.signal }),
-    control,
-    abort,
-  };
+  const client = await source.client({ connections: options.concurrency, control, signal: abort.signal });
+  return { client, control, abort };
 }
 
 /** Why the run stopped taking items, and what goes with it. The first reason stays, but an abort overrides an interrupt. */
@@ -222,7 +218,7 @@ class StdoutResults {
   private readonly release: () => void;
 
   constructor(
-    private readonly context: CliContext,
+    private readonly context: Pick<PoolStreams, 'stdout' | 'onStdoutClosed'>,
     active: boolean,
     onClosed: () => void,
   ) {
@@ -284,7 +280,7 @@ async function openResults<I extends ItemPosition, R>(job: PoolJob<I, R>, option
  * the run's).
  */
 function stopsOnShutdown(
-  context: CliContext,
+  context: Pick<PoolStreams, 'waitForShutdown'>,
   stops: Stops,
   progress: Progress,
   abort: AbortController,
@@ -418,7 +414,7 @@ async function strayResults(prior: PriorRun, unit: string, out: string): Promise
 }
 
 export async function runPool<I extends ItemPosition, R>(
-  context: CliContext,
+  context: PoolStreams,
   runtime: PoolRuntime,
   job: PoolJob<I, R>,
   options: PoolOptions,

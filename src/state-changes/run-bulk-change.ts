@@ -1,5 +1,5 @@
 import {
-  poolRuntimeWith,
+  poolRuntime,
   runPool,
   type PoolClientOptions,
   type PoolJob,
@@ -276,10 +276,13 @@ export async function bulkSetState(options: BulkOptions, deps: BulkDeps): Promis
     if (options.log !== null && !options.dryRun) {
       log = await openSessionLog(options.log, await deps.logContext(), note, undefined, { signal: logAbort.signal });
     }
-    const runtime = await poolRuntimeWith((clientOptions) => deps.client(clientOptions), {
-      concurrency: options.concurrency,
-      rate: null,
-    });
+    const runtime = await poolRuntime(
+      { client: (clientOptions) => deps.client(clientOptions) },
+      {
+        concurrency: options.concurrency,
+        rate: null,
+      },
+    );
     runtime.abort.signal.addEventListener('abort', () => logAbort.abort(), { once: true });
     const work: ChangeWork = {
       client: runtime.client,

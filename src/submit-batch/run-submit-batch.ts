@@ -1,18 +1,17 @@
 import { CliError, ExitCode } from '../errors/cli-error.js';
 import { terminalSafe } from '../render/terminal-text.js';
-import type { Session } from '../session.js';
+import type { CliContext } from '../process/cli-context.js';
 import { MAX_BODY_BYTES } from '../contract/limits.js';
 import { count } from '../render/counts.js';
 import { headerText } from '../results-file/header.js';
 import type { LineFile } from '../results-file/line-file.js';
-import { serviceOf } from '../profiles/service-name.js';
 import { bindResume } from '../results-file/run-binding.js';
 import { formatResult, readLineResult, type LineResult } from '../results-file/submit-result.js';
 import { resolve } from 'node:path';
 import { lockForOneWriter, type HeldLock } from '../files/exclusive-lock.js';
 import { checkRejectsPath, openRejects } from './rejects-file.js';
 import { endOfRun } from '../batch/end-of-run.js';
-import { poolRuntime, runPool, type PoolJob, type Settled } from '../batch/run-pool.js';
+import { poolRuntime, runPool, type PoolClientSource, type PoolJob, type Settled } from '../batch/run-pool.js';
 import { BatchStats } from './batch-stats.js';
 import { summaryJson, summaryText } from './batch-summary.js';
 import type { BatchInput, InputRecord } from './input-records/records.js';
@@ -24,7 +23,7 @@ import { lineId, prepareLine, submitLine, type LineWork } from './submit-line.js
  * without a request. With --rejects, every line without a decision is also kept as it was.
  */
 
-/** What a batch is asked (commands/submit.ts checks the flag combinations: --resume has --out). */
+/** What a batch is asked (src/commands/submit/command.ts checks the flag combinations: --resume has --out). */
 export interface BatchOptions {
   concurrency: number;
   /** Attempts per second across the batch, or null for no cap. */
@@ -39,12 +38,29 @@ export interface BatchOptions {
   json: boolean;
 }
 
+/**
+ * All a batch takes from outside: the process's streams and signal hooks (the pool's progress
+ * bar, results on stdout, Ctrl-C, a reader of stdout going away), the pool's client, and the few
+ * settings it reads. The room's deps.ts (src/commands/submit/) builds the real ones.
+ */
+export interface BatchDeps {
+  streams: Pick<CliContext, 'stdin' | 'stdout' | 'stderr' | 'waitForShutdown' | 'onStdoutClosed'>;
+  /** The pool's client, made once with its connections, pacing and abort (a key read, the embedded sandbox started). */
+  poolClient: PoolClientSource['client'];
+  /** The service the run talks to, as the results file's header records it (src/profiles/service-name.ts). */
+  service(): Promise<string>;
+  /** How many times a line may be sent again after a failure without an answer (the settings' retries). */
+  retries(): Promise<number>;
+  /** The flags of this run that choose the service, for a command in the summary to reach the same one. */
+  serviceFlags: readonly string[];
+}
+
 /** One line for the rejects file: a JSON text's line breaks are whitespace, so folding them keeps its meaning. */
 const asOneLine = (text: string) => text.replace(/\r?\n/g, ' ');
 
-export async function runBatch(session: Session, input: BatchInput, batchOptions: BatchOptions): Promise<void> {
+export async function runBatch(deps: BatchDeps, input: BatchInput, batchOptions: BatchOptions): Promise<void> {
   let options = batchOptions;
-  const context = session.context;
+  const context = deps.streams;
   const stats = new BatchStats();
   let outLock: HeldLock | null = null;
   let rejectsLock: HeldLock | null = null;
@@ -66,14 +82,14 @@ export async function runBatch(session: Session, input: BatchInput, batchOptions
   if (options.out) {
     const intent = {
       command: 'submit',
-      service: await serviceOf(session).catch(closeAndThrow),
+      service: await deps.service().catch(closeAndThrow),
       options: { rejects: options.rejects === null ? null : resolve(options.rejects) },
     };
     const given = new Set(options.rejects === null ? [] : ['rejects']);
     const show = (_key: string, value: unknown) =>
       value === null ? 'no --rejects' : `--rejects ${terminalSafe(String(value))}`;
     const bound = options.resume
-      ? await bindResume(session.context, options.out, intent, given, show, readLineResult).catch(closeAndThrow)
+      ? await bindResume(context, options.out, intent, given, show, readLineResult).catch(closeAndThrow)
       : { options: intent.options, header: headerText(intent) };
     header = bound.header;
     const rejects = bound.options.rejects as string | null;
@@ -95,14 +111,15 @@ export async function runBatch(session: Session, input: BatchInput, batchOptions
   } catch (error) {
     closeAndThrow(error);
   }
-  const runtime = await poolRuntime(session, { concurrency: options.concurrency, rate: options.rate }).catch(
-    closeAndThrow,
-  );
+  const runtime = await poolRuntime(
+    { client: deps.poolClient },
+    { concurrency: options.concurrency, rate: options.rate },
+  ).catch(closeAndThrow);
   const { client, control } = runtime;
   const work: LineWork = {
     client,
     allowResubmit: (kind) => control.allowRetry(kind),
-    maxResubmits: (await session.settings()).retries,
+    maxResubmits: await deps.retries(),
     aborted: () => runtime.abort.signal.aborted,
   };
 
@@ -162,7 +179,7 @@ export async function runBatch(session: Session, input: BatchInput, batchOptions
     retries: run.retries,
     throttled: run.throttled,
     resumed: run.resumed,
-    serviceFlags: session.serviceFlags(),
+    serviceFlags: deps.serviceFlags,
   };
   endOfRun(context, run, {
     unit: 'events',

@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import type { CliContext } from '../../src/process/cli-context.js';
 import { UsageError } from '../../src/errors/cli-error.js';
-import { submitCommand } from '../../src/commands/submit.js';
+import { submitCommand, type SubmitOptions } from '../../src/commands/submit/command.js';
 import { setStateCommand } from '../../src/commands/set-state/command.js';
 import { showCommand, type ShowOptions } from '../../src/commands/show/command.js';
 import { reviewCommand } from '../../src/commands/review/command.js';
@@ -87,55 +87,71 @@ async function parseOne<T>(make: (context: CliContext, run: never) => Command, a
 }
 
 describe('submit: argv → SubmitOptions', () => {
+  const submit = (argv: string[]) => parseRoom<SubmitOptions>(submitCommand, argv);
+  const defaults: SubmitOptions = {
+    source: 'event.json',
+    batch: false,
+    concurrency: 16,
+    rate: null,
+    maxErrors: null,
+    out: null,
+    rejects: null,
+    resume: false,
+    quiet: false,
+    json: false,
+    noColor: false,
+  };
+
   it('a file alone: not a batch by flags, the default concurrency (16) from commander', async () => {
-    const [source, options] = await parseOne<[string, unknown]>(submitCommand, ['submit', 'event.json']);
-    expect(source).toBe('event.json');
-    expect(options).toEqual({
-      batch: false,
-      concurrency: 16,
-      rate: null,
-      maxErrors: null,
-      out: null,
-      rejects: null,
-      resume: false,
-      quiet: false,
-    });
+    expect(await submit(['submit', 'event.json'])).toStrictEqual(defaults);
   });
 
   it('any batch option makes a batch, --concurrency 16 typed too; --quiet alone does not', async () => {
-    expect(
-      (await parseOne<[string, { batch: boolean }]>(submitCommand, ['submit', 'e.json', '--concurrency', '16']))[1]
-        .batch,
-    ).toBe(true);
-    expect(
-      (await parseOne<[string, { batch: boolean }]>(submitCommand, ['submit', 'e.json', '--out', 'r.jsonl']))[1].batch,
-    ).toBe(true);
-    expect((await parseOne<[string, { batch: boolean }]>(submitCommand, ['submit', 'e.json', '-q']))[1].batch).toBe(
-      false,
-    );
-    const [, all] = await parseOne<[string, unknown]>(submitCommand, [
-      'submit',
-      '-',
-      '--rate',
-      '2.5',
-      '--max-errors',
-      '3',
-      '--out',
-      'o',
-      '--rejects',
-      'r',
-      '--resume',
-      '-q',
-    ]);
-    expect(all).toEqual({
+    expect(await submit(['submit', 'event.json', '--concurrency', '16'])).toStrictEqual({ ...defaults, batch: true });
+    expect(await submit(['submit', 'event.json', '--out', 'r.jsonl'])).toStrictEqual({
+      ...defaults,
       batch: true,
-      concurrency: 16,
+      out: 'r.jsonl',
+    });
+    expect(await submit(['submit', 'event.json', '-q'])).toStrictEqual({ ...defaults, quiet: true });
+    expect(
+      await submit([
+        'submit',
+        '-',
+        '--concurrency',
+        '4',
+        '--rate',
+        '2.5',
+        '--max-errors',
+        '3',
+        '--out',
+        'o',
+        '--rejects',
+        'r',
+        '--resume',
+        '-q',
+      ]),
+    ).toStrictEqual({
+      source: '-',
+      batch: true,
+      concurrency: 4,
       rate: 2.5,
       maxErrors: 3,
       out: 'o',
       rejects: 'r',
       resume: true,
       quiet: true,
+      json: false,
+      noColor: false,
+    });
+  });
+
+  it('the global --json and --no-color, before the command or after it', async () => {
+    expect(await submit(['--json', 'submit', 'event.json'])).toStrictEqual({ ...defaults, json: true });
+    expect(await submit(['submit', 'event.json', '--no-color', '--json'])).toStrictEqual({
+      ...defaults,
+      json: true,
+      noColor: true,
     });
   });
 

@@ -2,7 +2,8 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { byLine, makeLines, readResults } from '../support/batch-events.js';
-import { cliEnv, runCli, startCli, type CliResult } from '../support/cli.js';
+import { cliEnv } from '../support/cli.js';
+import { runInProcess } from '../support/in-process-cli.js';
 import { startPlainEventServer, type PlainServer } from '../support/plain-event-server.js';
 import { smallDisk, type SmallDisk } from '../support/small-disk.js';
 import { tempDir } from '../support/sandbox.js';
@@ -11,6 +12,7 @@ import { tempDir } from '../support/sandbox.js';
  * A results file that cannot be written: a full disk (a real tmpfs
  * with room for a few lines), the file deleted during the run, --resume without one. Against a
  * server that stores every POST it processes (no replay by id), so an event sent twice shows.
+ * Run in-process through main: nothing here needs a process of its own.
  */
 
 const tmp = tempDir('fraudctl-batch-disk-');
@@ -75,10 +77,7 @@ describe('a results file on a full disk', () => {
       disk.fill(12 * 1024);
       const out = join(disk.path, 'results.jsonl');
       const events = input('full', 120);
-      const first = await runCli(['submit', events, '--out', out, '--concurrency', '4'], {
-        env: env(server.url),
-        timeoutMs: 60_000,
-      });
+      const first = await runInProcess(['submit', events, '--out', out, '--concurrency', '4'], env(server.url));
       expect(first.code, first.stderr).toBe(1);
       expect(first.stderr).toContain(`error: cannot write ${out}: no space left on its disk (ENOSPC)`);
       expect(first.stderr).toMatch(/Batch stopped: \d+ events/);
@@ -90,10 +89,10 @@ describe('a results file on a full disk', () => {
       expect(kept).toBeLessThan(120);
 
       disk.free();
-      const second = await runCli(['submit', events, '--out', out, '--concurrency', '4', '--resume'], {
-        env: env(server.url),
-        timeoutMs: 60_000,
-      });
+      const second = await runInProcess(
+        ['submit', events, '--out', out, '--concurrency', '4', '--resume'],
+        env(server.url),
+      );
       expect(second.code, second.stderr).toBe(0);
       expect(second.stderr).toContain(`${kept} already done by the earlier run`);
       expectEachOnce(server, 'full', 120, out);
@@ -109,12 +108,12 @@ describe('--resume on a full disk', () => {
       disks.push(disk);
       const out = join(disk.path, 'results.jsonl');
       const events = input('resfull', 30);
-      const first = await runCli(['submit', events, '--out', out], { env: env(server.url) });
+      const first = await runInProcess(['submit', events, '--out', out], env(server.url));
       expect(first.code, first.stderr).toBe(0);
       const before = readFileSync(out, 'utf8');
       // Room for the lock file (a page), none for the rewritten copy --resume makes before it renames it over the file.
       disk.fill(4096);
-      const second = await runCli(['submit', events, '--out', out, '--resume'], { env: env(server.url) });
+      const second = await runInProcess(['submit', events, '--out', out, '--resume'], env(server.url));
       expect(second.code, second.stderr).toBe(1);
       expect(second.stderr).toContain(
         `error: cannot prepare ${out} for --resume: no space left on its disk (ENOSPC) writing ${out}.resume-`,
@@ -124,7 +123,7 @@ describe('--resume on a full disk', () => {
       expect(readFileSync(out, 'utf8')).toBe(before);
       expect(readdirSync(disk.path).sort()).toEqual(['filler', 'results.jsonl']);
       disk.free();
-      const third = await runCli(['submit', events, '--out', out, '--resume'], { env: env(server.url) });
+      const third = await runInProcess(['submit', events, '--out', out, '--resume'], env(server.url));
       expect(third.code, third.stderr).toBe(0);
       expect(third.stderr).toContain('30 already done by the earlier run');
       expectEachOnce(server, 'resfull', 30, out);
@@ -132,7 +131,7 @@ describe('--resume on a full disk', () => {
   );
 });
 
-async function waitForLines(path: string, atLeast: number, run: { done: Promise<CliResult> }): Promise<void> {
+async function waitForLines(path: string, atLeast: number, run: { done: Promise<unknown> }): Promise<void> {
   let ended = false;
   void run.done.then(() => (ended = true));
   const count = () => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').length - 1 : 0);
@@ -146,7 +145,7 @@ describe('a results file deleted during the run', () => {
   it('stops (exit 1) naming the file, writes back what it held, and --resume sends each event once', async () => {
     const out = join(tmp.dir, 'deleted-results.jsonl');
     const events = input('gone', 1500);
-    const run = startCli(['submit', events, '--out', out, '--concurrency', '2'], { env: env(slow.url) });
+    const run = { done: runInProcess(['submit', events, '--out', out, '--concurrency', '2'], env(slow.url)) };
     // 20 results, after the run's header line.
     await waitForLines(out, 21, run);
     rmSync(out);
@@ -161,10 +160,10 @@ describe('a results file deleted during the run', () => {
     expect(kept).toBeGreaterThanOrEqual(20);
     expect(kept).toBeLessThan(1500);
 
-    const second = await runCli(['submit', events, '--out', out, '--concurrency', '8', '--resume'], {
-      env: env(slow.url),
-      timeoutMs: 60_000,
-    });
+    const second = await runInProcess(
+      ['submit', events, '--out', out, '--concurrency', '8', '--resume'],
+      env(slow.url),
+    );
     expect(second.code, second.stderr).toBe(0);
     expectEachOnce(slow, 'gone', 1500, out);
   });
@@ -172,7 +171,7 @@ describe('a results file deleted during the run', () => {
   it('--resume with no results file is a usage error (exit 2), never a fresh run', async () => {
     const out = join(tmp.dir, 'never-written.jsonl');
     const before = server.processed();
-    const result = await runCli(['submit', input('none', 3), '--out', out, '--resume'], { env: env(server.url) });
+    const result = await runInProcess(['submit', input('none', 3), '--out', out, '--resume'], env(server.url));
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(`error: no results file ${out} to resume\nrun without --resume to start\n`);
     expect(server.processed()).toBe(before);

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import Database from 'libsql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchWorkspace, byLine, makeLines, readResults } from '../support/batch-events.js';
-import { runCli, startCli, type CliResult } from '../support/cli.js';
+import { startCli, type CliResult } from '../support/cli.js';
+import { runInProcess } from '../support/in-process-cli.js';
 import { startPlainEventServer, type PlainServer, type PlainServerFaults } from '../support/plain-event-server.js';
 import { startOnTerminal } from '../support/pty.js';
 import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
@@ -12,7 +13,9 @@ import { DEMO_KEY, startTestSandbox, type TestSandbox } from '../support/sandbox
 /*
  * Nothing lost, nothing duplicated: batches under injected faults, killed and resumed,
  * interrupted. Each runs against the sandbox (which deduplicates by id) and against a plain
- * server that stores every POST it processes, as a real service may.
+ * server that stores every POST it processes, as a real service may. A run that is killed,
+ * interrupted or hung up on is a process; every other run (the --resume after one too) runs
+ * in-process through main.
  */
 
 const { dir, path, writeInput, envFor } = batchWorkspace('fraudctl-batch-faults-');
@@ -130,9 +133,9 @@ describe.each(faulty)(`a batch of ${FAULT_EVENTS.toLocaleString('en')} events ag
   it('gives every line exactly one result, a decision, and stores each id exactly once', async () => {
     const prefix = `tenk-${target.key}`;
     const out = path('results.jsonl');
-    const result = await runCli(
+    const result = await runInProcess(
       ['submit', writeInput(makeLines(prefix, FAULT_EVENTS)), '--out', out, '--concurrency', '32', '--json'],
-      { env: envFor(target.url, target.key), timeoutMs: 120_000 },
+      envFor(target.url, target.key),
     );
     expectAllDecided(out, FAULT_EVENTS);
     expect(result.code, result.stderr).toBe(0);
@@ -156,10 +159,10 @@ describe('a batch under --chaos seed=N', () => {
       });
       try {
         const out = path('results.jsonl');
-        await runCli(['submit', input, '--out', out, '--concurrency', String(concurrency)], {
-          env: envFor(sb.url, DEMO_KEY),
-          timeoutMs: 60_000,
-        });
+        await runInProcess(
+          ['submit', input, '--out', out, '--concurrency', String(concurrency)],
+          envFor(sb.url, DEMO_KEY),
+        );
         // In line order: lines finish in a different order at each concurrency.
         return readResults(out)
           .map(({ line, outcome, status, errorType, attempts }) => ({ line, outcome, status, errorType, attempts }))
@@ -191,10 +194,7 @@ describe.each(slow)('a batch killed with SIGKILL half-way, then --resume, agains
     const before = lineCount(out);
     expect(before).toBeLessThan(count);
 
-    const resumed = await runCli(['submit', input, '--out', out, '--concurrency', '16', '--resume'], {
-      env,
-      timeoutMs: 60_000,
-    });
+    const resumed = await runInProcess(['submit', input, '--out', out, '--concurrency', '16', '--resume'], env);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(/already done by the earlier run/);
     expectAllDecided(out, count);
@@ -224,10 +224,7 @@ describe('values as jq prints them, killed with SIGKILL half-way, then --resume'
     expect((await first.done).signal).toBe('SIGKILL');
     expect(lineCount(out)).toBeLessThan(count);
 
-    const resumed = await runCli(['submit', input, '--out', out, '--concurrency', '16', '--resume'], {
-      env,
-      timeoutMs: 60_000,
-    });
+    const resumed = await runInProcess(['submit', input, '--out', out, '--concurrency', '16', '--resume'], env);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(/already done by the earlier run/);
     const { lines, repeated } = byLine(readResults(out));
@@ -263,9 +260,9 @@ describe('Ctrl-C', () => {
     expect(partial.length).toBeLessThan(count);
     expect(new Set(partial.map((r) => r.line)).size).toBe(partial.length);
 
-    const resumed = await runCli(
+    const resumed = await runInProcess(
       ['submit', input, '--out', out, '--rejects', rejects, '--concurrency', '8', '--resume'],
-      { env, timeoutMs: 60_000 },
+      env,
     );
     expect(resumed.code, resumed.stderr).toBe(0);
     expectAllDecided(out, count);
@@ -422,9 +419,9 @@ describe('a Retry-After for a few lines', () => {
   it('delays those lines only: other lines are sent while they wait, and requests in flight stay within --concurrency', async () => {
     const out = path('results.jsonl');
     const count = 300;
-    const result = await runCli(
+    const result = await runInProcess(
       ['submit', writeInput(makeLines('waiting', count)), '--out', out, '--concurrency', '2', '--json'],
-      { env: envFor(server.url, 'plain-key'), timeoutMs: 60_000 },
+      envFor(server.url, 'plain-key'),
     );
     expect(result.code, result.stderr).toBe(0);
     expectAllDecided(out, count);
@@ -456,10 +453,10 @@ describe('an outage', () => {
 
   it('spends the shared retry budget, then stops instead of retrying every line: exit 1 and a summary that says so', async () => {
     const out = path('results.jsonl');
-    const result = await runCli(['submit', writeInput(makeLines('outage', 5_000)), '--out', out], {
-      env: envFor(down.url, 'plain-key'),
-      timeoutMs: 60_000,
-    });
+    const result = await runInProcess(
+      ['submit', writeInput(makeLines('outage', 5_000)), '--out', out],
+      envFor(down.url, 'plain-key'),
+    );
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('the retry budget is spent');
     expect(result.stderr).toContain('--resume');

@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { byLine, makeLines, readResults } from '../support/batch-events.js';
-import { cliEnv, runCli } from '../support/cli.js';
+import { cliEnv } from '../support/cli.js';
+import { runInProcess } from '../support/in-process-cli.js';
 import { startPlainEventServer, type PlainServer, type PlainServerOptions } from '../support/plain-event-server.js';
 import { tempDir } from '../support/sandbox.js';
 
@@ -11,7 +12,8 @@ import { tempDir } from '../support/sandbox.js';
  * not-found. Against servers that store every POST (no replay by id) and lose answers after
  * storing: one without the risk-assessment route (its 404 there is ROUTE_NOT_FOUND; the check
  * must not depend on that route), and one behind a proxy whose 404s are HTML (the check cannot
- * tell, so the line is UNKNOWN and nothing is sent twice).
+ * tell, so the line is UNKNOWN and nothing is sent twice). Run in-process through main: nothing
+ * here needs a process of its own.
  */
 
 const tmp = tempDir('fraudctl-not-stored-');
@@ -38,7 +40,7 @@ async function batch(target: PlainServer, prefix: string, count: number) {
     FRAUDCTL_BASE_URL: target.url,
     FRAUDCTL_API_KEY: 'plain-key',
   });
-  const result = await runCli(['submit', input, '--out', out, '--concurrency', '16'], { env, timeoutMs: 90_000 });
+  const result = await runInProcess(['submit', input, '--out', out, '--concurrency', '16'], env);
   const { lines, repeated } = byLine(readResults(out));
   expect(repeated).toEqual([]);
   expect(lines.size).toBe(count);
@@ -92,7 +94,7 @@ describe('a batch whose answers are lost after storing', () => {
       FRAUDCTL_BASE_URL: `${target.url}/v2`,
       FRAUDCTL_API_KEY: 'plain-key',
     });
-    const result = await runCli(['submit', input, '--concurrency', '1'], { env });
+    const result = await runInProcess(['submit', input, '--concurrency', '1'], env);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('stopped: the URL does not answer as the fraud-screening service');
     expect(result.stderr).toMatch(

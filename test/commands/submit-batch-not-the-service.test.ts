@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { byLine, makeLines, readResults } from '../support/batch-events.js';
-import { TERMINAL_CONTROLS, useSandboxForCli } from '../support/cli-against-sandbox.js';
+import { TERMINAL_CONTROLS } from '../support/cli-against-sandbox.js';
+import { useSandboxInProcess } from '../support/in-process-cli.js';
 import { startStaticFileServer, type StaticServer } from '../support/static-file-server.js';
 
 /*
@@ -12,7 +13,7 @@ import { startStaticFileServer, type StaticServer } from '../support/static-file
  * URL is right, finishes the batch with one result per line.
  */
 
-const cli = useSandboxForCli();
+const cli = useSandboxInProcess();
 const LINES = 60;
 const CONCURRENCY = 4;
 

@@ -3,17 +3,19 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { useSandboxForCli } from '../support/cli-against-sandbox.js';
+import { useSandboxInProcess } from '../support/in-process-cli.js';
 import { byLine, makeEvent, makeLines, readResults } from '../support/batch-events.js';
 import { BIN, nodeWarnings, startCli } from '../support/cli.js';
 import { describeNeeding } from '../support/prerequisites.js';
 
 /*
- * fraudctl submit in batch mode, as a process against the real sandbox: formats, results and
- * rejects files, the summary and exit codes. Faults, kills and resume: submit-batch-faults.test.ts.
+ * fraudctl submit in batch mode against the real sandbox, run in-process through main: formats,
+ * results and rejects files, the summary and exit codes. As a process only what needs one: a
+ * Ctrl-C, a terminal's progress bar, a reader of stdout going away. Faults, kills and resume:
+ * submit-batch-faults.test.ts.
  */
 
-const cli = useSandboxForCli();
+const cli = useSandboxInProcess();
 let fileNo = 0;
 const file = (name: string, content: string | Buffer) => {
   const path = join(cli.dir, `${++fileNo}-${name}`);

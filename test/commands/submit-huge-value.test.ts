@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readResults } from '../support/batch-events.js';
 import { cliEnv, runCli } from '../support/cli.js';
+import { runInProcess } from '../support/in-process-cli.js';
 import { peakMemoryEnv, peakRss } from '../support/peak-memory.js';
 import { startPlainEventServer, type PlainServer } from '../support/plain-event-server.js';
 import { tempDir } from '../support/sandbox.js';
@@ -13,7 +14,8 @@ import { notUnderWine } from '../support/prerequisites.js';
  * One very large JSON value outside JSON Lines: the service takes at most
  * 1 MiB per event, so such a value is refused for that reason, with memory bounded however large
  * it is (500 MB took 1.2 GB; 1.1 GB came out as a syntax error). The file is written as a stream,
- * never held by the test, and the process's peak RSS is its own high-water mark at exit.
+ * never held by the test, and the process's peak RSS is its own high-water mark at exit (so that
+ * run is a process; the other runs in-process through main).
  */
 
 const MiB = 1024 * 1024;
@@ -73,7 +75,7 @@ describe('one value larger than the service takes', () => {
     const input = join(tmp.dir, 'two-mib.json');
     const blob = 2 * MiB;
     writeFileSync(input, JSON.stringify({ id: 'big-2', amount: 1, blob: 'b'.repeat(blob) }, null, 2));
-    const result = await runCli(['submit', input], { env: env() });
+    const result = await runInProcess(['submit', input], env());
     expect(result.code).toBe(2);
     // Sent as the file holds it (pretty-printed): its bytes.
     const sent = Buffer.byteLength(JSON.stringify({ id: 'big-2', amount: 1, blob: 'b'.repeat(blob) }, null, 2));

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { useSandboxForCli } from '../support/cli-against-sandbox.js';
+import { useSandboxInProcess } from '../support/in-process-cli.js';
 import { makeLines, readResults } from '../support/batch-events.js';
 import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 
@@ -13,7 +13,7 @@ import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
  * the results file is (it holds the events as they were: personal data).
  */
 
-const cli = useSandboxForCli();
+const cli = useSandboxInProcess();
 let n = 0;
 const file = (name: string, content?: string) => {
   const path = join(cli.dir, `${++n}-${name}`);

@@ -2,7 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readResults } from '../support/batch-events.js';
-import { cliEnv, runCli, startCli } from '../support/cli.js';
+import { cliEnv, startCli } from '../support/cli.js';
+import { runInProcess } from '../support/in-process-cli.js';
 import { startPlainEventServer, type PlainServer } from '../support/plain-event-server.js';
 import { tempDir } from '../support/sandbox.js';
 import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
@@ -12,7 +13,8 @@ import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
  * service that stores every POST it processes (no deduplication: an event sent twice is stored
  * twice). Without an id nobody can ask whether an event is stored, so a line the dead run may
  * have had in flight is UNKNOWN, never sent again; and a finished batch of such events resumes
- * (the id the service assigned is not taken for the input's).
+ * (the id the service assigned is not taken for the input's). The run that is killed (or
+ * interrupted) is a process; the --resume after it, and the rest, run in-process through main.
  */
 
 const tmp = tempDir('fraudctl-idless-');
@@ -61,7 +63,7 @@ describe('--resume of events without an id', () => {
     server.release();
     await expect.poll(() => server.processed(), { timeout: 10_000 }).toBe(40);
 
-    const resumed = await runCli([...args, '--resume'], { env: env(server.url), timeoutMs: 30_000 });
+    const resumed = await runInProcess([...args, '--resume'], env(server.url));
     expect(resumed.code, resumed.stderr).toBe(1);
     expect(server.processed()).toBe(40);
     const results = readResults(out);
@@ -97,7 +99,7 @@ describe('--resume of events without an id', () => {
     server.release();
     await expect.poll(() => server.processed(), { timeout: 10_000 }).toBe(40);
 
-    const resumed = await runCli([...args, '--resume'], { env: env(server.url), timeoutMs: 30_000 });
+    const resumed = await runInProcess([...args, '--resume'], env(server.url));
     expect(resumed.code, resumed.stderr).toBe(1);
     // Lines 50 and 60 were never sent: sent now, once.
     expect(server.processed()).toBe(60);
@@ -132,7 +134,7 @@ describe('--resume of events without an id', () => {
     expect((await first.done).code).toBe(130);
     const done = readResults(out).length;
     expect(done).toBe(14);
-    const resumed = await runCli([...args, '--resume'], { env: env(server.url), timeoutMs: 30_000 });
+    const resumed = await runInProcess([...args, '--resume'], env(server.url));
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(server.processed()).toBe(30);
     expect(readResults(out).every((r) => r.outcome === 'DECIDED')).toBe(true);
@@ -144,8 +146,8 @@ describe('--resume of events without an id', () => {
     const input = idLessInput('finished', 12);
     const out = join(tmp.dir, 'finished.out');
     const args = ['submit', input, '--out', out];
-    expect((await runCli(args, { env: env(server.url) })).code).toBe(0);
-    const again = await runCli([...args, '--resume'], { env: env(server.url) });
+    expect((await runInProcess(args, env(server.url))).code).toBe(0);
+    const again = await runInProcess([...args, '--resume'], env(server.url));
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain('12 already done by the earlier run');
     expect(server.processed()).toBe(12);
@@ -158,7 +160,7 @@ describe('--resume of events without an id', () => {
       other,
       `${JSON.stringify({ id: results.find((r) => r.line === 1)!.id, amount: 10, currency: 'EUR' })}\n`,
     );
-    const wrong = await runCli(['submit', other, '--out', out, '--resume'], { env: env(server.url) });
+    const wrong = await runInProcess(['submit', other, '--out', out, '--resume'], env(server.url));
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('does not belong to this input: its line 1 is without an id');
   });

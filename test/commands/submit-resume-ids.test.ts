@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { useSandboxForCli } from '../support/cli-against-sandbox.js';
+import { useSandboxInProcess } from '../support/in-process-cli.js';
 import { byLine, makeEvent, makeLines, readResults } from '../support/batch-events.js';
 
 /*
@@ -11,7 +11,7 @@ import { byLine, makeEvent, makeLines, readResults } from '../support/batch-even
  * same way.
  */
 
-const cli = useSandboxForCli();
+const cli = useSandboxInProcess();
 let fileNo = 0;
 const file = (name: string, lines: string[]) => {
   const path = join(cli.dir, `${++fileNo}-${name}`);

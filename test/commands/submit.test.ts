@@ -12,7 +12,7 @@ describe('fraudctl submit', () => {
     ['review', 'REVIEW  score 50/100', ['high_amount', 'country_mismatch']],
     ['decline', 'DECLINE  score 100/100', ['high_amount', 'disposable_email', 'new_account']],
   ])('shows the decision for examples/%s.json with its score and rule matches', async (name, headline, rules) => {
-    const result = await cli.runProcess(['submit', examplePath(name)]);
+    const result = await cli.run(['submit', examplePath(name)]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout.split('\n')[0]).toContain(headline);

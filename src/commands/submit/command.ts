@@ -1,13 +1,17 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { CliContext } from '../process/cli-context.js';
-import { UsageError } from '../errors/cli-error.js';
-import { withSession } from '../session.js';
-import { concurrencyOption, givenOnCommandLine, wholeNumber } from './number-options.js';
-import type { SubmitOptions } from '../events/event-commands.js';
+import type { CliContext } from '../../process/cli-context.js';
+import { UsageError } from '../../errors/cli-error.js';
+import { withSession } from '../../session.js';
+import { concurrencyOption, givenOnCommandLine, wholeNumber } from '../number-options.js';
+import type { SubmitOptions } from './options.js';
+
+export type { SubmitOptions } from './options.js';
 
 /*
- * `submit`: argv → SubmitOptions (the work's input contract, events/event-commands.ts), the flag
- * combinations checked, then the work. `run` is injectable so the flag parsing is tested in-process.
+ * `submit FILE`: argv → one SubmitOptions value, the flag combinations checked here (--resume
+ * needs --out); then the work (run.ts), import()ed when it runs, with its dependencies built from
+ * the process and the session (deps.ts). `run` is injectable, so a test checks argv → options
+ * without doing the work.
  */
 
 function positiveNumber(value: string): number {
@@ -29,16 +33,16 @@ interface SubmitFlags {
 }
 
 /** Runs the work for the options parsed; replaced in tests. */
-export type SubmitRun = (command: Command, source: string, options: SubmitOptions) => Promise<void>;
+export type SubmitRun = (command: Command, options: SubmitOptions) => Promise<void>;
 
 const BATCH_FLAGS = ['concurrency', 'rate', 'maxErrors', 'out', 'rejects', 'resume'] as const;
 
 export function submitCommand(context: CliContext, run?: SubmitRun): Command {
   const runWork: SubmitRun =
     run ??
-    (async (command, source, options) => {
-      const { submitEvents } = await import('../events/event-commands.js');
-      await withSession(context, command, (session) => submitEvents(session, source, options));
+    (async (command, options) => {
+      const [{ run: submit }, { submitDeps }] = await Promise.all([import('./run.js'), import('./deps.js')]);
+      return withSession(context, command, (session) => submit(options, submitDeps(context, session)));
     });
   return new Command('submit')
     .description(
@@ -85,7 +89,9 @@ file: not the input, not --out, not one that exists (except the run's own, with 
     .action(async (file: string, flags: SubmitFlags, command: Command) => {
       if (flags.resume && flags.out === undefined)
         throw new UsageError('--resume needs --out: the results file of the run to continue');
-      await runWork(command, file, {
+      const globals = command.optsWithGlobals<{ json?: boolean; color?: boolean }>();
+      await runWork(command, {
+        source: file,
         // A batch option given makes a batch, whatever the input holds; without one, its content decides.
         batch: BATCH_FLAGS.some((name) => givenOnCommandLine(command, name)),
         concurrency: flags.concurrency,
@@ -95,6 +101,8 @@ file: not the input, not --out, not one that exists (except the run's own, with 
         rejects: flags.rejects ?? null,
         resume: flags.resume === true,
         quiet: flags.quiet === true,
+        json: globals.json === true,
+        noColor: globals.color === false,
       });
     });
 }
