@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { VERSION } from './process/version.js';
 import type { CliContext } from './process/cli-context.js';
-import { sandboxCommand } from './commands/sandbox.js';
+import { sandboxCommand } from './commands/sandbox/command.js';
 import { submitCommand } from './commands/submit.js';
 import { showCommand } from './commands/show.js';
 import { alertsCommand } from './commands/alerts/command.js';
