@@ -16,7 +16,7 @@ import { logCommand } from './commands/log/command.js';
 import { historyCommand } from './commands/history/command.js';
 import { reportCommand } from './commands/report/command.js';
 import { evaluateCommand } from './commands/evaluate/command.js';
-import { helpCommand } from './commands/help.js';
+import { helpCommand } from './commands/help/command.js';
 import { topicsHelp } from './help-topics/topic-names.js';
 import { exitCodeLines } from './errors/exit-codes.js';
 
@@ -123,7 +123,7 @@ export function buildProgram(context: CliContext, argv?: readonly string[]): Com
     })
     .addHelpText('before', EXAMPLES)
     .addHelpText('after', () => `\nExit codes:\n${exitCodeLines('brief')}\n${topicsHelp()}`)
-    // `fraudctl help` takes a topic as well as a command (commands/help.ts).
+    // `fraudctl help` takes a topic as well as a command (commands/help/).
     .helpCommand(false);
   program.hook('preAction', (root) => {
     context.debug = Boolean(root.opts<{ debug?: boolean }>().debug);
@@ -132,7 +132,7 @@ export function buildProgram(context: CliContext, argv?: readonly string[]): Com
   for (const [name, make] of Object.entries(COMMANDS)) {
     if (only === undefined || name === only) program.addCommand(make(context), { hidden: name.startsWith('__') });
   }
-  if (only === undefined) program.addCommand(helpCommand(context, program));
+  if (only === undefined) program.addCommand(helpCommand(context));
   // Sub-commands report usage errors through the same exit path as the root.
   const inherit = (command: Command) => {
     for (const sub of command.commands) {
