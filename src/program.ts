@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { VERSION } from './process/version.js';
 import type { CliContext } from './process/cli-context.js';
-import { sandboxCommand } from './commands/sandbox.js';
+import { sandboxCommand } from './commands/sandbox/command.js';
 import { submitCommand } from './commands/submit/command.js';
 import { showCommand } from './commands/show/command.js';
 import { alertsCommand } from './commands/alerts/command.js';
@@ -10,14 +10,13 @@ import { reviewCommand } from './commands/review/command.js';
 import { loginCommand } from './commands/login/command.js';
 import { logoutCommand } from './commands/logout/command.js';
 import { configCommand } from './commands/config/command.js';
-import { completionCommand } from './commands/completion.js';
+import { completionCommand, completeCommand } from './commands/completion/command.js';
 import { doctorCommand } from './commands/doctor/command.js';
 import { logCommand } from './commands/log/command.js';
 import { historyCommand } from './commands/history/command.js';
 import { reportCommand } from './commands/report/command.js';
 import { evaluateCommand } from './commands/evaluate/command.js';
-import { completeCommand } from './commands/complete.js';
-import { helpCommand } from './commands/help.js';
+import { helpCommand } from './commands/help/command.js';
 import { topicsHelp } from './help-topics/topic-names.js';
 import { exitCodeLines } from './errors/exit-codes.js';
 
@@ -124,7 +123,7 @@ export function buildProgram(context: CliContext, argv?: readonly string[]): Com
     })
     .addHelpText('before', EXAMPLES)
     .addHelpText('after', () => `\nExit codes:\n${exitCodeLines('brief')}\n${topicsHelp()}`)
-    // `fraudctl help` takes a topic as well as a command (commands/help.ts).
+    // `fraudctl help` takes a topic as well as a command (commands/help/).
     .helpCommand(false);
   program.hook('preAction', (root) => {
     context.debug = Boolean(root.opts<{ debug?: boolean }>().debug);
@@ -133,7 +132,7 @@ export function buildProgram(context: CliContext, argv?: readonly string[]): Com
   for (const [name, make] of Object.entries(COMMANDS)) {
     if (only === undefined || name === only) program.addCommand(make(context), { hidden: name.startsWith('__') });
   }
-  if (only === undefined) program.addCommand(helpCommand(context, program));
+  if (only === undefined) program.addCommand(helpCommand(context));
   // Sub-commands report usage errors through the same exit path as the root.
   const inherit = (command: Command) => {
     for (const sub of command.commands) {

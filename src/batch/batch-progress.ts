@@ -1,10 +1,11 @@
-import cliProgress from 'cli-progress';
+import { durationText } from '../render/ages.js';
 import { count } from '../render/counts.js';
+import { createStatusLine } from '../render/status-line.js';
 import { sym } from '../render/symbols.js';
 
 /*
- * How a running batch shows itself on stderr: a live bar on a terminal (cli-progress), a
- * plain line every few seconds when stderr is a file or a pipe (CI logs), nothing with
+ * How a running batch shows itself on stderr: a bar on a terminal, in the one line progress
+ * takes there (src/render/status-line.ts), a plain line every few seconds when stderr is a file or a pipe (CI logs), nothing with
  * --quiet. Only numbers the batch counted itself are shown, no text from the service; which
  * counts, the job says (ProgressView). The position (`1,200 of 2,000`) is the input's, items an
  * earlier run settled included; the rate and the job's counts are this run's. After --resume
@@ -59,51 +60,47 @@ function thisRun(stats: ProgressView, rate: string): string {
   return `${earlier} ${dot} this run: ${count(stats.done)} ${dot} ${rate} ${dot} ${stats.countsText()}`;
 }
 
+/** The bar's width, in characters. */
+const BAR = 24;
+
 function barProgress(
   stats: ProgressView,
-  stream: NodeJS.WritableStream,
+  stream: NodeJS.WritableStream & { columns?: number },
   total: number | null,
   unit: string,
   resumed: boolean,
 ): Progress {
-  const done = () => stats.done + stats.skipped;
-  const rateText = () => `${count(stats.rate())}/s`;
-  const payload = () => ({
-    rateText: rateText(),
-    counts: resumed ? thisRun(stats, rateText()) : stats.countsText(),
-    doneText: count(done()),
-    totalText: total === null ? '' : count(total),
-  });
-  // The rate goes with this run's counts after --resume, and before the ETA otherwise, as it always has.
-  const rate = resumed ? '' : `{rateText} ${sym.dot} `;
-  const format =
-    total !== null
-      ? `{bar} {doneText}/{totalText} ${unit} ${sym.dot} ${rate}ETA {eta_formatted} ${sym.dot} {counts}`
-      : `{doneText} ${unit} ${sym.dot} ${rate}{duration_formatted} ${sym.dot} {counts}`;
-  const bar = new cliProgress.SingleBar(
-    { format, stream, hideCursor: true, fps: 8, etaBuffer: 200, barsize: 24 },
-    { ...cliProgress.Presets.shades_classic, barCompleteChar: sym.barDone, barIncompleteChar: sym.barLeft },
-  );
-  bar.start(total ?? 0, done(), payload());
+  const line = createStatusLine(stream, { intervalMs: 125 });
+  const started = performance.now();
+  const text = () => {
+    const done = stats.done + stats.skipped;
+    const rateText = `${count(stats.rate())}/s`;
+    const counts = resumed ? thisRun(stats, rateText) : stats.countsText();
+    // The rate goes with this run's counts after --resume, and before the time otherwise.
+    const rate = resumed ? '' : `${rateText} ${sym.dot} `;
+    if (total === null) {
+      const elapsed = durationText(performance.now() - started, 's');
+      return `${count(done)} ${unit} ${sym.dot} ${rate}${elapsed} ${sym.dot} ${counts}`;
+    }
+    // More than counted (the file grew while read): the bar is full, the total what was done.
+    const of = Math.max(total, done);
+    const full = of === 0 ? BAR : Math.round((done / of) * BAR);
+    const bar = sym.barDone.repeat(full) + sym.barLeft.repeat(BAR - full);
+    const perSecond = stats.rate();
+    const eta = durationText(perSecond > 0 ? Math.ceil((of - done) / perSecond) * 1000 : null, 's');
+    return `${bar} ${count(done)}/${count(of)} ${unit} ${sym.dot} ${rate}ETA ${eta} ${sym.dot} ${counts}`;
+  };
+  line.show(text());
+  // Redrawn while nothing settles too: the time and the rate move on.
+  const timer = setInterval(() => line.show(text()), 1_000);
+  timer.unref();
   return {
-    tick: () => bar.update(done(), payload()),
-    // cli-progress saves the cursor where the bar starts (ESC 7) and goes back there when it
-    // stops: after lines written above the bar, the bar's new line is saved instead, or the
-    // summary would overwrite them.
-    note(text) {
-      stream.write(`\r\x1b[K${text}\n\x1b7`);
-      bar.render();
-    },
-    above(write) {
-      stream.write('\r\x1b[K');
-      write();
-      stream.write('\x1b7');
-      bar.render();
-    },
+    tick: () => line.show(text()),
+    note: (note) => line.above(() => stream.write(`${note}\n`)),
+    above: (write) => line.above(write),
     stop() {
-      if (total !== null && done() > total) bar.setTotal(done());
-      bar.update(done(), payload());
-      bar.stop();
+      clearInterval(timer);
+      line.stop(text());
     },
   };
 }

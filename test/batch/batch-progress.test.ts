@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createProgress } from '../../src/batch/batch-progress.js';
+import { sym } from '../../src/render/symbols.js';
 import { BatchStats } from '../../src/submit-batch/batch-stats.js';
 import type { LineResult } from '../../src/results-file/submit-result.js';
 
@@ -73,6 +74,18 @@ describe('batch progress', () => {
     expect(out.text()).toMatch(
       / 1,001\/2,000 events · ETA \S+ · 1,000 done earlier · this run: 1 · [\d,]+\/s · APPROVE 1 · REVIEW 0 /,
     );
+  });
+
+  it('on a terminal: one line cut to its width, no ETA before any rate, and the last drawing left on the screen', () => {
+    const stats = new BatchStats();
+    const out = capture(true);
+    Object.assign(out.stream, { columns: 60 });
+    const progress = createProgress(stats, out.stream, { quiet: false, total: 4 });
+    progress.stop();
+    const { barLeft, dash, dot } = sym;
+    const whole = `${barLeft.repeat(24)} 0/4 events ${dot} 0/s ${dot} ETA ${dash} ${dot} APPROVE 0 ${dot} REVIEW 0 ${dot} DECLINE 0`;
+    // Drawn at the start, and again at the end, left there: cut to 59 characters, short of the width.
+    expect(out.text()).toBe(`\r\x1b[K${whole.slice(0, 59)}\r\x1b[K${whole.slice(0, 59)}\n`);
   });
 
   it('--quiet: nothing at all', () => {

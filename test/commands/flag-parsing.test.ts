@@ -15,6 +15,9 @@ import { logoutCommand } from '../../src/commands/logout/command.js';
 import { loginCommand } from '../../src/commands/login/command.js';
 import { configCommand } from '../../src/commands/config/command.js';
 import { doctorCommand } from '../../src/commands/doctor/command.js';
+import { sandboxCommand } from '../../src/commands/sandbox/command.js';
+import { completeCommand, completionCommand } from '../../src/commands/completion/command.js';
+import { helpCommand } from '../../src/commands/help/command.js';
 
 /*
  * The command files' one job, tested in-process (as gh's NewCmdX(f, runF) is): argv → the work's
@@ -68,6 +71,7 @@ async function parseRoom<T>(
     .option('--no-color')
     .option('--no-input')
     .option('--insecure-http')
+    .option('--debug')
     .exitOverride()
     .configureOutput(quiet);
   const sub = make(context(), async (_command, options) => void asked.push(options));
@@ -577,6 +581,83 @@ describe('doctor: argv → DoctorOptions', () => {
     expect(await parseRoom(doctorCommand, ['--profile', 'p', 'doctor', '--json', '--no-color'])).toStrictEqual({
       json: true,
       noColor: true,
+    });
+  });
+});
+
+describe('sandbox: argv → SandboxOptions', () => {
+  it("serve alone: loopback, port 8787, the data directory's file, the built-in config, no faults", async () => {
+    expect(await parseRoom(sandboxCommand, ['sandbox', 'serve'])).toStrictEqual({
+      verb: 'serve',
+      host: '127.0.0.1',
+      port: 8787,
+      db: null,
+      config: null,
+      chaos: null,
+      debug: false,
+    });
+  });
+
+  it('every serve flag bound once, the global --debug too; default-config takes nothing', async () => {
+    const argv = ['--debug', 'sandbox', 'serve', '--host', '0.0.0.0', '--port', '0', '--db', ':memory:'];
+    expect(await parseRoom(sandboxCommand, [...argv, '--config', 'c.json', '--chaos', '503=0.1,seed=4'])).toStrictEqual(
+      {
+        verb: 'serve',
+        host: '0.0.0.0',
+        port: 0,
+        db: ':memory:',
+        config: 'c.json',
+        chaos: '503=0.1,seed=4',
+        debug: true,
+      },
+    );
+    expect(await parseRoom(sandboxCommand, ['sandbox', 'default-config'])).toStrictEqual({ verb: 'default-config' });
+  });
+
+  it('a port that is not one is refused before any work', async () => {
+    for (const port of ['http', '70000', '-1', '8.5'])
+      await expect(parseRoom(sandboxCommand, ['sandbox', 'serve', '--port', port])).rejects.toThrow(
+        /a port is a whole number from 0 to 65535/,
+      );
+  });
+});
+
+describe('completion and __complete: argv → CompletionOptions', () => {
+  it('the shell; the profiles; the words with their leading colon taken off, one empty word for none', async () => {
+    expect(await parseRoom(completionCommand, ['completion', 'zsh'])).toStrictEqual({ verb: 'script', shell: 'zsh' });
+    expect(await parseRoom(completeCommand, ['__complete', 'profiles'])).toStrictEqual({ verb: 'profiles' });
+    expect(await parseRoom(completeCommand, ['__complete', 'words', ':config', ':u'])).toStrictEqual({
+      verb: 'words',
+      words: ['config', 'u'],
+    });
+    expect(await parseRoom(completeCommand, ['__complete', 'words', ':--state', ':'])).toStrictEqual({
+      verb: 'words',
+      words: ['--state', ''],
+    });
+    expect(await parseRoom(completeCommand, ['__complete', 'words'])).toStrictEqual({ verb: 'words', words: [''] });
+  });
+
+  it('a shell it does not know, or a word without its colon, is refused before any work', async () => {
+    await expect(parseRoom(completionCommand, ['completion', 'tcsh'])).rejects.toThrow(/Allowed choices are/);
+    await expect(parseRoom(completeCommand, ['__complete', 'words', ':config', 'u'])).rejects.toThrow(
+      new UsageError(`__complete words takes each word with a leading ':' (got "u")`),
+    );
+    await expect(parseRoom(completeCommand, ['__complete', 'values'])).rejects.toThrow(/Allowed choices are/);
+  });
+});
+
+describe('help: argv → HelpOptions', () => {
+  it('nothing: the root; a lone topic: that topic; other words: a command path, looked up by the run', async () => {
+    expect(await parseRoom(helpCommand, ['help'])).toStrictEqual({ verb: 'root' });
+    expect(await parseRoom(helpCommand, ['help', 'exit-codes'])).toStrictEqual({ verb: 'topic', topic: 'exit-codes' });
+    expect(await parseRoom(helpCommand, ['help', 'config', 'set'])).toStrictEqual({
+      verb: 'command',
+      path: ['config', 'set'],
+    });
+    // A topic's name after another word is not a topic.
+    expect(await parseRoom(helpCommand, ['help', 'exit-codes', 'x'])).toStrictEqual({
+      verb: 'command',
+      path: ['exit-codes', 'x'],
     });
   });
 });

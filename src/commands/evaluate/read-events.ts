@@ -1,6 +1,7 @@
 import pMap from 'p-map';
 import { classifyFailure, type FailureKind } from '../../failures/failure-kind.js';
 import { count } from '../../render/counts.js';
+import { createStatusLine } from '../../render/status-line.js';
 import type { EvaluateDeps, EventReader } from './deps.js';
 import { factsFromService, stillMissing, type CompleteFacts, type KnownFacts } from './read-results.js';
 
@@ -20,8 +21,6 @@ export interface Unread {
   exitCode: number;
 }
 
-const ERASE = '\r\x1b[K';
-
 export async function readEvents(
   pending: readonly KnownFacts[],
   deps: Pick<EvaluateDeps, 'events' | 'stderr'>,
@@ -32,12 +31,9 @@ export async function readEvents(
   if (pending.length === 0) return unread;
   const client = await deps.events(concurrency);
   let done = 0;
-  let drawn = 0;
-  const progress = () => {
-    if (!deps.stderr.isTTY || performance.now() - drawn < 100) return;
-    drawn = performance.now();
-    deps.stderr.write(`${ERASE}reading events ${count(done)}/${count(pending.length)}`);
-  };
+  // The one progress line of a terminal (src/render/status-line.ts); none off a terminal.
+  const line = deps.stderr.isTTY ? createStatusLine(deps.stderr) : null;
+  const progress = () => line?.show(`reading events ${count(done)}/${count(pending.length)}`);
   try {
     await pMap(
       pending,
@@ -51,7 +47,7 @@ export async function readEvents(
       { concurrency },
     );
   } finally {
-    if (drawn > 0) deps.stderr.write(ERASE);
+    line?.stop();
   }
   return unread;
 }

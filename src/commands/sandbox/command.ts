@@ -1,10 +1,17 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { CliContext } from '../process/cli-context.js';
+import type { CliContext } from '../../process/cli-context.js';
+import type { SandboxOptions } from './options.js';
+
+export type { SandboxOptions } from './options.js';
 
 /*
- * `fraudctl sandbox …`: wiring only. The server itself is loaded when a sandbox verb runs,
- * so other commands never pay for Fastify or SQLite at start-up.
+ * `fraudctl sandbox …`: each verb's argv → one SandboxOptions value; then the work (run.ts),
+ * import()ed when it runs, so other commands never pay for Fastify or SQLite at start-up, with
+ * its dependencies built from the process (deps.ts). `run` is injectable, so a test checks
+ * argv → options in-process without starting a server.
  */
+
+export type SandboxRun = (command: Command, options: SandboxOptions) => Promise<void>;
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -13,7 +20,21 @@ function parsePort(value: string): number {
   return port;
 }
 
-export function sandboxCommand(context: CliContext): Command {
+interface ServeFlags {
+  host: string;
+  port: number;
+  db?: string;
+  config?: string;
+  chaos?: string;
+}
+
+export function sandboxCommand(context: CliContext, run?: SandboxRun): Command {
+  const runWork: SandboxRun =
+    run ??
+    (async (_command, options) => {
+      const [{ run: sandbox }, { sandboxDeps }] = await Promise.all([import('./run.js'), import('./deps.js')]);
+      return sandbox(options, sandboxDeps(context));
+    });
   const sandbox = new Command('sandbox')
     .description('run the local implementation of the fraud-screening service')
     .addHelpText(
@@ -52,9 +73,17 @@ export function sandboxCommand(context: CliContext): Command {
         'inject faults: 503=P,504=P,reset-before=P,reset-after=P,latency=MIN-MAX,retry-after=S,seed=N (seed=N: each event id meets the same faults on its 1st, 2nd, ... request in every run; the ids seen are kept in memory, ~150 bytes each)',
       ),
     )
-    .action(async (options: { host: string; port: number; db?: string; config?: string; chaos?: string }) => {
-      const { serveSandbox } = await import('../sandbox-host/serve-command.js');
-      await serveSandbox(context, options);
+    .action(async (flags: ServeFlags, command: Command) => {
+      const { debug } = command.optsWithGlobals<{ debug?: boolean }>();
+      await runWork(command, {
+        verb: 'serve',
+        host: flags.host,
+        port: flags.port,
+        db: flags.db ?? null,
+        config: flags.config ?? null,
+        chaos: flags.chaos ?? null,
+        debug: debug === true,
+      });
     });
 
   sandbox
@@ -64,9 +93,8 @@ export function sandboxCommand(context: CliContext): Command {
       'before',
       'Examples:\n  $ fraudctl sandbox default-config > sandbox.json\n  $ fraudctl sandbox serve --config sandbox.json\n\n',
     )
-    .action(async () => {
-      const { defaultSandboxConfig } = await import('../sandbox/config/sandbox-config.js');
-      context.stdout.write(`${JSON.stringify(defaultSandboxConfig(), null, 2)}\n`);
+    .action(async (_options: unknown, command: Command) => {
+      await runWork(command, { verb: 'default-config' });
     });
 
   return sandbox;
