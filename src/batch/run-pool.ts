@@ -290,9 +290,12 @@ function stopsOnShutdown(
   void (async () => {
     await context.waitForShutdown();
     if (finished) return;
+    // Listening for the second before saying to press it: a second signal that came between the
+    // words and the listener would meet none, and end the process where it stands.
+    const second = context.waitForShutdown();
     stops.stop('interrupted');
     progress.note(`stopping: finishing ${inFlight}; press Ctrl-C again to abort them`);
-    await context.waitForShutdown();
+    await second;
     if (finished) return;
     stops.reason = 'aborted';
     abort.abort();

@@ -252,3 +252,44 @@ describe('set-state: run(options, deps) for many events', () => {
     expect((await Promise.all([a, b].map(summaryOf))).map((s) => s.state)).toEqual(['DECLINED', 'DECLINED']);
   });
 });
+
+describe('set-state for many ids: the second Ctrl-C', () => {
+  it('pressed the moment "press Ctrl-C again" is said, it aborts the run (a listener is there), never meets none', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push(await reviewEvent());
+    const d = deps();
+    // Signals as main delivers them: each resolves the waiters of the moment, which stop
+    // listening; one that meets no waiter is the default action, the process ended where it stands.
+    let waiters: ((signal: NodeJS.Signals) => void)[] = [];
+    let endedWhereItStood = false;
+    const signal = () => {
+      if (waiters.length === 0) return void (endedWhereItStood = true);
+      const now = waiters;
+      waiters = [];
+      for (const resolve of now) resolve('SIGINT');
+    };
+    d.context.waitForShutdown = () => new Promise((resolve) => void waiters.push(resolve));
+    const hook = (stream: NodeJS.WritableStream, onText: (text: string) => void) => {
+      const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+      stream.write = ((chunk: unknown, ...rest: unknown[]) => {
+        const written = write(chunk, ...rest);
+        onText(String(chunk));
+        return written;
+      }) as typeof stream.write;
+    };
+    let first = true;
+    hook(d.context.stdout, () => {
+      if (!first) return;
+      first = false;
+      signal();
+    });
+    // The second comes as the words that ask for it are written: before the code after them runs.
+    hook(d.context.stderr, (text) => {
+      if (text.includes('press Ctrl-C again')) signal();
+    });
+    const result = await ran(run(many(ids, { concurrency: 1 }), d), d);
+    expect(endedWhereItStood).toBe(false);
+    expect(result.stderr).toContain('stopping: finishing');
+    expect(result.code).toBe(130);
+  });
+});
