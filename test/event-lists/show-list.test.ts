@@ -6,7 +6,7 @@ import { TERMINAL_CONTROLS } from '../support/cli-against-sandbox.js';
 import { useSandboxInProcess } from '../support/in-process-cli.js';
 import { makeEvent, readResults } from '../support/batch-events.js';
 import { startCli } from '../support/cli.js';
-import { runInProcess } from '../support/in-process.js';
+import { runWithSession } from '../support/in-process.js';
 import { showList, type ShowListOptions } from '../../src/event-lists/show-list.js';
 
 /*
@@ -24,7 +24,7 @@ const file = (name: string, content: string) => {
 };
 
 /** `show` for many ids, in-process against the sandbox. */
-const showInProcess = (options: ShowListOptions) => runInProcess(cli.sb.url, (session) => showList(session, options));
+const showInProcess = (options: ShowListOptions) => runWithSession(cli.sb.url, (session) => showList(session, options));
 
 /** 500 id lines: 485 stored events, 14 unknown ids, and one malformed id, mixed; with comments and blank lines between. */
 const STORED = 485;
