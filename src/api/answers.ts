@@ -87,7 +87,7 @@ export class Answers {
     const tls = tlsKind(code, e.message ?? '');
     if (tls) {
       const said = this.describe.tls(tls, url.host, code);
-      return new NetworkError(said.message, 'tls', false, said.hint, ExitCode.FAILURE);
+      return new NetworkError(said.message, 'tls', false, said.hint);
     }
     const failure =
       code === 'ECONNREFUSED'
