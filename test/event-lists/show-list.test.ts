@@ -352,7 +352,7 @@ describe('fraudctl show: which form, and usage errors', () => {
     [['show', 'a', '--until', 'APPROVED'], /--until goes with --watch/],
     [['show', 'a', '--watch', '--interval', '0.5'], /at least 1/],
     [['show', 'a', 'b', '--concurrency', '0'], /from 1 to 256/],
-    [['show', '--from', '/no/such/ids.txt'], /no such file: \/no\/such\/ids\.txt/],
+    [['show', '--from', '/no/such/ids.txt'], /cannot read the id list \/no\/such\/ids\.txt: no such file/],
   ])('%j is a usage error (exit 2)', async (args, message) => {
     const result = await cli.run(args);
     expect(result.code).toBe(2);
