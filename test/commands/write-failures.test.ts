@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { writeConfigFile } from '../../src/profiles/config-file.js';
 import { useSandboxInProcess } from '../support/in-process-cli.js';
 import { manyProfiles } from '../profiles/temp-env.js';
+import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 import { smallDisk, type SmallDisk } from '../support/small-disk.js';
 
 /*
@@ -95,6 +96,7 @@ describe.skipIf(!smallDisk.available)(`a file to write on a read-only disk${smal
 
 describe('a file to write that is a directory', () => {
   it('set-state --log DIR: the log named, "it is a directory", exit 2', async () => {
+    notOnWindows(ON_WINDOWS.directoryWrite);
     const log = join(cli.dir, 'a-dir.log');
     mkdirSync(log, { recursive: true });
     writeFileSync(join(log, 'inside'), '');
