@@ -1,10 +1,10 @@
-import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { FileWriteError, LineAppender, pathNames, StreamLineWriter } from '../files/append-line.js';
 import { acquireLockAsync, holderWords, lockPathOf, LockBusyError, type HeldLock } from '../files/exclusive-lock.js';
-import { errorCode, fileErrorCause, fileErrorHint } from '../files/file-errors.js';
-import { listFilesCommand, removeFileCommand, shellCommand } from '../render/shell-command.js';
+import { errorCode, fileCause, fileErrorHint, fileWriteFailure } from '../files/file-errors.js';
+import { removeFileCommand, shellCommand } from '../render/shell-command.js';
 import { jsonForTerminal } from '../render/terminal-text.js';
 import {
   chainFields,
@@ -149,6 +149,11 @@ const SHARED_FILE_MODE = 0o666;
 // fails a write (EAGAIN) instead of blocking the thread. No effect on a regular file; none on Windows.
 const WRITE_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NONBLOCK ?? 0);
 
+/** A line that cannot be written to the log, or the log that cannot be: a FileWriteError naming it as the log. */
+function logWriteError(path: string, code: string, reason: string, hint?: string): FileWriteError {
+  return new FileWriteError(path, code, reason, undefined, hint, 'log');
+}
+
 /** The lock of one append: a failure is the log's (a FileWriteError naming it), so the change is not sent. */
 async function lockForAppend(path: string, lockPath: string, note: (line: string) => void): Promise<HeldLock> {
   try {
@@ -165,13 +170,13 @@ async function lockForAppend(path: string, lockPath: string, note: (line: string
     if (e instanceof LockBusyError) {
       if (e.kind === 'self')
         throw new UsageError(`${path} is given to this command twice: give --log a file of its own`);
-      throw new FileWriteError(
+      throw logWriteError(
         path,
         'LOCKED',
         `its lock ${lockPath} was held by ${holderWords(e.holder)} for more than ${APPEND_WAIT_MS / 1000} s`,
       );
     }
-    throw new FileWriteError(path, errorCode(e), `cannot create its lock ${lockPath}: ${fileErrorCause(e)}`);
+    throw logWriteError(path, errorCode(e), `cannot create its lock ${lockPath}: ${fileCause(e, true)}`);
   }
 }
 
@@ -218,32 +223,21 @@ function openLog(path: string): OpenLog {
 }
 
 /**
- * The open failure in words, with a hint that fits it: the file's mode and owner for a file that
- * is there, the directory's for one that is not.
+ * The open failure in the words every file gets (file-errors.ts), with a hint that fits it: the
+ * file's mode and owner for a file that is there, the directory's for one that is not.
  */
 function openFailure(path: string, error: unknown): CliError {
   const code = errorCode(error);
   if (code === 'ENXIO') {
     return new UsageError(
-      `cannot open the log file ${path}: it is a FIFO that nobody reads (ENXIO), so its lines would reach nobody`,
+      `cannot write the log ${path}: it is a FIFO that nobody reads (ENXIO), so its lines would reach nobody`,
       'start the program that reads it first, then run this again',
     );
   }
-  let exists = false;
-  try {
-    statSync(path);
-    exists = true;
-  } catch {
-    // Not there (or not to be looked at): the directory is what to check.
-  }
-  if ((code === 'EACCES' || code === 'EPERM') && exists) {
-    return new UsageError(
-      `cannot open the log file ${path}: ${code} (you may not write it)`,
-      `check who owns it and its mode: ${listFilesCommand([path])}; a team's log is its group's (fraudctl help log)`,
-    );
-  }
-  const words = `cannot open the log file ${path}: ${code}`;
-  return new UsageError(words, 'give --log a file in a directory you can write to');
+  const { message, hint } = fileWriteFailure(path, error, 'log', { option: '--log' });
+  // A colleague who may not write a team's log is told where the group's rights are said.
+  const theirs = (code === 'EACCES' || code === 'EPERM') && existsSync(path);
+  return new UsageError(message, theirs ? `${hint}; a team's log is its group's (fraudctl help log)` : hint);
 }
 
 /** A log whose last line cannot be chained from: refused, naming the line, with what to do. */
@@ -254,7 +248,7 @@ export class LogNotIntactError extends FileWriteError {
     readonly problem: string,
   ) {
     const reason = `it is not intact: ${problem}; nothing is chained to it (${verifyHint(path)})`;
-    super(path, 'NOT_INTACT', reason, undefined, verifyHint(path));
+    super(path, 'NOT_INTACT', reason, undefined, verifyHint(path), 'log');
     this.name = 'LogNotIntactError';
   }
 }
@@ -301,8 +295,8 @@ export async function openSessionLog(
   const regular = file.read !== null;
   const lockPath = regular ? lockPathOf(path) : null;
   let lines: LineAppender | StreamLineWriter = regular
-    ? new LineAppender(file.write, path)
-    : new StreamLineWriter(file.write, path, APPEND_WAIT_MS, options.signal);
+    ? new LineAppender(file.write, path, 0, process.platform, 'log')
+    : new StreamLineWriter(file.write, path, APPEND_WAIT_MS, options.signal, 'log');
   let next: { line: number; prev: string } = { line: 1, prev: GENESIS };
   let known: Known | null = null;
   /** The open file (device, inode) is known to hold sealed lines: an unsealed line after them is a break. */
@@ -331,21 +325,21 @@ export async function openSessionLog(
     try {
       fresh = openLog(path);
     } catch (error) {
-      throw new FileWriteError(
+      throw logWriteError(
         path,
         errorCode(error),
-        `it was renamed while open, and a new one cannot be opened: ${fileErrorCause(error)}`,
+        `it was renamed while open, and a new one cannot be opened: ${fileCause(error, true)}`,
       );
     }
     if (fresh.read === null) {
       closeQuietly(fresh.write);
       const words = 'it was renamed while open, and what is at its path now is not a regular file';
-      throw new FileWriteError(path, 'ENOTREG', words);
+      throw logWriteError(path, 'ENOTREG', words);
     }
     closeQuietly(file.read);
     closeQuietly(file.write);
     file = fresh;
-    lines = new LineAppender(file.write, path);
+    lines = new LineAppender(file.write, path, 0, process.platform, 'log');
     sealedSeen = false;
     followed = known !== null;
     note(
@@ -363,7 +357,7 @@ export async function openSessionLog(
     try {
       point = chainPointAfter(file.read as number, stat.size);
     } catch (error) {
-      throw new FileWriteError(path, errorCode(error), fileErrorCause(error));
+      throw logWriteError(path, errorCode(error), fileCause(error, true));
     }
     if (point.last === null) return point;
     const place = point.line - 1;
@@ -423,7 +417,7 @@ export async function openSessionLog(
       try {
         stat = fstatSync(file.write);
       } catch (error) {
-        throw new FileWriteError(path, errorCode(error), fileErrorCause(error));
+        throw logWriteError(path, errorCode(error), fileCause(error, true));
       }
       const point = checkedPoint(stat);
       const continues = continuity(stat, point);

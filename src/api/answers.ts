@@ -4,7 +4,7 @@ import { ApiError, BadResponseError, NetworkError, NotTheServiceError, ProxyErro
 import type { CallFacts, FailureDescriber, Purpose, ProxyUnreachable, TlsKind } from './failure-facts.js';
 import { readErrorAnswer, readNotFound } from './error-shape.js';
 import { proxyFor, proxyShown } from './proxy.js';
-import { redactKeyIn } from '../profiles/redact.js';
+import { redactKeyIn } from '../render/redact.js';
 
 /*
  * An answer, or a failure to get one, → the body, or the typed error carrying its facts (worded
@@ -87,7 +87,7 @@ export class Answers {
     const tls = tlsKind(code, e.message ?? '');
     if (tls) {
       const said = this.describe.tls(tls, url.host, code);
-      return new NetworkError(said.message, 'tls', false, said.hint, ExitCode.FAILURE);
+      return new NetworkError(said.message, 'tls', false, said.hint);
     }
     const failure =
       code === 'ECONNREFUSED'

@@ -63,6 +63,14 @@ export const NETWORK_ERROR_TYPES: Readonly<Record<NetworkFailure, string>> = {
   proxy: 'PROXY_FAILURE',
 };
 
+/**
+ * The exit code of a network failure: 6 ("try again later") unless waiting cannot help — a TLS
+ * certificate refused is 1. A proxy's failure says its own (ProxyError).
+ */
+export function networkExitCode(failure: NetworkFailure): ExitCodeValue {
+  return failure === 'tls' ? ExitCode.FAILURE : ExitCode.UNAVAILABLE;
+}
+
 /** No usable answer: the connection failed, timed out, or the answer was not what the interface promises. */
 export class NetworkError extends CliError {
   constructor(
@@ -71,8 +79,7 @@ export class NetworkError extends CliError {
     /** False when the request certainly never reached the server (safe to send again). */
     readonly maybeProcessed: boolean,
     hint?: string,
-    /** 6 ("try again later") unless waiting cannot help: a TLS certificate refused is exit 1. */
-    exitCode: ExitCodeValue = ExitCode.UNAVAILABLE,
+    exitCode: ExitCodeValue = networkExitCode(failure),
   ) {
     super(message, exitCode, hint);
     this.name = 'NetworkError';

@@ -17,8 +17,10 @@ export interface OutputStream {
   readonly columns: number | null;
 }
 
-/** The environment variables output is rendered by: colour (NO_COLOR, FORCE_COLOR, TERM, COLORTERM). */
-export type EnvFacts = Partial<Record<'NO_COLOR' | 'FORCE_COLOR' | 'TERM' | 'COLORTERM', string>>;
+/** The environment variables output is rendered by: colour (NO_COLOR, FORCE_COLOR, TERM, COLORTERM) and the locale's marks. */
+export type EnvFacts = Partial<Record<(typeof ENV_FACTS)[number], string>>;
+
+const ENV_FACTS = ['NO_COLOR', 'FORCE_COLOR', 'TERM', 'COLORTERM', 'LANG', 'LC_ALL', 'LC_CTYPE'] as const;
 
 export const outputStream = (s: CliContext['stdout']): OutputStream => ({
   write: (text) => void s.write(text),
@@ -27,10 +29,7 @@ export const outputStream = (s: CliContext['stdout']): OutputStream => ({
 });
 
 export function envFacts(env: NodeJS.ProcessEnv): EnvFacts {
-  const { NO_COLOR, FORCE_COLOR, TERM, COLORTERM } = env;
-  return Object.fromEntries(
-    Object.entries({ NO_COLOR, FORCE_COLOR, TERM, COLORTERM }).filter(([, v]) => v !== undefined),
-  ) as EnvFacts;
+  return Object.fromEntries(ENV_FACTS.flatMap((name) => (env[name] === undefined ? [] : [[name, env[name]]])));
 }
 
 export interface PrintDeps {

@@ -2,7 +2,7 @@ import { CliError, ExitCode } from '../errors/cli-error.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import { setEnvCommand, unsetEnvCommand } from '../render/shell-command.js';
 import { CREDENTIAL_SERVICE, checkApiKey, orThrow, parseTimeoutSeconds, quote } from '../profiles/values.js';
-import { redactKeyIn } from '../profiles/redact.js';
+import { redactKeyIn } from '../render/redact.js';
 import { strandCall } from '../process/stranded-calls.js';
 
 /*

@@ -11,8 +11,13 @@ import { ExitCode, type ExitCodeValue } from './cli-error.js';
 /** The kinds a status alone can mean (a subset of FailureKind: the others need more than a status). */
 export type StatusKind = 'auth' | 'not-found' | 'invalid' | 'refused' | 'throttled' | 'unavailable' | 'unknown-outcome';
 
+/** What an `auth` answer refused: the key itself (401), or the merchant it belongs to (403). */
+export type AuthRefusal = 'key' | 'merchant';
+
 interface StatusMeaning {
   kind: StatusKind;
+  /** For the kind `auth`: what was refused. */
+  refused?: AuthRefusal;
   /** The kind when the call was a write (POST, PATCH), where it differs. */
   toWrite?: StatusKind;
   exitCode: ExitCodeValue;
@@ -23,8 +28,8 @@ const REJECTED: StatusMeaning = { kind: 'refused', exitCode: ExitCode.REJECTED }
 /** Each status with a meaning of its own; any other is `otherStatus`'s. */
 const STATUSES: ReadonlyMap<number, StatusMeaning> = new Map<number, StatusMeaning>([
   [400, { kind: 'invalid', exitCode: ExitCode.REJECTED }],
-  [401, { kind: 'auth', exitCode: ExitCode.AUTH }],
-  [403, { kind: 'auth', exitCode: ExitCode.AUTH }],
+  [401, { kind: 'auth', refused: 'key', exitCode: ExitCode.AUTH }],
+  [403, { kind: 'auth', refused: 'merchant', exitCode: ExitCode.AUTH }],
   [404, { kind: 'not-found', exitCode: ExitCode.NOT_FOUND }],
   // A request timeout: the server did not get the whole request in time, so nothing was
   // processed and the same request may go through later — transient, like a 503.
@@ -45,10 +50,14 @@ function otherStatus(status: number): StatusMeaning {
   return { kind: status >= 400 && status < 500 ? 'refused' : 'unavailable', exitCode: ExitCode.FAILURE };
 }
 
-/** What an answer of the service with this status means, to a read or to a write. */
-export function statusMeaning(status: number, write: boolean): { kind: StatusKind; exitCode: ExitCodeValue } {
+/** What an answer of the service with this status means, to a read or to a write (`refused`: null unless `auth`). */
+export function statusMeaning(
+  status: number,
+  write: boolean,
+): { kind: StatusKind; refused: AuthRefusal | null; exitCode: ExitCodeValue } {
   const meaning = STATUSES.get(status) ?? otherStatus(status);
-  return { kind: (write ? meaning.toWrite : undefined) ?? meaning.kind, exitCode: meaning.exitCode };
+  const kind = (write ? meaning.toWrite : undefined) ?? meaning.kind;
+  return { kind, refused: meaning.refused ?? null, exitCode: meaning.exitCode };
 }
 
 export function exitCodeForStatus(status: number): ExitCodeValue {

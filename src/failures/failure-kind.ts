@@ -1,6 +1,16 @@
-import { ApiError, BadResponseError, NetworkError, NotTheServiceError, ProxyError } from '../api/api-error.js';
+import {
+  ApiError,
+  BadResponseError,
+  NETWORK_ERROR_TYPES,
+  NetworkError,
+  networkExitCode,
+  NotTheServiceError,
+  ProxyError,
+  type FailureFields,
+  type NetworkFailure,
+} from '../api/api-error.js';
 import { ExitCode, UsageError, type CliError, type ExitCodeValue } from '../errors/cli-error.js';
-import { statusMeaning } from '../errors/exit-codes.js';
+import { statusMeaning, type AuthRefusal } from '../errors/exit-codes.js';
 
 /*
  * What a failed call means, decided once for every job (a batch line, a bulk change, a row of a
@@ -55,6 +65,8 @@ export interface Failure {
    * watch; a failure of the network never counts as lasting (the network may change).
    */
   lasting: boolean;
+  /** For `auth`: what the service refused, the key itself or its merchant (null otherwise). */
+  refused: AuthRefusal | null;
   /** What a command ending on this failure exits with. */
   exitCode: ExitCodeValue;
   /** The error to report: for an answer that is not the service's, the "not the service" error naming what came back. */
@@ -73,13 +85,39 @@ export function answerKind(status: number, write: boolean): FailureKind {
   return statusMeaning(status, write).kind;
 }
 
+/** The same, with what an `auth` answer refused (the key, or its merchant; null for another kind): for words that differ. */
+export function answerMeaning(status: number, write: boolean): { kind: FailureKind; refused: AuthRefusal | null } {
+  const { kind, refused } = statusMeaning(status, write);
+  return { kind, refused };
+}
+
+const NETWORK_BY_TYPE: ReadonlyMap<string, NetworkFailure> = new Map(
+  Object.entries(NETWORK_ERROR_TYPES).map(([failure, type]) => [type, failure as NetworkFailure]),
+);
+
+/**
+ * The exit code of a failed call as a result line recorded it (failureFields: its status and
+ * errorType), for a job that comes to its exit code from its results: the code classifyFailure
+ * gave the call, read back from what was kept — the status table's for an answer of the service,
+ * the network's for none, 1 for an answer that was not the service's or could not be read. A
+ * proxy's failure keeps only its type: 1 (it stopped the run, whose exit code is the stop's).
+ */
+export function recordedExitCode(fields: Pick<FailureFields, 'status'> & { errorType: string | null }): ExitCodeValue {
+  if (fields.errorType === 'NOT_THE_SERVICE' || fields.errorType === 'BAD_RESPONSE') return ExitCode.FAILURE;
+  if (fields.status !== null) return statusMeaning(fields.status, false).exitCode;
+  const network = NETWORK_BY_TYPE.get(fields.errorType ?? '');
+  return network === undefined || network === 'proxy' ? ExitCode.FAILURE : networkExitCode(network);
+}
+
 const failure = (
   kind: FailureKind,
   error: CliError,
   exitCode: ExitCodeValue = error.exitCode,
   unreadableAnswer = false,
+  refused: AuthRefusal | null = null,
 ): Failure => ({
   kind,
+  refused,
   unreadableAnswer,
   stopsRun: kind === 'auth' || kind === 'not-the-service' || kind === 'proxy',
   mayHaveApplied: kind === 'unknown-outcome',
@@ -102,8 +140,8 @@ export function classifyFailure(error: unknown): Failure {
   }
   if (error instanceof ApiError) {
     if (error.notTheService) return failure('not-the-service', error.notTheService);
-    const { kind, exitCode } = statusMeaning(error.status, wasWrite(error));
-    return failure(kind, error, exitCode);
+    const { kind, exitCode, refused } = statusMeaning(error.status, wasWrite(error));
+    return failure(kind, error, exitCode, false, refused);
   }
   // A 404 that is not the service's: whatever answered did not pass the request on.
   if (error instanceof NotTheServiceError) return failure('not-the-service', error, error.exitCode, true);

@@ -1,7 +1,7 @@
 import { fstatSync, ftruncateSync, statSync, writeSync } from 'node:fs';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import { CliError, ExitCode } from '../errors/cli-error.js';
-import { errorCode, fileErrorCause } from './file-errors.js';
+import { errorCode, fileCause, type FileRole } from './file-errors.js';
 import { writeFully } from './write-fully.js';
 
 /*
@@ -36,11 +36,13 @@ export class FileWriteError extends CliError {
     readonly deletion?: { writtenBack: boolean; words: string },
     /** What to do about it, when there is more to say than the reason (a command that works as written). */
     hint?: string,
+    /** What the file is to the command (`the results file`), for the message: file-errors.ts's words. */
+    role?: FileRole,
   ) {
     super(
       code === 'DELETED'
         ? `${path} was deleted while fraudctl was writing it${deletion ? `: ${deletion.words}` : ''}`
-        : `cannot write ${path}: ${reason}`,
+        : `cannot write ${role ? `the ${role} ` : ''}${path}: ${reason}`,
       ExitCode.FAILURE,
       hint,
     );
@@ -57,8 +59,8 @@ export class FileWriteError extends CliError {
   }
 }
 
-function failure(path: string, error: unknown): FileWriteError {
-  return new FileWriteError(path, errorCode(error), fileErrorCause(error));
+function failure(path: string, error: unknown, role?: FileRole): FileWriteError {
+  return new FileWriteError(path, errorCode(error), fileCause(error, true), undefined, undefined, role);
 }
 
 /**
@@ -95,6 +97,7 @@ export class LineAppender {
     readonly path: string,
     private readonly checkEveryMs = 0,
     private readonly platform: NodeJS.Platform = process.platform,
+    private readonly role?: FileRole,
   ) {}
 
   /** On Windows: whether `path` still names the open file (`stats`, its fstat). */
@@ -102,7 +105,7 @@ export class LineAppender {
     try {
       return pathNames(this.path, stats) === 'same';
     } catch (error) {
-      throw failure(this.path, error);
+      throw failure(this.path, error, this.role);
     }
   }
 
@@ -113,10 +116,10 @@ export class LineAppender {
       try {
         stats = fstatSync(this.fd);
       } catch (error) {
-        throw failure(this.path, error);
+        throw failure(this.path, error, this.role);
       }
       if (stats.nlink === 0 || (this.platform === 'win32' && !this.pathStillNames(stats)))
-        throw new FileWriteError(this.path, 'DELETED', 'deleted');
+        throw new FileWriteError(this.path, 'DELETED', 'deleted', undefined, undefined, this.role);
       this.length = stats.size;
       this.lookedAt = now;
     }
@@ -130,7 +133,7 @@ export class LineAppender {
       }
       // Looked at again before the next line: the length is known, but not what else happened.
       this.lookedAt = Number.NEGATIVE_INFINITY;
-      throw failure(this.path, error);
+      throw failure(this.path, error, this.role);
     }
   }
 }
@@ -152,10 +155,11 @@ export class StreamLineWriter {
     readonly path: string,
     private readonly stallMs: number,
     private readonly signal?: AbortSignal,
+    private readonly role?: FileRole,
   ) {}
 
   private fail(code: string, reason: string, hint?: string): FileWriteError {
-    this.failed = new FileWriteError(this.path, code, reason, undefined, hint);
+    this.failed = new FileWriteError(this.path, code, reason, undefined, hint, this.role);
     return this.failed;
   }
 
@@ -174,7 +178,7 @@ export class StreamLineWriter {
         if (code === 'EPIPE') {
           throw this.fail(code, 'its reader went away (EPIPE)', 'give --log a file, or a reader that reads to the end');
         }
-        if (code !== 'EAGAIN') throw this.fail(code, fileErrorCause(error));
+        if (code !== 'EAGAIN') throw this.fail(code, fileCause(error, true));
         const stalled = 'start its reader, or give --log a file';
         if (this.signal?.aborted) throw this.fail('STALLED', 'interrupted while its reader took nothing', stalled);
         if (performance.now() - since >= this.stallMs) {

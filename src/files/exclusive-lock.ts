@@ -14,7 +14,7 @@ import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { removeFileCommand } from '../render/shell-command.js';
-import { fileErrorCause, fileErrorHint } from './file-errors.js';
+import { fileWriteFailure, roleOfOption } from './file-errors.js';
 import { writeFully } from './write-fully.js';
 
 /*
@@ -389,16 +389,13 @@ export function lockForOneWriter(path: string, option: string, note: (line: stri
       throw new UsageError(words);
     }
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT')
-      throw new UsageError(
-        `cannot create ${path}: no such directory`,
-        `give ${option} a file in a directory that exists`,
-      );
+    // The lock is made beside the file: a missing directory is the file's, any other cause named with the lock.
+    const { message, hint } = fileWriteFailure(path, e, roleOfOption(option), {
+      option,
+      at: dirname(lockPath),
+      ...(code === 'ENOENT' ? {} : { doing: `cannot create its lock ${lockPath}` }),
+    });
     const full = code === 'ENOSPC' || code === 'EDQUOT';
-    throw new CliError(
-      `cannot create ${lockPath}, the lock that keeps other runs from writing ${path}: ${fileErrorCause(e)}`,
-      full ? ExitCode.FAILURE : ExitCode.USAGE,
-      full ? fileErrorHint(e, dirname(lockPath)) : `give ${option} a file in a directory you can write to`,
-    );
+    throw new CliError(message, full ? ExitCode.FAILURE : ExitCode.USAGE, hint);
   }
 }

@@ -5,6 +5,7 @@ import { Parser, type CsvError } from 'csv-parse';
 import { parse as parseCsv } from 'csv-parse/sync';
 import type { CliContext } from '../process/cli-context.js';
 import { UsageError } from '../errors/cli-error.js';
+import { fileFailure } from '../files/file-errors.js';
 import { lineKind } from '../results-file/read-results.js';
 import { checkIdArguments, isEventId, splitIds } from './id-arguments.js';
 import { sym } from '../render/symbols.js';
@@ -90,7 +91,7 @@ export async function* readIdList(
       throw openFailure(source, e);
     });
     try {
-      if ((await handle.stat()).isDirectory()) throw new UsageError(`${source} is a directory, not a list of ids`);
+      if ((await handle.stat()).isDirectory()) throw openFailure(source, { code: 'EISDIR' } as NodeJS.ErrnoException);
     } catch (e) {
       await handle.close();
       throw e instanceof UsageError ? e : openFailure(source, e as NodeJS.ErrnoException);
@@ -246,9 +247,6 @@ function resultsEntry(text: string, where: string, selection: ResultsSelection):
 }
 
 function openFailure(path: string, e: NodeJS.ErrnoException): UsageError {
-  if (e.code === 'ENOENT') return new UsageError(`no such file: ${path}`);
-  if (e.code === 'EISDIR') return new UsageError(`${path} is a directory, not a list of ids`);
-  if (e.code === 'EACCES' || e.code === 'EPERM')
-    return new UsageError(`cannot read ${path}: permission denied (${e.code})`, "check the file's permissions");
-  return new UsageError(`cannot read ${path}: ${e.code ?? e.message}`);
+  const { message, hint } = fileFailure(path, e, 'id list');
+  return new UsageError(message, hint);
 }

@@ -17,7 +17,7 @@ import {
 import { basename, dirname, join, resolve } from 'node:path';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
 import { configDir } from '../paths/xdg-paths.js';
-import { fileErrorCause, fileErrorHint } from '../files/file-errors.js';
+import { fileErrorCause, fileErrorHint, fileFailure, fileWriteFailure } from '../files/file-errors.js';
 import { MakeDirectoryError, makeDirectory } from '../files/make-directory.js';
 import { writeFully } from '../files/write-fully.js';
 import { lockPathOf } from '../files/exclusive-lock.js';
@@ -199,10 +199,8 @@ export function readConfigFile(
         `config file ${terminalSafe(path)} is a directory, not a file`,
         `move it away (${moveFileCommand(path, `${path}.old`)}) and try again`,
       );
-    throw new UsageError(
-      `cannot read config file ${terminalSafe(path)}: ${fileErrorCause(e)}`,
-      `check that it is a file you can read: ${listFilesCommand([path])}`,
-    );
+    const { message, hint } = fileFailure(path, e, 'config file');
+    throw new UsageError(message, hint);
   } finally {
     if (fd !== undefined) closeQuietly(fd);
   }
@@ -366,11 +364,12 @@ export function writeConfigFile(env: NodeJS.ProcessEnv, file: ConfigFile): void 
       // It was never created, or is already gone.
     }
     const shown = target === path ? terminalSafe(path) : `${terminalSafe(path)} (a link to ${terminalSafe(target)})`;
-    throw new CliError(
-      `cannot write config file ${shown}: ${fileErrorCause(e)}; nothing was changed`,
-      ExitCode.FAILURE,
-      fileErrorHint(e, dirname(target), MOVED_BY),
-    );
+    const { message, hint } = fileWriteFailure(target, e, 'config file', {
+      shown,
+      movedBy: MOVED_BY,
+      at: dirname(target),
+    });
+    throw new CliError(`${message}; nothing was changed`, ExitCode.FAILURE, hint);
   }
 }
 
@@ -404,11 +403,8 @@ function writeTarget(path: string): string {
     link = lstatSync(path);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return path;
-    throw new CliError(
-      `cannot write config file ${shown}: ${fileErrorCause(e)}`,
-      ExitCode.FAILURE,
-      fileErrorHint(e, dirname(path)),
-    );
+    const { message, hint } = fileWriteFailure(path, e, 'config file', { at: dirname(path) });
+    throw new CliError(message, ExitCode.FAILURE, hint);
   }
   if (link.isFile()) return path;
   if (!link.isSymbolicLink()) {

@@ -1,7 +1,8 @@
 import { dirname } from 'node:path';
 import { CliError, ExitCode } from '../errors/cli-error.js';
 import { acquireLock, holderWords, LockBusyError } from '../files/exclusive-lock.js';
-import { fileErrorCause, fileErrorHint } from '../files/file-errors.js';
+import { fileWriteFailure } from '../files/file-errors.js';
+import { terminalSafe } from '../render/terminal-text.js';
 import { removeFileCommand } from '../render/shell-command.js';
 
 /*
@@ -34,11 +35,14 @@ export function withFileLock<T>(path: string, work: () => T, waitMs = DEFAULT_WA
         hint,
       );
     }
-    throw new CliError(
-      `cannot lock the config file (${path}): ${fileErrorCause(e)}: nothing was changed`,
-      ExitCode.FAILURE,
-      fileErrorHint(e, dirname(path)),
-    );
+    // `path` is the lock, made beside the file it keeps to one writer (exclusive-lock.ts: lockPathOf).
+    const file = path.replace(/[.]lock$/, '');
+    const { message, hint } = fileWriteFailure(file, e, 'config file', {
+      doing: `cannot create its lock ${terminalSafe(path)}`,
+      at: dirname(path),
+      movedBy: 'XDG_CONFIG_HOME',
+    });
+    throw new CliError(`${message}; nothing was changed`, ExitCode.FAILURE, hint);
   }
   try {
     return work();

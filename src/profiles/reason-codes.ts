@@ -1,5 +1,5 @@
 import { KNOWN_STATES } from '../contract/states.js';
-import { matchState } from '../state-changes/state-names.js';
+import { matchState } from '../contract/state-names.js';
 import type { Checked } from './values.js';
 
 /*

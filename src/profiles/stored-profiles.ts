@@ -6,7 +6,7 @@ import {
   type CredentialStoreEntry,
   type ProfileConfig,
 } from './config-file.js';
-import { redactKey } from './redact.js';
+import { redactKey } from '../render/redact.js';
 import { formatReasons, parseReasons, storedReasons, type ReasonCode } from './reason-codes.js';
 import { activeProfileName, knownProfiles, noSuchProfile } from './settings.js';
 import {

@@ -1,6 +1,7 @@
 import { closeSync, constants, copyFileSync, existsSync, openSync } from 'node:fs';
 import { UsageError } from '../errors/cli-error.js';
 import { FileWriteError, LineAppender } from '../files/append-line.js';
+import { fileWriteFailure, roleOfOption, type FileRole } from '../files/file-errors.js';
 
 /*
  * The writer of a results file (--out) of any job on the pool, and of the side files a job
@@ -19,8 +20,9 @@ export class LineFile {
   private constructor(
     readonly path: string,
     private readonly fd: number,
+    role: FileRole,
   ) {
-    this.lines = new LineAppender(fd, path, 100);
+    this.lines = new LineAppender(fd, path, 100, process.platform, role);
   }
 
   /**
@@ -29,7 +31,8 @@ export class LineFile {
    */
   static open(path: string, mode: 'append' | 'create' | 'replace', what: string): LineFile {
     try {
-      return new LineFile(path, openSync(path, mode === 'append' ? 'a' : mode === 'create' ? 'wx' : 'w', 0o600));
+      const fd = openSync(path, mode === 'append' ? 'a' : mode === 'create' ? 'wx' : 'w', 0o600);
+      return new LineFile(path, fd, roleOfOption(what));
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'EEXIST')
@@ -37,9 +40,8 @@ export class LineFile {
           `${path} already exists`,
           `add --resume to continue the run that wrote it, or remove it, or choose another ${what}`,
         );
-      if (code === 'ENOENT') throw new UsageError(`cannot create ${path}: no such directory`);
-      if (code === 'EISDIR') throw new UsageError(`${path} is a directory`);
-      throw new UsageError(`cannot write ${path}: ${code ?? (e as Error).message}`);
+      const { message, hint } = fileWriteFailure(path, e, roleOfOption(what), { option: what });
+      throw new UsageError(message, hint);
     }
   }
 

@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import { CliError, ExitCode, UsageError } from '../errors/cli-error.js';
-import { fileErrorCause, fileErrorHint } from '../files/file-errors.js';
+import { fileErrorCause, fileErrorHint, fileWriteFailure } from '../files/file-errors.js';
 import { listFilesCommand, moveFileCommand } from '../render/shell-command.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import { SandboxError } from '../sandbox/sandbox-error.js';
@@ -46,7 +46,7 @@ export function cliErrorOf<E>(error: E): E | CliError {
       return fail(`${shown} is damaged, or not a SQLite database (${facts.code})`, startAfresh);
     case 'disk-full':
       return fail(
-        `cannot write ${shown}: no space left on its disk (${facts.code})`,
+        `cannot write ${shown}: ${fileErrorCause({ code: 'ENOSPC' }, facts.code)}`,
         fileErrorHint({ code: 'ENOSPC' }, dir),
       );
     case 'read-only':
@@ -55,7 +55,15 @@ export function cliErrorOf<E>(error: E): E | CliError {
       return fail(`cannot use ${shown}: it cannot be opened (${facts.code})`, checkBoth);
     case 'io-error':
       return fail(`cannot use ${shown}: an input/output error (${facts.code})`, checkBoth);
-    case 'file-error':
-      return fail(`cannot use ${shown}: ${fileErrorCause(facts.cause)}`, fileErrorHint(facts.cause, dir, movedBy));
+    case 'file-error': {
+      // Opened to be read and written: what cannot be opened so cannot be written, in every file's words.
+      const option = ownsDirectory ? {} : { option: '--db' };
+      const { message, hint } = fileWriteFailure(path, facts.cause, 'sandbox database', {
+        movedBy,
+        at: dir,
+        ...option,
+      });
+      return fail(message, hint);
+    }
   }
 }

@@ -1,9 +1,9 @@
-import { exitCodeForStatus } from '../api/api-error.js';
 import type { ProgressView } from '../batch/batch-progress.js';
 import { count, plural } from '../render/counts.js';
 import type { PoolStats, StopReason } from '../batch/run-pool.js';
 import { ExitCode, type ExitCodeValue } from '../errors/cli-error.js';
 import { worse } from '../event-lists/event-row.js';
+import { recordedExitCode } from '../failures/failure-kind.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import type { ChangeOutcome, ChangeResult } from '../results-file/change-result.js';
 import { HAS_COMMENT } from './change-lines.js';
@@ -15,17 +15,7 @@ import { sym } from '../render/symbols.js';
  * composed from sanitised text are shown.
  */
 
-/** Network failures that waiting may cure: exit 6, as for a single command. */
-const UNAVAILABLE_TYPES = new Set([
-  'TIMEOUT',
-  'CONNECTION_REFUSED',
-  'CONNECTION_RESET',
-  'DNS_FAILURE',
-  'CONNECT_TIMEOUT',
-  'RETRY_BUDGET_SPENT',
-]);
-
-/** What one result makes of the exit code: 0 changed or skipped as asked; 4 not found or invalid; 5 refused; 6 unavailable; 1 other. */
+/** What one result makes of the exit code: 0 changed or skipped as asked; 4 not found or invalid; 5 refused; a failure its own. */
 export function exitCodeOfResult(r: ChangeResult): ExitCodeValue {
   switch (r.outcome) {
     case 'SKIPPED':
@@ -42,9 +32,8 @@ export function exitCodeOfResult(r: ChangeResult): ExitCodeValue {
     case 'CLAIMED':
       return ExitCode.FAILURE;
     case 'FAILED':
-      if (r.status !== null)
-        return exitCodeForStatus(r.status) === ExitCode.UNAVAILABLE ? ExitCode.UNAVAILABLE : ExitCode.FAILURE;
-      return UNAVAILABLE_TYPES.has(r.errorType ?? '') ? ExitCode.UNAVAILABLE : ExitCode.FAILURE;
+      // What the failure it recorded means, by the one status table (src/failures/), not decided here.
+      return recordedExitCode(r);
   }
 }
 

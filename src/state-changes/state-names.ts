@@ -1,5 +1,5 @@
-import { distance } from 'fastest-levenshtein';
-import { KNOWN_STATES, type KnownState } from '../contract/states.js';
+import { matchState } from '../contract/state-names.js';
+import { KNOWN_STATES } from '../contract/states.js';
 import { UsageError } from '../errors/cli-error.js';
 import { terminalSafe } from '../render/terminal-text.js';
 
@@ -7,33 +7,12 @@ import { terminalSafe } from '../render/terminal-text.js';
  * A state as a person types it (`approved`, `in-review`, `Escalated`) matched to the state the
  * service knows, or the nearest known one to suggest when it matches none (`aproved`). Every
  * option that takes a state (`set-state --state`, `show --watch --until`) goes through
- * `stateFromTyped`, so they accept and refuse the same words.
+ * `stateFromTyped`, so they accept and refuse the same words. The match itself is the contract's
+ * (src/contract/state-names.ts), so that the settings floor matches states without this one.
  */
 
-/** `approved`, `in review`, `In-Review` → `APPROVED`, `IN_REVIEW`: the form the service uses. */
-export function canonicalState(typed: string): string {
-  return typed
-    .trim()
-    .toUpperCase()
-    .replace(/[\s-]+/g, '_');
-}
-
-export type StateMatch = { state: KnownState } | { state: null; suggestion: KnownState | null };
-
-export function matchState(typed: string): StateMatch {
-  const canonical = canonicalState(typed);
-  const known = KNOWN_STATES.find((s) => s === canonical);
-  if (known) return { state: known };
-  let best: KnownState | null = null;
-  let bestDistance = Infinity;
-  for (const state of KNOWN_STATES) {
-    const d = distance(canonical, state);
-    if (d < bestDistance) [best, bestDistance] = [state, d];
-  }
-  // A typo is a few characters off; a state of another service's vocabulary is not worth a guess.
-  const close = best !== null && bestDistance <= Math.max(2, Math.floor(best.length / 3));
-  return { state: null, suggestion: close ? best : null };
-}
+// Its callers here (set-state, the bulk change) ask this file for both.
+export { matchState } from '../contract/state-names.js';
 
 /**
  * The state `typed` names: a known state in any case and separators, or with `force` the text as

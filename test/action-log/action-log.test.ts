@@ -271,7 +271,7 @@ describe('the session log', () => {
     writeFileSync(path, edited);
     await expect(log.append(entry('e3'))).rejects.toMatchObject({
       exitCode: 1,
-      message: `cannot write ${path}: it is not intact: line 2 was edited after it was written (its own hash does not match its text); nothing is chained to it (see what changed: ${shellCommand(['fraudctl', 'log', 'verify', path])}; to go on, give --log a new file)`,
+      message: `cannot write the log ${path}: it is not intact: line 2 was edited after it was written (its own hash does not match its text); nothing is chained to it (see what changed: ${shellCommand(['fraudctl', 'log', 'verify', path])}; to go on, give --log a new file)`,
     });
     await log.close();
     expect(readFileSync(path, 'utf8')).toBe(edited);
@@ -384,7 +384,7 @@ describe('the session log', () => {
     execFileSync('mkfifo', [fifo]);
     await expect(openSessionLog(fifo, who('ann'))).rejects.toMatchObject({
       exitCode: 2,
-      message: `cannot open the log file ${fifo}: it is a FIFO that nobody reads (ENXIO), so its lines would reach nobody`,
+      message: `cannot write the log ${fifo}: it is a FIFO that nobody reads (ENXIO), so its lines would reach nobody`,
       hint: 'start the program that reads it first, then run this again',
     });
   });

@@ -144,7 +144,7 @@ describe.skipIf(!smallDisk.available)(`the config on a full or read-only disk${s
     expect(result.code, result.stderr).toBe(1);
     expect(result.stderr).toMatch(
       new RegExp(
-        `^error: cannot write config file ${path}: no space left on its disk \\(ENOSPC\\); nothing was changed$`,
+        `^error: cannot write the config file ${path}: no space left on its disk \\(ENOSPC\\); nothing was changed$`,
         'm',
       ),
     );
@@ -160,7 +160,7 @@ describe.skipIf(!smallDisk.available)(`the config on a full or read-only disk${s
       env: { ...bare, ...env },
     });
     expect(result.code, result.stderr).not.toBe(0);
-    expect(result.stderr).toContain(`cannot write config file ${path}: no space left on its disk (ENOSPC)`);
+    expect(result.stderr).toContain(`cannot write the config file ${path}: no space left on its disk (ENOSPC)`);
     expect(result.stderr).not.toContain(DEMO_KEY);
     expect(readFileSync(path).equals(before)).toBe(true);
   });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv, runCli } from '../support/cli.js';
 import { runInProcess } from '../support/in-process-cli.js';
-import { DEMO_KEY, startTestSandbox, tempDir, type TestSandbox } from '../support/sandbox.js';
+import { DEMO_KEY, startTestSandbox, tempDir, writeConfig, type TestSandbox } from '../support/sandbox.js';
 import { listen } from '../support/listen.js';
 import { makeTestPki, startTlsServer, type TestPki, type TlsServer } from '../support/certificates.js';
 import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
@@ -83,6 +83,28 @@ describe('fraudctl doctor', () => {
     expect(line(result.stdout, 'timeout')).toContain('7 s (from --timeout)');
     expect(line(result.stdout, 'connection')).toMatch(/^✓ connection\s+127\.0\.0\.1:\d+ in \d+ ms/);
     expect(line(result.stdout, 'TLS')).toMatch(/^– TLS\s+plain http:\/\/ on this machine/);
+  });
+
+  it('a key whose merchant is blocked: ✗ saying so with the status (403), and whom to ask, exit 1', async () => {
+    const blocked = await startTestSandbox({
+      configFile: writeConfig({
+        merchants: [{ id: 'demo', name: 'Demo merchant', apiKey: DEMO_KEY, blocked: true }],
+      }),
+    });
+    try {
+      const result = await runInProcess(
+        ['doctor'],
+        env({ FRAUDCTL_BASE_URL: blocked.url, FRAUDCTL_API_KEY: DEMO_KEY }),
+      );
+      expect(result.code).toBe(1);
+      expect(line(result.stdout, 'service')).toMatch(/^✓/);
+      expect(line(result.stdout, 'key accepted')).toMatch(
+        /^✗ key accepted\s+the key is known, but its merchant is blocked \(403 FORBIDDEN: MERCHANT_BLOCKED\)/,
+      );
+      expect(result.stdout).toContain("ask the service's operators why the merchant is blocked");
+    } finally {
+      await blocked.close();
+    }
   });
 
   it('a refused key: ✗ with the status and what to fix (the variable it came from), exit 1', async () => {

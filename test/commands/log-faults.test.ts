@@ -103,7 +103,7 @@ describe('a log that is a FIFO or a pipe', () => {
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
-      `error: cannot open the log file ${fifo}: it is a FIFO that nobody reads (ENXIO), so its lines would reach nobody\nstart the program that reads it first, then run this again\n`,
+      `error: cannot write the log ${fifo}: it is a FIFO that nobody reads (ENXIO), so its lines would reach nobody\nstart the program that reads it first, then run this again\n`,
     );
     expect(await changed(ids)).toBe(0);
   });
@@ -146,7 +146,7 @@ describe('a log that is a FIFO or a pipe', () => {
       // Stopped by its log (exit 1), the second signal having ended the wait for the reader.
       expect(result.code, result.stderr).toBe(1);
       expect(result.stderr).toContain(
-        `error: cannot write ${fifo}: interrupted while its reader took nothing\nstart its reader, or give --log a file\n`,
+        `error: cannot write the log ${fifo}: interrupted while its reader took nothing\nstart its reader, or give --log a file\n`,
       );
       expect(await changed(ids)).toBe(0);
       // The FIFO holds what the test put there, and nothing of a line cut in two.
@@ -196,7 +196,7 @@ describe('a log that is a FIFO or a pipe', () => {
     expect([1, 141], stderr).toContain(code);
     if (code === 1) {
       const byLog =
-        'error: cannot write /dev/stdout: its reader went away (EPIPE)\ngive --log a file, or a reader that reads to the end\n';
+        'error: cannot write the log /dev/stdout: its reader went away (EPIPE)\ngive --log a file, or a reader that reads to the end\n';
       expect(stderr.includes(byLog) || /^error: stdout was closed after [\d,]+ results?/m.test(stderr), stderr).toBe(
         true,
       );
@@ -304,7 +304,7 @@ describe('a team’s log: modes and owners', () => {
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     expect(await new Promise((resolve) => child.on('close', resolve))).toBe(2);
     expect(stderr).toBe(
-      `error: cannot open the log file ${log}: EACCES (you may not write it)\ncheck who owns it and its mode: ls -ld ${log}; a team's log is its group's (fraudctl help log)\n`,
+      `error: cannot write the log ${log}: permission denied (EACCES)\ncheck who owns it and its mode: ls -ld ${log}; a team's log is its group's (fraudctl help log)\n`,
     );
     expect(await stateOf(id!)).toBe('PENDING_REVIEW');
     // The hint's command, as written.

@@ -55,12 +55,12 @@ describe('review --log on a full disk', () => {
       // Lines longer than the terminal's 80 columns wrap on the screen.
       const unwrapped = screen.replace(/\n/g, '');
       expect(unwrapped).toContain(
-        `error: the session stopped: cannot write ${log}: no space left on its disk (ENOSPC)`,
+        `error: the session stopped: cannot write the log ${log}: no space left on its disk (ENOSPC)`,
       );
       // The summary wraps its sentences at words itself.
       const words = screen.replace(/\s+/g, ' ');
       expect(words).toContain(
-        `log: ${log} (the session ended here: cannot write ${log}: no space left on its disk (ENOSPC)`,
+        `log: ${log} (the session ended here: cannot write the log ${log}: no space left on its disk (ENOSPC)`,
       );
       // Not approved: given back.
       expect((await summaryOf('disk-1')).state).toBe('PENDING_REVIEW');

@@ -84,7 +84,7 @@ describe('set-state --log on a full disk', () => {
       ];
       const first = await runInProcess(args, env());
       expect(first.code, first.stderr).toBe(1);
-      expect(first.stderr).toContain(`error: cannot write ${log}: no space left on its disk (ENOSPC)`);
+      expect(first.stderr).toContain(`error: cannot write the log ${log}: no space left on its disk (ENOSPC)`);
       expect(first.stderr).toMatch(/Set-state stopped: \d+ ids/);
       expect(first.stderr).toContain('stopped: a file could not be written');
       expect(first.stderr).toContain(`free space on the disk of ${log}, then run the same command with --resume`);
@@ -142,7 +142,7 @@ describe('set-state --out on a full disk', () => {
       const args = ['set-state', '--from', input, '--state', 'escalated', '--yes', '--out', out, '--concurrency', '4'];
       const first = await runInProcess(args, env());
       expect(first.code, first.stderr).toBe(1);
-      expect(first.stderr).toContain(`error: cannot write ${out}: no space left on its disk (ENOSPC)`);
+      expect(first.stderr).toContain(`error: cannot write the results file ${out}: no space left on its disk (ENOSPC)`);
       expect(first.stderr).toMatch(/Set-state stopped: \d+ ids/);
       const text = readFileSync(out, 'utf8');
       expect(text.endsWith('\n')).toBe(true);

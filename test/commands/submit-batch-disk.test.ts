@@ -79,7 +79,7 @@ describe('a results file on a full disk', () => {
       const events = input('full', 120);
       const first = await runInProcess(['submit', events, '--out', out, '--concurrency', '4'], env(server.url));
       expect(first.code, first.stderr).toBe(1);
-      expect(first.stderr).toContain(`error: cannot write ${out}: no space left on its disk (ENOSPC)`);
+      expect(first.stderr).toContain(`error: cannot write the results file ${out}: no space left on its disk (ENOSPC)`);
       expect(first.stderr).toMatch(/Batch stopped: \d+ events/);
       expect(first.stderr).toContain('stopped: a file could not be written');
       expect(first.stderr).toContain('free space on its disk, then run the same command with --resume');

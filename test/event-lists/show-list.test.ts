@@ -6,7 +6,7 @@ import { TERMINAL_CONTROLS } from '../support/cli-against-sandbox.js';
 import { useSandboxInProcess } from '../support/in-process-cli.js';
 import { makeEvent, readResults } from '../support/batch-events.js';
 import { startCli } from '../support/cli.js';
-import { runInProcess } from '../support/in-process.js';
+import { runWithSession } from '../support/in-process.js';
 import { run } from '../../src/commands/show/run.js';
 import { showDeps } from '../../src/commands/show/deps.js';
 import type { ShowListOptions } from '../../src/commands/show/options.js';
@@ -27,7 +27,7 @@ const file = (name: string, content: string) => {
 
 /** `show` for many ids, in-process against the sandbox: the room's run with the deps a run builds. */
 const showInProcess = (options: Omit<ShowListOptions, 'form' | 'noColor'>) =>
-  runInProcess(cli.sb.url, (session) =>
+  runWithSession(cli.sb.url, (session) =>
     run({ form: 'list', noColor: false, ...options }, showDeps(session.context, session)),
   );
 
@@ -357,7 +357,7 @@ describe('fraudctl show: which form, and usage errors', () => {
     [['show', 'a', '--until', 'APPROVED'], /--until goes with --watch/],
     [['show', 'a', '--watch', '--interval', '0.5'], /at least 1/],
     [['show', 'a', 'b', '--concurrency', '0'], /from 1 to 256/],
-    [['show', '--from', '/no/such/ids.txt'], /no such file: \/no\/such\/ids\.txt/],
+    [['show', '--from', '/no/such/ids.txt'], /cannot read the id list \/no\/such\/ids\.txt: no such file/],
   ])('%j is a usage error (exit 2)', async (args, message) => {
     const result = await cli.run(args);
     expect(result.code).toBe(2);

@@ -8,7 +8,7 @@ import {
   type FailedOperation,
 } from '../../src/api/api-error.js';
 import { CliError, ExitCode, UsageError } from '../../src/errors/cli-error.js';
-import { callFailure, classifyFailure, type FailureKind } from '../../src/failures/failure-kind.js';
+import { answerMeaning, callFailure, classifyFailure, type FailureKind } from '../../src/failures/failure-kind.js';
 
 /*
  * The one table of what a failed call means: its kind, whether it stops a run, whether a write
@@ -228,5 +228,21 @@ describe('classifyFailure: one meaning per failure', () => {
     expect(() => classifyFailure(bug)).toThrow(bug);
     const other = new CliError('not a call');
     expect(() => classifyFailure(other)).toThrow(other);
+  });
+
+  it('an auth failure says what was refused (the key: 401, its merchant: 403), for the words of login and doctor', () => {
+    expect([401, 403, 404, 429].map((status) => classifyFailure(answer(status, GET)).refused)).toEqual([
+      'key',
+      'merchant',
+      null,
+      null,
+    ]);
+    expect(classifyFailure(answer(403, PATCH)).refused).toBe('merchant');
+    expect(classifyFailure(network('timeout', false, GET)).refused).toBeNull();
+    expect([401, 403, 503].map((status) => answerMeaning(status, false))).toEqual([
+      { kind: 'auth', refused: 'key' },
+      { kind: 'auth', refused: 'merchant' },
+      { kind: 'unavailable', refused: null },
+    ]);
   });
 });

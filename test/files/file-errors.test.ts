@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fileErrorCause, fileErrorHint, fileFailure } from '../../src/files/file-errors.js';
+import { fileErrorCause, fileErrorHint, fileFailure, fileWriteFailure } from '../../src/files/file-errors.js';
+import { diskFreeCommand } from '../../src/render/shell-command.js';
 import { listFilesCommand } from '../../src/render/shell-command.js';
 
 /*
@@ -49,5 +50,38 @@ describe('fileFailure: one wording for every reader of a file', () => {
     const said = fileFailure('/data/\x1b[2Jids.txt', { code: 'ENOENT' }, 'file of events');
     expect(said.message).toBe('cannot read the file of events /data/\\x1b[2Jids.txt: no such file');
     expect(said.hint).toBe(`check the path: ${listFilesCommand(['/data'])}`);
+  });
+});
+
+describe('fileWriteFailure: one wording for every writer of a file', () => {
+  it.each([
+    ['ENOENT', 'no such directory', 'give --out a file in a directory that exists'],
+    ['EISDIR', 'it is a directory', 'give --out a file, not a directory'],
+    ['EACCES', 'permission denied (EACCES)', `check who owns it and its mode: ${listFilesCommand(['/data'])}`],
+    [
+      'ENOSPC',
+      'no space left on its disk (ENOSPC)',
+      `free some space and try again; ${diskFreeCommand('/data')} shows how full the disk is`,
+    ],
+    [
+      'EROFS',
+      'its file system is mounted read-only (EROFS)',
+      `use a directory on a writable disk; ${diskFreeCommand('/data')} names the read-only one`,
+    ],
+  ])('%s', (code, cause, hint) => {
+    const said = fileWriteFailure('/data/out.jsonl', { code }, 'results file', { option: '--out' });
+    expect(said).toEqual({ message: `cannot write the results file /data/out.jsonl: ${cause}`, hint });
+  });
+
+  it('names what failed when it was not the file (its lock), and a path from outside is made safe', () => {
+    const said = fileWriteFailure('/data/\x1b[2Jc.json', { code: 'EROFS' }, 'config file', {
+      doing: 'cannot create its lock /data/c.json.lock',
+      movedBy: 'XDG_CONFIG_HOME',
+    });
+    expect(said.message).toBe(
+      'cannot write the config file /data/\\x1b[2Jc.json: cannot create its lock /data/c.json.lock: ' +
+        'its file system is mounted read-only (EROFS)',
+    );
+    expect(said.hint).toBe('set XDG_CONFIG_HOME to a directory on a writable disk');
   });
 });

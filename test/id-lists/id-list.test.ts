@@ -172,8 +172,10 @@ describe('readIdList', () => {
   });
 
   it('a missing file or a directory is a usage error naming it', async () => {
-    await expect(entries({ from: join(tmp.dir, 'nope.txt') })).rejects.toThrow(/no such file: .*nope\.txt/);
-    await expect(entries({ from: tmp.dir })).rejects.toThrow(/is a directory/);
+    await expect(entries({ from: join(tmp.dir, 'nope.txt') })).rejects.toThrow(
+      /cannot read the id list .*nope\.txt: no such file/,
+    );
+    await expect(entries({ from: tmp.dir })).rejects.toThrow(`cannot read the id list ${tmp.dir}: it is a directory`);
   });
 
   it('closes the file when the reader stops early', async () => {

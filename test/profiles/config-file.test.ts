@@ -366,7 +366,7 @@ describe('writeConfigFile', () => {
       expect(error).toBeInstanceOf(CliError);
       expect(error.exitCode).toBe(1);
       expect(error.message).toBe(
-        `cannot write config file ${t.configPath}: no space left on its disk (ENOSPC); nothing was changed`,
+        `cannot write the config file ${t.configPath}: no space left on its disk (ENOSPC); nothing was changed`,
       );
       expect(error.hint).toBe(`free some space and try again; df -h ${t.configDir} shows how full the disk is`);
       expect(readFileSync(t.configPath).equals(before)).toBe(true);

@@ -124,7 +124,10 @@ describe('withFileLock', () => {
       disk = smallDisk.mount(64 * 1024);
       disk.fill();
       const lock = join(disk.path, 'config.json.lock');
-      expect(() => withFileLock(lock, () => 'ran')).toThrow('cannot lock the config file');
+      expect(() => withFileLock(lock, () => 'ran')).toThrow(
+        `cannot write the config file ${join(disk.path, 'config.json')}: cannot create its lock ${lock}: ` +
+          'no space left on its disk (ENOSPC); nothing was changed',
+      );
       expect(existsSync(lock)).toBe(false);
       disk.free();
       const started = performance.now();

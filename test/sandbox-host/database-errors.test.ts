@@ -89,3 +89,33 @@ describe('opening a sandbox database that cannot be used', () => {
     again.close();
   });
 });
+
+describe('a database file the system refuses (its errno), in the words every written file gets', () => {
+  const said = (code: string, ownsDirectory: boolean) =>
+    cliErrorOf(
+      new SandboxError('refused', {
+        kind: 'database',
+        path: '/data/sb.db',
+        ownsDirectory,
+        fault: 'file-error',
+        cause: Object.assign(new Error(code), { code }),
+      }),
+    ) as CliError;
+
+  it('--db a directory: "it is a directory", and give --db a file', () => {
+    const error = said('EISDIR', false);
+    expect([error.message, error.hint]).toEqual([
+      'cannot write the sandbox database /data/sb.db: it is a directory',
+      'give --db a file, not a directory',
+    ]);
+  });
+
+  it('the default database on a read-only disk: EROFS, and the variable that moves it', () => {
+    const error = said('EROFS', true);
+    expect([error.message, error.hint]).toEqual([
+      'cannot write the sandbox database /data/sb.db: its file system is mounted read-only (EROFS)',
+      'set XDG_DATA_HOME to a directory on a writable disk',
+    ]);
+    expect(error.exitCode).toBe(ExitCode.FAILURE);
+  });
+});

@@ -36,8 +36,8 @@ export function inProcess(url: string, key = DEMO_KEY): InProcess {
   return { session: new Session(context, {}, { profile: 'test', baseUrl: url, apiKey: key }), written };
 }
 
-/** Runs `work` to its end: the exit code main would give (0, or the CliError's), its message, and what it wrote. */
-export async function runInProcess(
+/** Runs `work` (a work function given a session, not argv: for that, in-process-cli.ts runInProcess) to its end: the exit code main would give (0, or the CliError's), its message, and what it wrote. */
+export async function runWithSession(
   url: string,
   work: (session: Session) => Promise<void>,
 ): Promise<{ code: number; message: string; stdout: string; stderr: string }> {

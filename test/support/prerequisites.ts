@@ -123,6 +123,8 @@ export const ON_WINDOWS = {
     'the POSIX default under HOME; on Windows it is %APPDATA% or %LOCALAPPDATA% (test/paths/xdg-paths.test.ts)',
   procStart: "a process's start time and the boot id, read from /proc: Linux only",
   pidNamespace: "a process's pid namespace (/proc/self/ns/pid): Linux only",
+  directoryWrite:
+    'a directory opened to be written: Windows answers with an error of its own (EISDIR only for some flags in libuv)',
 } as const;
 
 /** The reasons a test cannot pass under Wine only (for notUnderWine). */

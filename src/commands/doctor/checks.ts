@@ -6,7 +6,7 @@ import { connect as tlsConnect, type PeerCertificate } from 'node:tls';
 import type { ApiClient } from '../../api/api-client.js';
 import { proxyFor } from '../../api/proxy.js';
 import { CliError } from '../../errors/cli-error.js';
-import { answerKind, callFailure } from '../../failures/failure-kind.js';
+import { answerMeaning, callFailure } from '../../failures/failure-kind.js';
 import { eventPath } from '../../contract/paths.js';
 import { MODES_NOT_CHECKED_ON_WINDOWS, configFilePath, configPermissionProblems } from '../../profiles/config-file.js';
 import type { SettingSource } from '../../profiles/settings.js';
@@ -345,8 +345,8 @@ export async function serviceChecks(client: ApiClient, probeId: string, hints: S
       `check the path of ${hints.url}`,
     );
   const keyUnknown = result('api-key-accepted', 'key accepted', 'skip', 'unknown until the URL answers as the service');
-  // What the answer means is src/failures/' (by the one status table); the status only picks the words.
-  const kind = status >= 400 ? answerKind(status, false) : null;
+  // What the answer means is src/failures/' (by the one status table): its kind, and for a refusal what was refused.
+  const { kind, refused } = status >= 400 ? answerMeaning(status, false) : { kind: null, refused: null };
   if (shape && kind === 'auth') {
     service = result(
       'service',
@@ -355,13 +355,19 @@ export async function serviceChecks(client: ApiClient, probeId: string, hints: S
       `answers in the service's error shape (${status} ${shown}${request})`,
     );
     key =
-      status === 401
-        ? result('api-key-accepted', 'key accepted', 'fail', `the service refused the key (401 ${shown})`, hints.key)
+      refused === 'key'
+        ? result(
+            'api-key-accepted',
+            'key accepted',
+            'fail',
+            `the service refused the key (${status} ${shown})`,
+            hints.key,
+          )
         : result(
             'api-key-accepted',
             'key accepted',
             'fail',
-            `the key is known, but its merchant is blocked (403 ${shown})`,
+            `the key is known, but its merchant is blocked (${status} ${shown})`,
             "ask the service's operators why the merchant is blocked",
           );
   } else if (kind === 'not-found' && shape && !shape.errorCodes.some((c) => /ROUTE/i.test(c))) {

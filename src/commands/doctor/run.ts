@@ -2,7 +2,7 @@ import { newProbeId } from '../../login/probe-id.js';
 import type { ApiClient } from '../../api/api-client.js';
 import { proxyFor } from '../../api/proxy.js';
 import { CliError, ExitCode } from '../../errors/cli-error.js';
-import { redactKey, redactKeyIn } from '../../profiles/redact.js';
+import { redactKey, redactKeyIn } from '../../render/redact.js';
 import { createOutput } from '../../render/output.js';
 import type { Settings } from '../../profiles/settings.js';
 import { keyHint, settingHints, type SettingHints } from '../../profiles/setting-hints.js';

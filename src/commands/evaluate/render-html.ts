@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { CliError } from '../../errors/cli-error.js';
+import { fileWriteFailure } from '../../files/file-errors.js';
 import { ACTION_TYPES } from '../../contract/decision.js';
 import type { EvaluationReport } from './report.js';
 import { shiftRows } from './figures/replay.js';
@@ -332,11 +333,8 @@ export async function writeHtmlReport(path: string, report: EvaluationReport): P
     await rename(temporary, path);
   } catch (e) {
     await rm(temporary, { force: true });
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new CliError(
-      `cannot write ${path}: ${code ?? (e as Error).message}`,
-      1,
-      code === 'ENOENT' ? 'its directory must exist' : undefined,
-    );
+    // The temporary file is made beside it: its failure (a missing directory, a full disk) is the report's.
+    const { message, hint } = fileWriteFailure(path, e, 'HTML report', { option: '--html' });
+    throw new CliError(message, 1, hint);
   }
 }

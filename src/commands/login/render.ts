@@ -1,5 +1,5 @@
 import type { SavedKey } from '../../credentials/profile-keys.js';
-import { redactKey } from '../../profiles/redact.js';
+import { redactKey } from '../../render/redact.js';
 import { normalisedBaseUrl, sameServiceUrl } from '../../profiles/values.js';
 import { terminalSafe } from '../../render/terminal-text.js';
 import { sym } from '../../render/symbols.js';

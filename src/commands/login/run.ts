@@ -137,9 +137,10 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<void>
     } else if (failure.kind === 'not-found') {
       // The key works: the service looked for the event and did not find it.
     } else if (failure.kind === 'auth') {
-      // Only an answer of the service is of this kind: its status and type pick the words.
+      // Only an answer of the service is of this kind: what it refused picks the words.
       const { status, errorType } = error as ApiError;
-      const why = status === 401 ? 'did not accept this key' : 'accepted the key, but its merchant is blocked';
+      const why =
+        failure.refused === 'key' ? 'did not accept this key' : 'accepted the key, but its merchant is blocked';
       throw new CliError(
         `the service ${why}: nothing was saved (${status}${errorType ? ` ${errorType}` : ''})`,
         failure.exitCode,

@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { Session } from '../../../src/session.js';
-import type { EvaluateDeps, EnvFacts, EventReader } from '../../../src/commands/evaluate/deps.js';
+import type { EvaluateDeps, EventReader } from '../../../src/commands/evaluate/deps.js';
+import type { EnvFacts } from '../../../src/commands/room-deps.js';
 import type { EvaluateOptions } from '../../../src/commands/evaluate/options.js';
 import { DEMO_KEY } from '../../support/sandbox.js';
 

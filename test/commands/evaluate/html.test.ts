@@ -78,9 +78,11 @@ describe('evaluate --html', () => {
 
   it('a directory that is not there: one error, and no file left behind', async () => {
     const target = join(tmp.dir, 'no', 'report.html');
-    await expect(run(options({ results: [results], labels, html: target }), testDeps())).rejects.toThrow(
-      `cannot write ${target}: ENOENT`,
-    );
+    await expect(run(options({ results: [results], labels, html: target }), testDeps())).rejects.toMatchObject({
+      message: `cannot write the HTML report ${target}: no such directory`,
+      hint: 'give --html a file in a directory that exists',
+      exitCode: 1,
+    });
     expect(readdirSync(tmp.dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MIN_SEARCHED_LENGTH, redactKey, redactKeyIn } from '../../src/profiles/redact.js';
+import { MIN_SEARCHED_LENGTH, redactKey, redactKeyIn } from '../../src/render/redact.js';
 
 describe('redactKey', () => {
   it('says (none) when there is no key', () => {
