@@ -414,9 +414,11 @@ describe('retries', () => {
   it('a POST whose backoff does not fit in the time left: the 503 stands, not a timeout that "may have been stored"', async () => {
     const server = await fake();
     server.script(json(503, { requestId: 'r-2', errorType: 'SERVICE_UNAVAILABLE', errorCodes: ['OVERLOADED'] }));
+    // Time enough for the answer however slow the machine (50 ms once timed out under load);
+    // the minute of backoff is what cannot fit.
     const { client, waits } = makeClient(server.url, {
       recordWaits: true,
-      timeoutMs: 50,
+      timeoutMs: 5000,
       retry: { baseDelayMs: 60_000, maxDelayMs: 60_000 },
     });
     const random = Math.random;
