@@ -1,7 +1,7 @@
 import { hostname, userInfo } from 'node:os';
 import { readConfigFile } from '../profiles/config-file.js';
 import type { Settings } from '../profiles/settings.js';
-import { ownProfile, SANDBOX_PROFILE, sameServiceUrl } from '../profiles/values.js';
+import { ownProfile, SANDBOX_PROFILE, sameServiceUrl } from '../profiles/value-rules.js';
 import { VERSION } from '../process/version.js';
 import type { LogContext, LogEntry } from './action-log.js';
 

@@ -21,7 +21,14 @@ import { proxySettings } from './proxy.js';
 import type { FailureDescriber } from './failure-facts.js';
 import type { RequestControl } from './request-control.js';
 import { requestHeaders } from './request-preview.js';
-import { Answers, callFacts, headerValue, type ApiResponse, type Operation, type RawResponse } from './answers.js';
+import {
+  CallOutcomes,
+  callFacts,
+  headerValue,
+  type ApiResponse,
+  type Operation,
+  type RawResponse,
+} from './call-outcomes.js';
 import { sym } from '../render/symbols.js';
 
 /*
@@ -59,7 +66,7 @@ const safe = (s: string) => terminalSafe(truncate(s, 300));
 
 export { eventPath } from '../contract/paths.js';
 export type { RequestControl } from './request-control.js';
-export type { ApiResponse } from './answers.js';
+export type { ApiResponse } from './call-outcomes.js';
 export { previewRequest, type RequestPreview } from './request-preview.js';
 
 /**
@@ -80,13 +87,13 @@ export class ApiClient {
   private dispatcherValue?: Promise<Dispatcher>;
   private readonly policy: RetryPolicy;
   private readonly sleep: (ms: number) => Promise<void>;
-  private readonly answers: Answers;
+  private readonly outcomes: CallOutcomes;
 
   constructor(private readonly options: ApiClientOptions) {
     checkTransport(options.baseUrl, options.insecureHttp === true, options.describe);
     this.base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
-    this.answers = new Answers(options.describe, this.base, options.apiKey, options.timeoutMs, options.env);
+    this.outcomes = new CallOutcomes(options.describe, this.base, options.apiKey, options.timeoutMs, options.env);
     // A batch's abort (second Ctrl-C) ends a wait at once: the next attempt then fails as aborted,
     // instead of the process lingering for a Retry-After of up to 30 s.
     this.sleep =
@@ -269,7 +276,7 @@ export class ApiClient {
         const retryable = throttled || notReceived || (op.method === 'GET' && GATEWAY_STATUSES.has(response.status));
         if (!retryable || attempt >= this.policy.maxRetries) {
           if (response.status < 500 && !throttled && !notReceived) control?.onSettled(retryCost);
-          return this.answers.finish(op, response, attempt + 1);
+          return this.outcomes.finish(op, response, attempt + 1);
         }
         standing = this.answerError(op, response, attempt + 1);
         if (throttled) {
@@ -313,7 +320,7 @@ export class ApiClient {
   /** The error an answer that is not a success stands for (what finish() throws for it). */
   private answerError(op: Operation, raw: RawResponse, attempts: number): Error {
     try {
-      this.answers.finish(op, raw, attempts);
+      this.outcomes.finish(op, raw, attempts);
     } catch (error) {
       if (error instanceof ApiError || error instanceof BadResponseError) error.attempts = attempts;
       return error as Error;
@@ -377,8 +384,8 @@ export class ApiClient {
       return new BadResponseError(said.message, said.hint);
     };
     if (!target) throw refuse({ noLocation: true });
-    if (target.origin !== this.base.origin) throw refuse({ origin: this.answers.withoutKey(target.origin) });
-    if (op.method !== 'GET' || hop >= MAX_REDIRECTS) throw refuse({ path: this.answers.withoutKey(target.pathname) });
+    if (target.origin !== this.base.origin) throw refuse({ origin: this.outcomes.withoutKey(target.origin) });
+    if (op.method !== 'GET' || hop >= MAX_REDIRECTS) throw refuse({ path: this.outcomes.withoutKey(target.pathname) });
     return target;
   }
 
@@ -386,12 +393,12 @@ export class ApiClient {
     const url = this.base;
     const remaining = deadline - performance.now();
     // Nothing of this attempt was sent, and earlier ones were retried only when nothing was processed.
-    if (remaining <= 0) throw this.answers.timeout(op, false);
+    if (remaining <= 0) throw this.outcomes.timeout(op, false);
     const headers = this.headers(body !== null);
     const started = performance.now();
     // The body is the user's input: it may hold escape sequences or bidi controls, shown inert like a response's.
     this.options.debug?.(
-      `${sym.arrow} ${op.method} ${terminalSafe(`${url.origin}${path}`)} ${JSON.stringify(redactHeaders(headers))}${body ? `\n  ${terminalSafe(truncate(this.answers.withoutKey(body), 2000))}` : ''}`,
+      `${sym.arrow} ${op.method} ${terminalSafe(`${url.origin}${path}`)} ${JSON.stringify(redactHeaders(headers))}${body ? `\n  ${terminalSafe(truncate(this.outcomes.withoutKey(body), 2000))}` : ''}`,
     );
     // One controller per attempt, its timer cleared at the end: AbortSignal.timeout would keep
     // every request's signal and timer alive for the whole timeout, and AbortSignal.any ties
@@ -422,7 +429,7 @@ export class ApiClient {
       const text = await readLimited(res.body);
       const requestId = headerValue(res.headers['x-request-id']);
       this.options.debug?.(
-        `${sym.left} ${res.statusCode} in ${Math.round(performance.now() - started)} ms ${this.answers.withoutKey(JSON.stringify(pickHeaders(res.headers)))}\n  ${terminalSafe(truncate(this.answers.withoutKey(text), 2000))}`,
+        `${sym.left} ${res.statusCode} in ${Math.round(performance.now() - started)} ms ${this.outcomes.withoutKey(JSON.stringify(pickHeaders(res.headers)))}\n  ${terminalSafe(truncate(this.outcomes.withoutKey(text), 2000))}`,
       );
       return { status: res.statusCode, headers: res.headers, text, requestId, path };
     } catch (error) {
@@ -432,7 +439,7 @@ export class ApiClient {
         const said = this.describe.tooLarge(callFacts(op), url.host, MAX_BODY_BYTES / 1024 / 1024);
         throw new BadResponseError(said.message, said.hint);
       }
-      throw this.answers.networkError(op, url, error, sent);
+      throw this.outcomes.networkError(op, url, error, sent);
     } finally {
       clearTimeout(timer);
     }

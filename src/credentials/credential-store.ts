@@ -1,7 +1,7 @@
 import { CliError, ExitCode } from '../errors/cli-error.js';
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import { setEnvCommand, unsetEnvCommand } from '../render/shell-command.js';
-import { CREDENTIAL_SERVICE, checkApiKey, orThrow, parseTimeoutSeconds, quote } from '../profiles/values.js';
+import { CREDENTIAL_SERVICE, checkApiKey, orThrow, parseTimeoutSeconds, quote } from '../profiles/value-rules.js';
 import { redactKeyIn } from '../render/redact.js';
 import { strandCall } from '../process/stranded-calls.js';
 
@@ -9,7 +9,7 @@ import { strandCall } from '../process/stranded-calls.js';
  * The operating system's credential store, through @napi-rs/keyring (prebuilt N-API binaries):
  * the Secret Service on Linux (GNOME Keyring, KWallet, KeePassXC), the Keychain on macOS, the
  * Credential Manager on Windows. A profile's key is one entry, service "fraudctl" and an account
- * naming the profile and its URL (profiles/values.ts); the config file records the account.
+ * naming the profile and its URL (profiles/value-rules.ts); the config file records the account.
  *
  * This module is small and part of the client's code; the library (JavaScript and a native
  * binary) is required, not import()ed, and only when the store is opened: a command whose key

@@ -6,7 +6,7 @@ import {
   type ProfileConfig,
 } from '../profiles/config-file.js';
 import { saveApiKey, unsetSetting } from '../profiles/stored-profiles.js';
-import { CREDENTIAL_SERVICE, credentialAccount, ownProfile, quote } from '../profiles/values.js';
+import { CREDENTIAL_SERVICE, credentialAccount, ownProfile, quote } from '../profiles/value-rules.js';
 import { shellCommand } from '../render/shell-command.js';
 import {
   CredentialStoreError,

@@ -2,7 +2,7 @@ import { stringify, type Cast, type Options } from 'csv-stringify/sync';
 import { EVENT_ID_PATTERN } from '../contract/limits.js';
 import type { EventRow } from './event-row.js';
 import { listValues } from './event-list.js';
-import { isFields } from '../render/records.js';
+import { isFields } from '../render/json-fields.js';
 import { terminalSafe } from '../render/terminal-text.js';
 
 /*

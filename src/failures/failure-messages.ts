@@ -10,7 +10,7 @@ import type {
 import { terminalSafe, truncate } from '../render/terminal-text.js';
 import { sym } from '../render/symbols.js';
 import type { FailureWords } from './failure-words.js';
-import { MAX_TIMEOUT_SECONDS } from '../profiles/values.js';
+import { MAX_TIMEOUT_SECONDS } from '../profiles/value-rules.js';
 
 /*
  * The sentences of the client's failures: facts (src/api/failure-facts.ts) → a message and a

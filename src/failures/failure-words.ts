@@ -1,5 +1,5 @@
 import type { SettingHints } from '../profiles/setting-hints.js';
-import { SANDBOX_PROFILE } from '../profiles/values.js';
+import { SANDBOX_PROFILE } from '../profiles/value-rules.js';
 
 /*
  * The words of the client's failures: every command, flag and setting a failure's message or

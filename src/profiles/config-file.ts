@@ -35,7 +35,7 @@ import {
   checkRetries,
   checkTimeoutSeconds,
   quote,
-} from './values.js';
+} from './value-rules.js';
 import { sym } from '../render/symbols.js';
 import { checkStoredReasons } from './reason-codes.js';
 

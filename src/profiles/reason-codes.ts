@@ -1,6 +1,6 @@
 import { KNOWN_STATES } from '../contract/states.js';
 import { matchState } from '../contract/state-names.js';
-import type { Checked } from './values.js';
+import type { Checked } from './value-rules.js';
 
 /*
  * A profile's reason codes: `config set reasons stolen-card,friendly-fraud:DECLINED+FRAUD_CONFIRMED`.

@@ -1,6 +1,6 @@
 import { defaultSandboxDb } from '../paths/xdg-paths.js';
 import type { Session } from '../session.js';
-import { normalisedBaseUrl } from './values.js';
+import { normalisedBaseUrl } from './value-rules.js';
 
 /*
  * Which service a run talks to, in the words a results file's header records it

@@ -1,5 +1,5 @@
 import { envValue, type SettingSource, type SettingSources } from './settings.js';
-import { quote, sameServiceUrl, showUrl } from './values.js';
+import { quote, sameServiceUrl, showUrl } from './value-rules.js';
 import { shellCommand, unsetEnvCommand } from '../render/shell-command.js';
 
 /*

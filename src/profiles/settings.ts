@@ -17,7 +17,7 @@ import {
   normalisedBaseUrl,
   sameServiceUrl,
   showUrl,
-} from './values.js';
+} from './value-rules.js';
 import { terminalSafe } from '../render/terminal-text.js';
 import { setEnvCommand, shellCommand, unsetEnvCommand } from '../render/shell-command.js';
 import { closest, distance } from 'fastest-levenshtein';

@@ -25,7 +25,7 @@ import {
   normalisedBaseUrl as normalisedUrl,
   sameServiceUrl,
   showUrl,
-} from './values.js';
+} from './value-rules.js';
 
 /*
  * The profiles as the config file stores them, for `fraudctl config …` (src/commands/config/) and the

@@ -1,7 +1,7 @@
 import type { Style } from './colours.js';
-import { cell, joinPresent, safeText } from './cells.js';
+import { cell, joinPresent, safeText } from './cell-text.js';
 import { renderKeyValues, renderOtherFields } from './key-values.js';
-import { hasAnyKey, isFields, type Fields } from './records.js';
+import { hasAnyKey, isFields, type Fields } from './json-fields.js';
 import { column, joinBlocks, recordTable, type Column } from './tables.js';
 import { sym } from './symbols.js';
 

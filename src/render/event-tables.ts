@@ -5,7 +5,7 @@
  * without a trailing newline in which every string from the service went through
  * terminalSafe and, in a table cell, was cut to CELL_MAX.
  */
-export { CELL_MAX } from './cells.js';
+export { CELL_MAX } from './cell-text.js';
 export { renderDecision, renderRiskAssessment } from './decision-tables.js';
 export { renderEventSummary } from './summary-table.js';
 export { renderKeyValues } from './key-values.js';

@@ -1,6 +1,6 @@
 import type { Style } from './colours.js';
-import { cell, safeText } from './cells.js';
-import { isFields, unknownKeys, type Fields } from './records.js';
+import { cell, safeText } from './cell-text.js';
+import { isFields, unknownKeys, type Fields } from './json-fields.js';
 import { column, createTable, recordTable, tableText } from './tables.js';
 
 /*

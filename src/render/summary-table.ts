@@ -1,7 +1,7 @@
 import type { Style } from './colours.js';
-import { cell, joinPresent, money, safeText } from './cells.js';
+import { cell, joinPresent, money, safeText } from './cell-text.js';
 import { renderKeyValues } from './key-values.js';
-import { hasAnyKey, isFields, unknownKeys, type Fields } from './records.js';
+import { hasAnyKey, isFields, unknownKeys, type Fields } from './json-fields.js';
 import { column, createTable, joinBlocks, recordTable, sectionRow, tableText, type Column } from './tables.js';
 
 /*

@@ -1,8 +1,8 @@
 import Table from 'cli-table3';
 import type { Style } from './colours.js';
-import { cell, dash, keyEqualsValue } from './cells.js';
+import { cell, dash, keyEqualsValue } from './cell-text.js';
 import { displayWidth, wrapToWidth } from './display-width.js';
-import { isFields, unknownKeys, type Fields } from './records.js';
+import { isFields, unknownKeys, type Fields } from './json-fields.js';
 import { sym } from './symbols.js';
 
 /*

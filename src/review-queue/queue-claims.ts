@@ -1,4 +1,4 @@
-import type { Fields } from '../render/records.js';
+import type { Fields } from '../render/json-fields.js';
 import { logEntry } from '../action-log/log-entries.js';
 import { sym } from '../render/symbols.js';
 import { failedOutcome, endsSession, isRefusal } from './queue-failures.js';

@@ -2,7 +2,7 @@ import type { ApiClient, ApiResponse } from '../api/api-client.js';
 import { ApiError, BadResponseError } from '../api/api-error.js';
 import { classifyFailure } from '../failures/failure-kind.js';
 import type { Style } from '../render/colours.js';
-import { isFields, type Fields } from '../render/records.js';
+import { isFields, type Fields } from '../render/json-fields.js';
 import type { CallFailure, Effect, LogEntry, Msg } from './queue-model.js';
 import type { SessionLog } from '../action-log/action-log.js';
 import { sendingEntry } from '../action-log/log-entries.js';

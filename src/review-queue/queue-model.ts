@@ -1,6 +1,6 @@
 import type { FailureKind } from '../failures/failure-kind.js';
 import type { ExitCodeValue } from '../errors/cli-error.js';
-import type { Fields } from '../render/records.js';
+import type { Fields } from '../render/json-fields.js';
 import type { ReasonCode } from '../profiles/reason-codes.js';
 
 /*

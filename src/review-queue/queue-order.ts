@@ -1,6 +1,6 @@
 import type { ApiClient } from '../api/api-client.js';
 import { classifyFailure } from '../failures/failure-kind.js';
-import { isFields, type Fields } from '../render/records.js';
+import { isFields, type Fields } from '../render/json-fields.js';
 import type { QueueEntry } from './queue-model.js';
 
 /*

@@ -1,4 +1,4 @@
-import type { Fields } from '../render/records.js';
+import type { Fields } from '../render/json-fields.js';
 import { logEntry, sendingEntry } from '../action-log/log-entries.js';
 import { changedSince, changeWords, stepsTo } from '../state-changes/change-rules.js';
 import { failedOutcome, endsSession, isRefusal } from './queue-failures.js';

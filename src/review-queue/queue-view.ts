@@ -1,7 +1,7 @@
 import { commentLength, MAX_COMMENT_LENGTH } from '../contract/limits.js';
 import type { Style } from '../render/colours.js';
 import { cutToWidth, displayWidth, wrapToWidth } from '../render/display-width.js';
-import { isFields, type Fields } from '../render/records.js';
+import { isFields, type Fields } from '../render/json-fields.js';
 import { jsonForTerminal, terminalSafe } from '../render/terminal-text.js';
 import { commentPlan, type CommentPlan } from './comment-editor.js';
 import { helpLines, helpPageSize } from './help-screen.js';

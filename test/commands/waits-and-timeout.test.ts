@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { batchWorkspace, byLine, makeEvent, makeLines, readResults } from '../support/batch-events.js';
 import { runCli } from '../support/cli.js';
-import { parseTimeoutSeconds } from '../../src/profiles/values.js';
+import { parseTimeoutSeconds } from '../../src/profiles/value-rules.js';
 import { startPlainEventServer, type PlainServer } from '../support/plain-event-server.js';
 import { json, startFakeServer, type FakeServer } from '../support/fake-server.js';
 

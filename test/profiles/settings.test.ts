@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CliError, ExitCode, UsageError } from '../../src/errors/cli-error.js';
 import { configFilePath, readConfigFile, writeConfigFile, type ConfigFile } from '../../src/profiles/config-file.js';
 import { profileActedOn, requireApiKey, resolveSettings } from '../../src/profiles/settings.js';
-import { SANDBOX_DEFAULT_KEY } from '../../src/profiles/values.js';
+import { SANDBOX_DEFAULT_KEY } from '../../src/profiles/value-rules.js';
 import { WELL_KNOWN_SANDBOX_KEY } from '../../src/sandbox/config/sandbox-config.js';
 import { tempEnv, thrown } from './temp-env.js';
 

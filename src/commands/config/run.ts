@@ -14,7 +14,7 @@ import {
 import { readConfigFile } from '../../profiles/config-file.js';
 import { shellOverrides, type JustSet } from '../../profiles/setting-hints.js';
 import { profileActedOn } from '../../profiles/settings.js';
-import { SANDBOX_PROFILE, normalisedBaseUrl, ownProfile, quote } from '../../profiles/values.js';
+import { SANDBOX_PROFILE, normalisedBaseUrl, ownProfile, quote } from '../../profiles/value-rules.js';
 import { forgetProfileKey } from '../../credentials/profile-keys.js';
 import { terminalSafe } from '../../render/terminal-text.js';
 import { shellCommand } from '../../render/shell-command.js';

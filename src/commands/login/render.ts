@@ -1,6 +1,6 @@
 import type { SavedKey } from '../../credentials/profile-keys.js';
 import { redactKey } from '../../render/redact.js';
-import { normalisedBaseUrl, sameServiceUrl } from '../../profiles/values.js';
+import { normalisedBaseUrl, sameServiceUrl } from '../../profiles/value-rules.js';
 import { terminalSafe } from '../../render/terminal-text.js';
 import { sym } from '../../render/symbols.js';
 

@@ -19,7 +19,7 @@ import {
   quote,
   sameServiceUrl,
   showUrl,
-} from '../../profiles/values.js';
+} from '../../profiles/value-rules.js';
 import { shellCommand } from '../../render/shell-command.js';
 import { saveProfileKey } from '../../credentials/profile-keys.js';
 import { sym } from '../../render/symbols.js';

@@ -4,7 +4,7 @@ import { run } from '../../../src/commands/doctor/run.js';
 import { doctorDeps } from '../../../src/commands/doctor/deps.js';
 import type { CliContext } from '../../../src/process/cli-context.js';
 import { writeConfigFile } from '../../../src/profiles/config-file.js';
-import { credentialAccount } from '../../../src/profiles/values.js';
+import { credentialAccount } from '../../../src/profiles/value-rules.js';
 import { Session } from '../../../src/session.js';
 import { cliEnv } from '../../support/cli.js';
 import { fakeCredentialStore, type FakeCredentialStore } from '../../support/fake-credential-store.js';

@@ -7,7 +7,7 @@ import { loginDeps, type LoginDeps } from '../../../src/commands/login/deps.js';
 import type { LoginOptions } from '../../../src/commands/login/options.js';
 import type { CliContext } from '../../../src/process/cli-context.js';
 import type { Prompter } from '../../../src/prompter/prompter.js';
-import { credentialAccount } from '../../../src/profiles/values.js';
+import { credentialAccount } from '../../../src/profiles/value-rules.js';
 import { useSandboxInProcess } from '../../support/in-process-cli.js';
 import { fakeCredentialStore, type FakeCredentialStore } from '../../support/fake-credential-store.js';
 import { DEMO_KEY } from '../../support/sandbox.js';

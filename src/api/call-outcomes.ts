@@ -51,7 +51,8 @@ export const callFacts = (op: Operation): CallFacts => ({
   purpose: op.purpose,
 });
 
-export class Answers {
+/** What a call came to: its body, or the error of facts its answer (or the lack of one) stands for. */
+export class CallOutcomes {
   constructor(
     private readonly describe: FailureDescriber,
     private readonly base: URL,

@@ -1,6 +1,6 @@
 import type { Style } from './colours.js';
 import { jsonForTerminal, terminalSafe, truncate } from './terminal-text.js';
-import type { Fields } from './records.js';
+import type { Fields } from './json-fields.js';
 import { sym } from './symbols.js';
 
 /*
