@@ -40,18 +40,20 @@ export default {
     {
       name: 'top-of-src-is-above',
       comment:
-        'The files at the top of src/ (main, program, session) stand above every room; from a room below ' +
-        "only the Session's type is imported (the work gets a Session).",
+        'The files at the top of src/ (main, program, session) stand above every room; a room reaches ' +
+        'only the Session, and only from its command.ts and deps.ts (the next rule).',
       severity: 'error',
       from: { path: '^src/[^/]+/' },
       to: { path: '^src/[^/]+[.]ts$', pathNot: '^src/session[.]ts$' },
     },
     {
-      name: 'session-only-as-a-type-below-commands',
-      comment: 'Below the commands the Session is a type: the commands make it (withSession) and hand it down.',
+      name: 'session-only-in-a-rooms-deps',
+      comment:
+        "A room's command.ts makes the Session (withSession) and its deps.ts builds the deps from it; " +
+        'nothing else takes a Session: the run and the work get explicit, narrow deps.',
       severity: 'error',
-      from: { path: '^src/[^/]+/', pathNot: '^src/commands/' },
-      to: { path: '^src/session[.]ts$', dependencyTypesNot: ['type-only'] },
+      from: { path: '^src/[^/]+/', pathNot: '^src/commands/[^/]+/(command|deps)[.]ts$' },
+      to: { path: '^src/session[.]ts$' },
     },
     {
       name: 'no-circular-files',

@@ -9,8 +9,8 @@ import { describe, expect, it } from 'vitest';
 /*
  * The floors of src/ (.dependency-cruiser.mjs, whose comments say why each rule): the sandbox is
  * the service and imports only itself, src/contract/ and packages; src/contract/ imports nothing
- * else of src/; nothing below the commands imports them; the top of src/ is above every room; no
- * cycle of files or of folders. Arrows up let through are known violations
+ * else of src/; nothing below the commands imports them; the top of src/ is above every room, and
+ * of it only a room's command.ts and deps.ts reach the Session; no cycle of files or of folders. Arrows up let through are known violations
  * (.dependency-cruiser-known-violations.json, empty today): any other fails, named with its rule.
  *
  * dependency-cruiser softens the known violations of files itself but not yet those of folders
@@ -80,6 +80,14 @@ describe('layering (dependency-cruiser, .dependency-cruiser.mjs)', () => {
       file('src/session.ts', 'export class Session {}\nexport const withSession = () => new Session();\n');
       file('src/batch/pool.ts', "import { withSession } from '../session.js';\nexport const pool = withSession;\n");
       file('src/batch/run.ts', "import type { Session } from '../session.js';\nexport type Run = Session;\n");
+      file(
+        'src/commands/show/run.ts',
+        "import type { Session } from '../../session.js';\nexport type Run = Session;\n",
+      );
+      file(
+        'src/commands/show/deps.ts',
+        "import type { Session } from '../../session.js';\nexport type Deps = Session;\n",
+      );
       file('src/paths/up.ts', "import { main } from '../main.js';\nexport const up = main;\n");
       // A folder cycle that is known (src/state-changes ↔ src/profiles, in the baseline below) passes; a new one
       // (src/files ↔ src/errors) does not. src/ itself has no known one left, so the fixture brings its own.
@@ -106,7 +114,9 @@ describe('layering (dependency-cruiser, .dependency-cruiser.mjs)', () => {
         'no-circular-folders: src/files → src/errors (cycle: src/files → src/errors → src/files)',
         'nothing-below-imports-commands: src/contract/states.ts → src/commands/show.ts',
         'sandbox-is-the-service: src/sandbox/serve.ts → src/errors/cli-error.ts',
-        'session-only-as-a-type-below-commands: src/batch/pool.ts → src/session.ts',
+        'session-only-in-a-rooms-deps: src/batch/pool.ts → src/session.ts',
+        'session-only-in-a-rooms-deps: src/batch/run.ts → src/session.ts',
+        'session-only-in-a-rooms-deps: src/commands/show/run.ts → src/session.ts',
         'top-of-src-is-above: src/paths/up.ts → src/main.ts',
       ]);
       const sandboxLine = found.find((line) => line.startsWith('sandbox-is-the-service'));

@@ -6,7 +6,7 @@ import { run } from '../../src/commands/submit/run.js';
 import type { SubmitDeps } from '../../src/commands/submit/deps.js';
 import type { SubmitOptions } from '../../src/commands/submit/options.js';
 import { outputStream } from '../../src/commands/room-deps.js';
-import { serviceOf } from '../../src/profiles/service-name.js';
+import { serviceNamed } from '../../src/profiles/service-name.js';
 import { makeLines, readResultsFile } from '../support/batch-events.js';
 import { useSandboxInProcess } from '../support/in-process-cli.js';
 import { ran, sessionFor, type PrintingDeps } from '../support/room-deps.js';
@@ -83,7 +83,7 @@ function deps(
     },
     client: (o) => session.client(o),
     poolClient: (o) => session.client(o),
-    service: () => serviceOf(session),
+    service: async () => serviceNamed((await session.settings()).baseUrl, session.context.env),
     retries: async () => (await session.settings()).retries,
     serviceFlags: ['--profile', 'staging'],
   };

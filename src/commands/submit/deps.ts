@@ -1,6 +1,6 @@
 import type { ApiClient } from '../../api/api-client.js';
 import type { CliContext } from '../../process/cli-context.js';
-import { serviceOf } from '../../profiles/service-name.js';
+import { serviceNamed } from '../../profiles/service-name.js';
 import type { Session } from '../../session.js';
 import type { BatchDeps } from '../../submit-batch/run-submit-batch.js';
 import { envFacts, outputStream, type PrintDeps } from '../room-deps.js';
@@ -30,7 +30,7 @@ export function submitDeps(context: CliContext, session: Session): SubmitDeps {
     streams: context,
     client: (options) => session.client(options),
     poolClient: (options) => session.client(options),
-    service: () => serviceOf(session),
+    service: async () => serviceNamed((await session.settings()).baseUrl, context.env),
     retries: async () => (await session.settings()).retries,
     serviceFlags: session.serviceFlags(),
   };
