@@ -7,6 +7,7 @@ import type { CallFailure, Effect, LogEntry, Msg } from './queue-model.js';
 import type { SessionLog } from '../action-log/action-log.js';
 import { sendingEntry } from '../action-log/log-entries.js';
 import { FileWriteError } from '../files/append-line.js';
+import { fileWriteFailure } from '../files/file-errors.js';
 
 /*
  * The effects the queue asks for, run against the service and the log; each ends in the message
@@ -87,13 +88,10 @@ async function claim(client: QueueClient, log: SessionLog | null, id: string): P
   }
 }
 
-/** Why a line could not be written to the log, as the message that says so. */
+/** Why a line could not be written to the log, as the message that says so: the words of every file's writer. */
 function logFailed(log: SessionLog, error: unknown): Extract<Msg, { type: 'logFailed' }> {
   if (error instanceof FileWriteError) return { type: 'logFailed', message: error.message };
-  return {
-    type: 'logFailed',
-    message: `cannot write ${log.path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-  };
+  return { type: 'logFailed', message: fileWriteFailure(log.path, error, 'log', { option: '--log' }).message };
 }
 
 /** Writes the line of a change about to be sent; a failure, as a message, when it cannot (the change is then not sent). */
