@@ -1,5 +1,6 @@
 import { count } from '../render/counts.js';
 import type { ListCounts } from './list-counts.js';
+import { createStatusLine } from '../render/status-line.js';
 import { sym } from '../render/symbols.js';
 
 /*
@@ -7,10 +8,11 @@ import { sym } from '../render/symbols.js';
  * in a pipe or a log), once the list is longer than a screenful: a shorter one is over before
  * a progress line would help. Only numbers fraudctl counted itself, no text from the service.
  *
- * When stdout is a terminal too, the rows and the line share the screen: the line is erased
- * before rows are written and drawn again after them, so it stays at the bottom. Otherwise it is
- * drawn a few times a second at most, and a count left undrawn is drawn when that time is up, so
- * that while the ids come slowly the line does not stay behind the rows written.
+ * It is the one progress line of a terminal (src/render/status-line.ts): cut to the terminal's
+ * width, drawn a few times a second at most, and a count left undrawn is drawn when that time is
+ * up, so that while the ids come slowly the line does not stay behind the rows written. When
+ * stdout is a terminal too, the rows and the line share the screen: the line is erased before
+ * rows are written and drawn again after them, so it stays at the bottom.
  */
 
 export interface ProgressLine {
@@ -22,63 +24,37 @@ export interface ProgressLine {
   stop(): void;
 }
 
-const ERASE = '\r\x1b[K';
+/** The terminal stderr is: its height (a screenful of rows) and width (the line is cut to it). */
+type Terminal = NodeJS.WritableStream & { isTTY?: boolean; rows?: number; columns?: number };
 
 export function createProgressLine(
-  stderr: NodeJS.WritableStream & { isTTY?: boolean; rows?: number },
+  stderr: Terminal,
   options: { stdoutIsTerminal: boolean; screenful?: number; intervalMs?: number; now?: () => number },
 ): ProgressLine {
   if (!stderr.isTTY) return { beforeRows: () => {}, update: () => {}, stop: () => {} };
   const screenful = options.screenful ?? stderr.rows ?? 24;
-  const intervalMs = options.intervalMs ?? 100;
-  // The monotonic clock: a wall clock stepped back would hold the line for the step, or show a rate off by it.
+  // The monotonic clock: a wall clock stepped back would show a rate off by the step.
   const now = options.now ?? (() => performance.now());
   const started = now();
-  let shown = false;
-  let erased = false;
-  let drawnAt = -Infinity;
-  /** The draw put off by the interval, and the counts it is to show. */
-  let later: NodeJS.Timeout | undefined;
-  let latest: ListCounts | undefined;
-  const cancelLater = () => {
-    clearTimeout(later);
-    later = undefined;
-  };
-  const draw = (counts: ListCounts, t: number) => {
-    cancelLater();
-    const seconds = (t - started) / 1000;
+  const line = createStatusLine(stderr, { intervalMs: options.intervalMs ?? 100, now });
+  // Worded when drawn: a count put off by the interval shows the rate of when it is drawn.
+  const text = (counts: ListCounts) => {
+    const seconds = (now() - started) / 1000;
     const rate = seconds > 0 ? ` ${sym.dot} ${count(counts.total / seconds)}/s` : '';
     const failed =
       counts.errors > 0 ? ` ${sym.dot} ${count(counts.errors)} ${counts.errors === 1 ? 'error' : 'errors'}` : '';
-    stderr.write(
-      `${ERASE}${count(counts.total)} ids ${sym.dot} ${count(counts.found)} found ${sym.dot} ${count(counts.notFound)} not found${failed}${rate}`,
-    );
-    shown = true;
-    erased = false;
-    drawnAt = t;
+    return `${count(counts.total)} ids ${sym.dot} ${count(counts.found)} found ${sym.dot} ${count(counts.notFound)} not found${failed}${rate}`;
   };
   return {
     beforeRows() {
-      cancelLater();
-      if (shown && options.stdoutIsTerminal && !erased) {
-        stderr.write(ERASE);
-        erased = true;
-      }
+      // The rows are written (awaited) before the next update draws the line again below them.
+      if (options.stdoutIsTerminal) line.erase();
     },
     update(counts) {
-      if (counts.total <= screenful) return;
-      const t = now();
-      // Drawn again at once when the rows erased it, otherwise a few times a second at most.
-      if (erased || t - drawnAt >= intervalMs) return draw(counts, t);
-      // The latest counts, when the interval is up, unless newer rows draw them first. It holds
-      // no process open: the list's end stops the line.
-      latest = counts;
-      later ??= setTimeout(() => draw(latest!, now()), intervalMs - (t - drawnAt)).unref();
+      if (counts.total > screenful) line.show(() => text(counts));
     },
     stop() {
-      cancelLater();
-      if (shown && !erased) stderr.write(ERASE);
-      shown = false;
+      line.stop();
     },
   };
 }

@@ -4,8 +4,8 @@ import type { EventRow } from '../../src/event-lists/event-row.js';
 import { ListCounts } from '../../src/event-lists/list-counts.js';
 import { createProgressLine } from '../../src/event-lists/progress-line.js';
 
-function capture(isTTY: boolean) {
-  const stream = Object.assign(new PassThrough(), { isTTY, rows: 4 });
+function capture(isTTY: boolean, columns?: number) {
+  const stream = Object.assign(new PassThrough(), { isTTY, rows: 4 }, columns === undefined ? {} : { columns });
   let text = '';
   stream.on('data', (d: Buffer) => (text += d.toString()));
   return { stream, text: () => text };
@@ -77,6 +77,16 @@ describe('the progress line of a long list', () => {
     expect(err.text()).toBe(
       '\r\x1b[K1 ids · 1 found · 0 not found\r\x1b[K\r\x1b[K1 ids · 1 found · 0 not found\r\x1b[K',
     );
+  });
+
+  it('never wider than the terminal: cut short of its width, so that it never wraps and \\r redraws it whole', () => {
+    const err = capture(true, 20);
+    const progress = createProgressLine(err.stream, { stdoutIsTerminal: false, screenful: 0, now: () => 0 });
+    const counts = new ListCounts();
+    counts.add(row);
+    progress.update(counts);
+    progress.stop();
+    expect(err.text()).toBe('\r\x1b[K1 ids · 1 found · 0\r\x1b[K');
   });
 
   it('never in a pipe or a file', () => {
