@@ -3,7 +3,7 @@ import { sym } from '../render/symbols.js';
 
 /*
  * The one place that decides a state change, for the review queue (src/review-queue/) and for
- * `set-state` on many events (bulk-change.ts):
+ * `set-state` on many events (run-bulk-change.ts):
  * - which PATCHes a change to a state takes from the state read (stepsTo);
  * - whether an event read again just before the PATCH is still as it was seen (changedSince),
  *   and what changed, in words (changeWords);

@@ -23,7 +23,8 @@ import { helpCommand } from '../../src/commands/help/command.js';
  * The command files' one job, tested in-process (as gh's NewCmdX(f, runF) is): argv → the work's
  * options, defaults included, and the flag combinations refused before any work runs. The work is
  * replaced by a function that records what it was asked; what the work does with it is tested
- * through processes elsewhere.
+ * elsewhere through each room's run(options, deps), in-process (test/commands/NAME/…), and as a
+ * process only where the process is the point: signals, exit codes, terminals, pipes.
  */
 
 function context(): CliContext {

@@ -22,7 +22,7 @@ import { UsageError } from '../../src/errors/cli-error.js';
  * Hints are commands to paste: each is written for the shell in use. The dialects are tested here
  * in one process on any platform (a table of hints × dialects, and of environments × the dialect
  * chosen); the POSIX one is run by sh. PowerShell and cmd.exe run the hints for real in
- * test/commands/windows-hints.test.ts, in the Windows job (cmd.exe; PowerShell is not in Wine).
+ * test/commands/shell-hints.test.ts, in the Windows job (cmd.exe; PowerShell is not in Wine).
  */
 
 describe('shellWord and shellCommand', () => {

@@ -18,7 +18,7 @@ import { sym } from '../../render/symbols.js';
  * The checks of `fraudctl doctor`, each a small function returning a result the renderer prints
  * (so --json comes for free). A check says what it found in one line and, when something is
  * wrong, what to do; it never throws. What it quotes of an answer may hold the key a server echoed
- * back: run-doctor.ts takes it out of every check before printing.
+ * back: run.ts takes it out of every check before printing.
  */
 
 export type CheckStatus = 'pass' | 'fail' | 'skip' | 'info';

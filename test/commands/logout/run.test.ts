@@ -10,7 +10,7 @@ import { unsetEnvCommand } from '../../../src/render/shell-command.js';
 /*
  * logout's work in-process: run(options, deps) with a config directory and a credential store of
  * the test's own. What it says and what it leaves in the file and the store; argv → options and
- * the real keyring are in logout.test.ts and test/credentials/.
+ * the real keyring are in flag-parsing.test.ts and test/credentials/; logout in main, in login.test.ts.
  */
 
 const STORE = 'the test keyring';
