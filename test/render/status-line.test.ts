@@ -38,6 +38,32 @@ describe('the progress line of a terminal', () => {
     expect(err.text).toBe(`${ERASE}working${ERASE}a result\n${ERASE}working${ERASE}done\n`);
   });
 
+  it('erased for output written in steps: off the screen, a drawing put off given up, back at once with the next text', () => {
+    const err = terminal();
+    let clock = 0;
+    const line = createStatusLine(err, { intervalMs: 100, now: () => clock });
+    line.show('1 of 3');
+    line.show('2 of 3'); // put off by the interval
+    line.erase();
+    vi.advanceTimersByTime(200);
+    expect(err.text).toBe(`${ERASE}1 of 3${ERASE}`); // the put-off drawing would land among the output
+    err.write('a result\n');
+    clock = 10;
+    line.show('3 of 3'); // within the interval, but the line is off the screen: drawn at once
+    expect(err.text).toBe(`${ERASE}1 of 3${ERASE}a result\n${ERASE}3 of 3`);
+  });
+
+  it('a text given as a function is worded when drawn, not when given', () => {
+    const err = terminal();
+    let clock = 0;
+    const line = createStatusLine(err, { intervalMs: 100, now: () => clock });
+    line.show(() => `at ${clock}`);
+    line.show(() => `at ${clock}`); // put off
+    clock = 100;
+    vi.advanceTimersByTime(100);
+    expect(err.text).toBe(`${ERASE}at 0${ERASE}at 100`);
+  });
+
   it('never wraps: cut short of the terminal width, which would make \\r redraw only its end', () => {
     const err = terminal(10);
     createStatusLine(err).show('0123456789abcdef');
