@@ -10,8 +10,9 @@ import { describe, expect, it } from 'vitest';
  * The floors of src/ (.dependency-cruiser.mjs, whose comments say why each rule): the sandbox is
  * the service and imports only itself, src/contract/ and packages; src/contract/ imports nothing
  * else of src/; nothing below the commands imports them; the top of src/ is above every room, and
- * of it only a room's command.ts and deps.ts reach the Session; no cycle of files or of folders. Arrows up let through are known violations
- * (.dependency-cruiser-known-violations.json, empty today): any other fails, named with its rule.
+ * of it only a room's command.ts and deps.ts reach the Session; no cycle of files or of folders.
+ * Arrows up let through are known violations (.dependency-cruiser-known-violations.json, empty
+ * today): any other fails, named with its rule.
  *
  * dependency-cruiser softens the known violations of files itself but not yet those of folders
  * (its analyze/soften-known-violations.mjs leaves them as a TODO): this file matches both kinds

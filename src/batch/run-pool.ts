@@ -166,7 +166,7 @@ export interface PoolRun {
 /** The client's options a pool sets: its connections, the pacing and retry slots, the abort at a second Ctrl-C. */
 export type PoolClientOptions = Pick<ApiClientOptions, 'connections' | 'control' | 'signal'>;
 
-/** Where the pool's client comes from: made once, with the pool's options (in a real run the Session's, given by the room's deps). */
+/** Where the pool's client comes from: made once, with the pool's options (a room's deps give the Session's). */
 export interface PoolClientSource {
   client(options: PoolClientOptions): Promise<ApiClient>;
 }

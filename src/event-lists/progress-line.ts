@@ -43,7 +43,8 @@ export function createProgressLine(
     const rate = seconds > 0 ? ` ${sym.dot} ${count(counts.total / seconds)}/s` : '';
     const failed =
       counts.errors > 0 ? ` ${sym.dot} ${count(counts.errors)} ${counts.errors === 1 ? 'error' : 'errors'}` : '';
-    return `${count(counts.total)} ids ${sym.dot} ${count(counts.found)} found ${sym.dot} ${count(counts.notFound)} not found${failed}${rate}`;
+    const found = `${count(counts.found)} found ${sym.dot} ${count(counts.notFound)} not found`;
+    return `${count(counts.total)} ids ${sym.dot} ${found}${failed}${rate}`;
   };
   return {
     beforeRows() {

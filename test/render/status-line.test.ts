@@ -38,7 +38,7 @@ describe('the progress line of a terminal', () => {
     expect(err.text).toBe(`${ERASE}working${ERASE}a result\n${ERASE}working${ERASE}done\n`);
   });
 
-  it('erased for output written in steps: off the screen, a drawing put off given up, back at once with the next text', () => {
+  it('erased for output written in steps: off the screen, a put-off drawing dropped, back with the next text', () => {
     const err = terminal();
     let clock = 0;
     const line = createStatusLine(err, { intervalMs: 100, now: () => clock });

@@ -23,7 +23,7 @@ const sendsNothing: QueueClient = {
 };
 
 describe('review: a log line that cannot be written', () => {
-  it('is said as the log every writer names ("cannot write the log PATH: cause"), made safe, and the change is not sent', async () => {
+  it('is said as every writer says it ("cannot write the log PATH: cause"), made safe; nothing is sent', async () => {
     const full = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
     const services = { client: sendsNothing, style: createStyle(0), now: () => 0 };
     const logged = sendingEntry({ eventId: 'e1', action: 'approve', from: 'IN_REVIEW', to: 'APPROVED' });
