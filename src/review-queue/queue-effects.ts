@@ -90,8 +90,9 @@ async function claim(client: QueueClient, log: SessionLog | null, id: string): P
 
 /** Why a line could not be written to the log, as the message that says so: the words of every file's writer. */
 function logFailed(log: SessionLog, error: unknown): Extract<Msg, { type: 'logFailed' }> {
-  if (error instanceof FileWriteError) return { type: 'logFailed', message: error.message };
-  return { type: 'logFailed', message: fileWriteFailure(log.path, error, 'log', { option: '--log' }).message };
+  const failure =
+    error instanceof FileWriteError ? error : fileWriteFailure(log.path, error, 'log', { option: '--log' });
+  return { type: 'logFailed', message: failure.message, ...(failure.hint !== undefined ? { hint: failure.hint } : {}) };
 }
 
 /** Writes the line of a change about to be sent; a failure, as a message, when it cannot (the change is then not sent). */

@@ -255,7 +255,7 @@ export type Msg =
   | { type: 'patched'; id: string; summary: Fields | null; requestId: string | null; at?: number }
   | { type: 'patchFailed'; id: string; failure: CallFailure }
   /** The log could not take a line; `notSent`: the claim or change that was therefore not sent. */
-  | { type: 'logFailed'; message: string; notSent?: { id: string; what: 'claim' | 'patch' } };
+  | { type: 'logFailed'; message: string; hint?: string; notSent?: { id: string; what: 'claim' | 'patch' } };
 
 export function emptyGroups(): Record<Group, string[]> {
   return Object.fromEntries(GROUP_ORDER.map((g) => [g, []])) as unknown as Record<Group, string[]>;

@@ -34,11 +34,12 @@ function onLogFailed(
   model: Model,
   message: string,
   notSent: { id: string; what: 'claim' | 'patch' } | undefined,
+  hint?: string,
 ): Result {
   let next: Model = {
     ...model,
     logProblem: model.logProblem ?? message,
-    fatal: model.fatal ?? { message, exitCode: ExitCode.FAILURE },
+    fatal: model.fatal ?? { message, exitCode: ExitCode.FAILURE, ...(hint !== undefined ? { hint } : {}) },
   };
   if (notSent) {
     const abandoned = new Map(next.abandoned);
@@ -120,6 +121,6 @@ export function update(model: Model, msg: Msg): Result {
     case 'patchFailed':
       return onPatchFailed(model, msg.id, msg.failure);
     case 'logFailed':
-      return onLogFailed(model, msg.message, msg.notSent);
+      return onLogFailed(model, msg.message, msg.notSent, msg.hint);
   }
 }

@@ -32,6 +32,7 @@ describe('review: a log line that cannot be written', () => {
     expect(msg).toEqual({
       type: 'logFailed',
       message: 'cannot write the log /logs/team.log: no space left on its disk (ENOSPC)',
+      hint: 'free some space and try again; df -h /logs shows how full the disk is',
       notSent: { id: 'e1', what: 'patch' },
     });
     // A path with a terminal control in it reaches the screen escaped, as in every other file message.

@@ -1157,11 +1157,12 @@ describe('a log that cannot be written: no action it cannot show, the session en
     d.key('e');
     d.enter();
     d.send({ type: 'reread', id: 'e1', summary: summary('e1', 'IN_REVIEW') });
-    d.send({ type: 'logFailed', message: FULL });
+    d.send({ type: 'logFailed', message: FULL, hint: 'free some space and try again' });
     expect(d.model.mode.name).toBe('sending');
     const effects = d.send({ type: 'patched', id: 'e1', summary: summary('e1', 'ESCALATED'), requestId: 'r1' });
     expect(d.model.mode.name).toBe('done');
-    expect(d.model.fatal?.message).toBe(FULL);
+    // The run ends with the writer's words and what to do about it, as every other command's.
+    expect(d.model.fatal).toEqual({ message: FULL, hint: 'free some space and try again', exitCode: 1 });
     expect(ofType(effects, 'patch')).toEqual([]);
     expect(groupsOf(d.model)).toMatchObject({ escalated: ['e1'], notReached: ['e2'] });
   });
