@@ -133,7 +133,7 @@ export function evaluateCommand(context: CliContext, run?: EvaluateRun): Command
     .addOption(
       new Option(
         '--base-currency <code>',
-        "the service's base currency: a line's amount in it needs no read (default: one event's summary says)",
+        "the service's base currency: a line's amount in it needs no read (default: as the file or an event says)",
       ).argParser(parseCurrency),
     )
     .addOption(concurrencyOption('events read at once, when some must be read (at most 256)').default(8))
