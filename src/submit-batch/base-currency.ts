@@ -41,9 +41,13 @@ export class BaseCurrencyLearner {
   }
 }
 
-/** The line with the base currency, and the payload's amount as its base amount when sent in it (an answer's own stays). */
+/**
+ * The line given the base currency, and the payload's amount as its base amount when sent in it
+ * (an answer's own stays). In place: the result is the line's own, and a copy per line is garbage.
+ */
 function withBase(result: LineResult, code: string | null): LineResult {
   if (code === null) return result;
-  const inBase = result.currency === code && typeof result.amount === 'number' ? result.amount : null;
-  return { ...result, baseCurrency: code, amountInBaseCurrency: result.amountInBaseCurrency ?? inBase };
+  result.baseCurrency = code;
+  if (result.currency === code && typeof result.amount === 'number') result.amountInBaseCurrency ??= result.amount;
+  return result;
 }

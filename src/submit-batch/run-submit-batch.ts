@@ -150,8 +150,8 @@ export async function runBatch(deps: BatchDeps, input: BatchInput, batchOptions:
       if (learner === null) return submitted;
       return submitted.then((outcome) => {
         if (outcome === undefined) return undefined;
-        const result = learner.complete(outcome.result);
-        return result instanceof Promise ? result.then((r) => ({ ...outcome, result: r })) : { ...outcome, result };
+        const completed = learner.complete(outcome.result);
+        return completed instanceof Promise ? completed.then(() => outcome) : outcome;
       });
     },
     settled(record, outcome: Settled<LineResult>) {
