@@ -158,8 +158,16 @@ export class ApiClient {
     });
   }
 
-  getEvent(eventId: string): Promise<ApiResponse> {
-    return this.callOn({ method: 'GET', path: '', eventId, purpose: { action: 'get', eventId }, idempotent: true });
+  /** GET /event/{id}; `once`: one attempt, no retry, whatever the failure (a read that may fail harmlessly). */
+  getEvent(eventId: string, options: { once?: boolean } = {}): Promise<ApiResponse> {
+    return this.callOn({
+      method: 'GET',
+      path: '',
+      eventId,
+      purpose: { action: 'get', eventId },
+      idempotent: true,
+      ...(options.once === true ? { once: true } : {}),
+    });
   }
 
   getRiskAssessment(eventId: string): Promise<ApiResponse> {
@@ -257,6 +265,7 @@ export class ApiClient {
     let deadline = performance.now() + this.options.timeoutMs;
     const body = op.rawBody ?? (op.body === undefined ? null : JSON.stringify(op.body));
     const control = this.options.control;
+    const maxRetries = op.once === true ? 0 : this.policy.maxRetries;
     let retryCost = 0;
     for (let attempt = 0; ; attempt++) {
       let retryAfterMs: number | undefined;
@@ -274,7 +283,7 @@ export class ApiClient {
         const throttled = RETRYABLE_STATUSES.has(response.status);
         const notReceived = NOT_RECEIVED_STATUSES.has(response.status);
         const retryable = throttled || notReceived || (op.method === 'GET' && GATEWAY_STATUSES.has(response.status));
-        if (!retryable || attempt >= this.policy.maxRetries) {
+        if (!retryable || attempt >= maxRetries) {
           if (response.status < 500 && !throttled && !notReceived) control?.onSettled(retryCost);
           return this.outcomes.finish(op, response, attempt + 1);
         }
@@ -299,7 +308,7 @@ export class ApiClient {
           error instanceof NetworkError &&
           !['timeout', 'other', 'tls', 'proxy'].includes(error.failure) &&
           (op.idempotent || !error.maybeProcessed);
-        if (!safeToRepeat || attempt >= this.policy.maxRetries || this.options.signal?.aborted) throw error;
+        if (!safeToRepeat || attempt >= maxRetries || this.options.signal?.aborted) throw error;
         if (error.failure === 'connect-timeout') kind = 'timeout';
         standing = error;
         this.options.debug?.(`retrying after ${error.message}`);

@@ -34,6 +34,8 @@ export interface Operation {
   purpose: Purpose;
   /** GET and PATCH may be retried on any failure that is safe; POST only when nothing was sent. */
   idempotent: boolean;
+  /** Sent once, never retried: a read whose failure only means "not learned" (a batch's base currency). */
+  once?: boolean;
 }
 
 export interface RawResponse {

@@ -216,6 +216,8 @@ class StdoutResults {
   closed = false;
   unwritten = 0;
   private readonly release: () => void;
+  /** The one wait for stdout to drain that every result written meanwhile shares: one set of listeners, however many wait. */
+  private draining: Promise<void> | undefined;
 
   constructor(
     private readonly context: Pick<PoolStreams, 'stdout' | 'onStdoutClosed'>,
@@ -243,7 +245,7 @@ class StdoutResults {
         if (error) this.unwritten++;
       });
     });
-    if (!written) await drainedOrClosed(stdout);
+    if (!written) await (this.draining ??= drainedOrClosed(stdout).finally(() => (this.draining = undefined)));
   }
 
   done(): void {

@@ -141,7 +141,10 @@ errorType, errorCodes, attempts, latencyMs, column, idAssigned, alreadyExisted
 (the service had the event: it answered 200, not 201), stateNow (its state
 read then), and what fraudctl evaluate needs: ruleIds (the rules that
 matched), eventDate, amount and currency (the payload's), amountInBaseCurrency
-(when an answer had it; null otherwise, and evaluate reads the event).
+(an answer's, or the amount of an event sent in the base currency; null
+otherwise, and evaluate reads the event), baseCurrency (on DECIDED lines: the
+run learns it with one request more, GET /event/{id} of its first decided
+event, once; when that read fails it is null, and nothing else changes).
 set-state's lines: id, from, to,
 outcome (CHANGED, SKIPPED, NOT_FOUND, INVALID, REFUSED, FAILED, CONFLICT,
 CLAIMED: IN_REVIEW, held in a review session, not changed without
@@ -299,15 +302,16 @@ are in the service's base currency (amountInBaseCurrency).
 
 Reading. A results line records the decision, score, ruleIds, eventDate, and
 the amount and currency sent (the POST's answer has no base amount). A line in
-the service's base currency needs no request: --base-currency CODE gives it,
-else one event's summary says it (one GET for the run). Any other (another
-currency, an older fraudctl, a --from id) is read: GET /event/{id} for the
-amount and date, the risk assessment for the decision and rules (only what is
-missing; --concurrency at once); events.read says how many. An event that
-cannot be read is counted in events.unread, by kind, and the run exits 4 (not
-found) or 6 (unavailable) after the report; a refused key stops at once (exit
-3). An event named by two files counts once. --maturity 90d leaves out events
-younger than that.
+the service's base currency needs no request: submit records its base amount
+and the base currency (baseCurrency); for an older line --base-currency CODE
+gives the base currency, else a line's baseCurrency, else one event's summary
+(one GET for the run). Any other (another currency, an older fraudctl, a
+--from id) is read: GET /event/{id} for the amount and date, the risk
+assessment for the decision and rules (only what is missing; --concurrency at
+once); events.read says how many. An event that cannot be read is counted in
+events.unread, by kind, and the run exits 4 (not found) or 6 (unavailable)
+after the report; a refused key stops at once (exit 3). An event named by two
+files counts once. --maturity 90d leaves out events younger than that.
 
 --json is one object:
   complete     false when some events could not be read
@@ -316,7 +320,8 @@ younger than that.
                [{id, where, reason}]}, labelsWithoutResult {count, ids}
   outcomes     file, rows, fraud, read (fraud-when, label, listed), idColumn
   maturityDays, thresholds {review, decline}
-  baseCurrency {code, from ("option", or "event" with its id)}, or null
+  baseCurrency {code, from ("option", "results" with where (FILE:LINE), or
+               "event" with its id)}, or null
   summary      events, fraud, fraudRate, fraudDeclined, fraudInReview,
                fraudLetThrough, declinedNotReported ({count, amount} each:
                the good customers declined are at most that many),

@@ -45,7 +45,9 @@ export interface LineResult {
    * What `evaluate` needs, so that it reads nothing back: the ids of the rules that matched (the
    * POST's ruleMatches, or the risk assessment's alerts), and from the payload sent its
    * eventDate (as the service writes it), amount and currency; amountInBaseCurrency when the
-   * answer carries it (the contract's POST answer does not: evaluate then reads the event).
+   * answer carries it, or the payload's amount when its currency is the service's base currency
+   * (the contract's POST answer has no base amount: the batch learns the base currency with one
+   * read, src/submit-batch/base-currency.ts; otherwise evaluate reads the event).
    * Null when not known. Added last; older files lack them.
    */
   ruleIds?: string[] | null;
@@ -53,6 +55,8 @@ export interface LineResult {
   amount?: number | null;
   currency?: string | null;
   amountInBaseCurrency?: number | null;
+  /** The service's base currency (a 3-letter code), on the DECIDED lines of a run that learned it. Added last. */
+  baseCurrency?: string | null;
 }
 
 /** The result as one line of JSON, fields in their fixed order, terminal controls escaped. */
@@ -78,6 +82,7 @@ export function formatResult(r: LineResult): string {
       amount: r.amount ?? null,
       currency: r.currency ?? null,
       amountInBaseCurrency: r.amountInBaseCurrency ?? null,
+      baseCurrency: r.baseCurrency ?? null,
     },
     false,
   );

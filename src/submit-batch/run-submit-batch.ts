@@ -16,11 +16,13 @@ import { BatchStats } from './batch-stats.js';
 import { summaryJson, summaryText } from './batch-summary.js';
 import type { BatchInput, InputRecord } from './input-records/records.js';
 import { lineId, prepareLine, submitLine, type LineWork } from './submit-line.js';
+import { BaseCurrencyLearner } from './base-currency.js';
 
 /*
  * `submit` for many events: a job on the pool (src/batch/run-pool.ts). Each line is screened
  * (submit-line.ts) and gets one result line; a line the reader or parser refuses is REJECTED
- * without a request. With --rejects, every line without a decision is also kept as it was.
+ * without a request. With --rejects, every line without a decision is also kept as it was. A run
+ * that writes results reads one event more, for the base currency (base-currency.ts).
  */
 
 /** What a batch is asked (src/commands/submit/command.ts checks the flag combinations: --resume has --out). */
@@ -123,6 +125,10 @@ export async function runBatch(deps: BatchDeps, input: BatchInput, batchOptions:
     aborted: () => runtime.abort.signal.aborted,
   };
 
+  // The base currency, for lines that need no request in `evaluate`: only when lines are written somewhere.
+  const learner =
+    options.out !== null || options.json ? new BaseCurrencyLearner((id) => client.getEvent(id, { once: true })) : null;
+
   let rejects: LineFile | null = null;
   /** Lines of the rejects file whose outcome the earlier run could not tell (UNKNOWN): kept there, with this run's. */
   let earlierUnknown = 0;
@@ -140,7 +146,13 @@ export async function runBatch(deps: BatchDeps, input: BatchInput, batchOptions:
     start(record, mayHaveRunBefore, sending) {
       const line = prepareLine(record, MAX_BODY_BYTES);
       if ('rejected' in line) return line.rejected;
-      return submitLine(record, line.send, work, { verifyFirst: mayHaveRunBefore, sending });
+      const submitted = submitLine(record, line.send, work, { verifyFirst: mayHaveRunBefore, sending });
+      if (learner === null) return submitted;
+      return submitted.then((outcome) => {
+        if (outcome === undefined) return undefined;
+        const completed = learner.complete(outcome.result);
+        return completed instanceof Promise ? completed.then(() => outcome) : outcome;
+      });
     },
     settled(record, outcome: Settled<LineResult>) {
       stats.add(outcome.result, outcome.reason);

@@ -222,7 +222,7 @@ describe('fraudctl submit (batch)', () => {
       expect(Object.keys(r)).toEqual([
         ...['line', 'id', 'outcome', 'status', 'actionType', 'totalRiskScore', 'errorType', 'errorCodes', 'attempts'],
         ...['latencyMs', 'column', 'idAssigned', 'alreadyExisted', 'stateNow'],
-        ...['ruleIds', 'eventDate', 'amount', 'currency', 'amountInBaseCurrency'],
+        ...['ruleIds', 'eventDate', 'amount', 'currency', 'amountInBaseCurrency', 'baseCurrency'],
       ]);
       const stored = await cli.sb.call('GET', `/event/jsonl-basic-${n}/risk-assessment`);
       expect(stored.status).toBe(200);
@@ -237,8 +237,10 @@ describe('fraudctl submit (batch)', () => {
         amount,
         currency,
       });
-      // The contract's POST answer has no amount in the base currency: evaluate reads it.
-      expect(r.amountInBaseCurrency).toBeNull();
+      // The contract's POST answer has no amount in the base currency: the run read the base
+      // currency once (EUR), and an event sent in it has its amount as its base amount.
+      expect(r.baseCurrency).toBe('EUR');
+      expect(r.amountInBaseCurrency).toBe(currency === 'EUR' ? summary.amountInBaseCurrency : null);
     }
     expect(result.stderr).toMatch(/Batch done: 40 events/);
     expect(result.stderr).toMatch(/decided\s+40/);

@@ -119,7 +119,8 @@ describe('--resume of events without an id', () => {
 
   it('after a Ctrl-C (every line in flight finished and recorded), --resume sends the rest: none is left UNKNOWN', async () => {
     notOnWindows(ON_WINDOWS.signal);
-    const server = await startPlainEventServer({ hold: true, holdFrom: 10 });
+    // The first 11 requests pass: 10 POSTs and the batch's one read of the base currency.
+    const server = await startPlainEventServer({ hold: true, holdFrom: 11 });
     servers.push(server);
     const input = idLessInput('ctrl-c', 30);
     const out = join(tmp.dir, 'ctrl-c.out');

@@ -61,10 +61,10 @@ const EXAMPLES = `Examples:
 const AFTER = `
 Inputs: results files of submit --out (a line records the decision, score, rules matched,
 date, amount and currency: nothing is read for it when the currency is the service's base
-currency, which --base-currency gives or one event's summary says; a line in another currency,
-or of an older fraudctl, is read from the service: GET /event and its risk assessment), and ids
-of --from (each read). A replay (--rules) screens the payloads of --events, the files submit
-read; without them each event is read (GET /event). The outcomes file (--labels) is CSV with a header or JSON Lines:
+currency, which --base-currency gives, the file records (baseCurrency) or one event's summary
+says; a line in another currency, or of an older fraudctl, is read from the service: GET /event
+and its risk assessment), and ids of --from (each read). A replay (--rules) screens the payloads
+of --events, the files submit read; without them each event is read (GET /event). The outcomes file (--labels) is CSV with a header or JSON Lines:
 its id column is id, eventId, event_id or order_id (or --id-column); a label column (label, or
 --label-column) says fraud/legit (1/0, true/false); --fraud-when COLUMN=VALUES says which rows
 are fraud (a dispute reason code); else every row lists a fraud. An event not listed has no
@@ -133,7 +133,7 @@ export function evaluateCommand(context: CliContext, run?: EvaluateRun): Command
     .addOption(
       new Option(
         '--base-currency <code>',
-        "the service's base currency: a line's amount in it needs no read (default: one event's summary says)",
+        "the service's base currency: a line's amount in it needs no read (default: as the file or an event says)",
       ).argParser(parseCurrency),
     )
     .addOption(concurrencyOption('events read at once, when some must be read (at most 256)').default(8))

@@ -12,10 +12,10 @@ import { openInput } from './input-files.js';
  * evaluation needs (decision, score, rules matched, amount in the base currency, date) is an
  * event at once, streamed to the figures; any other (an older file, a bare id) is kept to be read
  * from the service. The contract's POST answer has no base amount, so a line records the amount
- * and currency sent: in the base currency that amount is the base amount (BaseCurrency below),
- * and only events in another currency are read. Each event is counted once, whichever files name
- * it. A line that is not a submit result makes the whole input wrong: one line naming it, before
- * any figure.
+ * and currency sent: in the base currency that amount is the base amount (BaseCurrency below;
+ * today's submit writes it on the line, with the base currency), and only events in another
+ * currency are read. Each event is counted once, whichever files name it. A line that is not a
+ * submit result makes the whole input wrong: one line naming it, before any figure.
  */
 
 /** What a results line tells of an event; null for what must be read. */
@@ -52,16 +52,25 @@ const dateOf = (value: unknown): number | null => {
   return Number.isNaN(ms) ? null : ms;
 };
 
-/** Where the base currency came from: --base-currency, or one event's summary (its baseCurrency). */
-export type BaseCurrencySource = { code: string; from: 'option' } | { code: string; from: 'event'; id: string };
+/**
+ * Where the base currency came from: --base-currency, a results line (`where`: file:line) that
+ * records it (a batch of today's submit learned it), or one event's summary (its baseCurrency).
+ */
+export type BaseCurrencySource =
+  | { code: string; from: 'option' }
+  | { code: string; from: 'results'; where: string }
+  | { code: string; from: 'event'; id: string };
+
+const CURRENCY_CODE = /^[A-Z]{3}$/;
 
 /** Reads done to learn the base currency before giving up (each a GET of one event that failed). */
 const LEARN_ATTEMPTS = 3;
 
 /**
- * The service's base currency, given (--base-currency) or learned once: the summary of the first
- * event that needs it says it (one GET for the whole run, not one per event). When that read
- * fails (the event is gone), the next such line tries, a few times; then the lines are read.
+ * The service's base currency, given (--base-currency), recorded by a results line, or learned
+ * once: the summary of the first event that needs it says it (one GET for the whole run, not one
+ * per event). When that read fails (the event is gone), the next such line tries, a few times;
+ * then the lines are read.
  */
 export class BaseCurrency {
   private source: BaseCurrencySource | null;
@@ -76,6 +85,12 @@ export class BaseCurrency {
 
   get known(): BaseCurrencySource | null {
     return this.source;
+  }
+
+  /** A results line says it (its `baseCurrency`): taken unless already known, with no request. */
+  recorded(code: unknown, where: string): void {
+    if (this.source === null && typeof code === 'string' && CURRENCY_CODE.test(code))
+      this.source = { code, from: 'results', where };
   }
 
   async of(id: string): Promise<string | null> {
@@ -153,6 +168,7 @@ export class EventSources {
         );
       }
       this.counts.lines++;
+      if (result.baseCurrency != null) this.base.recorded(result.baseCurrency, where);
       if (result.outcome !== 'DECIDED' || result.id === null) {
         this.counts.notDecided++;
         continue;

@@ -81,6 +81,9 @@ Batch mode is used for a JSON array, more than one line of JSON, a .jsonl/.ndjso
 batch option. Every line gets one result: DECIDED, REJECTED (bad line or refused by the
 service), FAILED (no answer; --resume tries it again) or UNKNOWN (sent without an id and the
 answer was lost). Exit 0 when every line was decided, 1 when any was not, 130 on Ctrl-C.
+A run that writes results (--out, --json) sends one request more: GET /event/{id} of its
+first decided event, once, for the service's base currency (baseCurrency on each decided line,
+and amountInBaseCurrency for events sent in it; fraudctl help results).
 --resume continues the run recorded in --out, against the same service (another is refused,
 exit 2) and with its --rejects (taken from the file when left out). --rejects never replaces a
 file: not the input, not --out, not one that exists (except the run's own, with --resume).

@@ -10,8 +10,8 @@ import { options, testDeps } from './evaluate-harness.js';
 
 /*
  * What a results file of today's submit lets evaluate do without the service: submit run
- * in-process against a real sandbox on port 0 writes the file; evaluate reads it with a client
- * that counts every request it sends.
+ * in-process against a real sandbox on port 0 writes the file (its lines in the base currency
+ * carry their base amount); evaluate reads it with a client that counts every request it sends.
  */
 
 const cli = useSandboxInProcess();
@@ -56,16 +56,30 @@ async function evaluate(o: Parameters<typeof options>[0]) {
   return { report: JSON.parse(d.written.stdout) as EvaluationReport, reads: d.reads };
 }
 
+/**
+ * The file as a fraudctl from before the batch learned the base currency wrote it: no
+ * baseCurrency, and no amountInBaseCurrency (the POST's answer has none).
+ */
+function asOlderFile(results: string): void {
+  const lines = readFileSync(results, 'utf8').trimEnd().split('\n');
+  const older = lines.map((line, i) => {
+    if (i === 0) return line;
+    const { baseCurrency: _base, ...rest } = JSON.parse(line) as Record<string, unknown>;
+    return JSON.stringify({ ...rest, amountInBaseCurrency: null });
+  });
+  writeFileSync(results, older.join('\n') + '\n');
+}
+
 describe('evaluate on what submit wrote', () => {
-  it('reads one event for the base currency, then only the events in another currency', async () => {
+  it('a file of today: no request for the base-currency lines, only the events in another currency are read', async () => {
     const { results, count } = await submitted('base');
     const usd = orders('base').filter((o) => o.currency === 'USD').length;
     const { report, reads } = await evaluate({ results: [results], labels: labels('base') });
     expect(report.complete).toBe(true);
     expect(report.events.evaluated).toBe(count);
-    // One summary says EUR; each USD event is read for its amount in EUR (a GET, no assessment).
-    expect(report.baseCurrency).toEqual({ code: 'EUR', from: 'event', id: 'base-1' });
-    expect(reads).toEqual({ getEvent: 1 + usd, getRiskAssessment: 0 });
+    // The file says EUR (its first result, line 2); each USD event is read for its amount in EUR (a GET, no assessment).
+    expect(report.baseCurrency).toEqual({ code: 'EUR', from: 'results', where: `${results}:2` });
+    expect(reads).toEqual({ getEvent: usd, getRiskAssessment: 0 });
     expect(report.events.read).toBe(usd);
     // The amounts are the service's: the sum of every event's amountInBaseCurrency.
     let total = 0;
@@ -80,6 +94,19 @@ describe('evaluate on what submit wrote', () => {
       0,
     );
     expect(sum).toBeCloseTo(total, 2);
+  });
+
+  it('an older file: reads one event for the base currency, then only the events in another currency', async () => {
+    const { results, count } = await submitted('older');
+    asOlderFile(results);
+    const usd = orders('older').filter((o) => o.currency === 'USD').length;
+    const { report, reads } = await evaluate({ results: [results], labels: labels('older') });
+    expect(report.complete).toBe(true);
+    expect(report.events.evaluated).toBe(count);
+    // One summary says EUR; each USD event is read for its amount in EUR.
+    expect(report.baseCurrency).toEqual({ code: 'EUR', from: 'event', id: 'older-1' });
+    expect(reads).toEqual({ getEvent: 1 + usd, getRiskAssessment: 0 });
+    expect(report.events.read).toBe(usd);
   });
 
   it('with --base-currency: no request at all for the lines in it', async () => {
@@ -98,6 +125,7 @@ describe('evaluate on what submit wrote', () => {
 
   it('a base currency that is not the lines’: each of them is read (the amounts are never taken as is)', async () => {
     const { results, count } = await submitted('other');
+    asOlderFile(results);
     const { report, reads } = await evaluate({ results: [results], labels: labels('other'), baseCurrency: 'GBP' });
     expect(reads.getEvent).toBe(count);
     expect(report.events.read).toBe(count);
