@@ -305,8 +305,8 @@ the amount and currency sent (the POST's answer has no base amount). A line in
 the service's base currency needs no request: submit records its base amount
 and the base currency (baseCurrency); for an older line --base-currency CODE
 gives the base currency, else a line's baseCurrency, else one event's summary
-(one GET for the run). Any other (another currency, an older fraudctl, a
---from id) is read: GET /event/{id} for the amount and date, the risk
+(one GET for the run); two that differ are refused (exit 2), never summed as
+one. Any other (another currency, an older fraudctl, a --from id) is read: GET /event/{id} for the amount and date, the risk
 assessment for the decision and rules (only what is missing; --concurrency at
 once); events.read says how many. An event that cannot be read is counted in
 events.unread, by kind, and the run exits 4 (not found) or 6 (unavailable)

@@ -87,10 +87,30 @@ export class BaseCurrency {
     return this.source;
   }
 
-  /** A results line says it (its `baseCurrency`): taken unless already known, with no request. */
+  /**
+   * A results line says it (its `baseCurrency`): taken unless already known, with no request. One
+   * that says another currency than the one known would sum amounts of two currencies as one:
+   * refused, naming both.
+   */
   recorded(code: unknown, where: string): void {
-    if (this.source === null && typeof code === 'string' && CURRENCY_CODE.test(code))
+    if (typeof code !== 'string' || !CURRENCY_CODE.test(code)) return;
+    if (this.source === null) {
       this.source = { code, from: 'results', where };
+      return;
+    }
+    if (this.source.code === code) return;
+    const known =
+      this.source.from === 'option'
+        ? `--base-currency says ${this.source.code}`
+        : this.source.from === 'results'
+          ? `${this.source.where} records ${this.source.code}`
+          : `event ${terminalSafe(this.source.id)} says ${this.source.code}`;
+    throw new UsageError(
+      `${where} records the base currency ${code}, but ${known}: its amounts are not in the same currency`,
+      this.source.from === 'option'
+        ? 'leave out --base-currency: the results files say it'
+        : "evaluate one service's results files at a time",
+    );
   }
 
   async of(id: string): Promise<string | null> {

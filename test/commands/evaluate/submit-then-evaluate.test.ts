@@ -123,6 +123,22 @@ describe('evaluate on what submit wrote', () => {
     expect(report.events.evaluated).toBe(orders('given').filter((o) => o.currency === 'EUR').length);
   });
 
+  it('--base-currency other than the one a file records: one line saying both, nothing read or printed', async () => {
+    const { results } = await submitted('clash');
+    const d = testDeps({ service: cli.sb.url });
+    const error = await run(options({ results: [results], labels: labels('clash'), baseCurrency: 'GBP' }), d).catch(
+      (e: unknown) => e,
+    );
+    await d.close();
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).message).toBe(
+      `${results}:2 records the base currency EUR, but --base-currency says GBP: its amounts are not in the same currency`,
+    );
+    expect((error as UsageError).hint).toBe('leave out --base-currency: the results files say it');
+    expect(d.reads).toEqual({ getEvent: 0, getRiskAssessment: 0 });
+    expect(d.written.stdout).toBe('');
+  });
+
   it('a base currency that is not the lines’: each of them is read (the amounts are never taken as is)', async () => {
     const { results, count } = await submitted('other');
     asOlderFile(results);
