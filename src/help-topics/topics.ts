@@ -306,12 +306,13 @@ the service's base currency needs no request: submit records its base amount
 and the base currency (baseCurrency); for an older line --base-currency CODE
 gives the base currency, else a line's baseCurrency, else one event's summary
 (one GET for the run); two that differ are refused (exit 2), never summed as
-one. Any other (another currency, an older fraudctl, a --from id) is read: GET /event/{id} for the amount and date, the risk
-assessment for the decision and rules (only what is missing; --concurrency at
-once); events.read says how many. An event that cannot be read is counted in
-events.unread, by kind, and the run exits 4 (not found) or 6 (unavailable)
-after the report; a refused key stops at once (exit 3). An event named by two
-files counts once. --maturity 90d leaves out events younger than that.
+one. Any other (another currency, an older fraudctl, a --from id) is read: GET
+/event/{id} for the amount and date, the risk assessment for the decision and
+rules (only what is missing; --concurrency at once); events.read says how
+many. An event that cannot be read is counted in events.unread, by kind, and
+the run exits 4 (not found) or 6 (unavailable) after the report; a refused key
+stops at once (exit 3). An event named by two files counts once. --maturity
+90d leaves out events younger than that.
 
 --json is one object:
   complete     false when some events could not be read
