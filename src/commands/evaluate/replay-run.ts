@@ -4,7 +4,7 @@ import { count } from '../../render/counts.js';
 import { loadSandboxConfig, type SandboxConfig } from '../../sandbox/config/sandbox-config.js';
 import { normaliseEvent } from '../../sandbox/scoring/normalise-event.js';
 import { compileRules, velocityUses, type CompiledRule, type VelocityField } from '../../sandbox/scoring/rules.js';
-import { screen } from '../../sandbox/scoring/screen.js';
+import { screen, type Screening } from '../../sandbox/scoring/screen.js';
 import type { EventPayload } from '../../contract/event-payload.js';
 import { UsageError } from '../../errors/cli-error.js';
 import { openInput } from '../../submit-batch/input-records/open-input.js';
@@ -91,9 +91,7 @@ async function replay(
   const fields = [...new Set(uses.map((u) => u.field))];
   const velocity = new VelocityIndex(Math.max(0, ...uses.map((u) => u.seconds)));
   const order = events.map((e, i) => i).sort((a, b) => events[a]!.date - events[b]!.date || a - b);
-  const shift = new ShiftTally();
-  const today = new FigureTallies();
-  const candidate = new FigureTallies(config.rules.filter((r) => r.enabled !== false).map((r) => r.id));
+  const tally = new ReplayTally(config);
   let unread = 0;
   const client = events.length > 0 ? await deps.events(concurrency) : null;
   for (let from = 0; from < order.length; from += WINDOW) {
@@ -126,27 +124,50 @@ async function replay(
         const value = facts[field];
         if (typeof value === 'string') velocity.add(field, value, ts);
       }
-      shift.add(event, screened.actionType);
-      today.add(event);
-      candidate.add({
-        ...event,
-        actionType: screened.actionType,
-        score: screened.totalRiskScore,
-        ruleIds: screened.alerts.map((a) => a.ruleId),
-      });
+      tally.add(event, screened);
     });
   }
-  return {
-    candidate: file,
-    payloads: 'service',
-    events: shift.events,
-    unread,
-    changed: shift.changed,
-    shift: shift.shift,
-    velocityNote: velocityNote(rules, shift.events),
-    today: today.figures(thresholds),
-    candidateFigures: candidate.figures(config.thresholds),
-  };
+  return tally.report({ candidate: file, payloads: 'service', unread }, rules, thresholds);
+}
+
+/** Each replayed event as decided today and under the candidate: the shift and both sets of figures. */
+class ReplayTally {
+  readonly shift = new ShiftTally();
+  private readonly today = new FigureTallies();
+  private readonly candidate: FigureTallies;
+
+  constructor(private readonly config: SandboxConfig) {
+    this.candidate = new FigureTallies(config.rules.filter((r) => r.enabled !== false).map((r) => r.id));
+  }
+
+  add(event: EvaluatedEvent, screened: Screening): void {
+    this.shift.add(event, screened.actionType);
+    this.today.add(event);
+    this.candidate.add({
+      ...event,
+      actionType: screened.actionType,
+      score: screened.totalRiskScore,
+      ruleIds: screened.alerts.map((a) => a.ruleId),
+    });
+  }
+
+  report(
+    of: Pick<ReplayReport, 'candidate' | 'payloads' | 'unread'>,
+    rules: readonly CompiledRule[],
+    thresholds: EvaluateOptions['thresholds'],
+  ): ReplayReport {
+    return {
+      candidate: of.candidate,
+      payloads: of.payloads,
+      events: this.shift.events,
+      unread: of.unread,
+      changed: this.shift.changed,
+      shift: this.shift.shift,
+      velocityNote: velocityNote(rules, this.shift.events),
+      today: this.today.figures(thresholds),
+      candidateFigures: this.candidate.figures(this.config.thresholds),
+    };
+  }
 }
 
 function velocityNote(rules: readonly CompiledRule[], replayed: number): string {
@@ -256,9 +277,7 @@ async function replayFromFiles(
   }
   for (const values of byValue) for (const ranks of values.values()) ranks.sort((a, b) => a - b);
 
-  const shift = new ShiftTally();
-  const today = new FigureTallies();
-  const candidate = new FigureTallies(config.rules.filter((r) => r.enabled !== false).map((r) => r.id));
+  const tally = new ReplayTally(config);
   const done = new Uint8Array(events.length);
   for await (const payload of payloads(files, deps)) {
     const i = payload === null ? undefined : indexOf.get(payload.id as string);
@@ -277,26 +296,13 @@ async function replayFromFiles(
       const before = positionOf(ranks, ranks.length, rank);
       return Math.min(atMost, before - firstFrom(ranks, before, tsByRank, ts - seconds));
     });
-    shift.add(event, screened.actionType);
-    today.add(event);
-    candidate.add({
-      ...event,
-      actionType: screened.actionType,
-      score: screened.totalRiskScore,
-      ruleIds: screened.alerts.map((a) => a.ruleId),
-    });
+    tally.add(event, screened);
   }
-  return {
-    candidate: file,
-    payloads: 'files',
-    events: shift.events,
-    unread: events.length - shift.events,
-    changed: shift.changed,
-    shift: shift.shift,
-    velocityNote: velocityNote(rules, shift.events),
-    today: today.figures(thresholds),
-    candidateFigures: candidate.figures(config.thresholds),
-  };
+  return tally.report(
+    { candidate: file, payloads: 'files', unread: events.length - tally.shift.events },
+    rules,
+    thresholds,
+  );
 }
 
 /** A payload the candidate can convert and date (what normaliseEvent would otherwise fail on). */
