@@ -191,10 +191,16 @@ export function holderState(holder: LockHolder): 'alive' | 'gone' | 'elsewhere' 
 }
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
-/** A synchronous pause: the lock is taken by synchronous code (the config file's), and waits are short. */
-function sleepSync(ms: number): void {
-  Atomics.wait(sleeper, 0, 0, ms);
-}
+
+/*
+ * The clock a synchronous wait is measured (monotonic) and spent on: a synchronous pause, as the
+ * lock is taken by synchronous code (the config file's), and waits are short. A test replaces it
+ * to see a 10 s wait for a live holder run its course without spending the 10 s.
+ */
+export const lockClock = {
+  now: (): number => performance.now(),
+  sleepSync: (ms: number): void => void Atomics.wait(sleeper, 0, 0, ms),
+};
 
 /** Creates the lock file holding `text`; false when it exists. A lock file that cannot be filled is removed. */
 function tryCreate(path: string, text: string, mode: number): boolean {
@@ -266,7 +272,7 @@ export function acquireLock(lockPath: string, options: LockOptions = {}): HeldLo
   const attempts = lockAttempts(lockPath, options);
   for (let step = attempts.next(); ; step = attempts.next()) {
     if (step.done) return step.value;
-    sleepSync(step.value);
+    lockClock.sleepSync(step.value);
   }
 }
 
@@ -286,7 +292,7 @@ export async function acquireLockAsync(lockPath: string, options: LockOptions = 
 function* lockAttempts(lockPath: string, options: LockOptions): Generator<number, HeldLock, void> {
   const mine = JSON.stringify({ ...self(), since: new Date().toISOString() } satisfies LockHolder);
   // A monotonic clock: a wall clock stepped back would make the wait endless.
-  const deadline = performance.now() + (options.waitMs ?? 0);
+  const deadline = lockClock.now() + (options.waitMs ?? 0);
   let unnamedSince: number | null = null;
   let pause = 5;
   if (held.has(lockPath)) throw new LockBusyError(lockPath, self(), 'self');
@@ -299,13 +305,13 @@ function* lockAttempts(lockPath: string, options: LockOptions): Generator<number
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue; // released meanwhile
       // Another user's lock (mode 0600, or a umask that keeps others out): its holder cannot be
       // checked, and is never broken.
-      if (performance.now() >= deadline) throw new LockBusyError(lockPath, null, 'unreadable');
+      if (lockClock.now() >= deadline) throw new LockBusyError(lockPath, null, 'unreadable');
       yield pause;
       pause = Math.min(50, pause * 2);
       continue;
     }
     const holder = parseHolder(text);
-    const now = performance.now();
+    const now = lockClock.now();
     if (holder === null) {
       unnamedSince ??= now;
       if (now - unnamedSince >= UNNAMED_GRACE_MS) {

@@ -35,7 +35,8 @@ const server = useServer((req, res) => {
 
 const run = (args: string[]) => cli.run([...args, '--base-url', server.url], { env: { FRAUDCTL_API_KEY: SECRET } });
 
-describe('client errors', () => {
+// Side by side: each run waits on a timeout or on retries' backoff, not on the CPU.
+describe.concurrent('client errors', () => {
   it('connection refused: exit 6, one line saying where and what to check', async () => {
     const result = await cli.runProcess(['show', 'x', '--base-url', 'http://127.0.0.1:1'], {
       env: { FRAUDCTL_API_KEY: SECRET },

@@ -4,7 +4,9 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, utimesSync, writeFile
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { lockClock } from '../../src/files/exclusive-lock.js';
 import { cliEnv, runCli } from '../support/cli.js';
+import { runInProcess } from '../support/in-process-cli.js';
 import { tempDir } from '../support/sandbox.js';
 import { smallDisk, type SmallDisk } from '../support/small-disk.js';
 import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
@@ -24,13 +26,12 @@ describe('two config set processes at once', () => {
   it('both values end up in the file, for each of ten pairs', async () => {
     for (let i = 0; i < 10; i++) {
       // The profile is made first: only a base-url creates one (a timeout for a new name is refused as a typo).
-      expect(
-        (
-          await runCli(['config', 'set', 'base-url', `https://race-${i}.example.com`, '--profile', `race-${i}`], {
-            env,
-          })
-        ).code,
-      ).toBe(0);
+      // Nothing races it, so it needs no process of its own.
+      const made = await runInProcess(
+        ['config', 'set', 'base-url', `https://race-${i}.example.com`, '--profile', `race-${i}`],
+        env,
+      );
+      expect(made.code, made.stderr).toBe(0);
       const [a, b] = await Promise.all([
         runCli(['config', 'set', 'timeout', String(10 + i), '--profile', `race-${i}`], { env }),
         runCli(['config', 'set', 'retries', String(i % 5), '--profile', `race-${i}`], { env }),
@@ -82,18 +83,25 @@ describe('one config file linked from two config directories', () => {
 /*
  * The lock is taken from its holder only when the holder is gone, at
  * once, and never because it has held the lock long (a slow fsync on a busy disk): a live
- * holder's change and this one's would both be lost otherwise.
+ * holder's change and this one's would both be lost otherwise. The holder is a live process;
+ * `config set` runs in-process on a lock clock of the test's (lockClock), so that its 10 s wait
+ * runs its course, pause by pause, without spending 10 s of the suite.
  */
 describe('config set while another process holds the config lock', () => {
   it('a live holder is never broken: waits 10 s, then says which pid holds it and changes nothing; once the holder is gone, the lock is taken at once', async () => {
     const configFile = join(tmp.dir, 'config', 'fraudctl', 'config.json');
     const lock = `${configFile}.lock`;
-    expect(
-      (await runCli(['config', 'set', 'base-url', 'https://held.example.com', '--profile', 'held'], { env })).code,
-    ).toBe(0);
+    const made = await runInProcess(
+      ['config', 'set', 'base-url', 'https://held.example.com', '--profile', 'held'],
+      env,
+    );
+    expect(made.code, made.stderr).toBe(0);
     const before = readFileSync(configFile);
     // A process that is alive, holding the lock for a minute already.
     const holder = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e9)'], { stdio: 'ignore' });
+    const real = { ...lockClock };
+    let clock = 0;
+    let pauses = 0;
     try {
       const text = JSON.stringify({
         pid: holder.pid,
@@ -104,22 +112,29 @@ describe('config set while another process holds the config lock', () => {
       const old = new Date(Date.now() - 60_000);
       utimesSync(lock, old, old);
 
-      const started = performance.now();
-      const waited = await runCli(['config', 'set', 'timeout', '9', '--profile', 'held'], { env, timeoutMs: 30_000 });
-      const tookMs = performance.now() - started;
+      lockClock.now = () => clock;
+      lockClock.sleepSync = (ms) => {
+        pauses++;
+        clock += ms;
+      };
+      const waited = await runInProcess(['config', 'set', 'timeout', '9', '--profile', 'held'], env);
+      Object.assign(lockClock, real);
       expect(waited.code, waited.stderr).toBe(1);
       expect(waited.stderr.split('\n')[0]).toBe(
         `error: the config file is locked by another fraudctl (pid ${holder.pid}): nothing was changed`,
       );
-      expect(tookMs).toBeGreaterThanOrEqual(10_000);
+      // It waited the 10 s, looking again all along (pauses of at most 0.1 s), before giving up.
+      expect(clock).toBeGreaterThanOrEqual(10_000);
+      expect(pauses).toBeGreaterThanOrEqual(100);
       expect(readFileSync(configFile)).toEqual(before);
       expect(readFileSync(lock, 'utf8')).toBe(text);
     } finally {
+      Object.assign(lockClock, real);
       holder.kill('SIGKILL');
       if (holder.exitCode === null && holder.signalCode === null) await once(holder, 'exit');
     }
 
-    // The holder is gone: its lock is taken at once.
+    // The holder is gone: its lock is taken at once, by a process as a user would run it.
     const started = performance.now();
     const after = await runCli(['config', 'set', 'timeout', '9', '--profile', 'held'], { env });
     expect(after.code, after.stderr).toBe(0);

@@ -2,17 +2,17 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/contract/index.js';
-import { useSandboxForCli } from '../support/cli-against-sandbox.js';
+import { useSandboxInProcess } from '../support/in-process-cli.js';
 
 /*
- * As processes against the sandbox: a profile's reason codes
+ * In-process (main, as the CLI runs it) against the sandbox: a profile's reason codes
  * (`config set reasons`, `config set require-reason`), shown by config get and list; and
  * `set-state --reason CODE`, one event and many: the code at the head of the comment the service
  * keeps, in the log's `reason`, refused (exit 2, nothing sent) when unknown or not for the state,
  * required by the profile, and bound to a results file for --resume.
  */
 
-const cli = useSandboxForCli();
+const cli = useSandboxInProcess();
 
 async function profile(name: string, reasons?: string): Promise<void> {
   const made = await cli.run(['config', 'set', 'base-url', cli.sb.url, '--profile', name]);

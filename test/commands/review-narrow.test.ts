@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/contract/index.js';
 import { MAX_COMMENT_LENGTH } from '../../src/contract/limits.js';
 import { COMMENT_KEYS, KEYMAP } from '../../src/review-queue/keymap.js';
@@ -14,11 +14,6 @@ import { postInReview, reviewExample } from '../support/event-fixtures.js';
  */
 
 const cli = useSandboxForCli();
-let opened: Pty[] = [];
-afterEach(async () => {
-  await Promise.all(opened.map((p) => p.kill()));
-  opened = [];
-});
 
 const event = (id: string, email: string) => postInReview(cli.sb, reviewExample(id, { userEmail: email }));
 
@@ -43,10 +38,12 @@ async function wholeHelp(pty: Pty, width: number): Promise<string[]> {
 
 const collapse = (text: string) => text.replace(/\s+/g, ' ');
 
-describe('fraudctl review on a terminal of 60, 80 and 100 columns', () => {
-  it.each([60, 80, 100])(
+// The three widths side by side, each on a terminal, with events and a tmux server of its own:
+// most of a test's time is waiting for a screen to be drawn, which they can overlap.
+describe.concurrent('fraudctl review on a terminal of 60, 80 and 100 columns', () => {
+  it.for([60, 80, 100])(
     '%i columns: the id, amounts, state and countries whole; ? wrapped; the comment limit shown',
-    async (width) => {
+    async (width, { onTestFinished }) => {
       // As long as a UUID, unique to the width.
       const id = `7c1e0b2a-5d3f-4a6b-8c9d-0e1f2a3b4${String(width).padStart(3, '0')}`;
       const next = `next-${width}`;
@@ -54,7 +51,7 @@ describe('fraudctl review on a terminal of 60, 80 and 100 columns', () => {
       const email = `martin.voss.long.address.${width}@example.org`;
       await Promise.all([event(id, email), event(next, `next.${width}@example.org`)]);
       const pty = await startOnTerminal(['review', id, next], { env: cli.env(), width, height: 24 });
-      opened.push(pty);
+      onTestFinished(() => pty.kill());
 
       const screen = await pty.waitFor(/IN_REVIEW \((claimed by you|yours)\)/, 'the event claimed');
       const rows = screen.split('\n');

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'libsql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,10 +22,30 @@ const { dir, path, writeInput, envFor } = batchWorkspace('fraudctl-batch-faults-
 
 const lineCount = (p: string) => (existsSync(p) ? readFileSync(p, 'utf8').split('\n').length - 1 : 0);
 
+/*
+ * Waits until `p` has `atLeast` lines, reading only what was appended since the last look: the
+ * servers the batch talks to run on this thread, and reading the whole growing file every 10 ms
+ * took their time.
+ */
 async function waitForLines(p: string, atLeast: number, run: { done: Promise<CliResult> }): Promise<void> {
   let ended = false;
   void run.done.then(() => (ended = true));
-  while (lineCount(p) < atLeast) {
+  let lines = 0;
+  let read = 0;
+  const chunk = Buffer.alloc(1 << 16);
+  for (;;) {
+    if (existsSync(p)) {
+      const fd = openSync(p, 'r');
+      try {
+        for (let n; (n = readSync(fd, chunk, 0, chunk.length, read)) > 0; read += n) {
+          const got = chunk.subarray(0, n);
+          for (let at = got.indexOf(10); at !== -1; at = got.indexOf(10, at + 1)) lines++;
+        }
+      } finally {
+        closeSync(fd);
+      }
+    }
+    if (lines >= atLeast) return;
     if (ended) throw new Error(`the batch ended before writing ${atLeast} results`);
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -179,7 +199,12 @@ describe('a batch under --chaos seed=N', () => {
   }, 90_000);
 });
 
-describe.each(slow)('a batch killed with SIGKILL half-way, then --resume, against $name', (target) => {
+/*
+ * From here to kill -TERM, the tests run side by side: each is a CLI process of its own, against
+ * a server of its own or ids of its own, waiting for what it can observe (lines written, requests
+ * at the server, words on stderr), so the time one spends waiting on its process another uses.
+ */
+describe.concurrent.each(slow)('a batch killed with SIGKILL half-way, then --resume, against $name', (target) => {
   it('ends with one result per input line and each id stored exactly once', async () => {
     const prefix = `killed-${target.key}`;
     const count = 3_000;
@@ -203,7 +228,7 @@ describe.each(slow)('a batch killed with SIGKILL half-way, then --resume, agains
   }, 90_000);
 });
 
-describe('values as jq prints them, killed with SIGKILL half-way, then --resume', () => {
+describe.concurrent('values as jq prints them, killed with SIGKILL half-way, then --resume', () => {
   it('ends with one result per value, named by the line where it starts, and each id stored exactly once', async () => {
     const target = slow[0]!;
     const prefix = 'killed-jq';
@@ -238,7 +263,7 @@ describe('values as jq prints them, killed with SIGKILL half-way, then --resume'
   }, 90_000);
 });
 
-describe('Ctrl-C', () => {
+describe.concurrent('Ctrl-C', () => {
   const target = slow[1]!;
   it('stops reading, finishes the lines in flight, prints the summary, exits 130; --resume completes the batch', async () => {
     const prefix = 'interrupted';
@@ -271,7 +296,7 @@ describe('Ctrl-C', () => {
   }, 60_000);
 });
 
-describe('a second Ctrl-C', () => {
+describe.concurrent('a second Ctrl-C', () => {
   let stuck: PlainServer;
   beforeAll(async () => {
     stuck = await startPlainEventServer({ latencyMs: 20_000 });
@@ -331,7 +356,7 @@ const ended = (pid: number) => [null, 'Z'].includes(processState(pid));
  * answered after a latency instead, a machine slow to deliver the signal would have let the batch
  * take more lines first, and the test fail by chance.
  */
-describe('a terminal that hangs up', () => {
+describe.concurrent('a terminal that hangs up', () => {
   it('finishes the lines in flight and records them, sending no more (SIGHUP, as Ctrl-C)', async () => {
     const held = await startPlainEventServer({ hold: true });
     const out = path('hangup-results.jsonl');
@@ -381,7 +406,7 @@ describe('a terminal that hangs up', () => {
   }, 20_000);
 });
 
-describe('kill -TERM (systemd stopping a unit, cron under timeout)', () => {
+describe.concurrent('kill -TERM (systemd stopping a unit, cron under timeout)', () => {
   it('finishes and records the lines in flight as on Ctrl-C, then exits 143, not the Ctrl-C code', async () => {
     notOnWindows(ON_WINDOWS.signal);
     const held = await startPlainEventServer({ hold: true });

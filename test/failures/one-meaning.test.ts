@@ -5,7 +5,8 @@ import { initialModel } from '../../src/review-queue/queue-model.js';
 import { update } from '../../src/review-queue/queue-update.js';
 import { groupsOf } from '../../src/review-queue/queue-outcomes.js';
 import { startFakeServer, type FakeServer } from '../support/fake-server.js';
-import { cliEnv, runCli } from '../support/cli.js';
+import { cliEnv } from '../support/cli.js';
+import { runInProcess } from '../support/in-process-cli.js';
 import { tempDir } from '../support/sandbox.js';
 
 /*
@@ -13,7 +14,8 @@ import { tempDir } from '../support/sandbox.js';
  * - an unreadable 2xx to a PATCH is settled by reading the event back, as one to a POST is;
  * - a 408 (request timeout) is transient for the queue, a bulk change and --watch alike;
  * - an answer that is not the service's stops a list of ids (`show --from`), as it stops a batch.
- * As processes against a scripted server, except the queue, whose decision is its pure update().
+ * In-process (main, as the CLI runs it) against a scripted server, except the queue, whose decision
+ * is its pure update().
  */
 
 const tmp = tempDir('fraudctl-one-meaning-');
@@ -88,9 +90,10 @@ const lines = (stdout: string) =>
 
 describe('an unreadable 2xx to a write is settled by reading the event back', () => {
   it('set-state for many events: a PATCH answered 200 text/html, the event read back in the new state: CHANGED, exit 0', async () => {
-    const result = await runCli(['set-state', 'h-1', 'h-2', 'h-3', '--state', 'approved', '--yes', '--json'], {
-      env: env(),
-    });
+    const result = await runInProcess(
+      ['set-state', 'h-1', 'h-2', 'h-3', '--state', 'approved', '--yes', '--json'],
+      env(),
+    );
     expect(result.code, result.stderr).toBe(0);
     // A result line is written when its id is settled: sorted, not in input order.
     expect(
@@ -109,9 +112,9 @@ describe('an unreadable 2xx to a write is settled by reading the event back', ()
 
   it('only a read back that is not the service\'s either stops the run as "not the service", exit 1', async () => {
     onGet = (res, id, n) => (n === 1 ? sendJson(res, 200, summary(id, 'PENDING_REVIEW')) : html(res, 404));
-    const result = await runCli(
+    const result = await runInProcess(
       ['set-state', 'h-1', 'h-2', 'h-3', '--state', 'approved', '--yes', '--json', '--concurrency', '1'],
-      { env: env() },
+      env(),
     );
     expect(result.code, result.stderr).toBe(1);
     expect(result.stderr).toMatch(
@@ -128,7 +131,7 @@ describe('a 408 (request timeout) is transient everywhere: FAILED and exit 6, ne
 
   it('set-state for many events: FAILED (not REFUSED), exit 6', async () => {
     onPatch = timeout408;
-    const result = await runCli(['set-state', 't-1', 't-2', '--state', 'approved', '--yes', '--json'], { env: env() });
+    const result = await runInProcess(['set-state', 't-1', 't-2', '--state', 'approved', '--yes', '--json'], env());
     expect(result.code, result.stderr).toBe(6);
     expect(lines(result.stdout).map((r) => [r.outcome, r.status])).toEqual([
       ['FAILED', 408],
@@ -138,7 +141,7 @@ describe('a 408 (request timeout) is transient everywhere: FAILED and exit 6, ne
 
   it('show: exit 6, try again later', async () => {
     onGet = timeout408;
-    const result = await runCli(['show', 't-1'], { env: env() });
+    const result = await runInProcess(['show', 't-1'], env());
     expect(result.code, result.stderr).toBe(6);
   });
 
@@ -147,10 +150,7 @@ describe('a 408 (request timeout) is transient everywhere: FAILED and exit 6, ne
     // first retry settles (test/commands/set-state-408.test.ts); the check after them is answered.
     onGet = (res, id, n) =>
       n >= 2 && n <= 5 ? timeout408(res) : sendJson(res, 200, summary(id, n === 1 ? 'PENDING_REVIEW' : 'APPROVED'));
-    const result = await runCli(['show', 'w-1', '--watch', '--interval', '1', '--json'], {
-      env: env(),
-      timeoutMs: 20_000,
-    });
+    const result = await runInProcess(['show', 'w-1', '--watch', '--interval', '1', '--json'], env());
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(/check failed: .*408/);
     expect(result.stderr).toContain('reached APPROVED');
@@ -176,7 +176,7 @@ describe("an answer that is not the service's stops a list of ids, as it stops a
       res.end('Method Not Allowed');
     });
     const ids = Array.from({ length: 200 }, (_, i) => `n-${i + 1}`).join('\n');
-    const result = await runCli(['show', '--from', '-', '--json'], { env: env(), input: ids });
+    const result = await runInProcess(['show', '--from', '-', '--json'], env(), { input: ids });
     expect(result.code, result.stderr).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/answered 405 with .*that is not the fraud-screening service's answer/);
@@ -191,8 +191,8 @@ describe('the action log says refused for the same failures everywhere (src/fail
     onPatch = (res) => sendJson(res, 401, { errorType: 'UNAUTHORIZED', message: 'key refused', requestId: 'req-401' });
     const one = `${tmp.dir}/one.log`;
     const many = `${tmp.dir}/many.log`;
-    await runCli(['set-state', 'r-1', '--state', 'APPROVED', '--log', one], { env: env() });
-    await runCli(['set-state', 'r-2', 'r-3', '--state', 'APPROVED', '--yes', '--log', many], { env: env() });
+    await runInProcess(['set-state', 'r-1', '--state', 'APPROVED', '--log', one], env());
+    await runInProcess(['set-state', 'r-2', 'r-3', '--state', 'APPROVED', '--yes', '--log', many], env());
     const outcomes = (file: string) =>
       readFileSync(file, 'utf8')
         .trimEnd()

@@ -100,7 +100,9 @@ describe('requests the HTTP parser refuses', () => {
   });
 });
 
-describe('slow and stalled clients', () => {
+// Side by side: each is a connection of its own waiting on the sandbox's timers, which run
+// alike whether one connection waits or five.
+describe.concurrent('slow and stalled clients', () => {
   it('answers 408 when the headers stop arriving, and closes', async () => {
     const reply = await rawExchange(port(), ['GET /event/a HTTP/1.1\r\nhost: x\r\n'], { timeoutMs: 5_000 });
     expectShapedError(reply, 408, 'REQUEST_TIMEOUT', 'REQUEST_TIMEOUT');
