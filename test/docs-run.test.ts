@@ -91,9 +91,9 @@ describe.concurrent.each(pages)('$page', ({ page, lines, stale }) => {
   const title = `${page}: ${run.length} lines run in order, ${notRun}`;
   it(
     title,
-    async () => {
+    async (context) => {
       expect(stale, `${page}: markers for no line`).toEqual([]);
-      notOnWindows(ON_WINDOWS.sh);
+      notOnWindows(ON_WINDOWS.sh, context);
       if (run.length === 0) return;
       const setUp = setUpLines();
       expect(setUp.length, "the README's set-up has no npx fraudctl step").toBeGreaterThan(0);

@@ -4,6 +4,7 @@ import { MAX_COMMENT_LENGTH } from '../../src/contract/limits.js';
 import { COMMENT_KEYS, KEYMAP } from '../../src/review-queue/keymap.js';
 import { useSandboxForCli } from '../support/cli-against-sandbox.js';
 import { startOnTerminal, type Pty } from '../support/pty.js';
+import { needIn } from '../support/prerequisites.js';
 import { postInReview, reviewExample } from '../support/event-fixtures.js';
 
 /*
@@ -43,7 +44,8 @@ const collapse = (text: string) => text.replace(/\s+/g, ' ');
 describe.concurrent('fraudctl review on a terminal of 60, 80 and 100 columns', () => {
   it.for([60, 80, 100])(
     '%i columns: the id, amounts, state and countries whole; ? wrapped; the comment limit shown',
-    async (width, { onTestFinished }) => {
+    async (width, { onTestFinished, skip }) => {
+      needIn({ skip }, 'tmux');
       // As long as a UUID, unique to the width.
       const id = `7c1e0b2a-5d3f-4a6b-8c9d-0e1f2a3b4${String(width).padStart(3, '0')}`;
       const next = `next-${width}`;

@@ -407,8 +407,8 @@ describe.concurrent('a terminal that hangs up', () => {
 });
 
 describe.concurrent('kill -TERM (systemd stopping a unit, cron under timeout)', () => {
-  it('finishes and records the lines in flight as on Ctrl-C, then exits 143, not the Ctrl-C code', async () => {
-    notOnWindows(ON_WINDOWS.signal);
+  it('finishes and records the lines in flight as on Ctrl-C, then exits 143, not the Ctrl-C code', async (context) => {
+    notOnWindows(ON_WINDOWS.signal, context);
     const held = await startPlainEventServer({ hold: true });
     try {
       const out = path('term-results.jsonl');

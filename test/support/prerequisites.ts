@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { beforeEach, describe, TestRunner } from 'vitest';
+import { beforeEach, describe, TestRunner, type TestContext } from 'vitest';
 
 /*
  * Programs from outside npm that some tests drive for real (a terminal, shells, a proxy, a
@@ -89,21 +89,23 @@ export function missing(...names: ProgramName[]): string | null {
  * Skips the running test, saying why, or fails it under FRAUDCTL_REQUIRE_ALL_TESTS=1. For a
  * reason found while the test runs (a program that is there but cannot start).
  */
-export function skipTest(why: string): never {
+export function skipTest(why: string, context?: Pick<TestContext, 'skip'>): never {
   const expected = onWindows && (why.startsWith(WINDOWS_SKIP) || (underWine && why.startsWith(WINE_SKIP)));
   if (requireAll && !expected)
     throw new Error(`${why} (FRAUDCTL_REQUIRE_ALL_TESTS=1: CI installs every program a test needs)`);
-  const test = TestRunner.getCurrentTest();
-  if (!test?.context) throw new Error(`${why} (and no test is running to skip: call it from a test or beforeEach)`);
-  return test.context.skip(why) as never;
+  // A test of a describe.concurrent block gives its own context: the runner's "current test" is
+  // whichever of the block's tests started last.
+  const skip = context?.skip ?? TestRunner.getCurrentTest()?.context?.skip;
+  if (!skip) throw new Error(`${why} (and no test is running to skip: call it from a test or beforeEach)`);
+  return skip(why) as never;
 }
 
 /**
  * Inside a test (or its beforeEach): on Windows, skip it, saying what it needs that Windows does
  * not have (`sends SIGHUP to a child`, `POSIX file modes`). Never a failure there, even in CI.
  */
-export function notOnWindows(why: string): void {
-  if (onWindows) skipTest(WINDOWS_SKIP + why);
+export function notOnWindows(why: string, context?: Pick<TestContext, 'skip'>): void {
+  if (onWindows) skipTest(WINDOWS_SKIP + why, context);
 }
 
 /** The same for what only Wine cannot do (a real Windows can): say what, so the gap stays visible. */
@@ -145,6 +147,12 @@ export function describeNotOnWindows(why: string, title: string, body: () => voi
 export function need(...names: ProgramName[]): void {
   const why = missing(...names);
   if (why) skipTest(why);
+}
+
+/** need, in a test of a describe.concurrent block: skipped through its own context. */
+export function needIn(context: Pick<TestContext, 'skip'>, ...names: ProgramName[]): void {
+  const why = missing(...names);
+  if (why) skipTest(why, context);
 }
 
 /**
