@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { CURRENCY_PATTERN } from './currency.js';
 import { EVENT_ID_PATTERN, MAX_COMMENT_LENGTH } from './limits.js';
 import { NullableString } from './nullable.js';
 
@@ -15,7 +16,7 @@ export const MAX_AMOUNT = 1e12;
 
 export { EVENT_ID_PATTERN };
 const COUNTRY = { pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' };
-const CURRENCY = { pattern: '^[A-Z]{3}$', description: 'ISO 4217' };
+const CURRENCY = { pattern: CURRENCY_PATTERN, description: 'ISO 4217' };
 
 const text = (description?: string) =>
   NullableString({ maxLength: MAX_STRING, ...(description ? { description } : {}) });

@@ -1,3 +1,4 @@
+import { baseCurrencyOf } from '../contract/currency.js';
 import type { LineResult } from '../results-file/submit-result.js';
 
 /*
@@ -11,8 +12,6 @@ import type { LineResult } from '../results-file/submit-result.js';
  * learned": the lines are written as they would have been, and nothing is said. It never stops
  * the run: a refused key stops it through the POSTs, as before.
  */
-
-const CODE = /^[A-Z]{3}$/;
 
 export class BaseCurrencyLearner {
   /** The one read: started by the first DECIDED line with an id; null until then. */
@@ -30,10 +29,7 @@ export class BaseCurrencyLearner {
     if (this.learning === null) {
       if (result.id === null) return result;
       this.learning = this.read(result.id).then(
-        ({ body }) => {
-          const code = (body as { baseCurrency?: unknown } | null)?.baseCurrency;
-          return (this.learned = typeof code === 'string' && CODE.test(code) ? code : null);
-        },
+        ({ body }) => (this.learned = baseCurrencyOf(body)),
         () => (this.learned = null),
       );
     }

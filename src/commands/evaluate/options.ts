@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import { isCurrencyCode } from '../../contract/currency.js';
 import { parseDuration } from '../../render/ages.js';
 import type { Period } from './figures/over-time.js';
 import type { Thresholds } from './figures/sweep.js';
@@ -76,7 +77,7 @@ export function parseFraudWhen(value: string, previous: OutcomeMapping['fraudWhe
 /** `--base-currency eur`: an ISO 4217 code, upper-cased. */
 export function parseCurrency(value: string): string {
   const code = value.trim().toUpperCase();
-  if (!/^[A-Z]{3}$/.test(code)) throw new InvalidArgumentError('give an ISO 4217 code, e.g. EUR');
+  if (!isCurrencyCode(code)) throw new InvalidArgumentError('give an ISO 4217 code, e.g. EUR');
   return code;
 }
 

@@ -1,4 +1,5 @@
 import { ACTION_TYPES, type ActionType } from '../../contract/decision.js';
+import { isCurrencyCode } from '../../contract/currency.js';
 import { UsageError } from '../../errors/cli-error.js';
 import { readResults } from '../../results-file/read-results.js';
 import { parseResult } from '../../results-file/submit-result.js';
@@ -61,8 +62,6 @@ export type BaseCurrencySource =
   | { code: string; from: 'results'; where: string }
   | { code: string; from: 'event'; id: string };
 
-const CURRENCY_CODE = /^[A-Z]{3}$/;
-
 /** Reads done to learn the base currency before giving up (each a GET of one event that failed). */
 const LEARN_ATTEMPTS = 3;
 
@@ -93,7 +92,7 @@ export class BaseCurrency {
    * refused, naming both.
    */
   recorded(code: unknown, where: string): void {
-    if (typeof code !== 'string' || !CURRENCY_CODE.test(code)) return;
+    if (!isCurrencyCode(code)) return;
     if (this.source === null) {
       this.source = { code, from: 'results', where };
       return;

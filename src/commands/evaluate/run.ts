@@ -6,6 +6,7 @@ import { openInput } from './input-files.js';
 import { claim, readOutcomes } from './read-outcomes.js';
 import { BaseCurrency, EventSources } from './read-results.js';
 import { classifyFailure } from '../../failures/failure-kind.js';
+import { baseCurrencyOf } from '../../contract/currency.js';
 import { readEvents } from './read-events.js';
 import { ReportTally, type EvaluationReport } from './report.js';
 import { renderTerminal } from './render-terminal.js';
@@ -34,9 +35,7 @@ export async function run(options: EvaluateOptions, deps: EvaluateDeps): Promise
   );
   const base = new BaseCurrency(options.baseCurrency, async (id) => {
     try {
-      const { body } = await (await deps.events(options.concurrency)).getEvent(id);
-      const code = (body as { baseCurrency?: unknown }).baseCurrency;
-      return typeof code === 'string' && /^[A-Z]{3}$/.test(code) ? code : null;
+      return baseCurrencyOf((await (await deps.events(options.concurrency)).getEvent(id)).body);
     } catch (error) {
       const failure = classifyFailure(error);
       if (failure.stopsRun) throw failure.error;
