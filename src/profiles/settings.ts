@@ -217,23 +217,16 @@ export function resolveSettings(flags: SettingsFlags, env: NodeJS.ProcessEnv, fi
       ? orThrow(checkRetries(stored.retries), fileSource('retries'), String(stored.retries))
       : DEFAULT_RETRIES;
 
+  // A flag wins over the environment, which wins over the file, then the default.
+  const sourceOf = (flag: unknown, variable: string, inFile: boolean): SettingSource =>
+    flag !== undefined ? 'flag' : envValue(env, variable) !== undefined ? 'env' : inFile ? 'file' : 'default';
   const sources: SettingSources = {
-    profile:
-      flags.profile !== undefined
-        ? 'flag'
-        : envValue(env, 'FRAUDCTL_PROFILE') !== undefined
-          ? 'env'
-          : file.activeProfile !== undefined || profile !== SANDBOX_PROFILE
-            ? 'file'
-            : 'default',
-    baseUrl:
-      flags.baseUrl !== undefined
-        ? 'flag'
-        : envValue(env, 'FRAUDCTL_BASE_URL') !== undefined
-          ? 'env'
-          : stored.baseUrl !== undefined
-            ? 'file'
-            : 'default',
+    profile: sourceOf(
+      flags.profile,
+      'FRAUDCTL_PROFILE',
+      file.activeProfile !== undefined || profile !== SANDBOX_PROFILE,
+    ),
+    baseUrl: sourceOf(flags.baseUrl, 'FRAUDCTL_BASE_URL', stored.baseUrl !== undefined),
     apiKey:
       apiKeySource === 'env'
         ? 'env'
@@ -242,14 +235,7 @@ export function resolveSettings(flags: SettingsFlags, env: NodeJS.ProcessEnv, fi
           : apiKeySource === 'sandbox-default'
             ? 'default'
             : apiKeySource,
-    timeout:
-      flags.timeoutSeconds !== undefined
-        ? 'flag'
-        : envValue(env, 'FRAUDCTL_TIMEOUT') !== undefined
-          ? 'env'
-          : stored.timeoutSeconds !== undefined
-            ? 'file'
-            : 'default',
+    timeout: sourceOf(flags.timeoutSeconds, 'FRAUDCTL_TIMEOUT', stored.timeoutSeconds !== undefined),
     retries: stored.retries !== undefined ? 'file' : 'default',
   };
   const insecureHttp = flags.insecureHttp === true || stored.insecureHttp === true;
