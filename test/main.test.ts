@@ -73,7 +73,7 @@ describe('flushed: what the process still holds for its streams before it ends i
 });
 
 /*
- * #30: the shutdowns Windows has. Node emits Ctrl-Break as SIGBREAK and a closed console window as
+ * The shutdowns Windows has. Node emits Ctrl-Break as SIGBREAK and a closed console window as
  * SIGHUP; neither can be sent to a process from outside (a kill there is TerminateProcess), so a
  * preload (support/emit-signal.mjs) makes the real process emit it, as Node does when it comes,
  * once the command has said it is running. These run on every platform, the Windows job's too.

@@ -26,18 +26,18 @@ export interface LineResult {
   latencyMs: number;
   /**
    * 1-based column where the event starts: 1 for JSON Lines; with `line`, what identifies an
-   * event of any layout (several can start on one line). Added last, so older files read as 1.
+   * event of any layout (several can start on one line). Older files lack it: read as 1.
    */
   column: number;
   /**
    * True when `id` is the one the service assigned to an event sent without one: the input had
-   * no id (resume compares the input's ids with the results'). Added last; older files lack it.
+   * no id (resume compares the input's ids with the results'). Older files lack it.
    */
   idAssigned: boolean;
   /**
    * The service had the event already (it answered the POST 200, not 201): the decision is the
    * one from its first screening, and `stateNow` is its state read after (null when not read).
-   * Added last; older files lack them.
+   * Older files lack them.
    */
   alreadyExisted: boolean;
   stateNow: string | null;
@@ -48,14 +48,14 @@ export interface LineResult {
    * answer carries it, or the payload's amount when its currency is the service's base currency
    * (the contract's POST answer has no base amount: the batch learns the base currency with one
    * read, src/submit-batch/base-currency.ts; otherwise evaluate reads the event).
-   * Null when not known. Added last; older files lack them.
+   * Null when not known. Older files lack them.
    */
   ruleIds?: string[] | null;
   eventDate?: string | null;
   amount?: number | null;
   currency?: string | null;
   amountInBaseCurrency?: number | null;
-  /** The service's base currency (a 3-letter code), on the DECIDED lines of a run that learned it. Added last. */
+  /** The service's base currency (a 3-letter code), on the DECIDED lines of a run that learned it. */
   baseCurrency?: string | null;
 }
 

@@ -774,7 +774,7 @@ describe('a server that echoes the key back', () => {
       expect(shown).not.toContain(KEY);
   });
 
-  it("a one-letter key: fraudctl's own words stay whole, the echoed key is still taken out (#24.15)", async () => {
+  it("a one-letter key: fraudctl's own words stay whole, the echoed key is still taken out", async () => {
     const server = await fake();
     server.script(
       json(401, { requestId: 'req-e-1', errorType: 'UNAUTHORIZED', errorCodes: ['API_KEY_INVALID', 'e'] }),

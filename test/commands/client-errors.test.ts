@@ -101,7 +101,7 @@ describe.concurrent('client errors', () => {
   });
 });
 
-describe('a one-letter API key (#24.15)', () => {
+describe('a one-letter API key', () => {
   it('against the real sandbox: messages read as written, not "API [redacted]ey"', async () => {
     // The embedded sandbox with "e" as its key; a wrong key "e" for the served one.
     const missing = await cli.run(['show', 'no-such-event-e'], {

@@ -113,7 +113,7 @@ describe('a config.json that is a FIFO', () => {
 });
 
 /*
- * #24.6 and #24.15 on real small disks (tmpfs): a config of 80 profiles (13 KB) that the new
+ * On real small disks (tmpfs): a config of 80 profiles (13 KB) that the new
  * file cannot fit beside, as the fault probe found it — 4,096 bytes were written, then renamed
  * over the good file.
  */

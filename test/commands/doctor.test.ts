@@ -223,7 +223,7 @@ describe('fraudctl doctor', () => {
 });
 
 /*
- * #24.15: a config directory others can change (they could put a config of theirs in place, and
+ * A config directory others can change (they could put a config of theirs in place, and
  * the key goes to their URL) and a config file others can read are ✗, with the chmod that fixes
  * each, which works as written (a path with a space in it included).
  */

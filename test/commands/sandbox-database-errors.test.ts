@@ -8,7 +8,7 @@ import { smallDisk, type SmallDisk } from '../support/small-disk.js';
 import { shellCommand } from '../../src/render/shell-command.js';
 
 /*
- * The embedded sandbox's database as commands meet it (#24.15): a damaged file, a full disk, a
+ * The embedded sandbox's database as commands meet it: a damaged file, a full disk, a
  * read-only one. The error names the file and the real cause, never a bare "internal error",
  * "database or disk is full" or "ENOENT … mkdir".
  */

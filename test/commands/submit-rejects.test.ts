@@ -6,7 +6,7 @@ import { makeLines, readResults } from '../support/batch-events.js';
 import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 
 /*
- * submit's --rejects file (issues 25.9, 24.4, 24.15): it never destroys a file the user did not
+ * submit's --rejects file: it never destroys a file the user did not
  * ask to replace — the input, the results file, an unrelated file that exists — and refuses
  * such a name before anything is read or sent (exit 2); it always holds exactly the lines whose
  * result has no decision, also after a --resume decided some of them; it is created 0600, as

@@ -17,7 +17,7 @@ import { notOnWindows, ON_WINDOWS, onWindows } from '../support/prerequisites.js
 import { shellCommand } from '../../src/render/shell-command.js';
 
 /*
- * The one lock every file with one writer uses (#24 items 1, 8, 15): a holder that is alive is
+ * The one lock every file with one writer uses: a holder that is alive is
  * never broken, however long it holds; a holder that is gone (no such pid, a pid reused by a
  * process started later, another boot) is taken over at once; a lock naming nobody after a
  * short grace; a lock file is never left behind by a full disk.

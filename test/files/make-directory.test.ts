@@ -7,7 +7,7 @@ import { smallDisk, type SmallDisk } from '../support/small-disk.js';
 import { notOnWindows, ON_WINDOWS } from '../support/prerequisites.js';
 
 /*
- * makeDirectory names the real cause and the level that failed (#24.15): Node's recursive mkdir
+ * makeDirectory names the real cause and the level that failed: Node's recursive mkdir
  * says ENOENT on a read-only file system.
  */
 

@@ -24,7 +24,7 @@ describe('writeFully', () => {
       disk = smallDisk.mount(64 * 1024);
       const fd = openSync(join(disk.path, 'big'), 'w');
       try {
-        // 13 KB went as 4 KB on the nearly full disk of #24.6; here far more than fits.
+        // A short write on a nearly full disk (13 KB went as 4 KB); here far more than fits.
         expect(() => writeFully(fd, Buffer.alloc(256 * 1024, 0x61))).toThrow(
           expect.objectContaining({ code: 'ENOSPC' }),
         );

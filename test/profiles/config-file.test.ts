@@ -393,7 +393,7 @@ describe('writeConfigFile', () => {
 });
 
 /*
- * #24.7: a symlinked config.json is written through to a regular file of this user, and never
+ * A symlinked config.json is written through to a regular file of this user, and never
  * renamed over anything else: a link to a device, a FIFO or a directory, a dangling link, a link
  * or target of another user, and a config.json that is itself not a file are refused, each left
  * exactly as it was. (The device is one this test makes, never the machine's /dev/null.)

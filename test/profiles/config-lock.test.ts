@@ -77,7 +77,7 @@ describe('withFileLock', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it('never takes a live holder’s lock because it is old (a slow fsync): #24 item 8', () => {
+  it('never takes a live holder’s lock because it is old (a slow fsync)', () => {
     const { lock } = lockPath();
     // Held for a minute by a process that is still running (this one's parent).
     const text = JSON.stringify({ pid: process.ppid, host: hostname(), at: Date.now() - 60_000 });
@@ -92,7 +92,7 @@ describe('withFileLock', () => {
     expect(readFileSync(lock, 'utf8')).toBe(text);
   });
 
-  it('waits on a monotonic clock: a wall clock stepped back does not make it wait for ever (#24 item 11)', () => {
+  it('waits on a monotonic clock: a wall clock stepped back does not make it wait for ever', () => {
     const { lock } = lockPath();
     writeFileSync(lock, JSON.stringify({ pid: process.ppid, host: hostname(), at: Date.now() }));
     const realNow = Date.now.bind(Date);
@@ -120,7 +120,7 @@ describe('withFileLock', () => {
     let disk: SmallDisk | undefined;
     afterAll(() => disk?.remove());
 
-    it('leaves no lock file behind, so the next change does not wait (#24 item 15)', () => {
+    it('leaves no lock file behind, so the next change does not wait', () => {
       disk = smallDisk.mount(64 * 1024);
       disk.fill();
       const lock = join(disk.path, 'config.json.lock');

@@ -36,7 +36,7 @@ describe('redactKey', () => {
 });
 
 describe('redactKeyIn', () => {
-  it('a one-letter key leaves the words around it whole (#24.15: "API [redacted]ey"), and goes where it stands alone', () => {
+  it('a one-letter key leaves the words around it whole (not "API [redacted]ey"), and goes where it stands alone', () => {
     expect(redactKeyIn('the service did not accept the API key (401, request b4e51c32-cfa7)', 'e')).toBe(
       'the service did not accept the API key (401, request b4e51c32-cfa7)',
     );

@@ -9,7 +9,7 @@ import { send, tempDir } from '../../support/sandbox.js';
 import { smallDisk, type SmallDisk } from '../../support/small-disk.js';
 
 /*
- * #30: on Windows an open file cannot be deleted or moved ("file busy"), so a closed sandbox
+ * On Windows an open file cannot be deleted or moved ("file busy"), so a closed sandbox
  * must let go of its database files: even when the last checkpoint fails, and whatever still
  * holds the sandbox object. libsql closes a connection only once the statements prepared on it
  * are collected (tursodatabase/libsql-js#228), so the count is taken after a garbage collection.
