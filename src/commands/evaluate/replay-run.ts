@@ -90,7 +90,7 @@ async function replay(
   const uses = velocityUses(rules);
   const fields = [...new Set(uses.map((u) => u.field))];
   const velocity = new VelocityIndex(Math.max(0, ...uses.map((u) => u.seconds)));
-  const order = events.map((e, i) => i).sort((a, b) => events[a]!.date - events[b]!.date || a - b);
+  const order = dateOrder(events);
   const tally = new ReplayTally(config);
   let unread = 0;
   const client = events.length > 0 ? await deps.events(concurrency) : null;
@@ -180,6 +180,10 @@ function velocityNote(rules: readonly CompiledRule[], replayed: number): string 
         'in date order: events the files do not hold cannot be counted';
 }
 
+/** The events' indices in date order, input order within the same date: the order velocity counts in. */
+const dateOrder = (events: readonly EvaluatedEvent[]): number[] =>
+  events.map((_, i) => i).sort((a, b) => events[a]!.date - events[b]!.date || a - b);
+
 /** A payload of an events file, as a plain object with an id; null for anything else. */
 function payloadOf(text: string): Record<string, unknown> | null {
   let value: unknown;
@@ -196,7 +200,7 @@ function payloadOf(text: string): Record<string, unknown> | null {
     : null;
 }
 
-/** Each payload of the --events files, in order, with its file and line for a message. */
+/** Each payload of the --events files, in order; null for a record that is not an event with an id. */
 async function* payloads(
   files: readonly string[],
   deps: Pick<EvaluateDeps, 'stdin'>,
@@ -213,7 +217,7 @@ async function* payloads(
 }
 
 /** The first index in `ranks` (ascending) whose event is not before `ts` seconds. */
-function firstFrom(ranks: Int32Array | number[], length: number, tsByRank: Float64Array, ts: number): number {
+function firstFrom(ranks: readonly number[], length: number, tsByRank: Float64Array, ts: number): number {
   let lo = 0;
   let hi = length;
   while (lo < hi) {
@@ -225,7 +229,7 @@ function firstFrom(ranks: Int32Array | number[], length: number, tsByRank: Float
 }
 
 /** The position of `rank` in `ranks` (ascending; it is there). */
-function positionOf(ranks: Int32Array | number[], length: number, rank: number): number {
+function positionOf(ranks: readonly number[], length: number, rank: number): number {
   let lo = 0;
   let hi = length;
   while (lo < hi) {
@@ -249,7 +253,7 @@ async function replayFromFiles(
   const indexOf = new Map<string, number>();
   events.forEach((e, i) => indexOf.set(e.id, i));
   // Each event's place in date order (input order within a second), and its time by place.
-  const order = events.map((e, i) => i).sort((a, b) => events[a]!.date - events[b]!.date || a - b);
+  const order = dateOrder(events);
   const rankOf = new Int32Array(events.length);
   const tsByRank = new Float64Array(events.length);
   order.forEach((i, rank) => {
@@ -258,9 +262,9 @@ async function replayFromFiles(
   });
 
   // First pass: which events the files hold (the first payload of an id), and by velocity field
-  // and value the places of the events that share it.
-  // A velocity field's fact is the payload's own value (normalise-event.ts), so this pass reads
-  // it there, without building the facts (a third of a replay's time).
+  // and value the places of the events that share it. A velocity field's fact is the payload's
+  // own value (normalise-event.ts), so it is read there, without building the facts (a third of
+  // a replay's time).
   const found = new Uint8Array(events.length);
   const byValue = fields.map(() => new Map<string, number[]>());
   for await (const payload of payloads(files, deps)) {
