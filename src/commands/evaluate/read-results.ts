@@ -143,17 +143,23 @@ export class EventSources {
       return undefined;
     }
     if (facts.amount === null && sent !== null) {
+      // Sent in the base currency: the amount sent is the base amount.
+      const inBase = (code: string | null) => {
+        if (code === sent.currency) facts.amount = sent.amount;
+      };
       const known = this.base.known;
       if (known === null)
-        return this.base.of(facts.id).then((code) => this.settle(facts, code === sent.currency ? sent : null));
-      if (known.code === sent.currency) facts.amount = sent.amount;
+        return this.base.of(facts.id).then((code) => {
+          inBase(code);
+          this.settle(facts);
+        });
+      inBase(known.code);
     }
-    this.settle(facts, null);
+    this.settle(facts);
     return undefined;
   }
 
-  private settle(facts: KnownFacts, sent: { amount: number } | null): void {
-    if (sent !== null) facts.amount = sent.amount;
+  private settle(facts: KnownFacts): void {
     if (isComplete(facts)) this.onComplete(facts);
     else this.toRead.push(facts);
   }
